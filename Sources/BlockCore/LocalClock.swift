@@ -1,0 +1,66 @@
+import Foundation
+
+/// Converts between instants and local civil time in one time zone, with the DST rules of
+/// T7: a wall time that falls in a gap resolves to the first valid instant after the gap
+/// (02:30 on a spring-forward night is 03:00), and an ambiguous one (fall back) resolves to
+/// its first occurrence. The zone is a parameter; nothing here reads the clock.
+public struct LocalClock: Sendable {
+    public let timeZone: TimeZone
+
+    public init(_ timeZone: TimeZone) { self.timeZone = timeZone }
+
+    /// A civil date and the seconds past its local midnight.
+    public struct Civil: Equatable, Sendable {
+        public var date: CivilDate
+        public var secondsOfDay: Int
+    }
+
+    public func offset(at epochSeconds: Int) -> Int {
+        timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(epochSeconds)))
+    }
+
+    public func civil(of instant: Date) -> Civil {
+        let s = Int(instant.timeIntervalSince1970.rounded(.down))
+        let local = s + offset(at: s)
+        let days = floorDiv(local, 86_400)
+        return Civil(date: CivilDate(dayNumber: days), secondsOfDay: local - days * 86_400)
+    }
+
+    /// The instant at which the wall clock shows `secondsOfDay` on `date` (see the type's
+    /// comment for gaps and overlaps).
+    public func instant(_ date: CivilDate, secondsOfDay: Int) -> Date {
+        Date(timeIntervalSince1970: TimeInterval(epochSeconds(date, secondsOfDay: secondsOfDay)))
+    }
+
+    public func instant(_ date: CivilDate, _ time: WallTime) -> Date {
+        instant(date, secondsOfDay: time.secondsOfDay)
+    }
+
+    public func epochSeconds(_ date: CivilDate, secondsOfDay: Int) -> Int {
+        let naive = date.dayNumber * 86_400 + secondsOfDay
+        // Offsets in force around the wall time; real zones change offset at most once a day.
+        let candidates = Set([offset(at: naive - 86_400), offset(at: naive), offset(at: naive + 86_400)])
+        let valid = candidates.map { naive - $0 }.filter { naive - offset(at: $0) == $0 }
+        if let first = valid.min() { return first }
+        // In a gap: binary-search the transition, the first instant whose wall time is past it.
+        var lo = naive - candidates.max()!  // wall time before the gap
+        var hi = naive - candidates.min()!  // wall time after the gap
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2
+            if mid + offset(at: mid) >= naive { hi = mid } else { lo = mid }
+        }
+        return hi
+    }
+
+    /// `2026-11-29T13:05:00+09:00` (RFC 3339, seconds precision, the zone's offset then).
+    public func iso8601(_ instant: Date) -> String {
+        let s = Int(instant.timeIntervalSince1970.rounded(.down))
+        let off = offset(at: s)
+        let c = civil(of: instant)
+        let sod = c.secondsOfDay
+        let sign = off < 0 ? "-" : "+"
+        let a = abs(off)
+        return "\(c.date)T\(pad(sod / 3600, 2)):\(pad(sod / 60 % 60, 2)):\(pad(sod % 60, 2))"
+            + "\(sign)\(pad(a / 3600, 2)):\(pad(a / 60 % 60, 2))"
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+
+/// A named set of targets (DESIGN §1): websites and executables, plus what the shield
+/// notification offers instead (`OpenURL=`) and per-selection text overrides (S6).
+public struct Selection: Hashable, Sendable, Codable {
+    public var name: String
+    public var domains: [String]
+    public var apps: [String]
+    public var openURL: String?
+    /// Text overrides keyed by `TextKey` raw value, optionally with a language suffix
+    /// (`ShieldBody`, `ShieldBody[ja]`); templates are checked at load time (S6).
+    public var texts: [String: String]
+    /// E3 hooks, run by the daemon with the selection's name and targets in the environment.
+    public var execOnBlock: String?
+    public var execOnUnblock: String?
+
+    public init(name: String, domains: [String] = [], apps: [String] = [], openURL: String? = nil,
+                texts: [String: String] = [:], execOnBlock: String? = nil, execOnUnblock: String? = nil) {
+        self.name = name
+        self.domains = domains
+        self.apps = apps
+        self.openURL = openURL
+        self.texts = texts
+        self.execOnBlock = execOnBlock
+        self.execOnUnblock = execOnUnblock
+    }
+}
+
+/// Where an activity came from: a client (and which uid, for §5's stop/remove rule) or a
+/// declarative file under `schedules.d/` (config management owns it; clients cannot remove it).
+public enum Origin: Hashable, Sendable, Codable {
+    case client(uid: UInt32)
+    case config(file: String)
+}
+
+/// A one-shot block: its selections are blocked from `start` until `end`, both absolute
+/// instants (T2: no wall-time ambiguity; T6: the daemon maps them onto the boot clock).
+public struct Block: Hashable, Sendable, Codable {
+    public var name: String
+    public var selections: [String]
+    public var start: Date
+    public var end: Date
+    public var locked: Bool
+    public var origin: Origin
+
+    public init(name: String, selections: [String], start: Date, end: Date, locked: Bool = false,
+                origin: Origin = .client(uid: 0)) {
+        self.name = name
+        self.selections = selections
+        self.start = start
+        self.end = end
+        self.locked = locked
+        self.origin = origin
+    }
+
+    public func isActive(at t: Date) -> Bool { start <= t && t < end }
+}
+
+/// A half-open interval of instants, `[start, end)`.
+public struct Window: Hashable, Sendable {
+    public var start: Date
+    public var end: Date
+    public init(start: Date, end: Date) {
+        self.start = start
+        self.end = end
+    }
+    public func contains(_ t: Date) -> Bool { start <= t && t < end }
+    public var duration: TimeInterval { end.timeIntervalSince(start) }
+}
+
+/// A repeating activity: every day in `days`, its selections are blocked from `start` to
+/// `end` local wall time (T2, T3, T7; the math is in Schedule+Windows.swift).
+public struct Schedule: Hashable, Sendable, Codable {
+    public var name: String
+    public var selections: [String]
+    public var days: WeekdaySet
+    public var start: WallTime
+    public var end: WallTime
+    public var origin: Origin
+
+    public init(name: String, selections: [String], days: WeekdaySet = .all, start: WallTime, end: WallTime,
+                origin: Origin = .client(uid: 0)) {
+        self.name = name
+        self.selections = selections
+        self.days = days
+        self.start = start
+        self.end = end
+        self.origin = origin
+    }
+
+    /// `22:00-07:00 daily`, `09:00-15:00 mon-fri`.
+    public var rule: String { "\(start)-\(end) \(days)" }
+}
+
+/// A block or a schedule: the unit that counts against the cap (T4).
+public enum Activity: Hashable, Sendable {
+    case block(Block)
+    case schedule(Schedule)
+
+    public enum Kind: String, Sendable, Codable {
+        case block, schedule, limit
+    }
+
+    public var name: String {
+        switch self {
+        case .block(let b): b.name
+        case .schedule(let s): s.name
+        }
+    }
+
+    public var selections: [String] {
+        switch self {
+        case .block(let b): b.selections
+        case .schedule(let s): s.selections
+        }
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .block: .block
+        case .schedule: .schedule
+        }
+    }
+
+    public var origin: Origin {
+        switch self {
+        case .block(let b): b.origin
+        case .schedule(let s): s.origin
+        }
+    }
+
+    public var locked: Bool {
+        if case .block(let b) = self { return b.locked }
+        return false
+    }
+
+    /// The interval of this activity that contains `t`, if it is active at `t`.
+    public func activeWindow(at t: Date, clock: LocalClock) -> Window? {
+        switch self {
+        case .block(let b): b.isActive(at: t) ? Window(start: b.start, end: b.end) : nil
+        case .schedule(let s): s.activeWindow(at: t, clock: clock)
+        }
+    }
+
+    /// The current interval if active at `t`, else the next one to start (nil: none ever again).
+    public func currentOrNextWindow(at t: Date, clock: LocalClock) -> Window? {
+        switch self {
+        case .block(let b): b.end > t ? Window(start: b.start, end: b.end) : nil
+        case .schedule(let s): s.activeWindow(at: t, clock: clock) ?? s.nextWindow(after: t, clock: clock)
+        }
+    }
+
+    /// The first instant after `t` at which this activity starts or ends.
+    public func nextBoundary(after t: Date, clock: LocalClock) -> Date? {
+        switch self {
+        case .block(let b):
+            if b.start > t { return b.start }
+            return b.end > t ? b.end : nil
+        case .schedule(let s):
+            return s.nextBoundary(after: t, clock: clock)
+        }
+    }
+}
+
+/// Why a selection is blocked now (DESIGN §1): the name of an activity that covers it.
+public struct Reason: Hashable, Sendable {
+    public var activity: String
+    public var kind: Activity.Kind
+    public var until: Date
+    public init(activity: String, kind: Activity.Kind, until: Date) {
+        self.activity = activity
+        self.kind = kind
+        self.until = until
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+
+/// Who is asking (DESIGN §5). The daemon fills this from SO_PEERCRED; `mayModify` is true for
+/// root and members of group `blockd`.
+public struct Peer: Hashable, Sendable {
+    public var uid: UInt32
+    public var mayModify: Bool
+    public init(uid: UInt32, mayModify: Bool) {
+        self.uid = uid
+        self.mayModify = mayModify
+    }
+    public static let root = Peer(uid: 0, mayModify: true)
+    public var isRoot: Bool { uid == 0 }
+}
+
+/// The registered activities under the cap (T4). Pure: every method takes `now`.
+///
+/// Blocks whose end has passed no longer count and are dropped by `expire(now:)`; the daemon
+/// calls it on every wake-up and logs each one it returns as an unlock.
+public struct Registry: Sendable {
+    public private(set) var activities: [Activity] = []
+    public var maxActivities: Int
+    /// Where to raise the cap, named in the refusal message.
+    public var configPath: String
+
+    public static let defaultMaxActivities = 20
+
+    public init(maxActivities: Int = Registry.defaultMaxActivities, configPath: String = "/etc/blockd/blockd.conf",
+                activities: [Activity] = []) {
+        self.maxActivities = maxActivities
+        self.configPath = configPath
+        self.activities = activities
+    }
+
+    public func activity(named name: String) -> Activity? { activities.first { $0.name == name } }
+
+    /// Activities that still count at `now` (schedules always; blocks until their end).
+    public func live(at now: Date) -> [Activity] {
+        activities.filter { if case .block(let b) = $0 { return b.end > now } else { return true } }
+    }
+
+    /// Removes and returns the blocks that have ended by `now`.
+    public mutating func expire(now: Date) -> [Block] {
+        var ended: [Block] = []
+        activities.removeAll { activity in
+            if case .block(let b) = activity, b.end <= now { ended.append(b); return true }
+            return false
+        }
+        return ended
+    }
+
+    public enum BlockOutcome: Equatable, Sendable {
+        case created(Block)
+        /// T10: an existing block of that name now ends at the later of the two ends.
+        case extended(from: Block, to: Block)
+        /// T10: the existing block already ends later; nothing was shortened.
+        case unchanged(Block)
+
+        public var block: Block {
+            switch self {
+            case .created(let b), .extended(_, let b), .unchanged(let b): b
+            }
+        }
+    }
+
+    /// Starts a block, or extends the block of the same name (T10). Without an explicit name
+    /// the block is named after its selections (`instagram`, `instagram+reddit`), so starting
+    /// the same selections again extends it rather than taking another slot.
+    public mutating func startBlock(name explicitName: String?, selections: [String], end: Date, locked: Bool,
+                                    by peer: Peer, now: Date) throws(CoreError) -> BlockOutcome {
+        guard peer.mayModify else { throw Registry.denied("start blocks") }
+        let selections = Registry.unique(selections)
+        guard !selections.isEmpty else { throw CoreError(.usage, "name at least one selection to block") }
+        guard end > now else {
+            throw CoreError(.invalidTime, "the end of the block is not in the future; give a later time or a duration")
+        }
+        guard end.timeIntervalSince(now) <= TimeInterval(DurationText.maximum) + 1 else {
+            throw CoreError(.invalidDuration, "a block can last at most 366 days; give an earlier end")
+        }
+        let name = explicitName ?? selections.joined(separator: "+")
+        try Names.validate(name, what: "block name")
+
+        if let index = activities.firstIndex(where: { $0.name == name }) {
+            guard case .block(var existing) = activities[index] else {
+                throw CoreError(.exists, "'\(name)' is a schedule; choose another name with --name")
+            }
+            if existing.end <= now {
+                // The old block has ended but not been expired yet: this is a new block.
+                activities.remove(at: index)
+            } else {
+                let before = existing
+                existing.selections = Registry.unique(existing.selections + selections)
+                existing.end = max(existing.end, end)
+                existing.locked = existing.locked || locked
+                activities[index] = .block(existing)
+                return existing == before ? .unchanged(existing) : .extended(from: before, to: existing)
+            }
+        }
+        try checkCap(adding: "block '\(name)'", now: now)
+        let block = Block(name: name, selections: selections, start: now, end: end, locked: locked,
+                          origin: .client(uid: peer.uid))
+        activities.append(.block(block))
+        return .created(block)
+    }
+
+    /// Adds a schedule. It counts once against the cap whatever its weekday set (T4).
+    public mutating func addSchedule(_ schedule: Schedule, by peer: Peer, now: Date) throws(CoreError) {
+        guard peer.mayModify else { throw Registry.denied("add schedules") }
+        try Names.validate(schedule.name, what: "schedule name")
+        guard !schedule.selections.isEmpty else { throw CoreError(.usage, "name at least one selection for the schedule") }
+        guard schedule.days != [] else { throw CoreError(.invalidDays, "the schedule has no days; give at least one") }
+        if activity(named: schedule.name) != nil {
+            throw CoreError(.exists, "an activity named '\(schedule.name)' already exists; remove it first or choose another name")
+        }
+        try checkCap(adding: "schedule '\(schedule.name)'", now: now)
+        var s = schedule
+        s.selections = Registry.unique(s.selections)
+        s.origin = .client(uid: peer.uid)
+        activities.append(.schedule(s))
+    }
+
+    /// Ends a block early (DESIGN §5): root or the uid that started it, and never a `--lock` block.
+    public mutating func stopBlock(named name: String, by peer: Peer, now: Date) throws(CoreError) -> Block {
+        guard let index = activities.firstIndex(where: { $0.name == name }) else {
+            throw CoreError(.notFound, "no block named '\(name)'; 'blockc status' lists the active ones")
+        }
+        guard case .block(let block) = activities[index], block.end > now else {
+            if case .schedule = activities[index] {
+                throw CoreError(.usage, "'\(name)' is a schedule; remove it with 'blockc schedule remove \(name)'")
+            }
+            throw CoreError(.notFound, "the block '\(name)' has already ended")
+        }
+        if block.locked {
+            throw CoreError(.locked, "'\(name)' was started with --lock and cannot be stopped early; it ends at its set time")
+        }
+        try Registry.checkOwner(block.origin, peer: peer, what: "stop the block '\(name)'")
+        activities.remove(at: index)
+        return block
+    }
+
+    /// Removes a schedule a client added: root or the uid that added it. Schedules from
+    /// `schedules.d/` belong to the configuration and are removed by deleting their file.
+    public mutating func removeSchedule(named name: String, by peer: Peer) throws(CoreError) -> Schedule {
+        guard let index = activities.firstIndex(where: { $0.name == name }) else {
+            throw CoreError(.notFound, "no schedule named '\(name)'; 'blockc schedule list' lists them")
+        }
+        guard case .schedule(let schedule) = activities[index] else {
+            throw CoreError(.usage, "'\(name)' is a block, not a schedule; stop it with 'blockc stop \(name)'")
+        }
+        if case .config(let file) = schedule.origin {
+            throw CoreError(.permissionDenied, "the schedule '\(name)' comes from \(file); delete that file and run 'blockc reload'")
+        }
+        try Registry.checkOwner(schedule.origin, peer: peer, what: "remove the schedule '\(name)'")
+        activities.remove(at: index)
+        return schedule
+    }
+
+    /// Replaces the schedules that came from `schedules.d/` with `schedules` (on start-up and
+    /// reload). Client activities keep their slots; configured schedules beyond the cap, or
+    /// clashing with a client activity's name, are refused and returned as errors (T4: never
+    /// swallowed).
+    public mutating func replaceConfigSchedules(_ schedules: [Schedule], now: Date) -> [CoreError] {
+        activities.removeAll { if case .config = $0.origin { return true } else { return false } }
+        var refused: [CoreError] = []
+        for schedule in schedules {
+            if activity(named: schedule.name) != nil {
+                refused.append(CoreError(.exists, "the configured schedule '\(schedule.name)' has the name of an existing activity; rename one of them"))
+                continue
+            }
+            do throws(CoreError) {
+                try checkCap(adding: "configured schedule '\(schedule.name)'", now: now)
+                activities.append(.schedule(schedule))
+            } catch {
+                refused.append(error)
+            }
+        }
+        return refused
+    }
+
+    private func checkCap(adding what: String, now: Date) throws(CoreError) {
+        let count = live(at: now).count
+        guard count < maxActivities else {
+            throw CoreError(.activityLimit,
+                "cannot add \(what): \(count) of \(maxActivities) activities are in use (MaxActivities=\(maxActivities)). "
+                + "Free a slot with 'blockc stop NAME' or 'blockc schedule remove NAME' ('blockc status' lists them), "
+                + "or raise MaxActivities= in \(configPath) and run 'blockc reload'")
+        }
+    }
+
+    private static func checkOwner(_ origin: Origin, peer: Peer, what: String) throws(CoreError) {
+        if peer.isRoot { return }
+        if case .client(let uid) = origin, uid == peer.uid { return }
+        throw CoreError(.permissionDenied, "only root or the user who created it may \(what)")
+    }
+
+    private static func denied(_ what: String) -> CoreError {
+        CoreError(.permissionDenied, "only root and members of group 'blockd' may \(what); ask an administrator to run 'usermod -aG blockd $USER', then log in again")
+    }
+
+    static func unique(_ names: [String]) -> [String] {
+        var seen = Set<String>()
+        return names.filter { seen.insert($0).inserted }
+    }
+}
+
+/// Names of activities and selections: they appear in status tables, journal fields and file
+/// names, so they are kept to a plain, line-safe alphabet.
+public enum Names {
+    public static func validate(_ name: String, what: String) throws(CoreError) {
+        let ok = !name.isEmpty && name.utf8.count <= 64 && name.utf8.allSatisfy { c in
+            (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c == 45 || c == 95 || c == 46 || c == 43
+        } && name.first != "-" && name.first != "."
+        guard ok else {
+            throw CoreError(.invalidName, "'\(name)' is not a valid \(what): use 1 to 64 letters, digits, '-', '_', '.' or '+', not starting with '-' or '.'")
+        }
+    }
+}
