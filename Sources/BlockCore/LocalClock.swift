@@ -37,11 +37,17 @@ public struct LocalClock: Sendable {
     }
 
     public func epochSeconds(_ date: CivilDate, secondsOfDay: Int) -> Int {
+        occurrences(date, secondsOfDay: secondsOfDay)[0]
+    }
+
+    /// Every instant at which the wall clock shows `secondsOfDay` on `date`, earliest first:
+    /// two in a fall-back overlap, and in a gap the one instant the clock jumps past it.
+    public func occurrences(_ date: CivilDate, secondsOfDay: Int) -> [Int] {
         let naive = date.dayNumber * 86_400 + secondsOfDay
         // Offsets in force around the wall time; real zones change offset at most once a day.
         let candidates = Set([offset(at: naive - 86_400), offset(at: naive), offset(at: naive + 86_400)])
-        let valid = candidates.map { naive - $0 }.filter { naive - offset(at: $0) == $0 }
-        if let first = valid.min() { return first }
+        let valid = Set(candidates.map { naive - $0 }.filter { naive - offset(at: $0) == $0 })
+        if !valid.isEmpty { return valid.sorted() }
         // In a gap: binary-search the transition, the first instant whose wall time is past it.
         var lo = naive - candidates.max()!  // wall time before the gap
         var hi = naive - candidates.min()!  // wall time after the gap
@@ -49,7 +55,7 @@ public struct LocalClock: Sendable {
             let mid = lo + (hi - lo) / 2
             if mid + offset(at: mid) >= naive { hi = mid } else { lo = mid }
         }
-        return hi
+        return [hi]
     }
 
     /// `2026-11-29T13:05:00+09:00` (RFC 3339, seconds precision, the zone's offset then).

@@ -9,10 +9,12 @@ public enum TimeText {
         if text.count <= 5, text.contains(":") {
             let time = try WallTime.parse(text)
             let today = clock.civil(of: now).date
-            // Today, tomorrow, or (when a DST gap swallows today's time) the day after.
+            // Today (either occurrence on a fall-back night), tomorrow, or the day after.
             for days in 0...2 {
-                let candidate = clock.instant(today.adding(days: days), time)
-                if candidate > now { return candidate }
+                for s in clock.occurrences(today.adding(days: days), secondsOfDay: time.secondsOfDay) {
+                    let candidate = Date(timeIntervalSince1970: TimeInterval(s))
+                    if candidate > now { return candidate }
+                }
             }
             throw CoreError(.internal, "no occurrence of \(text) found after now")
         }
@@ -46,9 +48,20 @@ public enum TimeText {
         i += 1
         guard let h = number(2), expect(58), let mi = number(2) else { throw fail() }
         var sec = 0
+        var fraction = 0.0
         if expect(58) {
             guard let s = number(2) else { throw fail() }
             sec = s
+            if expect(46) {  // RFC 3339 §5.6 time-secfrac
+                var scale = 0.1
+                let digitsStart = i
+                while i < chars.count, chars[i] >= 48, chars[i] <= 57, i - digitsStart < 9 {
+                    fraction += Double(chars[i] - 48) * scale
+                    scale /= 10
+                    i += 1
+                }
+                guard i > digitsStart else { throw fail() }
+            }
         }
         let date = CivilDate(year: y, month: mo, day: d)
         guard date.isValid, h <= 23, mi <= 59, sec <= 59 else {
@@ -56,7 +69,7 @@ public enum TimeText {
         }
         let sod = h * 3600 + mi * 60 + sec
         if i == chars.count {
-            return clock.instant(date, secondsOfDay: sod)
+            return clock.instant(date, secondsOfDay: sod).addingTimeInterval(fraction)
         }
         var offset = 0
         if chars[i] == 90 || chars[i] == 122 {  // Z, z
@@ -72,6 +85,6 @@ public enum TimeText {
             throw fail()
         }
         guard i == chars.count else { throw fail() }
-        return Date(timeIntervalSince1970: TimeInterval(date.dayNumber * 86_400 + sod - offset))
+        return Date(timeIntervalSince1970: TimeInterval(date.dayNumber * 86_400 + sod - offset) + fraction)
     }
 }

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+@testable import BlockCore
+
+@Suite("T4, T10, §5: the registry")
+struct RegistryTests {
+    let now = at("2026-11-29T13:05:00+09:00")
+    let member = Peer(uid: 1000, mayModify: true)
+    let other = Peer(uid: 1001, mayModify: true)
+    let outsider = Peer(uid: 1002, mayModify: false)
+
+    func full(_ cap: Int = Registry.defaultMaxActivities) throws -> Registry {
+        var r = Registry(maxActivities: cap)
+        for i in 0..<cap {
+            if i % 2 == 0 {
+                _ = try r.startBlock(name: "b\(i)", selections: ["reddit"], end: now + 3600, locked: false, by: member, now: now)
+            } else {
+                try r.addSchedule(schedule("s\(i)", "22:00-07:00", days: "mon,wed,fri"), by: member, now: now)
+            }
+        }
+        return r
+    }
+
+    @Test("T4: the cap is 20 by default, blocks and schedules together; the 21st is refused with activity-limit")
+    func capRefusal() throws {
+        var r = try full()
+        #expect(r.activities.count == 20)
+        do {
+            _ = try r.startBlock(name: nil, selections: ["instagram"], end: now + 60, locked: false, by: member, now: now)
+            Issue.record("the 21st activity was accepted")
+        } catch {
+            #expect(error.code == .activityLimit)
+            #expect(error.message.contains("20 of 20"))
+            #expect(error.message.contains("blockc stop"))
+            #expect(error.message.contains("blockc schedule remove"))
+            #expect(error.message.contains("MaxActivities="))
+        }
+        do { try r.addSchedule(schedule("late", "01:00-02:00"), by: member, now: now) } catch {
+            #expect(error.code == .activityLimit)
+        }
+        #expect(r.activities.count == 20)
+    }
+
+    @Test("T4: a schedule counts once whatever its weekday set", arguments: ["daily", "mon", "mon-fri", "sat,sun"])
+    func scheduleCountsOnce(days: String) throws {
+        var r = Registry(maxActivities: 1)
+        try r.addSchedule(schedule("s", "22:00-07:00", days: days), by: member, now: now)
+        #expect(r.live(at: now).count == 1)
+    }
+
+    @Test("T4: the cap is configurable", arguments: [1, 5, 100])
+    func configurable(cap: Int) throws {
+        var r = try full(cap)
+        #expect(throws: CoreError.self) { try r.addSchedule(schedule("one-more", "01:00-02:00"), by: member, now: now) }
+    }
+
+    @Test("T4: ended blocks free their slot")
+    func endedBlocksFreeSlots() throws {
+        var r = try full()
+        let later = now + 3601
+        _ = try r.startBlock(name: nil, selections: ["instagram"], end: later + 60, locked: false, by: member, now: later)
+        let ended = r.expire(now: later)
+        #expect(ended.count == 10)
+        #expect(r.activities.count == 11)
+    }
+
+    @Test("T4: configured schedules count too, and those past the cap are refused, not dropped silently")
+    func configSchedulesCount() throws {
+        var r = Registry(maxActivities: 3)
+        _ = try r.startBlock(name: nil, selections: ["x"], end: now + 60, locked: false, by: member, now: now)
+        let files = (1...3).map { i in
+            Schedule(name: "cfg\(i)", selections: ["reddit"], start: WallTime(hour: 1, minute: 0), end: WallTime(hour: 2, minute: 0),
+                     origin: .config(file: "/etc/blockd/schedules.d/cfg\(i).conf"))
+        }
+        let refused = r.replaceConfigSchedules(files, now: now)
+        #expect(r.activities.map(\.name) == ["x", "cfg1", "cfg2"])
+        #expect(refused.map(\.code) == [.activityLimit])
+        #expect(refused[0].message.contains("cfg3"))
+        // Reloading replaces rather than duplicates.
+        #expect(r.replaceConfigSchedules(Array(files.prefix(1)), now: now).isEmpty)
+        #expect(r.activities.map(\.name) == ["x", "cfg1"])
+    }
+
+    @Test("T10: starting a selection that has a block extends it to the later end, never shortens it")
+    func extendNeverShorten() throws {
+        var r = Registry()
+        let first = try r.startBlock(name: nil, selections: ["instagram"], end: now + 1800, locked: false, by: member, now: now)
+        #expect(first == .created(first.block))
+        let shorter = try r.startBlock(name: nil, selections: ["instagram"], end: now + 600, locked: false, by: member, now: now + 60)
+        #expect(shorter == .unchanged(first.block))
+        let longer = try r.startBlock(name: nil, selections: ["instagram"], end: now + 3600, locked: false, by: member, now: now + 60)
+        guard case .extended(let from, let to) = longer else { Issue.record("not extended: \(longer)"); return }
+        #expect(from.end == now + 1800)
+        #expect(to.end == now + 3600)
+        #expect(to.start == now)
+        #expect(r.activities.count == 1)
+    }
+
+    @Test("T10: extending works at the cap, because it takes no new slot")
+    func extendAtCap() throws {
+        var r = try full()
+        let outcome = try r.startBlock(name: "b0", selections: ["reddit"], end: now + 7200, locked: false, by: member, now: now)
+        #expect(outcome.block.end == now + 7200)
+    }
+
+    @Test("T10: a locked block stays locked when extended without --lock, and --lock on extension locks it")
+    func lockIsSticky() throws {
+        var r = Registry()
+        _ = try r.startBlock(name: nil, selections: ["instagram"], end: now + 600, locked: true, by: member, now: now)
+        #expect(try r.startBlock(name: nil, selections: ["instagram"], end: now + 1200, locked: false, by: member, now: now).block.locked)
+        _ = try r.startBlock(name: nil, selections: ["reddit"], end: now + 600, locked: false, by: member, now: now)
+        #expect(try r.startBlock(name: nil, selections: ["reddit"], end: now + 600, locked: true, by: member, now: now).block.locked)
+    }
+
+    @Test("§5: only root and group members start blocks or add schedules")
+    func outsidersCannotModify() {
+        var r = Registry()
+        #expect(throws: CoreError.self) {
+            try r.startBlock(name: nil, selections: ["x"], end: now + 60, locked: false, by: outsider, now: now)
+        }
+        do { try r.addSchedule(schedule("s", "01:00-02:00"), by: outsider, now: now) } catch {
+            #expect(error.code == .permissionDenied)
+            #expect(error.message.contains("usermod -aG blockd"))
+        }
+    }
+
+    @Test("§5: a block is stopped early by root or its creator; a --lock block by nobody")
+    func stopRules() throws {
+        var r = Registry()
+        _ = try r.startBlock(name: "mine", selections: ["x"], end: now + 600, locked: false, by: member, now: now)
+        _ = try r.startBlock(name: "locked", selections: ["x"], end: now + 600, locked: true, by: member, now: now)
+        #expect(throws: CoreError.self) { try r.stopBlock(named: "mine", by: other, now: now) }
+        do { _ = try r.stopBlock(named: "locked", by: .root, now: now) } catch { #expect(error.code == .locked) }
+        do { _ = try r.stopBlock(named: "locked", by: member, now: now) } catch { #expect(error.code == .locked) }
+        do { _ = try r.stopBlock(named: "nope", by: .root, now: now) } catch { #expect(error.code == .notFound) }
+        #expect(try r.stopBlock(named: "mine", by: member, now: now).name == "mine")
+        _ = try r.startBlock(name: "theirs", selections: ["x"], end: now + 600, locked: false, by: other, now: now)
+        #expect(try r.stopBlock(named: "theirs", by: .root, now: now).name == "theirs")
+        #expect(r.activities.map(\.name) == ["locked"])
+    }
+
+    @Test("§5: schedules are removed by root or their creator; configured ones only by deleting their file")
+    func removeRules() throws {
+        var r = Registry()
+        try r.addSchedule(schedule("bedtime", "22:00-07:00"), by: member, now: now)
+        _ = r.replaceConfigSchedules([Schedule(name: "school", selections: ["youtube"], start: WallTime(hour: 9, minute: 0),
+                                               end: WallTime(hour: 15, minute: 0), origin: .config(file: "/etc/blockd/schedules.d/school.conf"))], now: now)
+        do { _ = try r.removeSchedule(named: "bedtime", by: other) } catch { #expect(error.code == .permissionDenied) }
+        do { _ = try r.removeSchedule(named: "school", by: .root) } catch {
+            #expect(error.code == .permissionDenied)
+            #expect(error.message.contains("school.conf"))
+        }
+        #expect(try r.removeSchedule(named: "bedtime", by: member).name == "bedtime")
+    }
+
+    @Test("names are validated and clash-free", arguments: ["", "-x", ".x", "a b", "a\nb", "ä", String(repeating: "a", count: 65)])
+    func badNames(name: String) {
+        var r = Registry()
+        do {
+            _ = try r.startBlock(name: name, selections: ["x"], end: now + 60, locked: false, by: member, now: now)
+            Issue.record("accepted \(name.debugDescription)")
+        } catch {
+            #expect(error.code == .invalidName)
+        }
+    }
+
+    @Test("a block cannot take a schedule's name, and ends must be in the future and within 366 days")
+    func otherRefusals() throws {
+        var r = Registry()
+        try r.addSchedule(schedule("bedtime", "22:00-07:00"), by: member, now: now)
+        do { _ = try r.startBlock(name: "bedtime", selections: ["x"], end: now + 60, locked: false, by: member, now: now) } catch {
+            #expect(error.code == .exists)
+        }
+        do { _ = try r.startBlock(name: nil, selections: ["x"], end: now, locked: false, by: member, now: now) } catch {
+            #expect(error.code == .invalidTime)
+        }
+        do { _ = try r.startBlock(name: nil, selections: ["x"], end: now + 367 * 86_400, locked: false, by: member, now: now) } catch {
+            #expect(error.code == .invalidDuration)
+        }
+    }
+}
