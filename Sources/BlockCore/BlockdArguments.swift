@@ -1,0 +1,78 @@
+/// `blockd`'s command line (DESIGN §7).
+public struct BlockdOptions: Equatable, Sendable {
+    public enum LogTarget: String, Equatable, Sendable, CaseIterable { case auto, journal, console }
+    public enum Mode: Equatable, Sendable { case run, checkConfig, release, version, help }
+
+    public var mode: Mode = .run
+    public var configDir = "/etc/blockd"
+    public var stateDir = "/var/lib/blockd"
+    public var socketPath = "/run/blockd/blockd.sock"
+    /// nil: `HostsFile=` from blockd.conf, else /etc/hosts. The flag wins over the file.
+    public var hostsFile: String?
+    public var logTarget: LogTarget = .auto
+
+    public init() {}
+
+    public static func parse(_ arguments: [String]) throws(CoreError) -> BlockdOptions {
+        var o = BlockdOptions()
+        var scanner = ArgumentScanner(arguments, program: "blockd")
+        while let token = scanner.next() {
+            switch token {
+            case .positional(let p):
+                throw scanner.usage("unexpected argument '\(p)'")
+            case .option(let name, let inline):
+                switch name {
+                case "--config-dir": o.configDir = try scanner.value(for: name, inline: inline)
+                case "--state-dir": o.stateDir = try scanner.value(for: name, inline: inline)
+                case "--socket": o.socketPath = try scanner.value(for: name, inline: inline)
+                case "--hosts-file": o.hostsFile = try scanner.value(for: name, inline: inline)
+                case "--log-target":
+                    let v = try scanner.value(for: name, inline: inline)
+                    guard let t = LogTarget(rawValue: v) else {
+                        throw scanner.usage("--log-target must be auto, journal or console, not '\(v)'")
+                    }
+                    o.logTarget = t
+                case "--check-config", "-n", "--release", "--version":
+                    guard inline == nil else { throw scanner.usage("\(name) takes no value") }
+                    let mode: Mode = name == "--release" ? .release : name == "--version" ? .version : .checkConfig
+                    guard o.mode == .run || o.mode == mode else {
+                        throw scanner.usage("--check-config, --release and --version cannot be combined")
+                    }
+                    o.mode = mode
+                case "--help", "-h":
+                    var help = BlockdOptions()
+                    help.mode = .help
+                    return help
+                default:
+                    throw scanner.usage("unknown option '\(name)'")
+                }
+            }
+        }
+        for (flag, path) in [("--config-dir", o.configDir), ("--state-dir", o.stateDir), ("--socket", o.socketPath)]
+        where path.isEmpty {
+            throw scanner.usage("\(flag) needs a non-empty path")
+        }
+        return o
+    }
+
+    public static let help = """
+    Usage: blockd [OPTIONS]
+
+    The blockd daemon: keeps timed blocks and schedules, enforces what must be blocked now,
+    and answers blockc over a Unix socket. Runs in the foreground (systemd style).
+
+    Options:
+      --config-dir DIR       configuration directory (default /etc/blockd)
+      --state-dir DIR        state directory (default /var/lib/blockd)
+      --socket PATH          control socket (default /run/blockd/blockd.sock)
+      --hosts-file PATH      hosts file to manage (default HostsFile= or /etc/hosts)
+      --log-target TARGET    auto, journal or console (default auto)
+      -n, --check-config     check the configuration, print a summary and exit
+      --release              remove all enforcement (for uninstalling) and exit
+      --version              print the version and exit
+      -h, --help             print this help and exit
+
+    Exit status: 0 success, 1 failure (configuration error, refused release), 2 usage error.
+    See blockd(8) and blockd.conf(5).
+    """
+}
