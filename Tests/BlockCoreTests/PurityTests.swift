@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+/// BlockCore is pure (DESIGN §11, STYLE.md 2 and 5): no clock reads, no I/O, no system
+/// modules. This test reads the sources and fails on anything that would break that.
+@Suite("BlockCore stays pure")
+struct PurityTests {
+    static let forbidden: [(pattern: String, why: String)] = [
+        (#"^\s*(@_exported\s+)?import\s+(Glibc|Dispatch|CSystemd|CLinux|Musl|FoundationNetworking)\b"#, "imports a system module"),
+        (#"\bDate\(\)"#, "reads the clock"),
+        (#"\bDate\.now\b"#, "reads the clock"),
+        (#"\.timeIntervalSinceNow\b"#, "reads the clock"),
+        (#"\bTimeZone\.(current|autoupdatingCurrent)\b"#, "reads the system time zone"),
+        (#"\bCalendar\.(current|autoupdatingCurrent)\b"#, "reads the system calendar"),
+        (#"\bLocale\.(current|autoupdatingCurrent)\b"#, "reads the system locale"),
+        (#"\b(ProcessInfo|FileManager|FileHandle|Process|Thread|DispatchQueue|URLSession)\b"#, "does I/O or concurrency"),
+        (#"\b(contentsOf|contentsOfFile|atomically):"#, "does file I/O"),
+        (#"\b(getenv|fopen|open|read|write|clock_gettime|gettimeofday|time)\("#, "calls the C library"),
+    ]
+
+    @Test("no clock reads, no I/O, no system modules in Sources/BlockCore")
+    func pure() throws {
+        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/BlockCore").standardized
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 10, "found the BlockCore sources")
+        for file in files {
+            let text = try String(contentsOf: dir.appendingPathComponent(file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+                for rule in PurityTests.forbidden where code.range(of: rule.pattern, options: .regularExpression) != nil {
+                    Issue.record("\(file):\(number + 1) \(rule.why): \(line.trimmingCharacters(in: .whitespaces))")
+                }
+            }
+        }
+    }
+
+    @Test("the purity check itself catches a clock read")
+    func catches() {
+        let line = "let now = Date()"
+        #expect(PurityTests.forbidden.contains { line.range(of: $0.pattern, options: .regularExpression) != nil })
+    }
+}
