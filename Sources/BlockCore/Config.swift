@@ -1,0 +1,160 @@
+/// Settings of `blockd.conf` `[Daemon]` (DESIGN §7), fully resolved.
+///
+/// STYLE.md 7: the file only ever yields a `Layer` of optional values; `defaults` is the one
+/// place defaults live, and `applying(_:)` is the one place layers are merged, so the daemon
+/// builds `defaults.applying(file).applying(flags)` (defaults → files → flags).
+public struct DaemonConfig: Equatable, Sendable {
+    /// T4: the cap on activities, blocks and schedules together.
+    public var maxActivities: Int
+    /// E1: the hosts file whose managed section blocks domains.
+    public var hostsFile: String
+    /// E2: seconds between SIGTERM and SIGKILL for a blocked app's running processes.
+    public var killGraceSeconds: Int
+
+    public init(maxActivities: Int, hostsFile: String, killGraceSeconds: Int) {
+        self.maxActivities = maxActivities
+        self.hostsFile = hostsFile
+        self.killGraceSeconds = killGraceSeconds
+    }
+
+    public static let defaults = DaemonConfig(
+        maxActivities: Registry.defaultMaxActivities, hostsFile: "/etc/hosts", killGraceSeconds: 3)
+
+    public static let maxActivitiesRange = 1...1_000_000
+    /// A longer grace would let a blocked app keep running well into its block; 60 s is
+    /// already generous for an app to save its state.
+    public static let killGraceRange = 1...60
+
+    public static let section = "Daemon"
+    public static let keys = ["MaxActivities", "HostsFile", "KillGrace"]
+
+    /// One layer of settings; nil means "not set here, keep what the layer below says".
+    public struct Layer: Equatable, Sendable {
+        public var maxActivities: Int?
+        public var hostsFile: String?
+        public var killGraceSeconds: Int?
+
+        public init(maxActivities: Int? = nil, hostsFile: String? = nil, killGraceSeconds: Int? = nil) {
+            self.maxActivities = maxActivities
+            self.hostsFile = hostsFile
+            self.killGraceSeconds = killGraceSeconds
+        }
+    }
+
+    public func applying(_ layer: Layer) -> DaemonConfig {
+        DaemonConfig(maxActivities: layer.maxActivities ?? maxActivities,
+                     hostsFile: layer.hostsFile ?? hostsFile,
+                     killGraceSeconds: layer.killGraceSeconds ?? killGraceSeconds)
+    }
+
+    /// `defaults` with the settings of one `blockd.conf`; empty text gives `defaults`.
+    public static func parse(file: String, text: String) throws(CoreError) -> DaemonConfig {
+        defaults.applying(try parseLayer(file: file, text: text))
+    }
+
+    /// What one `blockd.conf` sets. A later assignment wins; an empty one (`KillGrace=`)
+    /// forgets earlier ones in the file, as systemd does, so the default applies again.
+    public static func parseLayer(file: String, text: String) throws(CoreError) -> Layer {
+        let reader = ConfigReader(file: file, what: "blockd.conf")
+        let entries = try reader.entries(of: try INIDocument.parse(file: file, text: text), section: section)
+        var layer = Layer()
+        for e in entries {
+            switch e.key {
+            case "MaxActivities":
+                layer.maxActivities = try e.value.isEmpty ? nil : reader.integer(e, in: maxActivitiesRange)
+            case "HostsFile":
+                layer.hostsFile = try e.value.isEmpty ? nil : reader.absolutePath(e)
+            case "KillGrace":
+                layer.killGraceSeconds = try e.value.isEmpty ? nil : reader.duration(e, in: killGraceRange)
+            default:
+                throw reader.unknownKey(e, section: section, valid: keys)
+            }
+        }
+        return layer
+    }
+}
+
+/// Readers for the files under `selections.d/` and `schedules.d/` (DESIGN §1, §7). They take
+/// file contents, never paths to open: BlockCore does no I/O.
+public enum ConfigFiles {}
+
+/// Error wording and value checks shared by the config readers, so every message has the
+/// same `file:line: ...` shape and says what is accepted.
+struct ConfigReader {
+    let file: String
+    /// How the file is named in messages: "blockd.conf", "a selection file".
+    let what: String
+
+    func fail(_ line: Int, _ why: String) -> CoreError {
+        CoreError(.invalidConfig, "\(file):\(line): \(why)")
+    }
+
+    func fail(_ e: INIEntry, _ why: String) -> CoreError { fail(e.line, why) }
+
+    /// The entries of the one section this kind of file may hold (repeated headers merge).
+    func entries(of doc: INIDocument, section: String) throws(CoreError) -> [INIEntry] {
+        if let other = doc.sections.first(where: { $0.name != section }) {
+            throw fail(other.line, "unknown section [\(other.name)]; \(what) may contain only [\(section)]")
+        }
+        return doc.entries(inSectionsNamed: section)
+    }
+
+    func unknownKey(_ e: INIEntry, section: String, valid: [String]) -> CoreError {
+        // Keys are case-sensitive like systemd's; a near miss gets a hint instead of a guess.
+        let hint = valid.first { $0.lowercased() == e.key.lowercased() }.map { " (keys are case-sensitive: did you mean \($0)=?)" } ?? ""
+        let list = valid.map { "\($0)=" }.joined(separator: ", ")
+        return fail(e, "unknown key \(e.key)= in [\(section)]\(hint); valid keys are \(list)")
+    }
+
+    /// Runs a validator from elsewhere in BlockCore (or the integrator) and puts the entry's
+    /// place and key in front of its message, so the user knows which line to fix.
+    func checked<T>(_ e: INIEntry, _ body: () throws(CoreError) -> T) throws(CoreError) -> T {
+        do throws(CoreError) {
+            return try body()
+        } catch {
+            throw fail(e, "\(e.key)=: \(error.message)")
+        }
+    }
+
+    func words(_ e: INIEntry) throws(CoreError) -> [String] {
+        try checked(e) { () throws(CoreError) in try INI.words(e.value) }
+    }
+
+    func integer(_ e: INIEntry, in range: ClosedRange<Int>) throws(CoreError) -> Int {
+        guard e.value.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), e.value.utf8.count <= 12,
+              let n = Int(e.value), range.contains(n) else {
+            throw fail(e, "\(e.key)= must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(e.value)'")
+        }
+        return n
+    }
+
+    func duration(_ e: INIEntry, in range: ClosedRange<Int>) throws(CoreError) -> Int {
+        let accepted = "a duration from \(DurationText.format(range.lowerBound)) to \(DurationText.format(range.upperBound)), e.g. 3s"
+        let seconds: Int
+        do throws(CoreError) {
+            seconds = try DurationText.parse(e.value)
+        } catch {
+            throw fail(e, "\(e.key)= must be \(accepted): \(error.message)")
+        }
+        guard range.contains(seconds) else {
+            throw fail(e, "\(e.key)= must be \(accepted), not '\(e.value)'")
+        }
+        return seconds
+    }
+
+    func absolutePath(_ e: INIEntry) throws(CoreError) -> String {
+        let p = e.value
+        guard p.first == "/", p.count > 1, p.last != "/", !p.hasControlCharacters else {
+            throw fail(e, "\(e.key)= must be an absolute path to a file, such as /etc/hosts, not '\(p)'")
+        }
+        return p
+    }
+}
+
+extension String {
+    /// Control characters would let a value break a line of the hosts file, a journal field
+    /// or the protocol; no config value needs them.
+    var hasControlCharacters: Bool {
+        unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f }
+    }
+}

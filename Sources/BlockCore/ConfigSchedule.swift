@@ -1,0 +1,71 @@
+extension ConfigFiles {
+    public static let scheduleSection = "Schedule"
+    public static let scheduleKeys = ["Name", "Window", "Days", "Selections"]
+
+    /// Reads one file of `schedules.d/` (DESIGN §7): a `[Schedule]` section with `Name=`,
+    /// `Window=HH:MM-HH:MM` and `Selections=` (all required) and `Days=` (default daily).
+    ///
+    /// - `Window=13:05-13:05` is a 24-hour window (T2), never refused.
+    /// - `Days=` takes what `WeekdaySet.parse` takes (`mon-fri`, `fri-mon`, `weekends`, ...);
+    ///   the set applies to the day a window starts (T3). Empty means daily again.
+    /// - `Selections=` is a list like `Domains=`: it may repeat, an empty assignment empties
+    ///   it, duplicates are dropped. Whether the names exist is for the caller to check
+    ///   against the catalog and `selections.d/`, which this file cannot see.
+    public static func parseSchedule(file: String, text: String) throws(CoreError) -> Schedule {
+        let reader = ConfigReader(file: file, what: "a schedule file")
+        let doc = try INIDocument.parse(file: file, text: text)
+        let entries = try reader.entries(of: doc, section: scheduleSection)
+        var name: String?
+        var window: (start: WallTime, end: WallTime)?
+        var days = WeekdaySet.all
+        var selections: [String] = []
+
+        for e in entries {
+            let v = e.value
+            switch e.key {
+            case "Name":
+                if !v.isEmpty { try reader.checked(e) { () throws(CoreError) in try Names.validate(v, what: "schedule name") } }
+                name = v.isEmpty ? nil : v
+            case "Window":
+                window = try v.isEmpty ? nil : reader.window(e)
+            case "Days":
+                days = try v.isEmpty ? .all : reader.checked(e) { () throws(CoreError) in try WeekdaySet.parse(v) }
+            case "Selections":
+                if v.isEmpty { selections = []; continue }
+                for word in try reader.words(e) {
+                    try reader.checked(e) { () throws(CoreError) in try Names.validate(word, what: "selection name") }
+                    selections.append(word)
+                }
+            default:
+                throw reader.unknownKey(e, section: scheduleSection, valid: scheduleKeys)
+            }
+        }
+
+        guard let header = doc.sections.first else {
+            throw CoreError(.invalidConfig, "\(file): has no [\(scheduleSection)] section; a schedule file needs one with Name=, Window= and Selections=")
+        }
+        guard let name else {
+            throw reader.fail(header.line, "[\(scheduleSection)] has no Name=; add one, e.g. Name=bedtime")
+        }
+        guard let window else {
+            throw reader.fail(header.line, "[\(scheduleSection)] '\(name)' has no Window=; add one, e.g. Window=22:00-07:00")
+        }
+        guard !selections.isEmpty else {
+            throw reader.fail(header.line, "[\(scheduleSection)] '\(name)' has no Selections=; add the selections it blocks, e.g. Selections=social video")
+        }
+        return Schedule(name: name, selections: Registry.unique(selections), days: days,
+                        start: window.start, end: window.end, origin: .config(file: file))
+    }
+}
+
+extension ConfigReader {
+    func window(_ e: INIEntry) throws(CoreError) -> (start: WallTime, end: WallTime) {
+        let sides = e.value.split(separator: "-", omittingEmptySubsequences: false)
+        guard sides.count == 2 else {
+            throw fail(e, "Window= must be two times of day joined by '-', such as 22:00-07:00, not '\(e.value)'")
+        }
+        let start = try checked(e) { () throws(CoreError) in try WallTime.parse(String(sides[0]).trimmingINISpace()) }
+        let end = try checked(e) { () throws(CoreError) in try WallTime.parse(String(sides[1]).trimmingINISpace()) }
+        return (start, end)
+    }
+}

@@ -1,0 +1,156 @@
+extension ConfigFiles {
+    public static let selectionSection = "Selection"
+
+    /// S6 text keys a selection may override, each optionally with a language suffix.
+    public static let textKeys = [
+        "ShieldTitle", "ShieldBody", "OpenLabel", "BlockStartedTitle", "BlockStartedBody",
+        "UnblockedTitle", "UnblockedBody", "WarningTitle", "WarningBody",
+    ]
+
+    /// S6: built-in texts exist in English and Japanese only, so an override for any other
+    /// language would never be shown; it is refused rather than silently ignored.
+    public static let textLanguages = ["en", "ja"]
+
+    public static let selectionKeys = ["Name", "Domains", "Apps", "OpenURL", "ExecOnBlock", "ExecOnUnblock"]
+
+    /// Reads one file of `selections.d/` (DESIGN §1): a `[Selection]` section with `Name=`
+    /// (required), `Domains=`, `Apps=`, `OpenURL=`, `ExecOnBlock=`, `ExecOnUnblock=` and text
+    /// overrides such as `ShieldBody=` or `ShieldBody[ja]=`.
+    ///
+    /// - `Domains=` and `Apps=` are lists of words (`INI.words`: space-separated, quotes keep
+    ///   spaces). They may repeat and add up; an empty assignment empties the list so far, as
+    ///   in systemd. Duplicates are dropped, first occurrence kept.
+    /// - Every other key is single-valued: the last assignment wins, and an empty one unsets.
+    /// - A selection with no targets is accepted: it may exist only for its E3 hooks.
+    /// - Texts are stored raw (quotes included, as systemd keeps them in `Description=`),
+    ///   keyed by the key as written (`ShieldBody[ja]`).
+    /// - Whether selection names clash with the built-in catalog is for the caller to check.
+    ///
+    /// - Parameters:
+    ///   - validateText: checks a text override (key as written, value); the integrator
+    ///     passes the S6 template checker. Its errors get `file:line:` in front.
+    ///   - normalizeDomain: validates one domain and returns its canonical form (E1); its
+    ///     errors get `file:line:` in front.
+    public static func parseSelection(
+        file: String, text: String,
+        validateText: (String, String) throws(CoreError) -> Void = { _, _ in },
+        normalizeDomain: (String) throws(CoreError) -> String = { $0 }
+    ) throws(CoreError) -> Selection {
+        let reader = ConfigReader(file: file, what: "a selection file")
+        let doc = try INIDocument.parse(file: file, text: text)
+        let entries = try reader.entries(of: doc, section: selectionSection)
+        var name: String?
+        var domains: [String] = []
+        var apps: [String] = []
+        var openURL: String?
+        var execOnBlock: String?
+        var execOnUnblock: String?
+        var texts: [String: String] = [:]
+
+        for e in entries {
+            let v = e.value
+            switch e.key {
+            case "Name":
+                if !v.isEmpty { try reader.checked(e) { () throws(CoreError) in try Names.validate(v, what: "selection name") } }
+                name = v.isEmpty ? nil : v
+            case "Domains":
+                if v.isEmpty { domains = []; continue }
+                for word in try reader.words(e) {
+                    domains.append(try reader.checked(e) { () throws(CoreError) in try normalizeDomain(word) })
+                }
+            case "Apps":
+                if v.isEmpty { apps = []; continue }
+                for word in try reader.words(e) { apps.append(try reader.app(word, e)) }
+            case "OpenURL":
+                openURL = try v.isEmpty ? nil : reader.url(e)
+            case "ExecOnBlock":
+                execOnBlock = try v.isEmpty ? nil : reader.command(e)
+            case "ExecOnUnblock":
+                execOnUnblock = try v.isEmpty ? nil : reader.command(e)
+            default:
+                guard try reader.isTextKey(e) else {
+                    throw reader.unknownKey(e, section: selectionSection, valid: selectionKeys + textKeys)
+                }
+                if v.isEmpty { texts[e.key] = nil; continue }
+                try reader.checked(e) { () throws(CoreError) in try validateText(e.key, v) }
+                texts[e.key] = v
+            }
+        }
+
+        guard let header = doc.sections.first else {
+            throw CoreError(.invalidConfig, "\(file): has no [\(selectionSection)] section; a selection file needs one with at least Name=, e.g. [Selection] Name=social")
+        }
+        guard let name else {
+            throw reader.fail(header.line, "[\(selectionSection)] has no Name=; add one, e.g. Name=social")
+        }
+        return Selection(name: name, domains: Registry.unique(domains), apps: Registry.unique(apps),
+                         openURL: openURL, texts: texts, execOnBlock: execOnBlock, execOnUnblock: execOnUnblock)
+    }
+}
+
+extension ConfigReader {
+    /// E2: an app is an absolute path or a bare name looked up in PATH. A relative path with
+    /// a '/' would depend on the daemon's working directory, so it is refused.
+    func app(_ word: String, _ e: INIEntry) throws(CoreError) -> String {
+        let ok: Bool
+        if word.first == "/" {
+            ok = word.count > 1 && word.last != "/"
+        } else {
+            ok = !word.isEmpty && !word.contains("/") && word != "." && word != ".."
+        }
+        guard ok, !word.hasControlCharacters else {
+            throw fail(e, "\(e.key)= takes absolute paths (/usr/bin/firefox) or bare executable names looked up in PATH (firefox), not '\(word)'; quote a path that contains spaces")
+        }
+        return word
+    }
+
+    /// S1/S4: the URL is handed to xdg-open, so it needs a scheme (RFC 3986 §3.1) to be
+    /// opened as a URL at all; http(s) also needs a host. Whitespace must be percent-encoded.
+    func url(_ e: INIEntry) throws(CoreError) -> String {
+        let u = e.value
+        let accepted = "OpenURL= must be a URL with a scheme, such as https://example.org/ or obsidian://open, not '\(u)'"
+        guard !u.hasControlCharacters, !u.contains(" "), let colon = u.firstIndex(of: ":") else {
+            throw fail(e, accepted)
+        }
+        let scheme = u[..<colon]
+        guard let first = scheme.unicodeScalars.first, first.isASCIILetter,
+              scheme.unicodeScalars.allSatisfy({ $0.isASCIILetter || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0) })
+        else { throw fail(e, accepted) }
+        let lower = scheme.lowercased()
+        if lower == "http" || lower == "https" {
+            let rest = u[u.index(after: colon)...]
+            guard rest.hasPrefix("//"), let host = rest.dropFirst(2).split(separator: "/", omittingEmptySubsequences: false).first,
+                  !host.isEmpty else {
+                throw fail(e, "OpenURL= '\(u)' has no host; write e.g. \(lower)://example.org/")
+            }
+        }
+        return u
+    }
+
+    /// E3 hooks are kept as written; the daemon decides how to run them. Only control
+    /// characters are refused (a continued line is already joined into one).
+    func command(_ e: INIEntry) throws(CoreError) -> String {
+        guard !e.value.hasControlCharacters else {
+            throw fail(e, "\(e.key)= must be a command on one line without control characters")
+        }
+        return e.value
+    }
+
+    /// Whether `e.key` is `TextKey` or `TextKey[lang]`; a known text key with a suffix that
+    /// is malformed or names an unsupported language is an error, not an unknown key.
+    func isTextKey(_ e: INIEntry) throws(CoreError) -> Bool {
+        guard let open = e.key.firstIndex(of: "[") else { return ConfigFiles.textKeys.contains(e.key) }
+        let base = String(e.key[..<open])
+        guard ConfigFiles.textKeys.contains(base) else { return false }
+        let langs = ConfigFiles.textLanguages
+        let suggestions = langs.map { "\(base)[\($0)]=" }.joined(separator: " or ")
+        guard e.key.last == "]", langs.contains(String(e.key[e.key.index(after: open)..<e.key.index(before: e.key.endIndex)])) else {
+            throw fail(e, "\(e.key)= names no supported language; write \(suggestions), or \(base)= for every language")
+        }
+        return true
+    }
+}
+
+extension Unicode.Scalar {
+    fileprivate var isASCIILetter: Bool { ("a"..."z").contains(self) || ("A"..."Z").contains(self) }
+}
