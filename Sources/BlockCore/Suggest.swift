@@ -1,0 +1,55 @@
+/// "Did you mean" for names a user mistyped (DESIGN §6: an unknown selection gets a suggestion).
+public enum Suggest {
+    /// The candidate closest to `input`, ignoring case: one within an optimal-string-alignment
+    /// Damerau–Levenshtein distance of 2 (typos and swapped letters: `instgram`, `redidt`), else
+    /// one that `input` is the start of (`insta`). Nil when nothing is plausibly meant, so a
+    /// wrong suggestion is never offered for a word that shares almost nothing with it.
+    public static func closest(to input: String, among candidates: [String]) -> String? {
+        let typed = Array(input.lowercased())
+        guard !typed.isEmpty else { return nil }
+        var best: (score: Int, name: String)?
+        for candidate in candidates {
+            let name = Array(candidate.lowercased())
+            var score: Int?
+            let d = distance(typed, name, atMost: 2)
+            // Short words are within 2 edits of every other short word; require some overlap.
+            if let d, d < typed.count, d < name.count {
+                score = d
+            } else if typed.count >= 2, name.starts(with: typed) {
+                score = 3
+            }
+            guard let score else { continue }
+            if best == nil || score < best!.score || (score == best!.score && candidate < best!.name) {
+                best = (score, candidate)
+            }
+        }
+        return best?.name
+    }
+
+    /// Optimal string alignment distance (Levenshtein plus adjacent transpositions), or nil
+    /// once it is certain to exceed `limit`.
+    static func distance(_ a: [Character], _ b: [Character], atMost limit: Int) -> Int? {
+        if abs(a.count - b.count) > limit { return nil }
+        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
+        var previous2 = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            var rowMin = current[0]
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                var value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    value = min(value, previous2[j - 2] + 1)
+                }
+                current[j] = value
+                rowMin = min(rowMin, value)
+            }
+            if rowMin > limit { return nil }
+            (previous2, previous, current) = (previous, current, previous2)
+        }
+        let result = previous[b.count]
+        return result <= limit ? result : nil
+    }
+}
