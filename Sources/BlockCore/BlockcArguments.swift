@@ -1,0 +1,253 @@
+/// `blockc`'s command line (DESIGN §6), parsed without touching the clock: `--until TIME` is
+/// kept as text and resolved against "now" by the executable (TimeText.parse).
+public struct BlockcInvocation: Equatable, Sendable {
+    /// `--socket PATH`; nil means `BLOCKD_SOCKET`, then the default path.
+    public var socketPath: String?
+    public var command: BlockcCommand
+
+    public static let defaultSocket = "/run/blockd/blockd.sock"
+
+    /// The socket to use: `--socket`, else `BLOCKD_SOCKET`, else the default.
+    public func socket(environment: [String: String]) -> String {
+        if let socketPath { return socketPath }
+        if let env = environment["BLOCKD_SOCKET"], !env.isEmpty { return env }
+        return BlockcInvocation.defaultSocket
+    }
+}
+
+public enum BlockEnd: Equatable, Sendable {
+    case seconds(Int)
+    case until(String)
+}
+
+public enum BlockcCommand: Equatable, Sendable {
+    case start(end: BlockEnd, lock: Bool, name: String?, selections: [String], json: Bool)
+    case stop(name: String)
+    case status(json: Bool, watch: Bool)
+    case scheduleAdd(name: String, days: WeekdaySet, start: WallTime, end: WallTime, selections: [String])
+    case scheduleRemove(name: String)
+    case scheduleList(json: Bool)
+    case selections(json: Bool)
+    case selectionShow(name: String, json: Bool)
+    case failures(json: Bool, clear: Bool)
+    case limitAdd(name: String, seconds: Int, selections: [String])
+    case limitRemove(name: String)
+    case limitList(json: Bool)
+    case stats(json: Bool)
+    case watch(json: Bool, notify: Bool)
+    case reload
+    case version
+    case help(topic: String?)
+}
+
+extension BlockcInvocation {
+    /// The commands `--help` lists, in order; the man page test compares against this.
+    public static let commandNames = [
+        "start", "stop", "status", "schedule add", "schedule remove", "schedule list", "selections",
+        "selections show", "failures", "limit add", "limit remove", "limit list", "stats", "watch", "reload", "version",
+    ]
+
+    public static func parse(_ arguments: [String]) throws(CoreError) -> BlockcInvocation {
+        var scanner = ArgumentScanner(arguments, program: "blockc")
+        var socket: String?
+        var words: [String] = []
+        var flags: [(name: String, value: String?)] = []
+        // Global options may stand anywhere; everything else is gathered for the command.
+        while let token = scanner.next() {
+            switch token {
+            case .positional(let p): words.append(p)
+            case .option("--socket", let inline): socket = try scanner.value(for: "--socket", inline: inline)
+            case .option(let name, let inline) where ["-h", "--help"].contains(name):
+                _ = inline
+                return BlockcInvocation(socketPath: socket, command: .help(topic: words.first))
+            case .option("--version", _): return BlockcInvocation(socketPath: socket, command: .version)
+            case .option(let name, let inline):
+                if BlockcInvocation.valued.contains(name) {
+                    flags.append((name, try scanner.value(for: name, inline: inline)))
+                } else {
+                    guard inline == nil else { throw scanner.usage("\(name) takes no value") }
+                    flags.append((name, nil))
+                }
+            }
+        }
+        if let s = socket, s.isEmpty { throw scanner.usage("--socket needs a non-empty path") }
+        guard let verb = words.first else { throw scanner.usage("no command given") }
+        var p = CommandParser(scanner: scanner, words: Array(words.dropFirst()), flags: flags, verb: verb)
+        return BlockcInvocation(socketPath: socket, command: try p.parse())
+    }
+
+    static let valued: Set<String> = ["--minutes", "--for", "--until", "--name", "--daily", "--weekly"]
+}
+
+/// Parses one command's words and flags; every flag must be used by the command it follows.
+struct CommandParser {
+    let scanner: ArgumentScanner
+    var words: [String]
+    var flags: [(name: String, value: String?)]
+    var verb: String
+
+    mutating func parse() throws(CoreError) -> BlockcCommand {
+        let command = try dispatch()
+        if let extra = flags.first { throw scanner.usage("'\(extra.name)' is not an option of '\(verb)'") }
+        return command
+    }
+
+    private mutating func dispatch() throws(CoreError) -> BlockcCommand {
+        switch verb {
+        case "start": return try start()
+        case "stop": return .stop(name: try single("NAME"))
+        case "status":
+            let json = take("--json"), watch = take("--watch")
+            try none()
+            return .status(json: json, watch: watch)
+        case "schedule": return try schedule()
+        case "selections":
+            if words.first == "show" {
+                words.removeFirst()
+                verb = "selections show"
+                let json = take("--json")
+                return .selectionShow(name: try single("NAME"), json: json)
+            }
+            let json = take("--json")
+            try none()
+            return .selections(json: json)
+        case "failures":
+            let json = take("--json"), clear = take("--clear")
+            try none()
+            return .failures(json: json, clear: clear)
+        case "limit": return try limit()
+        case "stats":
+            let json = take("--json")
+            try none()
+            return .stats(json: json)
+        case "watch":
+            let json = take("--json"), notify = take("--notify")
+            try none()
+            return .watch(json: json, notify: notify)
+        case "reload":
+            try none()
+            return .reload
+        case "version":
+            try none()
+            return .version
+        case "help":
+            return .help(topic: words.first)
+        default:
+            let known = ["start", "stop", "status", "schedule", "selections", "failures", "limit", "stats", "watch", "reload", "version", "help"]
+            let hint = Suggest.closest(to: verb, among: known).map { "; did you mean '\($0)'?" } ?? ""
+            throw CoreError(.usage, "unknown command '\(verb)'\(hint) See 'blockc --help'")
+        }
+    }
+
+    private mutating func start() throws(CoreError) -> BlockcCommand {
+        let minutes = value("--minutes"), duration = value("--for"), until = value("--until")
+        let given = [minutes, duration, until].compactMap { $0 }
+        guard given.count == 1 else {
+            throw scanner.usage(given.isEmpty ? "start needs --minutes N, --for DURATION or --until TIME"
+                                              : "give only one of --minutes, --for and --until")
+        }
+        var end: BlockEnd
+        if let minutes {
+            guard let n = Int(minutes), n >= 1, n * 60 <= DurationText.maximum else {
+                throw CoreError(.invalidDuration, "--minutes takes a whole number from 1 to \(DurationText.maximum / 60), not '\(minutes)'")
+            }
+            end = .seconds(n * 60)
+        } else if let duration {
+            end = .seconds(try DurationText.parse(duration))
+        } else {
+            end = .until(until!)
+        }
+        let lock = take("--lock"), json = take("--json")
+        let name = value("--name")
+        if let name { try Names.validate(name, what: "block name") }
+        guard !words.isEmpty else { throw scanner.usage("start needs at least one SELECTION (see 'blockc selections')") }
+        defer { words = [] }
+        return .start(end: end, lock: lock, name: name, selections: words, json: json)
+    }
+
+    private mutating func schedule() throws(CoreError) -> BlockcCommand {
+        guard let sub = words.first else { throw scanner.usage("schedule needs add, remove or list") }
+        words.removeFirst()
+        verb = "schedule \(sub)"
+        switch sub {
+        case "add":
+            guard !words.isEmpty else { throw scanner.usage("schedule add needs a NAME") }
+            let name = words.removeFirst()
+            try Names.validate(name, what: "schedule name")
+            let daily = value("--daily"), weekly = value("--weekly")
+            var days = WeekdaySet.all
+            let window: String
+            switch (daily, weekly) {
+            case (let d?, nil): window = d
+            case (nil, let w?):
+                days = try WeekdaySet.parse(w)
+                guard !words.isEmpty else { throw scanner.usage("--weekly DAYS needs the window after it: --weekly mon-fri 09:00-15:00") }
+                window = words.removeFirst()
+            default:
+                throw scanner.usage("schedule add needs exactly one of --daily HH:MM-HH:MM and --weekly DAYS HH:MM-HH:MM")
+            }
+            let (start, end) = try CommandParser.window(window)
+            guard !words.isEmpty else { throw scanner.usage("schedule add needs at least one SELECTION") }
+            defer { words = [] }
+            return .scheduleAdd(name: name, days: days, start: start, end: end, selections: words)
+        case "remove": return .scheduleRemove(name: try single("NAME"))
+        case "list":
+            let json = take("--json")
+            try none()
+            return .scheduleList(json: json)
+        default: throw scanner.usage("unknown schedule command '\(sub)'; use add, remove or list")
+        }
+    }
+
+    private mutating func limit() throws(CoreError) -> BlockcCommand {
+        guard let sub = words.first else { throw scanner.usage("limit needs add, remove or list") }
+        words.removeFirst()
+        verb = "limit \(sub)"
+        switch sub {
+        case "add":
+            guard words.count >= 3 else { throw scanner.usage("limit add needs NAME DURATION SELECTION...") }
+            let name = words.removeFirst()
+            try Names.validate(name, what: "limit name")
+            let seconds = try DurationText.parse(words.removeFirst())
+            defer { words = [] }
+            return .limitAdd(name: name, seconds: seconds, selections: words)
+        case "remove": return .limitRemove(name: try single("NAME"))
+        case "list":
+            let json = take("--json")
+            try none()
+            return .limitList(json: json)
+        default: throw scanner.usage("unknown limit command '\(sub)'; use add, remove or list")
+        }
+    }
+
+    /// `22:00-07:00` → the two wall times (T2: equal ends are allowed and mean 24 hours).
+    static func window(_ text: String) throws(CoreError) -> (WallTime, WallTime) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2 else {
+            throw CoreError(.invalidTime, "'\(text)' is not a window; write HH:MM-HH:MM, e.g. 22:00-07:00")
+        }
+        return (try WallTime.parse(String(parts[0])), try WallTime.parse(String(parts[1])))
+    }
+
+    private mutating func take(_ flag: String) -> Bool {
+        guard let i = flags.firstIndex(where: { $0.name == flag }) else { return false }
+        flags.remove(at: i)
+        return true
+    }
+
+    private mutating func value(_ flag: String) -> String? {
+        guard let i = flags.firstIndex(where: { $0.name == flag }) else { return nil }
+        return flags.remove(at: i).value
+    }
+
+    private mutating func single(_ what: String) throws(CoreError) -> String {
+        guard words.count == 1 else {
+            throw scanner.usage(words.isEmpty ? "'\(verb)' needs \(what)" : "'\(verb)' takes one \(what)")
+        }
+        return words.removeFirst()
+    }
+
+    private func none() throws(CoreError) {
+        if let w = words.first { throw scanner.usage("unexpected argument '\(w)' for '\(verb)'") }
+    }
+}

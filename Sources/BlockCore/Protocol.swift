@@ -1,0 +1,292 @@
+import Foundation
+
+/// The control protocol (DESIGN §8), shared by the daemon and every client.
+///
+/// A request is one UTF-8 line, at most 4096 bytes: a command word, optionally followed by a
+/// space and a JSON object of arguments (`start {"selections":["instagram"],"seconds":1800}`).
+/// Every request gets exactly one response line: `OK {json}` or `ERR <code> <message>`.
+/// After `watch` the connection carries `EVENT {json}` lines.
+public enum Request: Equatable, Sendable {
+    case hello
+    case status
+    case start(StartArguments)
+    case stop(name: String)
+    case scheduleAdd(Schedule)
+    case scheduleRemove(name: String)
+    case scheduleList
+    case selections
+    case selectionShow(name: String)
+    case failures
+    case failuresClear
+    case limitAdd(name: String, seconds: Int, selections: [String])
+    case limitRemove(name: String)
+    case limitList
+    case stats
+    case watch
+    case reload
+
+    public struct StartArguments: Equatable, Sendable {
+        public var selections: [String]
+        /// Exactly one of the two: a duration counted from the daemon's receipt (T1, T6) or
+        /// an absolute end instant.
+        public var seconds: Int?
+        public var until: Date?
+        public var lock: Bool
+        public var name: String?
+
+        public init(selections: [String], seconds: Int? = nil, until: Date? = nil, lock: Bool = false, name: String? = nil) {
+            self.selections = selections
+            self.seconds = seconds
+            self.until = until
+            self.lock = lock
+            self.name = name
+        }
+    }
+
+    public static let maxLineBytes = 4096
+
+    /// The wire command words, in the order the man page documents them.
+    public static let commands = [
+        "hello", "status", "start", "stop", "schedule-add", "schedule-remove", "schedule-list", "selections",
+        "selection-show", "failures", "failures-clear", "limit-add", "limit-remove", "limit-list", "stats", "watch", "reload",
+    ]
+
+    public var command: String {
+        switch self {
+        case .hello: "hello"
+        case .status: "status"
+        case .start: "start"
+        case .stop: "stop"
+        case .scheduleAdd: "schedule-add"
+        case .scheduleRemove: "schedule-remove"
+        case .scheduleList: "schedule-list"
+        case .selections: "selections"
+        case .selectionShow: "selection-show"
+        case .failures: "failures"
+        case .failuresClear: "failures-clear"
+        case .limitAdd: "limit-add"
+        case .limitRemove: "limit-remove"
+        case .limitList: "limit-list"
+        case .stats: "stats"
+        case .watch: "watch"
+        case .reload: "reload"
+        }
+    }
+
+    /// Whether the request changes state (and so needs §5's write permission).
+    public var modifies: Bool {
+        switch self {
+        case .start, .stop, .scheduleAdd, .scheduleRemove, .failuresClear, .limitAdd, .limitRemove, .reload: true
+        default: false
+        }
+    }
+}
+
+extension Request {
+    /// Parses one request line (without its LF; a trailing CR is tolerated). Never traps:
+    /// anything a client sends yields a request or a `CoreError` with a stable code.
+    public static func parse(_ line: String) throws(CoreError) -> Request {
+        var text = Substring(line)
+        if text.last == "\r" { text = text.dropLast() }
+        guard text.utf8.count <= maxLineBytes else {
+            throw CoreError(.lineTooLong, "a request is at most \(maxLineBytes) bytes")
+        }
+        let word: Substring
+        let rest: Substring
+        if let space = text.firstIndex(of: " ") {
+            word = text[..<space]
+            rest = text[text.index(after: space)...].trimmingSpaces()
+        } else {
+            word = text
+            rest = ""
+        }
+        let command = String(word)
+        guard Request.commands.contains(command) else {
+            if command.isEmpty { throw CoreError(.usage, "empty request; send a command such as 'hello' or 'status'") }
+            let shown = String(command.unicodeScalars.prefix(40).map { $0.properties.isWhitespace || $0.value < 0x20 ? "?" : Character($0) })
+            let hint = Suggest.closest(to: command, among: Request.commands).map { " (did you mean '\($0)'?)" } ?? ""
+            throw CoreError(.unknownCommand, "unknown command '\(shown)'\(hint); commands: \(Request.commands.joined(separator: ", "))")
+        }
+        var args = Arguments(command: command, object: JSONObject())
+        if !rest.isEmpty {
+            guard case .object(let object) = try JSON.parse(String(rest)) else {
+                throw CoreError(.usage, "\(command): the arguments must be a JSON object")
+            }
+            args.object = object
+        }
+        let request = try args.build()
+        try args.finish()
+        return request
+    }
+
+    /// The request as a line (without LF), for clients.
+    public var line: String {
+        let args = arguments
+        return args.isEmpty ? command : "\(command) \(JSON.object(args).serialized())"
+    }
+
+    var arguments: JSONObject {
+        var o = JSONObject()
+        switch self {
+        case .hello, .status, .scheduleList, .selections, .failures, .failuresClear, .limitList, .stats, .watch, .reload:
+            break
+        case .start(let s):
+            o["selections"] = .array(s.selections.map { .string($0) })
+            if let seconds = s.seconds { o["seconds"] = .int(Int64(seconds)) }
+            if let until = s.until { o["until"] = .string(LocalClock(TimeZone(identifier: "UTC")!).iso8601(until)) }
+            if s.lock { o["lock"] = .bool(true) }
+            if let name = s.name { o["name"] = .string(name) }
+        case .stop(let name), .scheduleRemove(let name), .selectionShow(let name), .limitRemove(let name):
+            o["name"] = .string(name)
+        case .scheduleAdd(let s):
+            o["name"] = .string(s.name)
+            o["window"] = .string("\(s.start)-\(s.end)")
+            o["days"] = .string(s.days.description)
+            o["selections"] = .array(s.selections.map { .string($0) })
+        case .limitAdd(let name, let seconds, let selections):
+            o["name"] = .string(name)
+            o["seconds"] = .int(Int64(seconds))
+            o["selections"] = .array(selections.map { .string($0) })
+        }
+        return o
+    }
+}
+
+/// Typed, strict access to a request's argument object: wrong types and unknown keys are
+/// `usage` errors that name the argument.
+private struct Arguments {
+    let command: String
+    var object: JSONObject
+    var used: Set<String> = []
+
+    mutating func build() throws(CoreError) -> Request {
+        switch command {
+        case "hello": return .hello
+        case "status": return .status
+        case "schedule-list": return .scheduleList
+        case "selections": return .selections
+        case "failures": return .failures
+        case "failures-clear": return .failuresClear
+        case "limit-list": return .limitList
+        case "stats": return .stats
+        case "watch": return .watch
+        case "reload": return .reload
+        case "stop": return .stop(name: try name())
+        case "schedule-remove": return .scheduleRemove(name: try name())
+        case "selection-show": return .selectionShow(name: try string("name"))
+        case "limit-remove": return .limitRemove(name: try name())
+        case "start": return .start(try start())
+        case "schedule-add": return .scheduleAdd(try schedule())
+        case "limit-add":
+            let name = try name()
+            let seconds = try int("seconds")
+            guard (DurationText.minimum...DurationText.maximum).contains(seconds) else {
+                throw CoreError(.invalidDuration, "limit-add: 'seconds' must be from 1 to \(DurationText.maximum)")
+            }
+            return .limitAdd(name: name, seconds: seconds, selections: try selections())
+        default:
+            throw CoreError(.internal, "command '\(command)' has no argument reader")
+        }
+    }
+
+    mutating func start() throws(CoreError) -> Request.StartArguments {
+        var s = Request.StartArguments(selections: try selections())
+        s.seconds = try optional("seconds") { v throws(CoreError) in try intValue("seconds", v) }
+        s.until = try optional("until") { v throws(CoreError) -> Date in
+            guard case .string(let text) = v else { throw wrongType("until", "an ISO 8601 date-time with offset") }
+            return try TimeText.parseISO8601(text, clock: LocalClock(TimeZone(identifier: "UTC")!))
+        }
+        switch (s.seconds, s.until) {
+        case (nil, nil), (.some, .some):
+            throw CoreError(.usage, "start: give exactly one of 'seconds' and 'until'")
+        case (let seconds?, nil):
+            guard (DurationText.minimum...DurationText.maximum).contains(seconds) else {
+                throw CoreError(.invalidDuration, "start: 'seconds' must be from 1 (1s) to \(DurationText.maximum) (366d), not \(seconds)")
+            }
+        default: break
+        }
+        s.lock = try optional("lock") { v throws(CoreError) in
+            guard case .bool(let b) = v else { throw wrongType("lock", "true or false") }
+            return b
+        } ?? false
+        s.name = try optional("name") { v throws(CoreError) in
+            guard case .string(let n) = v else { throw wrongType("name", "a string") }
+            try Names.validate(n, what: "block name")
+            return n
+        }
+        return s
+    }
+
+    mutating func schedule() throws(CoreError) -> Schedule {
+        let name = try name()
+        let window = try string("window")
+        let parts = window.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { throw CoreError(.invalidTime, "schedule-add: 'window' must be HH:MM-HH:MM, not '\(window)'") }
+        let start = try WallTime.parse(String(parts[0]))
+        let end = try WallTime.parse(String(parts[1]))
+        let days = try optional("days") { v throws(CoreError) in
+            guard case .string(let text) = v else { throw wrongType("days", "a string such as mon-fri") }
+            return try WeekdaySet.parse(text)
+        } ?? .all
+        return Schedule(name: name, selections: try selections(), days: days, start: start, end: end)
+    }
+
+    mutating func name() throws(CoreError) -> String {
+        let n = try string("name")
+        try Names.validate(n, what: "name")
+        return n
+    }
+
+    mutating func selections() throws(CoreError) -> [String] {
+        guard let value = take("selections") else { throw missing("selections") }
+        guard case .array(let items) = value, !items.isEmpty, items.count <= 256 else {
+            throw wrongType("selections", "a non-empty array of at most 256 names")
+        }
+        var out: [String] = []
+        for item in items {
+            guard case .string(let s) = item, !s.isEmpty, s.utf8.count <= 253 else {
+                throw wrongType("selections", "an array of selection names or domains")
+            }
+            out.append(s)
+        }
+        return out
+    }
+
+    mutating func string(_ key: String) throws(CoreError) -> String {
+        guard let value = take(key) else { throw missing(key) }
+        guard case .string(let s) = value else { throw wrongType(key, "a string") }
+        return s
+    }
+
+    mutating func int(_ key: String) throws(CoreError) -> Int {
+        guard let value = take(key) else { throw missing(key) }
+        return try intValue(key, value)
+    }
+
+    func intValue(_ key: String, _ value: JSON) throws(CoreError) -> Int {
+        guard case .int(let i) = value, let n = Int(exactly: i) else { throw wrongType(key, "a whole number") }
+        return n
+    }
+
+    mutating func optional<T>(_ key: String, _ read: (JSON) throws(CoreError) -> T) throws(CoreError) -> T? {
+        guard let value = take(key), value != .null else { return nil }
+        return try read(value)
+    }
+
+    mutating func take(_ key: String) -> JSON? {
+        used.insert(key)
+        return object[key]
+    }
+
+    func finish() throws(CoreError) {
+        if let unknown = object.keys.first(where: { !used.contains($0) }) {
+            let shown = String(unknown.unicodeScalars.prefix(40).map { $0.value < 0x20 ? "?" : Character($0) })
+            throw CoreError(.usage, "\(command): unknown argument '\(shown)'")
+        }
+    }
+
+    func missing(_ key: String) -> CoreError { CoreError(.usage, "\(command): missing argument '\(key)'") }
+    func wrongType(_ key: String, _ expected: String) -> CoreError {
+        CoreError(.usage, "\(command): '\(key)' must be \(expected)")
+    }
+}

@@ -1,0 +1,121 @@
+import Testing
+@testable import BlockCore
+
+@Suite("blockd and blockc command lines (DESIGN §6, §7)")
+struct ArgumentsTests {
+    @Test("blockd flags", arguments: [
+        ([], BlockdOptions()),
+        (["--config-dir", "/tmp/c", "--state-dir=/tmp/s", "--socket", "/tmp/x.sock", "--hosts-file", "/tmp/hosts", "--log-target", "console"], {
+            var o = BlockdOptions()
+            o.configDir = "/tmp/c"; o.stateDir = "/tmp/s"; o.socketPath = "/tmp/x.sock"; o.hostsFile = "/tmp/hosts"; o.logTarget = .console
+            return o
+        }()),
+        (["--check-config"], { var o = BlockdOptions(); o.mode = .checkConfig; return o }()),
+        (["-n"], { var o = BlockdOptions(); o.mode = .checkConfig; return o }()),
+        (["--release"], { var o = BlockdOptions(); o.mode = .release; return o }()),
+        (["--version"], { var o = BlockdOptions(); o.mode = .version; return o }()),
+        (["--socket", "/x", "--help"], { var o = BlockdOptions(); o.mode = .help; return o }()),
+    ])
+    func blockd(args: [String], expected: BlockdOptions) throws {
+        #expect(try BlockdOptions.parse(args) == expected)
+    }
+
+    @Test("blockd usage errors name the problem and point at --help", arguments: [
+        ["--bogus"], ["extra"], ["--socket"], ["--log-target", "syslog"], ["--version=1"], ["--release", "--check-config"], ["--state-dir="],
+    ])
+    func blockdErrors(args: [String]) {
+        do {
+            _ = try BlockdOptions.parse(args)
+            Issue.record("accepted \(args)")
+        } catch {
+            #expect(error.code == .usage)
+            #expect(error.message.contains("blockd --help"))
+        }
+    }
+
+    @Test("blockc commands", arguments: [
+        (["start", "--minutes", "30", "instagram"], BlockcCommand.start(end: .seconds(1800), lock: false, name: nil, selections: ["instagram"], json: false)),
+        (["start", "--for", "1h30m", "--lock", "--name", "focus", "instagram", "reddit"],
+         .start(end: .seconds(5400), lock: true, name: "focus", selections: ["instagram", "reddit"], json: false)),
+        (["start", "--until=00:05", "x", "--json"], .start(end: .until("00:05"), lock: false, name: nil, selections: ["x"], json: true)),
+        (["start", "--for", "24h", "youtube"], .start(end: .seconds(86_400), lock: false, name: nil, selections: ["youtube"], json: false)),
+        (["stop", "instagram"], .stop(name: "instagram")),
+        (["status"], .status(json: false, watch: false)),
+        (["status", "--json"], .status(json: true, watch: false)),
+        (["status", "--watch"], .status(json: false, watch: true)),
+        (["schedule", "add", "bedtime", "--daily", "22:00-07:00", "instagram", "reddit"],
+         .scheduleAdd(name: "bedtime", days: .all, start: WallTime(hour: 22, minute: 0), end: WallTime(hour: 7, minute: 0), selections: ["instagram", "reddit"])),
+        (["schedule", "add", "school", "--weekly", "mon-fri", "09:00-15:00", "youtube"],
+         .scheduleAdd(name: "school", days: .weekdays, start: WallTime(hour: 9, minute: 0), end: WallTime(hour: 15, minute: 0), selections: ["youtube"])),
+        (["schedule", "add", "allday", "--daily", "13:05-13:05", "x"],
+         .scheduleAdd(name: "allday", days: .all, start: WallTime(hour: 13, minute: 5), end: WallTime(hour: 13, minute: 5), selections: ["x"])),
+        (["schedule", "remove", "bedtime"], .scheduleRemove(name: "bedtime")),
+        (["schedule", "list", "--json"], .scheduleList(json: true)),
+        (["selections"], .selections(json: false)),
+        (["selections", "show", "instagram"], .selectionShow(name: "instagram", json: false)),
+        (["failures", "--clear"], .failures(json: false, clear: true)),
+        (["limit", "add", "games", "1h", "steam"], .limitAdd(name: "games", seconds: 3600, selections: ["steam"])),
+        (["limit", "remove", "games"], .limitRemove(name: "games")),
+        (["limit", "list"], .limitList(json: false)),
+        (["stats", "--json"], .stats(json: true)),
+        (["watch", "--notify"], .watch(json: false, notify: true)),
+        (["reload"], .reload),
+        (["version"], .version),
+        (["--version"], .version),
+        (["--help"], .help(topic: nil)),
+        (["start", "--help"], .help(topic: "start")),
+        (["start", "--minutes", "5", "--", "-weird"], .start(end: .seconds(300), lock: false, name: nil, selections: ["-weird"], json: false)),
+    ])
+    func blockc(args: [String], expected: BlockcCommand) throws {
+        #expect(try BlockcInvocation.parse(args).command == expected)
+    }
+
+    @Test("blockc --socket anywhere, then BLOCKD_SOCKET, then the default")
+    func socket() throws {
+        #expect(try BlockcInvocation.parse(["status", "--socket", "/tmp/s"]).socket(environment: ["BLOCKD_SOCKET": "/e"]) == "/tmp/s")
+        #expect(try BlockcInvocation.parse(["--socket=/tmp/s", "status"]).socketPath == "/tmp/s")
+        #expect(try BlockcInvocation.parse(["status"]).socket(environment: ["BLOCKD_SOCKET": "/e"]) == "/e")
+        #expect(try BlockcInvocation.parse(["status"]).socket(environment: [:]) == "/run/blockd/blockd.sock")
+    }
+
+    @Test("blockc refuses bad input with a typed error and a hint", arguments: [
+        (["start", "instagram"], ErrorCode.usage),
+        (["start", "--minutes", "30"], .usage),
+        (["start", "--minutes", "0", "x"], .invalidDuration),
+        (["start", "--minutes", "abc", "x"], .invalidDuration),
+        (["start", "--minutes", "527041", "x"], .invalidDuration),
+        (["start", "--for", "90", "x"], .invalidDuration),
+        (["start", "--minutes", "5", "--for", "5m", "x"], .usage),
+        (["start", "--minutes", "5", "--name", "bad name", "x"], .invalidName),
+        (["stop"], .usage),
+        (["stop", "a", "b"], .usage),
+        (["status", "--lock"], .usage),
+        (["status", "extra"], .usage),
+        (["schedule", "add", "bedtime", "--daily", "22:00", "x"], .invalidTime),
+        (["schedule", "add", "bedtime", "--daily", "25:00-07:00", "x"], .invalidTime),
+        (["schedule", "add", "bedtime", "--weekly", "funday", "22:00-07:00", "x"], .invalidDays),
+        (["schedule", "add", "bedtime", "--daily", "22:00-07:00"], .usage),
+        (["schedule", "add", "bedtime", "--daily", "22:00-07:00", "--weekly", "mon", "x"], .usage),
+        (["schedule", "frob"], .usage),
+        (["limit", "add", "games", "1h"], .usage),
+        (["staus"], .usage),
+        ([], .usage),
+        (["--socket"], .usage),
+        (["--frob", "status"], .usage),
+    ])
+    func blockcErrors(args: [String], code: ErrorCode) {
+        do {
+            let parsed = try BlockcInvocation.parse(args)
+            Issue.record("accepted \(args) as \(parsed)")
+        } catch {
+            #expect(error.code == code)
+        }
+    }
+
+    @Test("an unknown command suggests the closest one")
+    func didYouMean() {
+        do { _ = try BlockcInvocation.parse(["staus"]) } catch {
+            #expect(error.message.contains("did you mean 'status'?"))
+        }
+    }
+}
