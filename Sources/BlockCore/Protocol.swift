@@ -191,10 +191,10 @@ private struct Arguments {
 
     mutating func start() throws(CoreError) -> Request.StartArguments {
         var s = Request.StartArguments(selections: try selections())
-        s.seconds = try optional("seconds") { v throws(CoreError) in try intValue("seconds", v) }
-        s.until = try optional("until") { v throws(CoreError) -> Date in
+        if let v = optional("seconds") { s.seconds = try intValue("seconds", v) }
+        if let v = optional("until") {
             guard case .string(let text) = v else { throw wrongType("until", "an ISO 8601 date-time with offset") }
-            return try TimeText.parseISO8601(text, clock: LocalClock(TimeZone(identifier: "UTC")!))
+            s.until = try TimeText.parseISO8601(text, clock: LocalClock(TimeZone(identifier: "UTC")!))
         }
         switch (s.seconds, s.until) {
         case (nil, nil), (.some, .some):
@@ -205,14 +205,14 @@ private struct Arguments {
             }
         default: break
         }
-        s.lock = try optional("lock") { v throws(CoreError) in
+        if let v = optional("lock") {
             guard case .bool(let b) = v else { throw wrongType("lock", "true or false") }
-            return b
-        } ?? false
-        s.name = try optional("name") { v throws(CoreError) in
+            s.lock = b
+        }
+        if let v = optional("name") {
             guard case .string(let n) = v else { throw wrongType("name", "a string") }
             try Names.validate(n, what: "block name")
-            return n
+            s.name = n
         }
         return s
     }
@@ -224,10 +224,11 @@ private struct Arguments {
         guard parts.count == 2 else { throw CoreError(.invalidTime, "schedule-add: 'window' must be HH:MM-HH:MM, not '\(window)'") }
         let start = try WallTime.parse(String(parts[0]))
         let end = try WallTime.parse(String(parts[1]))
-        let days = try optional("days") { v throws(CoreError) in
+        var days = WeekdaySet.all
+        if let v = optional("days") {
             guard case .string(let text) = v else { throw wrongType("days", "a string such as mon-fri") }
-            return try WeekdaySet.parse(text)
-        } ?? .all
+            days = try WeekdaySet.parse(text)
+        }
         return Schedule(name: name, selections: try selections(), days: days, start: start, end: end)
     }
 
@@ -268,9 +269,10 @@ private struct Arguments {
         return n
     }
 
-    mutating func optional<T>(_ key: String, _ read: (JSON) throws(CoreError) -> T) throws(CoreError) -> T? {
+    /// An optional argument's value; JSON null counts as absent.
+    mutating func optional(_ key: String) -> JSON? {
         guard let value = take(key), value != .null else { return nil }
-        return try read(value)
+        return value
     }
 
     mutating func take(_ key: String) -> JSON? {

@@ -207,11 +207,11 @@ public struct Registry: Sendable {
 /// names, so they are kept to a plain, line-safe alphabet.
 public enum Names {
     public static func validate(_ name: String, what: String) throws(CoreError) {
-        let ok = !name.isEmpty && name.utf8.count <= 64 && name.utf8.allSatisfy { c in
+        let ok = !name.isEmpty && name.utf8.count <= 255 && name.utf8.allSatisfy { c in
             (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c == 45 || c == 95 || c == 46 || c == 43
         } && name.first != "-" && name.first != "."
         guard ok else {
-            throw CoreError(.invalidName, "'\(name)' is not a valid \(what): use 1 to 64 letters, digits, '-', '_', '.' or '+', not starting with '-' or '.'")
+            throw CoreError(.invalidName, "'\(name)' is not a valid \(what): use 1 to 255 letters, digits, '-', '_', '.' or '+', not starting with '-' or '.'")
         }
     }
 }

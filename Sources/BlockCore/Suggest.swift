@@ -4,6 +4,7 @@ public enum Suggest {
     /// Damerau–Levenshtein distance of 2 (typos and swapped letters: `instgram`, `redidt`), else
     /// one that `input` is the start of (`insta`). Nil when nothing is plausibly meant, so a
     /// wrong suggestion is never offered for a word that shares almost nothing with it.
+    /// Among equally close candidates the first one in `candidates` wins.
     public static func closest(to input: String, among candidates: [String]) -> String? {
         let typed = Array(input.lowercased())
         guard !typed.isEmpty else { return nil }
@@ -19,7 +20,8 @@ public enum Suggest {
                 score = 3
             }
             guard let score else { continue }
-            if best == nil || score < best!.score || (score == best!.score && candidate < best!.name) {
+            // Ties go to the earlier candidate: callers list the likelier names first.
+            if best == nil || score < best!.score {
                 best = (score, candidate)
             }
         }

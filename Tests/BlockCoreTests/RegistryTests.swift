@@ -153,7 +153,7 @@ struct RegistryTests {
         #expect(try r.removeSchedule(named: "bedtime", by: member).name == "bedtime")
     }
 
-    @Test("names are validated and clash-free", arguments: ["", "-x", ".x", "a b", "a\nb", "ä", String(repeating: "a", count: 65)])
+    @Test("names are validated and clash-free", arguments: ["", "-x", ".x", "a b", "a\nb", "ä", String(repeating: "a", count: 256)])
     func badNames(name: String) {
         var r = Registry()
         do {
