@@ -25,17 +25,9 @@ extension ConfigFiles {
     /// - Texts are stored raw (quotes included, as systemd keeps them in `Description=`),
     ///   keyed by the key as written (`ShieldBody[ja]`).
     /// - Whether selection names clash with the built-in catalog is for the caller to check.
-    ///
-    /// - Parameters:
-    ///   - validateText: checks a text override (key as written, value); the integrator
-    ///     passes the S6 template checker. Its errors get `file:line:` in front.
-    ///   - normalizeDomain: validates one domain and returns its canonical form (E1); its
-    ///     errors get `file:line:` in front.
-    public static func parseSelection(
-        file: String, text: String,
-        validateText: (String, String) throws(CoreError) -> Void = { _, _ in },
-        normalizeDomain: (String) throws(CoreError) -> String = { $0 }
-    ) throws(CoreError) -> Selection {
+    /// - Domains are validated and normalised by `Domain.normalize` (E1), text overrides and
+    ///   `OpenURL=` are parsed as templates (S6), so a bad file fails here, at load time.
+    public static func parseSelection(file: String, text: String) throws(CoreError) -> Selection {
         let reader = ConfigReader(file: file, what: "a selection file")
         let doc = try INIDocument.parse(file: file, text: text)
         let entries = try reader.entries(of: doc, section: selectionSection)
@@ -56,13 +48,16 @@ extension ConfigFiles {
             case "Domains":
                 if v.isEmpty { domains = []; continue }
                 for word in try reader.words(e) {
-                    domains.append(try reader.checked(e) { () throws(CoreError) in try normalizeDomain(word) })
+                    domains.append(try reader.checked(e) { () throws(CoreError) in try Domain.normalize(word) })
                 }
             case "Apps":
                 if v.isEmpty { apps = []; continue }
                 for word in try reader.words(e) { apps.append(try reader.app(word, e)) }
             case "OpenURL":
                 openURL = try v.isEmpty ? nil : reader.url(e)
+                if let url = openURL {
+                    try reader.checked(e) { () throws(CoreError) in try PercentEncoding.validate(urlTemplate: url) }
+                }
             case "ExecOnBlock":
                 execOnBlock = try v.isEmpty ? nil : reader.command(e)
             case "ExecOnUnblock":
@@ -72,7 +67,7 @@ extension ConfigFiles {
                     throw reader.unknownKey(e, section: selectionSection, valid: selectionKeys + textKeys)
                 }
                 if v.isEmpty { texts[e.key] = nil; continue }
-                try reader.checked(e) { () throws(CoreError) in try validateText(e.key, v) }
+                try reader.checked(e) { () throws(CoreError) in try Texts.validate(overrides: [e.key: v]) }
                 texts[e.key] = v
             }
         }

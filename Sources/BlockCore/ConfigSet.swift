@@ -1,0 +1,72 @@
+/// One file's path and contents, as the daemon read them.
+public struct ConfigSource: Hashable, Sendable {
+    public var path: String
+    public var text: String
+    public init(path: String, text: String) {
+        self.path = path
+        self.text = text
+    }
+}
+
+/// A whole configuration, checked as one: `blockd.conf`, `selections.d/*.conf` and
+/// `schedules.d/*.conf` (DESIGN §7). Built all-or-nothing so that a reload that fails keeps
+/// the old configuration in full (never half of a new one).
+public struct ConfigSet: Sendable {
+    public var daemon: DaemonConfig
+    public var catalog: Catalog
+    /// Declarative schedules, sorted by file; they count toward the cap (T4).
+    public var schedules: [Schedule]
+    /// The files that were read, for `--check-config` and the journal.
+    public var files: [String]
+
+    /// The built-in defaults and catalog, with no file at all (DESIGN §7: blockd runs
+    /// without any configuration).
+    public static let builtIn = ConfigSet(daemon: .defaults, catalog: .standard, schedules: [], files: [])
+
+    public static func load(daemonFile: ConfigSource?, selectionFiles: [ConfigSource], scheduleFiles: [ConfigSource],
+                            flags: DaemonConfig.Layer = .init()) throws(CoreError) -> ConfigSet {
+        var daemon = DaemonConfig.defaults
+        var files: [String] = []
+        if let daemonFile {
+            daemon = daemon.applying(try DaemonConfig.parseLayer(file: daemonFile.path, text: daemonFile.text))
+            files.append(daemonFile.path)
+        }
+        daemon = daemon.applying(flags)
+
+        var selections: [Selection] = []
+        var definedIn: [String: String] = [:]
+        for source in selectionFiles.sorted(by: { $0.path < $1.path }) {
+            let selection = try ConfigFiles.parseSelection(file: source.path, text: source.text)
+            if let other = definedIn[selection.name.lowercased()] {
+                throw CoreError(.invalidConfig, "\(source.path): the selection '\(selection.name)' is already defined in \(other); rename one of them")
+            }
+            definedIn[selection.name.lowercased()] = source.path
+            selections.append(selection)
+            files.append(source.path)
+        }
+        // A configured selection of a built-in's name replaces the built-in.
+        let catalog = Catalog.standard.merging(selections)
+
+        var schedules: [Schedule] = []
+        var scheduleIn: [String: String] = [:]
+        for source in scheduleFiles.sorted(by: { $0.path < $1.path }) {
+            var schedule = try ConfigFiles.parseSchedule(file: source.path, text: source.text)
+            if let other = scheduleIn[schedule.name] {
+                throw CoreError(.invalidConfig, "\(source.path): the schedule '\(schedule.name)' is already defined in \(other); rename one of them")
+            }
+            scheduleIn[schedule.name] = source.path
+            var resolved: [String] = []
+            for name in schedule.selections {
+                do throws(CoreError) {
+                    resolved.append(try catalog.resolve(name).name)
+                } catch {
+                    throw CoreError(.invalidConfig, "\(source.path): Selections=: \(error.message)")
+                }
+            }
+            schedule.selections = Registry.unique(resolved)
+            schedules.append(schedule)
+            files.append(source.path)
+        }
+        return ConfigSet(daemon: daemon, catalog: catalog, schedules: schedules, files: files)
+    }
+}
