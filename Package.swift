@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Dependencies point one way (STYLE.md 2): BlockCore (pure) <- BlockDaemon <- executables.
-// Only BlockDaemon links the C system libraries.
+// Only BlockDaemon links the C system libraries (CSystemd) and kernel shims (CLinux).
 let package = Package(
     name: "blockd",
     products: [
@@ -17,11 +17,13 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
-        .target(name: "BlockDaemon", dependencies: ["BlockCore", "CSystemd"]),
+        .target(name: "CLinux"),
+        .target(name: "BlockDaemon", dependencies: ["BlockCore", "CSystemd", "CLinux"]),
         .executableTarget(name: "blockd", dependencies: ["BlockCore", "BlockDaemon"]),
-        .executableTarget(name: "blockc", dependencies: ["BlockCore"]),
+        .target(name: "BlockClient", dependencies: ["BlockCore"]),
+        .executableTarget(name: "blockc", dependencies: ["BlockCore", "BlockClient"]),
         .testTarget(name: "BlockCoreTests", dependencies: ["BlockCore"]),
-        .testTarget(name: "BlockDaemonTests", dependencies: ["BlockCore", "BlockDaemon"]),
+        .testTarget(name: "BlockDaemonTests", dependencies: ["BlockCore", "BlockDaemon", "BlockClient"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,63 @@
+import Foundation
+
+/// The `--json` shapes of DESIGN §6, built in one place. They are an API for scripts: keys
+/// may be added, never renamed. Instants are ISO 8601 with offset, durations are seconds.
+public struct Shapes: Sendable {
+    public var clock: LocalClock
+
+    public init(clock: LocalClock) { self.clock = clock }
+
+    func instant(_ d: Date?) -> JSON { d.map { .string(clock.iso8601($0)) } ?? .null }
+
+    /// An activity: for a schedule, `start`/`end` are the current window if active, else the next.
+    public func activity(_ a: Activity, at now: Date) -> JSON {
+        let window = a.currentOrNextWindow(at: now, clock: clock)
+        var o = JSONObject()
+        o["name"] = .string(a.name)
+        o["kind"] = .string(a.kind.rawValue)
+        o["selections"] = .array(a.selections.map { .string($0) })
+        o["active"] = .bool(a.activeWindow(at: now, clock: clock) != nil)
+        o["start"] = instant(window?.start)
+        o["end"] = instant(window?.end)
+        o["locked"] = .bool(a.locked)
+        if case .schedule(let s) = a {
+            o["window"] = .string("\(s.start)-\(s.end)")
+            o["days"] = .string(s.days.description)
+        }
+        if let end = window?.end, end > now { o["remaining"] = .int(Int64(end.timeIntervalSince(now).rounded(.up))) }
+        switch a.origin {
+        case .client(let uid):
+            o["origin"] = "client"
+            o["uid"] = .int(Int64(uid))
+        case .config(let file):
+            o["origin"] = "config"
+            o["file"] = .string(file)
+        }
+        return .object(o)
+    }
+
+    public func blocked(_ b: Policy.Blocked) -> JSON {
+        [
+            "selection": .string(b.selection),
+            "until": instant(b.until),
+            "reasons": .array(b.reasons.map { .string($0.activity) }),
+        ]
+    }
+
+    public func failure(time: Date, code: String, message: String, uid: UInt32?, activity: String?) -> JSON {
+        var o: JSONObject = ["time": instant(time), "code": .string(code), "message": .string(message)]
+        if let uid { o["uid"] = .int(Int64(uid)) }
+        if let activity { o["activity"] = .string(activity) }
+        return .object(o)
+    }
+
+    public func selection(_ s: Selection) -> JSON {
+        var o: JSONObject = [
+            "name": .string(s.name),
+            "domains": .array(s.domains.map { .string($0) }),
+            "apps": .array(s.apps.map { .string($0) }),
+        ]
+        o["openURL"] = s.openURL.map { .string($0) } ?? .null
+        return .object(o)
+    }
+}

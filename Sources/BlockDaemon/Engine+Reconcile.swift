@@ -1,0 +1,127 @@
+import BlockCore
+import Foundation
+
+extension Engine {
+    /// Converges enforcement to the desired set at `now` (T5): locks what became blocked,
+    /// unlocks only what no activity covers any more, then persists and reports the next
+    /// transition. Idempotent: a second call with nothing changed does nothing visible.
+    func reconcile(now: Date) {
+        assertOnQueue()
+        compensateWallStep(now: now)
+        let ended = registry.expire(now: now)
+        let desired = policy.desired(at: now, activities: registry.activities)
+        var next: [String: [Reason]] = [:]
+        for b in desired { next[b.selection] = b.reasons }
+
+        let locking = desired.filter { applied[$0.selection] == nil }
+        let unlocking = applied.keys.filter { next[$0] == nil }.sorted()
+        if !locking.isEmpty || !unlocking.isEmpty || state.applied != next.keys.sorted() {
+            var targets: [Selection] = []
+            for name in next.keys.sorted() {
+                do throws(CoreError) {
+                    targets.append(try config.catalog.resolve(name))
+                } catch {
+                    recordFailure(CoreError(.internal, "cannot enforce '\(name)': \(error.message)"), uid: nil, activity: nil, now: now)
+                }
+            }
+            for failure in enforcer.apply(blocked: targets) {
+                recordFailure(CoreError(.internal, failure.message), uid: nil, activity: failure.selection, now: now)
+            }
+        }
+        for b in locking { logLock(b, now: now) }
+        for name in unlocking { logUnlock(name, previous: applied[name] ?? [], ended: ended, now: now) }
+        for block in ended where !block.selections.contains(where: { unlocking.contains($0) }) {
+            log.log(LogEntry("Block '\(block.name)' ended; its selections stay blocked by other activities",
+                             priority: .info, event: .stop, fields: [("ACTIVITY", block.name)]))
+        }
+        applied = next
+        pendingUnlockNotes = [:]
+        state.applied = next.keys.sorted()
+        state.lastReconcile = now
+        persist()
+        nextTransition = policy.nextTransition(after: now, activities: registry.activities)
+        onNextTransition?(nextTransition)
+        onStatus?(statusLine(now: now, blocked: desired.count))
+    }
+
+    /// T6: blocks last their duration in elapsed time. If the wall clock was stepped since the
+    /// last reconcile, shift every block by the step so its remaining time is unchanged.
+    func compensateWallStep(now: Date) {
+        let offset = now.timeIntervalSince1970 - clock.bootNow()
+        defer { wallMinusBoot = offset }
+        guard let previous = wallMinusBoot else { return }
+        let step = offset - previous
+        guard abs(step) >= 1 else { return }
+        var shifted: [Activity] = []
+        for activity in registry.activities {
+            guard case .block(var b) = activity else { shifted.append(activity); continue }
+            b.start += step
+            b.end += step
+            shifted.append(.block(b))
+        }
+        registry = Registry(maxActivities: registry.maxActivities, configPath: registry.configPath, activities: shifted)
+        log.log(LogEntry("The wall clock was stepped by \(String(format: "%+.0f", step)) s; blocks keep their remaining time and schedules follow the new local time",
+                         priority: .notice))
+    }
+
+    /// T8: for every activity whose start or end passed while blockd was down, log it once with
+    /// how late it is being applied. The reconcile that follows applies it.
+    func catchUp(now: Date) {
+        guard let last = state.lastReconcile, last < now else { return }
+        for activity in registry.activities {
+            var missed: (Date, Bool)?  // the latest boundary in (last, now], and whether it is a start
+            var t = last
+            var steps = 0
+            while let b = activity.nextBoundary(after: t, clock: local), b <= now, steps < 1000 {
+                let isStart = activity.activeWindow(at: b, clock: local)?.start == b
+                missed = (b, isStart)
+                t = b
+                steps += 1
+            }
+            guard let (instant, isStart) = missed else { continue }
+            let lateMS = Int((now.timeIntervalSince(instant) * 1000).rounded())
+            let what = isStart ? "started" : "ended"
+            log.log(LogEntry("Catching up: \(activity.kind.rawValue) '\(activity.name)' \(what) at \(local.iso8601(instant)) while blockd was not running; applied \(DurationText.formatRemaining(now.timeIntervalSince(instant))) late",
+                             priority: .notice, event: .catchUp,
+                             fields: [("ACTIVITY", activity.name), ("LATE_MS", String(lateMS)),
+                                      ("SELECTION", activity.selections.joined(separator: " "))]))
+        }
+    }
+
+    func logLock(_ b: Policy.Blocked, now: Date) {
+        let why = b.reasons.map { "\($0.kind.rawValue) '\($0.activity)'" }.joined(separator: ", ")
+        let until = b.until.map { "until \(local.iso8601($0))" } ?? "with no end in sight"
+        var fields: [(String, String)] = [("SELECTION", b.selection), ("ACTIVITY", b.reasons.map(\.activity).joined(separator: " "))]
+        if let end = b.until { fields.append(("END", local.iso8601(end))) }
+        log.log(LogEntry("Blocked \(b.selection): \(why), \(until)", priority: .notice, event: .lock, fields: fields))
+        var e: JSONObject = ["event": "lock", "time": .string(local.iso8601(now)), "selection": .string(b.selection)]
+        e["until"] = b.until.map { .string(local.iso8601($0)) } ?? .null
+        e["reasons"] = .array(b.reasons.map { .string($0.activity) })
+        emit(e)
+    }
+
+    func logUnlock(_ selection: String, previous: [Reason], ended: [Block], now: Date) {
+        var why = pendingUnlockNotes[selection] ?? ""
+        var fields: [(String, String)] = [("SELECTION", selection)]
+        if why.isEmpty, let block = ended.first(where: { $0.selections.contains(selection) }) {
+            why = "timed block '\(block.name)' ended (\(DurationText.format(Int(block.end.timeIntervalSince(block.start).rounded()))))"
+            fields.append(("ACTIVITY", block.name))
+            fields.append(("END", local.iso8601(block.end)))
+            fields.append(("LATE_MS", String(Int((now.timeIntervalSince(block.end) * 1000).rounded()))))
+        } else if why.isEmpty, let reason = previous.first {
+            why = "\(reason.kind.rawValue) '\(reason.activity)' ended"
+            fields.append(("ACTIVITY", previous.map(\.activity).joined(separator: " ")))
+            fields.append(("END", local.iso8601(reason.until)))
+            fields.append(("LATE_MS", String(Int((now.timeIntervalSince(reason.until) * 1000).rounded()))))
+        } else if why.isEmpty {
+            why = "no activity covers it any more"
+        }
+        log.log(LogEntry("Unblocked \(selection): \(why)", priority: .notice, event: .unlock, fields: fields))
+        emit(["event": "unlock", "time": .string(local.iso8601(now)), "selection": .string(selection), "why": .string(why)])
+    }
+
+    func statusLine(now: Date, blocked: Int) -> String {
+        let next = nextTransition.map { "next change \(local.iso8601($0))" } ?? "nothing scheduled"
+        return "\(blocked) selection\(blocked == 1 ? "" : "s") blocked, \(registry.activities.count) of \(registry.maxActivities) activities; \(next)"
+    }
+}

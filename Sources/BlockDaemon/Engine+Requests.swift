@@ -1,0 +1,177 @@
+import BlockCore
+import Foundation
+
+/// Request handlers (DESIGN §6, §8). Each returns the response object or throws a CoreError;
+/// the error is mapped to `ERR <code> <message>` in one place (`handle`).
+extension Engine {
+    /// Handles one request on the engine queue. `watch` is the server's business.
+    public func handle(_ request: Request, from peer: Peer) -> Response {
+        assertOnQueue()
+        let now = clock.wallNow()
+        do throws(CoreError) {
+            if request.modifies && !peer.mayModify && !Engine.ownerMayAct(request) {
+                throw CoreError(.permissionDenied, "only root and members of group 'blockd' may use '\(request.command)'; ask an administrator to run 'usermod -aG blockd $USER', then log in again")
+            }
+            return .ok(try dispatch(request, peer: peer, now: now))
+        } catch {
+            if request.modifies {
+                recordFailure(error, uid: peer.uid, activity: nil, now: now)
+                persist()
+            }
+            return .error(error)
+        }
+    }
+
+    /// §5: stopping a block or removing a schedule early is for root and the creator, who may
+    /// have left group blockd since; the registry checks ownership.
+    static func ownerMayAct(_ request: Request) -> Bool {
+        switch request {
+        case .stop, .scheduleRemove: true
+        default: false
+        }
+    }
+
+    private func dispatch(_ request: Request, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
+        switch request {
+        case .hello:
+            return ["protocol": .int(Int64(BlockdVersion.protocolVersion)), "version": .string(BlockdVersion.version), "daemon": "blockd"]
+        case .status: return status(now: now)
+        case .start(let args): return try start(args, peer: peer, now: now)
+        case .stop(let name): return try stop(name, peer: peer, now: now)
+        case .scheduleAdd(let schedule): return try addSchedule(schedule, peer: peer, now: now)
+        case .scheduleRemove(let name): return try removeSchedule(name, peer: peer, now: now)
+        case .scheduleList:
+            let schedules = registry.activities.filter { $0.kind == .schedule }
+            return ["schedules": .array(schedules.map { shapes.activity($0, at: now) })]
+        case .selections:
+            return ["selections": .array(config.catalog.selections.map { shapes.selection($0) })]
+        case .selectionShow(let name):
+            return ["selection": shapes.selection(try config.catalog.resolve(name))]
+        case .failures: return ["failures": failuresJSON()]
+        case .failuresClear:
+            let count = state.failures.count
+            state.failures = []
+            persist()
+            return ["cleared": .int(Int64(count))]
+        case .stats: return ["shieldHits": statsJSON()]
+        case .reload: return try reload(now: now)
+        case .limitAdd, .limitRemove, .limitList:
+            throw CoreError(.usage, "usage limits are not available in this version of blockd (\(BlockdVersion.version))")
+        case .watch:
+            throw CoreError(.internal, "watch is handled by the connection, not the engine")
+        }
+    }
+
+    func status(now: Date) -> JSONObject {
+        let desired = policy.desired(at: now, activities: registry.activities)
+        var enforcement: JSONObject = ["mode": .string(enforcer.mode), "applied": .array(applied.keys.sorted().map { .string($0) })]
+        enforcement["hostsFile"] = .string(config.daemon.hostsFile)
+        return [
+            "now": .string(local.iso8601(now)),
+            "timeZone": .string(local.timeZone.identifier),
+            "blocked": .array(desired.map { shapes.blocked($0) }),
+            "activities": .array(registry.activities.map { shapes.activity($0, at: now) }),
+            "failures": failuresJSON(),
+            "enforcement": .object(enforcement),
+            "nextTransition": nextTransition.map { .string(local.iso8601($0)) } ?? .null,
+            "maxActivities": .int(Int64(registry.maxActivities)),
+        ]
+    }
+
+    func failuresJSON() -> JSON {
+        .array(state.failures.map { shapes.failure(time: $0.time, code: $0.code, message: $0.message, uid: $0.uid, activity: $0.activity) })
+    }
+
+    func statsJSON() -> JSON {
+        var out: [JSON] = []
+        for day in state.shieldHits.keys.sorted() {
+            for (selection, count) in state.shieldHits[day]!.sorted(by: { $0.key < $1.key }) {
+                out.append(["day": .string(day), "selection": .string(selection), "hits": .int(Int64(count))])
+            }
+        }
+        return .array(out)
+    }
+
+    private func start(_ args: Request.StartArguments, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
+        var names: [String] = []
+        for argument in args.selections { names.append(try config.catalog.resolve(argument).name) }
+        let end: Date
+        if let seconds = args.seconds {
+            end = now + TimeInterval(seconds)  // T1: exact, from receipt; T6 keeps it elapsed time
+        } else {
+            end = args.until!
+        }
+        let outcome = try registry.startBlock(name: args.name, selections: names, end: end, locked: args.lock, by: peer, now: now)
+        let block = outcome.block
+        switch outcome {
+        case .created:
+            log.log(LogEntry("Block '\(block.name)' started by uid \(peer.uid) until \(local.iso8601(block.end))\(block.locked ? " (locked)" : "")",
+                             priority: .info, event: .start, fields: [("ACTIVITY", block.name), ("END", local.iso8601(block.end))]))
+        case .extended(let from, _):
+            log.log(LogEntry("Block '\(block.name)' extended by uid \(peer.uid) from \(local.iso8601(from.end)) to \(local.iso8601(block.end)) (T10)",
+                             priority: .info, event: .start, fields: [("ACTIVITY", block.name), ("END", local.iso8601(block.end))]))
+        case .unchanged: break
+        }
+        reconcile(now: now)
+        guard case .object(var o) = shapes.activity(.block(block), at: now) else { return [:] }
+        o["outcome"] = switch outcome {
+        case .created: "created"
+        case .extended: "extended"
+        case .unchanged: "unchanged"
+        }
+        return o
+    }
+
+    private func stop(_ name: String, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
+        let block = try registry.stopBlock(named: name, by: peer, now: now)
+        for s in block.selections { pendingUnlockNotes[s] = "block '\(block.name)' stopped early by uid \(peer.uid)" }
+        log.log(LogEntry("Block '\(block.name)' stopped early by uid \(peer.uid)", priority: .info, event: .stop,
+                         fields: [("ACTIVITY", block.name)]))
+        reconcile(now: now)
+        return ["stopped": .string(block.name)]
+    }
+
+    private func addSchedule(_ schedule: Schedule, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
+        var s = schedule
+        var names: [String] = []
+        for argument in s.selections { names.append(try config.catalog.resolve(argument).name) }
+        s.selections = names
+        try registry.addSchedule(s, by: peer, now: now)
+        log.log(LogEntry("Schedule '\(s.name)' added by uid \(peer.uid): \(s.rule)", priority: .info, event: .start,
+                         fields: [("ACTIVITY", s.name)]))
+        reconcile(now: now)
+        return shapes.activity(registry.activity(named: s.name)!, at: now).object ?? [:]
+    }
+
+    private func removeSchedule(_ name: String, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
+        let s = try registry.removeSchedule(named: name, by: peer)
+        for sel in s.selections { pendingUnlockNotes[sel] = "schedule '\(s.name)' removed by uid \(peer.uid)" }
+        log.log(LogEntry("Schedule '\(s.name)' removed by uid \(peer.uid)", priority: .info, event: .stop, fields: [("ACTIVITY", s.name)]))
+        reconcile(now: now)
+        return ["removed": .string(s.name)]
+    }
+
+    /// SIGHUP and `blockc reload`: all or nothing; a bad configuration keeps the old one and
+    /// records a failure (DESIGN §7).
+    func reload(now: Date) throws(CoreError) -> JSONObject {
+        guard let configLoader else { throw CoreError(.usage, "this daemon has no configuration directory to reload") }
+        let fresh: ConfigSet
+        do throws(CoreError) {
+            fresh = try configLoader()
+        } catch {
+            throw CoreError(.invalidConfig, "reload failed, the previous configuration stays in force: \(error.message)")
+        }
+        config = fresh
+        installConfigSchedules(now: now)
+        log.log(LogEntry("Configuration reloaded (\(fresh.files.count) file\(fresh.files.count == 1 ? "" : "s"))", priority: .info, event: .reload))
+        reconcile(now: now)
+        return ["reloaded": .int(Int64(fresh.files.count))]
+    }
+
+    /// SIGHUP: like `blockc reload`, with the failure recorded rather than answered.
+    public func reloadFromSignal() {
+        assertOnQueue()
+        let now = clock.wallNow()
+        do throws(CoreError) { _ = try reload(now: now) } catch { recordFailure(error, uid: nil, activity: nil, now: now); persist() }
+    }
+}

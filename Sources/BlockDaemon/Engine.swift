@@ -1,0 +1,118 @@
+import BlockCore
+import Dispatch
+import Foundation
+
+/// Owns all of blockd's mutable state on one serial queue (STYLE.md 10). Every change — a
+/// request, the timer, a clock step, a time-zone change, a reload — ends in `reconcile`,
+/// which computes the desired set (T5), applies the difference, persists, and reports the
+/// next transition so the daemon can arm its one timer (T9).
+public final class Engine: @unchecked Sendable {
+    public let queue: DispatchQueue
+    let clock: any SystemClock
+    let store: StateStore?
+    let enforcer: any Enforcer
+    let log: any LogSink
+    let configLoader: (@Sendable () throws(CoreError) -> ConfigSet)?
+
+    var config: ConfigSet
+    var registry: Registry
+    var state: DaemonState
+    var local: LocalClock
+    /// What is enforced now, with the reasons that held at the last reconcile.
+    var applied: [String: [Reason]] = [:]
+    /// T6: wall minus boot clock at the last reconcile; a change means the wall clock stepped.
+    var wallMinusBoot: TimeInterval?
+    /// Why a selection is about to be unlocked, when a request (not time) lifts it.
+    var pendingUnlockNotes: [String: String] = [:]
+    public internal(set) var nextTransition: Date?
+
+    /// Called on the engine queue after every reconcile with the next transition (nil: none).
+    public var onNextTransition: (@Sendable (Date?) -> Void)?
+    /// Events for `watch` subscribers; must not block (S3).
+    public var onEvent: (@Sendable (JSONObject) -> Void)?
+    /// A one-line status for systemd (`STATUS=`).
+    public var onStatus: (@Sendable (String) -> Void)?
+
+    public init(config: ConfigSet, state: DaemonState, clock: any SystemClock, timeZone: TimeZone,
+                enforcer: any Enforcer, log: any LogSink, store: StateStore?,
+                configLoader: (@Sendable () throws(CoreError) -> ConfigSet)? = nil,
+                queue: DispatchQueue = DispatchQueue(label: "blockd.engine")) {
+        self.queue = queue
+        self.clock = clock
+        self.store = store
+        self.enforcer = enforcer
+        self.log = log
+        self.configLoader = configLoader
+        self.config = config
+        self.state = state
+        self.local = LocalClock(timeZone)
+        self.registry = Registry(maxActivities: config.daemon.maxActivities,
+                                 activities: state.activities.map(\.activity))
+        for name in state.applied { applied[name] = [] }
+    }
+
+    var policy: Policy { Policy(clock: local) }
+    var shapes: Shapes { Shapes(clock: local) }
+
+    func assertOnQueue() { dispatchPrecondition(condition: .onQueue(queue)) }
+
+    /// Start-up: install configured schedules, catch up on what was missed while the daemon
+    /// was down (T8), and converge. Call once, on the queue.
+    public func startUp() {
+        assertOnQueue()
+        let now = clock.wallNow()
+        installConfigSchedules(now: now)
+        catchUp(now: now)
+        reconcile(now: now)
+    }
+
+    /// Time passed (the timer fired, the clock was stepped, the machine resumed).
+    public func wake() {
+        assertOnQueue()
+        reconcile(now: clock.wallNow())
+    }
+
+    /// T7: the system time zone changed; schedules are recomputed in the new zone.
+    public func timeZoneChanged(to zone: TimeZone) {
+        assertOnQueue()
+        guard zone.identifier != local.timeZone.identifier else { return }
+        log.log(LogEntry("Time zone changed from \(local.timeZone.identifier) to \(zone.identifier); schedules follow the new local time",
+                         priority: .notice))
+        local = LocalClock(zone)
+        reconcile(now: clock.wallNow())
+    }
+
+    func installConfigSchedules(now: Date) {
+        registry.maxActivities = config.daemon.maxActivities
+        for refusal in registry.replaceConfigSchedules(config.schedules, now: now) {
+            recordFailure(refusal, uid: nil, activity: nil, now: now)
+        }
+    }
+
+    // MARK: Failures (T4: never swallowed)
+
+    func recordFailure(_ error: CoreError, uid: UInt32?, activity: String?, now: Date) {
+        state.record(FailureRecord(time: now, code: error.code.rawValue, message: error.message, uid: uid, activity: activity))
+        var fields: [(String, String)] = [("CODE", error.code.rawValue)]
+        if let activity { fields.append(("ACTIVITY", activity)) }
+        if let uid { fields.append(("UID", String(uid))) }
+        let event: LogEvent = error.code == .internal || error.code == .invalidConfig ? .failure : .refusal
+        log.log(LogEntry("Refused: \(error.message)", priority: .warning, event: event, fields: fields))
+        emit(["event": .string(event.rawValue), "time": .string(local.iso8601(now)), "code": .string(error.code.rawValue),
+              "message": .string(error.message)])
+    }
+
+    func emit(_ event: JSONObject) { onEvent?(event) }
+
+    func persist() {
+        guard let store else { return }
+        state.activities = registry.activities.filter {
+            if case .client = $0.origin { return true } else { return false }
+        }.map(StoredActivity.init)
+        do { try store.save(state) } catch {
+            // The state file is what makes blocks survive restarts: say so loudly.
+            log.log(LogEntry("Cannot save the state file \(store.path): \(error); blocks will not survive a restart until this is fixed",
+                             priority: .error, event: .failure))
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import BlockCore
+import CSystemd
+import Foundation
+
+/// One structured log entry (DESIGN §7): a sentence, a priority, the event type (which fixes
+/// `MESSAGE_ID`) and the `BLOCKD_*` fields that apply.
+public struct LogEntry: Equatable, Sendable {
+    public enum Priority: Int, Sendable, Comparable {
+        // syslog(3) levels, as journald stores them.
+        case error = 3, warning = 4, notice = 5, info = 6, debug = 7
+        public static func < (a: Priority, b: Priority) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    public var message: String
+    public var priority: Priority
+    public var event: LogEvent?
+    /// Extra fields without the `BLOCKD_` prefix (`ACTIVITY`, `SELECTION`, `END`, `LATE_MS`).
+    public var fields: [(String, String)]
+
+    public init(_ message: String, priority: Priority = .info, event: LogEvent? = nil, fields: [(String, String)] = []) {
+        self.message = message
+        self.priority = priority
+        self.event = event
+        self.fields = fields
+    }
+
+    public static func == (a: LogEntry, b: LogEntry) -> Bool {
+        a.message == b.message && a.priority == b.priority && a.event == b.event
+            && a.fields.map(\.0) == b.fields.map(\.0) && a.fields.map(\.1) == b.fields.map(\.1)
+    }
+
+    public func field(_ name: String) -> String? { fields.first { $0.0 == name }?.1 }
+}
+
+/// Event types with a fixed `MESSAGE_ID` each (for the journal catalog and `journalctl -x`).
+public enum LogEvent: String, Sendable, CaseIterable {
+    case lock, unlock, catchUp = "catch-up", refusal, failure, shieldHit = "shield-hit", tamper, start, stop, reload
+
+    public var messageID: String {
+        switch self {
+        case .lock: "37b6956f1cb94e74ae234a0ccdb20516"
+        case .unlock: "c610b328ba4f4283b9060bf2d87a6807"
+        case .catchUp: "9f1f7c6587cf4cafa4379ee8cbccc5a5"
+        case .refusal: "8becf93322ed4c36973e24cbf8ab3df5"
+        case .failure: "5c2aed322d2549aba9c5fa3fca03e81a"
+        case .shieldHit: "54f5dad015a04a7398bb30f4279191fd"
+        case .tamper: "dce655153911498d962a49fe98b1b804"
+        case .start: "ef5affc0912a4f189c7d1336cf8373d5"
+        case .stop: "89a8690429c84d7c845bc0a90ebeaf46"
+        case .reload: "dfe2596177a74f71b9230fdd7eea5771"
+        }
+    }
+}
+
+/// Where log entries go (STYLE.md 9): passed in, never global.
+public protocol LogSink: Sendable {
+    func log(_ entry: LogEntry)
+}
+
+extension LogSink {
+    public func info(_ message: String) { log(LogEntry(message, priority: .info)) }
+    public func notice(_ message: String) { log(LogEntry(message, priority: .notice)) }
+    public func warning(_ message: String) { log(LogEntry(message, priority: .warning)) }
+    public func error(_ message: String) { log(LogEntry(message, priority: .error)) }
+}
+
+/// Plain lines on stderr, with the `<N>` priority prefix that journald and systemd
+/// understand (sd-daemon(3)) when stderr is not a terminal.
+public struct StderrSink: LogSink {
+    let prefixPriority: Bool
+
+    public init(prefixPriority: Bool = isatty(2) == 0) { self.prefixPriority = prefixPriority }
+
+    public func log(_ entry: LogEntry) {
+        var line = prefixPriority ? "<\(entry.priority.rawValue)>" : ""
+        line += entry.message.replacingOccurrences(of: "\n", with: " ")
+        if let event = entry.event {
+            let extra = entry.fields.map { "\($0.0.lowercased())=\($0.1)" }.joined(separator: " ")
+            line += " [\(event.rawValue)\(extra.isEmpty ? "" : " " + extra)]"
+        }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}
+
+/// Structured entries through `sd_journal_sendv` (one iovec per field, so no data is ever
+/// used as a printf format). Field names are upper case: journald drops lower-case ones.
+public struct JournalSink: LogSink {
+    public static let identifier = "blockd"
+
+    public init() {}
+
+    /// Whether journald's socket exists (sd_journal_sendv would otherwise fail silently).
+    public static var isAvailable: Bool {
+        FileManager.default.fileExists(atPath: "/run/systemd/journal/socket")
+    }
+
+    public func log(_ entry: LogEntry) {
+        var fields = [
+            "MESSAGE=\(entry.message)",
+            "PRIORITY=\(entry.priority.rawValue)",
+            "SYSLOG_IDENTIFIER=\(JournalSink.identifier)",
+        ]
+        if let event = entry.event {
+            fields.append("MESSAGE_ID=\(event.messageID)")
+            fields.append("BLOCKD_EVENT=\(event.rawValue)")
+        }
+        for (name, value) in entry.fields {
+            fields.append("BLOCKD_\(JournalSink.sanitize(name))=\(value)")
+        }
+        JournalSink.send(fields)
+    }
+
+    /// journald field names: upper-case ASCII letters, digits and '_', not starting with '_'
+    /// or a digit (systemd.journal-fields(7)).
+    static func sanitize(_ name: String) -> String {
+        var out = String(name.uppercased().unicodeScalars.map { s -> Character in
+            (s.value >= 65 && s.value <= 90) || (s.value >= 48 && s.value <= 57) ? Character(s) : "_"
+        })
+        while out.first == "_" { out.removeFirst() }
+        return out.isEmpty ? "FIELD" : String(out.prefix(64))
+    }
+
+    static func send(_ fields: [String]) {
+        let buffers = fields.map { Array($0.utf8) }
+        var pointers: [UnsafeMutablePointer<UInt8>] = []
+        defer { pointers.forEach { $0.deallocate() } }
+        var iov: [iovec] = []
+        for bytes in buffers {
+            let p = UnsafeMutablePointer<UInt8>.allocate(capacity: max(bytes.count, 1))
+            p.initialize(from: bytes, count: bytes.count)
+            pointers.append(p)
+            iov.append(iovec(iov_base: UnsafeMutableRawPointer(p), iov_len: bytes.count))
+        }
+        _ = iov.withUnsafeBufferPointer { sd_journal_sendv($0.baseAddress, Int32($0.count)) }
+    }
+}
+
+/// Keeps entries in memory, for tests.
+public final class MemorySink: LogSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [LogEntry] = []
+
+    public init() {}
+
+    public func log(_ entry: LogEntry) {
+        lock.lock()
+        stored.append(entry)
+        lock.unlock()
+    }
+
+    public var entries: [LogEntry] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+}
+
+/// The sink for `--log-target` (DESIGN §7): the journal when it is there, else stderr.
+public func makeLogSink(_ target: BlockdOptions.LogTarget) -> any LogSink {
+    switch target {
+    case .journal: JournalSink()
+    case .console: StderrSink()
+    case .auto: JournalSink.isAvailable ? JournalSink() : StderrSink()
+    }
+}

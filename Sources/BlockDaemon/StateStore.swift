@@ -1,0 +1,127 @@
+import BlockCore
+import Foundation
+
+/// Everything blockd must not forget across restarts (DESIGN §7).
+public struct DaemonState: Codable, Equatable, Sendable {
+    public static let currentVersion = 1
+
+    public var version = DaemonState.currentVersion
+    /// Activities clients registered (configured schedules come from schedules.d instead).
+    public var activities: [StoredActivity] = []
+    /// T4: refusals and enforcement errors, newest last, at most `FailureRecord.limit`.
+    public var failures: [FailureRecord] = []
+    /// S5: shield hits per local day (`2026-11-29`) per selection.
+    public var shieldHits: [String: [String: Int]] = [:]
+    /// T8: when the daemon last reconciled; what was missed since is caught up at start.
+    public var lastReconcile: Date?
+    /// The selections enforcement was last converged to (E4: it stays while blockd is down).
+    public var applied: [String] = []
+
+    public init() {}
+
+    public mutating func record(_ failure: FailureRecord) {
+        failures.append(failure)
+        if failures.count > FailureRecord.limit { failures.removeFirst(failures.count - FailureRecord.limit) }
+    }
+}
+
+public enum StoredActivity: Codable, Equatable, Sendable {
+    case block(Block)
+    case schedule(Schedule)
+
+    public init(_ activity: Activity) {
+        switch activity {
+        case .block(let b): self = .block(b)
+        case .schedule(let s): self = .schedule(s)
+        }
+    }
+
+    public var activity: Activity {
+        switch self {
+        case .block(let b): .block(b)
+        case .schedule(let s): .schedule(s)
+        }
+    }
+}
+
+public struct FailureRecord: Codable, Equatable, Sendable {
+    public static let limit = 100
+    public var time: Date
+    public var code: String
+    public var message: String
+    public var uid: UInt32?
+    public var activity: String?
+
+    public init(time: Date, code: String, message: String, uid: UInt32? = nil, activity: String? = nil) {
+        self.time = time
+        self.code = code
+        self.message = message
+        self.uid = uid
+        self.activity = activity
+    }
+}
+
+/// The state file: one JSON document, written atomically. A file that cannot be parsed is
+/// moved aside (never deleted) and the daemon starts empty rather than refusing to start.
+public struct StateStore: Sendable {
+    public let path: String
+
+    public init(directory: String) { self.path = directory + "/state.json" }
+
+    public enum LoadResult: Sendable {
+        case fresh
+        case loaded(DaemonState)
+        /// The old file was moved to `movedTo`; `problem` says why.
+        case corrupt(problem: String, movedTo: String?)
+    }
+
+    public func load(now: Date) -> LoadResult {
+        guard FileManager.default.fileExists(atPath: path) else { return .fresh }
+        let problem: String
+        if let data = FileManager.default.contents(atPath: path) {
+            do {
+                let state = try StateStore.decoder.decode(DaemonState.self, from: data)
+                if state.version <= DaemonState.currentVersion { return .loaded(state) }
+                problem = "it was written by a newer blockd (state version \(state.version))"
+            } catch {
+                problem = "it is not a valid state file (\(StateStore.describe(error)))"
+            }
+        } else {
+            problem = "it cannot be read"
+        }
+        let aside = "\(path).corrupt-\(Int(now.timeIntervalSince1970))"
+        let moved = rename(path, aside) == 0
+        return .corrupt(problem: problem, movedTo: moved ? aside : nil)
+    }
+
+    public func save(_ state: DaemonState) throws(AtomicFile.Failure) {
+        let data: Data
+        do { data = try StateStore.encoder.encode(state) } catch {
+            throw .system("cannot encode the state", EINVAL)
+        }
+        try AtomicFile.write(data + Data("\n".utf8), to: path, mode: 0o600)
+    }
+
+    static let encoder: JSONEncoder = {
+        let e = JSONEncoder()
+        e.outputFormatting = [.prettyPrinted, .sortedKeys]
+        e.dateEncodingStrategy = .secondsSince1970
+        return e
+    }()
+
+    static let decoder: JSONDecoder = {
+        let d = JSONDecoder()
+        d.dateDecodingStrategy = .secondsSince1970
+        return d
+    }()
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let c): c.debugDescription
+        case DecodingError.keyNotFound(let key, _): "missing '\(key.stringValue)'"
+        case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c):
+            "bad value at \(c.codingPath.map(\.stringValue).joined(separator: "."))"
+        default: "\(error)"
+        }
+    }
+}

@@ -1,0 +1,39 @@
+#ifndef BLOCKD_CLINUX_H
+#define BLOCKD_CLINUX_H
+/* Kernel interfaces that Swift's Glibc module does not expose (DESIGN §11): timerfd,
+   inotify, SO_PEERCRED. Thin wrappers only; all policy stays in Swift. */
+#include <stdint.h>
+#include <sys/types.h>
+
+/* timerfd (T6, T7, T9). clock: 0 = CLOCK_REALTIME, 1 = CLOCK_BOOTTIME. */
+int blockd_timerfd_create(int boottime);
+/* Arms an absolute one-shot deadline in nanoseconds on the timer's clock; 0 disarms.
+   cancel_on_set: for CLOCK_REALTIME timers, reads fail with ECANCELED when the clock is set. */
+int blockd_timerfd_arm(int fd, int64_t deadline_ns, int cancel_on_set);
+/* Reads the expiry count: >= 0 expirations, -1 with errno set (EAGAIN, ECANCELED). */
+int64_t blockd_timerfd_read(int fd);
+/* Current time in nanoseconds: 0 = CLOCK_REALTIME, 1 = CLOCK_BOOTTIME. */
+int64_t blockd_clock_ns(int boottime);
+
+/* inotify (T7: /etc/localtime; E1: the hosts file). */
+int blockd_inotify_init(void);
+int blockd_inotify_add_watch(int fd, const char *path, uint32_t mask);
+uint32_t blockd_in_close_write(void);
+uint32_t blockd_in_moved_to(void);
+uint32_t blockd_in_create(void);
+uint32_t blockd_in_delete(void);
+uint32_t blockd_in_delete_self(void);
+uint32_t blockd_in_move_self(void);
+uint32_t blockd_in_modify(void);
+uint32_t blockd_in_attrib(void);
+uint32_t blockd_in_dont_follow(void);
+
+/* SO_PEERCRED (§5). Returns 0 and fills uid/gid/pid, or -1 with errno. */
+int blockd_peer_credentials(int fd, uint32_t *uid, uint32_t *gid, int32_t *pid);
+/* Whether the user `uid` (primary group `gid`) belongs to the group `gid_wanted`,
+   through its supplementary groups in the group database. */
+int blockd_user_in_group(uint32_t uid, uint32_t gid, uint32_t gid_wanted);
+/* The gid of a group by name: 0 and fills gid, or -1 when there is no such group. */
+int blockd_group_id(const char *name, uint32_t *gid);
+
+#endif

@@ -1,0 +1,256 @@
+import BlockCore
+import Dispatch
+import Foundation
+import Testing
+@testable import BlockDaemon
+
+/// A test harness around one Engine: manual clock, recording enforcer, memory log, temp state dir.
+final class Harness: @unchecked Sendable {
+    let clock: ManualClock
+    let enforcer = RecordingEnforcer()
+    let log = MemorySink()
+    let dir: String
+    var engine: Engine!
+    let zone = TimeZone(identifier: "Asia/Tokyo")!
+
+    init(now: String = "2026-11-29T13:05:00+09:00", dir: String? = nil, config: ConfigSet = .builtIn) {
+        clock = ManualClock(wall: iso(now))
+        self.dir = dir ?? Harness.tempDir()
+        engine = makeEngine(config: config)
+        run { engine.startUp() }
+    }
+
+    static func tempDir() -> String {
+        let d = NSTemporaryDirectory() + "blockd-test-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        return d
+    }
+
+    func makeEngine(config: ConfigSet = .builtIn, loader: (@Sendable () throws(CoreError) -> ConfigSet)? = nil) -> Engine {
+        let state: DaemonState
+        if case .loaded(let s) = StateStore(directory: dir).load(now: clock.wallNow()) { state = s } else { state = DaemonState() }
+        return Engine(config: config, state: state, clock: clock, timeZone: zone, enforcer: enforcer, log: log,
+                      store: StateStore(directory: dir), configLoader: loader)
+    }
+
+    func run<T>(_ body: () -> T) -> T { engine.queue.sync(execute: body) }
+
+    @discardableResult
+    func send(_ line: String, as peer: Peer = .root) -> Response {
+        let request: Request
+        do { request = try Request.parse(line) } catch { return .error(error) }
+        return run { engine.handle(request, from: peer) }
+    }
+
+    func advance(_ seconds: TimeInterval) {
+        clock.advance(seconds)
+        run { engine.wake() }
+    }
+
+    func entries(_ event: LogEvent) -> [LogEntry] { log.entries.filter { $0.event == event } }
+
+    deinit { try? FileManager.default.removeItem(atPath: dir) }
+}
+
+func iso(_ text: String) -> Date {
+    try! TimeText.parseISO8601(text, clock: LocalClock(TimeZone(identifier: "UTC")!))
+}
+
+func ok(_ r: Response) -> JSONObject? {
+    if case .ok(let o) = r { return o }
+    Issue.record("expected OK, got \(r.line)")
+    return nil
+}
+
+@Suite("Engine: reconcile, timers, state (DESIGN §2, §7)")
+struct EngineTests {
+    @Test("start blocks now and the block unlocks by itself at its end, logged with its lateness")
+    func startAndExpire() throws {
+        let h = Harness()
+        let o = ok(h.send(#"start {"selections":["instagram"],"seconds":1800}"#))
+        #expect(o?["outcome"] == "created")
+        #expect(o?["end"] == "2026-11-29T13:35:00+09:00")
+        #expect(h.enforcer.current == ["instagram"])
+        #expect(h.run { h.engine.nextTransition } == iso("2026-11-29T13:35:00+09:00"))
+        let lock = try #require(h.entries(.lock).first)
+        #expect(lock.message.hasPrefix("Blocked instagram: block 'instagram', until 2026-11-29T13:35:00+09:00"))
+        #expect(lock.field("SELECTION") == "instagram")
+
+        h.advance(1799)
+        #expect(h.enforcer.current == ["instagram"])
+        h.advance(1.25)
+        #expect(h.enforcer.current == [])
+        let unlock = try #require(h.entries(.unlock).first)
+        #expect(unlock.message == "Unblocked instagram: timed block 'instagram' ended (30m)")
+        #expect(unlock.field("LATE_MS") == "250")
+        #expect(unlock.field("END") == "2026-11-29T13:35:00+09:00")
+        #expect(h.run { h.engine.nextTransition } == nil)
+    }
+
+    @Test("T5: a manual block ending inside bedtime leaves the selection blocked until bedtime ends")
+    func unionAcrossEnd() {
+        let h = Harness(now: "2026-11-29T23:00:00+09:00")
+        _ = ok(h.send(#"schedule-add {"name":"bedtime","window":"22:00-07:00","selections":["instagram","youtube"]}"#))
+        _ = ok(h.send(#"start {"selections":["instagram"],"seconds":1800}"#))
+        #expect(h.enforcer.current == ["instagram", "youtube"])
+        h.advance(1800)
+        #expect(h.enforcer.current == ["instagram", "youtube"])
+        #expect(h.entries(.unlock).isEmpty)
+        let status = h.run { h.engine.status(now: h.clock.wallNow()) }
+        #expect(status["blocked"]?[0]?["until"] == "2026-11-30T07:00:00+09:00")
+        h.advance(7.5 * 3600)
+        #expect(h.enforcer.current == [])
+        #expect(h.entries(.unlock).map(\.message).sorted() == [
+            "Unblocked instagram: schedule 'bedtime' ended", "Unblocked youtube: schedule 'bedtime' ended",
+        ])
+    }
+
+    @Test("T6: stepping the wall clock neither shortens nor lengthens a block")
+    func wallStep() {
+        let h = Harness()
+        _ = ok(h.send(#"start {"selections":["instagram"],"seconds":1800}"#))
+        h.clock.stepWall(3600)  // someone sets the clock an hour ahead
+        h.run { h.engine.wake() }
+        #expect(h.enforcer.current == ["instagram"], "the block is not over just because the clock jumped")
+        h.advance(1799)
+        #expect(h.enforcer.current == ["instagram"])
+        h.advance(1)
+        #expect(h.enforcer.current == [])
+        let h2 = Harness()
+        _ = ok(h2.send(#"start {"selections":["reddit"],"seconds":600}"#))
+        h2.clock.stepWall(-3600)  // and back
+        h2.run { h2.engine.wake() }
+        h2.advance(600)
+        #expect(h2.enforcer.current == [])
+    }
+
+    @Test("T4: a refusal past the cap is recorded in the state file, the journal and status")
+    func capRefusal() throws {
+        var config = ConfigSet.builtIn
+        config.daemon.maxActivities = 1
+        let h = Harness(config: config)
+        _ = ok(h.send(#"start {"selections":["instagram"],"seconds":60}"#))
+        guard case .error(let e) = h.send(#"start {"selections":["reddit"],"seconds":60}"#, as: Peer(uid: 1000, mayModify: true)) else {
+            Issue.record("not refused"); return
+        }
+        #expect(e.code == .activityLimit)
+        let warning = try #require(h.entries(.refusal).first)
+        #expect(warning.priority == .warning)
+        #expect(warning.field("CODE") == "activity-limit")
+        let onDisk = try #require(h.run { () -> DaemonState? in
+            if case .loaded(let s) = StateStore(directory: h.dir).load(now: h.clock.wallNow()) { return s } else { return nil }
+        })
+        #expect(onDisk.failures.map(\.code) == ["activity-limit"])
+        #expect(onDisk.failures.first?.uid == 1000)
+        let status = h.run { h.engine.status(now: h.clock.wallNow()) }
+        #expect(status["failures"]?[0]?["code"] == "activity-limit")
+    }
+
+    @Test("T8: a restart keeps every block, and an end missed while down is caught up and logged with its lateness")
+    func restartAndCatchUp() throws {
+        let h = Harness()
+        _ = ok(h.send(#"start {"selections":["instagram"],"seconds":600}"#))
+        _ = ok(h.send(#"start {"selections":["reddit"],"seconds":7200,"lock":true}"#))
+        // The daemon dies; 20 minutes pass; a new one starts from the state file.
+        h.clock.advance(1200)
+        h.engine = h.makeEngine()
+        h.run { h.engine.startUp() }
+        #expect(h.enforcer.current == ["reddit"])
+        let catchUp = try #require(h.entries(.catchUp).first)
+        #expect(catchUp.field("ACTIVITY") == "instagram")
+        #expect(catchUp.field("LATE_MS") == "600000")
+        let status = h.run { h.engine.status(now: h.clock.wallNow()) }
+        #expect(status["activities"]?.array?.count == 1)
+        #expect(status["activities"]?[0]?["locked"] == true)
+    }
+
+    @Test("T8: a schedule window that opened while the daemon was down is locked at start")
+    func catchUpScheduleStart() throws {
+        let h = Harness(now: "2026-11-29T21:00:00+09:00")
+        _ = ok(h.send(#"schedule-add {"name":"bedtime","window":"22:00-07:00","selections":["youtube"]}"#))
+        h.clock.advance(2 * 3600)
+        h.engine = h.makeEngine()
+        h.run { h.engine.startUp() }
+        #expect(h.enforcer.current == ["youtube"])
+        #expect(h.entries(.catchUp).first?.message.contains("started at 2026-11-29T22:00:00+09:00") == true)
+    }
+
+    @Test("§7: an unreadable state file is moved aside, never deleted, and the daemon starts empty")
+    func corruptState() throws {
+        let dir = Harness.tempDir()
+        try Data("{ not json".utf8).write(to: URL(fileURLWithPath: dir + "/state.json"))
+        guard case .corrupt(let problem, let movedTo) = StateStore(directory: dir).load(now: iso("2026-11-29T00:00:00Z")) else {
+            Issue.record("not detected"); return
+        }
+        #expect(problem.contains("not a valid state file"))
+        #expect(movedTo == dir + "/state.json.corrupt-1795910400")
+        #expect(try String(contentsOfFile: movedTo!, encoding: .utf8) == "{ not json")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/state.json"))
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    @Test("§5: locked blocks cannot be stopped; others only by root or their creator")
+    func permissions() {
+        let h = Harness()
+        let alice = Peer(uid: 1000, mayModify: true), bob = Peer(uid: 1001, mayModify: true), eve = Peer(uid: 1002, mayModify: false)
+        _ = ok(h.send(#"start {"selections":["instagram"],"seconds":600}"#, as: alice))
+        _ = ok(h.send(#"start {"selections":["reddit"],"seconds":600,"lock":true}"#, as: alice))
+        if case .error(let e) = h.send(#"start {"selections":["x"],"seconds":600}"#, as: eve) { #expect(e.code == .permissionDenied) } else { Issue.record("eve started a block") }
+        if case .error(let e) = h.send(#"stop {"name":"instagram"}"#, as: bob) { #expect(e.code == .permissionDenied) } else { Issue.record("bob stopped alice's block") }
+        if case .error(let e) = h.send(#"stop {"name":"reddit"}"#) { #expect(e.code == .locked) } else { Issue.record("root stopped a locked block") }
+        _ = ok(h.send(#"stop {"name":"instagram"}"#, as: alice))
+        #expect(h.enforcer.current == ["reddit"])
+        #expect(h.entries(.unlock).first?.message == "Unblocked instagram: block 'instagram' stopped early by uid 1000")
+        // Reading is for everyone.
+        _ = ok(h.send("status", as: eve))
+    }
+
+    @Test("§7: a bad reload keeps the old configuration and records a failure")
+    func badReload() {
+        let h = Harness()
+        h.engine = h.makeEngine(loader: { () throws(CoreError) -> ConfigSet in throw CoreError(.invalidConfig, "/etc/blockd/blockd.conf:3: nonsense") })
+        h.run { h.engine.startUp() }
+        guard case .error(let e) = h.send("reload") else { Issue.record("reload succeeded"); return }
+        #expect(e.code == .invalidConfig)
+        #expect(e.message.contains("previous configuration stays in force"))
+        #expect(h.run { h.engine.state.failures.last?.code } == "invalid-config")
+        _ = ok(h.send(#"start {"selections":["instagram"],"seconds":60}"#))
+    }
+
+    @Test("unknown selections get a did-you-mean; ad-hoc domains work")
+    func selections() {
+        let h = Harness()
+        if case .error(let e) = h.send(#"start {"selections":["instagarm"],"seconds":60}"#) {
+            #expect(e.code == .unknownSelection)
+            #expect(e.message.contains("did you mean 'instagram'"))
+        } else { Issue.record("accepted") }
+        _ = ok(h.send(#"start {"selections":["example.com"],"seconds":60}"#))
+        #expect(h.enforcer.current == ["example.com"])
+    }
+
+    @Test("T10: starting again extends, never shortens")
+    func extend() {
+        let h = Harness()
+        _ = ok(h.send(#"start {"selections":["instagram"],"seconds":1800}"#))
+        #expect(ok(h.send(#"start {"selections":["instagram"],"seconds":60}"#))?["outcome"] == "unchanged")
+        let o = ok(h.send(#"start {"selections":["instagram"],"seconds":3600}"#))
+        #expect(o?["outcome"] == "extended")
+        #expect(o?["end"] == "2026-11-29T14:05:00+09:00")
+    }
+
+    @Test("status has the documented shape (DESIGN §6)")
+    func statusShape() throws {
+        let h = Harness()
+        _ = ok(h.send(#"start {"selections":["instagram"],"seconds":1800}"#))
+        let o = try #require(ok(h.send("status")))
+        #expect(Array(o.keys.prefix(5)) == ["now", "timeZone", "blocked", "activities", "failures"])
+        #expect(o["now"] == "2026-11-29T13:05:00+09:00")
+        let blocked = try #require(o["blocked"]?[0])
+        #expect(blocked["selection"] == "instagram")
+        #expect(blocked["reasons"] == ["instagram"])
+        let a = try #require(o["activities"]?[0])
+        for key in ["name", "kind", "selections", "active", "start", "end", "locked"] { #expect(a[key] != nil, "activity has \(key)") }
+        #expect(a["kind"] == "block")
+        #expect(a["remaining"] == 1800)
+    }
+}
