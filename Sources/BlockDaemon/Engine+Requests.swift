@@ -75,6 +75,7 @@ extension Engine {
             "enforcement": .object(enforcement),
             "nextTransition": nextTransition.map { .string(local.iso8601($0)) } ?? .null,
             "maxActivities": .int(Int64(registry.maxActivities)),
+            "server": .object(serverStats?() ?? [:]),
         ]
     }
 

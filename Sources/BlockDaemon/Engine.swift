@@ -30,6 +30,8 @@ public final class Engine: @unchecked Sendable {
     public var onNextTransition: (@Sendable (Date?) -> Void)?
     /// Events for `watch` subscribers; must not block (S3).
     public var onEvent: (@Sendable (JSONObject) -> Void)?
+    /// Connection counters from the control server, shown in `status`.
+    public var serverStats: (@Sendable () -> JSONObject)?
     /// A one-line status for systemd (`STATUS=`).
     public var onStatus: (@Sendable (String) -> Void)?
 

@@ -52,6 +52,8 @@ uint32_t blockd_in_modify(void) { return IN_MODIFY; }
 uint32_t blockd_in_attrib(void) { return IN_ATTRIB; }
 uint32_t blockd_in_dont_follow(void) { return IN_DONT_FOLLOW; }
 
+int blockd_accept(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
+
 int blockd_peer_credentials(int fd, uint32_t *uid, uint32_t *gid, int32_t *pid) {
     struct ucred cred;
     socklen_t len = sizeof cred;

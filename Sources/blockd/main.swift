@@ -1,1 +1,4 @@
-print("placeholder")
+import BlockDaemon
+import Foundation
+
+exit(BlockdMain.run(Array(CommandLine.arguments.dropFirst())))

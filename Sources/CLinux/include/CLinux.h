@@ -28,6 +28,9 @@ uint32_t blockd_in_modify(void);
 uint32_t blockd_in_attrib(void);
 uint32_t blockd_in_dont_follow(void);
 
+/* accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC (Glibc's module lacks accept4). */
+int blockd_accept(int fd);
+
 /* SO_PEERCRED (§5). Returns 0 and fills uid/gid/pid, or -1 with errno. */
 int blockd_peer_credentials(int fd, uint32_t *uid, uint32_t *gid, int32_t *pid);
 /* Whether the user `uid` (primary group `gid`) belongs to the group `gid_wanted`,

@@ -1,0 +1,227 @@
+import BlockCore
+import Dispatch
+import Foundation
+import Glibc
+
+/// One client (DESIGN §8): reads LF-terminated lines of at most 4096 bytes, answers each in
+/// order (one request at a time goes to the engine), and after `watch` streams events.
+/// Everything here runs on the server's queue (hence `@unchecked Sendable`: the queue, not
+/// the compiler, serialises access).
+final class Connection: @unchecked Sendable {
+    let fd: Int32
+    let peer: Peer
+    unowned let server: ControlServer
+    var readSource: DispatchSourceRead?
+    var writeSource: DispatchSourceWrite?
+    var idleTimer: DispatchSourceTimer?
+    var input: [UInt8] = []
+    var pending: [String] = []  // complete lines not yet handled
+    var output: [UInt8] = []
+    var outputOffset = 0
+    var inFlight = false
+    var closing = false  // close once the output is flushed
+    var isClosed = false
+    private(set) var watching = false
+    var queuedEvents = 0
+    var lastActivity = DispatchTime.now()
+
+    init(fd: Int32, peer: Peer, server: ControlServer) {
+        self.fd = fd
+        self.peer = peer
+        self.server = server
+    }
+
+    var queue: DispatchQueue { server.queue }
+
+    func start() {
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler { [weak self] in self?.readAvailable() }
+        source.resume()
+        readSource = source
+        armIdleTimer()
+    }
+
+    // MARK: Reading
+
+    func readAvailable() {
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        while !isClosed {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                lastActivity = .now()
+                if watching { continue }  // a watch connection only streams; its input is ignored
+                input.append(contentsOf: buffer[0..<n])
+                splitLines()
+                if closing { break }
+                // Back-pressure: a client that does not read its answers stops being read.
+                if output.count - outputOffset > server.limits.maxPendingOutput { readSource?.suspend(); suspendedForOutput = true; break }
+                continue
+            }
+            if n == 0 { close(); return }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { break }
+            close()
+            return
+        }
+        handleNext()
+    }
+
+    var suspendedForOutput = false
+
+    func splitLines() {
+        while let lf = input.firstIndex(of: 10) {
+            let lineBytes = input[..<lf]
+            input.removeSubrange(...lf)
+            guard lineBytes.count <= Request.maxLineBytes + 1 else { refuseLongLine(); return }
+            pending.append(String(decoding: lineBytes, as: UTF8.self))
+        }
+        if input.count > Request.maxLineBytes + 1 { refuseLongLine() }
+    }
+
+    /// DESIGN §8: a too-long line is answered with an error and the connection closed.
+    func refuseLongLine() {
+        input = []
+        pending.append("\u{0}line-too-long")
+        closingAfterPending = true
+    }
+
+    var closingAfterPending = false
+
+    // MARK: Requests, one at a time, in order
+
+    func handleNext() {
+        guard !inFlight, !isClosed, !closing, !pending.isEmpty else { return }
+        let line = pending.removeFirst()
+        if line == "\u{0}line-too-long" {
+            write(Response.error(CoreError(.lineTooLong, "a request is at most \(Request.maxLineBytes) bytes; closing the connection")).line)
+            closing = true
+            flush()
+            return
+        }
+        let request: Request
+        do { request = try Request.parse(line) } catch {
+            write(Response.error(error).line)
+            handleNext()
+            return
+        }
+        if case .watch = request {
+            watching = true
+            pending = []
+            server.watcherAdded()
+            cancelIdleTimer()
+            write(Response.ok(["watching": true, "protocol": .int(Int64(BlockdVersion.protocolVersion))]).line)
+            return
+        }
+        inFlight = true
+        let engine = server.engine
+        let peer = self.peer
+        engine.queue.async { [weak self] in
+            let response = engine.handle(request, from: peer)
+            let line = response.line
+            self?.queue.async { [weak self] in
+                guard let self, !self.isClosed else { return }
+                self.inFlight = false
+                self.write(line)
+                self.handleNext()
+            }
+        }
+    }
+
+    // MARK: Writing
+
+    func write(_ line: String) {
+        output.append(contentsOf: line.utf8)
+        output.append(10)
+        flush()
+    }
+
+    /// S3: false when this watcher's queue is full and the event was dropped.
+    func enqueueEvent(_ line: String) -> Bool {
+        guard !isClosed else { return true }
+        guard queuedEvents < server.limits.maxQueuedEvents else { return false }
+        queuedEvents += 1
+        write(line)
+        return true
+    }
+
+    func flush() {
+        while outputOffset < output.count && !isClosed {
+            let n = output.withUnsafeBytes { raw in
+                send(fd, raw.baseAddress! + outputOffset, output.count - outputOffset, Int32(MSG_NOSIGNAL))
+            }
+            if n > 0 {
+                outputOffset += n
+                continue
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                waitWritable()
+                return
+            }
+            close()
+            return
+        }
+        output.removeAll(keepingCapacity: true)
+        outputOffset = 0
+        queuedEvents = 0
+        if let w = writeSource {
+            writeSource = nil
+            w.cancel()
+        }
+        if suspendedForOutput {
+            suspendedForOutput = false
+            readSource?.resume()
+        }
+        if closing || (closingAfterPending && pending.isEmpty && !inFlight) { close() }
+    }
+
+    func waitWritable() {
+        guard writeSource == nil else { return }
+        let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler { [weak self] in self?.flush() }
+        source.resume()
+        writeSource = source
+    }
+
+    // MARK: Idle timeout (non-watch connections only)
+
+    func armIdleTimer() {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: lastActivity + server.limits.idleTimeout)
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            let deadline = self.lastActivity + self.server.limits.idleTimeout
+            if DispatchTime.now() >= deadline && !self.inFlight {
+                self.write(Response.error(CoreError(.usage, "idle for \(Int(self.server.limits.idleTimeout)) s; closing the connection")).line)
+                self.closing = true
+                self.flush()
+            } else {
+                self.idleTimer?.schedule(deadline: deadline)
+            }
+        }
+        timer.resume()
+        idleTimer = timer
+    }
+
+    func cancelIdleTimer() {
+        idleTimer?.cancel()
+        idleTimer = nil
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        cancelIdleTimer()
+        if let w = writeSource { writeSource = nil; w.cancel() }
+        if let r = readSource {
+            readSource = nil
+            if suspendedForOutput { r.resume() }
+            let fd = self.fd
+            r.setCancelHandler { Glibc.close(fd) }
+            r.cancel()
+        } else {
+            Glibc.close(fd)
+        }
+        server.closed(self)
+    }
+}

@@ -1,0 +1,120 @@
+import BlockCore
+import CLinux
+import Dispatch
+import Foundation
+import Glibc
+
+/// Accepts clients on the control socket and speaks the line protocol (DESIGN §8). All
+/// connection state lives on `queue`; requests go to the engine's queue and their answers
+/// come back here, so a slow or hostile client never stalls the engine or the timers.
+public final class ControlServer: @unchecked Sendable {
+    public struct Limits: Sendable {
+        public var maxConnections = 64
+        public var idleTimeout: TimeInterval = 60
+        /// Responses waiting to be read by a client that does not read; past this the
+        /// connection stops reading new requests until the client catches up.
+        public var maxPendingOutput = 1 << 20
+        /// S3: events queued for one watcher; past this new events are dropped and counted.
+        public var maxQueuedEvents = 1024
+        public init() {}
+    }
+
+    let queue = DispatchQueue(label: "blockd.server")
+    let engine: Engine
+    let log: any LogSink
+    let limits: Limits
+    let listenFD: Int32
+    let blockdGroup: UInt32?
+    var acceptSource: DispatchSourceRead?
+    var connections: [ObjectIdentifier: Connection] = [:]
+    let counters = Counters()
+
+    public init(listenFD: Int32, engine: Engine, log: any LogSink, limits: Limits = Limits(), group: String = "blockd") {
+        self.listenFD = listenFD
+        self.engine = engine
+        self.log = log
+        self.limits = limits
+        var gid: UInt32 = 0
+        blockdGroup = blockd_group_id(group, &gid) == 0 ? gid : nil
+    }
+
+    /// Counters shown by `blockc status` (S3: drops are reported, never silent).
+    public final class Counters: @unchecked Sendable {
+        private let lock = NSLock()
+        private var _connections = 0, _watchers = 0, _dropped = 0, _refusedConnections = 0
+        func update(_ body: (inout Int, inout Int, inout Int, inout Int) -> Void) {
+            lock.withLock { body(&_connections, &_watchers, &_dropped, &_refusedConnections) }
+        }
+        public var json: JSONObject {
+            lock.withLock {
+                ["connections": .int(Int64(_connections)), "watchers": .int(Int64(_watchers)),
+                 "droppedEvents": .int(Int64(_dropped)), "refusedConnections": .int(Int64(_refusedConnections))]
+            }
+        }
+    }
+
+    public func start() {
+        engine.onEvent = { [weak self] event in self?.broadcast(event) }
+        engine.serverStats = { [counters] in counters.json }
+        let source = DispatchSource.makeReadSource(fileDescriptor: listenFD, queue: queue)
+        source.setEventHandler { [weak self] in self?.acceptAll() }
+        source.resume()
+        acceptSource = source
+    }
+
+    func acceptAll() {
+        while true {
+            let fd = blockd_accept(listenFD)
+            if fd < 0 {
+                if errno == EINTR { continue }
+                if errno != EAGAIN && errno != EWOULDBLOCK {
+                    log.warning("accept on the control socket failed: \(String(cString: strerror(errno)))")
+                }
+                return
+            }
+            guard connections.count < limits.maxConnections else {
+                let line = Response.error(CoreError(.busy, "too many connections (\(limits.maxConnections)); try again later")).line + "\n"
+                _ = line.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                close(fd)
+                counters.update { _, _, _, refused in refused += 1 }
+                continue
+            }
+            let connection = Connection(fd: fd, peer: peer(of: fd), server: self)
+            connections[ObjectIdentifier(connection)] = connection
+            counters.update { c, _, _, _ in c = connections.count }
+            connection.start()
+        }
+    }
+
+    /// §5: SO_PEERCRED decides. Root, the daemon's own user (an unprivileged sandbox) and
+    /// members of group blockd may modify; everyone who can connect may read.
+    func peer(of fd: Int32) -> Peer {
+        var uid: UInt32 = UInt32.max, gid: UInt32 = UInt32.max, pid: Int32 = 0
+        guard blockd_peer_credentials(fd, &uid, &gid, &pid) == 0 else { return Peer(uid: UInt32.max, mayModify: false) }
+        var may = uid == 0 || uid == geteuid()
+        if !may, let group = blockdGroup { may = blockd_user_in_group(uid, gid, group) == 1 }
+        return Peer(uid: uid, mayModify: may)
+    }
+
+    func closed(_ connection: Connection) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        connections[ObjectIdentifier(connection)] = nil
+        counters.update { c, w, _, _ in
+            c = connections.count
+            w = connections.values.filter(\.watching).count
+        }
+    }
+
+    /// S3: called from the engine queue; never waits. Each watcher gets the event queued on
+    /// its own bounded buffer; a full buffer drops and counts.
+    func broadcast(_ event: JSONObject) {
+        let line = Response.event(event).line
+        queue.async { [self] in
+            for connection in connections.values where connection.watching {
+                if !connection.enqueueEvent(line) { counters.update { _, _, dropped, _ in dropped += 1 } }
+            }
+        }
+    }
+
+    func watcherAdded() { counters.update { _, w, _, _ in w = connections.values.filter(\.watching).count } }
+}

@@ -1,0 +1,193 @@
+import BlockCore
+import Dispatch
+import Foundation
+import Glibc
+
+/// `blockd`'s entry point: parses flags, then checks the configuration, releases
+/// enforcement, or runs the daemon in the foreground (DESIGN §7).
+public enum BlockdMain {
+    public static func run(_ arguments: [String]) -> Int32 {
+        let options: BlockdOptions
+        do { options = try BlockdOptions.parse(arguments) } catch {
+            printError("blockd: \(error.message)")
+            return 2
+        }
+        switch options.mode {
+        case .help:
+            print(BlockdOptions.help)
+            return 0
+        case .version:
+            print("blockd \(BlockdVersion.version) (protocol \(BlockdVersion.protocolVersion))")
+            return 0
+        case .checkConfig: return checkConfig(options)
+        case .release: return release(options)
+        case .run: return Daemon(options: options).run()
+        }
+    }
+
+    static func flags(_ options: BlockdOptions) -> DaemonConfig.Layer { DaemonConfig.Layer(hostsFile: options.hostsFile) }
+
+    /// `blockd --check-config`: loads everything, prints a summary, exits 1 on the first error.
+    static func checkConfig(_ options: BlockdOptions) -> Int32 {
+        let config: ConfigSet
+        do { config = try ConfigDirectory(options.configDir).load(flags: flags(options)) } catch {
+            printError("blockd: \(error.message)")
+            return 1
+        }
+        let clock = LocalClock(SystemTimeZone.current())
+        let now = RealClock().wallNow()
+        print("Configuration in \(options.configDir) is valid.")
+        print(config.files.isEmpty ? "  no configuration files: built-in defaults" : "  files: \(config.files.joined(separator: ", "))")
+        print("  MaxActivities=\(config.daemon.maxActivities) HostsFile=\(config.daemon.hostsFile) KillGrace=\(config.daemon.killGraceSeconds)s")
+        print("  selections: \(config.catalog.names.joined(separator: " "))")
+        for s in config.schedules {
+            let next = Activity.schedule(s).currentOrNextWindow(at: now, clock: clock)
+            let when = next.map { "\(clock.iso8601($0.start)) to \(clock.iso8601($0.end))" } ?? "never"
+            print("  schedule \(s.name): \(s.rule) [\(s.selections.joined(separator: " "))], window \(when)")
+        }
+        return 0
+    }
+
+    /// `blockd --release` (E4): removes all enforcement for an uninstall; refused while a
+    /// `--lock` block is active.
+    static func release(_ options: BlockdOptions) -> Int32 {
+        let store = StateStore(directory: options.stateDir)
+        let now = RealClock().wallNow()
+        var state = DaemonState()
+        if case .loaded(let s) = store.load(now: now) { state = s }
+        for case .block(let b) in state.activities where b.locked && b.end > now {
+            let clock = LocalClock(SystemTimeZone.current())
+            printError("blockd: refusing to release: the block '\(b.name)' was started with --lock and lasts until \(clock.iso8601(b.end))")
+            return 1
+        }
+        let enforcer = LogOnlyEnforcer()
+        let failures = enforcer.release()
+        for f in failures { printError("blockd: \(f.message)") }
+        state.applied = []
+        do { try store.save(state) } catch { printError("blockd: \(error)") }
+        print("Released all enforcement (mode: \(enforcer.mode)). Registered blocks and schedules are kept in \(store.path).")
+        return failures.isEmpty ? 0 : 1
+    }
+
+    static func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}
+
+/// The running daemon: everything wired together, then `dispatchMain()`.
+final class Daemon: @unchecked Sendable {
+    let options: BlockdOptions
+    let log: any LogSink
+    var keep: [Any] = []  // timers, watchers and sources that must live as long as the daemon
+    var boundSocket: String?
+
+    init(options: BlockdOptions) {
+        self.options = options
+        self.log = makeLogSink(options.logTarget)
+    }
+
+    func fail(_ message: String) -> Int32 {
+        log.log(LogEntry(message, priority: .error, event: .failure))
+        if !(log is StderrSink) { BlockdMain.printError("blockd: \(message)") }
+        return 1
+    }
+
+    func run() -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        let clock = RealClock()
+        let directory = ConfigDirectory(options.configDir)
+        let flags = BlockdMain.flags(options)
+        var startupFailures: [CoreError] = []
+        let config: ConfigSet
+        do { config = try directory.load(flags: flags) } catch {
+            // Refusing to start would leave every block on past its end (E4 keeps enforcement
+            // in place): start on built-in defaults and record the failure instead.
+            startupFailures.append(CoreError(.invalidConfig, "\(error.message); running on built-in defaults until it is fixed and reloaded"))
+            var fallback = ConfigSet.builtIn
+            fallback.daemon = fallback.daemon.applying(flags)
+            config = fallback
+        }
+
+        if mkdir(options.stateDir, 0o755) != 0 && errno != EEXIST {
+            return fail("cannot create the state directory \(options.stateDir): \(String(cString: strerror(errno))); run blockd as root or give --state-dir DIR")
+        }
+        let store = StateStore(directory: options.stateDir)
+        var state = DaemonState()
+        switch store.load(now: clock.wallNow()) {
+        case .fresh: break
+        case .loaded(let s): state = s
+        case .corrupt(let problem, let movedTo):
+            let where_ = movedTo.map { "it was moved to \($0)" } ?? "it could not be moved aside"
+            startupFailures.append(CoreError(.internal, "the state file \(store.path) was not usable: \(problem); \(where_) and blockd started with no activities"))
+        }
+
+        let enforcer = LogOnlyEnforcer()
+        let engine = Engine(config: config, state: state, clock: clock, timeZone: SystemTimeZone.current(), enforcer: enforcer,
+                            log: log, store: store, configLoader: { () throws(CoreError) -> ConfigSet in try directory.load(flags: flags) })
+
+        let listenFD: Int32
+        do {
+            if let fd = try UnixSocket.fromSystemd() {
+                listenFD = fd
+            } else {
+                listenFD = try UnixSocket.listen(path: options.socketPath)
+                boundSocket = options.socketPath
+            }
+        } catch {
+            return fail("\(error.description)")
+        }
+        let server = ControlServer(listenFD: listenFD, engine: engine, log: log)
+        server.start()
+
+        let timer: TransitionTimer
+        do {
+            timer = try TransitionTimer(clock: clock, queue: engine.queue) { [engine] in engine.wake() }
+        } catch {
+            return fail(error.description)
+        }
+        engine.onNextTransition = { [timer] next in timer.arm(next) }
+        engine.onStatus = { Systemd.status($0) }
+        keep = [server, timer]
+        if let watcher = TimeZoneWatcher(queue: engine.queue, onChange: { [engine] in
+            engine.timeZoneChanged(to: SystemTimeZone.current())
+        }) {
+            keep.append(watcher)
+        }
+
+        engine.queue.sync {
+            let now = clock.wallNow()
+            for failure in startupFailures { engine.recordFailure(failure, uid: nil, activity: nil, now: now) }
+            log.log(LogEntry("blockd \(BlockdVersion.version) starting: socket \(options.socketPath), state \(store.path), enforcement \(enforcer.mode), time zone \(engine.local.timeZone.identifier)",
+                             priority: .info))
+            engine.startUp()
+            Systemd.ready(status: engine.statusLine(now: now, blocked: engine.applied.count))
+        }
+        if let watchdog = Systemd.startWatchdog(on: engine.queue) { keep.append(watchdog) }
+        installSignals(engine: engine)
+        dispatchMain()
+    }
+
+    func installSignals(engine: Engine) {
+        for sig in [SIGTERM, SIGINT, SIGHUP] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: engine.queue)
+            source.setEventHandler { [self, engine] in
+                if sig == SIGHUP {
+                    Systemd.reloading()
+                    engine.reloadFromSignal()
+                    Systemd.ready(status: "reloaded")
+                    return
+                }
+                // E4: enforcement stays in place; the next start reconciles.
+                Systemd.stopping()
+                engine.persist()
+                log.log(LogEntry("blockd stopping on \(sig == SIGTERM ? "SIGTERM" : "SIGINT"); enforcement stays in place until the next start",
+                                 priority: .info))
+                if let path = boundSocket { unlink(path) }
+                exit(0)
+            }
+            source.resume()
+            keep.append(source)
+        }
+    }
+}

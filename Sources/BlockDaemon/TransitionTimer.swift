@@ -1,0 +1,99 @@
+import CLinux
+import Dispatch
+import Foundation
+import Glibc
+
+/// The one timer (T9): a timerfd on CLOCK_BOOTTIME armed for the exact next transition, so
+/// it counts time spent suspended (T6) and fires on resume if the deadline passed meanwhile.
+/// A second timerfd on CLOCK_REALTIME with TFD_TIMER_CANCEL_ON_SET never fires by itself; its
+/// read fails with ECANCELED when someone sets the clock, which triggers a reconcile (T7).
+/// Both sources run on the engine's queue.
+public final class TransitionTimer: @unchecked Sendable {
+    let bootFD: Int32
+    let stepFD: Int32
+    let clock: any SystemClock
+    var sources: [DispatchSourceRead] = []
+    public private(set) var armedFor: Date?
+
+    public init(clock: any SystemClock, queue: DispatchQueue, onWake: @escaping @Sendable () -> Void) throws(UnixSocket.Failure) {
+        bootFD = blockd_timerfd_create(1)
+        stepFD = blockd_timerfd_create(0)
+        self.clock = clock
+        guard bootFD >= 0, stepFD >= 0 else {
+            throw UnixSocket.Failure(description: "cannot create timers: \(String(cString: strerror(errno)))")
+        }
+        armStepDetector()
+        let boot = DispatchSource.makeReadSource(fileDescriptor: bootFD, queue: queue)
+        boot.setEventHandler { [bootFD] in
+            _ = blockd_timerfd_read(bootFD)
+            onWake()
+        }
+        let step = DispatchSource.makeReadSource(fileDescriptor: stepFD, queue: queue)
+        step.setEventHandler { [weak self, stepFD] in
+            // ECANCELED: the realtime clock was set. Re-arm, then let the engine look.
+            _ = blockd_timerfd_read(stepFD)
+            self?.armStepDetector()
+            onWake()
+        }
+        boot.resume()
+        step.resume()
+        sources = [boot, step]
+    }
+
+    /// Arms the timer for the wall instant `date` (nil: disarm), converted to the boot clock.
+    public func arm(_ date: Date?) {
+        armedFor = date
+        guard let date else {
+            _ = blockd_timerfd_arm(bootFD, 0, 0)
+            return
+        }
+        let delay = max(date.timeIntervalSince(clock.wallNow()), 0)
+        // At least 1 ns: a zero deadline would disarm the timer.
+        let deadline = max(Int64((clock.bootNow() + delay) * 1e9), 1)
+        _ = blockd_timerfd_arm(bootFD, deadline, 0)
+    }
+
+    func armStepDetector() {
+        // A deadline far away: the timer exists only to be cancelled by a clock change.
+        let farFuture = blockd_clock_ns(0) + Int64(10 * 365 * 86_400) * 1_000_000_000
+        _ = blockd_timerfd_arm(stepFD, farFuture, 1)
+    }
+}
+
+/// T7: watches /etc/localtime (a symlink that tools replace by rename) through its directory.
+public final class TimeZoneWatcher: @unchecked Sendable {
+    let fd: Int32
+    var source: DispatchSourceRead?
+
+    public init?(path: String = "/etc/localtime", queue: DispatchQueue, onChange: @escaping @Sendable () -> Void) {
+        fd = blockd_inotify_init()
+        guard fd >= 0 else { return nil }
+        let dir = (path as NSString).deletingLastPathComponent
+        let mask = blockd_in_create() | blockd_in_moved_to() | blockd_in_close_write() | blockd_in_delete() | blockd_in_attrib()
+        guard blockd_inotify_add_watch(fd, dir, mask) >= 0 else {
+            close(fd)
+            return nil
+        }
+        let name = (path as NSString).lastPathComponent
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler { [fd] in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            var relevant = false
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                guard n > 0 else { break }
+                // struct inotify_event: wd(4) mask(4) cookie(4) len(4) name[len]
+                var offset = 0
+                while offset + 16 <= n {
+                    let len = Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16 | Int(buffer[offset + 15]) << 24
+                    let nameBytes = buffer[(offset + 16)..<min(offset + 16 + len, n)].prefix { $0 != 0 }
+                    if String(decoding: nameBytes, as: UTF8.self) == name { relevant = true }
+                    offset += 16 + len
+                }
+            }
+            if relevant { onChange() }
+        }
+        source.resume()
+        self.source = source
+    }
+}

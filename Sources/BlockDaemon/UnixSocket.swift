@@ -1,0 +1,94 @@
+import CLinux
+import CSystemd
+import Foundation
+import Glibc
+
+/// The control socket (DESIGN §5, §7; ntpd's control socket is the model): systemd socket
+/// activation when present, else bind the path ourselves — stale socket unlinked, mode set
+/// before anyone can connect.
+public enum UnixSocket {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// A listening socket from systemd (LISTEN_FDS), if we were socket-activated.
+    public static func fromSystemd() throws(Failure) -> Int32? {
+        let n = sd_listen_fds(1)
+        guard n > 0 else { return nil }
+        let fd = SD_LISTEN_FDS_START
+        guard n == 1, sd_is_socket_unix(fd, Int32(SOCK_STREAM.rawValue), 1, nil, 0) > 0 else {
+            throw Failure(description: "systemd passed \(n) sockets; blockd expects exactly one listening Unix stream socket")
+        }
+        setNonBlocking(fd)
+        return fd
+    }
+
+    /// Binds and listens on `path` with `mode`, group `group` when it exists and we may set it.
+    public static func listen(path: String, mode: mode_t = 0o660, group: String = "blockd") throws(Failure) -> Int32 {
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let capacity = MemoryLayout.size(ofValue: addr.sun_path)
+        guard path.utf8.count < capacity else {
+            throw Failure(description: "the socket path \(path) is longer than \(capacity - 1) bytes; choose a shorter --socket")
+        }
+        let dir = (path as NSString).deletingLastPathComponent
+        if !dir.isEmpty && !FileManager.default.fileExists(atPath: dir) {
+            guard mkdir(dir, 0o755) == 0 || errno == EEXIST else {
+                throw Failure(description: "cannot create \(dir): \(String(cString: strerror(errno)))")
+            }
+        }
+        try removeStale(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "cannot create a socket: \(String(cString: strerror(errno)))") }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8) + [0])
+        }
+        // Bind under a tight umask so the socket never exists with looser permissions.
+        let old = umask(0o177)
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        umask(old)
+        guard bound == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw Failure(description: "cannot bind \(path): \(reason)")
+        }
+        var gid: UInt32 = 0
+        if geteuid() == 0, blockd_group_id(group, &gid) == 0 { _ = chown(path, 0, gid) }
+        chmod(path, mode)
+        guard Glibc.listen(fd, 64) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw Failure(description: "cannot listen on \(path): \(reason)")
+        }
+        setNonBlocking(fd)
+        return fd
+    }
+
+    /// A leftover socket file is removed only if nobody answers on it; a live daemon is an error.
+    static func removeStale(_ path: String) throws(Failure) {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return }
+        guard (st.st_mode & S_IFMT) == S_IFSOCK else {
+            throw Failure(description: "\(path) exists and is not a socket; remove it or choose another --socket")
+        }
+        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        defer { close(probe) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let connected = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if connected == 0 {
+            throw Failure(description: "another blockd is already listening on \(path); stop it first")
+        }
+        unlink(path)
+    }
+
+    static func setNonBlocking(_ fd: Int32) {
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+    }
+}

@@ -1,0 +1,169 @@
+import BlockCore
+import Foundation
+import Glibc
+import Testing
+
+/// A temp directory with the real `blockd` running in it (unprivileged: its own socket,
+/// state and config dirs; log-only enforcement). Every process it starts is stopped when the
+/// sandbox goes away, whether the test passed or not.
+final class Sandbox: @unchecked Sendable {
+    let dir: String
+    var socket: String { dir + "/s.sock" }
+    var stateDir: String { dir + "/state" }
+    var configDir: String { dir + "/etc" }
+    var logPath: String { dir + "/blockd.log" }
+    private(set) var daemon: Process?
+    private var processes: [Process] = []
+
+    /// The directory holding the built executables (next to the test bundle).
+    static let binDir: String = {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var dir = (exe as NSString).deletingLastPathComponent
+        while !FileManager.default.fileExists(atPath: dir + "/blockd") && dir != "/" {
+            dir = (dir as NSString).deletingLastPathComponent
+        }
+        return dir
+    }()
+
+    init() {
+        // Short path: sun_path holds 108 bytes.
+        var template = Array("/tmp/bd-XXXXXX".utf8CString)
+        dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        try? FileManager.default.createDirectory(atPath: configDir + "/selections.d", withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(atPath: configDir + "/schedules.d", withIntermediateDirectories: true)
+    }
+
+    deinit {
+        for p in processes where p.isRunning {
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    func write(_ text: String, to relative: String) {
+        FileManager.default.createFile(atPath: dir + "/" + relative, contents: Data(text.utf8))
+    }
+
+    /// Starts blockd and waits until it answers `hello`.
+    @discardableResult
+    func start(extraArgs: [String] = [], environment: [String: String] = [:], waitForSocket: Bool = true) throws -> Process {
+        let p = try launch(Sandbox.binDir + "/blockd",
+                           ["--socket", socket, "--state-dir", stateDir, "--config-dir", configDir, "--log-target", "console"] + extraArgs,
+                           environment: environment, output: logPath)
+        daemon = p
+        if waitForSocket { try waitUntilServing() }
+        return p
+    }
+
+    func launch(_ path: String, _ arguments: [String], environment: [String: String] = [:], output: String? = nil) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["TZ"] = env["TZ"] ?? "Asia/Tokyo"
+        for (k, v) in environment { env[k] = v }
+        p.environment = env
+        if let output {
+            if !FileManager.default.fileExists(atPath: output) { FileManager.default.createFile(atPath: output, contents: nil) }
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+            handle.seekToEndOfFile()
+            p.standardOutput = handle
+            p.standardError = handle
+        }
+        try p.run()
+        processes.append(p)
+        return p
+    }
+
+    func waitUntilServing(timeout: TimeInterval = 15) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let c = try? RawClient(path: socket), (try? c.request("hello"))?.hasPrefix("OK ") == true { return }
+            if let d = daemon, !d.isRunning { break }
+            usleep(20_000)
+        }
+        throw SandboxError("blockd did not start serving on \(socket); its log:\n\(log)")
+    }
+
+    func stop(signal sig: Int32 = SIGTERM) {
+        guard let d = daemon, d.isRunning else { return }
+        kill(d.processIdentifier, sig)
+        d.waitUntilExit()
+    }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// One request on a fresh connection.
+    func request(_ line: String) throws -> String { try RawClient(path: socket).request(line) }
+
+    func status() throws -> JSON {
+        let line = try request("status")
+        guard line.hasPrefix("OK ") else { throw SandboxError("status failed: \(line)") }
+        return try JSON.parse(String(line.dropFirst(3)))
+    }
+
+    /// Polls `condition` until it holds or `timeout` passes (for real-time behaviour only).
+    func eventually(timeout: TimeInterval = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(20_000)
+        }
+        return try condition()
+    }
+}
+
+struct SandboxError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+/// A minimal blocking client speaking raw protocol lines (so the tests also check the wire).
+final class RawClient {
+    let fd: Int32
+    var buffer: [UInt8] = []
+
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let r = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        var tv = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        if r != 0 {
+            close(fd)
+            throw SandboxError("cannot connect to \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(raw: [UInt8]) {
+        _ = raw.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    func request(_ line: String) throws -> String {
+        send(raw: Array((line + "\n").utf8))
+        guard let answer = try readLine() else { throw SandboxError("connection closed before an answer to \(line.prefix(40))") }
+        return answer
+    }
+
+    func readLine() throws -> String? {
+        while true {
+            if let lf = buffer.firstIndex(of: 10) {
+                let line = String(decoding: buffer[..<lf], as: UTF8.self)
+                buffer.removeSubrange(...lf)
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n == 0 { return nil }
+            if n < 0 { throw SandboxError("read failed: \(String(cString: strerror(errno)))") }
+            buffer.append(contentsOf: chunk[0..<n])
+        }
+    }
+}
