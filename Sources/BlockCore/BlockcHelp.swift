@@ -43,16 +43,25 @@ public enum BlockcHelp {
     See blockc(1), blockd(8) and blockd.conf(5).
     """
 
-    /// Help for one command: its usage lines from the listing above.
+    /// Help for one command or command group (`schedule` lists add, remove and list): the
+    /// matching usage lines from the listing above, with their descriptions.
     public static func help(for topic: String) -> String? {
-        let lines = usage.split(separator: "\n", omittingEmptySubsequences: false)
-        guard let start = lines.firstIndex(where: { $0.hasPrefix("  \(topic) ") || $0 == "  \(topic)" }) else { return nil }
-        var out = ["Usage: blockc" + lines[start].dropFirst(1)]
-        var i = start + 1
-        while i < lines.count, lines[i].hasPrefix("        ") || lines[i].hasPrefix("                 ") {
-            out.append(String(lines[i]))
+        let lines = usage.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var out: [String] = []
+        var i = 0
+        while i < lines.count {
+            let line = lines[i]
+            if line.hasPrefix("  \(topic) ") || line == "  \(topic)" {
+                out.append("  blockc " + line.dropFirst(2))
+                i += 1
+                while i < lines.count, lines[i].hasPrefix("    ") {
+                    out.append(lines[i])
+                    i += 1
+                }
+                continue
+            }
             i += 1
         }
-        return out.joined(separator: "\n")
+        return out.isEmpty ? nil : "Usage:\n" + out.joined(separator: "\n")
     }
 }

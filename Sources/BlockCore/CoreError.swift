@@ -30,5 +30,7 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     case invalidConfig = "invalid-config"
     case lineTooLong = "line-too-long"
     case busy
+    /// A well-formed request for something this version of blockd does not do yet.
+    case unsupported
     case `internal`
 }

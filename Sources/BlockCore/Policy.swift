@@ -21,9 +21,12 @@ public struct Policy: Sendable {
     }
 
     /// The selections blocked at `t`, sorted by name; each with its reasons in activity order.
+    /// Linear in the activities plus, per blocked selection, the activities that list it.
     public func desired(at t: Date, activities: [Activity]) -> [Blocked] {
+        var covering: [String: [Activity]] = [:]
         var reasons: [String: [Reason]] = [:]
         for activity in activities {
+            for selection in activity.selections { covering[selection, default: []].append(activity) }
             guard let w = activity.activeWindow(at: t, clock: clock) else { continue }
             for selection in activity.selections {
                 let reason = Reason(activity: activity.name, kind: activity.kind, until: w.end)
@@ -31,7 +34,7 @@ public struct Policy: Sendable {
             }
         }
         return reasons.keys.sorted().map { name in
-            Blocked(selection: name, reasons: reasons[name]!, until: until(name, from: t, activities: activities))
+            Blocked(selection: name, reasons: reasons[name]!, until: until(from: t, covering: covering[name] ?? []))
         }
     }
 
@@ -49,7 +52,10 @@ public struct Policy: Sendable {
     /// (a manual block ending inside bedtime is lifted at bedtime's end, T5). `t` itself when
     /// nothing covers the selection at `t`; nil when the chain runs past `horizon`.
     public func until(_ selection: String, from t: Date, activities: [Activity]) -> Date? {
-        let covering = activities.filter { $0.selections.contains(selection) }
+        until(from: t, covering: activities.filter { $0.selections.contains(selection) })
+    }
+
+    func until(from t: Date, covering: [Activity]) -> Date? {
         var u = t
         while u.timeIntervalSince(t) < Policy.horizon {
             let ends = covering.compactMap { $0.activeWindow(at: u, clock: clock)?.end }

@@ -194,7 +194,7 @@ private struct Arguments {
         if let v = optional("seconds") { s.seconds = try intValue("seconds", v) }
         if let v = optional("until") {
             guard case .string(let text) = v else { throw wrongType("until", "an ISO 8601 date-time with offset") }
-            s.until = try TimeText.parseISO8601(text, clock: LocalClock(TimeZone(identifier: "UTC")!))
+            s.until = try TimeText.parseISO8601WithOffset(text)
         }
         switch (s.seconds, s.until) {
         case (nil, nil), (.some, .some):

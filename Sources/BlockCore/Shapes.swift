@@ -16,7 +16,8 @@ public struct Shapes: Sendable {
         o["name"] = .string(a.name)
         o["kind"] = .string(a.kind.rawValue)
         o["selections"] = .array(a.selections.map { .string($0) })
-        o["active"] = .bool(a.activeWindow(at: now, clock: clock) != nil)
+        let active = a.activeWindow(at: now, clock: clock) != nil
+        o["active"] = .bool(active)
         o["start"] = instant(window?.start)
         o["end"] = instant(window?.end)
         o["locked"] = .bool(a.locked)
@@ -24,7 +25,8 @@ public struct Shapes: Sendable {
             o["window"] = .string("\(s.start)-\(s.end)")
             o["days"] = .string(s.days.description)
         }
-        if let end = window?.end, end > now { o["remaining"] = .int(Int64(end.timeIntervalSince(now).rounded(.up))) }
+        // Seconds until it is lifted, for an active activity only.
+        if active, let end = window?.end { o["remaining"] = .int(Int64(end.timeIntervalSince(now).rounded(.up))) }
         switch a.origin {
         case .client(let uid):
             o["origin"] = "client"

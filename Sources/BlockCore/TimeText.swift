@@ -21,6 +21,18 @@ public enum TimeText {
         return try parseISO8601(text, clock: clock)
     }
 
+    /// ISO 8601 that must carry `Z` or an offset: the wire form, where "local" would mean the
+    /// daemon's zone rather than the user's.
+    public static func parseISO8601WithOffset(_ text: String) throws(CoreError) -> Date {
+        let utc = LocalClock(TimeZone(identifier: "UTC")!)
+        let date = try parseISO8601(text, clock: utc)
+        guard let t = text.firstIndex(where: { $0 == "T" || $0 == "t" || $0 == " " }),
+              text[t...].contains(where: { "Zz+-".contains($0) }) else {
+            throw CoreError(.invalidTime, "'\(text)' has no UTC offset; send e.g. 2026-11-29T22:00:00+09:00 or 2026-11-29T13:00:00Z")
+        }
+        return date
+    }
+
     public static func parseISO8601(_ text: String, clock: LocalClock) throws(CoreError) -> Date {
         func fail() -> CoreError {
             CoreError(.invalidTime, "'\(text)' is not a time: write HH:MM or an ISO 8601 date-time such as 2026-11-29T22:00 or 2026-11-29T22:00:00+09:00")

@@ -19,7 +19,13 @@ extension Engine {
             var targets: [Selection] = []
             for name in next.keys.sorted() {
                 do throws(CoreError) {
-                    targets.append(try config.catalog.resolve(name))
+                    if let known = resolved[name] {
+                        targets.append(known)
+                    } else {
+                        let selection = try config.catalog.resolve(name)
+                        resolved[name] = selection
+                        targets.append(selection)
+                    }
                 } catch {
                     recordFailure(CoreError(.internal, "cannot enforce '\(name)': \(error.message)"), uid: nil, activity: nil, now: now)
                 }

@@ -14,13 +14,18 @@ extension Engine {
             }
             return .ok(try dispatch(request, peer: peer, now: now))
         } catch {
-            if request.modifies {
+            // T4: refusals of well-formed changes are recorded (the cap, permissions, locks);
+            // input mistakes are answered on the spot and not kept, so they cannot push real
+            // failures out of the bounded list.
+            if request.modifies && Engine.recordedCodes.contains(error.code) {
                 recordFailure(error, uid: peer.uid, activity: nil, now: now)
                 persist()
             }
             return .error(error)
         }
     }
+
+    static let recordedCodes: Set<ErrorCode> = [.activityLimit, .permissionDenied, .locked, .exists, .invalidConfig, .internal, .busy]
 
     /// §5: stopping a block or removing a schedule early is for root and the creator, who may
     /// have left group blockd since; the registry checks ownership.
@@ -56,7 +61,7 @@ extension Engine {
         case .stats: return ["shieldHits": statsJSON()]
         case .reload: return try reload(now: now)
         case .limitAdd, .limitRemove, .limitList:
-            throw CoreError(.usage, "usage limits are not available in this version of blockd (\(BlockdVersion.version))")
+            throw CoreError(.unsupported, "usage limits are not available in this version of blockd (\(BlockdVersion.version))")
         case .watch:
             throw CoreError(.internal, "watch is handled by the connection, not the engine")
         }
@@ -163,6 +168,7 @@ extension Engine {
             throw CoreError(.invalidConfig, "reload failed, the previous configuration stays in force: \(error.message)")
         }
         config = fresh
+        resolved = [:]
         installConfigSchedules(now: now)
         log.log(LogEntry("Configuration reloaded (\(fresh.files.count) file\(fresh.files.count == 1 ? "" : "s"))", priority: .info, event: .reload))
         reconcile(now: now)

@@ -22,6 +22,8 @@ public final class Engine: @unchecked Sendable {
     var applied: [String: [Reason]] = [:]
     /// T6: wall minus boot clock at the last reconcile; a change means the wall clock stepped.
     var wallMinusBoot: TimeInterval?
+    /// Selections resolved through the catalog, by name; cleared when the config changes.
+    var resolved: [String: Selection] = [:]
     /// Why a selection is about to be unlocked, when a request (not time) lifts it.
     var pendingUnlockNotes: [String: String] = [:]
     public internal(set) var nextTransition: Date?

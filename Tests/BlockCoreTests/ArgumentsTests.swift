@@ -118,4 +118,23 @@ struct ArgumentsTests {
             #expect(error.message.contains("did you mean 'status'?"))
         }
     }
+
+    @Test("help for a command group lists every subcommand", arguments: [
+        ("schedule", ["blockc schedule add", "blockc schedule remove", "blockc schedule list"]),
+        ("limit", ["blockc limit add", "blockc limit remove"]),
+        ("start", ["blockc start (--minutes N"]),
+        ("selections", ["blockc selections [--json]", "blockc selections show NAME"]),
+    ])
+    func helpTopics(topic: String, expected: [String]) throws {
+        let text = try #require(BlockcHelp.help(for: topic))
+        for line in expected { #expect(text.contains(line), "\(topic): \(line)") }
+        #expect(BlockcHelp.help(for: "frobnicate") == nil)
+    }
+
+    @Test("every command in --help parses from its usage line's first words")
+    func helpListsEveryCommand() {
+        for name in BlockcInvocation.commandNames {
+            #expect(BlockcHelp.usage.contains("  \(name)") || BlockcHelp.usage.contains("| \(name)"), "\(name) is in --help")
+        }
+    }
 }

@@ -50,6 +50,7 @@ struct ProtocolTests {
         (#"start {"selections":["x"],"seconds":1.5}"#, .usage),
         (#"start {"selections":["x"],"seconds":60,"until":"2026-11-29T13:35:00Z"}"#, .usage),
         (#"start {"selections":["x"],"until":"tomorrow"}"#, .invalidTime),
+        (#"start {"selections":["x"],"until":"2026-11-29T13:35:00"}"#, .invalidTime),
         (#"start {"selections":["x"],"seconds":60,"name":"a b"}"#, .invalidName),
         (#"start {"selections":["x"],"seconds":60,"lock":"yes"}"#, .usage),
         (#"start {"selections":[1],"seconds":60}"#, .usage),

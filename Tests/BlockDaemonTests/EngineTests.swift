@@ -13,8 +13,11 @@ final class Harness: @unchecked Sendable {
     var engine: Engine!
     let zone = TimeZone(identifier: "Asia/Tokyo")!
 
-    init(now: String = "2026-11-29T13:05:00+09:00", dir: String? = nil, config: ConfigSet = .builtIn) {
+    let persistent: Bool
+
+    init(now: String = "2026-11-29T13:05:00+09:00", dir: String? = nil, config: ConfigSet = .builtIn, persistent: Bool = true) {
         clock = ManualClock(wall: iso(now))
+        self.persistent = persistent
         self.dir = dir ?? Harness.tempDir()
         engine = makeEngine(config: config)
         run { engine.startUp() }
@@ -30,7 +33,7 @@ final class Harness: @unchecked Sendable {
         let state: DaemonState
         if case .loaded(let s) = StateStore(directory: dir).load(now: clock.wallNow()) { state = s } else { state = DaemonState() }
         return Engine(config: config, state: state, clock: clock, timeZone: zone, enforcer: enforcer, log: log,
-                      store: StateStore(directory: dir), configLoader: loader)
+                      store: persistent ? StateStore(directory: dir) : nil, configLoader: loader)
     }
 
     func run<T>(_ body: () -> T) -> T { engine.queue.sync(execute: body) }

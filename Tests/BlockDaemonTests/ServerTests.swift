@@ -1,0 +1,74 @@
+import BlockCore
+import Foundation
+import Glibc
+import Testing
+@testable import BlockDaemon
+
+/// The control server in-process with small limits (DESIGN §8, S3).
+@Suite("Control server limits", .serialized)
+struct ServerTests {
+    final class Fixture: @unchecked Sendable {
+        let sandbox = Sandbox()
+        let harness: Harness
+        let server: ControlServer
+
+        init(_ configure: (inout ControlServer.Limits) -> Void) throws {
+            var config = ConfigSet.builtIn
+            config.daemon.maxActivities = 1000
+            harness = Harness(dir: sandbox.dir + "/state", config: config, persistent: false)
+            var limits = ControlServer.Limits()
+            configure(&limits)
+            let fd = try UnixSocket.listen(path: sandbox.socket)
+            server = ControlServer(listenFD: fd, engine: harness.engine, log: harness.log, limits: limits)
+            server.start()
+        }
+
+        deinit { close(server.listenFD) }
+    }
+
+    @Test("§8: connections past the limit get ERR busy and are closed; the others keep working")
+    func connectionLimit() throws {
+        let f = try Fixture { $0.maxConnections = 3 }
+        let clients = try (0..<3).map { _ in try RawClient(path: f.sandbox.socket) }
+        for c in clients { #expect(try c.request("hello").hasPrefix("OK ")) }
+        let extra = try RawClient(path: f.sandbox.socket)
+        #expect(try extra.readLine()?.hasPrefix("ERR busy ") == true)
+        #expect(try extra.readLine() == nil)
+        #expect(try clients[0].request("status").hasPrefix("OK "))
+        #expect(f.server.counters.json["refusedConnections"] == 1)
+    }
+
+    @Test("§8: an idle connection is told why and closed; a watcher is not")
+    func idleTimeout() throws {
+        let f = try Fixture { $0.idleTimeout = 0.3 }
+        let idle = try RawClient(path: f.sandbox.socket)
+        let watcher = try RawClient(path: f.sandbox.socket)
+        #expect(try watcher.request("watch").hasPrefix("OK "))
+        #expect(try idle.readLine()?.hasPrefix("ERR usage idle for") == true)
+        #expect(try idle.readLine() == nil)
+        // The watcher still gets events after the idle timeout has passed.
+        usleep(400_000)
+        _ = f.harness.send(#"start {"selections":["instagram"],"seconds":60}"#)
+        #expect(try watcher.readLine()?.hasPrefix("EVENT ") == true)
+    }
+
+    @Test("S3: a watcher that does not read loses events, counted; enforcement never waits for it")
+    func droppedEvents() throws {
+        let f = try Fixture { $0.maxQueuedEvents = 4 }
+        let lazy = try RawClient(path: f.sandbox.socket)
+        var size: Int32 = 4096
+        setsockopt(lazy.fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        #expect(try lazy.request("watch").hasPrefix("OK "))
+        usleep(100_000)
+        // Many events with long names, so the socket buffers fill and the queue overflows.
+        for i in 0..<400 {
+            let name = Array(repeating: String(repeating: "x", count: 50), count: 4).joined(separator: ".") + ".n\(i).example.com"
+            let answer = f.harness.send(#"start {"selections":["\#(name)"],"seconds":60,"name":"b\#(i)"}"#)
+            guard case .ok = answer else { Issue.record("refused: \(answer.line)"); break }
+        }
+        #expect(f.harness.enforcer.applied.count > 20, "enforcement went on regardless")
+        #expect(Sandbox().eventually(timeout: 5) { (f.server.counters.json["droppedEvents"]?.int ?? 0) > 0 })
+        let status = f.harness.run { f.harness.engine.status(now: f.harness.clock.wallNow()) }
+        #expect((status["server"]?["droppedEvents"]?.int ?? 0) > 0, "status reports the drops")
+    }
+}

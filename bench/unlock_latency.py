@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Measures T9 precision: how late a timed unlock reaches journald after its deadline, and
+status round trips per second on one connection.
+
+Runs blockd next to a real systemd-journald in a private mount+PID namespace (as root; /run
+is a tmpfs there, so the host is untouched). Each block ends at an exact instant given with
+"until"; lateness = the unlock entry's __REALTIME_TIMESTAMP (journald's receive time) minus
+that instant. Usage: bench/unlock_latency.py BLOCKD_BINARY [RUNS]
+"""
+import json, os, socket, subprocess, sys, tempfile, time
+from datetime import datetime, timezone
+
+blockd = os.path.abspath(sys.argv[1])
+runs = int(sys.argv[2]) if len(sys.argv) > 2 else 20
+work = tempfile.mkdtemp(prefix="bd-bench-")
+journal = os.path.join(work, "journal")
+os.makedirs(journal)
+sock = os.path.join(work, "s.sock")
+script = f"""set -e
+mount -t tmpfs tmpfs /run
+mkdir -p /run/systemd/journal /run/log/journal
+mount --bind '{journal}' /run/log/journal
+if [ -d /var/log/journal ]; then mount -t tmpfs tmpfs /var/log/journal; fi
+/lib/systemd/systemd-journald &
+for i in $(seq 200); do [ -S /run/systemd/journal/socket ] && break; sleep 0.05; done
+exec '{blockd}' --socket '{sock}' --state-dir '{work}/state' --config-dir '{work}/etc' --log-target journal
+"""
+open(os.path.join(work, "run.sh"), "w").write(script)
+proc = subprocess.Popen(["unshare", "--mount", "--pid", "--fork", "--kill-child", "--propagation", "private",
+                         "/bin/sh", os.path.join(work, "run.sh")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+try:
+    for _ in range(300):
+        if os.path.exists(sock):
+            break
+        time.sleep(0.05)
+    c = socket.socket(socket.AF_UNIX)
+    c.connect(sock)
+    f = c.makefile("rwb")
+
+    def req(line):
+        f.write(line.encode() + b"\n"); f.flush()
+        return f.readline().decode()
+
+    assert req("hello").startswith("OK ")
+    # Round trips: status and hello on one connection.
+    rates = {}
+    for cmd, n in (("hello", 5000), ("status", 5000)):
+        t = time.perf_counter()
+        for _ in range(n):
+            req(cmd)
+        rates[cmd] = n / (time.perf_counter() - t)
+    # Deadlines 150 ms apart, starting 2 s from now, at whole milliseconds.
+    base = time.time() + 2
+    deadlines = {}
+    for i in range(runs):
+        d = round(base + i * 0.15, 3)
+        iso = datetime.fromtimestamp(d, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        name = f"b{i}.example.com"
+        r = req("start " + json.dumps({"selections": [name], "until": iso}))
+        assert r.startswith("OK "), r
+        deadlines[name] = d
+    time.sleep(2 + runs * 0.15 + 1.5)
+    out = subprocess.run(["journalctl", "-D", journal, "-o", "json", "--no-pager", "BLOCKD_EVENT=unlock"],
+                         capture_output=True, text=True).stdout
+    late = []
+    for line in out.splitlines():
+        e = json.loads(line)
+        sel = e.get("BLOCKD_SELECTION")
+        if sel in deadlines:
+            late.append((int(e["__REALTIME_TIMESTAMP"]) / 1e6 - deadlines[sel]) * 1000)
+    late.sort()
+    def pct(p):
+        return late[min(len(late) - 1, int(round(p / 100 * (len(late) - 1))))]
+    print(f"unlocks measured: {len(late)} of {runs}")
+    print(f"lateness deadline -> journal entry (ms): min {late[0]:.2f}  p50 {pct(50):.2f}  p99 {pct(99):.2f}  max {late[-1]:.2f}")
+    print(f"round trips on one connection: hello {rates['hello']:.0f}/s, status {rates['status']:.0f}/s")
+finally:
+    proc.kill()
+    proc.wait()
+    subprocess.run(["rm", "-rf", work])
