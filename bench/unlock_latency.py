@@ -26,6 +26,8 @@ for i in $(seq 200); do [ -S /run/systemd/journal/socket ] && break; sleep 0.05;
 exec '{blockd}' --socket '{sock}' --state-dir '{work}/state' --config-dir '{work}/etc' --log-target journal
 """
 open(os.path.join(work, "run.sh"), "w").write(script)
+os.makedirs(os.path.join(work, "etc"))
+open(os.path.join(work, "etc", "blockd.conf"), "w").write(f"[Daemon]\nMaxActivities={runs + 10}\n")
 proc = subprocess.Popen(["unshare", "--mount", "--pid", "--fork", "--kill-child", "--propagation", "private",
                          "/bin/sh", os.path.join(work, "run.sh")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 try:

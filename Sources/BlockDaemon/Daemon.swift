@@ -123,7 +123,8 @@ final class Daemon: @unchecked Sendable {
 
         let enforcer = LogOnlyEnforcer()
         let engine = Engine(config: config, state: state, clock: clock, timeZone: SystemTimeZone.current(), enforcer: enforcer,
-                            log: log, store: store, configLoader: { () throws(CoreError) -> ConfigSet in try directory.load(flags: flags) })
+                            log: log, store: store, configLoader: { () throws(CoreError) -> ConfigSet in try directory.load(flags: flags) },
+                            configPath: directory.daemonFile)
 
         let listenFD: Int32
         do {

@@ -40,6 +40,7 @@ public final class Engine: @unchecked Sendable {
     public init(config: ConfigSet, state: DaemonState, clock: any SystemClock, timeZone: TimeZone,
                 enforcer: any Enforcer, log: any LogSink, store: StateStore?,
                 configLoader: (@Sendable () throws(CoreError) -> ConfigSet)? = nil,
+                configPath: String = "/etc/blockd/blockd.conf",
                 queue: DispatchQueue = DispatchQueue(label: "blockd.engine")) {
         self.queue = queue
         self.clock = clock
@@ -50,7 +51,7 @@ public final class Engine: @unchecked Sendable {
         self.config = config
         self.state = state
         self.local = LocalClock(timeZone)
-        self.registry = Registry(maxActivities: config.daemon.maxActivities,
+        self.registry = Registry(maxActivities: config.daemon.maxActivities, configPath: configPath,
                                  activities: state.activities.map(\.activity))
         for name in state.applied { applied[name] = [] }
     }

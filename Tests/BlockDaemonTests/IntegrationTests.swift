@@ -25,6 +25,7 @@ struct IntegrationTests {
         #expect(try s.request(#"start {"selections":["instagram"],"seconds":600}"#).hasPrefix("OK "))
         let refused = try s.request(#"start {"selections":["reddit"],"seconds":600}"#)
         #expect(refused.hasPrefix("ERR activity-limit "))
+        #expect(refused.contains("MaxActivities= in \(s.configDir)/blockd.conf"), "the message names the real config file")
         #expect(try s.status()["failures"]?[0]?["code"] == "activity-limit")
         let state = try String(contentsOfFile: s.stateDir + "/state.json", encoding: .utf8)
         #expect(state.contains("activity-limit"))
