@@ -52,9 +52,13 @@ final class Connection: @unchecked Sendable {
                 if watching { continue }  // a watch connection only streams; its input is ignored
                 input.append(contentsOf: buffer[0..<n])
                 splitLines()
-                if closing { break }
-                // Back-pressure: a client that does not read its answers stops being read.
-                if output.count - outputOffset > server.limits.maxPendingOutput { readSource?.suspend(); suspendedForOutput = true; break }
+                // Back-pressure: a client that pipelines faster than it is answered, does not
+                // read its answers, or sent a line that ends the connection stops being read.
+                if closing || closingAfterPending || pending.count >= Connection.maxPendingLines
+                    || output.count - outputOffset > server.limits.maxPendingOutput {
+                    pauseReading()
+                    break
+                }
                 continue
             }
             if n == 0 { close(); return }
@@ -66,9 +70,27 @@ final class Connection: @unchecked Sendable {
         handleNext()
     }
 
-    var suspendedForOutput = false
+    static let maxPendingLines = 64
+    var readPaused = false
+
+    func pauseReading() {
+        guard !readPaused, let r = readSource else { return }
+        r.suspend()
+        readPaused = true
+    }
+
+    func resumeReadingIfPossible() {
+        guard readPaused, !closing, !closingAfterPending, pending.count < Connection.maxPendingLines / 4,
+              output.count - outputOffset <= server.limits.maxPendingOutput, let r = readSource else { return }
+        readPaused = false
+        r.resume()
+    }
 
     func splitLines() {
+        guard !closingAfterPending else {
+            input = []
+            return
+        }
         while let lf = input.firstIndex(of: 10) {
             let lineBytes = input[..<lf]
             input.removeSubrange(...lf)
@@ -92,6 +114,7 @@ final class Connection: @unchecked Sendable {
     func handleNext() {
         guard !inFlight, !isClosed, !closing, !pending.isEmpty else { return }
         let line = pending.removeFirst()
+        defer { resumeReadingIfPossible() }
         if line == "\u{0}line-too-long" {
             write(Response.error(CoreError(.lineTooLong, "a request is at most \(Request.maxLineBytes) bytes; closing the connection")).line)
             closing = true
@@ -168,10 +191,7 @@ final class Connection: @unchecked Sendable {
             writeSource = nil
             w.cancel()
         }
-        if suspendedForOutput {
-            suspendedForOutput = false
-            readSource?.resume()
-        }
+        resumeReadingIfPossible()
         if closing || (closingAfterPending && pending.isEmpty && !inFlight) { close() }
     }
 
@@ -215,7 +235,7 @@ final class Connection: @unchecked Sendable {
         if let w = writeSource { writeSource = nil; w.cancel() }
         if let r = readSource {
             readSource = nil
-            if suspendedForOutput { r.resume() }
+            if readPaused { r.resume() }  // a suspended source never runs its cancel handler
             let fd = self.fd
             r.setCancelHandler { Glibc.close(fd) }
             r.cancel()

@@ -120,7 +120,7 @@ struct SandboxError: Error, CustomStringConvertible {
 }
 
 /// A minimal blocking client speaking raw protocol lines (so the tests also check the wire).
-final class RawClient {
+final class RawClient: @unchecked Sendable {  // one thread writes, another reads: the fd is safe for that
     let fd: Int32
     var buffer: [UInt8] = []
 

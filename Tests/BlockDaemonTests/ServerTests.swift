@@ -71,4 +71,32 @@ struct ServerTests {
         let status = f.harness.run { f.harness.engine.status(now: f.harness.clock.wallNow()) }
         #expect((status["server"]?["droppedEvents"]?.int ?? 0) > 0, "status reports the drops")
     }
+
+    @Test("§8: 10,000 pipelined requests in one write are all answered, in order")
+    func pipelining() throws {
+        let f = try Fixture { _ in }
+        let c = try RawClient(path: f.sandbox.socket)
+        let writer = Thread {
+            var burst: [UInt8] = []
+            for i in 0..<10_000 { burst += Array((i % 2 == 0 ? "hello\n" : "nope\n").utf8) }
+            c.send(raw: burst)
+        }
+        writer.start()
+        for i in 0..<10_000 {
+            let line = try #require(try c.readLine(), "answer \(i)")
+            #expect(line.hasPrefix(i % 2 == 0 ? "OK " : "ERR unknown-command"), "answer \(i) in order")
+            if !line.hasPrefix(i % 2 == 0 ? "OK " : "ERR unknown-command") { break }
+        }
+    }
+
+    @Test("§8: a client streaming an endless line is cut off while others are served")
+    func endlessLine() throws {
+        let f = try Fixture { _ in }
+        let flood = try RawClient(path: f.sandbox.socket)
+        let other = try RawClient(path: f.sandbox.socket)
+        let chunk = Array(repeating: UInt8(ascii: "a"), count: 65_536)
+        for _ in 0..<16 { flood.send(raw: chunk) }
+        #expect(try other.request("hello").hasPrefix("OK "))
+        #expect(try flood.readLine()?.hasPrefix("ERR line-too-long") == true)
+    }
 }
