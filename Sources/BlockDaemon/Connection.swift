@@ -45,6 +45,7 @@ final class Connection: @unchecked Sendable {
 
     func readAvailable() {
         var buffer = [UInt8](repeating: 0, count: 8192)
+        if draining { return discardInput(&buffer) }
         while !isClosed {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
@@ -192,7 +193,47 @@ final class Connection: @unchecked Sendable {
             w.cancel()
         }
         resumeReadingIfPossible()
-        if closing || (closingAfterPending && pending.isEmpty && !inFlight) { close() }
+        if closing || (closingAfterPending && pending.isEmpty && !inFlight) { finish() }
+    }
+
+    // MARK: Closing after a last answer
+
+    var draining = false
+    var drained = 0
+    var lingerTimer: DispatchSourceTimer?
+
+    /// Closing a socket with unread input makes the kernel reset the connection, and the
+    /// client would lose the last answer (the line-too-long or idle error). So: shut down our
+    /// side, discard what the client still sends until it closes (at most 2 s or 1 MiB),
+    /// then close.
+    func finish() {
+        guard !draining, !isClosed else { return }
+        draining = true
+        shutdown(fd, Int32(SHUT_WR))
+        cancelIdleTimer()
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + 2)
+        timer.setEventHandler { [weak self] in self?.close() }
+        timer.resume()
+        lingerTimer = timer
+        if readPaused, let r = readSource {
+            readPaused = false
+            r.resume()
+        }
+    }
+
+    func discardInput(_ buffer: inout [UInt8]) {
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                drained += n
+                if drained > 1 << 20 { return close() }
+                continue
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+            return close()
+        }
     }
 
     func waitWritable() {
@@ -232,6 +273,8 @@ final class Connection: @unchecked Sendable {
         guard !isClosed else { return }
         isClosed = true
         cancelIdleTimer()
+        lingerTimer?.cancel()
+        lingerTimer = nil
         if let w = writeSource { writeSource = nil; w.cancel() }
         if let r = readSource {
             readSource = nil
