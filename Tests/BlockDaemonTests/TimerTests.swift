@@ -1,0 +1,63 @@
+import BlockCore
+import Dispatch
+import Foundation
+import Glibc
+import Testing
+@testable import BlockDaemon
+
+/// The real timerfd and inotify plumbing (T7, T9). These need real time to pass, briefly.
+@Suite("Timers and the time-zone watcher")
+struct TimerTests {
+    final class Flag: @unchecked Sendable {
+        let lock = NSLock()
+        var times: [Date] = []
+        func hit() { lock.withLock { times.append(Date()) } }
+        var count: Int { lock.withLock { times.count } }
+    }
+
+    @Test("T9: the boot-clock timer fires once, at the armed instant, and can be re-armed or disarmed")
+    func fires() throws {
+        let queue = DispatchQueue(label: "t")
+        let flag = Flag()
+        let timer = try TransitionTimer(clock: RealClock(), queue: queue) { flag.hit() }
+        let due = Date().addingTimeInterval(0.2)
+        queue.sync { timer.arm(due) }
+        #expect(Sandbox().eventually(timeout: 5) { flag.count == 1 })
+        let fired = try #require(flag.lock.withLock { flag.times.first })
+        #expect(fired >= due.addingTimeInterval(-0.001), "not early")
+        queue.sync { timer.arm(Date().addingTimeInterval(0.2)) }
+        queue.sync { timer.arm(nil) }
+        usleep(400_000)
+        #expect(flag.count == 1, "a disarmed timer stays quiet")
+        queue.sync { timer.arm(Date().addingTimeInterval(-5)) }
+        #expect(Sandbox().eventually(timeout: 5) { flag.count == 2 }, "a deadline in the past fires at once")
+    }
+
+    @Test("T7: replacing the localtime link (as timedatectl does, by rename) is noticed")
+    func timeZoneChange() throws {
+        let s = Sandbox()
+        let link = s.dir + "/localtime"
+        #expect(symlink("/usr/share/zoneinfo/Asia/Tokyo", link) == 0)
+        let flag = Flag()
+        let watcher = TimeZoneWatcher(path: link, queue: DispatchQueue(label: "tz")) { flag.hit() }
+        #expect(watcher != nil)
+        // Unrelated files in the same directory do not count.
+        s.write("x", to: "other")
+        usleep(200_000)
+        #expect(flag.count == 0)
+        #expect(symlink("/usr/share/zoneinfo/Europe/Berlin", s.dir + "/localtime.new") == 0)
+        #expect(rename(s.dir + "/localtime.new", link) == 0)
+        #expect(Sandbox().eventually(timeout: 5) { flag.count >= 1 })
+        let zone = SystemTimeZone.current(environment: [:], localtime: link)
+        #expect(zone.identifier == "Europe/Berlin")
+        withExtendedLifetime(watcher) {}
+    }
+
+    @Test("SystemTimeZone: TZ wins, then the localtime link, then UTC")
+    func systemZone() {
+        #expect(SystemTimeZone.current(environment: ["TZ": "America/New_York"], localtime: "/nonexistent").identifier == "America/New_York")
+        #expect(SystemTimeZone.current(environment: ["TZ": ":Europe/Berlin"], localtime: "/nonexistent").identifier == "Europe/Berlin")
+        let fallback = SystemTimeZone.current(environment: [:], localtime: "/nonexistent").identifier
+        #expect(!fallback.isEmpty)
+    }
+}
