@@ -24,6 +24,7 @@ let package = Package(
         .executableTarget(name: "blockc", dependencies: ["BlockCore", "BlockClient"]),
         .testTarget(name: "BlockCoreTests", dependencies: ["BlockCore"]),
         .testTarget(name: "BlockDaemonTests", dependencies: ["BlockCore", "BlockDaemon", "BlockClient"]),
+        .testTarget(name: "BlockClientTests", dependencies: ["BlockCore", "BlockClient"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,1 +1,16 @@
-print("placeholder")
+import BlockClient
+import BlockCore
+import Glibc
+
+// Thin by design (STYLE.md 1): parse, hand off to BlockcRunner, exit with its status.
+// SIGPIPE is ignored so that `blockc watch | head -1` ends through a failed write, not a
+// signal, and a daemon that closes the socket gives EPIPE (STYLE.md 10).
+signal(SIGPIPE, SIG_IGN)
+let runner = BlockcRunner.system()
+let status: Int32
+do {
+    status = runner.run(try BlockcInvocation.parse(Array(CommandLine.arguments.dropFirst())))
+} catch {
+    status = runner.usageError(error)
+}
+exit(status)

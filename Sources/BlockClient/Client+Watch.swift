@@ -1,0 +1,111 @@
+import BlockCore
+import Foundation
+
+/// The commands that are more than one request and one answer: `version` (which prints
+/// something even without a daemon), `watch` and `status --watch`.
+extension BlockcRunner {
+    /// The client's version first, so that it is printed even when the daemon is down
+    /// (then the exit status is still 3: the daemon's half of the answer is missing).
+    func version(path: String) -> Int32 {
+        say("blockc \(BlockdVersion.version)")
+        switch exchange(.hello, path: path) {
+        case .success(let o):
+            let version = Output.clean(o["version"]?.string ?? "unknown")
+            let proto = o["protocol"]?.int.map { " (protocol \($0))" } ?? ""
+            say("\(Output.clean(o["daemon"]?.string ?? "blockd")) \(version)\(proto)")
+            return BlockcRunner.ok
+        case .failure(let failure):
+            return failure.status
+        }
+    }
+
+    /// `watch [--json]`: one line per `EVENT` until the daemon closes the stream, stdout is
+    /// closed, or SIGINT ends the process.
+    func watch(path: String, json: Bool) -> Int32 {
+        let transport: any Transport
+        do {
+            transport = try connect(path)
+        } catch {
+            return report(error)
+        }
+        defer { transport.close() }
+        do {
+            // The daemon answers `watch` like any request; an event may already follow.
+            switch try transport.send(.watch) {
+            case .ok: break
+            case .error(let e): return refused(e)
+            case .event(let e): if !show(e, json: json) { return BlockcRunner.ok }
+            }
+            while let line = try transport.readLine() {
+                let response: Response
+                do {
+                    response = try Response.parse(line)
+                } catch {
+                    stderr("blockc: skipped a line from blockd: \(Output.clean(error.message))\n")
+                    continue
+                }
+                guard case .event(let e) = response else { continue }
+                if !show(e, json: json) { return BlockcRunner.ok }
+            }
+        } catch {
+            return report(error)
+        }
+        return report(.unreachable(path: path, reason: "blockd closed the event stream (stopped or restarted?); check 'systemctl status blockd'"))
+    }
+
+    /// Prints one event; false when stdout has gone away.
+    private func show(_ event: JSONObject, json: Bool) -> Bool {
+        // --json: one compact object per line, for scripts that read line by line.
+        say(json ? JSON.object(event).serialized() : output.event(event))
+    }
+
+    /// `status --watch`: the status again every second, redrawn in place on a terminal and as
+    /// a new block (or, with --json, a new line) otherwise. The daemon going away mid-watch
+    /// is shown and retried; being unreachable at the start is exit 3 like any command.
+    func statusWatch(path: String, json: Bool) -> Int32 {
+        var transport: (any Transport)?
+        do {
+            transport = try connect(path)
+        } catch {
+            return report(error)
+        }
+        defer { transport?.close() }
+        var started = now()
+        repeat {
+            started = now()
+            var frame: String
+            do {
+                if transport == nil { transport = try connect(path) }
+                switch try transport!.send(.status) {
+                case .ok(let o): frame = json ? JSON.object(o).serialized() : output.status(o)
+                case .error(let e): frame = "blockc: \(Output.clean(e.message)) (\(e.code.rawValue))"
+                case .event: frame = "blockc: blockd sent an event instead of the status"
+                }
+            } catch {
+                transport?.close()
+                transport = nil
+                frame = "blockc: \(Output.clean(error.description)) (retrying every second)"
+            }
+            let text: String
+            if json {
+                text = frame
+            } else if isTerminal {
+                // Home and clear, then the frame: a redraw rather than a scroll.
+                let banner = output.paint("blockc status --watch: \(clockTime(started)); Ctrl-C to stop", .dim)
+                text = "\u{1B}[H\u{1B}[2J\(banner)\n\n\(frame)"
+            } else {
+                text = "\(frame)\n"
+            }
+            if !say(text) { return BlockcRunner.ok }
+            // Sleep to the next whole second of work, not a second after it, so that the
+            // countdown does not drift.
+        } while sleep(max(0.05, 1 - now().timeIntervalSince(started)))
+        return BlockcRunner.ok
+    }
+
+    private func clockTime(_ date: Date) -> String {
+        let s = clock.civil(of: date).secondsOfDay
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(two(s / 3600)):\(two(s / 60 % 60)):\(two(s % 60))"
+    }
+}

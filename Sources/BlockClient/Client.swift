@@ -1,0 +1,220 @@
+import BlockCore
+import Foundation
+import Glibc
+
+/// Runs one parsed `blockc` command (DESIGN §6) and returns its exit status. Everything it
+/// touches is injected (STYLE.md: "every command gets a context with its I/O injected"), so
+/// tests drive it with a fake `Transport`, a fixed clock and string writers.
+public struct BlockcRunner {
+    /// Exit statuses, DESIGN §6.
+    public static let ok: Int32 = 0, refused: Int32 = 1, usage: Int32 = 2, unreachable: Int32 = 3
+
+    public typealias Connector = (_ socketPath: String) throws(ClientError) -> any Transport
+
+    public var environment: [String: String]
+    /// Writes text to standard output; false when nobody reads it any more (a closed pipe),
+    /// which ends the streaming commands.
+    public var stdout: (String) -> Bool
+    public var stderr: (String) -> Void
+    public var now: () -> Date
+    public var clock: LocalClock
+    /// ANSI colour in human output: the caller decides (a TTY and NO_COLOR unset or empty).
+    public var color: Bool
+    /// Whether stdout is a terminal: `status --watch` then redraws in place.
+    public var isTerminal: Bool
+    public var connect: Connector
+    /// Waits between `status --watch` frames; returning false stops the loop (tests).
+    public var sleep: (TimeInterval) -> Bool
+
+    public init(environment: [String: String], stdout: @escaping (String) -> Bool, stderr: @escaping (String) -> Void,
+                now: @escaping () -> Date, clock: LocalClock, color: Bool, isTerminal: Bool,
+                connect: @escaping Connector, sleep: @escaping (TimeInterval) -> Bool) {
+        self.environment = environment
+        self.stdout = stdout
+        self.stderr = stderr
+        self.now = now
+        self.clock = clock
+        self.color = color
+        self.isTerminal = isTerminal
+        self.connect = connect
+        self.sleep = sleep
+    }
+
+    /// The real process: stdio, the system clock and zone, the Unix socket.
+    public static func system() -> BlockcRunner {
+        let environment = ProcessInfo.processInfo.environment
+        let tty = isatty(STDOUT_FILENO) == 1
+        // https://no-color.org: NO_COLOR set to anything non-empty turns colour off.
+        let color = tty && (environment["NO_COLOR"] ?? "").isEmpty
+        return BlockcRunner(
+            environment: environment,
+            stdout: { text in writeAll(STDOUT_FILENO, text) },
+            stderr: { text in _ = writeAll(STDERR_FILENO, text) },
+            now: { Date() },
+            clock: LocalClock(TimeZone.current),
+            color: color,
+            isTerminal: tty,
+            connect: { path throws(ClientError) in try ControlConnection(path: path) },
+            sleep: { seconds in
+                Thread.sleep(forTimeInterval: seconds)
+                return true
+            })
+    }
+
+    /// Unbuffered write(2), so that each watch line leaves at once even into a pipe; false
+    /// on EPIPE and other errors (SIGPIPE is ignored by the executable).
+    static func writeAll(_ fd: Int32, _ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let start = offset
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + start, $0.count - start) }
+            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return false }
+        }
+        return true
+    }
+
+    var output: Output { Output(now: now(), clock: clock, color: color) }
+
+    @discardableResult
+    func say(_ text: String) -> Bool { stdout(text + "\n") }
+
+    /// A usage error (exit 2): the parser's or ours. Parser messages already end in
+    /// "see 'blockc --help'"; the rest get the pointer added.
+    public func usageError(_ error: CoreError) -> Int32 {
+        let hint = error.message.lowercased().contains("blockc --help") ? "" : "\nSee 'blockc --help'."
+        stderr("blockc: \(error.message)\(hint)\n")
+        return BlockcRunner.usage
+    }
+
+    func report(_ error: ClientError) -> Int32 {
+        stderr("blockc: \(Output.clean(error.description))\n")
+        if case .unreachable = error { return BlockcRunner.unreachable }
+        return BlockcRunner.refused
+    }
+
+    func refused(_ error: CoreError) -> Int32 {
+        stderr("blockc: \(Output.clean(error.message)) (\(error.code.rawValue))\n")
+        return BlockcRunner.refused
+    }
+
+    public func run(_ invocation: BlockcInvocation) -> Int32 {
+        let path = invocation.socket(environment: environment)
+        switch invocation.command {
+        case .help(let topic):
+            guard let topic else {
+                say(BlockcHelp.usage)
+                return BlockcRunner.ok
+            }
+            guard let text = BlockcHelp.help(for: topic) else {
+                return usageError(CoreError(.usage, "no help for '\(Output.clean(topic))'; commands: \(BlockcInvocation.commandNames.joined(separator: ", "))"))
+            }
+            say(text)
+            return BlockcRunner.ok
+        case .version:
+            return version(path: path)
+        case .watch(_, notify: true):
+            return usageError(CoreError(.usage, "blockc watch --notify is not available in this version; use blockc watch"))
+        case .watch(let json, notify: false):
+            return watch(path: path, json: json)
+        case .status(let json, watch: true):
+            return statusWatch(path: path, json: json)
+        default:
+            break
+        }
+        let request: Request
+        do {
+            request = try self.request(for: invocation.command)
+        } catch {
+            return usageError(error)
+        }
+        let object: JSONObject
+        switch exchange(request, path: path) {
+        case .success(let o): object = o
+        case .failure(let failure): return failure.status
+        }
+        say(render(invocation.command, object))
+        return BlockcRunner.ok
+    }
+
+    /// The wire request for a command. `--until TIME` is resolved here, against the user's
+    /// clock and zone, and sent as an instant (DESIGN §6: HH:MM is the next one after now).
+    func request(for command: BlockcCommand) throws(CoreError) -> Request {
+        switch command {
+        case .start(let end, let lock, let name, let selections, _):
+            var args = Request.StartArguments(selections: selections, lock: lock, name: name)
+            switch end {
+            case .seconds(let seconds): args.seconds = seconds
+            case .until(let text): args.until = try TimeText.parse(text, now: now(), clock: clock)
+            }
+            return .start(args)
+        case .stop(let name): return .stop(name: name)
+        case .status: return .status
+        case .scheduleAdd(let name, let days, let start, let end, let selections):
+            return .scheduleAdd(Schedule(name: name, selections: selections, days: days, start: start, end: end))
+        case .scheduleRemove(let name): return .scheduleRemove(name: name)
+        case .scheduleList: return .scheduleList
+        case .selections: return .selections
+        case .selectionShow(let name, _): return .selectionShow(name: name)
+        case .failures(_, let clear): return clear ? .failuresClear : .failures
+        case .limitAdd(let name, let seconds, let selections): return .limitAdd(name: name, seconds: seconds, selections: selections)
+        case .limitRemove(let name): return .limitRemove(name: name)
+        case .limitList: return .limitList
+        case .stats: return .stats
+        case .watch: return .watch
+        case .reload: return .reload
+        case .version: return .hello
+        case .help: throw CoreError(.internal, "help needs no daemon")
+        }
+    }
+
+    /// One request, one answer; a failure is already reported and carries the exit status.
+    func exchange(_ request: Request, path: String) -> Result<JSONObject, ExitStatus> {
+        let transport: any Transport
+        do {
+            transport = try connect(path)
+        } catch {
+            return .failure(ExitStatus(report(error)))
+        }
+        defer { transport.close() }
+        do {
+            switch try transport.send(request) {
+            case .ok(let o): return .success(o)
+            case .error(let e): return .failure(ExitStatus(refused(e)))
+            case .event:
+                return .failure(ExitStatus(report(.protocolError("blockd sent an event instead of an answer to '\(request.command)'"))))
+            }
+        } catch {
+            return .failure(ExitStatus(report(error)))
+        }
+    }
+
+    /// An exit status as a `Result` failure, once its message is printed.
+    struct ExitStatus: Error {
+        var status: Int32
+        init(_ status: Int32) { self.status = status }
+    }
+
+    /// Human text, or with `--json` the daemon's object; `schedule list` and `failures` print
+    /// their arrays (DESIGN §6).
+    func render(_ command: BlockcCommand, _ o: JSONObject) -> String {
+        let out = output
+        switch command {
+        case .start(_, _, _, _, let json): return json ? JSON.object(o).prettyPrinted() : out.start(o)
+        case .stop: return out.stop(o)
+        case .status(let json, _): return json ? JSON.object(o).prettyPrinted() : out.status(o)
+        case .scheduleAdd: return out.scheduleAdded(o)
+        case .scheduleRemove: return out.scheduleRemoved(o)
+        case .scheduleList(let json): return json ? (o["schedules"] ?? .array([])).prettyPrinted() : out.schedules(o)
+        case .selections(let json): return json ? JSON.object(o).prettyPrinted() : out.selections(o)
+        case .selectionShow(_, let json): return json ? JSON.object(o).prettyPrinted() : out.selection(o)
+        case .failures(let json, let clear):
+            if json { return clear ? JSON.object(o).prettyPrinted() : (o["failures"] ?? .array([])).prettyPrinted() }
+            return clear ? out.failuresCleared(o) : out.failures(o)
+        case .stats(let json): return json ? JSON.object(o).prettyPrinted() : out.stats(o)
+        case .reload: return out.reload(o)
+        case .limitList(true): return JSON.object(o).prettyPrinted()
+        default: return out.generic(o)
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import BlockCore
+import Foundation
+
+/// The listing commands and the `watch` event lines.
+extension Output {
+    /// `schedule list`: `{"schedules": [activity...]}`.
+    public func schedules(_ o: JSONObject) -> String {
+        let items = (o["schedules"]?.array ?? []).compactMap(\.object)
+        guard !items.isEmpty else {
+            return "No schedules. Add one with 'blockc schedule add bedtime --daily 22:00-07:00 SELECTION...'."
+        }
+        // The kind column says "schedule" on every row here, so it is left out.
+        return table(items.map { row in
+            var cells = activityRow(row)
+            cells.remove(at: 1)
+            return cells
+        }, indent: "").joined(separator: "\n")
+    }
+
+    /// `selections`: `{"selections": [{name, domains, apps, openURL}...]}`.
+    public func selections(_ o: JSONObject) -> String {
+        let items = (o["selections"]?.array ?? []).compactMap(\.object)
+        guard !items.isEmpty else { return "No selections are defined." }
+        let header = [Cell("NAME", .dim), Cell("DOMAINS", .dim), Cell("APPS", .dim)]
+        let rows = items.map { s in
+            [Cell(text(s["name"]), .bold), Cell(summary(texts(s["domains"]))), Cell(summary(texts(s["apps"])))]
+        }
+        return (table([header] + rows, indent: "") + ["", "Details: 'blockc selections show NAME'."]).joined(separator: "\n")
+    }
+
+    /// The first few items and how many more, so one selection stays one line.
+    func summary(_ items: [String], shown: Int = 3) -> String {
+        guard !items.isEmpty else { return "-" }
+        let head = items.prefix(shown).joined(separator: ", ")
+        return items.count > shown ? "\(head), +\(items.count - shown) more" : head
+    }
+
+    /// `selections show NAME`: `{"selection": {name, domains, apps, openURL}}`.
+    public func selection(_ o: JSONObject) -> String {
+        let s = o["selection"]?.object ?? o
+        var lines = [heading("Selection \(text(s["name"]))")]
+        func list(_ label: String, _ items: [String]) {
+            let pad = String(repeating: " ", count: 10 - label.count)
+            if items.isEmpty { lines.append("  \(label)\(pad)-") }
+            for (i, item) in items.enumerated() {
+                lines.append(i == 0 ? "  \(label)\(pad)\(item)" : "            \(item)")
+            }
+        }
+        list("Domains:", texts(s["domains"]))
+        list("Apps:", texts(s["apps"]))
+        if let url = s["openURL"]?.string { list("Opens:", [Output.clean(url)]) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `failures`: `{"failures": [{time, code, message, uid?, activity?}...]}`, oldest first.
+    public func failures(_ o: JSONObject) -> String {
+        let items = (o["failures"]?.array ?? []).compactMap(\.object)
+        guard !items.isEmpty else { return "No failures recorded." }
+        let rows = items.map { f in
+            var cells = failureRow(f)
+            var who: [String] = []
+            if let uid = f["uid"]?.int { who.append("uid \(uid)") }
+            if let activity = f["activity"]?.string { who.append("'\(Output.clean(activity))'") }
+            cells.insert(Cell(who.joined(separator: " "), .dim), at: 2)
+            return cells
+        }
+        return (table(rows, indent: "") + ["", "Clear them with 'blockc failures --clear'."]).joined(separator: "\n")
+    }
+
+    /// `stats`: `{"shieldHits": [{day, selection, hits}...]}`, by day then selection.
+    public func stats(_ o: JSONObject) -> String {
+        let items = (o["shieldHits"]?.array ?? []).compactMap(\.object)
+        guard !items.isEmpty else { return "No shield hits recorded yet." }
+        let header = [Cell("DAY", .dim), Cell("SELECTION", .dim), Cell("HITS", .dim)]
+        var previousDay = ""
+        let rows = items.map { h in
+            let day = text(h["day"])
+            // The day is printed once per group; repeating it adds nothing.
+            defer { previousDay = day }
+            return [Cell(day == previousDay ? "" : day), Cell(text(h["selection"]), .bold), Cell(String(h["hits"]?.int ?? 0))]
+        }
+        return table([header] + rows, indent: "").joined(separator: "\n")
+    }
+
+    /// One `watch` event as a line: `13:35 Unblocked instagram: timed block 'instagram' ended (30m)`.
+    public func event(_ e: JSONObject) -> String {
+        let when = instant(e["time"]).map(time) ?? time(now)
+        let selection = text(e["selection"])
+        let body: String
+        switch e["event"]?.string {
+        case "lock":
+            let reasons = texts(e["reasons"])
+            body = paint("Blocked", .red) + " \(selection) \(until(e["until"]))"
+                + (reasons.isEmpty ? "" : ": \(reasons.joined(separator: ", "))")
+        case "unlock":
+            body = paint("Unblocked", .green) + " \(selection): \(text(e["why"]))"
+        case "refusal":
+            body = paint("Refused", .yellow) + " (\(text(e["code"]))): \(text(e["message"]))"
+        case "failure":
+            body = paint("Failure", .red) + " (\(text(e["code"]))): \(text(e["message"]))"
+        default:
+            // A newer daemon's event: show it rather than drop it.
+            var rest = e
+            rest["event"] = nil
+            rest["time"] = nil
+            body = "\(text(e["event"])) \(Output.cleaned(.object(rest)).serialized())"
+        }
+        return "\(when) \(body)"
+    }
+}

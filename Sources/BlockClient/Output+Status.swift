@@ -1,0 +1,145 @@
+import BlockCore
+import Foundation
+
+/// `blockc status` and the answers to the commands that change something.
+extension Output {
+    /// How many failures `status` shows before pointing at `blockc failures`.
+    static let statusFailureCount = 3
+
+    /// The `status` object: Blocked now, Activities, Failures (if any), the enforcement line.
+    public func status(_ s: JSONObject) -> String {
+        var lines: [String] = []
+        let blocked = (s["blocked"]?.array ?? []).compactMap(\.object)
+        if blocked.isEmpty {
+            lines.append("Nothing is blocked.")
+        } else {
+            lines.append(heading("Blocked now"))
+            lines += table(blocked.map { b in
+                let reasons = texts(b["reasons"])
+                return [Cell(text(b["selection"]), .red), Cell(until(b["until"])),
+                        Cell(reasons.isEmpty ? "" : "by \(reasons.joined(separator: ", "))", .dim)]
+            })
+        }
+
+        let activities = (s["activities"]?.array ?? []).compactMap(\.object)
+        lines.append("")
+        let cap = s["maxActivities"]?.int.map { " (\(activities.count) of \($0))" } ?? ""
+        lines.append(heading("Activities") + cap)
+        if activities.isEmpty {
+            lines.append("  None. Start one with 'blockc start --minutes 30 SELECTION'.")
+        } else {
+            lines += table(activities.map(activityRow))
+        }
+
+        // T4: a failure is never swallowed, so status shows the latest ones.
+        let failures = (s["failures"]?.array ?? []).compactMap(\.object)
+        if !failures.isEmpty {
+            lines.append("")
+            lines.append(heading("Failures") + " (\(failures.count))")
+            lines += table(failures.suffix(Output.statusFailureCount).map(failureRow))
+            let older = failures.count - Output.statusFailureCount
+            lines.append(older > 0 ? "  \(plural(older, "older failure")) in 'blockc failures'; clear them with 'blockc failures --clear'."
+                                   : "  Clear them with 'blockc failures --clear'.")
+        }
+
+        lines.append("")
+        lines.append(enforcementLine(s))
+        return lines.joined(separator: "\n")
+    }
+
+    func enforcementLine(_ s: JSONObject) -> String {
+        let e = s["enforcement"]?.object ?? [:]
+        var line = "Enforcement: \(e["mode"]?.string.map(Output.clean) ?? "unknown")"
+        if let hosts = e["hostsFile"]?.string { line += " (hosts file \(Output.clean(hosts)))" }
+        line += "."
+        if let next = instant(s["nextTransition"]) { line += " Next change \(at(next))." }
+        return line
+    }
+
+    /// One activity as table cells: name, kind, rule, selections, when, flags.
+    func activityRow(_ a: JSONObject) -> [Cell] {
+        let kind = text(a["kind"])
+        let rule = kind == "schedule" ? "\(text(a["days"])) \(text(a["window"]))" : ""
+        var flags: [String] = []
+        if a["locked"]?.bool == true { flags.append("locked") }
+        if a["origin"]?.string == "config" { flags.append("from \(text(a["file"]))") }
+        return [Cell(text(a["name"]), .bold), Cell(kind), Cell(rule), Cell(texts(a["selections"]).joined(separator: ", ")),
+                Cell(when(a), a["active"]?.bool == true ? .green : nil), Cell(flags.joined(separator: ", "), .yellow)]
+    }
+
+    /// For a schedule `start`/`end` are the current window if active, else the next (§6).
+    func when(_ a: JSONObject) -> String {
+        if a["active"]?.bool == true { return "active, \(until(a["end"]))" }
+        if let start = instant(a["start"]) { return "next \(at(start))" }
+        return a["kind"]?.string == "block" ? "ended" : "no upcoming window"
+    }
+
+    func failureRow(_ f: JSONObject) -> [Cell] {
+        [Cell(instant(f["time"]).map(time) ?? "?"), Cell(text(f["code"]), .red), Cell(text(f["message"]))]
+    }
+
+    // MARK: Commands that change something
+
+    /// `start`: the activity object plus `outcome` (created, extended or unchanged, T10).
+    public func start(_ a: JSONObject) -> String {
+        let name = text(a["name"])
+        let selections = texts(a["selections"])
+        let what = paint(selections.isEmpty ? name : selections.joined(separator: ", "), .bold)
+        // The block's name is what 'blockc stop' takes; say it when it is not the selection.
+        let named = selections == [name] ? "" : " (block '\(name)')"
+        let end = until(a["end"])
+        let lock = a["locked"]?.bool == true ? " It is locked: nobody can stop it early." : ""
+        switch a["outcome"]?.string {
+        case "extended":
+            return "Extended the block on \(what) \(end)\(named).\(lock)"
+        case "unchanged":
+            return "\(what) is already blocked \(end)\(named); a block is extended, never shortened."
+        default:
+            return "Blocked \(what) \(end)\(named).\(lock)"
+        }
+    }
+
+    public func stop(_ o: JSONObject) -> String {
+        "Stopped block '\(text(o["stopped"]))'. Anything another activity still covers stays blocked (see 'blockc status')."
+    }
+
+    /// `schedule add`: the schedule's activity object.
+    public func scheduleAdded(_ a: JSONObject) -> String {
+        let rule = "\(text(a["days"])) \(text(a["window"]))"
+        let selections = texts(a["selections"]).joined(separator: ", ")
+        let state = a["active"]?.bool == true ? "active now, \(until(a["end"]))"
+            : instant(a["start"]).map { "next window \(at($0))" } ?? "no upcoming window"
+        return "Added schedule '\(text(a["name"]))' (\(rule)) for \(selections); \(state)."
+    }
+
+    public func scheduleRemoved(_ o: JSONObject) -> String { "Removed schedule '\(text(o["removed"]))'." }
+
+    public func failuresCleared(_ o: JSONObject) -> String {
+        "Cleared \(plural(o["cleared"]?.int ?? 0, "failure"))."
+    }
+
+    public func reload(_ o: JSONObject) -> String {
+        let n = o["reloaded"]?.int ?? 0
+        return "Reloaded the configuration (\(plural(n, "file")))."
+    }
+
+    /// Answers this client has no special text for (the `limit` commands, for now): the
+    /// object itself, indented, with strings cleaned.
+    public func generic(_ o: JSONObject) -> String {
+        o.isEmpty ? "Done." : Output.cleaned(.object(o)).prettyPrinted()
+    }
+
+    /// A JSON value with every string (and key) cleaned, for printing daemon objects to a
+    /// terminal. `prettyPrinted` escapes control characters already; bidi overrides it keeps.
+    static func cleaned(_ value: JSON) -> JSON {
+        switch value {
+        case .string(let s): return .string(clean(s))
+        case .array(let items): return .array(items.map(cleaned))
+        case .object(let o):
+            var out = JSONObject()
+            for (k, v) in o { out[clean(k)] = cleaned(v) }
+            return .object(out)
+        default: return value
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import BlockCore
+import Foundation
+
+/// Human output for `blockc` (DESIGN §6): pure functions from the daemon's response objects
+/// (the shapes built in Engine+Requests.swift and Shapes.swift) to text. The time, the zone
+/// and whether to colour are parameters, so tests pin all three.
+///
+/// Every string that came from the daemon goes through `clean` before it is printed: names and
+/// messages can carry text a user typed (an ad-hoc domain, a block name, a config file's
+/// contents), and an escape sequence in them must not reach the terminal.
+public struct Output: Sendable {
+    public var now: Date
+    public var clock: LocalClock
+    public var color: Bool
+
+    public init(now: Date, clock: LocalClock, color: Bool) {
+        self.now = now
+        self.clock = clock
+        self.color = color
+    }
+
+    // MARK: Untrusted text
+
+    /// Removes C0/C1 control characters (ESC and CSI start every terminal escape) and the
+    /// bidirectional overrides that can make text read differently than it is; tabs and line
+    /// breaks become spaces so that one record stays on one line.
+    public static func clean(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x09, 0x0A, 0x0D: out.append(" ")
+            case 0x00..<0x20, 0x7F, 0x80...0x9F: continue
+            case 0x202A...0x202E, 0x2066...0x2069: continue
+            default: out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    /// A string member of a daemon object, cleaned; "" when absent or not a string.
+    func text(_ value: JSON?) -> String { Output.clean(value?.string ?? "") }
+
+    func texts(_ value: JSON?) -> [String] { (value?.array ?? []).compactMap { $0.string }.map(Output.clean) }
+
+    // MARK: Colour (only when the caller says so: a TTY and no NO_COLOR)
+
+    enum Style: String {
+        case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", cyan = "36"
+    }
+
+    func paint(_ text: String, _ style: Style?) -> String {
+        guard color, let style, !text.isEmpty else { return text }
+        return "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m"
+    }
+
+    func heading(_ text: String) -> String { paint(text, .bold) }
+
+    // MARK: Times (T3: a time that is not today always carries its date)
+
+    /// An instant from the daemon (ISO 8601 with offset); nil when absent or unreadable.
+    func instant(_ value: JSON?) -> Date? {
+        guard let s = value?.string else { return nil }
+        return try? TimeText.parseISO8601(s, clock: clock)
+    }
+
+    static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// `13:35` today, `Mon 30 Nov 07:00` on another day, `Mon 30 Nov 2027 07:00` in another year.
+    public func time(_ date: Date) -> String {
+        let c = clock.civil(of: date)
+        let hm = "\(twoDigits(c.secondsOfDay / 3600)):\(twoDigits(c.secondsOfDay / 60 % 60))"
+        let today = clock.civil(of: now).date
+        if c.date == today { return hm }
+        let weekday = c.date.weekday.description.capitalized
+        let year = c.date.year == today.year ? "" : " \(c.date.year)"
+        return "\(weekday) \(c.date.day) \(Output.monthNames[c.date.month - 1])\(year) \(hm)"
+    }
+
+    /// `until 13:35 (29m left)`; the remaining time rounds up, so it never reads "0s left"
+    /// while anything remains.
+    public func until(_ date: Date) -> String {
+        let left = date.timeIntervalSince(now)
+        return left > 0 ? "until \(time(date)) (\(DurationText.formatRemaining(left)) left)" : "until \(time(date)) (ended)"
+    }
+
+    /// `at 22:00 (in 8h55m)`, for instants that begin something.
+    public func at(_ date: Date) -> String {
+        let ahead = date.timeIntervalSince(now)
+        return ahead > 0 ? "at \(time(date)) (in \(DurationText.formatRemaining(ahead)))" : "at \(time(date))"
+    }
+
+    /// The `until` text of a JSON instant; a null end means no end is known (a limit that lasts
+    /// until the day ends is still reported with its end; null is defensive).
+    func until(_ value: JSON?) -> String {
+        instant(value).map { until($0) } ?? "with no end set"
+    }
+
+    // MARK: Tables (DESIGN §6: aligned)
+
+    struct Cell {
+        var text: String
+        var style: Style?
+        init(_ text: String, _ style: Style? = nil) {
+            self.text = text
+            self.style = style
+        }
+    }
+
+    /// Pads every column to its widest cell. Widths are counted on the plain text, before
+    /// colour is added, so that escapes never skew the alignment.
+    func table(_ rows: [[Cell]], indent: String = "  ") -> [String] {
+        var widths: [Int] = []
+        for row in rows {
+            for (i, cell) in row.enumerated() {
+                if i == widths.count { widths.append(0) }
+                widths[i] = max(widths[i], cell.text.count)
+            }
+        }
+        return rows.map { row in
+            // Trailing empty cells are not padded, so no line ends in spaces.
+            guard let last = row.lastIndex(where: { !$0.text.isEmpty }) else { return "" }
+            var line = indent
+            // A column that is empty on every row (no schedule among blocks) takes no space.
+            for i in 0...last where widths[i] > 0 {
+                line += paint(row[i].text, row[i].style)
+                if i < last { line += String(repeating: " ", count: widths[i] - row[i].text.count + 2) }
+            }
+            return line
+        }
+    }
+
+    func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
+
+    private func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+}

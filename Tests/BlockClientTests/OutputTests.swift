@@ -1,0 +1,146 @@
+import BlockClient
+import BlockCore
+import Foundation
+import Testing
+
+@Suite("blockc human output (DESIGN §6)")
+struct OutputTests {
+    // MARK: Times
+
+    @Test("§6 remaining time and T3 full dates: the date is shown whenever the end is not today",
+          arguments: [
+              ("2026-11-29T13:35:00+09:00", "until 13:35 (30m left)"),
+              ("2026-11-29T13:34:30+09:00", "until 13:34 (30m left)"),  // rounded up, never less than remains
+              ("2026-11-29T13:05:45+09:00", "until 13:05 (45s left)"),
+              ("2026-11-29T15:35:00+09:00", "until 15:35 (2h30m left)"),
+              ("2026-11-30T07:00:00+09:00", "until Mon 30 Nov 07:00 (17h55m left)"),
+              ("2026-12-01T13:05:00+09:00", "until Tue 1 Dec 13:05 (2d left)"),
+              ("2027-01-02T10:00:00+09:00", "until Sat 2 Jan 2027 10:00 (33d21h left)"),
+              ("2026-11-29T13:00:00+09:00", "until 13:00 (ended)"),
+              // The daemon may answer in another offset; the client shows its own local time.
+              ("2026-11-29T04:35:00Z", "until 13:35 (30m left)"),
+          ])
+    func untilText(end: String, expected: String) {
+        #expect(Fixture.output().until(Fixture.at(end)) == expected)
+    }
+
+    @Test("T3: at 23:58 a block until 00:05 ends tomorrow, and says so")
+    func midnight() {
+        let out = Fixture.output(now: Fixture.at("2026-11-29T23:58:00+09:00"))
+        #expect(out.until(Fixture.at("2026-11-30T00:05:00+09:00")) == "until Mon 30 Nov 00:05 (7m left)")
+    }
+
+    // MARK: Status
+
+    @Test("status: Blocked now, Activities, Failures and the enforcement line, aligned")
+    func statusLayout() {
+        let text = Fixture.output().status(Fixture.busyStatus)
+        #expect(text == """
+        Blocked now
+          instagram  until 13:35 (30m left)                by instagram
+          reddit     until Mon 30 Nov 07:00 (17h55m left)  by study
+          youtube    until Mon 30 Nov 07:00 (17h55m left)  by study
+
+        Activities (3 of 20)
+          instagram  block                        instagram          active, until 13:35 (30m left)
+          study      block                        reddit, youtube    active, until Mon 30 Nov 07:00 (17h55m left)  locked
+          bedtime    schedule  daily 22:00-07:00  instagram, reddit  next at 22:00 (in 8h55m)                      from /etc/blockd/schedules.d/bedtime.conf
+
+        Failures (1)
+          12:58  activity-limit  at most 20 activities; stop a block or remove a schedule to free a slot
+          Clear them with 'blockc failures --clear'.
+
+        Enforcement: log-only (hosts file /etc/hosts). Next change at 13:35 (in 30m).
+        """)
+    }
+
+    @Test("status: 'Nothing is blocked.' and no Failures section when there are none")
+    func statusEmpty() {
+        let text = Fixture.output().status(Fixture.emptyStatus)
+        #expect(text.hasPrefix("Nothing is blocked.\n"))
+        #expect(text.contains("Activities (0 of 20)\n  None. Start one with 'blockc start --minutes 30 SELECTION'."))
+        #expect(!text.contains("Failures"))
+    }
+
+    @Test("T4: status shows the newest failures and points at the rest")
+    func statusManyFailures() {
+        let failures: [JSON] = (0..<5).map { i in
+            ["time": .string("2026-11-29T12:0\(i):00+09:00"), "code": "activity-limit", "message": .string("refusal \(i)")]
+        }
+        let text = Fixture.output().status(Fixture.status(blocked: [], activities: [], failures: failures))
+        #expect(text.contains("Failures (5)"))
+        #expect(!text.contains("refusal 1"))
+        #expect(text.contains("refusal 2") && text.contains("refusal 4"))
+        #expect(text.contains("2 older failures in 'blockc failures'"))
+    }
+
+    // MARK: Untrusted text and colour
+
+    static let hostile = "evil\u{1B}]0;pwned\u{07}\u{1B}[2J\u{9B}31m\u{202E}moc.elgoog\nnext"
+
+    @Test("terminal escapes from the daemon are stripped from every formatter",
+          arguments: ["status", "start", "schedules", "selections", "selection", "failures", "stats", "event"])
+    func controlCharactersStripped(formatter: String) {
+        let text = Self.render(formatter, name: Self.hostile, color: false)
+        #expect(text.contains("evil"))
+        for scalar in text.unicodeScalars {
+            let v = scalar.value
+            #expect(!(v < 0x20 && v != 0x0A) && !(0x7F...0x9F).contains(v) && !(0x202A...0x202E).contains(v),
+                    "\(formatter) printed U+\(String(v, radix: 16))")
+        }
+    }
+
+    @Test("no ANSI at all when color is false; colour when it is true",
+          arguments: ["status", "start", "schedules", "selections", "selection", "failures", "stats", "event"])
+    func colorOnlyWhenAsked(formatter: String) {
+        #expect(!Self.render(formatter, name: "instagram", color: false).contains("\u{1B}"))
+        #expect(Self.render(formatter, name: "instagram", color: true).contains("\u{1B}["))
+    }
+
+    @Test("Output.clean keeps ordinary text, including non-ASCII names")
+    func cleanKeepsText() {
+        #expect(Output.clean("ブロック instagram.com") == "ブロック instagram.com")
+        #expect(Output.clean("a\tb\r\nc") == "a b  c")
+        #expect(Output.clean("\u{1B}[31mred\u{1B}[0m") == "[31mred[0m")
+    }
+
+    /// One formatter fed `name` wherever the daemon would echo a user-chosen string.
+    static func render(_ formatter: String, name: String, color: Bool) -> String {
+        let out = Fixture.output(color: color)
+        let n = JSON.string(name)
+        switch formatter {
+        case "status":
+            return out.status(Fixture.status(
+                blocked: [["selection": n, "until": "2026-11-29T13:35:00+09:00", "reasons": [n]]],
+                activities: [["name": n, "kind": "block", "selections": [n], "active": true, "start": "2026-11-29T13:05:00+09:00",
+                              "end": "2026-11-29T13:35:00+09:00", "locked": true, "remaining": 1800, "origin": "client", "uid": 0]],
+                failures: [["time": "2026-11-29T12:58:00+09:00", "code": "unknown-selection", "message": n]]))
+        case "start":
+            return out.start(["name": n, "kind": "block", "selections": [n], "active": true, "start": "2026-11-29T13:05:00+09:00",
+                              "end": "2026-11-29T13:35:00+09:00", "locked": false, "outcome": "created"])
+        case "schedules":
+            return out.schedules(["schedules": [["name": n, "kind": "schedule", "selections": [n], "active": true,
+                                                 "start": "2026-11-29T13:00:00+09:00", "end": "2026-11-29T14:00:00+09:00",
+                                                 "locked": false, "window": "13:00-14:00", "days": "daily", "origin": "client", "uid": 0]]])
+        case "selections":
+            return out.selections(["selections": [["name": n, "domains": [n], "apps": [], "openURL": nil]]])
+        case "selection":
+            return out.selection(["selection": ["name": n, "domains": [n], "apps": [n], "openURL": n]])
+        case "failures":
+            return out.failures(["failures": [["time": "2026-11-29T12:58:00+09:00", "code": "usage", "message": n, "activity": n]]])
+        case "stats":
+            return out.stats(["shieldHits": [["day": "2026-11-29", "selection": n, "hits": 3]]])
+        default:
+            return out.event(["event": "lock", "time": "2026-11-29T13:05:00+09:00", "selection": n,
+                              "until": "2026-11-29T13:35:00+09:00", "reasons": [n]])
+        }
+    }
+}
+
+extension OutputTests {
+    @Test("a column empty on every row takes no space (blocks have no schedule rule)")
+    func emptyColumn() {
+        let text = Fixture.output().status(Fixture.status(blocked: [], activities: [Fixture.instagramBlock]))
+        #expect(text.contains("\n  instagram  block  instagram  active, until 13:35 (30m left)\n"))
+    }
+}

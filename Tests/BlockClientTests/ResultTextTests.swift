@@ -1,0 +1,114 @@
+import BlockClient
+import BlockCore
+import Foundation
+import Testing
+
+@Suite("blockc answers, lists and events")
+struct ResultTextTests {
+    @Test("start says what happened: created, extended, or T10's 'never shortened'",
+          arguments: [
+              ("created", Fixture.instagramBlock, "Blocked instagram until 13:35 (30m left)."),
+              ("extended", Fixture.instagramBlock, "Extended the block on instagram until 13:35 (30m left)."),
+              ("unchanged", Fixture.instagramBlock,
+               "instagram is already blocked until 13:35 (30m left); a block is extended, never shortened."),
+              ("created", Fixture.studyBlock,
+               "Blocked reddit, youtube until Mon 30 Nov 07:00 (17h55m left) (block 'study'). It is locked: nobody can stop it early."),
+          ])
+    func start(outcome: String, activity: JSON, expected: String) {
+        #expect(Fixture.output().start(Fixture.start(activity, outcome: outcome)) == expected)
+    }
+
+    @Test("stop, schedule add/remove, failures --clear and reload each answer in one sentence")
+    func oneLiners() {
+        let out = Fixture.output()
+        #expect(out.stop(["stopped": "instagram"]).hasPrefix("Stopped block 'instagram'."))
+        #expect(out.scheduleAdded(Fixture.bedtime.object!)
+                == "Added schedule 'bedtime' (daily 22:00-07:00) for instagram, reddit; next window at 22:00 (in 8h55m).")
+        #expect(out.scheduleRemoved(["removed": "bedtime"]) == "Removed schedule 'bedtime'.")
+        #expect(out.failuresCleared(["cleared": 1]) == "Cleared 1 failure.")
+        #expect(out.failuresCleared(["cleared": 3]) == "Cleared 3 failures.")
+        #expect(out.reload(["reloaded": 4]) == "Reloaded the configuration (4 files).")
+    }
+
+    @Test("watch: one line per event, in local time",
+          arguments: [
+              (["event": "unlock", "time": "2026-11-29T13:35:00+09:00", "selection": "instagram",
+                "why": "timed block 'instagram' ended (30m)"] as JSON,
+               "13:35 Unblocked instagram: timed block 'instagram' ended (30m)"),
+              (["event": "lock", "time": "2026-11-29T13:05:00+09:00", "selection": "instagram",
+                "until": "2026-11-29T13:35:00+09:00", "reasons": ["instagram", "bedtime"]] as JSON,
+               "13:05 Blocked instagram until 13:35 (30m left): instagram, bedtime"),
+              (["event": "refusal", "time": "2026-11-29T12:58:00+09:00", "code": "activity-limit",
+                "message": "at most 20 activities"] as JSON,
+               "12:58 Refused (activity-limit): at most 20 activities"),
+              (["event": "failure", "time": "2026-11-28T09:00:00+09:00", "code": "invalid-config",
+                "message": "reload failed"] as JSON,
+               "Sat 28 Nov 09:00 Failure (invalid-config): reload failed"),
+              (["event": "shield-hit", "time": "2026-11-29T13:00:00+09:00", "selection": "reddit"] as JSON,
+               "13:00 shield-hit {\"selection\":\"reddit\"}"),
+          ])
+    func event(event: JSON, expected: String) {
+        #expect(Fixture.output().event(event.object!) == expected)
+    }
+
+    @Test("schedule list: one aligned row per schedule, or how to add one")
+    func schedules() {
+        let out = Fixture.output()
+        #expect(out.schedules(["schedules": []]).hasPrefix("No schedules."))
+        #expect(out.schedules(["schedules": [Fixture.bedtime]])
+                == "bedtime  daily 22:00-07:00  instagram, reddit  next at 22:00 (in 8h55m)  from /etc/blockd/schedules.d/bedtime.conf")
+    }
+
+    @Test("selections and selections show")
+    func selections() {
+        let out = Fixture.output()
+        let list = out.selections(["selections": [
+            ["name": "instagram", "domains": ["instagram.com", "www.instagram.com", "cdninstagram.com", "i.instagram.com"],
+             "apps": ["instagram"], "openURL": nil],
+            ["name": "reddit", "domains": ["reddit.com"], "apps": [], "openURL": "https://example.org/read"],
+        ]])
+        #expect(list == """
+        NAME       DOMAINS                                                      APPS
+        instagram  instagram.com, www.instagram.com, cdninstagram.com, +1 more  instagram
+        reddit     reddit.com                                                   -
+
+        Details: 'blockc selections show NAME'.
+        """)
+        let show = out.selection(["selection": ["name": "reddit", "domains": ["reddit.com", "old.reddit.com"], "apps": [],
+                                                "openURL": "https://example.org/read"]])
+        #expect(show == """
+        Selection reddit
+          Domains:  reddit.com
+                    old.reddit.com
+          Apps:     -
+          Opens:    https://example.org/read
+        """)
+    }
+
+    @Test("failures: every record with who caused it; an empty list says so")
+    func failures() {
+        let out = Fixture.output()
+        #expect(out.failures(["failures": []]) == "No failures recorded.")
+        #expect(out.failures(["failures": [Fixture.capFailure]]) == """
+        12:58  activity-limit  uid 1000  at most 20 activities; stop a block or remove a schedule to free a slot
+
+        Clear them with 'blockc failures --clear'.
+        """)
+    }
+
+    @Test("stats: shield hits grouped by day")
+    func stats() {
+        let out = Fixture.output()
+        #expect(out.stats(["shieldHits": []]) == "No shield hits recorded yet.")
+        #expect(out.stats(["shieldHits": [
+            ["day": "2026-11-28", "selection": "instagram", "hits": 4],
+            ["day": "2026-11-29", "selection": "instagram", "hits": 1],
+            ["day": "2026-11-29", "selection": "reddit", "hits": 12],
+        ]]) == """
+        DAY         SELECTION  HITS
+        2026-11-28  instagram  4
+        2026-11-29  instagram  1
+                    reddit     12
+        """)
+    }
+}

@@ -1,0 +1,239 @@
+import BlockClient
+import BlockCore
+import Foundation
+import Testing
+
+/// A daemon that answers from a script. Fails closed (STYLE.md, swiftly): a request nobody
+/// scripted is recorded as a test issue, not answered with something plausible.
+final class FakeTransport: Transport {
+    var answers: [Result<Response, ClientError>]
+    var stream: [String]
+    var sent: [Request] = []
+    var closed = false
+
+    init(_ answers: [Result<Response, ClientError>], stream: [String] = []) {
+        self.answers = answers
+        self.stream = stream
+    }
+
+    func send(_ request: Request) throws(ClientError) -> Response {
+        sent.append(request)
+        guard !answers.isEmpty else {
+            Issue.record("unexpected request \(request.line)")
+            throw .protocolError("no scripted answer")
+        }
+        switch answers.removeFirst() {
+        case .success(let response): return response
+        case .failure(let error): throw error
+        }
+    }
+
+    func readLine() throws(ClientError) -> String? { stream.isEmpty ? nil : stream.removeFirst() }
+    func close() { closed = true }
+}
+
+/// Runs blockc against a fake daemon and keeps what it printed.
+final class Harness {
+    var out = ""
+    var err = ""
+    var connects = 0
+    var frames = 0
+    let transport: FakeTransport?
+    let connectError: ClientError?
+
+    init(_ transport: FakeTransport?, connectError: ClientError? = nil) {
+        self.transport = transport
+        self.connectError = connectError
+    }
+
+    func run(_ arguments: [String], now: Date = Fixture.now, tty: Bool = false, frames maxFrames: Int = 1) -> Int32 {
+        let runner = BlockcRunner(
+            environment: ["BLOCKD_SOCKET": "/tmp/test.sock"],
+            stdout: { self.out += $0; return true },
+            stderr: { self.err += $0 },
+            now: { now },
+            clock: Fixture.tokyo,
+            color: false,
+            isTerminal: tty,
+            connect: { _ throws(ClientError) in
+                self.connects += 1
+                if let error = self.connectError { throw error }
+                guard let t = self.transport else { throw .protocolError("no transport") }
+                return t
+            },
+            sleep: { _ in
+                self.frames += 1
+                return self.frames < maxFrames
+            })
+        do {
+            return runner.run(try BlockcInvocation.parse(arguments))
+        } catch {
+            return runner.usageError(error)
+        }
+    }
+}
+
+@Suite("blockc exit status and requests (DESIGN §6)")
+struct RunnerTests {
+    static let down = ClientError.unreachable(path: "/tmp/test.sock", errno: ENOENT)
+
+    @Test("exit status: 0 ok, 1 refused, 2 usage, 3 unreachable",
+          arguments: [
+              (["stop", "instagram"], Result<Response, ClientError>.success(.ok(["stopped": "instagram"])), Int32(0)),
+              (["stop", "study"], .success(.error(CoreError(.locked, "block 'study' was started with --lock"))), 1),
+              (["stop", "study"], .failure(.protocolError("blockd closed the connection")), 1),
+              (["stop", "study"], .failure(.unreachable(path: "/tmp/test.sock", reason: "did not answer")), 3),
+              (["stpo", "study"], .success(.ok([:])), 2),
+              (["start", "--minutes", "0", "instagram"], .success(.ok([:])), 2),
+              (["start", "--until", "25:00", "instagram"], .success(.ok([:])), 2),
+          ])
+    func exitStatus(arguments: [String], answer: Result<Response, ClientError>, expected: Int32) {
+        let h = Harness(FakeTransport([answer]))
+        #expect(h.run(arguments) == expected)
+        if expected == 2 {
+            #expect(h.connects == 0, "a usage error never reaches the daemon")
+            #expect(h.err.lowercased().contains("see 'blockc --help'"))
+        }
+    }
+
+    @Test("refused: 'blockc: <message> (<code>)' on stderr, with the daemon's text cleaned")
+    func refusedMessage() {
+        let h = Harness(FakeTransport([.success(.error(CoreError(.unknownSelection, "no selection 'instagarm'\u{1B}[2J; did you mean 'instagram'?")))]))
+        #expect(h.run(["start", "--minutes", "30", "instagarm"]) == 1)
+        #expect(h.err == "blockc: no selection 'instagarm'[2J; did you mean 'instagram'? (unknown-selection)\n")
+        #expect(h.out.isEmpty)
+    }
+
+    @Test("unreachable: exit 3 with the hint that says how to start the daemon or join the group")
+    func unreachable() {
+        let h = Harness(nil, connectError: Self.down)
+        #expect(h.run(["status"]) == 3)
+        #expect(h.err.contains("blockd is not running (no daemon at /tmp/test.sock); start it with 'sudo systemctl start blockd'"))
+        let denied = Harness(nil, connectError: .unreachable(path: "/tmp/test.sock", errno: EACCES))
+        #expect(denied.run(["status"]) == 3)
+        #expect(denied.err.contains("join group 'blockd' ('sudo usermod -aG blockd $USER', then log in again)"))
+    }
+
+    @Test("--minutes and --for are seconds; --until HH:MM is the next one after now (T3), sent as an instant",
+          arguments: [
+              (["start", "--minutes", "30", "instagram"], Request.StartArguments(selections: ["instagram"], seconds: 1800)),
+              (["start", "--for", "1h30m", "--lock", "--name", "focus", "reddit", "youtube"],
+               Request.StartArguments(selections: ["reddit", "youtube"], seconds: 5400, lock: true, name: "focus")),
+              (["start", "--until", "00:05", "instagram"],
+               Request.StartArguments(selections: ["instagram"], until: Fixture.at("2026-11-30T00:05:00+09:00"))),
+              (["start", "--until", "2026-12-01T09:00", "instagram"],
+               Request.StartArguments(selections: ["instagram"], until: Fixture.at("2026-12-01T09:00:00+09:00"))),
+          ])
+    func startRequest(arguments: [String], expected: Request.StartArguments) {
+        let h = Harness(FakeTransport([.success(.ok(Fixture.start(Fixture.instagramBlock, outcome: "created")))]))
+        #expect(h.run(arguments, now: Fixture.at("2026-11-29T23:58:00+09:00")) == 0)
+        #expect(h.transport?.sent == [.start(expected)])
+        #expect(h.transport?.closed == true)
+    }
+
+    @Test("--json prints the daemon's object; schedule list and failures print their arrays (§6)",
+          arguments: [
+              (["status", "--json"], Fixture.busyStatus, JSON.object(Fixture.busyStatus)),
+              (["start", "--json", "--minutes", "30", "instagram"], Fixture.start(Fixture.instagramBlock, outcome: "created"),
+               JSON.object(Fixture.start(Fixture.instagramBlock, outcome: "created"))),
+              (["schedule", "list", "--json"], ["schedules": [Fixture.bedtime]], [Fixture.bedtime]),
+              (["failures", "--json"], ["failures": [Fixture.capFailure]], [Fixture.capFailure]),
+              (["stats", "--json"], ["shieldHits": []], ["shieldHits": []]),
+          ] as [([String], JSONObject, JSON)])
+    func json(arguments: [String], answer: JSONObject, expected: JSON) throws {
+        let h = Harness(FakeTransport([.success(.ok(answer))]))
+        #expect(h.run(arguments) == 0)
+        #expect(try JSON.parse(h.out) == expected)
+        #expect(h.out == expected.prettyPrinted() + "\n")
+    }
+
+    @Test("each command sends its wire request",
+          arguments: [
+              (["status"], Request.status),
+              (["schedule", "add", "bedtime", "--weekly", "mon-fri", "22:00-07:00", "instagram"],
+               .scheduleAdd(Schedule(name: "bedtime", selections: ["instagram"], days: .weekdays,
+                                     start: WallTime(hour: 22, minute: 0), end: WallTime(hour: 7, minute: 0)))),
+              (["schedule", "remove", "bedtime"], .scheduleRemove(name: "bedtime")),
+              (["selections", "show", "reddit"], .selectionShow(name: "reddit")),
+              (["failures", "--clear"], .failuresClear),
+              (["limit", "add", "social", "1h", "instagram"], .limitAdd(name: "social", seconds: 3600, selections: ["instagram"])),
+              (["reload"], .reload),
+          ])
+    func wireRequest(arguments: [String], expected: Request) {
+        let h = Harness(FakeTransport([.success(.ok([:]))]))
+        _ = h.run(arguments)
+        #expect(h.transport?.sent == [expected])
+    }
+
+    @Test("limit commands pass the daemon's refusal through (exit 1)")
+    func limitRefused() {
+        let h = Harness(FakeTransport([.success(.error(CoreError(.usage, "usage limits are not available in this version of blockd (0.1.0)")))]))
+        #expect(h.run(["limit", "list"]) == 1)
+        #expect(h.err == "blockc: usage limits are not available in this version of blockd (0.1.0) (usage)\n")
+    }
+
+    @Test("version: the client's, then the daemon's from hello; without a daemon still the client's, exit 3")
+    func version() {
+        let h = Harness(FakeTransport([.success(.ok(["protocol": 1, "version": "0.1.0", "daemon": "blockd"]))]))
+        #expect(h.run(["version"]) == 0)
+        #expect(h.out == "blockc \(BlockdVersion.version)\nblockd 0.1.0 (protocol 1)\n")
+        #expect(h.transport?.sent == [.hello])
+        let down = Harness(nil, connectError: Self.down)
+        #expect(down.run(["--version"]) == 3)
+        #expect(down.out == "blockc \(BlockdVersion.version)\n")
+    }
+
+    @Test("help needs no daemon")
+    func help() {
+        let h = Harness(nil)
+        #expect(h.run(["--help"]) == 0)
+        #expect(h.out == BlockcHelp.usage + "\n")
+        let one = Harness(nil)
+        #expect(one.run(["help", "stop"]) == 0)
+        #expect(one.out == BlockcHelp.help(for: "stop")! + "\n")
+        #expect(Harness(nil).run(["help", "frobnicate"]) == 2)
+    }
+
+    @Test("watch prints one line per event until the stream ends (then exit 3: the daemon went away)")
+    func watch() {
+        let unlock = #"EVENT {"event":"unlock","time":"2026-11-29T13:35:00+09:00","selection":"instagram","why":"timed block 'instagram' ended (30m)"}"#
+        let h = Harness(FakeTransport([.success(.ok([:]))], stream: [unlock, "garbage", unlock]))
+        #expect(h.run(["watch"]) == 3)
+        #expect(h.transport?.sent == [.watch])
+        #expect(h.out == String(repeating: "13:35 Unblocked instagram: timed block 'instagram' ended (30m)\n", count: 2))
+        #expect(h.err.contains("skipped a line"))
+
+        let j = Harness(FakeTransport([.success(.ok([:]))], stream: [unlock]))
+        _ = j.run(["watch", "--json"])
+        #expect(j.out == String(unlock.dropFirst(6)) + "\n")
+    }
+
+    @Test("watch --notify is a later issue: exit 2 with a pointer to plain watch")
+    func watchNotify() {
+        let h = Harness(FakeTransport([]))
+        #expect(h.run(["watch", "--notify"]) == 2)
+        #expect(h.err.hasPrefix("blockc: blockc watch --notify is not available in this version; use blockc watch"))
+        #expect(h.connects == 0)
+    }
+
+    @Test("status --watch re-queries every frame; a TTY is redrawn in place, a pipe gets a new block")
+    func statusWatch() {
+        let frames = 3
+        let pipe = Harness(FakeTransport(Array(repeating: .success(.ok(Fixture.emptyStatus)), count: frames)))
+        #expect(pipe.run(["status", "--watch"], frames: frames) == 0)
+        #expect(pipe.transport?.sent == Array(repeating: .status, count: frames))
+        #expect(pipe.out.components(separatedBy: "Nothing is blocked.").count == frames + 1)
+        #expect(!pipe.out.contains("\u{1B}"))
+
+        let tty = Harness(FakeTransport(Array(repeating: .success(.ok(Fixture.emptyStatus)), count: 2)))
+        #expect(tty.run(["status", "--watch"], tty: true, frames: 2) == 0)
+        #expect(tty.out.components(separatedBy: "\u{1B}[H\u{1B}[2J").count == 3)
+
+        // The daemon going away mid-watch is shown and retried rather than ending the watch.
+        let flaky = Harness(FakeTransport([.success(.ok(Fixture.emptyStatus)), .failure(.protocolError("blockd closed the connection")),
+                                           .success(.ok(Fixture.emptyStatus))]))
+        #expect(flaky.run(["status", "--watch"], frames: 3) == 0)
+        #expect(flaky.out.contains("blockc: blockd closed the connection (retrying every second)"))
+        #expect(flaky.connects == 2)
+    }
+}
