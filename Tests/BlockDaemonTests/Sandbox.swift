@@ -94,6 +94,28 @@ final class Sandbox: @unchecked Sendable {
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
+    /// Runs the real blockc against this sandbox's daemon: exit status, stdout, stderr.
+    func blockc(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Sandbox.binDir + "/blockc")
+        p.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["BLOCKD_SOCKET"] = socket
+        env["TZ"] = "Asia/Tokyo"
+        env["NO_COLOR"] = "1"
+        for (k, v) in environment { env[k] = v }
+        p.environment = env
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        processes.append(p)
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    }
+
     /// One request on a fresh connection.
     func request(_ line: String) throws -> String { try RawClient(path: socket).request(line) }
 

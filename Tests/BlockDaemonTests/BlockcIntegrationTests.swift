@@ -1,0 +1,75 @@
+import BlockCore
+import Foundation
+import Glibc
+import Testing
+
+/// The real blockc against the real blockd, as a user would type it (DESIGN §6).
+@Suite("Integration: blockc against blockd", .serialized)
+struct BlockcIntegrationTests {
+    @Test("start, status, stop, and the exit statuses 0, 1, 2 and 3")
+    func startStatusStop() throws {
+        let s = Sandbox()
+        try s.start()
+        let start = try s.blockc(["start", "--minutes", "30", "instagram"])
+        #expect(start.status == 0, "\(start.err)")
+        #expect(start.out.hasPrefix("Blocked instagram until "))
+        #expect(start.out.contains("(30m left)"))
+
+        let status = try s.blockc(["status"])
+        #expect(status.status == 0)
+        #expect(status.out.contains("Blocked now"))
+        #expect(status.out.contains("instagram"))
+        #expect(status.out.contains("30m left") || status.out.contains("29m left"))
+        #expect(!status.out.contains("\u{1B}["), "no colour when not a terminal")
+
+        let json = try s.blockc(["status", "--json"])
+        let object = try JSON.parse(json.out)
+        #expect(object["blocked"]?[0]?["selection"] == "instagram")
+        #expect(object["activities"]?[0]?["kind"] == "block")
+
+        let stop = try s.blockc(["stop", "instagram"])
+        #expect(stop.status == 0, "\(stop.err)")
+        #expect(try s.blockc(["status"]).out.contains("Nothing is blocked."))
+
+        let refused = try s.blockc(["start", "--minutes", "5", "instagarm"])
+        #expect(refused.status == 1)
+        #expect(refused.err.contains("did you mean 'instagram'?"))
+        let usage = try s.blockc(["start", "instagram"])
+        #expect(usage.status == 2)
+        s.stop()
+        let unreachable = try s.blockc(["status"])
+        #expect(unreachable.status == 3)
+        #expect(unreachable.err.contains("blockd is not running"))
+    }
+
+    @Test("--lock blocks cannot be stopped; schedules list as arrays in --json")
+    func lockAndSchedules() throws {
+        let s = Sandbox()
+        try s.start()
+        #expect(try s.blockc(["start", "--for", "1h", "--lock", "--name", "study", "reddit", "youtube"]).status == 0)
+        let stop = try s.blockc(["stop", "study"])
+        #expect(stop.status == 1)
+        #expect(stop.err.contains("(locked)"))
+        #expect(try s.blockc(["schedule", "add", "bedtime", "--daily", "22:00-07:00", "instagram", "reddit"]).status == 0)
+        #expect(try s.blockc(["schedule", "add", "school", "--weekly", "mon-fri", "09:00-15:00", "youtube"]).status == 0)
+        let list = try JSON.parse(try s.blockc(["schedule", "list", "--json"]).out)
+        #expect(list.array?.map { $0["name"] } == ["bedtime", "school"])
+        #expect(list[1]?["days"] == "mon-fri")
+        #expect(try s.blockc(["schedule", "remove", "school"]).status == 0)
+        let failures = try JSON.parse(try s.blockc(["failures", "--json"]).out)
+        #expect(failures.array?.map { $0["code"] } == ["locked"])
+    }
+
+    @Test("T3: --until HH:MM is the next occurrence, and ends the block there")
+    func untilTime() throws {
+        let s = Sandbox()
+        try s.start()
+        let result = try s.blockc(["start", "--until", "00:05", "--json", "instagram"])
+        #expect(result.status == 0, "\(result.err)")
+        let object = try JSON.parse(result.out)
+        let end = try TimeText.parseISO8601WithOffset(try #require(object["end"]?.string))
+        let clock = LocalClock(TimeZone(identifier: "Asia/Tokyo")!)
+        #expect(clock.civil(of: end).secondsOfDay == 5 * 60)
+        #expect(end > Date() && end <= Date().addingTimeInterval(86_400))
+    }
+}
