@@ -114,7 +114,7 @@ struct IntegrationTests {
         #expect(try JSON.parse(String(unlock.dropFirst(6)))["event"] == "unlock")
     }
 
-    @Test("systemd: READY=1 reaches NOTIFY_SOCKET after the first reconcile")
+    @Test("systemd: READY=1 after the first reconcile, WATCHDOG=1 pings, STOPPING=1 on SIGTERM")
     func notifyReady() throws {
         let s = Sandbox()
         let path = s.dir + "/notify.sock"
@@ -129,18 +129,27 @@ struct IntegrationTests {
         #expect(bound == 0)
         var tv = timeval(tv_sec: 15, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        try s.start(environment: ["NOTIFY_SOCKET": path], waitForSocket: false)
+        try s.start(environment: ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "200000"], waitForSocket: false)
         var messages: [String] = []
-        while !(messages.last ?? "").contains("READY=1") && messages.count < 10 {
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard n > 0 else { break }
-            messages.append(String(decoding: buffer[0..<n], as: UTF8.self))
+        func receive(until done: (String) -> Bool) {
+            while messages.count < 50 {
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                guard n > 0 else { return }
+                messages.append(String(decoding: buffer[0..<n], as: UTF8.self))
+                if done(messages.last!) { return }
+            }
         }
+        receive { $0.contains("READY=1") }
         let ready = messages.first { $0.contains("READY=1") }
         #expect(ready != nil, "got \(messages)")
         #expect(ready?.contains("STATUS=") == true)
+        receive { $0 == "WATCHDOG=1" }
+        #expect(messages.contains("WATCHDOG=1"), "the engine queue pings the watchdog: \(messages.suffix(3))")
         try s.waitUntilServing()
+        s.stop()
+        receive { $0.contains("STOPPING=1") }
+        #expect(messages.contains { $0.contains("STOPPING=1") })
     }
 
     @Test("systemd: socket activation through systemd-socket-activate")
