@@ -12,6 +12,39 @@ public protocol Enforcer: AnyObject {
     func release() -> [EnforcementFailure]
 }
 
+/// A denied launch or a repaired tamper (S5): counted per selection per day, logged, and
+/// sent to `watch` subscribers. Enforcers report them from any thread through `ShieldHitSink`.
+public struct ShieldHit: Equatable, Sendable {
+    public enum Kind: String, Sendable { case deniedLaunch = "denied-launch", killed, tamper }
+    public var kind: Kind
+    public var selection: String
+    /// The executable (denied launch, killed process) or the file (tamper).
+    public var path: String
+    /// A name for people, where known (the app's name from its desktop file, or the executable's).
+    public var app: String?
+    public var pid: Int32?
+
+    public init(kind: Kind, selection: String, path: String, app: String? = nil, pid: Int32? = nil) {
+        self.kind = kind
+        self.selection = selection
+        self.path = path
+        self.app = app
+        self.pid = pid
+    }
+}
+
+public typealias ShieldHitSink = @Sendable (ShieldHit) -> Void
+
+/// Several enforcers as one (the hosts file and the app shield): each gets the whole desired
+/// set and converges its part; failures are collected from all.
+public final class CompositeEnforcer: Enforcer {
+    public let parts: [any Enforcer]
+    public init(_ parts: [any Enforcer]) { self.parts = parts }
+    public var mode: String { parts.map(\.mode).joined(separator: "+") }
+    public func apply(blocked: [Selection]) -> [EnforcementFailure] { parts.flatMap { $0.apply(blocked: blocked) } }
+    public func release() -> [EnforcementFailure] { parts.flatMap { $0.release() } }
+}
+
 public struct EnforcementFailure: Error, Equatable, Sendable {
     public var selection: String?
     public var message: String

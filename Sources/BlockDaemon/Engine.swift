@@ -109,6 +109,48 @@ public final class Engine: @unchecked Sendable {
 
     func emit(_ event: JSONObject) { onEvent?(event) }
 
+    /// S5: a shield hit from an enforcer (any thread): counted per local day and selection,
+    /// persisted, logged and streamed. Enforcement has already happened; this never blocks it.
+    public func shieldHitSink() -> ShieldHitSink {
+        let queue = self.queue
+        return { [weak self] hit in
+            queue.async { [weak self] in self?.recordShieldHit(hit) }
+        }
+    }
+
+    func recordShieldHit(_ hit: ShieldHit) {
+        assertOnQueue()
+        let now = clock.wallNow()
+        let day = local.civil(of: now).date.description
+        state.shieldHits[day, default: [:]][hit.selection, default: 0] += 1
+        let who = hit.app ?? (hit.path as NSString).lastPathComponent
+        let message: String
+        let event: LogEvent
+        switch hit.kind {
+        case .deniedLaunch:
+            message = "Denied launch of \(who) (\(hit.path)): \(hit.selection) is blocked"
+            event = .shieldHit
+        case .killed:
+            message = "Stopped \(who) (\(hit.path)\(hit.pid.map { ", pid \($0)" } ?? "")): \(hit.selection) is blocked"
+            event = .shieldHit
+        case .tamper:
+            message = "Repaired \(hit.path): its blockd section was changed while \(hit.selection) is blocked"
+            event = .tamper
+        }
+        var fields: [(String, String)] = [("SELECTION", hit.selection), ("PATH", hit.path), ("HIT", hit.kind.rawValue)]
+        if let app = hit.app { fields.append(("APP", app)) }
+        if let pid = hit.pid { fields.append(("PID", String(pid))) }
+        log.log(LogEntry(message, priority: hit.kind == .tamper ? .warning : .notice, event: event, fields: fields))
+        var e: JSONObject = ["event": .string(event.rawValue), "time": .string(local.iso8601(now)), "kind": .string(hit.kind.rawValue),
+                             "selection": .string(hit.selection), "path": .string(hit.path)]
+        if let app = hit.app { e["app"] = .string(app) }
+        e["until"] = applied[hit.selection].flatMap { _ in
+            policy.until(hit.selection, from: now, activities: registry.activities).map { .string(local.iso8601($0)) }
+        } ?? .null
+        emit(e)
+        persist()
+    }
+
     func persist() {
         guard let store else { return }
         state.activities = registry.activities.filter {

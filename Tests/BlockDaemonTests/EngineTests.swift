@@ -257,3 +257,43 @@ struct EngineTests {
         #expect(a["remaining"] == 1800)
     }
 }
+
+@Suite("S5: shield hits")
+struct ShieldHitTests {
+    @Test("S5: hits are counted per selection per local day, persisted, logged and streamed")
+    func counted() throws {
+        let h = Harness(now: "2026-11-29T23:59:00+09:00")
+        _ = ok(h.send(#"start {"selections":["discord"],"seconds":3600}"#))
+        let events = EventBox()
+        h.run { h.engine.onEvent = { events.add($0) } }
+        let sink = h.run { h.engine.shieldHitSink() }
+        sink(ShieldHit(kind: .deniedLaunch, selection: "discord", path: "/usr/bin/discord", app: "Discord", pid: 42))
+        sink(ShieldHit(kind: .killed, selection: "discord", path: "/usr/bin/discord", pid: 43))
+        h.run {}
+        h.advance(120)  // past local midnight: a new day
+        sink(ShieldHit(kind: .tamper, selection: "discord", path: "/etc/hosts"))
+        h.run {}
+        let stats = try #require(ok(h.send("stats")))
+        #expect(stats["shieldHits"] == [
+            ["day": "2026-11-29", "selection": "discord", "hits": 2],
+            ["day": "2026-11-30", "selection": "discord", "hits": 1],
+        ])
+        #expect(h.entries(.shieldHit).first?.message == "Denied launch of Discord (/usr/bin/discord): discord is blocked")
+        #expect(h.entries(.tamper).first?.priority == .warning)
+        let first = try #require(events.all.first)
+        #expect(first["event"] == "shield-hit")
+        #expect(first["app"] == "Discord")
+        #expect(first["until"] == "2026-11-30T00:59:00+09:00")
+        // Persisted: a restart keeps the counts.
+        h.engine = h.makeEngine()
+        h.run { h.engine.startUp() }
+        #expect(ok(h.send("stats"))?["shieldHits"]?.array?.count == 2)
+    }
+}
+
+final class EventBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [JSONObject] = []
+    func add(_ e: JSONObject) { lock.withLock { events.append(e) } }
+    var all: [JSONObject] { lock.withLock { events } }
+}
