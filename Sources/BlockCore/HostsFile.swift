@@ -1,0 +1,124 @@
+/// The managed section of a hosts file (E1), as pure byte manipulation.
+///
+/// Everything outside the section is preserved byte for byte: the file is handled as bytes,
+/// never decoded, so CRLF line ends, a missing final newline and bytes that are not UTF-8
+/// survive any number of block/unblock cycles. A new section goes at the top of the file,
+/// because resolvers that read hosts files take the first matching line: a user's own line
+/// for a blocked domain further down cannot undo the block, and removing a section at the
+/// top restores the rest exactly.
+public enum HostsFile {
+    public static let beginMarker = Array("# BEGIN blockd: managed by blockd(8); edits here are undone while blocks are active".utf8)
+    public static let endMarker = Array("# END blockd".utf8)
+
+    /// The section for `domains` (normalised, E1): `0.0.0.0 d` and `:: d` per domain, in
+    /// the order given, between the markers; every line ends with LF. Nil for no domains.
+    public static func section(for domains: [String]) -> [UInt8]? {
+        guard !domains.isEmpty else { return nil }
+        var out = beginMarker + [10]
+        out.reserveCapacity(domains.reduce(out.count + endMarker.count + 1) { $0 + 2 * $1.utf8.count + 12 })
+        for d in domains {
+            out += Array("0.0.0.0 ".utf8)
+            out += Array(d.utf8)
+            out.append(10)
+            out += Array(":: ".utf8)
+            out += Array(d.utf8)
+            out.append(10)
+        }
+        return out + endMarker + [10]
+    }
+
+    /// `file` with its managed section replaced by `section` (nil: removed). A file without
+    /// a section gets it prepended. Stray extra sections are removed.
+    public static func splice(_ file: [UInt8], section: [UInt8]?) -> [UInt8] {
+        let ranges = sectionRanges(in: file)
+        guard !ranges.isEmpty else {
+            guard let section else { return file }
+            return section + file
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(file.count + (section?.count ?? 0))
+        var cursor = 0
+        for (i, r) in ranges.enumerated() {
+            out += file[cursor..<r.lowerBound]
+            if i == 0, let section { out += section }
+            cursor = r.upperBound
+        }
+        out += file[cursor...]
+        return out
+    }
+
+    /// The domains listed in the file's first managed section, in order (for tamper checks).
+    public static func blockedDomains(in file: [UInt8]) -> [String] {
+        guard let r = sectionRanges(in: file).first else { return [] }
+        var domains: [String] = []
+        for line in lines(file[r]) {
+            if let d = entryDomain(line), d.prefix == "0.0.0.0 " { domains.append(d.domain) }
+        }
+        return domains
+    }
+
+    /// Byte ranges of managed sections, each from its BEGIN line to the end of its END line
+    /// (newline included). A BEGIN without an END before the next BEGIN (someone deleted the
+    /// END line) covers only itself and the entry lines right after it, so that no line of
+    /// the user's is ever swallowed.
+    static func sectionRanges(in file: [UInt8]) -> [Range<Int>] {
+        struct Line { var start: Int; var end: Int; var content: ArraySlice<UInt8> }
+        var all: [Line] = []
+        var start = 0
+        while start < file.count {
+            var end = start
+            while end < file.count && file[end] != 10 { end += 1 }
+            var content = file[start..<end]
+            if content.last == 13 { content = content.dropLast() }
+            let lineEnd = end < file.count ? end + 1 : end
+            all.append(Line(start: start, end: lineEnd, content: content))
+            start = lineEnd
+        }
+        func isBegin(_ i: Int) -> Bool { all[i].content.elementsEqual(beginMarker) }
+        func isEnd(_ i: Int) -> Bool { all[i].content.elementsEqual(endMarker) }
+        var ranges: [Range<Int>] = []
+        var i = 0
+        while i < all.count {
+            guard isBegin(i) else { i += 1; continue }
+            var j = i + 1
+            while j < all.count && !isEnd(j) && !isBegin(j) { j += 1 }
+            if j < all.count && isEnd(j) {
+                ranges.append(all[i].start..<all[j].end)
+                i = j + 1
+            } else {
+                var k = i + 1
+                while k < all.count && entryDomain(all[k].content) != nil { k += 1 }
+                ranges.append(all[i].start..<all[k - 1].end)
+                i = k
+            }
+        }
+        return ranges
+    }
+
+    static func lines(_ bytes: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+        var out: [ArraySlice<UInt8>] = []
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            var end = start
+            while end < bytes.endIndex && bytes[end] != 10 { end += 1 }
+            var line = bytes[start..<end]
+            if line.last == 13 { line = line.dropLast() }
+            out.append(line)
+            start = end + 1
+        }
+        return out
+    }
+
+    /// `0.0.0.0 d` or `:: d`, as written by `section(for:)`.
+    static func entryDomain(_ line: ArraySlice<UInt8>) -> (prefix: String, domain: String)? {
+        for prefix in ["0.0.0.0 ", ":: "] {
+            let p = Array(prefix.utf8)
+            if line.starts(with: p) {
+                let rest = line.dropFirst(p.count)
+                guard !rest.isEmpty, rest.allSatisfy({ $0 > 32 && $0 < 127 }) else { return nil }
+                return (prefix, String(decoding: rest, as: UTF8.self))
+            }
+        }
+        return nil
+    }
+}
