@@ -88,7 +88,9 @@ struct InstallTests {
         let env = ["MANPATH": dest.path + "/usr/local/share/man"]
         let verify = try Run.capture(InstallTests.analyze, ["verify", units.path + "/blockd.service", units.path + "/blockd.socket"],
                                      environment: env)
-        #expect(verify.status == 0 && verify.output.isEmpty, "systemd-analyze verify:\n\(verify.output)")
+        // Complaints about the host's own units are not ours to fix; any about blockd's are.
+        let ours = verify.output.split(separator: "\n").filter { $0.contains("blockd") }
+        #expect(verify.status == 0 && ours.isEmpty, "systemd-analyze verify:\n\(verify.output)")
 
         // The check is not vacuous: a unit whose ExecStart does not exist fails it.
         let broken = try String(contentsOfFile: units.path + "/blockd.service", encoding: .utf8)
