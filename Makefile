@@ -6,7 +6,7 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 SWIFTFLAGS ?=
 
-.PHONY: all build release run check test clean
+.PHONY: all build release run check test clean install uninstall lint-man
 
 all: build
 
@@ -22,9 +22,28 @@ release:
 run: build
 	$$($(SWIFT) build $(SWIFTFLAGS) --show-bin-path)/blockd $(ARGS)
 
+# Installs into $(DESTDIR)$(PREFIX) (binaries, man pages, completions) and systemd's
+# directories (units, sysusers.d, catalog); see scripts/install. On a live system with systemd
+# as PID 1 it also creates group blockd and enables blockd.socket and blockd.service.
+# BINDIR_SRC=DIR installs already-built binaries from DIR instead of a release build (tests).
+install: $(if $(BINDIR_SRC),,release)
+	@PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' \
+	  BINDIR_SRC="$(or $(BINDIR_SRC),$$($(SWIFT) build -c release $(SWIFTFLAGS) --show-bin-path))" \
+	  scripts/install install
+
+uninstall:
+	@PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' scripts/install uninstall
+
+# The man pages must lint clean (issue 6).
+lint-man:
+	mandoc -Tlint -W warning man/blockd.8 man/blockc.1 man/blockd.conf.5
+
 # The whole test suite (what CI runs). Privileged tests run when BLOCKD_PRIVILEGED_TESTS=1.
+# InstallTests and ManPageTests cover the DESTDIR install, systemd-analyze verify, the journal
+# catalog, the completions and the man pages' lint.
 check:
 	@scripts/deps check
+	$(MAKE) --no-print-directory lint-man
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	$(SWIFT) test --skip-build $(SWIFTFLAGS)
 

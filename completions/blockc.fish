@@ -1,0 +1,113 @@
+# fish completion for blockc(1): commands, flags and selection names.
+# Installed as share/fish/vendor_completions.d/blockc.fish.
+
+# Selection names: the daemon's list (built-in catalog plus selections.d) when it answers,
+# else the built-in catalog (Sources/BlockCore/Catalog.swift; a test keeps the two in step).
+function __blockc_selections
+    set -l tokens (commandline -opc)
+    set -l client $tokens[1]
+    if set -l i (contains -i -- --socket $tokens)
+        set -a client --socket $tokens[(math $i + 1)]
+    end
+    set -l names (timeout 1 $client selections --json 2>/dev/null | string match -ar '"name" *: *"[^"]*"' | string replace -r '.*"([^"]*)"$' '$1')
+    if test (count $names) -eq 0
+        set names discord facebook instagram linkedin messenger netflix pinterest reddit snapchat steam threads tiktok twitch whatsapp x youtube
+    end
+    printf '%s\n' $names
+end
+
+# The command words so far, without options and their values.
+function __blockc_words
+    set -l tokens (commandline -opc)
+    set -e tokens[1]
+    set -l skip 0
+    for t in $tokens
+        if test $skip -eq 1
+            set skip 0
+            continue
+        end
+        switch $t
+            case --socket --minutes --for --until --name --daily --weekly
+                set skip 1
+            case '-*'
+            case '*'
+                echo $t
+        end
+    end
+end
+
+function __blockc_needs_command
+    test (count (__blockc_words)) -eq 0
+end
+
+# True when the command words are exactly $argv.
+function __blockc_at
+    set -l w (__blockc_words)
+    test "$w" = "$argv"
+end
+
+# True when the command words start with $argv.
+function __blockc_in
+    set -l w (__blockc_words)
+    set -l n (count $argv)
+    test (count $w) -ge $n; and test "$w[1..$n]" = "$argv"
+end
+
+function __blockc_selection_position
+    set -l w (__blockc_words)
+    switch "$w[1]"
+        case start
+            return 0
+        case schedule
+            test "$w[2]" = add; and test (count $w) -ge 3
+        case limit
+            test "$w[2]" = add; and test (count $w) -ge 4
+        case selections
+            test "$w[2]" = show; and test (count $w) -eq 2
+        case '*'
+            return 1
+    end
+end
+
+complete -c blockc -f
+complete -c blockc -l socket -r -F -d "the daemon's socket"
+complete -c blockc -s h -l help -d 'print help'
+complete -c blockc -n __blockc_needs_command -l version -d 'print the version'
+
+complete -c blockc -n __blockc_needs_command -a start -d 'block selections now until the end'
+complete -c blockc -n __blockc_needs_command -a stop -d 'end a block early'
+complete -c blockc -n __blockc_needs_command -a status -d 'what is blocked, why, and until when'
+complete -c blockc -n __blockc_needs_command -a schedule -d 'add, remove or list schedules'
+complete -c blockc -n __blockc_needs_command -a selections -d 'list the selections or show one'
+complete -c blockc -n __blockc_needs_command -a failures -d 'refused registrations and enforcement errors'
+complete -c blockc -n __blockc_needs_command -a limit -d 'add, remove or list daily usage limits'
+complete -c blockc -n __blockc_needs_command -a stats -d 'shield hits per selection per day'
+complete -c blockc -n __blockc_needs_command -a watch -d "follow the daemon's events"
+complete -c blockc -n __blockc_needs_command -a reload -d "reload the daemon's configuration"
+complete -c blockc -n __blockc_needs_command -a version -d 'print the client and daemon versions'
+complete -c blockc -n __blockc_needs_command -a help -d 'help for a command'
+
+complete -c blockc -n '__blockc_at help' -a 'start stop status schedule selections failures limit stats watch reload version'
+
+complete -c blockc -n '__blockc_in start' -l minutes -x -d 'whole minutes'
+complete -c blockc -n '__blockc_in start' -l for -x -d 'a duration such as 1h30m'
+complete -c blockc -n '__blockc_in start' -l until -x -d 'HH:MM or an ISO 8601 date-time'
+complete -c blockc -n '__blockc_in start' -l lock -d 'cannot be stopped early by anyone'
+complete -c blockc -n '__blockc_in start' -l name -x -d 'name of the block'
+complete -c blockc -n __blockc_selection_position -a '(__blockc_selections)' -d selection
+
+complete -c blockc -n '__blockc_in status' -l watch -d 'redraw a live countdown'
+
+complete -c blockc -n '__blockc_at schedule' -a 'add remove list'
+complete -c blockc -n '__blockc_in schedule add' -l daily -x -d 'a window HH:MM-HH:MM every day'
+complete -c blockc -n '__blockc_in schedule add' -l weekly -x -a 'mon tue wed thu fri sat sun mon-fri sat-sun' -d 'days, then the window'
+
+complete -c blockc -n '__blockc_at selections' -a show -d 'the domains and apps of one selection'
+
+complete -c blockc -n '__blockc_in failures' -l clear -d 'empty the failure list'
+
+complete -c blockc -n '__blockc_at limit' -a 'add remove list'
+
+complete -c blockc -n '__blockc_in watch' -l notify -d 'desktop notifications'
+
+complete -c blockc -n '__blockc_in start; or __blockc_in status; or __blockc_in schedule list; or __blockc_in selections; or __blockc_in failures; or __blockc_in limit list; or __blockc_in stats; or __blockc_in watch' -l json -d 'JSON output'
