@@ -60,13 +60,20 @@ public enum BlockdMain {
             printError("blockd: refusing to release: the block '\(b.name)' was started with --lock and lasts until \(clock.iso8601(b.end))")
             return 1
         }
-        let enforcer = LogOnlyEnforcer()
+        var hostsFile = options.hostsFile ?? DaemonConfig.defaults.hostsFile
+        if options.hostsFile == nil, let config = try? ConfigDirectory(options.configDir).load() { hostsFile = config.daemon.hostsFile }
+        let enforcer = makeEnforcer(hostsFile: hostsFile, log: StderrSink())
         let failures = enforcer.release()
         for f in failures { printError("blockd: \(f.message)") }
         state.applied = []
         do { try store.save(state) } catch { printError("blockd: \(error)") }
         print("Released all enforcement (mode: \(enforcer.mode)). Registered blocks and schedules are kept in \(store.path).")
         return failures.isEmpty ? 0 : 1
+    }
+
+    /// The real enforcers (DESIGN §4): the hosts file (E1).
+    static func makeEnforcer(hostsFile: String, log: any LogSink) -> HostsEnforcer {
+        HostsEnforcer(path: hostsFile, log: log)
     }
 
     static func printError(_ text: String) {
@@ -121,7 +128,8 @@ final class Daemon: @unchecked Sendable {
             startupFailures.append(CoreError(.internal, "the state file \(store.path) was not usable: \(problem); \(where_) and blockd started with no activities"))
         }
 
-        let enforcer = LogOnlyEnforcer()
+        let hosts = BlockdMain.makeEnforcer(hostsFile: config.daemon.hostsFile, log: log)
+        let enforcer = CompositeEnforcer([hosts])
         let engine = Engine(config: config, state: state, clock: clock, timeZone: SystemTimeZone.current(), enforcer: enforcer,
                             log: log, store: store, configLoader: { () throws(CoreError) -> ConfigSet in try directory.load(flags: flags) },
                             configPath: directory.daemonFile)
@@ -146,6 +154,7 @@ final class Daemon: @unchecked Sendable {
         } catch {
             return fail(error.description)
         }
+        hosts.hits = engine.shieldHitSink()
         engine.onNextTransition = { [timer] next in timer.arm(next) }
         engine.onStatus = { Systemd.status($0) }
         keep = [server, timer]

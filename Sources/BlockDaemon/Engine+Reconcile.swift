@@ -15,7 +15,8 @@ extension Engine {
 
         let locking = desired.filter { applied[$0.selection] == nil }
         let unlocking = applied.keys.filter { next[$0] == nil }.sorted()
-        if !locking.isEmpty || !unlocking.isEmpty || state.applied != next.keys.sorted() {
+        if mustApply || !locking.isEmpty || !unlocking.isEmpty || state.applied != next.keys.sorted() {
+            mustApply = false
             var targets: [Selection] = []
             for name in next.keys.sorted() {
                 do throws(CoreError) {

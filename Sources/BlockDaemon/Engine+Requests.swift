@@ -169,6 +169,7 @@ extension Engine {
         }
         config = fresh
         resolved = [:]
+        mustApply = true
         installConfigSchedules(now: now)
         log.log(LogEntry("Configuration reloaded (\(fresh.files.count) file\(fresh.files.count == 1 ? "" : "s"))", priority: .info, event: .reload))
         reconcile(now: now)

@@ -22,6 +22,10 @@ public final class Engine: @unchecked Sendable {
     var applied: [String: [Reason]] = [:]
     /// T6: wall minus boot clock at the last reconcile; a change means the wall clock stepped.
     var wallMinusBoot: TimeInterval?
+    /// Apply even if the set of names did not change: at start-up (the hosts file may have
+    /// been edited while blockd was down, E4) and after a reload (a selection's domains may
+    /// have changed under the same name).
+    var mustApply = true
     /// Selections resolved through the catalog, by name; cleared when the config changes.
     var resolved: [String: Selection] = [:]
     /// Why a selection is about to be unlocked, when a request (not time) lifts it.

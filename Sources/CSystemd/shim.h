@@ -2,5 +2,6 @@
 #define BLOCKD_CSYSTEMD_SHIM_H
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-journal.h>
+#include <systemd/sd-bus.h>
 #include <sys/uio.h>
 #endif

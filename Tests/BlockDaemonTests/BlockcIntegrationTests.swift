@@ -72,4 +72,17 @@ struct BlockcIntegrationTests {
         #expect(clock.civil(of: end).secondsOfDay == 5 * 60)
         #expect(end > Date() && end <= Date().addingTimeInterval(86_400))
     }
+
+    @Test("E1 end to end: a block puts its domains in the hosts file and its end restores every byte")
+    func hostsEndToEnd() throws {
+        let s = Sandbox()
+        try s.start()
+        let original = try #require(FileManager.default.contents(atPath: s.hostsPath))
+        let start = try s.blockc(["start", "--for", "1s", "instagram"])
+        #expect(start.status == 0, "\(start.err)")
+        let blocked = Array(try #require(FileManager.default.contents(atPath: s.hostsPath)))
+        #expect(HostsFile.blockedDomains(in: blocked).contains("www.instagram.com"))
+        #expect(try s.blockc(["status"]).out.contains("Enforcement: hosts"))
+        #expect(s.eventually { FileManager.default.contents(atPath: s.hostsPath) == original }, "log:\n\(s.log)")
+    }
 }

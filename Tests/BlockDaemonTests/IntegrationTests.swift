@@ -162,8 +162,7 @@ struct IntegrationTests {
             return
         }
         let s = Sandbox()
-        _ = try s.launch(activate, ["-l", s.socket, Sandbox.binDir + "/blockd", "--socket", s.dir + "/unused.sock",
-                                    "--state-dir", s.stateDir, "--config-dir", s.configDir, "--log-target", "console"],
+        _ = try s.launch(activate, ["-l", s.socket, Sandbox.binDir + "/blockd"] + s.daemonArgs(socket: s.dir + "/unused.sock"),
                          output: s.logPath)
         #expect(s.eventually { FileManager.default.fileExists(atPath: s.socket) })
         // The first connection makes systemd-socket-activate exec blockd with the socket as fd 3.
@@ -177,8 +176,7 @@ struct IntegrationTests {
         let s = Sandbox()
         try s.start()
         let first = s.daemon!
-        let second = try s.launch(Sandbox.binDir + "/blockd", ["--socket", s.socket, "--state-dir", s.dir + "/state2",
-                                                               "--config-dir", s.configDir, "--log-target", "console"], output: s.dir + "/second.log")
+        let second = try s.launch(Sandbox.binDir + "/blockd", s.daemonArgs(stateDir: s.dir + "/state2"), output: s.dir + "/second.log")
         second.waitUntilExit()
         #expect(second.terminationStatus == 1)
         #expect(first.isRunning)

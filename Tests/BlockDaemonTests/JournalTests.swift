@@ -47,7 +47,7 @@ struct JournalTests {
             if [ -d /var/log/journal ]; then mount -t tmpfs tmpfs /var/log/journal; fi
             \(JournalTests.journald) &
             for i in $(seq 200); do [ -S /run/systemd/journal/socket ] && break; sleep 0.05; done
-            exec '\(Sandbox.binDir)/blockd' --socket '\(s.socket)' --state-dir '\(s.stateDir)' --config-dir '\(s.configDir)' --log-target journal
+            exec '\(Sandbox.binDir)/blockd' \(s.daemonArgs(logTarget: "journal").map { "'\($0)'" }.joined(separator: " "))
             """
         s.write(script, to: "run.sh")
         _ = try s.launch(JournalTests.unshare, ["--mount", "--pid", "--fork", "--kill-child", "--propagation", "private",

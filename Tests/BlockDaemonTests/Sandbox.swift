@@ -12,6 +12,16 @@ final class Sandbox: @unchecked Sendable {
     var stateDir: String { dir + "/state" }
     var configDir: String { dir + "/etc" }
     var logPath: String { dir + "/blockd.log" }
+    /// The sandbox's own hosts file. Every blockd a test starts gets `--hosts-file` pointing
+    /// here: no test ever touches the real /etc/hosts.
+    var hostsPath: String { dir + "/hosts" }
+    static let hostsTemplate = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n# a user's own line, no final newline\n10.0.0.7 nas"
+
+    /// The flags that keep blockd inside this sandbox.
+    func daemonArgs(socket: String? = nil, stateDir: String? = nil, logTarget: String = "console") -> [String] {
+        ["--socket", socket ?? self.socket, "--state-dir", stateDir ?? self.stateDir, "--config-dir", configDir,
+         "--hosts-file", hostsPath, "--log-target", logTarget]
+    }
     private(set) var daemon: Process?
     private var processes: [Process] = []
 
@@ -31,6 +41,7 @@ final class Sandbox: @unchecked Sendable {
         dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
         try? FileManager.default.createDirectory(atPath: configDir + "/selections.d", withIntermediateDirectories: true)
         try? FileManager.default.createDirectory(atPath: configDir + "/schedules.d", withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: hostsPath, contents: Data(Sandbox.hostsTemplate.utf8))
     }
 
     deinit {
@@ -48,8 +59,7 @@ final class Sandbox: @unchecked Sendable {
     /// Starts blockd and waits until it answers `hello`.
     @discardableResult
     func start(extraArgs: [String] = [], environment: [String: String] = [:], waitForSocket: Bool = true) throws -> Process {
-        let p = try launch(Sandbox.binDir + "/blockd",
-                           ["--socket", socket, "--state-dir", stateDir, "--config-dir", configDir, "--log-target", "console"] + extraArgs,
+        let p = try launch(Sandbox.binDir + "/blockd", daemonArgs() + extraArgs,
                            environment: environment, output: logPath)
         daemon = p
         if waitForSocket { try waitUntilServing() }
