@@ -30,6 +30,8 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     case invalidConfig = "invalid-config"
     case lineTooLong = "line-too-long"
     case busy
+    /// An ExecOnBlock=/ExecOnUnblock= hook failed or timed out (E3), in the failure list.
+    case hookFailed = "hook-failed"
     /// A well-formed request for something this version of blockd does not do yet.
     case unsupported
     case `internal`

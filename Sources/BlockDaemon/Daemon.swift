@@ -155,6 +155,7 @@ final class Daemon: @unchecked Sendable {
             return fail(error.description)
         }
         hosts.hits = engine.shieldHitSink()
+        engine.hooks = engine.makeHookRunner()
         engine.onNextTransition = { [timer] next in timer.arm(next) }
         engine.onStatus = { Systemd.status($0) }
         keep = [server, timer]

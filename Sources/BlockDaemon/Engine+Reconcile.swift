@@ -35,8 +35,16 @@ extension Engine {
                 recordFailure(CoreError(.internal, failure.message), uid: nil, activity: failure.selection, now: now)
             }
         }
-        for b in locking { logLock(b, now: now) }
-        for name in unlocking { logUnlock(name, previous: applied[name] ?? [], ended: ended, now: now) }
+        for b in locking {
+            logLock(b, now: now)
+            if let selection = resolved[b.selection] { hooks?.run(.block, selection: selection, until: b.until.map(local.iso8601)) }
+        }
+        for name in unlocking {
+            logUnlock(name, previous: applied[name] ?? [], ended: ended, now: now)
+            if let hooks, let selection = resolved[name] ?? (try? config.catalog.resolve(name)) {
+                hooks.run(.unblock, selection: selection, until: nil)
+            }
+        }
         for block in ended where !block.selections.contains(where: { unlocking.contains($0) }) {
             log.log(LogEntry("Block '\(block.name)' ended; its selections stay blocked by other activities",
                              priority: .info, event: .stop, fields: [("ACTIVITY", block.name)]))

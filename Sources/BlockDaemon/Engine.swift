@@ -36,6 +36,8 @@ public final class Engine: @unchecked Sendable {
     public var onNextTransition: (@Sendable (Date?) -> Void)?
     /// Events for `watch` subscribers; must not block (S3).
     public var onEvent: (@Sendable (JSONObject) -> Void)?
+    /// E3 hooks; nil runs none.
+    public var hooks: HookRunner?
     /// Connection counters from the control server, shown in `status`.
     public var serverStats: (@Sendable () -> JSONObject)?
     /// A one-line status for systemd (`STATUS=`).
@@ -112,6 +114,18 @@ public final class Engine: @unchecked Sendable {
     }
 
     func emit(_ event: JSONObject) { onEvent?(event) }
+
+    /// A HookRunner whose failures land in this engine's failure list (T4).
+    public func makeHookRunner(timeout: TimeInterval = 30) -> HookRunner {
+        let queue = self.queue
+        return HookRunner(timeout: timeout) { [weak self] error, selection in
+            queue.async { [weak self] in
+                guard let self else { return }
+                self.recordFailure(error, uid: nil, activity: selection, now: self.clock.wallNow())
+                self.persist()
+            }
+        }
+    }
 
     /// S5: a shield hit from an enforcer (any thread): counted per local day and selection,
     /// persisted, logged and streamed. Enforcement has already happened; this never blocks it.
