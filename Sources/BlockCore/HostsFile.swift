@@ -17,11 +17,11 @@ public enum HostsFile {
         var out = beginMarker + [10]
         out.reserveCapacity(domains.reduce(out.count + endMarker.count + 1) { $0 + 2 * $1.utf8.count + 12 })
         for d in domains {
-            out += Array("0.0.0.0 ".utf8)
-            out += Array(d.utf8)
+            out.append(contentsOf: "0.0.0.0 ".utf8)
+            out.append(contentsOf: d.utf8)
             out.append(10)
-            out += Array(":: ".utf8)
-            out += Array(d.utf8)
+            out.append(contentsOf: ":: ".utf8)
+            out.append(contentsOf: d.utf8)
             out.append(10)
         }
         return out + endMarker + [10]

@@ -135,3 +135,21 @@ private let name253 = [label63, label63, label63, String(repeating: "b", count: 
         #expect(Punycode.decode(ascii) == nil)
     }
 }
+
+@Suite("E1: the canonical fast path agrees with normalize")
+struct DomainFastPathTests {
+    @Test("isCanonical accepts only what normalize would return unchanged", arguments: [
+        "example.com", "www.instagram.com", "a-b.example", "xn--bcher-kva.de", "1.example", "d99.example.com",
+        "Example.com", "a..b", "-a.com", "a-.com", "example", "1.2.3.4", "localhost", "localhost.localdomain",
+        "a.b-", "a_b.com", "ex ample.com", "bücher.de", String(repeating: "a", count: 64) + ".com", "com.", ".com",
+        "a.123", "a.1b", "foo.localhost", "xn--99999999.com", "xn--bcher-kva.de",
+    ])
+    func agrees(text: String) {
+        if Domain.isCanonical(text) {
+            // The fast path may only accept what the full path accepts unchanged.
+            #expect((try? Domain.normalizeFully(text)) == text, "\(text) is canonical, so the full path must return it unchanged")
+        }
+        if let normalized = try? Domain.normalize(text) { #expect((try? Domain.normalize(normalized)) == normalized) }
+    }
+}
+
