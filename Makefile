@@ -6,7 +6,7 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 SWIFTFLAGS ?=
 
-.PHONY: all build release run check test clean install uninstall lint-man
+.PHONY: all build release run check test clean install uninstall lint-man bench
 
 all: build
 
@@ -48,6 +48,12 @@ check:
 	$(SWIFT) test --skip-build $(SWIFTFLAGS)
 
 test: check
+
+# Measurements, not tests (not part of `check`): each figure with a baseline from the same
+# run. Writes bench/results.json. The unlock-lateness bench needs root (a private journald).
+bench: release
+	@scripts/deps check
+	bench/run "$$($(SWIFT) build -c release $(SWIFTFLAGS) --show-bin-path)"
 
 clean:
 	$(SWIFT) package clean

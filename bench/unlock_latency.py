@@ -28,6 +28,7 @@ exec '{blockd}' --socket '{sock}' --state-dir '{work}/state' --config-dir '{work
 open(os.path.join(work, "run.sh"), "w").write(script)
 os.makedirs(os.path.join(work, "etc"))
 open(os.path.join(work, "etc", "blockd.conf"), "w").write(f"[Daemon]\nMaxActivities={runs + 10}\n")
+open(os.path.join(work, "hosts"), "w").write("127.0.0.1 localhost\n")
 proc = subprocess.Popen(["unshare", "--mount", "--pid", "--fork", "--kill-child", "--propagation", "private",
                          "/bin/sh", os.path.join(work, "run.sh")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 try:
@@ -76,6 +77,9 @@ try:
     print(f"unlocks measured: {len(late)} of {runs}")
     print(f"lateness deadline -> journal entry (ms): min {late[0]:.2f}  p50 {pct(50):.2f}  p99 {pct(99):.2f}  max {late[-1]:.2f}")
     print(f"round trips on one connection: hello {rates['hello']:.0f}/s, status {rates['status']:.0f}/s")
+    print("JSON " + json.dumps({"unlocks": len(late), "p50Ms": round(pct(50), 2), "p99Ms": round(pct(99), 2),
+                                "maxMs": round(late[-1], 2), "helloPerSecond": round(rates["hello"]),
+                                "statusPerSecond": round(rates["status"])}))
 finally:
     proc.kill()
     proc.wait()
