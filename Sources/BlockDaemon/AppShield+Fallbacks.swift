@@ -54,17 +54,22 @@ final class ProcConnectorReader: @unchecked Sendable {
 
     private func run() {
         var tgids = [Int32](repeating: 0, count: 256)
-        loop: while true {
-            switch blockd_poll2(sock, wake, -1) {
-            case 2: break loop
-            case 1: break
-            case 0: continue
-            default:
-                log.log(LogEntry("The app shield's proc connector reader stopped: \(String(cString: strerror(errno))).", priority: .error, event: .failure))
-                break loop
-            }
+        var lastError: Int32 = 0
+        while true {
+            let ready = blockd_poll2(sock, wake, -1)
+            if ready == 2 { break }
             var lost: Int32 = 0
-            let n = tgids.withUnsafeMutableBufferPointer { blockd_proc_connector_read(sock, $0.baseAddress, Int32($0.count), &lost) }
+            let n = ready == 1 ? tgids.withUnsafeMutableBufferPointer { blockd_proc_connector_read(sock, $0.baseAddress, Int32($0.count), &lost) } : 0
+            if ready < 0 || n < 0 {
+                // Keep listening: giving up would silently stop enforcement.
+                let code = errno
+                if code != lastError {
+                    lastError = code
+                    log.log(LogEntry("The app shield's proc connector reader hit an error and keeps trying: \(String(cString: strerror(code))).", priority: .error, event: .failure))
+                }
+                usleep(10_000)
+                continue
+            }
             if lost != 0 {
                 // Events were dropped under load: a blocked launch may be among them.
                 let snapshot = table.snapshot()

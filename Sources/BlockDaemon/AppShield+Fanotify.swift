@@ -54,23 +54,21 @@ final class FanotifyReader: @unchecked Sendable {
         denied.reserveCapacity(64)
         let execPerm = blockd_fan_open_exec_perm()
         var overflows = 0
-        loop: while true {
-            switch blockd_poll2(group, wake, -1) {
-            case 2: break loop
-            case 1: break
-            case 0: continue
-            default:
-                log.log(LogEntry("The app shield's fanotify reader stopped: \(String(cString: strerror(errno))). Blocked apps can be launched until blockd restarts.",
-                                 priority: .error, event: .failure))
-                break loop
-            }
-            let n = events.withUnsafeMutableBufferPointer { blockd_fanotify_read(group, $0.baseAddress, Int32($0.count)) }
-            if n < 0 {
-                if errno == EPROTO {
-                    log.error("The app shield read fanotify events of an unknown metadata version; they were allowed.")
-                    continue
+        var lastError: Int32 = 0
+        // Leaves only when told to: while marks exist, a reader that gave up would leave every
+        // launch of a blocked app hanging in the kernel. Errors are logged once and retried.
+        while true {
+            let ready = blockd_poll2(group, wake, -1)
+            if ready == 2 { break }
+            let n = ready == 1 ? events.withUnsafeMutableBufferPointer { blockd_fanotify_read(group, $0.baseAddress, Int32($0.count)) } : 0
+            if ready < 0 || n < 0 {
+                let code = errno
+                if code != lastError {
+                    lastError = code
+                    let what = code == EPROTO ? "events of an unknown fanotify metadata version (they were allowed)" : String(cString: strerror(code))
+                    log.log(LogEntry("The app shield's fanotify reader hit an error and keeps trying: \(what).", priority: .error, event: .failure))
                 }
-                log.log(LogEntry("The app shield's fanotify read failed: \(String(cString: strerror(errno))).", priority: .error, event: .failure))
+                usleep(10_000)
                 continue
             }
             for i in 0..<Int(n) {

@@ -81,32 +81,45 @@ final class ProcessKiller: @unchecked Sendable {
     /// Reports a `.killed` hit (S5) once the first signal was delivered.
     @discardableResult
     func stop(pid: Int32, target: ShieldTarget, expected: FileID?, immediately: Bool = false) -> Bool {
-        if lock.withLock({ terminating.contains(pid) }) { return false }
+        // Claimed atomically: the scan timer, the exec reader and apply() may all see it.
+        guard lock.withLock({ terminating.insert(pid).inserted }) else { return false }
         let pidfd = blockd_pidfd_open(pid)
-        guard pidfd >= 0 else { return false }
         // Re-check through the live pid now that the pidfd pins the process we will signal.
-        let stillMatches = expected.map { ProcessKiller.executable(of: pid) == $0 }
-            ?? (ProcessKiller.executablePath(of: pid) == target.path)
-        guard stillMatches else {
-            close(pidfd)
-            return false
-        }
+        let stillMatches = pidfd >= 0 && (expected.map { ProcessKiller.executable(of: pid) == $0 }
+            ?? (ProcessKiller.executablePath(of: pid) == target.path))
         let first = immediately || grace <= 0 ? SIGKILL : SIGTERM
-        guard blockd_pidfd_signal(pidfd, first) == 0 else {
-            close(pidfd)
+        guard stillMatches, blockd_pidfd_signal(pidfd, first) == 0 else {
+            if pidfd >= 0 { close(pidfd) }
+            release(pid)
             return false
         }
         hits(ShieldHit(kind: .killed, selection: target.selection, path: target.path, app: target.app, pid: pid))
-        if first == SIGKILL {
-            close(pidfd)
-            return true
-        }
-        lock.withLock { _ = terminating.insert(pid) }
-        graceQueue.asyncAfter(deadline: .now() + grace) { [self] in
-            if blockd_pidfd_exited(pidfd) == 0 { _ = blockd_pidfd_signal(pidfd, SIGKILL) }
-            close(pidfd)
-            lock.withLock { _ = terminating.remove(pid) }
-        }
+        let deadline = first == SIGKILL ? nil : DispatchTime.now() + grace
+        graceQueue.asyncAfter(deadline: .now() + min(grace, 0.02)) { [self] in follow(pid: pid, pidfd: pidfd, killAt: deadline) }
         return true
+    }
+
+    /// Until the process is gone it stays claimed (no second signal, no second hit); SIGKILL
+    /// once the grace period is over.
+    private func follow(pid: Int32, pidfd: Int32, killAt: DispatchTime?, checks: Int = 0) {
+        // Bounded after SIGKILL (an unkillable D-state process must not be followed forever).
+        if blockd_pidfd_exited(pidfd) != 0 || checks > 500 {
+            close(pidfd)
+            release(pid)
+            return
+        }
+        var next = killAt
+        if let killAt, DispatchTime.now() >= killAt {
+            _ = blockd_pidfd_signal(pidfd, SIGKILL)
+            next = nil
+        }
+        let killAtNext = next
+        let wait = killAtNext.map { min($0, .now() + 0.02) } ?? .now() + 0.02
+        let count = killAtNext == nil ? checks + 1 : 0
+        graceQueue.asyncAfter(deadline: wait) { [self] in follow(pid: pid, pidfd: pidfd, killAt: killAtNext, checks: count) }
+    }
+
+    private func release(_ pid: Int32) {
+        lock.withLock { _ = terminating.remove(pid) }
     }
 }

@@ -153,8 +153,9 @@ public final class AppShield: Enforcer, @unchecked Sendable {
         case .procScan:
             break
         }
-        // The scan is the safety net whenever no reader runs; with a reader it stays off.
-        if fanotify == nil && connector == nil {
+        // The scan is the safety net: always without a reader, and in fanotify mode while an
+        // executable could not be marked (a filesystem without fanotify support, say).
+        if connector == nil {
             scanner = ProcScanner(interval: scanInterval, queue: queue, table: table, killer: killer)
         }
         watcher = DirectoryWatcher(queue: queue) { [weak self] in self?.directoryChanged() }
@@ -249,7 +250,7 @@ public final class AppShield: Enforcer, @unchecked Sendable {
                 log.warning("The app shield cannot watch \(dir); a blocked app replaced there is re-marked only on the next apply.")
             }
         }
-        scanner?.update(active: !marks.isEmpty)
+        scanner?.update(active: fanotify == nil ? !marks.isEmpty : marks.values.contains { !$0.marked })
         return failures
     }
 

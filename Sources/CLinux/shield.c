@@ -135,8 +135,30 @@ int blockd_proc_connector_open(void) {
     cn->len = sizeof(enum proc_cn_mcast_op);
     enum proc_cn_mcast_op op = PROC_CN_MCAST_LISTEN;
     memcpy(cn->data, &op, sizeof op);
+    /* The kernel ignores a LISTEN it refuses (no CAP_NET_ADMIN on older kernels, or outside
+       the initial namespaces) without failing the send; its answer is an ack carrying the
+       error, with our cookie + 1 in `ack` (cn_proc_ack). Wait briefly for it rather than trust silence. */
+    uint32_t cookie = (uint32_t)getpid() ^ 0x626c6b64u;
+    cn->ack = cookie;
     if (send(sock, msg.bytes, sizeof msg.bytes, 0) != (ssize_t)sizeof msg.bytes) goto fail;
-    return sock;
+    for (int waited = 0; waited < 20; waited++) {
+        struct pollfd p = { .fd = sock, .events = POLLIN };
+        if (poll(&p, 1, 10) <= 0) continue;
+        char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
+        ssize_t len = recv(sock, buf, sizeof buf, 0);
+        if (len <= 0) continue;
+        int remaining = (int)len;
+        for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, remaining); h = NLMSG_NEXT(h, remaining)) {
+            struct cn_msg *c = NLMSG_DATA(h);
+            struct proc_event *ev = (struct proc_event *)c->data;
+            if (c->id.idx != CN_IDX_PROC || ev->what != PROC_EVENT_NONE || c->ack != cookie + 1) continue;
+            if (ev->event_data.ack.err == 0) return sock;
+            errno = (int)ev->event_data.ack.err;
+            goto fail;
+        }
+    }
+    errno = ETIMEDOUT;
+    goto fail;
 fail:;
     int saved = errno;
     close(sock);

@@ -51,12 +51,28 @@ struct AppShieldTests {
         #expect(hit.app == s.appName)
         #expect(hit.pid != nil)
 
+        // A burst: every exec answered at once, every denial reported.
+        for _ in 0..<20 { #expect(throws: POSIXError.self) { try s.spawn(s.app, ["0"]).get() } }
+        #expect(waitUntil { hits.of(.deniedLaunch).count == 21 })
+
         let other = try s.spawn("/bin/true", []).get()
         #expect(s.wait(other, timeout: 5) == 0, "an unrelated binary still runs")
 
         #expect(shield.apply(blocked: []).isEmpty)
         #expect(s.runsToCompletion(), "the app runs again after the unblock")
-        #expect(hits.of(.deniedLaunch).count == 1)
+        #expect(hits.of(.deniedLaunch).count == 21)
+    }
+
+    @Test("E2: a shield dropped without release() still stops its reader and removes its marks")
+    func droppedShieldReleases() throws {
+        let s = try ShieldScratch()
+        do {
+            let hits = HitRecorder()
+            guard let shield = AppShieldTests.shield(.fanotify, hits: hits) else { return }
+            #expect(shield.apply(blocked: [AppShieldTests.selection(apps: [s.app])]).isEmpty)
+            #expect(throws: POSIXError.self) { try s.spawn(s.app, ["0"]).get() }
+        }
+        #expect(s.runsToCompletion())
     }
 
     @Test("E2: bare names are looked up in PATH (absolute entries only); the block follows the realpath through a symlink")
@@ -212,6 +228,7 @@ struct AppShieldTests {
         }
         let shield = AppShield(killGrace: 1, log: MemorySink(), hits: { _ in })
         defer { _ = shield.release() }
+        print("unprivileged app shield: mode \(shield.mode) because \(shield.modeReason ?? "-")")
         #expect(shield.shieldMode != .fanotify)
         #expect(shield.modeReason?.contains("fanotify unavailable") == true)
     }
