@@ -216,26 +216,19 @@ public final class AppShield: Enforcer, @unchecked Sendable {
         }
         var fresh: [FileID: ShieldTarget] = [:]
         for (id, app) in desired {
-            if var mark = marks[id] {
+            if var kept = marks[id] {
                 close(app.fd)
-                if mark.target != app.target {
-                    mark.target = app.target
-                    marks[id] = mark
+                if kept.target != app.target {
+                    kept.target = app.target
                     table.set(id, app.target)
                 }
+                if !kept.marked { kept.marked = mark(kept.fd, kept.target, &failures) }
+                marks[id] = kept
                 continue
             }
             // The table entry goes in before the mark, so the first event already finds it.
             table.set(id, app.target)
-            var marked = false
-            if let fanotify {
-                if blockd_fanotify_mark_inode(fanotify.group, app.fd, 0) == 0 {
-                    marked = true
-                } else {
-                    failures.append(EnforcementFailure(selection: app.target.selection,
-                        message: "Could not mark \(app.target.path) to deny launches (\(String(cString: strerror(errno)))); running instances are still stopped."))
-                }
-            }
+            let marked = mark(app.fd, app.target, &failures)
             marks[id] = Mark(fd: app.fd, target: app.target, marked: marked)
             fresh[id] = app.target
         }
@@ -252,6 +245,16 @@ public final class AppShield: Enforcer, @unchecked Sendable {
         }
         scanner?.update(active: fanotify == nil ? !marks.isEmpty : marks.values.contains { !$0.marked })
         return failures
+    }
+
+    /// Marks one inode in fanotify mode; false (with a failure) where the kernel refuses, in
+    /// which case the /proc scan covers it and the next apply tries again.
+    private func mark(_ fd: Int32, _ target: ShieldTarget, _ failures: inout [EnforcementFailure]) -> Bool {
+        guard let fanotify else { return false }
+        if blockd_fanotify_mark_inode(fanotify.group, fd, 0) == 0 { return true }
+        failures.append(EnforcementFailure(selection: target.selection,
+            message: "Could not mark \(target.path) to deny launches (\(String(cString: strerror(errno)))); it is stopped by a /proc scan instead."))
+        return false
     }
 
     private func unblock(_ id: FileID, _ mark: Mark) {

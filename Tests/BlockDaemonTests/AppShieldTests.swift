@@ -177,6 +177,25 @@ struct AppShieldTests {
         #expect(s.wait(pid, timeout: 5) == 0, "release removes every mark")
     }
 
+    @Test("E2: block and unblock cycles leak no file descriptors")
+    func noFDLeak() throws {
+        let hits = HitRecorder()
+        guard let shield = AppShieldTests.shield(.fanotify, hits: hits) else { return }
+        defer { _ = shield.release() }
+        let s = try ShieldScratch()
+        let openFDs = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0 }
+        _ = shield.apply(blocked: [AppShieldTests.selection(apps: [s.app])])
+        _ = shield.apply(blocked: [])
+        let before = openFDs()
+        for _ in 0..<30 {
+            #expect(shield.apply(blocked: [AppShieldTests.selection(apps: [s.app, "blockd-no-such-app"])]).isEmpty)
+            #expect(throws: POSIXError.self) { try s.spawn(s.app, ["0"]).get() }
+            #expect(shield.apply(blocked: []).isEmpty)
+        }
+        // Other suites may open a few descriptors meanwhile; a leak would be 30 or more.
+        #expect(openFDs() - before < 10)
+    }
+
     // MARK: fallbacks
 
     @Test("E2 fallback: the proc connector kills a blocked app right after exec and reports it")
