@@ -99,11 +99,12 @@ public final class AppShield: Enforcer, @unchecked Sendable {
         var reasons: [String] = []
         if wanted == .fanotify {
             let group = blockd_fanotify_init()
+            let code = errno
             if group < 0 {
-                let why = errno == EPERM ? " (needs CAP_SYS_ADMIN)" : ""
-                reasons.append("fanotify unavailable: \(String(cString: strerror(errno)))\(why)")
+                reasons.append("fanotify unavailable: \(String(cString: strerror(code)))\(code == EPERM ? " (needs CAP_SYS_ADMIN)" : "")")
             } else if blockd_fanotify_probe_exec_perm(group) != 0 {
-                reasons.append("fanotify lacks FAN_OPEN_EXEC_PERM (needs Linux 5.0 or later): \(String(cString: strerror(errno)))")
+                let code = errno
+                reasons.append("fanotify lacks FAN_OPEN_EXEC_PERM (needs Linux 5.0 or later): \(String(cString: strerror(code)))")
                 close(group)
             } else {
                 return (.fanotify, nil, group, -1)
@@ -116,9 +117,9 @@ public final class AppShield: Enforcer, @unchecked Sendable {
                 reasons.append("proc connector unavailable: blockd is not in the initial user and PID namespaces")
             } else {
                 let sock = blockd_proc_connector_open()
+                let code = errno
                 if sock >= 0 { return (.procConnector, reasons.joined(separator: "; "), -1, sock) }
-                let why = errno == EPERM ? " (needs CAP_NET_ADMIN)" : ""
-                reasons.append("proc connector unavailable: \(String(cString: strerror(errno)))\(why)")
+                reasons.append("proc connector unavailable: \(String(cString: strerror(code)))\(code == EPERM ? " (needs CAP_NET_ADMIN)" : "")")
             }
         } else {
             reasons.append("proc connector not tried: proc-scan was forced")
