@@ -4,6 +4,9 @@
    inotify, SO_PEERCRED. Thin wrappers only; all policy stays in Swift. */
 #include <stdint.h>
 #include <sys/types.h>
+/* SwiftPM uses CLinux.h as the umbrella header because it is named after the target, so the
+   other headers in include/ are visible to Swift only through it. */
+#include "CLinuxShield.h"
 
 /* timerfd (T6, T7, T9). clock: 0 = CLOCK_REALTIME, 1 = CLOCK_BOOTTIME. */
 int blockd_timerfd_create(int boottime);
