@@ -52,6 +52,11 @@ extension Output {
         var line = "Enforcement: \(e["mode"]?.string.map(Output.clean) ?? "unknown")"
         if let hosts = e["hostsFile"]?.string { line += " (hosts file \(Output.clean(hosts)))" }
         line += "."
+        if let apps = e["apps"]?.string {
+            line += " Apps: \(Output.clean(apps))"
+            if let reason = e["appsReason"]?.string { line += " (\(Output.clean(reason)))" }
+            line += "."
+        }
         if let next = instant(s["nextTransition"]) { line += " Next change \(at(next))." }
         return line
     }

@@ -62,6 +62,7 @@ public enum BlockdMain {
         }
         var hostsFile = options.hostsFile ?? DaemonConfig.defaults.hostsFile
         if options.hostsFile == nil, let config = try? ConfigDirectory(options.configDir).load() { hostsFile = config.daemon.hostsFile }
+        // Only the hosts section outlives blockd (E4); fanotify marks go with its process.
         let enforcer = makeEnforcer(hostsFile: hostsFile, log: StderrSink())
         let failures = enforcer.release()
         for f in failures { printError("blockd: \(f.message)") }
@@ -79,6 +80,17 @@ public enum BlockdMain {
     static func printError(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
+}
+
+/// Forwards shield hits to a sink set later (the engine is built after the enforcers).
+final class ShieldHitRelay: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _target: ShieldHitSink?
+    var target: ShieldHitSink? {
+        get { lock.withLock { _target } }
+        set { lock.withLock { _target = newValue } }
+    }
+    var forward: ShieldHitSink { { [weak self] hit in self?.target?(hit) } }
 }
 
 /// The running daemon: everything wired together, then `dispatchMain()`.
@@ -129,7 +141,11 @@ final class Daemon: @unchecked Sendable {
         }
 
         let hosts = BlockdMain.makeEnforcer(hostsFile: config.daemon.hostsFile, log: log)
-        let enforcer = CompositeEnforcer([hosts])
+        // E2: the shield reports hits through the engine, which does not exist yet; a relay
+        // forwards them once it does.
+        let relay = ShieldHitRelay()
+        let shield = AppShield(killGrace: TimeInterval(config.daemon.killGraceSeconds), log: log, hits: relay.forward)
+        let enforcer = CompositeEnforcer([hosts, shield])
         let engine = Engine(config: config, state: state, clock: clock, timeZone: SystemTimeZone.current(), enforcer: enforcer,
                             log: log, store: store, configLoader: { () throws(CoreError) -> ConfigSet in try directory.load(flags: flags) },
                             configPath: directory.daemonFile)
@@ -155,6 +171,12 @@ final class Daemon: @unchecked Sendable {
             return fail(error.description)
         }
         hosts.hits = engine.shieldHitSink()
+        relay.target = engine.shieldHitSink()
+        engine.enforcementNotes = { [shield] in
+            var notes: JSONObject = ["apps": .string(shield.mode)]
+            if let reason = shield.modeReason { notes["appsReason"] = .string(reason) }
+            return notes
+        }
         engine.hooks = engine.makeHookRunner()
         engine.onNextTransition = { [timer] next in timer.arm(next) }
         engine.onStatus = { Systemd.status($0) }

@@ -71,6 +71,7 @@ extension Engine {
         let desired = policy.desired(at: now, activities: registry.activities)
         var enforcement: JSONObject = ["mode": .string(enforcer.mode), "applied": .array(applied.keys.sorted().map { .string($0) })]
         enforcement["hostsFile"] = .string(config.daemon.hostsFile)
+        for (key, value) in enforcementNotes?() ?? [:] { enforcement[key] = value }
         return [
             "now": .string(local.iso8601(now)),
             "timeZone": .string(local.timeZone.identifier),

@@ -36,6 +36,8 @@ public final class Engine: @unchecked Sendable {
     public var onNextTransition: (@Sendable (Date?) -> Void)?
     /// Events for `watch` subscribers; must not block (S3).
     public var onEvent: (@Sendable (JSONObject) -> Void)?
+    /// Extra facts for `status`'s enforcement object (the app shield's mode and why).
+    public var enforcementNotes: (@Sendable () -> JSONObject)?
     /// E3 hooks; nil runs none.
     public var hooks: HookRunner?
     /// Connection counters from the control server, shown in `status`.

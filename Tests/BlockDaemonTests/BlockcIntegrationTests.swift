@@ -85,4 +85,24 @@ struct BlockcIntegrationTests {
         #expect(try s.blockc(["status"]).out.contains("Enforcement: hosts"))
         #expect(s.eventually { FileManager.default.contents(atPath: s.hostsPath) == original }, "log:\n\(s.log)")
     }
+
+    @Test("E2 end to end: a blocked app cannot be launched, the denial is counted, and it runs again after the block")
+    func appShieldEndToEnd() throws {
+        if Privileged.unavailable(needs: []) != nil { return }
+        let scratch = try ShieldScratch()
+        let s = Sandbox()
+        s.write("[Selection]\nName=testgame\nApps=\(scratch.app)\n", to: "etc/selections.d/testgame.conf")
+        try s.start()
+        let start = try s.blockc(["start", "--for", "2s", "testgame"])
+        #expect(start.status == 0, "\(start.err)")
+        #expect(try s.blockc(["status"]).out.contains("Apps: fanotify."))
+        guard case .failure(let error) = scratch.spawn(scratch.app, ["0"]) else {
+            Issue.record("the blocked app was launched")
+            return
+        }
+        #expect(error.code == .EPERM)
+        #expect(s.eventually { (try? s.blockc(["stats", "--json"]).out.contains("testgame")) == true })
+        #expect(s.log.contains("Denied launch of"))
+        #expect(s.eventually { scratch.runsToCompletion() }, "the app runs again once the block ends")
+    }
 }
