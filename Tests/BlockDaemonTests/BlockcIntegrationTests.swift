@@ -105,4 +105,31 @@ struct BlockcIntegrationTests {
         #expect(s.log.contains("Denied launch of"))
         #expect(s.eventually { scratch.runsToCompletion() }, "the app runs again once the block ends")
     }
+
+    @Test("E4: enforcement stays when blockd stops; --release removes it, but not while a --lock block is active")
+    func release() throws {
+        let s = Sandbox()
+        let original = try #require(FileManager.default.contents(atPath: s.hostsPath))
+        try s.start()
+        #expect(try s.blockc(["start", "--for", "1h", "reddit"]).status == 0)
+        #expect(try s.blockc(["start", "--for", "1h", "--lock", "youtube"]).status == 0)
+        s.stop()
+        let afterStop = Array(try #require(FileManager.default.contents(atPath: s.hostsPath)))
+        #expect(HostsFile.blockedDomains(in: afterStop).contains("reddit.com"), "stopping blockd is no escape")
+        let refused = try s.launch(Sandbox.binDir + "/blockd", s.daemonArgs() + ["--release"], output: s.dir + "/release.log")
+        refused.waitUntilExit()
+        #expect(refused.terminationStatus == 1)
+        #expect(try String(contentsOfFile: s.dir + "/release.log", encoding: .utf8).contains("refusing to release"))
+        #expect(FileManager.default.contents(atPath: s.hostsPath) == Data(afterStop))
+        // Once the locked block is gone (here: it ended), release works and restores every byte.
+        try s.start()
+        s.stop()
+        var state = try String(contentsOfFile: s.stateDir + "/state.json", encoding: .utf8)
+        state = state.replacingOccurrences(of: "\"locked\" : true", with: "\"locked\" : false")
+        try state.write(toFile: s.stateDir + "/state.json", atomically: true, encoding: .utf8)
+        let released = try s.launch(Sandbox.binDir + "/blockd", s.daemonArgs() + ["--release"], output: s.dir + "/release2.log")
+        released.waitUntilExit()
+        #expect(released.terminationStatus == 0, "\((try? String(contentsOfFile: s.dir + "/release2.log", encoding: .utf8)) ?? "")")
+        #expect(FileManager.default.contents(atPath: s.hostsPath) == original)
+    }
 }
