@@ -62,38 +62,10 @@ public final class TransitionTimer: @unchecked Sendable {
 
 /// T7: watches /etc/localtime (a symlink that tools replace by rename) through its directory.
 public final class TimeZoneWatcher: @unchecked Sendable {
-    let fd: Int32
-    var source: DispatchSourceRead?
+    let watch: FileWatch
 
     public init?(path: String = "/etc/localtime", queue: DispatchQueue, onChange: @escaping @Sendable () -> Void) {
-        fd = blockd_inotify_init()
-        guard fd >= 0 else { return nil }
-        let dir = (path as NSString).deletingLastPathComponent
-        let mask = blockd_in_create() | blockd_in_moved_to() | blockd_in_close_write() | blockd_in_delete() | blockd_in_attrib()
-        guard blockd_inotify_add_watch(fd, dir, mask) >= 0 else {
-            close(fd)
-            return nil
-        }
-        let name = (path as NSString).lastPathComponent
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [fd] in
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            var relevant = false
-            while true {
-                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                guard n > 0 else { break }
-                // struct inotify_event: wd(4) mask(4) cookie(4) len(4) name[len]
-                var offset = 0
-                while offset + 16 <= n {
-                    let len = Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16 | Int(buffer[offset + 15]) << 24
-                    let nameBytes = buffer[(offset + 16)..<min(offset + 16 + len, n)].prefix { $0 != 0 }
-                    if String(decoding: nameBytes, as: UTF8.self) == name { relevant = true }
-                    offset += 16 + len
-                }
-            }
-            if relevant { onChange() }
-        }
-        source.resume()
-        self.source = source
+        guard let watch = FileWatch(path: path, queue: queue, onChange: onChange) else { return nil }
+        self.watch = watch
     }
 }
