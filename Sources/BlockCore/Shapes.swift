@@ -60,6 +60,11 @@ public struct Shapes: Sendable {
             "apps": .array(s.apps.map { .string($0) }),
         ]
         o["openURL"] = s.openURL.map { .string($0) } ?? .null
+        // S6: the selection's own texts (keys as in its file, e.g. ShieldBody[ja]), so that a
+        // user agent renders what the administrator wrote.
+        var texts = JSONObject()
+        for key in s.texts.keys.sorted() { texts[key] = .string(s.texts[key]!) }
+        o["texts"] = .object(texts)
         return .object(o)
     }
 }
