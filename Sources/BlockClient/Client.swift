@@ -157,7 +157,8 @@ public struct BlockcRunner {
         case .selections: return .selections
         case .selectionShow(let name, _): return .selectionShow(name: name)
         case .failures(_, let clear): return clear ? .failuresClear : .failures
-        case .limitAdd(let name, let seconds, let selections): return .limitAdd(name: name, seconds: seconds, selections: selections)
+        case .limitAdd(let name, let seconds, let selections, let days, let warn):
+            return .limitAdd(Limit(name: name, selections: selections, seconds: seconds, days: days, warnSeconds: warn))
         case .limitRemove(let name): return .limitRemove(name: name)
         case .limitList: return .limitList
         case .stats: return .stats
@@ -195,8 +196,8 @@ public struct BlockcRunner {
         init(_ status: Int32) { self.status = status }
     }
 
-    /// Human text, or with `--json` the daemon's object; `schedule list` and `failures` print
-    /// their arrays (DESIGN §6).
+    /// Human text, or with `--json` the daemon's object; `schedule list`, `limit list` and
+    /// `failures` print their arrays (DESIGN §6).
     func render(_ command: BlockcCommand, _ o: JSONObject) -> String {
         let out = output
         switch command {
@@ -213,7 +214,8 @@ public struct BlockcRunner {
             return clear ? out.failuresCleared(o) : out.failures(o)
         case .stats(let json): return json ? JSON.object(o).prettyPrinted() : out.stats(o)
         case .reload: return out.reload(o)
-        case .limitList(true): return JSON.object(o).prettyPrinted()
+        case .limitList(let json): return json ? (o["limits"] ?? .array([])).prettyPrinted() : out.limits(o)
+        case .limitAdd: return out.limitAdded(o)
         default: return out.generic(o)
         }
     }

@@ -17,6 +17,27 @@ extension Output {
         }, indent: "").joined(separator: "\n")
     }
 
+    /// `limit list`: `{"limits": [activity...]}` (§9).
+    public func limits(_ o: JSONObject) -> String {
+        let items = (o["limits"]?.array ?? []).compactMap(\.object)
+        guard !items.isEmpty else {
+            return "No limits. Add one with 'blockc limit add games 1h SELECTION...'."
+        }
+        return table(items.map { a in
+            var flags: [String] = []
+            if a["origin"]?.string == "config" { flags.append("from \(text(a["file"]))") }
+            let rule = "\(DurationText.format(a["limit"]?.int ?? 0)) \(text(a["days"]))"
+            return [Cell(text(a["name"]), .bold), Cell(rule), Cell(texts(a["selections"]).joined(separator: ", ")),
+                    Cell(limitUse(a), a["active"]?.bool == true ? .red : nil), Cell(flags.joined(separator: ", "), .yellow)]
+        }, indent: "").joined(separator: "\n")
+    }
+
+    /// `limit add`: the limit's activity object.
+    public func limitAdded(_ a: JSONObject) -> String {
+        "Added limit '\(text(a["name"]))': \(DurationText.format(a["limit"]?.int ?? 0)) of use a day (\(text(a["days"]))) for "
+            + "\(texts(a["selections"]).joined(separator: ", ")); \(limitUse(a))."
+    }
+
     /// `selections`: `{"selections": [{name, domains, apps, openURL}...]}`.
     public func selections(_ o: JSONObject) -> String {
         let items = (o["selections"]?.array ?? []).compactMap(\.object)

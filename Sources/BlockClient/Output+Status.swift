@@ -64,7 +64,8 @@ extension Output {
     /// One activity as table cells: name, kind, rule, selections, when, flags.
     func activityRow(_ a: JSONObject) -> [Cell] {
         let kind = text(a["kind"])
-        let rule = kind == "schedule" ? "\(text(a["days"])) \(text(a["window"]))" : ""
+        let rule = kind == "schedule" ? "\(text(a["days"])) \(text(a["window"]))"
+            : kind == "limit" ? "\(DurationText.format(a["limit"]?.int ?? 0)) \(text(a["days"]))" : ""
         var flags: [String] = []
         if a["locked"]?.bool == true { flags.append("locked") }
         if a["origin"]?.string == "config" { flags.append("from \(text(a["file"]))") }
@@ -74,9 +75,20 @@ extension Output {
 
     /// For a schedule `start`/`end` are the current window if active, else the next (§6).
     func when(_ a: JSONObject) -> String {
+        if a["kind"]?.string == "limit" { return limitUse(a) }
         if a["active"]?.bool == true { return "active, \(until(a["end"]))" }
         if let start = instant(a["start"]) { return "next \(at(start))" }
         return a["kind"]?.string == "block" ? "ended" : "no upcoming window"
+    }
+
+    /// A limit's day so far: "12m of 1h used today (48m left)", or "reached, until 00:00".
+    func limitUse(_ a: JSONObject) -> String {
+        if a["active"]?.bool == true { return "limit reached, \(until(a["end"]))" }
+        let used = DurationText.formatRemaining(Double(a["used"]?.int ?? 0))
+        let allowance = DurationText.format(a["limit"]?.int ?? 0)
+        let left = DurationText.formatRemaining(Double(a["left"]?.int ?? 0))
+        let running = a["running"]?.bool == true ? ", in use now" : ""
+        return "\(used) of \(allowance) used today (\(left) left\(running))"
     }
 
     func failureRow(_ f: JSONObject) -> [Cell] {

@@ -30,7 +30,7 @@ public enum BlockcCommand: Equatable, Sendable {
     case selections(json: Bool)
     case selectionShow(name: String, json: Bool)
     case failures(json: Bool, clear: Bool)
-    case limitAdd(name: String, seconds: Int, selections: [String])
+    case limitAdd(name: String, seconds: Int, selections: [String], days: WeekdaySet, warnSeconds: Int?)
     case limitRemove(name: String)
     case limitList(json: Bool)
     case stats(json: Bool)
@@ -76,7 +76,7 @@ extension BlockcInvocation {
         return BlockcInvocation(socketPath: socket, command: try p.parse())
     }
 
-    static let valued: Set<String> = ["--minutes", "--for", "--until", "--name", "--daily", "--weekly"]
+    static let valued: Set<String> = ["--minutes", "--for", "--until", "--name", "--daily", "--weekly", "--days", "--warn"]
 }
 
 /// Parses one command's words and flags; every flag must be used by the command it follows.
@@ -209,8 +209,14 @@ struct CommandParser {
             let name = words.removeFirst()
             try Names.validate(name, what: "limit name")
             let seconds = try DurationText.parse(words.removeFirst())
+            guard seconds <= 86_400 else { throw CoreError(.invalidDuration, "a daily limit is at most 24h") }
+            let days = try value("--days").map { text throws(CoreError) in try WeekdaySet.parse(text) } ?? .all
+            let warn = try value("--warn").map { text throws(CoreError) in try DurationText.parse(text) }
+            if let warn, warn >= seconds {
+                throw CoreError(.invalidDuration, "--warn must be shorter than the limit itself")
+            }
             defer { words = [] }
-            return .limitAdd(name: name, seconds: seconds, selections: words)
+            return .limitAdd(name: name, seconds: seconds, selections: words, days: days, warnSeconds: warn)
         case "remove": return .limitRemove(name: try single("NAME"))
         case "list":
             let json = take("--json")

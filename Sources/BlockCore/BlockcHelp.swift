@@ -21,8 +21,8 @@ public enum BlockcHelp {
                                the domains and apps of one selection
       failures [--json] [--clear]
                                refused registrations and enforcement errors
-      limit add NAME DURATION SELECTION...
-                               block SELECTIONs for the rest of the day after DURATION of use
+      limit add NAME DURATION [--days DAYS] [--warn DURATION] SELECTION...
+                               block SELECTIONs' apps for the rest of the day after DURATION of use
       limit remove NAME | limit list [--json]
       stats [--json]           shield hits per selection per day
       watch [--json] [--notify]

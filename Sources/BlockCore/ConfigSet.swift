@@ -16,6 +16,8 @@ public struct ConfigSet: Sendable {
     public var catalog: Catalog
     /// Declarative schedules, sorted by file; they count toward the cap (T4).
     public var schedules: [Schedule]
+    /// Declarative daily limits (§9), sorted by file; they count toward the cap too.
+    public var limits: [Limit] = []
     /// The files that were read, for `--check-config` and the journal.
     public var files: [String]
 
@@ -24,7 +26,7 @@ public struct ConfigSet: Sendable {
     public static let builtIn = ConfigSet(daemon: .defaults, catalog: .standard, schedules: [], files: [])
 
     public static func load(daemonFile: ConfigSource?, selectionFiles: [ConfigSource], scheduleFiles: [ConfigSource],
-                            flags: DaemonConfig.Layer = .init()) throws(CoreError) -> ConfigSet {
+                            limitFiles: [ConfigSource] = [], flags: DaemonConfig.Layer = .init()) throws(CoreError) -> ConfigSet {
         var daemon = DaemonConfig.defaults
         var files: [String] = []
         if let daemonFile {
@@ -67,6 +69,25 @@ public struct ConfigSet: Sendable {
             schedules.append(schedule)
             files.append(source.path)
         }
-        return ConfigSet(daemon: daemon, catalog: catalog, schedules: schedules, files: files)
+        var limits: [Limit] = []
+        for source in limitFiles.sorted(by: { $0.path < $1.path }) {
+            var limit = try ConfigFiles.parseLimit(file: source.path, text: source.text)
+            if let other = scheduleIn[limit.name] {
+                throw CoreError(.invalidConfig, "\(source.path): the name '\(limit.name)' is already used in \(other); rename one of them")
+            }
+            scheduleIn[limit.name] = source.path
+            var resolved: [String] = []
+            for name in limit.selections {
+                do throws(CoreError) {
+                    resolved.append(try catalog.resolve(name).name)
+                } catch {
+                    throw CoreError(.invalidConfig, "\(source.path): Selections=: \(error.message)")
+                }
+            }
+            limit.selections = Registry.unique(resolved)
+            limits.append(limit)
+            files.append(source.path)
+        }
+        return ConfigSet(daemon: daemon, catalog: catalog, schedules: schedules, limits: limits, files: files)
     }
 }

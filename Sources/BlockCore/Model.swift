@@ -92,10 +92,11 @@ public struct Schedule: Hashable, Sendable, Codable {
     public var rule: String { "\(start)-\(end) \(days)" }
 }
 
-/// A block or a schedule: the unit that counts against the cap (T4).
+/// A block, a schedule or a daily usage limit: the unit that counts against the cap (T4).
 public enum Activity: Hashable, Sendable {
     case block(Block)
     case schedule(Schedule)
+    case limit(Limit)
 
     public enum Kind: String, Sendable, Codable {
         case block, schedule, limit
@@ -105,6 +106,7 @@ public enum Activity: Hashable, Sendable {
         switch self {
         case .block(let b): b.name
         case .schedule(let s): s.name
+        case .limit(let l): l.name
         }
     }
 
@@ -112,6 +114,7 @@ public enum Activity: Hashable, Sendable {
         switch self {
         case .block(let b): b.selections
         case .schedule(let s): s.selections
+        case .limit(let l): l.selections
         }
     }
 
@@ -119,6 +122,7 @@ public enum Activity: Hashable, Sendable {
         switch self {
         case .block: .block
         case .schedule: .schedule
+        case .limit: .limit
         }
     }
 
@@ -126,6 +130,7 @@ public enum Activity: Hashable, Sendable {
         switch self {
         case .block(let b): b.origin
         case .schedule(let s): s.origin
+        case .limit(let l): l.origin
         }
     }
 
@@ -139,6 +144,7 @@ public enum Activity: Hashable, Sendable {
         switch self {
         case .block(let b): b.isActive(at: t) ? Window(start: b.start, end: b.end) : nil
         case .schedule(let s): s.activeWindow(at: t, clock: clock)
+        case .limit(let l): l.state?.window.flatMap { $0.contains(t) ? $0 : nil }
         }
     }
 
@@ -147,6 +153,7 @@ public enum Activity: Hashable, Sendable {
         switch self {
         case .block(let b): b.end > t ? Window(start: b.start, end: b.end) : nil
         case .schedule(let s): s.activeWindow(at: t, clock: clock) ?? s.nextWindow(after: t, clock: clock)
+        case .limit(let l): l.state?.window.flatMap { $0.end > t ? $0 : nil }
         }
     }
 
@@ -158,6 +165,9 @@ public enum Activity: Hashable, Sendable {
             return b.end > t ? b.end : nil
         case .schedule(let s):
             return s.nextBoundary(after: t, clock: clock)
+        case .limit(let l):
+            let candidates = [l.state?.window?.start, l.state?.window?.end, l.state?.recheckAt].compactMap { $0 }.filter { $0 > t }
+            return candidates.min()
         }
     }
 }

@@ -18,7 +18,7 @@ public enum Request: Equatable, Sendable {
     case selectionShow(name: String)
     case failures
     case failuresClear
-    case limitAdd(name: String, seconds: Int, selections: [String])
+    case limitAdd(Limit)
     case limitRemove(name: String)
     case limitList
     case stats
@@ -143,10 +143,12 @@ extension Request {
             o["window"] = .string("\(s.start)-\(s.end)")
             o["days"] = .string(s.days.description)
             o["selections"] = .array(s.selections.map { .string($0) })
-        case .limitAdd(let name, let seconds, let selections):
-            o["name"] = .string(name)
-            o["seconds"] = .int(Int64(seconds))
-            o["selections"] = .array(selections.map { .string($0) })
+        case .limitAdd(let l):
+            o["name"] = .string(l.name)
+            o["seconds"] = .int(Int64(l.seconds))
+            o["days"] = .string(l.days.description)
+            if let warn = l.warnSeconds { o["warn"] = .int(Int64(warn)) }
+            o["selections"] = .array(l.selections.map { .string($0) })
         }
         return o
     }
@@ -180,10 +182,22 @@ private struct Arguments {
         case "limit-add":
             let name = try name()
             let seconds = try int("seconds")
-            guard (DurationText.minimum...DurationText.maximum).contains(seconds) else {
-                throw CoreError(.invalidDuration, "limit-add: 'seconds' must be from 1 to \(DurationText.maximum)")
+            guard (DurationText.minimum...86_400).contains(seconds) else {
+                throw CoreError(.invalidDuration, "limit-add: 'seconds' (the daily allowance) must be from 1 to 86400 (24h)")
             }
-            return .limitAdd(name: name, seconds: seconds, selections: try selections())
+            var limit = Limit(name: name, selections: try selections(), seconds: seconds)
+            if let v = optional("days") {
+                guard case .string(let text) = v else { throw wrongType("days", "a string such as mon-fri") }
+                limit.days = try WeekdaySet.parse(text)
+            }
+            if let v = optional("warn") {
+                let warn = try intValue("warn", v)
+                guard warn >= 1 && warn < seconds else {
+                    throw CoreError(.invalidDuration, "limit-add: 'warn' must be at least 1 and less than 'seconds'")
+                }
+                limit.warnSeconds = warn
+            }
+            return .limitAdd(limit)
         default:
             throw CoreError(.internal, "command '\(command)' has no argument reader")
         }

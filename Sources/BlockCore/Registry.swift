@@ -119,6 +119,48 @@ public struct Registry: Sendable {
         activities.append(.schedule(s))
     }
 
+    /// Adds a daily usage limit (§9). It is an activity: it counts against the cap (T4).
+    public mutating func addLimit(_ limit: Limit, by peer: Peer, now: Date) throws(CoreError) {
+        guard peer.mayModify else { throw Registry.denied("add limits") }
+        try Names.validate(limit.name, what: "limit name")
+        guard !limit.selections.isEmpty else { throw CoreError(.usage, "name at least one selection for the limit") }
+        guard limit.days != [] else { throw CoreError(.invalidDays, "the limit has no days; give at least one") }
+        guard (DurationText.minimum...86_400).contains(limit.seconds) else {
+            throw CoreError(.invalidDuration, "a daily limit is from 1s to 24h")
+        }
+        if activity(named: limit.name) != nil {
+            throw CoreError(.exists, "an activity named '\(limit.name)' already exists; remove it first or choose another name")
+        }
+        try checkCap(adding: "limit '\(limit.name)'", now: now)
+        var l = limit
+        l.selections = Registry.unique(l.selections)
+        l.origin = .client(uid: peer.uid)
+        activities.append(.limit(l))
+    }
+
+    /// Removes a limit a client added: root or the uid that added it.
+    public mutating func removeLimit(named name: String, by peer: Peer) throws(CoreError) -> Limit {
+        guard let index = activities.firstIndex(where: { $0.name == name }) else {
+            throw CoreError(.notFound, "no limit named '\(name)'; 'blockc limit list' lists them")
+        }
+        guard case .limit(let limit) = activities[index] else {
+            throw CoreError(.usage, "'\(name)' is a \(activities[index].kind.rawValue), not a limit")
+        }
+        if case .config(let file) = limit.origin {
+            throw CoreError(.permissionDenied, "the limit '\(name)' comes from \(file); delete that file and run 'blockc reload'")
+        }
+        try Registry.checkOwner(limit.origin, peer: peer, what: "remove the limit '\(name)'")
+        activities.remove(at: index)
+        return limit
+    }
+
+    /// Replaces the limits' usage-derived state (the engine refreshes it before every look).
+    public mutating func updateLimits(_ transform: (Limit) -> Limit) {
+        for i in activities.indices {
+            if case .limit(let l) = activities[i] { activities[i] = .limit(transform(l)) }
+        }
+    }
+
     /// Ends a block early (DESIGN §5): root or the uid that started it, and never a `--lock` block.
     public mutating func stopBlock(named name: String, by peer: Peer, now: Date) throws(CoreError) -> Block {
         guard let index = activities.firstIndex(where: { $0.name == name }) else {
@@ -160,16 +202,22 @@ public struct Registry: Sendable {
     /// clashing with a client activity's name, are refused and returned as errors (T4: never
     /// swallowed).
     public mutating func replaceConfigSchedules(_ schedules: [Schedule], now: Date) -> [CoreError] {
+        replaceConfigActivities(schedules.map(Activity.schedule), now: now)
+    }
+
+    /// The same for everything declared in files: schedules.d and limits.d.
+    public mutating func replaceConfigActivities(_ declared: [Activity], now: Date) -> [CoreError] {
         activities.removeAll { if case .config = $0.origin { return true } else { return false } }
         var refused: [CoreError] = []
-        for schedule in schedules {
-            if activity(named: schedule.name) != nil {
-                refused.append(CoreError(.exists, "the configured schedule '\(schedule.name)' has the name of an existing activity; rename one of them"))
+        for activity in declared {
+            let what = "configured \(activity.kind.rawValue) '\(activity.name)'"
+            if self.activity(named: activity.name) != nil {
+                refused.append(CoreError(.exists, "the \(what) has the name of an existing activity; rename one of them"))
                 continue
             }
             do throws(CoreError) {
-                try checkCap(adding: "configured schedule '\(schedule.name)'", now: now)
-                activities.append(.schedule(schedule))
+                try checkCap(adding: what, now: now)
+                activities.append(activity)
             } catch {
                 refused.append(error)
             }

@@ -25,6 +25,17 @@ public struct Shapes: Sendable {
             o["window"] = .string("\(s.start)-\(s.end)")
             o["days"] = .string(s.days.description)
         }
+        if case .limit(let l) = a {
+            // §9: the daily allowance and today's use, in seconds.
+            o["limit"] = .int(Int64(l.seconds))
+            o["days"] = .string(l.days.description)
+            if let warn = l.warnSeconds { o["warn"] = .int(Int64(warn)) }
+            if let state = l.state {
+                o["used"] = .int(Int64(state.used.rounded()))
+                o["left"] = .int(Int64(state.remaining.rounded()))
+                o["running"] = .bool(state.running)
+            }
+        }
         // Seconds until it is lifted, for an active activity only.
         if active, let end = window?.end { o["remaining"] = .int(Int64(end.timeIntervalSince(now).rounded(.up))) }
         switch a.origin {

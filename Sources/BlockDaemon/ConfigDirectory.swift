@@ -15,7 +15,9 @@ public struct ConfigDirectory: Sendable {
         let daemon = try read(daemonFile)
         let selections = try readAll(in: path + "/selections.d")
         let schedules = try readAll(in: path + "/schedules.d")
-        return try ConfigSet.load(daemonFile: daemon, selectionFiles: selections, scheduleFiles: schedules, flags: flags)
+        let limits = try readAll(in: path + "/limits.d")
+        return try ConfigSet.load(daemonFile: daemon, selectionFiles: selections, scheduleFiles: schedules,
+                                  limitFiles: limits, flags: flags)
     }
 
     private func read(_ file: String) throws(CoreError) -> ConfigSource? {

@@ -172,15 +172,20 @@ final class Daemon: @unchecked Sendable {
         }
         hosts.hits = engine.shieldHitSink()
         relay.target = engine.shieldHitSink()
-        engine.enforcementNotes = { [shield] in
-            var notes: JSONObject = ["apps": .string(shield.mode)]
+        // §9: usage of limited apps, reported to the engine.
+        let usage = UsageMonitor(report: { [engine] running in
+            engine.queue.async { engine.usageChanged(running: running) }
+        })
+        engine.onLimitsChanged = { [engine, usage] in usage.follow(engine.limitedApps) }
+        engine.enforcementNotes = { [shield, usage] in
+            var notes: JSONObject = ["apps": .string(shield.mode), "usage": .string(usage.mode.rawValue)]
             if let reason = shield.modeReason { notes["appsReason"] = .string(reason) }
             return notes
         }
         engine.hooks = engine.makeHookRunner()
         engine.onNextTransition = { [timer] next in timer.arm(next) }
         engine.onStatus = { Systemd.status($0) }
-        keep = [server, timer]
+        keep = [server, timer, usage]
         if let watcher = TimeZoneWatcher(queue: engine.queue, onChange: { [engine] in
             engine.timeZoneChanged(to: SystemTimeZone.current())
         }) {

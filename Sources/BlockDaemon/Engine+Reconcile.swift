@@ -9,6 +9,7 @@ extension Engine {
         assertOnQueue()
         compensateWallStep(now: now)
         let ended = registry.expire(now: now)
+        refreshLimits(now: now)
         let desired = policy.desired(at: now, activities: registry.activities)
         var next: [String: [Reason]] = [:]
         for b in desired { next[b.selection] = b.reasons }
@@ -55,6 +56,11 @@ extension Engine {
         state.lastReconcile = now
         persist()
         nextTransition = policy.nextTransition(after: now, activities: registry.activities)
+        if anyLimitRunning {
+            // Checkpoint running usage at least once a minute (only while a limited app runs).
+            let checkpoint = now.addingTimeInterval(60)
+            if nextTransition.map({ checkpoint < $0 }) ?? true { nextTransition = checkpoint }
+        }
         onNextTransition?(nextTransition)
         onStatus?(statusLine(now: now, blocked: desired.count))
     }

@@ -31,7 +31,7 @@ extension Engine {
     /// have left group blockd since; the registry checks ownership.
     static func ownerMayAct(_ request: Request) -> Bool {
         switch request {
-        case .stop, .scheduleRemove: true
+        case .stop, .scheduleRemove, .limitRemove: true
         default: false
         }
     }
@@ -60,8 +60,11 @@ extension Engine {
             return ["cleared": .int(Int64(count))]
         case .stats: return ["shieldHits": statsJSON()]
         case .reload: return try reload(now: now)
-        case .limitAdd, .limitRemove, .limitList:
-            throw CoreError(.unsupported, "usage limits are not available in this version of blockd (\(BlockdVersion.version))")
+        case .limitAdd(let limit): return try addLimit(limit, peer: peer, now: now)
+        case .limitRemove(let name): return try removeLimit(name, peer: peer, now: now)
+        case .limitList:
+            let limits = registry.activities.filter { $0.kind == .limit }
+            return ["limits": .array(limits.map { shapes.activity($0, at: now) })]
         case .watch:
             throw CoreError(.internal, "watch is handled by the connection, not the engine")
         }

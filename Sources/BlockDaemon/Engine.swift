@@ -36,6 +36,8 @@ public final class Engine: @unchecked Sendable {
     public var onNextTransition: (@Sendable (Date?) -> Void)?
     /// Events for `watch` subscribers; must not block (S3).
     public var onEvent: (@Sendable (JSONObject) -> Void)?
+    /// Called when limits are added or removed, so the usage monitor can follow their apps.
+    public var onLimitsChanged: (@Sendable () -> Void)?
     /// Extra facts for `status`'s enforcement object (the app shield's mode and why).
     public var enforcementNotes: (@Sendable () -> JSONObject)?
     /// E3 hooks; nil runs none.
@@ -74,6 +76,9 @@ public final class Engine: @unchecked Sendable {
     public func startUp() {
         assertOnQueue()
         let now = clock.wallNow()
+        // §9: usage up to the last checkpoint is counted; whether an app kept running while
+        // blockd was down is unknowable, so nothing is assumed running until seen again.
+        state.usage.forgetRunning()
         installConfigSchedules(now: now)
         catchUp(now: now)
         reconcile(now: now)
@@ -97,9 +102,11 @@ public final class Engine: @unchecked Sendable {
 
     func installConfigSchedules(now: Date) {
         registry.maxActivities = config.daemon.maxActivities
-        for refusal in registry.replaceConfigSchedules(config.schedules, now: now) {
+        let declared = config.schedules.map(Activity.schedule) + config.limits.map(Activity.limit)
+        for refusal in registry.replaceConfigActivities(declared, now: now) {
             recordFailure(refusal, uid: nil, activity: nil, now: now)
         }
+        onLimitsChanged?()
     }
 
     // MARK: Failures (T4: never swallowed)

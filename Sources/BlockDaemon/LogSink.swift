@@ -34,7 +34,7 @@ public struct LogEntry: Equatable, Sendable {
 
 /// Event types with a fixed `MESSAGE_ID` each (for the journal catalog and `journalctl -x`).
 public enum LogEvent: String, Sendable, CaseIterable {
-    case lock, unlock, catchUp = "catch-up", refusal, failure, shieldHit = "shield-hit", tamper, start, stop, reload
+    case lock, unlock, catchUp = "catch-up", refusal, failure, shieldHit = "shield-hit", tamper, start, stop, reload, limit, warning
 
     public var messageID: String {
         switch self {
@@ -47,6 +47,8 @@ public enum LogEvent: String, Sendable, CaseIterable {
         case .tamper: "dce655153911498d962a49fe98b1b804"
         case .start: "ef5affc0912a4f189c7d1336cf8373d5"
         case .stop: "89a8690429c84d7c845bc0a90ebeaf46"
+        case .limit: "651b59d17d544d039bec21e5b08780b5"
+        case .warning: "dc47a1f9301b43a2a0588f99cb78552e"
         case .reload: "dfe2596177a74f71b9230fdd7eea5771"
         }
     }

@@ -16,8 +16,24 @@ public struct DaemonState: Codable, Equatable, Sendable {
     public var lastReconcile: Date?
     /// The selections enforcement was last converged to (E4: it stays while blockd is down).
     public var applied: [String] = []
+    /// §9: usage per limit per local day.
+    public var usage = UsageLedger()
 
     public init() {}
+
+    enum CodingKeys: String, CodingKey { case version, activities, failures, shieldHits, lastReconcile, applied, usage }
+
+    /// Keys added in later versions may be missing from an older file: they start empty.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        version = try c.decode(Int.self, forKey: .version)
+        activities = try c.decode([StoredActivity].self, forKey: .activities)
+        failures = try c.decodeIfPresent([FailureRecord].self, forKey: .failures) ?? []
+        shieldHits = try c.decodeIfPresent([String: [String: Int]].self, forKey: .shieldHits) ?? [:]
+        lastReconcile = try c.decodeIfPresent(Date.self, forKey: .lastReconcile)
+        applied = try c.decodeIfPresent([String].self, forKey: .applied) ?? []
+        usage = try c.decodeIfPresent(UsageLedger.self, forKey: .usage) ?? UsageLedger()
+    }
 
     public mutating func record(_ failure: FailureRecord) {
         failures.append(failure)
@@ -28,11 +44,15 @@ public struct DaemonState: Codable, Equatable, Sendable {
 public enum StoredActivity: Codable, Equatable, Sendable {
     case block(Block)
     case schedule(Schedule)
+    case limit(Limit)
 
     public init(_ activity: Activity) {
         switch activity {
         case .block(let b): self = .block(b)
         case .schedule(let s): self = .schedule(s)
+        case .limit(var l):
+            l.state = nil
+            self = .limit(l)
         }
     }
 
@@ -40,6 +60,7 @@ public enum StoredActivity: Codable, Equatable, Sendable {
         switch self {
         case .block(let b): .block(b)
         case .schedule(let s): .schedule(s)
+        case .limit(let l): .limit(l)
         }
     }
 }

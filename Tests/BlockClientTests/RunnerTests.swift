@@ -156,7 +156,7 @@ struct RunnerTests {
               (["schedule", "remove", "bedtime"], .scheduleRemove(name: "bedtime")),
               (["selections", "show", "reddit"], .selectionShow(name: "reddit")),
               (["failures", "--clear"], .failuresClear),
-              (["limit", "add", "social", "1h", "instagram"], .limitAdd(name: "social", seconds: 3600, selections: ["instagram"])),
+              (["limit", "add", "social", "1h", "instagram"], .limitAdd(Limit(name: "social", selections: ["instagram"], seconds: 3600))),
               (["reload"], .reload),
           ])
     func wireRequest(arguments: [String], expected: Request) {

@@ -11,7 +11,8 @@ struct ProtocolTests {
         .start(.init(selections: ["instagram", "example.com"], until: at("2026-11-29T13:35:00Z"), lock: true, name: "focus")),
         .scheduleAdd(Schedule(name: "bedtime", selections: ["instagram", "reddit"], days: .weekdays,
                               start: WallTime(hour: 22, minute: 0), end: WallTime(hour: 7, minute: 0))),
-        .limitAdd(name: "games", seconds: 3600, selections: ["steam"]),
+        .limitAdd(Limit(name: "games", selections: ["steam"], seconds: 3600)),
+        .limitAdd(Limit(name: "games", selections: ["steam"], seconds: 3600, days: .weekend, warnSeconds: 300)),
     ])
     func roundTrip(request: Request) throws {
         let line = request.line

@@ -132,4 +132,30 @@ struct BlockcIntegrationTests {
         #expect(released.terminationStatus == 0, "\((try? String(contentsOfFile: s.dir + "/release2.log", encoding: .utf8)) ?? "")")
         #expect(FileManager.default.contents(atPath: s.hostsPath) == original)
     }
+
+    @Test("§9 end to end: a 2-second daily limit stops a running test app and refuses it for the rest of the day")
+    func limitEndToEnd() throws {
+        if Privileged.unavailable(needs: []) != nil { return }
+        let scratch = try ShieldScratch()
+        let s = Sandbox()
+        s.write("[Selection]\nName=testgame\nApps=\(scratch.app)\n", to: "etc/selections.d/testgame.conf")
+        try s.start()
+        let add = try s.blockc(["limit", "add", "play", "2s", "testgame"])
+        #expect(add.status == 0, "\(add.err)")
+        let pid = try scratch.spawn(scratch.app, ["30"]).get()
+        // After two seconds of use the limit is reached: the app is stopped (SIGTERM) ...
+        let status = scratch.wait(pid, timeout: 10)
+        #expect(status.map(ShieldScratch.termSignal) == SIGTERM, "log:\n\(s.log)")
+        // ... and refused from then on.
+        guard case .failure(let error) = scratch.spawn(scratch.app, ["0"]) else {
+            Issue.record("launched after the limit was reached")
+            return
+        }
+        #expect(error.code == .EPERM)
+        let list = try JSON.parse(try s.blockc(["limit", "list", "--json"]).out)
+        #expect(list[0]?["active"] == true)
+        #expect((list[0]?["used"]?.int ?? 0) >= 2)
+        #expect(s.log.contains("Daily limit 'play' reached (2s of use)"))
+        #expect(try s.blockc(["status"]).out.contains("play"))
+    }
 }

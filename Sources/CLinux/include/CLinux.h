@@ -7,6 +7,7 @@
 /* SwiftPM uses CLinux.h as the umbrella header because it is named after the target, so the
    other headers in include/ are visible to Swift only through it. */
 #include "CLinuxShield.h"
+#include "CLinuxUsage.h"
 
 /* timerfd (T6, T7, T9). clock: 0 = CLOCK_REALTIME, 1 = CLOCK_BOOTTIME. */
 int blockd_timerfd_create(int boottime);

@@ -1,0 +1,94 @@
+import BlockCore
+import Foundation
+
+/// §9: daily usage limits. The ledger is fed by a usage monitor (running / not running per
+/// limit); before every look at the policy the limits are refreshed from it, so an exhausted
+/// limit is just another activity in the union (T5).
+extension Engine {
+    /// From the usage monitor: the limits that have at least one process running now.
+    public func usageChanged(running: Set<String>) {
+        assertOnQueue()
+        let now = clock.wallNow()
+        for activity in registry.activities {
+            guard case .limit(let l) = activity else { continue }
+            state.usage.setRunning(l.name, running.contains(l.name), at: now, clock: local)
+        }
+        reconcile(now: now)
+    }
+
+    /// The limits' apps, for the usage monitor: limit name → its selections' `Apps=` entries.
+    public var limitedApps: [String: [String]] {
+        var out: [String: [String]] = [:]
+        for activity in registry.activities {
+            guard case .limit(let l) = activity else { continue }
+            out[l.name] = l.selections.flatMap { (try? config.catalog.resolve($0))?.apps ?? [] }
+        }
+        return out
+    }
+
+    /// Brings every limit's state up to `now`: checkpoints usage, records the instant an
+    /// allowance is used up (logged once, with an event) and gives `--warn` warnings once a day.
+    func refreshLimits(now: Date) {
+        state.usage.checkpoint(at: now, clock: local)
+        state.usage.prune(keepingFrom: local.civil(of: now).date)
+        var reached: [Limit] = []
+        var warnings: [Limit] = []
+        registry.updateLimits { limit in
+            let l = limit.refreshed(ledger: state.usage, at: now, clock: local)
+            guard let s = l.state else { return l }
+            if let w = s.window, w.start <= now, state.usage.exhaustedAt(l.name, on: s.day) == nil {
+                state.usage.markExhausted(l.name, on: s.day, at: w.start)
+                reached.append(l)
+            } else if let warnAt = s.warnAt, warnAt <= now, s.window.map({ $0.start > now }) ?? false,
+                      !state.usage.hasWarned(l.name, on: s.day) {
+                state.usage.markWarned(l.name, on: s.day)
+                warnings.append(l)
+            }
+            return l
+        }
+        for l in reached {
+            let until = l.state?.window.map { local.iso8601($0.end) } ?? ""
+            log.log(LogEntry("Daily limit '\(l.name)' reached (\(DurationText.format(l.seconds)) of use): \(l.selections.joined(separator: ", ")) blocked until \(until)",
+                             priority: .notice, event: .limit,
+                             fields: [("ACTIVITY", l.name), ("SELECTION", l.selections.joined(separator: " ")), ("END", until)]))
+            emit(["event": "limit", "time": .string(local.iso8601(now)), "activity": .string(l.name),
+                  "selections": .array(l.selections.map { .string($0) }), "until": .string(until)])
+        }
+        for l in warnings {
+            let remaining = DurationText.formatRemaining(l.state?.remaining ?? 0)
+            let starts = l.state?.window.map { local.iso8601($0.start) } ?? ""
+            log.log(LogEntry("Daily limit '\(l.name)': \(remaining) of use left today for \(l.selections.joined(separator: ", "))",
+                             priority: .info, event: .warning, fields: [("ACTIVITY", l.name), ("SELECTION", l.selections.joined(separator: " "))]))
+            for selection in l.selections {
+                emit(["event": "warning", "time": .string(local.iso8601(now)), "activity": .string(l.name),
+                      "selection": .string(selection), "starts": .string(starts), "remaining": .string(remaining)])
+            }
+        }
+    }
+
+    /// Whether an app of a limit is running (usage is checkpointed each minute meanwhile, so a
+    /// crash loses at most a minute of it).
+    var anyLimitRunning: Bool { !state.usage.running.isEmpty }
+
+    func addLimit(_ limit: Limit, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
+        var l = limit
+        var names: [String] = []
+        for argument in l.selections { names.append(try config.catalog.resolve(argument).name) }
+        l.selections = names
+        try registry.addLimit(l, by: peer, now: now)
+        log.log(LogEntry("Limit '\(l.name)' added by uid \(peer.uid): \(l.rule) for \(l.selections.joined(separator: ", "))",
+                         priority: .info, event: .start, fields: [("ACTIVITY", l.name)]))
+        onLimitsChanged?()
+        reconcile(now: now)
+        return shapes.activity(registry.activity(named: l.name)!, at: now).object ?? [:]
+    }
+
+    func removeLimit(_ name: String, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
+        let l = try registry.removeLimit(named: name, by: peer)
+        for sel in l.selections { pendingUnlockNotes[sel] = "limit '\(l.name)' removed by uid \(peer.uid)" }
+        log.log(LogEntry("Limit '\(l.name)' removed by uid \(peer.uid)", priority: .info, event: .stop, fields: [("ACTIVITY", l.name)]))
+        onLimitsChanged?()
+        reconcile(now: now)
+        return ["removed": .string(l.name)]
+    }
+}

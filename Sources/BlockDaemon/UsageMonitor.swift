@@ -1,0 +1,152 @@
+import BlockCore
+import CLinux
+import Dispatch
+import Foundation
+import Glibc
+
+/// §9: which limits have an app running, from exec and exit events. Starts are seen through
+/// fanotify FAN_OPEN_EXEC notification marks on exactly the limited executables (an observer
+/// only: nothing waits on it), or, where fanotify is unavailable, a scan of /proc every two
+/// seconds while limits exist; exits through a pidfd per process (no polling). Reports the
+/// set of limit names with at least one process running whenever it changes.
+public final class UsageMonitor: @unchecked Sendable {
+    public enum Mode: String, Sendable { case fanotify, procScan = "proc-scan" }
+
+    let queue = DispatchQueue(label: "blockd.usage")
+    let report: @Sendable (Set<String>) -> Void
+    let resolver: AppResolver
+    let group: Int32
+    public let mode: Mode
+    let scanInterval: TimeInterval
+    var groupSource: DispatchSourceRead?
+    var scanTimer: DispatchSourceTimer?
+    /// Limited executables: file → the limits whose apps they are, and the open file marked.
+    var files: [FileID: (limits: Set<String>, fd: Int32)] = [:]
+    /// Running processes of those files, each with its exit watch.
+    var processes: [Int32: (file: FileID, exit: DispatchSourceRead)] = [:]
+    var reported: Set<String> = []
+
+    public init(report: @escaping @Sendable (Set<String>) -> Void,
+                path: String = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin",
+                forceScan: Bool = false, scanInterval: TimeInterval = 2) {
+        self.report = report
+        self.resolver = AppResolver(path: path)
+        self.scanInterval = scanInterval
+        let g = forceScan ? -1 : blockd_fanotify_init_notify()
+        group = g
+        mode = g >= 0 ? .fanotify : .procScan
+        if g >= 0 {
+            let source = DispatchSource.makeReadSource(fileDescriptor: g, queue: queue)
+            source.setEventHandler { [weak self] in self?.readEvents() }
+            source.resume()
+            groupSource = source
+        }
+    }
+
+    deinit {
+        groupSource?.cancel()
+        scanTimer?.cancel()
+        for (_, p) in processes { p.exit.cancel() }
+        for (_, f) in files { close(f.fd) }
+        if group >= 0 { close(group) }
+    }
+
+    /// Follows these limits' apps (limit name → `Apps=` entries), replacing what was followed.
+    public func follow(_ limitedApps: [String: [String]]) {
+        queue.async { [self] in
+            var wanted: [FileID: (limits: Set<String>, fd: Int32)] = [:]
+            for (limit, entries) in limitedApps {
+                for entry in entries {
+                    guard case .found(let app) = resolver.resolve(entry, selection: limit) else { continue }
+                    if var existing = wanted[app.id] {
+                        existing.limits.insert(limit)
+                        wanted[app.id] = existing
+                        close(app.fd)
+                    } else {
+                        wanted[app.id] = ([limit], app.fd)
+                    }
+                }
+            }
+            for (id, old) in files {
+                if wanted[id] == nil, group >= 0 { _ = blockd_fanotify_mark_exec(group, old.fd, 1) }
+                close(old.fd)
+            }
+            files = wanted
+            if group >= 0 {
+                for (_, f) in files { _ = blockd_fanotify_mark_exec(group, f.fd, 0) }
+            }
+            for (pid, p) in processes where files[p.file] == nil { stopTracking(pid) }
+            scanProc()
+            if group < 0 { armScan() }
+            publish()
+        }
+    }
+
+    func readEvents() {
+        var events = [blockd_fan_event](repeating: blockd_fan_event(), count: 64)
+        while true {
+            let n = events.withUnsafeMutableBufferPointer { blockd_fanotify_read(group, $0.baseAddress, 64) }
+            guard n > 0 else { break }
+            for e in events[0..<Int(n)] {
+                if e.fd >= 0 { close(e.fd) }
+                if e.overflow == 1 { scanProc(); continue }
+                guard e.stat_ok == 1, files[FileID(dev: e.dev, ino: e.ino)] != nil else { continue }
+                track(e.pid, file: FileID(dev: e.dev, ino: e.ino))
+            }
+        }
+        publish()
+    }
+
+    /// Finds running processes of the followed files (at start, after changes, on overflow,
+    /// and every `scanInterval` in the fallback mode).
+    func scanProc() {
+        guard !files.isEmpty else { return }
+        for pid in ProcessKiller.allPIDs() where processes[pid] == nil {
+            if let id = ProcessKiller.executable(of: pid), files[id] != nil { track(pid, file: id) }
+        }
+    }
+
+    func armScan() {
+        guard scanTimer == nil, !files.isEmpty else {
+            if files.isEmpty { scanTimer?.cancel(); scanTimer = nil }
+            return
+        }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + scanInterval, repeating: scanInterval)
+        timer.setEventHandler { [weak self] in
+            self?.scanProc()
+            self?.publish()
+        }
+        timer.resume()
+        scanTimer = timer
+    }
+
+    func track(_ pid: Int32, file: FileID) {
+        guard processes[pid] == nil else { return }
+        let pidfd = blockd_pidfd_open(pid)
+        guard pidfd >= 0 else { return }  // already gone
+        let exit = DispatchSource.makeReadSource(fileDescriptor: pidfd, queue: queue)
+        exit.setEventHandler { [weak self] in
+            self?.stopTracking(pid)
+            self?.publish()
+        }
+        exit.setCancelHandler { close(pidfd) }
+        exit.resume()
+        processes[pid] = (file, exit)
+    }
+
+    func stopTracking(_ pid: Int32) {
+        processes.removeValue(forKey: pid)?.exit.cancel()
+    }
+
+    func publish() {
+        var running = Set<String>()
+        for (_, p) in processes { running.formUnion(files[p.file]?.limits ?? []) }
+        guard running != reported else { return }
+        reported = running
+        report(running)
+    }
+
+    /// For tests: the limits with an app running, as last reported.
+    var runningLimits: Set<String> { queue.sync { reported } }
+}
