@@ -66,6 +66,15 @@ extension Engine {
         }
     }
 
+    /// The activities with every limit's usage brought up to `now`, for answers only (nothing
+    /// is recorded: the next reconcile does that).
+    func activitiesForDisplay(at now: Date) -> [Activity] {
+        registry.activities.map { activity in
+            guard case .limit(let l) = activity else { return activity }
+            return .limit(l.refreshed(ledger: state.usage, at: now, clock: local))
+        }
+    }
+
     /// Whether an app of a limit is running (usage is checkpointed each minute meanwhile, so a
     /// crash loses at most a minute of it).
     var anyLimitRunning: Bool { !state.usage.running.isEmpty }

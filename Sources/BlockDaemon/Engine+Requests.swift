@@ -63,7 +63,7 @@ extension Engine {
         case .limitAdd(let limit): return try addLimit(limit, peer: peer, now: now)
         case .limitRemove(let name): return try removeLimit(name, peer: peer, now: now)
         case .limitList:
-            let limits = registry.activities.filter { $0.kind == .limit }
+            let limits = activitiesForDisplay(at: now).filter { $0.kind == .limit }
             return ["limits": .array(limits.map { shapes.activity($0, at: now) })]
         case .watch:
             throw CoreError(.internal, "watch is handled by the connection, not the engine")
@@ -71,7 +71,8 @@ extension Engine {
     }
 
     func status(now: Date) -> JSONObject {
-        let desired = policy.desired(at: now, activities: registry.activities)
+        let activities = activitiesForDisplay(at: now)
+        let desired = policy.desired(at: now, activities: activities)
         var enforcement: JSONObject = ["mode": .string(enforcer.mode), "applied": .array(applied.keys.sorted().map { .string($0) })]
         enforcement["hostsFile"] = .string(config.daemon.hostsFile)
         for (key, value) in enforcementNotes?() ?? [:] { enforcement[key] = value }
@@ -79,7 +80,7 @@ extension Engine {
             "now": .string(local.iso8601(now)),
             "timeZone": .string(local.timeZone.identifier),
             "blocked": .array(desired.map { shapes.blocked($0) }),
-            "activities": .array(registry.activities.map { shapes.activity($0, at: now) }),
+            "activities": .array(activities.map { shapes.activity($0, at: now) }),
             "failures": failuresJSON(),
             "enforcement": .object(enforcement),
             "nextTransition": nextTransition.map { .string(local.iso8601($0)) } ?? .null,

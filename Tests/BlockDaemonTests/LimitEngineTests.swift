@@ -65,3 +65,17 @@ struct LimitEngineTests {
         #expect(h.enforcer.current == ["steam"])
     }
 }
+
+@Suite("§9: limit answers are current")
+struct LimitDisplayTests {
+    @Test("§9: limit list shows use up to the moment asked, not the last reconcile")
+    func current() throws {
+        let h = Harness(now: "2026-11-29T20:00:00+09:00")
+        _ = ok(h.send(#"limit-add {"name":"games","seconds":3600,"selections":["steam"]}"#))
+        h.run { h.engine.usageChanged(running: ["games"]) }
+        h.clock.advance(30)  // no wake-up: the answer itself must count the running time
+        let limit = try #require(ok(h.send("limit-list"))?["limits"]?[0])
+        #expect(limit["used"] == 30)
+        #expect(limit["running"] == true)
+    }
+}
