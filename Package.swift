@@ -21,10 +21,12 @@ let package = Package(
         .target(name: "BlockDaemon", dependencies: ["BlockCore", "CSystemd", "CLinux"]),
         .executableTarget(name: "blockd", dependencies: ["BlockCore", "BlockDaemon"]),
         .target(name: "BlockClient", dependencies: ["BlockCore"]),
-        .executableTarget(name: "blockc", dependencies: ["BlockCore", "BlockClient"]),
+        .target(name: "BlockAgent", dependencies: ["BlockCore", "BlockClient", "CSystemd"]),
+        .executableTarget(name: "blockc", dependencies: ["BlockCore", "BlockClient", "BlockAgent"]),
         .testTarget(name: "BlockCoreTests", dependencies: ["BlockCore"]),
         .testTarget(name: "BlockDaemonTests", dependencies: ["BlockCore", "BlockDaemon", "BlockClient"]),
         .testTarget(name: "BlockClientTests", dependencies: ["BlockCore", "BlockClient"]),
+        .testTarget(name: "BlockAgentTests", dependencies: ["BlockCore", "BlockClient", "BlockAgent"]),
     ],
     swiftLanguageModes: [.v6]
 )
