@@ -175,8 +175,8 @@ final class Notifier {
         } else if let e = error as? BusError, e.name != nil {
             once("notify-failed", "\(what) failed: \(e)")
         } else {
+            server = nil  // its match slots go before the bus they belong to
             bus = nil
-            server = nil
             once("notify-failed", "\(what) failed: \(error); reconnecting to the session bus at the next event")
         }
     }
