@@ -38,7 +38,7 @@ public enum NotifyAgent {
             log("another blockc watch --notify is already running in this session; exiting (one agent, one notification per selection: S2)")
             return 0
         }
-        defer { close(lock) }
+        defer { if lock >= 0 { close(lock) } }
 
         let queue = EventQueue(capacity: options.queueCapacity)
         // Handlers only close the queue; the loop below notices and drains (STYLE.md 10).
