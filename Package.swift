@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Dependencies point one way (STYLE.md 2): BlockCore (pure) <- BlockDaemon <- executables.
-// Only BlockDaemon links the C system libraries (CSystemd) and kernel shims (CLinux).
+// Only BlockDaemon links the kernel shims (CLinux); CSystemd is linked by BlockDaemon and by
+// BlockAgent, the user-session notification agent, which needs sd-bus (issue 5).
 let package = Package(
     name: "blockd",
     products: [
@@ -21,10 +22,12 @@ let package = Package(
         .target(name: "BlockDaemon", dependencies: ["BlockCore", "CSystemd", "CLinux"]),
         .executableTarget(name: "blockd", dependencies: ["BlockCore", "BlockDaemon"]),
         .target(name: "BlockClient", dependencies: ["BlockCore"]),
-        .executableTarget(name: "blockc", dependencies: ["BlockCore", "BlockClient"]),
+        .target(name: "BlockAgent", dependencies: ["BlockCore", "BlockClient", "CSystemd"]),
+        .executableTarget(name: "blockc", dependencies: ["BlockCore", "BlockClient", "BlockAgent"]),
         .testTarget(name: "BlockCoreTests", dependencies: ["BlockCore"]),
         .testTarget(name: "BlockDaemonTests", dependencies: ["BlockCore", "BlockDaemon", "BlockClient"]),
         .testTarget(name: "BlockClientTests", dependencies: ["BlockCore", "BlockClient"]),
+        .testTarget(name: "BlockAgentTests", dependencies: ["BlockCore", "BlockClient", "BlockAgent"]),
     ],
     swiftLanguageModes: [.v6]
 )

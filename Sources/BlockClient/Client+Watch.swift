@@ -53,6 +53,14 @@ extension BlockcRunner {
         return report(.unreachable(path: path, reason: "blockd closed the event stream (stopped or restarted?); check 'systemctl status blockd'"))
     }
 
+    /// `watch --notify`: hands off to the agent (BlockAgent, S1), which runs until SIGTERM.
+    func watchNotify(path: String) -> Int32 {
+        guard let notifyAgent else {
+            return usageError(CoreError(.usage, "this blockc was built without the notification agent; use blockc watch"))
+        }
+        return notifyAgent(path)
+    }
+
     /// Prints one event; false when stdout has gone away.
     private func show(_ event: JSONObject, json: Bool) -> Bool {
         // --json: one compact object per line, for scripts that read line by line.

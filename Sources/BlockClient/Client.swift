@@ -25,6 +25,8 @@ public struct BlockcRunner {
     public var connect: Connector
     /// Waits between `status --watch` frames; returning false stops the loop (tests).
     public var sleep: (TimeInterval) -> Bool
+    /// `watch --notify`: the user agent (BlockAgent), set by the executable, which links it.
+    public var notifyAgent: ((_ socketPath: String) -> Int32)?
 
     public init(environment: [String: String], stdout: @escaping (String) -> Bool, stderr: @escaping (String) -> Void,
                 now: @escaping () -> Date, clock: LocalClock, color: Bool, isTerminal: Bool,
@@ -114,7 +116,7 @@ public struct BlockcRunner {
         case .version:
             return version(path: path)
         case .watch(_, notify: true):
-            return usageError(CoreError(.usage, "blockc watch --notify is not available in this version; use blockc watch"))
+            return watchNotify(path: path)
         case .watch(let json, notify: false):
             return watch(path: path, json: json)
         case .status(let json, watch: true):

@@ -1,3 +1,4 @@
+import BlockAgent
 import BlockClient
 import BlockCore
 import Glibc
@@ -6,7 +7,9 @@ import Glibc
 // SIGPIPE is ignored so that `blockc watch | head -1` ends through a failed write, not a
 // signal, and a daemon that closes the socket gives EPIPE (STYLE.md 10).
 signal(SIGPIPE, SIG_IGN)
-let runner = BlockcRunner.system()
+var runner = BlockcRunner.system()
+let environment = runner.environment
+runner.notifyAgent = { path in NotifyAgent.run(NotifyAgent.Options(socketPath: path, environment: environment)) }
 let status: Int32
 do {
     status = runner.run(try BlockcInvocation.parse(Array(CommandLine.arguments.dropFirst())))

@@ -40,6 +40,8 @@ final class Harness {
     var frames = 0
     let transport: FakeTransport?
     let connectError: ClientError?
+    /// What `watch --notify` hands off to (the executable sets BlockAgent's here).
+    var notifyAgent: ((String) -> Int32)?
 
     init(_ transport: FakeTransport?, connectError: ClientError? = nil) {
         self.transport = transport
@@ -47,7 +49,7 @@ final class Harness {
     }
 
     func run(_ arguments: [String], now: Date = Fixture.now, tty: Bool = false, frames maxFrames: Int = 1) -> Int32 {
-        let runner = BlockcRunner(
+        var runner = BlockcRunner(
             environment: ["BLOCKD_SOCKET": "/tmp/test.sock"],
             stdout: { self.out += $0; return true },
             stderr: { self.err += $0 },
@@ -65,6 +67,7 @@ final class Harness {
                 self.frames += 1
                 return self.frames < maxFrames
             })
+        runner.notifyAgent = notifyAgent
         do {
             return runner.run(try BlockcInvocation.parse(arguments))
         } catch {
@@ -208,12 +211,21 @@ struct RunnerTests {
         #expect(j.out == String(unlock.dropFirst(6)) + "\n")
     }
 
-    @Test("watch --notify is a later issue: exit 2 with a pointer to plain watch")
+    @Test("watch --notify hands the socket path to the agent and exits with its status; without one, exit 2")
     func watchNotify() {
         let h = Harness(FakeTransport([]))
-        #expect(h.run(["watch", "--notify"]) == 2)
-        #expect(h.err.hasPrefix("blockc: blockc watch --notify is not available in this version; use blockc watch"))
-        #expect(h.connects == 0)
+        var given: [String] = []
+        h.notifyAgent = { path in
+            given.append(path)
+            return 3
+        }
+        #expect(h.run(["--socket", "/tmp/other.sock", "watch", "--notify"]) == 3)
+        #expect(given == ["/tmp/other.sock"])
+        #expect(h.connects == 0, "the agent makes its own connections")
+
+        let bare = Harness(FakeTransport([]))
+        #expect(bare.run(["watch", "--notify"]) == 2)
+        #expect(bare.err.hasPrefix("blockc: this blockc was built without the notification agent; use blockc watch"))
     }
 
     @Test("status --watch re-queries every frame; a TTY is redrawn in place, a pipe gets a new block")

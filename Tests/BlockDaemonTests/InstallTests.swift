@@ -34,6 +34,8 @@ struct InstallTests {
             prefix + "/share/bash-completion/completions/blockc": (0o644, "completions/blockc.bash"),
             zsh + "/_blockc": (0o644, "completions/_blockc"),
             prefix + "/share/fish/vendor_completions.d/blockc.fish": (0o644, "completions/blockc.fish"),
+            lib + "/systemd/user/blockd-agent.service": (0o644, "systemd/user/blockd-agent.service"),
+            "/etc/xdg/autostart/blockd-agent.desktop": (0o644, "systemd/user/blockd-agent.desktop"),
         ]
     }
 
@@ -53,12 +55,16 @@ struct InstallTests {
             let from = source.hasPrefix("@bin/") ? Sandbox.binDir + source.dropFirst(4) : Repo.root + "/" + source
             let want = try Data(contentsOf: URL(fileURLWithPath: from))
             let got = try Data(contentsOf: URL(fileURLWithPath: dest.path + path))
-            if path.hasSuffix("blockd.service") {
+            // The units and the autostart entry name the installed binary; the rest is a copy.
+            let exec: (key: String, line: String)? = path.hasSuffix("blockd.service") ? ("ExecStart=", "ExecStart=\(prefix)/bin/blockd")
+                : path.hasSuffix("blockd-agent.service") ? ("ExecStart=", "ExecStart=\(prefix)/bin/blockc watch --notify")
+                : path.hasSuffix("blockd-agent.desktop") ? ("Exec=", "Exec=\(prefix)/bin/blockc watch --notify") : nil
+            if let exec {
                 let lines = String(decoding: got, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-                #expect(lines.filter { $0.hasPrefix("ExecStart=") } == ["ExecStart=\(prefix)/bin/blockd"])
-                let rest = lines.filter { !$0.hasPrefix("ExecStart=") }.joined(separator: "\n")
+                #expect(lines.filter { $0.hasPrefix(exec.key) } == [Substring(exec.line)])
+                let rest = lines.filter { !$0.hasPrefix(exec.key) }.joined(separator: "\n")
                 let original = String(decoding: want, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-                #expect(rest == original.filter { !$0.hasPrefix("ExecStart=") }.joined(separator: "\n"))
+                #expect(rest == original.filter { !$0.hasPrefix(exec.key) }.joined(separator: "\n"))
             } else {
                 #expect(got == want, "\(path) is a copy of \(source)")
             }

@@ -1,0 +1,75 @@
+import BlockCore
+
+/// The agent's memory, as plain data so the rules are unit-tested without a bus:
+/// - S2: the server's id for each selection's one notification, passed back as `replaces_id`;
+/// - S1/S4: which ids are ours and what their "open" action opens (only those are acted on);
+/// - no duplicates: an event already shown is not shown again, e.g. when a restarted daemon
+///   re-announces a block the agent showed before the restart.
+public struct NotificationSlots: Sendable {
+    /// Selection → the notification currently showing it.
+    public private(set) var ids: [String: UInt32] = [:]
+    /// Our notification id → the URL its action opens (nil: it has no action).
+    public private(set) var actions: [UInt32: String?] = [:]
+    /// Selection → what its notification last said, as a key ("lock|until|reasons", "unlock").
+    private var shownState: [String: String] = [:]
+    /// Recently shown events, exactly as received, oldest first (bounded).
+    private var recent: [String] = []
+    private var recentSet: Set<String> = []
+    static let recentLimit = 128
+
+    public init() {}
+
+    /// True when the event should be shown, and remembers it; false for a duplicate.
+    public mutating func admit(_ event: JSONObject) -> Bool {
+        let exact = JSON.object(event).serialized()
+        if recentSet.contains(exact) { return false }
+        let selection = event["selection"]?.string ?? ""
+        let kind = event["event"]?.string
+        if kind == "lock" || kind == "unlock" {
+            // A lock with the same end and reasons as the one on screen says nothing new;
+            // neither does a second unlock. Shield hits always count: each is a new launch.
+            let reasons = (event["reasons"]?.array ?? []).compactMap(\.string).joined(separator: ",")
+            let key = kind == "lock" ? "lock|\(event["until"]?.string ?? "")|\(reasons)" : "unlock"
+            if shownState[selection] == key { return false }
+            shownState[selection] = key
+        }
+        recent.append(exact)
+        recentSet.insert(exact)
+        if recent.count > NotificationSlots.recentLimit {
+            recentSet.remove(recent.removeFirst())
+        }
+        return true
+    }
+
+    /// S2: the id to replace, 0 for a new notification.
+    public func replacesID(for selection: String) -> UInt32 { ids[selection] ?? 0 }
+
+    /// The server's answer to Notify for this selection.
+    public mutating func record(id: UInt32, selection: String, url: String?) {
+        if let old = ids[selection], old != id { actions[old] = nil }
+        ids[selection] = id
+        actions[id] = .some(url)
+    }
+
+    /// `ActionInvoked(id, key)`: the URL to open, only for our own id and our own key.
+    public func url(forAction id: UInt32, key: String) -> String? {
+        guard key == NotificationSlots.openKey, let entry = actions[id] else { return nil }
+        return entry
+    }
+
+    /// `NotificationClosed(id)`: the id is the server's to reuse now; the next notification
+    /// for that selection is a new one.
+    public mutating func closed(id: UInt32) {
+        guard actions[id] != nil else { return }
+        actions[id] = nil
+        for (selection, held) in ids where held == id { ids[selection] = nil }
+    }
+
+    /// Another server took over the name: the old ids mean nothing to it.
+    public mutating func forgetServer() {
+        ids = [:]
+        actions = [:]
+    }
+
+    public static let openKey = "open"
+}

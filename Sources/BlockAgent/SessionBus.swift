@@ -1,0 +1,196 @@
+import CSystemd
+import Glibc
+
+/// An sd-bus failure: the D-Bus error name when a peer sent one, else the errno's text.
+struct BusError: Error, CustomStringConvertible {
+    var name: String?
+    var message: String
+
+    var description: String { name.map { "\($0): \(message)" } ?? message }
+
+    init(name: String?, message: String) {
+        self.name = name
+        self.message = message
+    }
+
+    /// A negative return from sd-bus is `-errno`.
+    init(_ rc: Int32, _ what: String) {
+        self.init(name: nil, message: "\(what): \(String(cString: strerror(-rc)))")
+    }
+
+    /// Nobody owns the name and nothing can activate it: there is no notification server
+    /// (S4: log once, keep running).
+    var isNoServer: Bool {
+        name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner"
+    }
+}
+
+/// One sd-bus message: a call being built, a reply, or a signal handed to a match callback.
+/// Built with the non-variadic API (`append_basic`, `open_container`), since Swift cannot
+/// call `sd_bus_message_append`.
+final class BusMessage {
+    let raw: OpaquePointer
+    private let owned: Bool
+
+    init(owning raw: OpaquePointer) {
+        self.raw = raw
+        owned = true
+    }
+
+    /// A message sd-bus lends to a callback; not unref'd here.
+    init(borrowing raw: OpaquePointer) {
+        self.raw = raw
+        owned = false
+    }
+
+    deinit { if owned { sd_bus_message_unref(raw) } }
+
+    private func check(_ rc: Int32, _ what: String) throws {
+        if rc < 0 { throw BusError(rc, what) }
+    }
+
+    func append(_ s: String) throws {
+        try check(s.withCString { sd_bus_message_append_basic(raw, CChar(UInt8(ascii: "s")), $0) }, "appending a string")
+    }
+
+    func append(_ u: UInt32) throws {
+        var v = u
+        try check(sd_bus_message_append_basic(raw, CChar(UInt8(ascii: "u")), &v), "appending a uint32")
+    }
+
+    func append(_ i: Int32) throws {
+        var v = i
+        try check(sd_bus_message_append_basic(raw, CChar(UInt8(ascii: "i")), &v), "appending an int32")
+    }
+
+    func append(byte: UInt8) throws {
+        var v = byte
+        try check(sd_bus_message_append_basic(raw, CChar(UInt8(ascii: "y")), &v), "appending a byte")
+    }
+
+    /// `type` is `a`, `e` (dict entry), `v` or `r`; `contents` the signature inside.
+    func container(_ type: Character, _ contents: String, _ body: () throws -> Void) throws {
+        let rc = contents.withCString { sd_bus_message_open_container(raw, CChar(type.asciiValue!), $0) }
+        try check(rc, "opening a container")
+        try body()
+        try check(sd_bus_message_close_container(raw), "closing a container")
+    }
+
+    func readString() throws -> String {
+        var p: UnsafePointer<CChar>?
+        let rc = sd_bus_message_read_basic(raw, CChar(UInt8(ascii: "s")), &p)
+        guard rc > 0, let p else { throw rc < 0 ? BusError(rc, "reading a string") : BusError(name: nil, message: "a string was missing from the message") }
+        return String(cString: p)
+    }
+
+    func readUInt32() throws -> UInt32 {
+        var v: UInt32 = 0
+        let rc = sd_bus_message_read_basic(raw, CChar(UInt8(ascii: "u")), &v)
+        guard rc > 0 else { throw rc < 0 ? BusError(rc, "reading a uint32") : BusError(name: nil, message: "a uint32 was missing from the message") }
+        return v
+    }
+
+    func readStringArray() throws -> [String] {
+        try check(sd_bus_message_enter_container(raw, CChar(UInt8(ascii: "a")), "s"), "reading an array")
+        var out: [String] = []
+        while true {
+            var p: UnsafePointer<CChar>?
+            let rc = sd_bus_message_read_basic(raw, CChar(UInt8(ascii: "s")), &p)
+            try check(rc, "reading an array element")
+            guard rc > 0, let p else { break }
+            out.append(String(cString: p))
+        }
+        try check(sd_bus_message_exit_container(raw), "leaving an array")
+        return out
+    }
+
+    var sender: String? { sd_bus_message_get_sender(raw).map { String(cString: $0) } }
+}
+
+/// The user's session bus (`DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`), owned by
+/// one thread: sd-bus objects are not thread-safe (STYLE.md 10).
+final class SessionBus {
+    let raw: OpaquePointer
+
+    init() throws {
+        var bus: OpaquePointer?
+        let rc = sd_bus_open_user(&bus)
+        guard rc >= 0, let bus else { throw BusError(rc < 0 ? rc : -EINVAL, "cannot connect to the session bus") }
+        raw = bus
+    }
+
+    deinit { sd_bus_flush_close_unref(raw) }
+
+    var uniqueName: String? {
+        var p: UnsafePointer<CChar>?
+        guard sd_bus_get_unique_name(raw, &p) >= 0, let p else { return nil }
+        return String(cString: p)
+    }
+
+    /// A method call; `arguments` appends its arguments. Waits at most `timeout` seconds:
+    /// only this thread waits, never the event reader (S3).
+    func call(_ destination: String, _ path: String, _ interface: String, _ member: String, timeout: Double = 5,
+              arguments: (BusMessage) throws -> Void = { _ in }) throws -> BusMessage {
+        var m: OpaquePointer?
+        let rc = sd_bus_message_new_method_call(raw, &m, destination, path, interface, member)
+        guard rc >= 0, let m else { throw BusError(rc < 0 ? rc : -ENOMEM, "building \(member)") }
+        let message = BusMessage(owning: m)
+        try arguments(message)
+        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
+        defer { sd_bus_error_free(&error) }
+        var reply: OpaquePointer?
+        let r = sd_bus_call(raw, m, UInt64(timeout * 1_000_000), &error, &reply)
+        if r < 0 {
+            if let name = error.name {
+                throw BusError(name: String(cString: name), message: error.message.map { String(cString: $0) } ?? "")
+            }
+            throw BusError(r, "\(member) on \(destination)")
+        }
+        guard let reply else { throw BusError(name: nil, message: "\(member) on \(destination) gave no reply") }
+        return BusMessage(owning: reply)
+    }
+
+    /// The unique name (`:1.42`) owning a well-known name; nil when nobody owns it.
+    func owner(of name: String) throws -> String? {
+        do {
+            let reply = try call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner") { m in
+                try m.append(name)
+            }
+            return try reply.readString()
+        } catch let error as BusError where error.isNoServer {
+            return nil
+        }
+    }
+
+    /// Subscribes to a signal from one sender. The callback gets `userdata` back; the match
+    /// lasts as long as the returned slot.
+    func matchSignal(sender: String, path: String, interface: String, member: String,
+                     userdata: UnsafeMutableRawPointer, callback: sd_bus_message_handler_t) throws -> BusSlot {
+        var slot: OpaquePointer?
+        let rc = sd_bus_match_signal(raw, &slot, sender, path, interface, member, callback, userdata)
+        guard rc >= 0, let slot else { throw BusError(rc < 0 ? rc : -EINVAL, "subscribing to \(member)") }
+        return BusSlot(slot)
+    }
+
+    /// Dispatches whatever has arrived (signals to their callbacks) without waiting.
+    func processPending() throws {
+        while true {
+            let rc = sd_bus_process(raw, nil)
+            if rc < 0 { throw BusError(rc, "reading from the session bus") }
+            if rc == 0 { return }
+        }
+    }
+
+    /// What to poll(2) for: the bus's fd and events.
+    var pollDescriptor: pollfd {
+        let events = sd_bus_get_events(raw)
+        return pollfd(fd: sd_bus_get_fd(raw), events: Int16(max(events, 0)), revents: 0)
+    }
+}
+
+/// A match or other sd-bus slot; dropping it removes the match.
+final class BusSlot {
+    let raw: OpaquePointer
+    init(_ raw: OpaquePointer) { self.raw = raw }
+    deinit { sd_bus_slot_unref(raw) }
+}

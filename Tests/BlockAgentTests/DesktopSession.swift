@@ -1,0 +1,309 @@
+import BlockCore
+import Foundation
+import Glibc
+import Testing
+
+/// Tests that need real desktop programs run where BLOCKD_PRIVILEGED_TESTS=1 (CI, `make
+/// check`, which installs them) and fail if they cannot; elsewhere they are skipped with the
+/// reason. Root is not needed: everything runs on a private bus in a temp dir.
+enum Desktop {
+    static var required: Bool { ProcessInfo.processInfo.environment["BLOCKD_PRIVILEGED_TESTS"] == "1" }
+    static let dbusDaemon = "/usr/bin/dbus-daemon", busctl = "/usr/bin/busctl", dbusSend = "/usr/bin/dbus-send"
+    static let xvfb = "/usr/bin/Xvfb", dunst = "/usr/bin/dunst", dunstctl = "/usr/bin/dunstctl"
+    static let python = "/usr/bin/python3"
+
+    /// Nil when the test can run; otherwise why not (recorded as an issue when it must run).
+    static func unavailable(needs tools: [String], pythonDBus: Bool = false) -> String? {
+        var missing = tools.filter { !FileManager.default.isExecutableFile(atPath: $0) }
+        if pythonDBus, missing.isEmpty,
+           (try? Proc.capture(python, ["-c", "import dbus, dbus.service; from gi.repository import GLib"]).status) != 0 {
+            missing.append("python3-dbus and python3-gi")
+        }
+        guard !missing.isEmpty else { return nil }
+        let why = "needs \(missing.joined(separator: ", ")) (scripts/deps check installs them)"
+        if required { Issue.record("BLOCKD_PRIVILEGED_TESTS=1 but this test \(why)") } else { print("skipped: \(why)") }
+        return why
+    }
+}
+
+/// A program started with posix_spawn and a clean signal mask. Foundation's Process hands
+/// its children the spawning thread's mask, with SIGTERM blocked, so they could only be
+/// killed; these stop on SIGTERM as they do under systemd.
+final class Child: @unchecked Sendable {
+    let pid: pid_t
+    private var status: Int32?
+
+    init(_ path: String, _ arguments: [String], environment: [String: String], output: String, stdoutFD: Int32? = nil) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        if let stdoutFD { posix_spawn_file_actions_adddup2(&actions, stdoutFD, 1) } else { posix_spawn_file_actions_adddup2(&actions, 2, 1) }
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var empty = sigset_t(), all = sigset_t()
+        sigemptyset(&empty)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attr, &empty)
+        posix_spawnattr_setsigdefault(&attr, &all)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, path, &actions, &attr, argv, envp)
+        guard rc == 0 else { throw TestFailure("cannot start \(path): \(String(cString: strerror(rc)))") }
+        self.pid = pid
+    }
+
+    var isRunning: Bool {
+        guard status == nil else { return false }
+        var s: Int32 = 0
+        if waitpid(pid, &s, WNOHANG) == pid { status = s }
+        return status == nil
+    }
+
+    /// The exit status once it has exited (nil while running or if killed by a signal).
+    var exitStatus: Int32? {
+        guard !isRunning, let status, status & 0x7f == 0 else { return nil }
+        return (status >> 8) & 0xff
+    }
+
+    func stop() {
+        guard isRunning else { return }
+        kill(pid, SIGTERM)
+        if !Proc.eventually(timeout: 3, { !isRunning }) {
+            kill(pid, SIGKILL)
+            _ = Proc.eventually(timeout: 3) { !isRunning }
+        }
+    }
+}
+
+/// Running programs; every one is stopped (TERM, then KILL) when this goes away, pass or fail.
+final class Processes: @unchecked Sendable {
+    private var running: [Child] = []
+
+    deinit { stopAll() }
+
+    @discardableResult
+    func launch(_ path: String, _ arguments: [String], environment: [String: String] = [:], output: String,
+                stdoutFD: Int32? = nil) throws -> Child {
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        let child = try Child(path, arguments, environment: env, output: output, stdoutFD: stdoutFD)
+        running.append(child)
+        return child
+    }
+
+    /// Last started, first stopped: the agent before the server before the bus.
+    func stopAll() {
+        for child in running.reversed() { child.stop() }
+        running = []
+    }
+}
+
+enum Proc {
+    struct Result {
+        var status: Int32
+        var output: String
+    }
+
+    static func capture(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        p.environment = env
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+
+    static func eventually(timeout: TimeInterval = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(20_000)
+        }
+        return try condition()
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+/// A private session: its own dbus-daemon (own config, no service activation, so "no
+/// server" really is none), optionally Xvfb + dunst as the notification server, and a
+/// `busctl monitor` recording every Notify call as JSON.
+final class DesktopSession: @unchecked Sendable {
+    let dir: String
+    let processes = Processes()
+    var address: String { "unix:path=\(dir)/bus" }
+    var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
+    private var display: String?
+    private var descriptors: [Int32] = []
+
+    init() throws {
+        var template = Array("/tmp/ba-XXXXXX".utf8CString)
+        dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        let config = """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:path=\(dir)/bus</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """
+        try config.write(toFile: dir + "/bus.conf", atomically: true, encoding: .utf8)
+        try processes.launch(Desktop.dbusDaemon, ["--config-file=\(dir)/bus.conf", "--nofork", "--nopidfile"], output: dir + "/dbus.log")
+        guard Proc.eventually(timeout: 5, { FileManager.default.fileExists(atPath: dir + "/bus") }) else {
+            throw TestFailure("dbus-daemon did not start: \(read("dbus.log"))")
+        }
+        // Every Notify call, as sent, for the assertions on replaces_id and actions.
+        try processes.launch(Desktop.busctl, ["--address=\(address)", "monitor", "--json=short",
+                                              "--match=type='method_call',interface='org.freedesktop.Notifications',member='Notify'"],
+                             output: dir + "/monitor.err", stdoutFD: try file(dir + "/monitor.json"))
+        guard Proc.eventually(timeout: 5, { read("monitor.err").contains("Monitoring") }) else {
+            throw TestFailure("busctl monitor did not start: \(read("monitor.err"))")
+        }
+    }
+
+    deinit {
+        processes.stopAll()
+        descriptors.forEach { close($0) }
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    /// busctl monitor writes each message as it arrives, so a plain file will do.
+    private func file(_ path: String) throws -> Int32 {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw TestFailure("cannot create \(path)") }
+        descriptors.append(fd)
+        return fd
+    }
+
+    func read(_ name: String) -> String {
+        (try? String(contentsOfFile: dir + "/" + name, encoding: .utf8)) ?? ""
+    }
+
+    func write(_ text: String, to name: String, mode: Int = 0o644) throws {
+        try text.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: dir + "/" + name)
+    }
+
+    /// The notification server's name has an owner.
+    func serverRunning() -> Bool {
+        let r = try? Proc.capture(Desktop.busctl, ["--address=\(address)", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                                   "org.freedesktop.DBus", "NameHasOwner", "s", "org.freedesktop.Notifications"])
+        return r?.output.hasPrefix("b true") ?? false
+    }
+
+    /// Xvfb on a free display (it prints the number it took) and dunst on this bus.
+    func startDunst() throws {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw TestFailure("pipe: \(String(cString: strerror(errno)))") }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)  // dup2 onto fd 1 clears it in the child
+        descriptors.append(fds[0])
+        let launched = Result {
+            try processes.launch(Desktop.xvfb, ["-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "640x480x24"],
+                                 output: dir + "/xvfb.log", stdoutFD: fds[1])
+        }
+        close(fds[1])  // the write end is Xvfb's now: EOF when it dies
+        _ = try launched.get()
+        var number = ""
+        var byte: UInt8 = 0
+        while !number.hasSuffix("\n") {
+            guard Glibc.read(fds[0], &byte, 1) == 1 else { throw TestFailure("Xvfb did not start: \(read("xvfb.log"))") }
+            number += String(decoding: [byte], as: UTF8.self)
+        }
+        display = ":" + number.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Notifications stay until closed, so the counts below do not race a timeout.
+        try write("[global]\n    timeout = 0\n", to: "dunstrc")
+        try processes.launch(Desktop.dunst, ["-config", dir + "/dunstrc"], environment: environment.merging(["DISPLAY": display!]) { $1 },
+                             output: dir + "/dunst.log")
+        guard Proc.eventually(timeout: 10, serverRunning) else { throw TestFailure("dunst did not take the bus name: \(read("dunst.log"))") }
+    }
+
+    /// A notification server without the `actions` capability, which records each Notify
+    /// (Python with Debian's dbus-python: dunst cannot be told to drop the capability).
+    /// `delay` makes it slow, for the S3 drain test.
+    func startServerWithoutActions(delay: Double = 0) throws {
+        let script = """
+            import dbus, dbus.service, json, sys, time
+            from dbus.mainloop.glib import DBusGMainLoop
+            from gi.repository import GLib
+            DBusGMainLoop(set_as_default=True)
+            bus = dbus.bus.BusConnection(sys.argv[1])
+            class Server(dbus.service.Object):
+                next_id = 1
+                @dbus.service.method("org.freedesktop.Notifications", in_signature="", out_signature="as")
+                def GetCapabilities(self):
+                    return ["body"]
+                @dbus.service.method("org.freedesktop.Notifications", in_signature="susssasa{sv}i", out_signature="u")
+                def Notify(self, app, replaces, icon, summary, body, actions, hints, timeout):
+                    time.sleep(\(delay))
+                    nid = replaces or Server.next_id
+                    Server.next_id += 0 if replaces else 1
+                    with open(sys.argv[2], "a") as f:
+                        f.write(json.dumps({"id": int(nid), "summary": str(summary), "body": str(body),
+                                            "actions": [str(a) for a in actions]}) + "\\n")
+                    return nid
+            name = dbus.service.BusName("org.freedesktop.Notifications", bus)
+            Server(bus, "/org/freedesktop/Notifications")
+            GLib.MainLoop().run()
+            """
+        try write(script, to: "server.py")
+        try processes.launch(Desktop.python, [dir + "/server.py", address, dir + "/server.jsonl"], output: dir + "/server.log")
+        guard Proc.eventually(timeout: 10, serverRunning) else { throw TestFailure("the fake server did not start: \(read("server.log"))") }
+    }
+
+    /// The fake server's record of Notify calls.
+    func serverCalls() -> [JSONObject] {
+        read("server.jsonl").split(separator: "\n").compactMap { try? JSON.parse(String($0)).object }
+    }
+
+    /// Every Notify call seen on the bus: `(sender, [app, replaces_id, icon, summary, body,
+    /// actions, hints, timeout])`.
+    func notifyCalls() -> [(sender: String, args: [JSON])] {
+        read("monitor.json").split(separator: "\n").compactMap { line in
+            guard let o = try? JSON.parse(String(line)).object, let args = o["payload"]?["data"]?.array else { return nil }
+            return (o["sender"]?.string ?? "", args)
+        }
+    }
+
+    func dunstctl(_ arguments: [String]) throws -> String {
+        let r = try Proc.capture(Desktop.dunstctl, arguments, environment: environment)
+        guard r.status == 0 else { throw TestFailure("dunstctl \(arguments.joined(separator: " ")) failed: \(r.output)") }
+        return r.output
+    }
+
+    /// `dunstctl history`: each entry's fields as plain values (dunst wraps them in {type, data}).
+    func dunstHistory() throws -> [[String: JSON]] {
+        let o = try JSON.parse(try dunstctl(["history"]))
+        let entries = o["data"]?[0]?.array ?? []
+        return entries.compactMap { entry in
+            guard let fields = entry.object else { return nil }
+            var out: [String: JSON] = [:]
+            for (k, v) in fields { out[k] = v["data"] }
+            return out
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import BlockCore
+import Foundation
+import Glibc
+import Synchronization
+
+/// A stand-in for blockd on a Unix socket, speaking the real protocol lines (DESIGN §8):
+/// `hello`, `watch` (then `EVENT` lines the test sends) and `selection-show` from a table.
+/// `restart()` drops every connection, as a daemon restart does.
+final class FakeDaemon: Sendable {
+    let path: String
+    private let listener: Int32
+    private let selections: [String: JSONObject]
+    private struct State {
+        var watchers: [Int32] = []
+        var watchRequests = 0
+        var open: [Int32] = []
+        var stopped = false
+    }
+    private let state = Mutex(State())
+
+    /// `selections`: name → the selection object `selection-show` answers with.
+    init(path: String, selections: [String: JSONObject]) throws {
+        self.path = path
+        self.selections = selections
+        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let fd = listener
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard rc == 0, listen(listener, 8) == 0 else { throw TestFailure("cannot listen on \(path): \(String(cString: strerror(errno)))") }
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    deinit { stop() }
+
+    func stop() {
+        let fds = state.withLock { s -> [Int32] in
+            s.stopped = true
+            defer { s.open = []; s.watchers = [] }
+            return s.open
+        }
+        for fd in fds { shutdown(fd, Int32(SHUT_RDWR)) }
+        shutdown(listener, Int32(SHUT_RDWR))
+        Glibc.close(listener)
+    }
+
+    var watchRequests: Int { state.withLock { $0.watchRequests } }
+    var watcherCount: Int { state.withLock { $0.watchers.count } }
+
+    /// Sends `EVENT {json}` to every watcher.
+    func send(_ event: JSONObject) {
+        let line = Array((Response.event(event).line + "\n").utf8)
+        for fd in state.withLock({ $0.watchers }) {
+            _ = line.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+    }
+
+    /// Closes every connection, as a restart does; the listener stays for the reconnect.
+    func restart() {
+        let fds = state.withLock { s -> [Int32] in
+            defer { s.open = []; s.watchers = [] }
+            return s.open
+        }
+        for fd in fds { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    private func acceptLoop() {
+        while true {
+            let fd = accept(listener, nil, nil)
+            if fd < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            let stopped = state.withLock { s in
+                if !s.stopped { s.open.append(fd) }
+                return s.stopped
+            }
+            if stopped { Glibc.close(fd); return }
+            Thread.detachNewThread { [self] in serve(fd) }
+        }
+    }
+
+    private func serve(_ fd: Int32) {
+        defer { Glibc.close(fd) }
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { return }
+            buffer += chunk[..<n]
+            while let lf = buffer.firstIndex(of: 10) {
+                let line = String(decoding: buffer[..<lf], as: UTF8.self)
+                buffer.removeSubrange(...lf)
+                let reply = answer(line, fd: fd) + "\n"
+                _ = Array(reply.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            }
+        }
+    }
+
+    private func answer(_ line: String, fd: Int32) -> String {
+        let request: Request
+        do { request = try Request.parse(line) } catch { return Response.error(error).line }
+        switch request {
+        case .hello:
+            return Response.ok(["daemon": "fake-blockd", "version": "0", "protocol": 1]).line
+        case .watch:
+            state.withLock {
+                $0.watchers.append(fd)
+                $0.watchRequests += 1
+            }
+            return Response.ok(["watching": true, "protocol": 1]).line
+        case .selectionShow(let name):
+            guard let s = selections[name] else { return Response.error(CoreError(.unknownSelection, "no selection \(name)")).line }
+            return Response.ok(["selection": .object(s)]).line
+        default:
+            return Response.error(CoreError(.unsupported, "the fake daemon only knows hello, watch and selection-show")).line
+        }
+    }
+}
