@@ -26,13 +26,9 @@ extension ConfigFiles {
             case "Warn":
                 warn = try v.isEmpty ? nil : reader.duration(e, in: 1...86_400)
             case "Days":
-                days = try v.isEmpty ? .all : reader.checked(e) { () throws(CoreError) in try WeekdaySet.parse(v) }
+                days = try reader.days(e)
             case "Selections":
-                if v.isEmpty { selections = []; continue }
-                for word in try reader.words(e) {
-                    try reader.checked(e) { () throws(CoreError) in try Names.validate(word, what: "selection name") }
-                    selections.append(word)
-                }
+                selections = try reader.selections(e, adding: selections)
             default:
                 throw reader.unknownKey(e, section: limitSection, valid: limitKeys)
             }

@@ -29,13 +29,9 @@ extension ConfigFiles {
             case "Window":
                 window = try v.isEmpty ? nil : reader.window(e)
             case "Days":
-                days = try v.isEmpty ? .all : reader.checked(e) { () throws(CoreError) in try WeekdaySet.parse(v) }
+                days = try reader.days(e)
             case "Selections":
-                if v.isEmpty { selections = []; continue }
-                for word in try reader.words(e) {
-                    try reader.checked(e) { () throws(CoreError) in try Names.validate(word, what: "selection name") }
-                    selections.append(word)
-                }
+                selections = try reader.selections(e, adding: selections)
             default:
                 throw reader.unknownKey(e, section: scheduleSection, valid: scheduleKeys)
             }
@@ -59,6 +55,22 @@ extension ConfigFiles {
 }
 
 extension ConfigReader {
+    /// `Selections=`: a list that may repeat and adds up; an empty assignment empties it.
+    func selections(_ e: INIEntry, adding so_far: [String]) throws(CoreError) -> [String] {
+        guard !e.value.isEmpty else { return [] }
+        var out = so_far
+        for word in try words(e) {
+            try checked(e) { () throws(CoreError) in try Names.validate(word, what: "selection name") }
+            out.append(word)
+        }
+        return out
+    }
+
+    /// `Days=`: what `WeekdaySet.parse` takes; empty means daily again.
+    func days(_ e: INIEntry) throws(CoreError) -> WeekdaySet {
+        e.value.isEmpty ? .all : try checked(e) { () throws(CoreError) in try WeekdaySet.parse(e.value) }
+    }
+
     func window(_ e: INIEntry) throws(CoreError) -> (start: WallTime, end: WallTime) {
         let sides = e.value.split(separator: "-", omittingEmptySubsequences: false)
         guard sides.count == 2 else {

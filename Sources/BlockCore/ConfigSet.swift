@@ -57,15 +57,7 @@ public struct ConfigSet: Sendable {
                 throw CoreError(.invalidConfig, "\(source.path): the schedule '\(schedule.name)' is already defined in \(other); rename one of them")
             }
             scheduleIn[schedule.name] = source.path
-            var resolved: [String] = []
-            for name in schedule.selections {
-                do throws(CoreError) {
-                    resolved.append(try catalog.resolve(name).name)
-                } catch {
-                    throw CoreError(.invalidConfig, "\(source.path): Selections=: \(error.message)")
-                }
-            }
-            schedule.selections = Registry.unique(resolved)
+            schedule.selections = try resolve(schedule.selections, in: catalog, file: source.path)
             schedules.append(schedule)
             files.append(source.path)
         }
@@ -76,18 +68,24 @@ public struct ConfigSet: Sendable {
                 throw CoreError(.invalidConfig, "\(source.path): the name '\(limit.name)' is already used in \(other); rename one of them")
             }
             scheduleIn[limit.name] = source.path
-            var resolved: [String] = []
-            for name in limit.selections {
-                do throws(CoreError) {
-                    resolved.append(try catalog.resolve(name).name)
-                } catch {
-                    throw CoreError(.invalidConfig, "\(source.path): Selections=: \(error.message)")
-                }
-            }
-            limit.selections = Registry.unique(resolved)
+            limit.selections = try resolve(limit.selections, in: catalog, file: source.path)
             limits.append(limit)
             files.append(source.path)
         }
         return ConfigSet(daemon: daemon, catalog: catalog, schedules: schedules, limits: limits, files: files)
+    }
+
+    /// A declared activity's `Selections=` as catalog names (unknown ones are an error that
+    /// names the file and suggests the closest name).
+    static func resolve(_ names: [String], in catalog: Catalog, file: String) throws(CoreError) -> [String] {
+        var resolved: [String] = []
+        for name in names {
+            do throws(CoreError) {
+                resolved.append(try catalog.resolve(name).name)
+            } catch {
+                throw CoreError(.invalidConfig, "\(file): Selections=: \(error.message)")
+            }
+        }
+        return Registry.unique(resolved)
     }
 }
