@@ -79,7 +79,8 @@ class Sandbox:
         e = dict(self.env)
         e.update(env or {})
         out = open(self.log, "ab")
-        self.proc = subprocess.Popen(list(prefix) + self.args(), stdout=out, stderr=out, env=e)
+        # Its own process group: a wrapper in `prefix` (faketime forks) dies with blockd.
+        self.proc = subprocess.Popen(list(prefix) + self.args(), stdout=out, stderr=out, env=e, start_new_session=True)
         out.close()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -105,7 +106,10 @@ class Sandbox:
 
     def kill(self, sig=signal.SIGKILL):
         if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(sig)
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                pass
             self.proc.wait()
 
     def read_log(self):
@@ -118,8 +122,11 @@ class Sandbox:
         return open(self.hosts, "rb").read()
 
     def close(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
+        if self.proc:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)  # blockd and any wrapper around it
+            except ProcessLookupError:
+                pass
             self.proc.wait()
         shutil.rmtree(self.dir, ignore_errors=True)
 

@@ -22,6 +22,17 @@ shim_dir = tempfile.mkdtemp(prefix="bd-ck-shim-")
 shim = os.path.join(shim_dir, "timerfd_passthrough.so")
 subprocess.run([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-O2",
                 os.path.join(os.path.dirname(os.path.abspath(__file__)), "timerfd_passthrough.c"), "-o", shim], check=True)
+LIBFAKETIME = next((p for p in ("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+                                  f"/usr/lib/{os.uname().machine}-linux-gnu/faketime/libfaketime.so.1",
+                                  "/usr/lib/faketime/libfaketime.so.1") if os.path.exists(p)), None)
+if LIBFAKETIME is None:
+    sys.exit("clock: libfaketime.so.1 not found (install the Debian package faketime)")
+
+
+# Through the faketime(1) wrapper, which forks: the sandbox runs it in its own process group
+# and kills the group. (Preloading libfaketime 0.9.10 directly from Python's subprocess, without
+# the wrapper, left a Swift binary with an empty CommandLine.arguments, so blockd ran on its
+# built-in paths: never do that.) "YYYY-MM-DD HH:MM:SS UTC" is unambiguous on a fall-back night.
 FAKE_ENV = {"LD_PRELOAD": shim, "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
 
 
@@ -29,19 +40,27 @@ def utc(text):
     return calendar.timegm(time.strptime(text, "%Y-%m-%d %H:%M:%S"))
 
 
+sandboxes = []
+
+
 def daemon(start_utc):
     """A sandboxed blockd whose clocks start at start_utc (a UTC wall time) and then run."""
     sb = Sandbox(os.path.join(bindir, "blockd"), prefix="bd-ck-")
+    sandboxes.append(sb)  # closed (and its daemon killed) even if it never starts serving
     sb.env["TZ"] = TZ
     sb.fake = f"{start_utc} UTC"
     sb.start(prefix=["faketime", sb.fake], env=FAKE_ENV)
+    first = sb.read_log().splitlines()[0] if sb.read_log() else ""
+    if sb.socket not in first:
+        raise RuntimeError(f"blockd under faketime is not using its sandbox flags: {first}")
     return sb
 
 
 def blockc(sb, *args):
     env = dict(os.environ, TZ=TZ, BLOCKD_SOCKET=sb.socket, NO_COLOR="1", **FAKE_ENV)
     # The client's "now" must be the daemon's: same fake start, it runs for well under a second.
-    p = subprocess.run(["faketime", sb.fake, os.path.join(bindir, "blockc")] + list(args), env=env, capture_output=True, text=True, timeout=30)
+    p = subprocess.run(["faketime", sb.fake, os.path.join(bindir, "blockc"), "--socket", sb.socket] + list(args),
+                       env=env, capture_output=True, text=True, timeout=30)
     return p.returncode, p.stdout + p.stderr
 
 
@@ -58,11 +77,9 @@ def wait_until(sb, pred, timeout=15):
     return pred()
 
 
-sandboxes = []
 try:
     # --- midnight, an ordinary night (2026-03-06 -> 03-07, EST) ---
     sb = daemon("2026-03-07 04:59:55")   # 23:59:55 EST
-    sandboxes.append(sb)
     code, out = blockc(sb, "start", "--until", "00:05", "--name", "late", "until-midnight.example.com")
     t.check(code == 0, f"midnight: blockc start --until 00:05 failed: {out}")
     c = sb.client()
@@ -85,7 +102,6 @@ try:
 
     # --- spring forward, 2026-03-08: 02:00 EST -> 03:00 EDT ---
     sb = daemon("2026-03-08 06:59:55")   # 01:59:55 EST
-    sandboxes.append(sb)
     c = sb.client()
     c.ok('schedule-add {"name":"gap-end","window":"01:00-02:30","selections":["gap-end.example.com"]}')
     c.ok('schedule-add {"name":"gap-start","window":"02:30-04:00","selections":["gap-start.example.com"]}')
@@ -111,7 +127,6 @@ try:
 
     # --- fall back, 2026-11-01: 02:00 EDT -> 01:00 EST ---
     sb = daemon("2026-11-01 05:44:55")   # 01:44:55 EDT, the first 01:44
-    sandboxes.append(sb)
     c = sb.client()
     c.ok('schedule-add {"name":"first","window":"01:30-01:45","selections":["first.example.com"]}')
     c.ok('schedule-add {"name":"long","window":"01:00-02:00","selections":["long.example.com"]}')
