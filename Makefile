@@ -6,7 +6,7 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 SWIFTFLAGS ?=
 
-.PHONY: all build release run check test clean install uninstall lint-man bench
+.PHONY: all build release run check test clean install uninstall lint-man bench torture
 
 all: build
 
@@ -40,20 +40,29 @@ lint-man:
 
 # The whole test suite (what CI runs). Privileged tests run when BLOCKD_PRIVILEGED_TESTS=1.
 # InstallTests and ManPageTests cover the DESTDIR install, systemd-analyze verify, the journal
-# catalog, the completions and the man pages' lint.
+# catalog, the completions and the man pages' lint. The last step is the bounded fast subset
+# of the fault and abuse suite (issue 7; `make torture` runs the whole of it).
 check:
 	@scripts/deps check
 	$(MAKE) --no-print-directory lint-man
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	$(SWIFT) test --skip-build $(SWIFTFLAGS)
+	PYTHONDONTWRITEBYTECODE=1 torture/run "$$($(SWIFT) build $(SWIFTFLAGS) --show-bin-path)" --quick
 
 test: check
 
 # Measurements, not tests (not part of `check`): each figure with a baseline from the same
 # run. Writes bench/results.json. The unlock-lateness bench needs root (a private journald).
 bench: release
-	@scripts/deps check
-	bench/run "$$($(SWIFT) build -c release $(SWIFTFLAGS) --show-bin-path)"
+	@scripts/deps bench
+	PYTHONDONTWRITEBYTECODE=1 bench/run "$$($(SWIFT) build -c release $(SWIFTFLAGS) --show-bin-path)"
+
+# The fault and abuse suite (issue 7; not part of `check`, which runs its fast subset): kill -9
+# with restarts, hosts-file churn with user edits, hostile connections, a million libFuzzer
+# inputs, DST nights under faketime, permissions. Prints `N passed, N failed`.
+torture: release
+	@scripts/deps torture
+	PYTHONDONTWRITEBYTECODE=1 torture/run "$$($(SWIFT) build -c release $(SWIFTFLAGS) --show-bin-path)"
 
 clean:
 	$(SWIFT) package clean

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""DESIGN §5 with real users (root only; clients run under setpriv).
+- A user outside group blockd cannot connect to the socket (mode 0660, group blockd).
+- Even where the socket is opened up (0666 in the sandbox), an outsider may read but not
+  modify: start and stop are refused with permission-denied.
+- With BLOCKD_PRIVILEGED_TESTS=1: two throwaway members of group blockd (created here, with the
+  group if it does not exist, and removed at the end): a member cannot stop another member's
+  block; nobody (members, the creator, root) can stop a --lock block early; the creator can
+  stop their own.
+Usage: torture/perms.py BLOCKD
+"""
+import grp, os, pwd, subprocess, sys, time
+from common import Sandbox, Tally
+
+blockd = sys.argv[1]
+t = Tally("perms")
+CLIENT = ("import socket,sys\n"
+          "s=socket.socket(socket.AF_UNIX)\n"
+          "try:\n s.connect(sys.argv[1])\nexcept OSError as e:\n print('CONNECT-ERROR', e.errno); sys.exit(0)\n"
+          "f=s.makefile('rwb'); f.write(sys.argv[2].encode()+b'\\n'); f.flush(); print(f.readline().decode().strip()[:200])\n")
+
+
+def as_user(user, sock, line):
+    argv = ["setpriv", f"--reuid={user}"]
+    pw = pwd.getpwnam(user)
+    argv += [f"--regid={pw.pw_gid}", "--init-groups"]
+    p = subprocess.run(argv + ["python3", "-c", CLIENT, sock, line], capture_output=True, text=True, timeout=30)
+    return (p.stdout + p.stderr).strip()
+
+
+if os.geteuid() != 0:
+    print("perms: skipped (needs root to run clients as other users)")
+    t.figures["skipped"] = "not root"
+    t.done()
+
+created_users, created_group = [], False
+sb = None
+try:
+    privileged = os.environ.get("BLOCKD_PRIVILEGED_TESTS") == "1"
+    if privileged:
+        try:
+            grp.getgrnam("blockd")
+        except KeyError:
+            subprocess.run(["groupadd", "--system", "blockd"], check=True)
+            created_group = True
+        for u in ("bdtort-a", "bdtort-b"):
+            subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "-G", "blockd", u], check=True)
+            created_users.append(u)
+    sb = Sandbox(blockd, prefix="bd-pm-")
+    os.chmod(sb.dir, 0o711)  # the socket's own mode decides, not the temp dir's
+    sb.start()
+    st = os.stat(sb.socket)
+    t.check(oct(st.st_mode & 0o777) == "0o660", f"socket mode {oct(st.st_mode & 0o777)}, expected 0660")
+    r = as_user("nobody", sb.socket, "status")
+    t.check(r.startswith("CONNECT-ERROR 13"), f"§5: nobody (not in group blockd) connected to the 0660 socket: {r}")
+
+    c = sb.client()
+    c.ok('start {"selections":["root.example.com"],"seconds":3600,"name":"rootblock"}')
+    c.ok('start {"selections":["locked.example.com"],"seconds":3600,"name":"locked","lock":true}')
+    os.chmod(sb.socket, 0o666)
+    r = as_user("nobody", sb.socket, "status")
+    t.check(r.startswith("OK "), f"§5: an outsider who can connect may read: {r}")
+    for line in ('start {"selections":["x.example.com"],"seconds":60}', 'stop {"name":"rootblock"}',
+                 'schedule-add {"name":"n","window":"01:00-02:00","selections":["x.example.com"]}', "reload"):
+        r = as_user("nobody", sb.socket, line)
+        t.check(r.startswith("ERR permission-denied"), f"§5: nobody's {line.split()[0]} was not refused: {r}")
+    os.chmod(sb.socket, 0o660)
+
+    if privileged:
+        a, b = created_users
+        r = as_user(a, sb.socket, 'start {"selections":["a.example.com"],"seconds":3600,"name":"a-block"}')
+        t.check(r.startswith("OK "), f"§5: a member may start a block: {r}")
+        r = as_user(b, sb.socket, 'stop {"name":"a-block"}')
+        t.check(r.startswith("ERR permission-denied"), f"§5: a member stopped another member's block: {r}")
+        r = as_user(b, sb.socket, 'stop {"name":"rootblock"}')
+        t.check(r.startswith("ERR permission-denied"), f"§5: a member stopped root's block: {r}")
+        for who in (a, b):
+            r = as_user(who, sb.socket, 'stop {"name":"locked"}')
+            t.check(r.startswith("ERR locked"), f"§5: {who} stopped a --lock block: {r}")
+        r = as_user(a, sb.socket, 'start {"selections":["alock.example.com"],"seconds":3600,"name":"a-locked","lock":true}')
+        t.check(r.startswith("OK "), f"§5: a member may start a --lock block: {r}")
+        r = as_user(a, sb.socket, 'stop {"name":"a-locked"}')
+        t.check(r.startswith("ERR locked"), f"§5: the creator stopped their own --lock block: {r}")
+        t.check(c.request('stop {"name":"a-locked"}').startswith("ERR locked"), "§5: root stopped a --lock block")
+        r = as_user(a, sb.socket, 'stop {"name":"a-block"}')
+        t.check(r.startswith("OK "), f"§5: the creator may stop their own block: {r}")
+        names = {x["name"] for x in c.ok("status")["activities"]}
+        t.check(names == {"rootblock", "locked", "a-locked"}, f"activities after the permission checks: {names}")
+    else:
+        print("perms: member checks skipped (set BLOCKD_PRIVILEGED_TESTS=1 to create throwaway users)")
+        t.figures["memberChecks"] = "skipped"
+    c.close()
+    print(f"perms: {t.passed} checks passed, {t.failed} failed")
+except Exception as e:
+    t.check(False, f"harness: {type(e).__name__}: {e}; daemon log tail:\n{sb.read_log()[-2000:] if sb else ''}")
+finally:
+    if sb:
+        sb.close()
+    for u in created_users:
+        subprocess.run(["userdel", u], check=False)
+    if created_group:
+        subprocess.run(["groupdel", "blockd"], check=False)
+t.done()
