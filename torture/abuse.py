@@ -14,9 +14,6 @@ from common import Sandbox, Tally, fd_count
 blockd, conns = sys.argv[1], int(sys.argv[2])
 seed = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3].isdigit() else int(time.time())
 loris_slots = "--loris-slots" in sys.argv
-# `make check` must stay green while a reported daemon bug is open: there the half-close
-# finding is printed as SKIP with its reason instead of failing (make torture counts it).
-skip_findings = "--skip-findings" in sys.argv
 rng = random.Random(seed)
 t = Tally("abuse")
 t.figures.update(seed=seed, connections=conns)
@@ -153,11 +150,8 @@ try:
     got = read_all(s).count(b"\n")
     s.close()
     t.figures["answersAfterHalfClose"] = got
-    if skip_findings and got != 2:
-        print(f"SKIP [abuse] known finding half-close: 2 requests then shutdown(SHUT_WR) got {got} answers (see issue 7 report)")
-    else:
-        t.check(got == 2, f"FINDING half-close: 2 requests sent, then shutdown(SHUT_WR): {got} answers (Connection.readAvailable "
-                          "closes on EOF before answering the lines already read)")
+    t.check(got == 2, f"half-close: 2 requests sent, then shutdown(SHUT_WR): {got} answers (each request must be "
+                      "answered before the connection closes)")
     normal_thread = threading.Thread(target=normal)
     normal_thread.start()
     kinds = [garbage, overlong, half_open, slow_loris]

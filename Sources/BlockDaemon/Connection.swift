@@ -33,6 +33,20 @@ final class Connection: @unchecked Sendable {
 
     var queue: DispatchQueue { server.queue }
 
+    /// Releasing a suspended dispatch source traps; a connection dropped without `close()`
+    /// (a server torn down in a test) must still let go of its sources and descriptor.
+    deinit {
+        if let r = readSource {
+            if readPaused { r.resume() }
+            let fd = self.fd
+            r.setCancelHandler { Glibc.close(fd) }
+            r.cancel()
+        }
+        writeSource?.cancel()
+        idleTimer?.cancel()
+        lingerTimer?.cancel()
+    }
+
     func start() {
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [weak self] in self?.readAvailable() }
@@ -49,7 +63,6 @@ final class Connection: @unchecked Sendable {
         while !isClosed {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
-                lastActivity = .now()
                 if watching { continue }  // a watch connection only streams; its input is ignored
                 input.append(contentsOf: buffer[0..<n])
                 splitLines()
@@ -62,7 +75,7 @@ final class Connection: @unchecked Sendable {
                 }
                 continue
             }
-            if n == 0 { close(); return }
+            if n == 0 { return inputEnded() }
             if errno == EINTR { continue }
             if errno == EAGAIN || errno == EWOULDBLOCK { break }
             close()
@@ -81,7 +94,7 @@ final class Connection: @unchecked Sendable {
     }
 
     func resumeReadingIfPossible() {
-        guard readPaused, !closing, !closingAfterPending, pending.count < Connection.maxPendingLines / 4,
+        guard readPaused, !closing, !closingAfterPending, !inputClosed, pending.count < Connection.maxPendingLines / 4,
               output.count - outputOffset <= server.limits.maxPendingOutput, let r = readSource else { return }
         readPaused = false
         r.resume()
@@ -97,6 +110,9 @@ final class Connection: @unchecked Sendable {
             input.removeSubrange(...lf)
             guard lineBytes.count <= Request.maxLineBytes + 1 else { refuseLongLine(); return }
             pending.append(String(decoding: lineBytes, as: UTF8.self))
+            // The idle clock runs from the last complete request, so a client that drips bytes
+            // without ever finishing a line is still timed out (slow-loris).
+            lastActivity = .now()
         }
         if input.count > Request.maxLineBytes + 1 { refuseLongLine() }
     }
@@ -147,6 +163,7 @@ final class Connection: @unchecked Sendable {
                 self.inFlight = false
                 self.write(line)
                 self.handleNext()
+                self.closeIfAnswered()
             }
         }
     }
@@ -194,6 +211,27 @@ final class Connection: @unchecked Sendable {
         }
         resumeReadingIfPossible()
         if closing || (closingAfterPending && pending.isEmpty && !inFlight) { finish() }
+        closeIfAnswered()
+    }
+
+    // MARK: End of input
+
+    var inputClosed = false
+
+    /// The client closed its side (EOF), possibly right after its last requests, as `nc -N`
+    /// or a shell pipe do: answer everything already received, then close. A partial last
+    /// line is not a request (lines end with LF). A watcher keeps getting events.
+    func inputEnded() {
+        inputClosed = true
+        input = []
+        pauseReading()  // a socket at EOF stays readable: stop listening
+        handleNext()
+        closeIfAnswered()
+    }
+
+    func closeIfAnswered() {
+        guard inputClosed, !watching, !isClosed, pending.isEmpty, !inFlight, outputOffset >= output.count else { return }
+        close()
     }
 
     // MARK: Closing after a last answer

@@ -10,6 +10,10 @@ import Glibc
 public final class ControlServer: @unchecked Sendable {
     public struct Limits: Sendable {
         public var maxConnections = 64
+        /// One user (other than root) may hold at most this many connections, and the last
+        /// `reservedForRoot` slots are root's: nobody else can lock root out (slow-loris).
+        public var maxPerUser = 16
+        public var reservedForRoot = 8
         public var idleTimeout: TimeInterval = 60
         /// Responses waiting to be read by a client that does not read; past this the
         /// connection stops reading new requests until the client catches up.
@@ -27,6 +31,7 @@ public final class ControlServer: @unchecked Sendable {
     let blockdGroup: UInt32?
     var acceptSource: DispatchSourceRead?
     var connections: [ObjectIdentifier: Connection] = [:]
+    var perUser: [UInt32: Int] = [:]
     let counters = Counters()
 
     public init(listenFD: Int32, engine: Engine, log: any LogSink, limits: Limits = Limits(), group: String = "blockd") {
@@ -72,18 +77,35 @@ public final class ControlServer: @unchecked Sendable {
                 }
                 return
             }
-            guard connections.count < limits.maxConnections else {
-                let line = Response.error(CoreError(.busy, "too many connections (\(limits.maxConnections)); try again later")).line + "\n"
+            let who = peer(of: fd)
+            if let refusal = admission(for: who) {
+                let line = Response.error(CoreError(.busy, refusal)).line + "\n"
                 _ = line.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
                 close(fd)
                 counters.update { _, _, _, refused in refused += 1 }
                 continue
             }
-            let connection = Connection(fd: fd, peer: peer(of: fd), server: self)
+            let connection = Connection(fd: fd, peer: who, server: self)
             connections[ObjectIdentifier(connection)] = connection
+            perUser[who.uid, default: 0] += 1
             counters.update { c, _, _, _ in c = connections.count }
             connection.start()
         }
+    }
+
+    /// Why a new connection from `peer` is refused, or nil to accept it.
+    func admission(for peer: Peer) -> String? {
+        if connections.count >= limits.maxConnections {
+            return "too many connections (\(limits.maxConnections)); try again later"
+        }
+        guard !peer.isRoot else { return nil }
+        if connections.count >= limits.maxConnections - limits.reservedForRoot {
+            return "too many connections; the remaining ones are kept for root; try again later"
+        }
+        if perUser[peer.uid, default: 0] >= limits.maxPerUser {
+            return "too many connections from uid \(peer.uid) (\(limits.maxPerUser)); close some and try again"
+        }
+        return nil
     }
 
     /// §5: SO_PEERCRED decides. Root, the daemon's own user (an unprivileged sandbox) and
@@ -98,7 +120,9 @@ public final class ControlServer: @unchecked Sendable {
 
     func closed(_ connection: Connection) {
         dispatchPrecondition(condition: .onQueue(queue))
-        connections[ObjectIdentifier(connection)] = nil
+        guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
+        perUser[connection.peer.uid, default: 1] -= 1
+        if perUser[connection.peer.uid] == 0 { perUser[connection.peer.uid] = nil }
         counters.update { c, w, _, _ in
             c = connections.count
             w = connections.values.filter(\.watching).count

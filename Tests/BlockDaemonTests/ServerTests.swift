@@ -99,4 +99,49 @@ struct ServerTests {
         #expect(try other.request("hello").hasPrefix("OK "))
         #expect(try flood.readLine()?.hasPrefix("ERR line-too-long") == true)
     }
+
+    @Test("§8: a client that closes its side after its requests still gets every answer (nc -N, shell pipes)")
+    func halfClose() throws {
+        let f = try Fixture { _ in }
+        let c = try RawClient(path: f.sandbox.socket)
+        c.send(raw: Array("hello\nstatus\nbogus\npartial-line-without-lf".utf8))
+        shutdown(c.fd, Int32(SHUT_WR))
+        #expect(try c.readLine()?.hasPrefix("OK {\"protocol\"") == true)
+        #expect(try c.readLine()?.hasPrefix("OK {\"now\"") == true)
+        #expect(try c.readLine()?.hasPrefix("ERR unknown-command") == true)
+        #expect(try c.readLine() == nil, "then the connection is closed; a partial line is not a request")
+    }
+
+    @Test("§8: a client that drips bytes without finishing a line is timed out (slow-loris)")
+    func slowDrip() throws {
+        let f = try Fixture { $0.idleTimeout = 0.3 }
+        let c = try RawClient(path: f.sandbox.socket)
+        for _ in 0..<8 {
+            c.send(raw: [UInt8(ascii: "h")])
+            usleep(100_000)
+        }
+        #expect(try c.readLine()?.hasPrefix("ERR usage idle for") == true)
+    }
+
+    @Test("§5, §8: one user cannot take every connection; the last slots are root's")
+    func admission() throws {
+        let f = try Fixture {
+            $0.maxConnections = 4
+            $0.reservedForRoot = 1
+            $0.maxPerUser = 2
+        }
+        let alice = Peer(uid: 1000, mayModify: true)
+        let bob = Peer(uid: 1001, mayModify: true)
+        #expect(f.server.queue.sync { f.server.admission(for: alice) } == nil)
+        f.server.queue.sync { f.server.perUser[1000] = 2 }
+        #expect(f.server.queue.sync { f.server.admission(for: alice) }?.contains("from uid 1000") == true)
+        #expect(f.server.queue.sync { f.server.admission(for: bob) } == nil)
+        // Three connections (root's, from this test): a fourth is root's only.
+        let held = try (0..<3).map { _ in try RawClient(path: f.sandbox.socket) }
+        for c in held { #expect(try c.request("hello").hasPrefix("OK ")) }
+        #expect(f.server.queue.sync { f.server.admission(for: bob) }?.contains("kept for root") == true)
+        #expect(f.server.queue.sync { f.server.admission(for: .root) } == nil)
+        let fourth = try RawClient(path: f.sandbox.socket)
+        #expect(try fourth.request("hello").hasPrefix("OK "), "root gets the reserved slot")
+    }
 }
