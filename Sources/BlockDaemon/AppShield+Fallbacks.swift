@@ -7,17 +7,14 @@ import Glibc
 /// is killed at once. The launch is not prevented, only cut short, and reported `.killed`.
 final class ProcConnectorReader: @unchecked Sendable {
     private let sock: Int32
-    private let wake: Int32
+    private let thread = ReaderThread()
     private let table: ShieldTable
     private let killer: ProcessKiller
     private let log: any LogSink
-    private let finished = DispatchSemaphore(value: 0)
-    private var started = false
 
     /// Takes ownership of `sock` (closed by `stop`).
     init(sock: Int32, table: ShieldTable, killer: ProcessKiller, log: any LogSink) {
         self.sock = sock
-        self.wake = blockd_eventfd()
         self.table = table
         self.killer = killer
         self.log = log
@@ -32,23 +29,10 @@ final class ProcConnectorReader: @unchecked Sendable {
         return user == "user:[4026531837]" && pid == "pid:[4026531836]"
     }
 
-    func start() {
-        guard !started else { return }
-        started = true
-        let thread = Thread { [self] in run() }
-        thread.name = "blockd.shield.proc-connector"
-        thread.qualityOfService = .userInteractive
-        thread.start()
-    }
+    func start() { thread.start(name: "blockd.shield.proc-connector") { [self] in run() } }
 
     func stop() {
-        if started {
-            var one: UInt64 = 1
-            _ = write(wake, &one, 8)
-            finished.wait()
-            started = false
-        }
-        close(wake)
+        thread.stop()
         close(sock)
     }
 
@@ -56,7 +40,7 @@ final class ProcConnectorReader: @unchecked Sendable {
         var tgids = [Int32](repeating: 0, count: 256)
         var lastError: Int32 = 0
         while true {
-            let ready = blockd_poll2(sock, wake, -1)
+            let ready = blockd_poll2(sock, thread.wake, -1)
             if ready == 2 { break }
             var lost: Int32 = 0
             let n = ready == 1 ? tgids.withUnsafeMutableBufferPointer { blockd_proc_connector_read(sock, $0.baseAddress, Int32($0.count), &lost) } : 0
@@ -82,7 +66,6 @@ final class ProcConnectorReader: @unchecked Sendable {
                 killer.stop(pid: pid, target: target, expected: id, immediately: true)
             }
         }
-        finished.signal()
     }
 }
 

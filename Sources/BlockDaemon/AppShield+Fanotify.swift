@@ -2,40 +2,27 @@ import CLinux
 import Foundation
 import Glibc
 
-/// The dedicated thread that answers fanotify permission events (E2). Every exec of a marked
-/// inode waits in the kernel until this thread writes FAN_ALLOW or FAN_DENY, so the path from
-/// read() to the response holds only: fstat (done in the C shim), a locked dictionary lookup,
-/// the write and a close. Logging and shield-hit delivery happen after the batch is answered.
-final class FanotifyReader: @unchecked Sendable {
-    let group: Int32
-    private let wake: Int32
-    private let table: ShieldTable
-    private let hits: ShieldHitSink
-    private let log: any LogSink
+/// A dedicated thread that waits on one descriptor and a wake-up eventfd, and can be stopped
+/// by signalling the eventfd and waiting for the thread to finish (both shield readers).
+final class ReaderThread: @unchecked Sendable {
+    let wake = blockd_eventfd()
     private let finished = DispatchSemaphore(value: 0)
     private var started = false
 
-    /// Takes ownership of `group` (closed by `stop`).
-    init(group: Int32, table: ShieldTable, hits: @escaping ShieldHitSink, log: any LogSink) {
-        self.group = group
-        self.wake = blockd_eventfd()
-        self.table = table
-        self.hits = hits
-        self.log = log
-    }
-
-    func start() {
+    func start(name: String, _ body: @escaping @Sendable () -> Void) {
         guard !started else { return }
         started = true
-        let thread = Thread { [self] in run() }
-        thread.name = "blockd.shield.fanotify"
-        // Execs of blocked apps wait on this thread; it should not queue behind batch work.
+        let thread = Thread { [finished] in
+            body()
+            finished.signal()
+        }
+        thread.name = name
+        // Execs of blocked apps may wait on this thread; it should not queue behind batch work.
         thread.qualityOfService = .userInteractive
         thread.start()
     }
 
-    /// Stops the thread and closes the group. Closing a fanotify group makes the kernel allow
-    /// whatever is still pending, so nothing is left hanging (fanotify(7)).
+    /// Wakes the thread, waits for it to leave its loop, and closes the eventfd.
     func stop() {
         if started {
             var one: UInt64 = 1
@@ -44,6 +31,34 @@ final class FanotifyReader: @unchecked Sendable {
             started = false
         }
         close(wake)
+    }
+}
+
+/// The dedicated thread that answers fanotify permission events (E2). Every exec of a marked
+/// inode waits in the kernel until this thread writes FAN_ALLOW or FAN_DENY, so the path from
+/// read() to the response holds only: fstat (done in the C shim), a locked dictionary lookup,
+/// the write and a close. Logging and shield-hit delivery happen after the batch is answered.
+final class FanotifyReader: @unchecked Sendable {
+    let group: Int32
+    private let thread = ReaderThread()
+    private let table: ShieldTable
+    private let hits: ShieldHitSink
+    private let log: any LogSink
+
+    /// Takes ownership of `group` (closed by `stop`).
+    init(group: Int32, table: ShieldTable, hits: @escaping ShieldHitSink, log: any LogSink) {
+        self.group = group
+        self.table = table
+        self.hits = hits
+        self.log = log
+    }
+
+    func start() { thread.start(name: "blockd.shield.fanotify") { [self] in run() } }
+
+    /// Stops the thread and closes the group. Closing a fanotify group makes the kernel allow
+    /// whatever is still pending, so nothing is left hanging (fanotify(7)).
+    func stop() {
+        thread.stop()
         close(group)
     }
 
@@ -58,7 +73,7 @@ final class FanotifyReader: @unchecked Sendable {
         // Leaves only when told to: while marks exist, a reader that gave up would leave every
         // launch of a blocked app hanging in the kernel. Errors are logged once and retried.
         while true {
-            let ready = blockd_poll2(group, wake, -1)
+            let ready = blockd_poll2(group, thread.wake, -1)
             if ready == 2 { break }
             let n = ready == 1 ? events.withUnsafeMutableBufferPointer { blockd_fanotify_read(group, $0.baseAddress, Int32($0.count)) } : 0
             if ready < 0 || n < 0 {
@@ -93,6 +108,5 @@ final class FanotifyReader: @unchecked Sendable {
                 overflows = 0
             }
         }
-        finished.signal()
     }
 }
