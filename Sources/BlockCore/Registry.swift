@@ -197,15 +197,10 @@ public struct Registry: Sendable {
         return schedule
     }
 
-    /// Replaces the schedules that came from `schedules.d/` with `schedules` (on start-up and
-    /// reload). Client activities keep their slots; configured schedules beyond the cap, or
-    /// clashing with a client activity's name, are refused and returned as errors (T4: never
-    /// swallowed).
-    public mutating func replaceConfigSchedules(_ schedules: [Schedule], now: Date) -> [CoreError] {
-        replaceConfigActivities(schedules.map(Activity.schedule), now: now)
-    }
-
-    /// The same for everything declared in files: schedules.d and limits.d.
+    /// Replaces the activities declared in files (schedules.d, limits.d) with `declared`, on
+    /// start-up and reload. Client activities keep their slots; declared ones beyond the cap,
+    /// or clashing with a client activity's name, are refused and returned as errors (T4:
+    /// never swallowed).
     public mutating func replaceConfigActivities(_ declared: [Activity], now: Date) -> [CoreError] {
         activities.removeAll { if case .config = $0.origin { return true } else { return false } }
         var refused: [CoreError] = []

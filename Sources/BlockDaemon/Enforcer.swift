@@ -5,7 +5,7 @@ import Foundation
 /// `blocked` (idempotent: applying the same set twice changes nothing) and returns one
 /// failure per thing it could not do; it never "unblocks everything" on its own (T5).
 public protocol Enforcer: AnyObject {
-    /// A short name for `blockc status` (`hosts+fanotify`, `log-only`, ...).
+    /// A short name for `blockc status` (`hosts+fanotify`, ...).
     var mode: String { get }
     func apply(blocked: [Selection]) -> [EnforcementFailure]
     /// Removes all enforcement (blockd --release, E4).
@@ -51,22 +51,6 @@ public struct EnforcementFailure: Error, Equatable, Sendable {
     public init(selection: String?, message: String) {
         self.selection = selection
         self.message = message
-    }
-}
-
-/// Enforces nothing and says so: what blockd does until the hosts and app enforcers are
-/// configured, and in sandboxes. The engine still logs every lock and unlock.
-public final class LogOnlyEnforcer: Enforcer {
-    public let mode = "log-only"
-    public private(set) var blocked: [String] = []
-    public init() {}
-    public func apply(blocked: [Selection]) -> [EnforcementFailure] {
-        self.blocked = blocked.map(\.name)
-        return []
-    }
-    public func release() -> [EnforcementFailure] {
-        blocked = []
-        return []
     }
 }
 

@@ -72,12 +72,12 @@ struct RegistryTests {
             Schedule(name: "cfg\(i)", selections: ["reddit"], start: WallTime(hour: 1, minute: 0), end: WallTime(hour: 2, minute: 0),
                      origin: .config(file: "/etc/blockd/schedules.d/cfg\(i).conf"))
         }
-        let refused = r.replaceConfigSchedules(files, now: now)
+        let refused = r.replaceConfigActivities(files.map(Activity.schedule), now: now)
         #expect(r.activities.map(\.name) == ["x", "cfg1", "cfg2"])
         #expect(refused.map(\.code) == [.activityLimit])
         #expect(refused[0].message.contains("cfg3"))
         // Reloading replaces rather than duplicates.
-        #expect(r.replaceConfigSchedules(Array(files.prefix(1)), now: now).isEmpty)
+        #expect(r.replaceConfigActivities(files.prefix(1).map(Activity.schedule), now: now).isEmpty)
         #expect(r.activities.map(\.name) == ["x", "cfg1"])
     }
 
@@ -143,8 +143,8 @@ struct RegistryTests {
     func removeRules() throws {
         var r = Registry()
         try r.addSchedule(schedule("bedtime", "22:00-07:00"), by: member, now: now)
-        _ = r.replaceConfigSchedules([Schedule(name: "school", selections: ["youtube"], start: WallTime(hour: 9, minute: 0),
-                                               end: WallTime(hour: 15, minute: 0), origin: .config(file: "/etc/blockd/schedules.d/school.conf"))], now: now)
+        _ = r.replaceConfigActivities([.schedule(Schedule(name: "school", selections: ["youtube"], start: WallTime(hour: 9, minute: 0),
+                                               end: WallTime(hour: 15, minute: 0), origin: .config(file: "/etc/blockd/schedules.d/school.conf")))], now: now)
         do { _ = try r.removeSchedule(named: "bedtime", by: other) } catch { #expect(error.code == .permissionDenied) }
         do { _ = try r.removeSchedule(named: "school", by: .root) } catch {
             #expect(error.code == .permissionDenied)
