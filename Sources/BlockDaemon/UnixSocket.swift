@@ -25,9 +25,7 @@ public enum UnixSocket {
 
     /// Binds and listens on `path` with `mode`, group `group` when it exists and we may set it.
     public static func listen(path: String, mode: mode_t = 0o660, group: String = "blockd") throws(Failure) -> Int32 {
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        let capacity = MemoryLayout.size(ofValue: addr.sun_path)
+        let capacity = MemoryLayout.size(ofValue: sockaddr_un().sun_path)
         guard path.utf8.count < capacity else {
             throw Failure(description: "the socket path \(path) is longer than \(capacity - 1) bytes; choose a shorter --socket")
         }
@@ -40,14 +38,9 @@ public enum UnixSocket {
         try removeStale(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "cannot create a socket: \(String(cString: strerror(errno)))") }
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            raw.copyBytes(from: Array(path.utf8) + [0])
-        }
         // Bind under a tight umask so the socket never exists with looser permissions.
         let old = umask(0o177)
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = withAddress(path) { bind(fd, $0, $1) }
         umask(old)
         guard bound == 0 else {
             let reason = String(cString: strerror(errno))
@@ -75,16 +68,20 @@ public enum UnixSocket {
         }
         let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         defer { close(probe) }
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-        let connected = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        if connected == 0 {
+        if withAddress(path, { connect(probe, $0, $1) }) == 0 {
             throw Failure(description: "another blockd is already listening on \(path); stop it first")
         }
         unlink(path)
+    }
+
+    /// Calls `body` with a `sockaddr_un` for `path` (whose length the caller has checked).
+    static func withAddress(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        return withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
     }
 
     static func setNonBlocking(_ fd: Int32) {
