@@ -59,7 +59,7 @@ bench: release
 
 # The fault and abuse suite (issue 7; not part of `check`, which runs its fast subset): kill -9
 # with restarts, hosts-file churn with user edits, hostile connections, a million libFuzzer
-# inputs, DST nights under faketime, permissions. Prints `N passed, N failed`.
+# inputs, DST nights and wall-clock steps under faketime, permissions. Prints `N passed, N failed`.
 torture: release
 	@scripts/deps torture
 	PYTHONDONTWRITEBYTECODE=1 torture/run "$$($(SWIFT) build -c release $(SWIFTFLAGS) --show-bin-path)"

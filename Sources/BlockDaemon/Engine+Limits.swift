@@ -8,7 +8,7 @@ extension Engine {
     /// From the usage monitor: the limits that have at least one process running now.
     public func usageChanged(running: Set<String>) {
         assertOnQueue()
-        let now = clock.wallNow()
+        let now = observedNow()
         for activity in registry.activities {
             guard case .limit(let l) = activity else { continue }
             state.usage.setRunning(l.name, running.contains(l.name), at: now, clock: local)

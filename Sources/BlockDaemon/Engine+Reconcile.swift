@@ -7,7 +7,6 @@ extension Engine {
     /// transition. Idempotent: a second call with nothing changed does nothing visible.
     func reconcile(now: Date) {
         assertOnQueue()
-        compensateWallStep(now: now)
         let ended = registry.expire(now: now)
         refreshLimits(now: now)
         let desired = policy.desired(at: now, activities: registry.activities)
@@ -47,8 +46,7 @@ extension Engine {
             }
         }
         for block in ended where !block.selections.contains(where: { unlocking.contains($0) }) {
-            log.log(LogEntry("Block '\(block.name)' ended; its selections stay blocked by other activities",
-                             priority: .info, event: .stop, fields: [("ACTIVITY", block.name)]))
+            logEndWithoutUnlock(block, stillBlocked: next)
         }
         applied = next
         pendingUnlockNotes = [:]
@@ -65,14 +63,29 @@ extension Engine {
         onStatus?(statusLine(now: now, blocked: desired.count))
     }
 
-    /// T6: blocks last their duration in elapsed time. If the wall clock was stepped since the
-    /// last reconcile, shift every block by the step so its remaining time is unchanged.
-    func compensateWallStep(now: Date) {
+    /// The wall time every engine entry point works with (T6). It first accounts for a wall-clock
+    /// step since the last look: blocks that existed before the step are shifted by it so their
+    /// remaining elapsed time is unchanged. Doing this before a request is applied, rather than
+    /// in the reconcile after it, keeps a block created after the step exactly as long as asked
+    /// and keeps every answer (status included) free of times shifted by an unnoticed step.
+    func observedNow() -> Date {
+        assertOnQueue()
+        let now = clock.wallNow()
+        compensateWallStep(now: now)
+        return now
+    }
+
+    /// T6: if the wall clock was stepped since the last observation, shift every block by the
+    /// step. Steps under a second are read jitter between the two clocks, not a step.
+    private func compensateWallStep(now: Date) {
         let offset = now.timeIntervalSince1970 - clock.bootNow()
-        defer { wallMinusBoot = offset }
-        guard let previous = wallMinusBoot else { return }
+        guard let previous = wallMinusBoot else {
+            wallMinusBoot = offset
+            return
+        }
         let step = offset - previous
         guard abs(step) >= 1 else { return }
+        wallMinusBoot = offset
         var shifted: [Activity] = []
         for activity in registry.activities {
             guard case .block(var b) = activity else { shifted.append(activity); continue }
@@ -139,6 +152,23 @@ extension Engine {
         }
         log.log(LogEntry("Unblocked \(selection): \(why)", priority: .notice, event: .unlock, fields: fields))
         emit(["event": "unlock", "time": .string(local.iso8601(now)), "selection": .string(selection), "why": .string(why)])
+    }
+
+    /// A block ended without unlocking anything. Say why truthfully: only selections another
+    /// activity still covers "stay blocked"; the others were never enforced by this daemon
+    /// (the block began and ended while it was not looking, e.g. while it was down).
+    func logEndWithoutUnlock(_ block: Block, stillBlocked: [String: [Reason]]) {
+        let covered = block.selections.filter { stillBlocked[$0] != nil }
+        let others = Set(covered.flatMap { stillBlocked[$0]!.map(\.activity) }).subtracting([block.name]).sorted()
+        let message: String
+        if covered.count == block.selections.count {
+            message = "Block '\(block.name)' ended; its selections stay blocked by \(others.map { "'\($0)'" }.joined(separator: ", "))"
+        } else if covered.isEmpty {
+            message = "Block '\(block.name)' ended at \(local.iso8601(block.end)) before it was enforced; nothing to unlock"
+        } else {
+            message = "Block '\(block.name)' ended; \(covered.joined(separator: ", ")) stay blocked by \(others.map { "'\($0)'" }.joined(separator: ", "))"
+        }
+        log.log(LogEntry(message, priority: .info, event: .stop, fields: [("ACTIVITY", block.name)]))
     }
 
     func statusLine(now: Date, blocked: Int) -> String {

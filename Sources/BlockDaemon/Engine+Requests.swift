@@ -7,7 +7,7 @@ extension Engine {
     /// Handles one request on the engine queue. `watch` is the server's business.
     public func handle(_ request: Request, from peer: Peer) -> Response {
         assertOnQueue()
-        let now = clock.wallNow()
+        let now = observedNow()
         do throws(CoreError) {
             if request.modifies && !peer.mayModify && !Engine.ownerMayAct(request) {
                 throw CoreError(.permissionDenied, "only root and members of group 'blockd' may use '\(request.command)'; ask an administrator to run 'usermod -aG blockd $USER', then log in again")
@@ -184,7 +184,7 @@ extension Engine {
     /// SIGHUP: like `blockc reload`, with the failure recorded rather than answered.
     public func reloadFromSignal() {
         assertOnQueue()
-        let now = clock.wallNow()
+        let now = observedNow()
         do throws(CoreError) { _ = try reload(now: now) } catch { recordFailure(error, uid: nil, activity: nil, now: now); persist() }
     }
 }

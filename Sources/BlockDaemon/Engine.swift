@@ -75,7 +75,7 @@ public final class Engine: @unchecked Sendable {
     /// was down (T8), and converge. Call once, on the queue.
     public func startUp() {
         assertOnQueue()
-        let now = clock.wallNow()
+        let now = observedNow()
         // §9: usage up to the last checkpoint is counted; whether an app kept running while
         // blockd was down is unknowable, so nothing is assumed running until seen again.
         state.usage.forgetRunning()
@@ -87,7 +87,7 @@ public final class Engine: @unchecked Sendable {
     /// Time passed (the timer fired, the clock was stepped, the machine resumed).
     public func wake() {
         assertOnQueue()
-        reconcile(now: clock.wallNow())
+        reconcile(now: observedNow())
     }
 
     /// T7: the system time zone changed; schedules are recomputed in the new zone.
@@ -97,7 +97,7 @@ public final class Engine: @unchecked Sendable {
         log.log(LogEntry("Time zone changed from \(local.timeZone.identifier) to \(zone.identifier); schedules follow the new local time",
                          priority: .notice))
         local = LocalClock(zone)
-        reconcile(now: clock.wallNow())
+        reconcile(now: observedNow())
     }
 
     func installConfigSchedules(now: Date) {
@@ -130,7 +130,7 @@ public final class Engine: @unchecked Sendable {
         return HookRunner(timeout: timeout) { [weak self] error, selection in
             queue.async { [weak self] in
                 guard let self else { return }
-                self.recordFailure(error, uid: nil, activity: selection, now: self.clock.wallNow())
+                self.recordFailure(error, uid: nil, activity: selection, now: self.observedNow())
                 self.persist()
             }
         }
@@ -147,7 +147,7 @@ public final class Engine: @unchecked Sendable {
 
     func recordShieldHit(_ hit: ShieldHit) {
         assertOnQueue()
-        let now = clock.wallNow()
+        let now = observedNow()
         let day = local.civil(of: now).date.description
         state.shieldHits[day, default: [:]][hit.selection, default: 0] += 1
         let who = hit.app ?? (hit.path as NSString).lastPathComponent

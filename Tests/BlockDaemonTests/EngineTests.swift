@@ -127,6 +127,50 @@ struct EngineTests {
         #expect(h2.enforcer.current == [])
     }
 
+    @Test("T6: a block started after an unnoticed wall step is exactly as long as asked", arguments: [3600.0, -3600.0])
+    func stepBeforeStart(step: TimeInterval) {
+        let h = Harness()
+        _ = ok(h.send(#"start {"selections":["reddit"],"seconds":1800,"name":"old"}"#))
+        h.clock.advance(10)
+        h.clock.stepWall(step)  // no wake-up: the request below is the first to see the step
+        let created = ok(h.send(#"start {"selections":["instagram"],"seconds":6,"name":"new"}"#))
+        #expect(created?["end"]?.string == h.run { h.engine.local.iso8601(h.clock.wallNow() + 6) })
+        #expect(h.enforcer.current == ["instagram", "reddit"], "the new block is enforced at once")
+        #expect(h.log.entries.contains { $0.message.contains("stepped by") })
+        h.advance(5.9)
+        #expect(h.enforcer.current == ["instagram", "reddit"])
+        h.advance(0.1)
+        #expect(h.enforcer.current == ["reddit"], "the new block ends 6 s of elapsed time after its start")
+        h.advance(1800 - 16.1)
+        #expect(h.enforcer.current == ["reddit"], "the old block keeps its remaining elapsed time")
+        h.advance(0.2)
+        #expect(h.enforcer.current == [])
+        #expect(!h.log.entries.contains { $0.message.contains("stay blocked") })
+    }
+
+    @Test("T6: status after an unnoticed wall step shows the remaining time, not shifted times", arguments: [3600.0, -3600.0])
+    func stepBeforeStatus(step: TimeInterval) {
+        let h = Harness()
+        _ = ok(h.send(#"start {"selections":["reddit"],"seconds":1800,"name":"b"}"#))
+        h.clock.advance(100)
+        h.clock.stepWall(step)
+        let status = ok(h.send("status"))
+        let expected = h.run { h.engine.local.iso8601(h.clock.wallNow() + 1700) }
+        #expect(status?["activities"]?[0]?["end"]?.string == expected)
+        #expect(status?["blocked"]?[0]?["until"]?.string == expected)
+    }
+
+    @Test("T5: 'stay blocked' is logged only when another activity really covers the selection")
+    func endedBlockLogTruth() {
+        let h = Harness()
+        _ = ok(h.send(#"start {"selections":["instagram"],"seconds":60,"name":"short"}"#))
+        _ = ok(h.send(#"start {"selections":["instagram"],"seconds":600,"name":"long"}"#))
+        h.advance(60)
+        #expect(h.enforcer.current == ["instagram"])
+        let stays = h.entries(.stop).map(\.message).filter { $0.contains("stay blocked") }
+        #expect(stays == ["Block 'short' ended; its selections stay blocked by 'long'"])
+    }
+
     @Test("T4: a refusal past the cap is recorded in the state file, the journal and status")
     func capRefusal() throws {
         var config = ConfigSet.builtIn
