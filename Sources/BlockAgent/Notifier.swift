@@ -49,9 +49,19 @@ final class Notifier {
         case .resubscribed:
             // The daemon restarted and may have reloaded its selection files.
             selections = [:]
+        case .event(let event) where event["event"] == "dropped":
+            missed(event["count"]?.int ?? 0)
         case .event(let event):
             show(event)
         }
+    }
+
+    /// blockd dropped events queued for this agent because it read too slowly: nothing to
+    /// show (the events are gone), but the loss is said and counted rather than silent.
+    func missed(_ n: Int) {
+        guard n > 0 else { return }
+        counts.dropped += n
+        log("blockd dropped \(n) event\(n == 1 ? "" : "s") for this agent, which fell behind; \(counts.dropped) dropped so far")
     }
 
     func dropped(_ n: Int) {

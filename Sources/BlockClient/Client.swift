@@ -198,26 +198,25 @@ public struct BlockcRunner {
         init(_ status: Int32) { self.status = status }
     }
 
-    /// Human text, or with `--json` the daemon's object; `schedule list`, `limit list` and
-    /// `failures` print their arrays (DESIGN §6).
+    /// Human text, or with `--json` the documented document (Client+JSON.swift).
     func render(_ command: BlockcCommand, _ o: JSONObject) -> String {
+        if let document = BlockcRunner.jsonDocument(command, o) { return jsonText(document) }
         let out = output
         switch command {
-        case .start(_, _, _, _, let json): return json ? JSON.object(o).prettyPrinted() : out.start(o)
+        case .start: return out.start(o)
         case .stop: return out.stop(o)
-        case .status(let json, _): return json ? JSON.object(o).prettyPrinted() : out.status(o)
+        case .status: return out.status(o)
         case .scheduleAdd: return out.scheduleAdded(o)
         case .scheduleRemove: return out.scheduleRemoved(o)
-        case .scheduleList(let json): return json ? (o["schedules"] ?? .array([])).prettyPrinted() : out.schedules(o)
-        case .selections(let json): return json ? JSON.object(o).prettyPrinted() : out.selections(o)
-        case .selectionShow(_, let json): return json ? JSON.object(o).prettyPrinted() : out.selection(o)
-        case .failures(let json, let clear):
-            if json { return clear ? JSON.object(o).prettyPrinted() : (o["failures"] ?? .array([])).prettyPrinted() }
-            return clear ? out.failuresCleared(o) : out.failures(o)
-        case .stats(let json): return json ? JSON.object(o).prettyPrinted() : out.stats(o)
+        case .scheduleList: return out.schedules(o)
+        case .selections: return out.selections(o)
+        case .selectionShow: return out.selection(o)
+        case .failures(_, let clear): return clear ? out.failuresCleared(o) : out.failures(o)
+        case .stats: return out.stats(o)
         case .reload: return out.reload(o)
-        case .limitList(let json): return json ? (o["limits"] ?? .array([])).prettyPrinted() : out.limits(o)
+        case .limitList: return out.limits(o)
         case .limitAdd: return out.limitAdded(o)
+        case .limitRemove: return out.limitRemoved(o)
         default: return out.generic(o)
         }
     }

@@ -119,6 +119,10 @@ extension Output {
             body = paint("Refused", .yellow) + " (\(text(e["code"]))): \(text(e["message"]))"
         case "failure":
             body = paint("Failure", .red) + " (\(text(e["code"]))): \(text(e["message"]))"
+        case "dropped":
+            // S3: the daemon's queue for this watcher overflowed; the count says how much is missing.
+            let n = e["count"]?.int ?? 0
+            body = paint("(\(plural(n, "event")) \(n == 1 ? "was" : "were") dropped: this watcher fell behind)", .yellow)
         default:
             // A newer daemon's event: show it rather than drop it.
             var rest = e

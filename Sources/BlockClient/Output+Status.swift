@@ -131,6 +131,8 @@ extension Output {
 
     public func scheduleRemoved(_ o: JSONObject) -> String { "Removed schedule '\(text(o["removed"]))'." }
 
+    public func limitRemoved(_ o: JSONObject) -> String { "Removed limit '\(text(o["removed"]))'." }
+
     public func failuresCleared(_ o: JSONObject) -> String {
         "Cleared \(plural(o["cleared"]?.int ?? 0, "failure"))."
     }

@@ -52,28 +52,48 @@ extension BlockcInvocation {
         var socket: String?
         var words: [String] = []
         var flags: [(name: String, value: String?)] = []
+        var help = false, version = false
+        // A mistake seen before or after -h/--help does not hide the help asked for.
+        var mistake: CoreError?
         // Global options may stand anywhere; everything else is gathered for the command.
         while let token = scanner.next() {
             switch token {
             case .positional(let p): words.append(p)
-            case .option("--socket", let inline): socket = try scanner.value(for: "--socket", inline: inline)
-            case .option(let name, let inline) where ["-h", "--help"].contains(name):
-                _ = inline
-                return BlockcInvocation(socketPath: socket, command: .help(topic: words.first))
-            case .option("--version", _): return BlockcInvocation(socketPath: socket, command: .version)
+            case .option(let name, _) where ["-h", "--help"].contains(name): help = true
+            case .option("--version", _): version = true
             case .option(let name, let inline):
-                if BlockcInvocation.valued.contains(name) {
-                    flags.append((name, try scanner.value(for: name, inline: inline)))
+                if name == "--socket" && socket != nil || flags.contains(where: { $0.name == name }) {
+                    mistake = mistake ?? scanner.usage("option \(name) given twice")
+                }
+                if name == "--socket" || BlockcInvocation.valued.contains(name) {
+                    do {
+                        let value = try scanner.value(for: name, inline: inline)
+                        if name == "--socket" { socket = value } else { flags.append((name, value)) }
+                    } catch {
+                        mistake = mistake ?? error
+                    }
                 } else {
-                    guard inline == nil else { throw scanner.usage("\(name) takes no value") }
+                    if inline != nil { mistake = mistake ?? scanner.usage("\(name) takes no value") }
                     flags.append((name, nil))
                 }
             }
         }
+        if help { return BlockcInvocation(socketPath: socket, command: .help(topic: helpTopic(words))) }
+        if version { return BlockcInvocation(socketPath: socket, command: .version) }
+        if let mistake { throw mistake }
         if let s = socket, s.isEmpty { throw scanner.usage("--socket needs a non-empty path") }
         guard let verb = words.first else { throw scanner.usage("no command given") }
         var p = CommandParser(scanner: scanner, words: Array(words.dropFirst()), flags: flags, verb: verb)
         return BlockcInvocation(socketPath: socket, command: try p.parse())
+    }
+
+    /// `blockc -h schedule add` and `blockc schedule add --help` both ask about "schedule add";
+    /// `blockc help start` is the command `help` with its topic.
+    static func helpTopic(_ words: [String]) -> String? {
+        let words = words.first == "help" ? Array(words.dropFirst()) : words
+        guard let first = words.first else { return nil }
+        if words.count > 1, BlockcHelp.help(for: "\(first) \(words[1])") != nil { return "\(first) \(words[1])" }
+        return first
     }
 
     static let valued: Set<String> = ["--minutes", "--for", "--until", "--name", "--daily", "--weekly", "--days", "--warn"]
@@ -131,7 +151,7 @@ struct CommandParser {
             try none()
             return .version
         case "help":
-            return .help(topic: words.first)
+            return .help(topic: BlockcInvocation.helpTopic(words))
         default:
             let known = ["start", "stop", "status", "schedule", "selections", "failures", "limit", "stats", "watch", "reload", "version", "help"]
             let hint = Suggest.closest(to: verb, among: known).map { "; did you mean '\($0)'?" } ?? ""

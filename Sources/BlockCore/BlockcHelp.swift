@@ -34,9 +34,10 @@ public enum BlockcHelp {
     DURATION: 90s, 25m, 1h30m, 2d (1s to 366d).  TIME: HH:MM (the next one after now) or an
     ISO 8601 date-time such as 2026-11-29T22:00.  DAYS: mon,wed or ranges such as mon-fri.
 
-    Options:
+    Options (anywhere on the line, each at most once):
       --socket PATH    the daemon's socket (default $BLOCKD_SOCKET or /run/blockd/blockd.sock)
-      -h, --help       print this help (or 'blockc help COMMAND')
+      -h, --help       print this help; with a COMMAND before or after it, that command's help
+                       (as 'blockc help COMMAND')
       --version        print the version
 
     Exit status: 0 ok, 1 refused by the daemon, 2 usage error, 3 daemon unreachable.

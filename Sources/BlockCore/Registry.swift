@@ -64,8 +64,8 @@ public struct Registry: Sendable {
     }
 
     /// Starts a block, or extends the block of the same name (T10). Without an explicit name
-    /// the block is named after its selections (`instagram`, `instagram+reddit`), so starting
-    /// the same selections again extends it rather than taking another slot.
+    /// the block is named after its selections (`defaultBlockName`), so starting the same
+    /// selections again extends it rather than taking another slot.
     public mutating func startBlock(name explicitName: String?, selections: [String], end: Date, locked: Bool,
                                     by peer: Peer, now: Date) throws(CoreError) -> BlockOutcome {
         guard peer.mayModify else { throw Registry.denied("start blocks") }
@@ -77,7 +77,7 @@ public struct Registry: Sendable {
         guard end.timeIntervalSince(now) <= TimeInterval(DurationText.maximum) + 1 else {
             throw CoreError(.invalidDuration, "a block can last at most 366 days; give an earlier end")
         }
-        let name = explicitName ?? selections.joined(separator: "+")
+        let name = explicitName ?? Registry.defaultBlockName(for: selections)
         try Names.validate(name, what: "block name")
 
         if let index = activities.firstIndex(where: { $0.name == name }) {
@@ -238,6 +238,36 @@ public struct Registry: Sendable {
 
     private static func denied(_ what: String) -> CoreError {
         CoreError(.permissionDenied, "only root and members of group 'blockd' may \(what); ask an administrator to run 'usermod -aG blockd $USER', then log in again")
+    }
+
+    /// Default names are kept short enough to read in a status table and to type.
+    public static let defaultNameLimit = 64
+
+    /// The name of a block started without `--name`: its selections joined by `+`
+    /// (`instagram+reddit`). A longer list keeps its first characters and ends in `-` and a
+    /// hash of the whole list (`a.example.com+b.exam-5f0c2a1e`), so that the name stays
+    /// within `defaultNameLimit` and the same selections always give the same name (T10).
+    public static func defaultBlockName(for selections: [String]) -> String {
+        let joined = selections.joined(separator: "+")
+        guard joined.utf8.count > defaultNameLimit else { return joined }
+        let suffix = "-" + stableHash(joined)
+        // Names are ASCII (Names.validate), so cutting bytes cuts characters.
+        var prefix = String(decoding: joined.utf8.prefix(defaultNameLimit - suffix.utf8.count), as: UTF8.self)
+        while let last = prefix.last, "+.-_".contains(last) { prefix.removeLast() }
+        return prefix + suffix
+    }
+
+    /// Eight hex digits of FNV-1a (64-bit, folded): the same on every run and machine, unlike
+    /// Swift's seeded `Hasher`, because the name is persisted and compared across restarts.
+    static func stableHash(_ text: String) -> String {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            h ^= UInt64(byte)
+            h &*= 0x0000_0100_0000_01b3
+        }
+        let folded = UInt32(truncatingIfNeeded: h ^ (h >> 32))
+        let hex = String(folded, radix: 16)
+        return String(repeating: "0", count: 8 - hex.count) + hex
     }
 
     static func unique(_ names: [String]) -> [String] {

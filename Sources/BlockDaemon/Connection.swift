@@ -176,13 +176,32 @@ final class Connection: @unchecked Sendable {
         flush()
     }
 
-    /// S3: false when this watcher's queue is full and the event was dropped.
-    func enqueueEvent(_ line: String) -> Bool {
+    /// S3: false when this watcher's queue is full and the event was dropped. The watcher is
+    /// told: a `dropped` event with the count takes the place of what it missed, as soon as
+    /// there is room, so that the stream has no silent gap.
+    func enqueueEvent(_ line: String, time: JSON) -> Bool {
         guard !isClosed else { return true }
-        guard queuedEvents < server.limits.maxQueuedEvents else { return false }
+        guard queuedEvents < server.limits.maxQueuedEvents else {
+            droppedEvents += 1
+            droppedTime = time
+            return false
+        }
+        reportDrops()
         queuedEvents += 1
         write(line)
         return true
+    }
+
+    /// Events dropped since the watcher last had room, and the time of the newest of them.
+    var droppedEvents = 0
+    var droppedTime: JSON = .null
+
+    func reportDrops() {
+        guard droppedEvents > 0, !isClosed else { return }
+        let marker = Response.event(["event": "dropped", "count": .int(Int64(droppedEvents)), "time": droppedTime]).line
+        droppedEvents = 0
+        queuedEvents += 1
+        write(marker)
     }
 
     func flush() {
@@ -209,6 +228,8 @@ final class Connection: @unchecked Sendable {
             writeSource = nil
             w.cancel()
         }
+        // The watcher has caught up: it learns what it missed before any newer event.
+        if droppedEvents > 0 { return reportDrops() }
         resumeReadingIfPossible()
         if closing || (closingAfterPending && pending.isEmpty && !inFlight) { finish() }
         closeIfAnswered()

@@ -130,12 +130,13 @@ public final class ControlServer: @unchecked Sendable {
     }
 
     /// S3: called from the engine queue; never waits. Each watcher gets the event queued on
-    /// its own bounded buffer; a full buffer drops and counts.
+    /// its own bounded buffer; a full buffer drops, counts, and later tells that watcher.
     func broadcast(_ event: JSONObject) {
         let line = Response.event(event).line
+        let time = event["time"] ?? .null
         queue.async { [self] in
             for connection in connections.values where connection.watching {
-                if !connection.enqueueEvent(line) { counters.update { _, _, dropped, _ in dropped += 1 } }
+                if !connection.enqueueEvent(line, time: time) { counters.update { _, _, dropped, _ in dropped += 1 } }
             }
         }
     }

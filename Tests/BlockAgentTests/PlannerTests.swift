@@ -1,5 +1,6 @@
 import BlockCore
 import Foundation
+import Synchronization
 import Testing
 @testable import BlockAgent
 
@@ -161,5 +162,20 @@ import Testing
         #expect((dropped, closed) == (1, false))
         q.close()
         #expect(q.take().closed)
+    }
+
+    @Test("S3: blockd's dropped event is logged and counted, never shown, and touches no bus")
+    func daemonDropped() {
+        let lines = Mutex<[String]>([])
+        let notifier = Notifier(planner: planner(.en), opener: Opener(environment: ["PATH": "/nonexistent"]),
+                                lookup: { _ in Issue.record("no selection is looked up"); return nil },
+                                log: { line in lines.withLock { $0.append(line) } }, now: { PlannerTests.now })
+        notifier.handle(.event(["event": "dropped", "count": 37, "time": "2026-11-29T13:06:00+09:00"]))
+        notifier.handle(.event(["event": "dropped", "count": 1, "time": "2026-11-29T13:07:00+09:00"]))
+        #expect(notifier.counts == Notifier.Counts(shown: 0, skipped: 0, dropped: 38, opened: 0))
+        #expect(lines.withLock { $0 } == [
+            "blockd dropped 37 events for this agent, which fell behind; 37 dropped so far",
+            "blockd dropped 1 event for this agent, which fell behind; 38 dropped so far",
+        ])
     }
 }

@@ -43,6 +43,10 @@ enum Fixture {
         "message": "at most 20 activities; stop a block or remove a schedule to free a slot", "uid": 1000,
     ]
 
+    static let reddit: JSON = [
+        "name": "reddit", "domains": ["reddit.com", "www.reddit.com"], "apps": [], "openURL": .null, "texts": [:],
+    ]
+
     static func status(blocked: [JSON], activities: [JSON], failures: [JSON] = []) -> JSONObject {
         [
             "now": "2026-11-29T13:05:00+09:00",

@@ -46,6 +46,11 @@ struct ResultTextTests {
                "Sat 28 Nov 09:00 Failure (invalid-config): reload failed"),
               (["event": "shield-hit", "time": "2026-11-29T13:00:00+09:00", "selection": "reddit"] as JSON,
                "13:00 shield-hit {\"selection\":\"reddit\"}"),
+              // S3: a watcher that fell behind is told how much it missed.
+              (["event": "dropped", "time": "2026-11-29T13:01:00+09:00", "count": 37] as JSON,
+               "13:01 (37 events were dropped: this watcher fell behind)"),
+              (["event": "dropped", "time": "2026-11-29T13:01:00+09:00", "count": 1] as JSON,
+               "13:01 (1 event was dropped: this watcher fell behind)"),
           ])
     func event(event: JSON, expected: String) {
         #expect(Fixture.output().event(event.object!) == expected)

@@ -134,20 +134,38 @@ struct RunnerTests {
         #expect(h.transport?.closed == true)
     }
 
-    @Test("--json prints the daemon's object; schedule list and failures print their arrays (§6)",
+    @Test("--json prints what blockc(1) documents: status and start their object, the listings their arrays, selections show one selection (§6)",
           arguments: [
               (["status", "--json"], Fixture.busyStatus, JSON.object(Fixture.busyStatus)),
               (["start", "--json", "--minutes", "30", "instagram"], Fixture.start(Fixture.instagramBlock, outcome: "created"),
                JSON.object(Fixture.start(Fixture.instagramBlock, outcome: "created"))),
               (["schedule", "list", "--json"], ["schedules": [Fixture.bedtime]], [Fixture.bedtime]),
               (["failures", "--json"], ["failures": [Fixture.capFailure]], [Fixture.capFailure]),
-              (["stats", "--json"], ["shieldHits": []], ["shieldHits": []]),
+              (["failures", "--clear", "--json"], ["cleared": 2], ["cleared": 2]),
+              (["limit", "list", "--json"], ["limits": []], []),
+              (["stats", "--json"], ["shieldHits": [["day": "2026-11-29", "selection": "reddit", "hits": 3]]],
+               [["day": "2026-11-29", "selection": "reddit", "hits": 3]]),
+              (["selections", "--json"], ["selections": [Fixture.reddit]], [Fixture.reddit]),
+              (["selections", "show", "reddit", "--json"], ["selection": Fixture.reddit], Fixture.reddit),
           ] as [([String], JSONObject, JSON)])
     func json(arguments: [String], answer: JSONObject, expected: JSON) throws {
+        let piped = Harness(FakeTransport([.success(.ok(answer))]))
+        #expect(piped.run(arguments) == 0)
+        #expect(try JSON.parse(piped.out) == expected)
+        #expect(piped.out == expected.serialized() + "\n", "one line into a pipe")
+        let terminal = Harness(FakeTransport([.success(.ok(answer))]))
+        #expect(terminal.run(arguments, tty: true) == 0)
+        #expect(terminal.out == expected.prettyPrinted() + "\n", "indented on a terminal")
+    }
+
+    @Test("commands that change something answer in a sentence, not the daemon's JSON", arguments: [
+        (["limit", "remove", "games"], ["removed": "games"], "Removed limit 'games'.\n"),
+        (["schedule", "remove", "bedtime"], ["removed": "bedtime"], "Removed schedule 'bedtime'.\n"),
+    ] as [([String], JSONObject, String)])
+    func sentences(arguments: [String], answer: JSONObject, expected: String) {
         let h = Harness(FakeTransport([.success(.ok(answer))]))
         #expect(h.run(arguments) == 0)
-        #expect(try JSON.parse(h.out) == expected)
-        #expect(h.out == expected.prettyPrinted() + "\n")
+        #expect(h.out == expected)
     }
 
     @Test("each command sends its wire request",

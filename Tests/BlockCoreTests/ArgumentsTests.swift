@@ -114,6 +114,41 @@ struct ArgumentsTests {
         }
     }
 
+    @Test("-h and --help before or after a command give that command's help, whatever else is wrong", arguments: [
+        (["-h", "start"], "start"),
+        (["--help", "stop", "x"], "stop"),
+        (["start", "-h"], "start"),
+        (["-h", "schedule", "add"], "schedule add"),
+        (["schedule", "add", "--help"], "schedule add"),
+        (["selections", "show", "-h"], "selections show"),
+        (["limit", "list", "--help"], "limit"),
+        (["help", "schedule", "remove"], "schedule remove"),
+        (["-h", "start", "--minutes"], "start"),
+        (["start", "--minutes", "5", "--minutes", "6", "x", "--help"], "start"),
+        (["--socket", "/tmp/s", "-h"], nil),
+    ] as [([String], String?)])
+    func helpAnywhere(args: [String], topic: String?) throws {
+        #expect(try BlockcInvocation.parse(args).command == .help(topic: topic))
+        if let topic { #expect(BlockcHelp.help(for: topic) != nil, "\(topic) has help") }
+    }
+
+    @Test("an option given twice is a usage error that says so", arguments: [
+        (["start", "--minutes", "5", "--minutes", "6", "x"], "--minutes"),
+        (["start", "--minutes", "5", "--lock", "--lock", "x"], "--lock"),
+        (["status", "--json", "--json"], "--json"),
+        (["--socket", "/a", "status", "--socket=/b"], "--socket"),
+        (["schedule", "add", "b", "--daily", "22:00-07:00", "--daily", "21:00-07:00", "x"], "--daily"),
+    ])
+    func repeatedOption(args: [String], option: String) {
+        do {
+            let parsed = try BlockcInvocation.parse(args)
+            Issue.record("accepted \(args) as \(parsed)")
+        } catch {
+            #expect(error.code == .usage)
+            #expect(error.message == "option \(option) given twice; see 'blockc --help'")
+        }
+    }
+
     @Test("an unknown command suggests the closest one")
     func didYouMean() {
         do { _ = try BlockcInvocation.parse(["staus"]) } catch {

@@ -52,24 +52,78 @@ struct ServerTests {
         #expect(try watcher.readLine()?.hasPrefix("EVENT ") == true)
     }
 
-    @Test("S3: a watcher that does not read loses events, counted; enforcement never waits for it")
-    func droppedEvents() throws {
-        let f = try Fixture { $0.maxQueuedEvents = 4 }
+    /// A watcher with a small receive buffer that does not read, so the server's queue for it
+    /// overflows quickly.
+    static func lazyWatcher(_ f: Fixture) throws -> RawClient {
         let lazy = try RawClient(path: f.sandbox.socket)
         var size: Int32 = 4096
         setsockopt(lazy.fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         #expect(try lazy.request("watch").hasPrefix("OK "))
         usleep(100_000)
-        // Many events with long names, so the socket buffers fill and the queue overflows.
-        for i in 0..<400 {
-            let name = Array(repeating: String(repeating: "x", count: 50), count: 4).joined(separator: ".") + ".n\(i).example.com"
-            let answer = f.harness.send(#"start {"selections":["\#(name)"],"seconds":60,"name":"b\#(i)"}"#)
-            guard case .ok = answer else { Issue.record("refused: \(answer.line)"); break }
-        }
+        return lazy
+    }
+
+    /// Block `b<i>` of one ad-hoc domain with a long name ending in `.n<i>.example.com`: one
+    /// lock event each, long enough that the socket buffers fill fast.
+    static func startLongBlock(_ f: Fixture, _ i: Int) -> Bool {
+        let name = Array(repeating: String(repeating: "x", count: 50), count: 4).joined(separator: ".") + ".n\(i).example.com"
+        let answer = f.harness.send(#"start {"selections":["\#(name)"],"seconds":60,"name":"b\#(i)"}"#)
+        guard case .ok = answer else { Issue.record("refused: \(answer.line)"); return false }
+        return true
+    }
+
+    static func dropsCounted(_ f: Fixture) -> Bool {
+        Sandbox().eventually(timeout: 5) { (f.server.counters.json["droppedEvents"]?.int ?? 0) > 0 }
+    }
+
+    @Test("S3: a watcher that does not read loses events, counted; enforcement never waits for it")
+    func droppedEvents() throws {
+        let f = try Fixture { $0.maxQueuedEvents = 4 }
+        let lazy = try ServerTests.lazyWatcher(f)
+        for i in 0..<400 where !ServerTests.startLongBlock(f, i) { break }
         #expect(f.harness.enforcer.applied.count > 20, "enforcement went on regardless")
-        #expect(Sandbox().eventually(timeout: 5) { (f.server.counters.json["droppedEvents"]?.int ?? 0) > 0 })
+        #expect(ServerTests.dropsCounted(f))
         let status = f.harness.run { f.harness.engine.status(now: f.harness.clock.wallNow()) }
         #expect((status["server"]?["droppedEvents"]?.int ?? 0) > 0, "status reports the drops")
+        withExtendedLifetime(lazy) {}  // the watcher stays connected, not reading, to the end
+    }
+
+    @Test("S3: a watcher that fell behind gets a dropped event with the count, in order: what it read, then dropped, then the next ones")
+    func droppedEventMarker() throws {
+        let f = try Fixture { $0.maxQueuedEvents = 4 }
+        let lazy = try ServerTests.lazyWatcher(f)
+        let count = 300
+        for i in 0..<count where !ServerTests.startLongBlock(f, i) { break }
+        try #require(ServerTests.dropsCounted(f))
+        try drain(lazy, upTo: count - 1)
+        // Started once the watcher has read everything: it must follow the marker.
+        #expect(ServerTests.startLongBlock(f, count))
+        let last = try #require(try lazy.readLine())
+        #expect(last.contains(".n\(count).example.com"), "the next event follows the marker: \(last.prefix(80))")
+    }
+
+    /// Reads the watcher's stream until the event of block `upTo`: every lock event must be
+    /// the next block in order, and a dropped event must account for exactly the blocks it skips.
+    private func drain(_ client: RawClient, upTo: Int) throws {
+        var expected = 0, markers = 0
+        while expected <= upTo {
+            let line = try #require(try client.readLine(), "the stream ended at block \(expected)")
+            guard case .event(let e) = try Response.parse(line) else { Issue.record("not an event: \(line)"); return }
+            if e["event"] == "dropped" {
+                let n = try #require(e["count"]?.int, "a count: \(line)")
+                #expect(n > 0)
+                #expect(e["time"]?.string != nil, "a time: \(line)")
+                markers += 1
+                expected += n
+                continue
+            }
+            let selection = e["selection"]?.string ?? ""
+            #expect(e["event"] == "lock" && selection.hasSuffix(".n\(expected).example.com"), "block \(expected) next, got \(line.prefix(80))")
+            if !selection.hasSuffix(".n\(expected).example.com") { return }
+            expected += 1
+        }
+        #expect(expected == upTo + 1, "the counts add up exactly")
+        #expect(markers > 0, "the watcher was told it fell behind")
     }
 
     @Test("§8: 10,000 pipelined requests in one write are all answered, in order")
