@@ -289,7 +289,12 @@ def bench(d, runs):
         alone.append(time.monotonic() - start)
         d.blockc("stop", "social", check=False)
         wait_for(lambda: "Nothing is blocked" in d.blockc("status").stdout, 10)
-    print("BENCH " + json.dumps({"lastRequest": cut, "blockcStart": alone}), flush=True)
+    def pct(xs, q):
+        xs = sorted(x for x in xs if x is not None)
+        return round(1000 * xs[min(len(xs) - 1, int(q * len(xs)))], 2) if xs else None
+    t.check(all(x is not None for x in cut), "every run had a successful request before the cut")
+    print("JSON " + json.dumps({"runs": runs, "lastRequestP50Ms": pct(cut, 0.5), "lastRequestP99Ms": pct(cut, 0.99),
+                                "blockcStartP50Ms": pct(alone, 0.5), "blockcStartP99Ms": pct(alone, 0.99)}), flush=True)
 
 
 def main():
