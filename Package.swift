@@ -18,8 +18,13 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+        .systemLibrary(
+            name: "CNftables",
+            pkgConfig: "libnftables",
+            providers: [.apt(["libnftables-dev"])]
+        ),
         .target(name: "CLinux"),
-        .target(name: "BlockDaemon", dependencies: ["BlockCore", "CSystemd", "CLinux"]),
+        .target(name: "BlockDaemon", dependencies: ["BlockCore", "CSystemd", "CLinux", "CNftables"]),
         .executableTarget(name: "blockd", dependencies: ["BlockCore", "BlockDaemon"]),
         .target(name: "BlockClient", dependencies: ["BlockCore"]),
         .target(name: "BlockAgent", dependencies: ["BlockCore", "BlockClient", "CSystemd"]),

@@ -17,7 +17,7 @@ open(f"{work}/etc/selections.d/benchapp.conf", "w").write(f"[Selection]\nName=be
 open(f"{work}/hosts", "w").write("127.0.0.1 localhost\n")
 sock = f"{work}/s.sock"
 proc = subprocess.Popen([blockd, "--socket", sock, "--state-dir", f"{work}/state", "--config-dir", f"{work}/etc",
-                         "--hosts-file", f"{work}/hosts", "--log-target", "console"],
+                         "--hosts-file", f"{work}/hosts", "--log-target", "console", "--firewall", "no", "--cut-sockets", "no"],
                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 try:
     while not os.path.exists(sock):

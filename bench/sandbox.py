@@ -73,7 +73,7 @@ class Sandbox:
 
     def args(self):
         return [self.blockd, "--socket", self.socket, "--state-dir", self.state_dir, "--config-dir", self.config_dir,
-                "--hosts-file", self.hosts, "--log-target", "console"]
+                "--hosts-file", self.hosts, "--log-target", "console", "--firewall", "no", "--cut-sockets", "no"]
 
     def start(self, prefix=(), env=None, timeout=30):
         e = dict(self.env)

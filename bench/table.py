@@ -56,6 +56,11 @@ e = r.get("execRate")
 if e:
     row("exec rate of an unrelated `/bin/true` with the app shield active", f"{n(e['activePerSecond'])}/s",
         f"{n(e['inactivePerSecond'])}/s inactive (ratio {e['activeVsInactive']})")
+f = r.get("felt")
+if f:
+    row(f"E5: `blockc start` → last successful request of an open keep-alive connection ({f['runs']} runs, namespace)",
+        f"p50 {f['lastRequestP50Ms']} ms, p99 {f['lastRequestP99Ms']} ms",
+        f"`blockc start` returning (hosts write alone): p50 {f['blockcStartP50Ms']} ms, p99 {f['blockcStartP99Ms']} ms")
 print(f"machine: {r['machine']}; {r['date']}\n")
 print("| what | figure | baseline in the same run |\n|---|---|---|")
 print("\n".join(rows))

@@ -58,7 +58,28 @@ extension Output {
             line += "."
         }
         if let next = instant(s["nextTransition"]) { line += " Next change \(at(next))." }
+        if let felt = feltLine(e) { line += "\n" + felt }
         return line
+    }
+
+    /// E5: whether open connections are cut, new ones refused, and where blocked names point.
+    func feltLine(_ e: JSONObject) -> String? {
+        guard let cut = e["cutSockets"]?.bool, let firewall = e["firewall"]?.object else { return nil }
+        var line = "Open connections: "
+        line += cut ? "cut when a block starts (\(e["socketsCut"]?.int ?? 0) so far)" : "not cut (CutSockets=no)"
+        if let problem = e["cutSocketsProblem"]?.string { line += " (\(Output.clean(problem)))" }
+        line += ". New connections: "
+        if firewall["enabled"]?.bool == true {
+            let count = firewall["addresses"]?.array?.count ?? 0
+            line += "refused through nftables table \(Output.clean(firewall["table"]?.string ?? "inet blockd")) (\(count) address\(count == 1 ? "" : "es")"
+            if let until = instant(firewall["until"]) { line += ", grace \(self.until(until))" }
+            line += ")"
+        } else {
+            line += "not refused"
+        }
+        if let problem = firewall["problem"]?.string { line += " (\(Output.clean(problem)))" }
+        if let sink = e["sink"]?.string { line += ". Blocked names point at \(Output.clean(sink))" }
+        return line + "."
     }
 
     /// One activity as table cells: name, kind, rule, selections, when, flags.

@@ -10,6 +10,10 @@ public struct BlockdOptions: Equatable, Sendable {
     /// nil: `HostsFile=` from blockd.conf, else /etc/hosts. The flag wins over the file.
     public var hostsFile: String?
     public var logTarget: LogTarget = .auto
+    /// E5: nil keeps what blockd.conf says (`CutSockets=`, `Firewall=`, `ResolvConf=`).
+    public var cutSockets: Bool?
+    public var firewall: Bool?
+    public var resolvConf: String?
 
     public init() {}
 
@@ -26,6 +30,11 @@ public struct BlockdOptions: Equatable, Sendable {
                 case "--state-dir": o.stateDir = try scanner.value(for: name, inline: inline)
                 case "--socket": o.socketPath = try scanner.value(for: name, inline: inline)
                 case "--hosts-file": o.hostsFile = try scanner.value(for: name, inline: inline)
+                case "--resolv-conf": o.resolvConf = try scanner.value(for: name, inline: inline)
+                case "--cut-sockets", "--firewall":
+                    let v = try scanner.value(for: name, inline: inline)
+                    guard let b = ConfigReader.boolean(v) else { throw scanner.usage("\(name) must be yes or no, not '\(v)'") }
+                    if name == "--firewall" { o.firewall = b } else { o.cutSockets = b }
                 case "--log-target":
                     let v = try scanner.value(for: name, inline: inline)
                     guard let t = LogTarget(rawValue: v) else {
@@ -48,7 +57,8 @@ public struct BlockdOptions: Equatable, Sendable {
                 }
             }
         }
-        for (flag, path) in [("--config-dir", o.configDir), ("--state-dir", o.stateDir), ("--socket", o.socketPath)]
+        for (flag, path) in [("--config-dir", o.configDir), ("--state-dir", o.stateDir), ("--socket", o.socketPath),
+                             ("--resolv-conf", o.resolvConf ?? "/")]
         where path.isEmpty {
             throw scanner.usage("\(flag) needs a non-empty path")
         }
@@ -66,6 +76,13 @@ public struct BlockdOptions: Equatable, Sendable {
       --state-dir DIR        state directory (default /var/lib/blockd)
       --socket PATH          control socket (default /run/blockd/blockd.sock)
       --hosts-file PATH      hosts file to manage (default HostsFile= or /etc/hosts)
+      --cut-sockets yes|no   destroy open connections to a newly blocked site's addresses
+                             (default CutSockets= or yes)
+      --firewall yes|no      keep the nftables table inet blockd: refuse new connections to
+                             those addresses for ConnectGrace=, and point blocked names at a
+                             sink that refuses at once (default Firewall= or yes)
+      --resolv-conf PATH     where the nameservers asked for those addresses are listed
+                             (default ResolvConf= or /etc/resolv.conf)
       --log-target TARGET    auto, journal or console (default auto)
       -n, --check-config     check the configuration, print a summary and exit
       --release              remove all enforcement (for uninstalling) and exit

@@ -10,11 +10,37 @@ public struct DaemonConfig: Equatable, Sendable {
     public var hostsFile: String
     /// E2: seconds between SIGTERM and SIGKILL for a blocked app's running processes.
     public var killGraceSeconds: Int
+    /// E5: the settings of cutting what is open (see `FeltSettings`).
+    public var felt: FeltSettings
 
-    public init(maxActivities: Int, hostsFile: String, killGraceSeconds: Int) {
+    public init(maxActivities: Int, hostsFile: String, killGraceSeconds: Int, felt: FeltSettings = .defaults) {
         self.maxActivities = maxActivities
         self.hostsFile = hostsFile
         self.killGraceSeconds = killGraceSeconds
+        self.felt = felt
+    }
+
+    /// E5 "felt at once": each system-wide effect can be turned off or pointed elsewhere.
+    public struct FeltSettings: Equatable, Sendable {
+        /// Seconds new connections to a newly blocked domain's old addresses are rejected:
+        /// longer than browsers keep addresses cached (about a minute).
+        public var connectGraceSeconds: Int
+        /// Whether blockd may keep its nftables table (`inet blockd`): the grace rejects and
+        /// the sink that refuses at once. Without it the sink is 0.0.0.0 and ::.
+        public var firewall: Bool
+        /// Whether established sockets to a newly blocked domain's addresses are destroyed.
+        public var cutSockets: Bool
+        /// Where the nameservers asked for a blocked domain's current addresses are listed.
+        public var resolvConf: String
+
+        public init(connectGraceSeconds: Int, firewall: Bool, cutSockets: Bool, resolvConf: String) {
+            self.connectGraceSeconds = connectGraceSeconds
+            self.firewall = firewall
+            self.cutSockets = cutSockets
+            self.resolvConf = resolvConf
+        }
+
+        public static let defaults = FeltSettings(connectGraceSeconds: 120, firewall: true, cutSockets: true, resolvConf: "/etc/resolv.conf")
     }
 
     public static let defaults = DaemonConfig(
@@ -24,27 +50,41 @@ public struct DaemonConfig: Equatable, Sendable {
     /// A longer grace would let a blocked app keep running well into its block; 60 s is
     /// already generous for an app to save its state.
     public static let killGraceRange = 1...60
+    /// A day is far past any browser's DNS cache; `Firewall=no` turns the rejects off.
+    public static let connectGraceRange = 1...86_400
 
     public static let section = "Daemon"
-    public static let keys = ["MaxActivities", "HostsFile", "KillGrace"]
+    public static let keys = ["MaxActivities", "HostsFile", "KillGrace", "ConnectGrace", "Firewall", "CutSockets", "ResolvConf"]
 
     /// One layer of settings; nil means "not set here, keep what the layer below says".
     public struct Layer: Equatable, Sendable {
         public var maxActivities: Int?
         public var hostsFile: String?
         public var killGraceSeconds: Int?
+        public var connectGraceSeconds: Int?
+        public var firewall: Bool?
+        public var cutSockets: Bool?
+        public var resolvConf: String?
 
-        public init(maxActivities: Int? = nil, hostsFile: String? = nil, killGraceSeconds: Int? = nil) {
+        public init(maxActivities: Int? = nil, hostsFile: String? = nil, killGraceSeconds: Int? = nil,
+                    connectGraceSeconds: Int? = nil, firewall: Bool? = nil, cutSockets: Bool? = nil, resolvConf: String? = nil) {
             self.maxActivities = maxActivities
             self.hostsFile = hostsFile
             self.killGraceSeconds = killGraceSeconds
+            self.connectGraceSeconds = connectGraceSeconds
+            self.firewall = firewall
+            self.cutSockets = cutSockets
+            self.resolvConf = resolvConf
         }
     }
 
     public func applying(_ layer: Layer) -> DaemonConfig {
-        DaemonConfig(maxActivities: layer.maxActivities ?? maxActivities,
-                     hostsFile: layer.hostsFile ?? hostsFile,
-                     killGraceSeconds: layer.killGraceSeconds ?? killGraceSeconds)
+        let f = FeltSettings(connectGraceSeconds: layer.connectGraceSeconds ?? felt.connectGraceSeconds,
+                             firewall: layer.firewall ?? felt.firewall, cutSockets: layer.cutSockets ?? felt.cutSockets,
+                             resolvConf: layer.resolvConf ?? felt.resolvConf)
+        return DaemonConfig(maxActivities: layer.maxActivities ?? maxActivities,
+                            hostsFile: layer.hostsFile ?? hostsFile,
+                            killGraceSeconds: layer.killGraceSeconds ?? killGraceSeconds, felt: f)
     }
 
     /// `defaults` with the settings of one `blockd.conf`; empty text gives `defaults`.
@@ -66,6 +106,14 @@ public struct DaemonConfig: Equatable, Sendable {
                 layer.hostsFile = try e.value.isEmpty ? nil : reader.absolutePath(e)
             case "KillGrace":
                 layer.killGraceSeconds = try e.value.isEmpty ? nil : reader.duration(e, in: killGraceRange)
+            case "ConnectGrace":
+                layer.connectGraceSeconds = try e.value.isEmpty ? nil : reader.duration(e, in: connectGraceRange)
+            case "Firewall":
+                layer.firewall = try e.value.isEmpty ? nil : reader.boolean(e)
+            case "CutSockets":
+                layer.cutSockets = try e.value.isEmpty ? nil : reader.boolean(e)
+            case "ResolvConf":
+                layer.resolvConf = try e.value.isEmpty ? nil : reader.absolutePath(e)
             default:
                 throw reader.unknownKey(e, section: section, valid: keys)
             }
@@ -140,6 +188,20 @@ struct ConfigReader {
             throw fail(e, "\(e.key)= must be \(accepted), not '\(e.value)'")
         }
         return seconds
+    }
+
+    /// systemd's booleans (systemd.syntax(7)).
+    func boolean(_ e: INIEntry) throws(CoreError) -> Bool {
+        if let b = ConfigReader.boolean(e.value) { return b }
+        throw fail(e, "\(e.key)= must be yes or no (also true/false, on/off, 1/0), not '\(e.value)'")
+    }
+
+    static func boolean(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "yes", "true", "on", "1": true
+        case "no", "false", "off", "0": false
+        default: nil
+        }
     }
 
     func absolutePath(_ e: INIEntry) throws(CoreError) -> String {

@@ -11,10 +11,10 @@ extension ConfigFiles {
     /// language would never be shown; it is refused rather than silently ignored.
     public static let textLanguages = ["en", "ja"]
 
-    public static let selectionKeys = ["Name", "Domains", "Apps", "OpenURL", "ExecOnBlock", "ExecOnUnblock"]
+    public static let selectionKeys = ["Name", "Domains", "Apps", "OpenURL", "ExecOnBlock", "ExecOnUnblock", "Firewall"]
 
     /// Reads one file of `selections.d/` (DESIGN §1): a `[Selection]` section with `Name=`
-    /// (required), `Domains=`, `Apps=`, `OpenURL=`, `ExecOnBlock=`, `ExecOnUnblock=` and text
+    /// (required), `Domains=`, `Apps=`, `OpenURL=`, `ExecOnBlock=`, `ExecOnUnblock=`, `Firewall=` (E5) and text
     /// overrides such as `ShieldBody=` or `ShieldBody[ja]=`.
     ///
     /// - `Domains=` and `Apps=` are lists of words (`INI.words`: space-separated, quotes keep
@@ -37,6 +37,7 @@ extension ConfigFiles {
         var openURL: String?
         var execOnBlock: String?
         var execOnUnblock: String?
+        var firewall: Bool?
         var texts: [String: String] = [:]
 
         for e in entries {
@@ -62,6 +63,8 @@ extension ConfigFiles {
                 execOnBlock = try v.isEmpty ? nil : reader.command(e)
             case "ExecOnUnblock":
                 execOnUnblock = try v.isEmpty ? nil : reader.command(e)
+            case "Firewall":
+                firewall = try v.isEmpty ? nil : reader.boolean(e)
             default:
                 guard try reader.isTextKey(e) else {
                     throw reader.unknownKey(e, section: selectionSection, valid: selectionKeys + textKeys)
@@ -79,7 +82,7 @@ extension ConfigFiles {
             throw reader.fail(header.line, "[\(selectionSection)] has no Name=; add one, e.g. Name=social")
         }
         return Selection(name: name, domains: Registry.unique(domains), apps: Registry.unique(apps),
-                         openURL: openURL, texts: texts, execOnBlock: execOnBlock, execOnUnblock: execOnUnblock)
+                         openURL: openURL, texts: texts, execOnBlock: execOnBlock, execOnUnblock: execOnUnblock, firewall: firewall == true ? true : nil)
     }
 }
 

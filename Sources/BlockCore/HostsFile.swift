@@ -10,17 +10,38 @@ public enum HostsFile {
     public static let beginMarker = Array("# BEGIN blockd: managed by blockd(8); edits here are undone while blocks are active".utf8)
     public static let endMarker = Array("# END blockd".utf8)
 
-    /// The section for `domains` (normalised, E1): `0.0.0.0 d` and `:: d` per domain, in
-    /// the order given, between the markers; every line ends with LF. Nil for no domains.
-    public static func section(for domains: [String]) -> [UInt8]? {
+    /// Where blocked names point (E5). On Linux 0.0.0.0 and :: are the local machine (a
+    /// connect to 0.0.0.0 lands on 127.0.0.1), so a machine running its own web server would
+    /// show that instead of a refusal. `reject` is a loopback address and an RFC 6666
+    /// discard-only address that blockd's nftables table refuses at once; `unspecified` is
+    /// the fallback where nftables is missing or turned off.
+    public struct Sink: Equatable, Sendable {
+        public var v4: String
+        public var v6: String
+        public init(v4: String, v6: String) {
+            self.v4 = v4
+            self.v6 = v6
+        }
+
+        public static let unspecified = Sink(v4: "0.0.0.0", v6: "::")
+        public static let reject = Sink(v4: "127.0.0.253", v6: "100::1")
+
+        public var addresses: [IPAddress] { [v4, v6].compactMap(IPAddress.init) }
+        public var description: String { "\(v4) \(v6)" }
+    }
+
+    /// The section for `domains` (normalised, E1): `0.0.0.0 d` and `:: d` per domain (or the
+    /// addresses of `sink`), in the order given, between the markers; every line ends with LF.
+    /// Nil for no domains.
+    public static func section(for domains: [String], sink: Sink = .unspecified) -> [UInt8]? {
         guard !domains.isEmpty else { return nil }
         var out = beginMarker + [10]
-        out.reserveCapacity(domains.reduce(out.count + endMarker.count + 1) { $0 + 2 * $1.utf8.count + 12 })
+        out.reserveCapacity(domains.reduce(out.count + endMarker.count + 1) { $0 + 2 * $1.utf8.count + 32 })
         for d in domains {
-            out.append(contentsOf: "0.0.0.0 ".utf8)
+            out.append(contentsOf: "\(sink.v4) ".utf8)
             out.append(contentsOf: d.utf8)
             out.append(10)
-            out.append(contentsOf: ":: ".utf8)
+            out.append(contentsOf: "\(sink.v6) ".utf8)
             out.append(contentsOf: d.utf8)
             out.append(10)
         }
@@ -52,7 +73,7 @@ public enum HostsFile {
         guard let r = sectionRanges(in: file).first else { return [] }
         var domains: [String] = []
         for line in lines(file[r]) {
-            if let d = entryDomain(line), d.prefix == "0.0.0.0 " { domains.append(d.domain) }
+            if let d = entryDomain(line), d.prefix.contains(".") { domains.append(d.domain) }
         }
         return domains
     }
@@ -109,9 +130,13 @@ public enum HostsFile {
         return out
     }
 
-    /// `0.0.0.0 d` or `:: d`, as written by `section(for:)`.
+    /// Every sink's line prefixes: a section written with either sink is recognised, so
+    /// switching sinks replaces it instead of leaving a stray one.
+    static let entryPrefixes = [Sink.unspecified, Sink.reject].flatMap { ["\($0.v4) ", "\($0.v6) "] }
+
+    /// `0.0.0.0 d` or `:: d` (or a line for another sink), as written by `section(for:)`.
     static func entryDomain(_ line: ArraySlice<UInt8>) -> (prefix: String, domain: String)? {
-        for prefix in ["0.0.0.0 ", ":: "] {
+        for prefix in entryPrefixes {
             let p = Array(prefix.utf8)
             if line.starts(with: p) {
                 let rest = line.dropFirst(p.count)

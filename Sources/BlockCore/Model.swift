@@ -13,9 +13,12 @@ public struct Selection: Hashable, Sendable, Codable {
     /// E3 hooks, run by the daemon with the selection's name and targets in the environment.
     public var execOnBlock: String?
     public var execOnUnblock: String?
+    /// E5 `Firewall=yes`: new connections to the domains' addresses are refused for the whole
+    /// block, not only for `ConnectGrace=`. Optional so that older state files still decode.
+    public var firewall: Bool?
 
     public init(name: String, domains: [String] = [], apps: [String] = [], openURL: String? = nil,
-                texts: [String: String] = [:], execOnBlock: String? = nil, execOnUnblock: String? = nil) {
+                texts: [String: String] = [:], execOnBlock: String? = nil, execOnUnblock: String? = nil, firewall: Bool? = nil) {
         self.name = name
         self.domains = domains
         self.apps = apps
@@ -23,6 +26,7 @@ public struct Selection: Hashable, Sendable, Codable {
         self.texts = texts
         self.execOnBlock = execOnBlock
         self.execOnUnblock = execOnUnblock
+        self.firewall = firewall
     }
 }
 

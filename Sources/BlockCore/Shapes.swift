@@ -71,6 +71,7 @@ public struct Shapes: Sendable {
             "apps": .array(s.apps.map { .string($0) }),
         ]
         o["openURL"] = s.openURL.map { .string($0) } ?? .null
+        if s.firewall == true { o["firewall"] = .bool(true) }
         // S6: the selection's own texts (keys as in its file, e.g. ShieldBody[ja]), so that a
         // user agent renders what the administrator wrote.
         var texts = JSONObject()

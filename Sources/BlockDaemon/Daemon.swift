@@ -25,7 +25,9 @@ public enum BlockdMain {
         }
     }
 
-    static func flags(_ options: BlockdOptions) -> DaemonConfig.Layer { DaemonConfig.Layer(hostsFile: options.hostsFile) }
+    static func flags(_ options: BlockdOptions) -> DaemonConfig.Layer {
+        DaemonConfig.Layer(hostsFile: options.hostsFile, firewall: options.firewall, cutSockets: options.cutSockets, resolvConf: options.resolvConf)
+    }
 
     /// `blockd --check-config`: loads everything, prints a summary, exits 1 on the first error.
     static func checkConfig(_ options: BlockdOptions) -> Int32 {
@@ -39,6 +41,8 @@ public enum BlockdMain {
         print("Configuration in \(options.configDir) is valid.")
         print(config.files.isEmpty ? "  no configuration files: built-in defaults" : "  files: \(config.files.joined(separator: ", "))")
         print("  MaxActivities=\(config.daemon.maxActivities) HostsFile=\(config.daemon.hostsFile) KillGrace=\(config.daemon.killGraceSeconds)s")
+        let felt = config.daemon.felt
+        print("  CutSockets=\(felt.cutSockets ? "yes" : "no") Firewall=\(felt.firewall ? "yes" : "no") ConnectGrace=\(felt.connectGraceSeconds)s ResolvConf=\(felt.resolvConf)")
         print("  selections: \(config.catalog.names.joined(separator: " "))")
         for s in config.schedules {
             let next = Activity.schedule(s).currentOrNextWindow(at: now, clock: clock)
@@ -62,9 +66,14 @@ public enum BlockdMain {
         }
         var hostsFile = options.hostsFile ?? DaemonConfig.defaults.hostsFile
         if options.hostsFile == nil, let config = try? ConfigDirectory(options.configDir).load() { hostsFile = config.daemon.hostsFile }
-        // Only the hosts section outlives blockd (E4); fanotify marks go with its process.
+        // Only the hosts section and the nftables table (E5) outlive blockd (E4); fanotify
+        // marks go with its process.
         let enforcer = makeEnforcer(hostsFile: hostsFile, log: StderrSink())
-        let failures = enforcer.release()
+        var failures = enforcer.release()
+        let daemon = ((try? ConfigDirectory(options.configDir).load(flags: flags(options)))?.daemon ?? DaemonConfig.defaults.applying(flags(options)))
+        if let problem = FeltEnforcer.releaseTable(settings: daemon.felt) {
+            failures.append(EnforcementFailure(selection: nil, message: "cannot remove the nftables table inet blockd: \(problem)"))
+        }
         for f in failures { printError("blockd: \(f.message)") }
         state.applied = []
         do { try store.save(state) } catch { printError("blockd: \(error)") }
@@ -73,8 +82,8 @@ public enum BlockdMain {
     }
 
     /// The real enforcers (DESIGN §4): the hosts file (E1).
-    static func makeEnforcer(hostsFile: String, log: any LogSink) -> HostsEnforcer {
-        HostsEnforcer(path: hostsFile, log: log)
+    static func makeEnforcer(hostsFile: String, sink: HostsFile.Sink = .unspecified, log: any LogSink) -> HostsEnforcer {
+        HostsEnforcer(path: hostsFile, log: log, sink: sink)
     }
 
     static func printError(_ text: String) {
@@ -140,12 +149,13 @@ final class Daemon: @unchecked Sendable {
             startupFailures.append(CoreError(.internal, "the state file \(store.path) was not usable: \(problem); \(where_) and blockd started with no activities"))
         }
 
-        let hosts = BlockdMain.makeEnforcer(hostsFile: config.daemon.hostsFile, log: log)
+        let felt = FeltEnforcer(settings: config.daemon.felt, log: log)  // E5
+        let hosts = BlockdMain.makeEnforcer(hostsFile: config.daemon.hostsFile, sink: felt.sink, log: log)
         // E2: the shield reports hits through the engine, which does not exist yet; a relay
         // forwards them once it does.
         let relay = ShieldHitRelay()
         let shield = AppShield(killGrace: TimeInterval(config.daemon.killGraceSeconds), log: log, hits: relay.forward)
-        let enforcer = CompositeEnforcer([hosts, shield])
+        let enforcer = CompositeEnforcer([hosts, felt, shield])
         let engine = Engine(config: config, state: state, clock: clock, timeZone: SystemTimeZone.current(), enforcer: enforcer,
                             log: log, store: store, configLoader: { () throws(CoreError) -> ConfigSet in try directory.load(flags: flags) },
                             configPath: directory.daemonFile)
@@ -177,8 +187,10 @@ final class Daemon: @unchecked Sendable {
             engine.queue.async { engine.usageChanged(running: running) }
         })
         engine.onLimitsChanged = { [engine, usage] in usage.follow(engine.limitedApps) }
-        engine.enforcementNotes = { [shield, usage] in
-            var notes: JSONObject = ["apps": .string(shield.mode), "usage": .string(usage.mode.rawValue)]
+        engine.enforcementNotes = { [shield, usage, felt, engine] in
+            var notes = felt.notes(wallNow: clock.wallNow(), iso: engine.local.iso8601)
+            notes["apps"] = .string(shield.mode)
+            notes["usage"] = .string(usage.mode.rawValue)
             if let reason = shield.modeReason { notes["appsReason"] = .string(reason) }
             return notes
         }

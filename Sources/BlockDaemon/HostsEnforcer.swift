@@ -31,8 +31,12 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
     var repairPending = false
     var warnedInPlace = false
 
-    public init(path: String, log: any LogSink, hits: ShieldHitSink? = nil,
+    /// E5: where blocked names point (the refusing sink when blockd's nftables table is usable).
+    public let sink: HostsFile.Sink
+
+    public init(path: String, log: any LogSink, hits: ShieldHitSink? = nil, sink: HostsFile.Sink = .unspecified,
                 flushResolvers: @escaping @Sendable () -> Void = ResolverCache.flush) {
+        self.sink = sink
         self.path = path
         self.log = log
         self._hits = hits
@@ -59,7 +63,7 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
                 }
             }
             self.owners = owners
-            expected = HostsFile.section(for: domains)
+            expected = HostsFile.section(for: domains, sink: sink)
             if let failure = converge() { failures.append(failure) }
             if expected != nil && watch == nil { startWatching() }
             return failures

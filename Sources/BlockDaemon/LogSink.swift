@@ -35,6 +35,8 @@ public struct LogEntry: Equatable, Sendable {
 /// Event types with a fixed `MESSAGE_ID` each (for the journal catalog and `journalctl -x`).
 public enum LogEvent: String, Sendable, CaseIterable {
     case lock, unlock, catchUp = "catch-up", refusal, failure, shieldHit = "shield-hit", tamper, start, stop, reload, limit, warning
+    /// E5: open connections to a blocked site's addresses destroyed; blockd's nftables table changed.
+    case socketsCut = "sockets-cut", firewall
 
     public var messageID: String {
         switch self {
@@ -50,6 +52,8 @@ public enum LogEvent: String, Sendable, CaseIterable {
         case .limit: "651b59d17d544d039bec21e5b08780b5"
         case .warning: "dc47a1f9301b43a2a0588f99cb78552e"
         case .reload: "dfe2596177a74f71b9230fdd7eea5771"
+        case .socketsCut: "4b0f1e6c8a3d4f52b7e9c2d5a1f08e63"
+        case .firewall: "a7c3e95d02b84e1f9d6c4b8e3f1a2d70"
         }
     }
 }

@@ -54,6 +54,27 @@ struct OutputTests {
         """)
     }
 
+    @Test("E5: status says whether open connections are cut, what nftables refuses until when, and the sink")
+    func statusFelt() {
+        var status = Fixture.emptyStatus
+        status["enforcement"] = .object([
+            "mode": "hosts+cut+fanotify", "cutSockets": .bool(true), "socketsCut": .int(3), "sink": "127.0.0.253 100::1",
+            "firewall": .object(["enabled": .bool(true), "table": "inet blockd", "addresses": .array(["10.0.0.2", "127.0.0.253", "100::1"]),
+                                 "until": "2026-11-29T13:07:00+09:00"]),
+        ])
+        #expect(Fixture.output().status(status).hasSuffix("""
+            Enforcement: hosts+cut+fanotify. Next change at 13:35 (in 30m).
+            Open connections: cut when a block starts (3 so far). New connections: refused through nftables table inet blockd (3 addresses, grace until 13:07 (2m left)). Blocked names point at 127.0.0.253 100::1.
+            """))
+        status["enforcement"] = .object([
+            "mode": "hosts+cut", "cutSockets": .bool(false), "socketsCut": .int(0), "sink": "0.0.0.0 ::",
+            "firewall": .object(["enabled": .bool(false), "table": "inet blockd", "addresses": .array([]), "problem": "turned off (Firewall=no)"]),
+        ])
+        #expect(Fixture.output().status(status).hasSuffix("""
+            Open connections: not cut (CutSockets=no). New connections: not refused (turned off (Firewall=no)). Blocked names point at 0.0.0.0 ::.
+            """))
+    }
+
     @Test("status: 'Nothing is blocked.' and no Failures section when there are none")
     func statusEmpty() {
         let text = Fixture.output().status(Fixture.emptyStatus)

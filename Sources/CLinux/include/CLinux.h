@@ -8,6 +8,7 @@
    other headers in include/ are visible to Swift only through it. */
 #include "CLinuxShield.h"
 #include "CLinuxUsage.h"
+#include "CLinuxSockDiag.h"
 
 /* timerfd (T6, T7, T9). clock: 0 = CLOCK_REALTIME, 1 = CLOCK_BOOTTIME. */
 int blockd_timerfd_create(int boottime);

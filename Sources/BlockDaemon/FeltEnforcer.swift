@@ -1,0 +1,184 @@
+import BlockCore
+import CLinux
+import Dispatch
+import Foundation
+
+/// E5 "felt at once": when a selection becomes blocked, what is already open is cut and new
+/// connections to the domains' old addresses are refused, and blocked names point at a sink
+/// that refuses at once (`HostsFile.Sink.reject`).
+///
+/// The hosts write never waits on any of it: `apply` (after the hosts enforcer's, in the
+/// composite) cuts the addresses already known and rewrites the table, which takes
+/// milliseconds; the DNS lookups run on other threads and cut what they learn when they
+/// answer. All state lives on `queue`; the pure bookkeeping is `CutPlan`.
+public final class FeltEnforcer: Enforcer, @unchecked Sendable {
+    public let settings: DaemonConfig.FeltSettings
+    /// Nil when `Firewall=no` or nftables is not usable (`firewallProblem` says why).
+    let table: NftablesTable?
+    public let firewallProblem: String?
+    /// Where blocked names point: the refusing sink when the table can hold its rule.
+    public let sink: HostsFile.Sink
+    let log: any LogSink
+    let lookup: @Sendable (String) -> [IPAddress]
+    let cutter: @Sendable ([IPAddress]) -> SocketCutter.Result
+    let monotonic: @Sendable () -> Double
+    let queue = DispatchQueue(label: "blockd.felt")
+    var plan: CutPlan
+    var timer: DispatchSourceTimer?
+    var rejecting: [IPAddress] = []
+    var socketsCut = 0
+    var cutProblem: String?
+    var tableProblem: String?
+
+    public init(settings: DaemonConfig.FeltSettings, log: any LogSink,
+                table: (table: NftablesTable?, problem: String?)? = nil,
+                lookup: (@Sendable (String) -> [IPAddress])? = nil,
+                cutter: @escaping @Sendable ([IPAddress]) -> SocketCutter.Result = { SocketCutter().cut($0) },
+                monotonic: @escaping @Sendable () -> Double = { Double(blockd_clock_ns(1)) / 1e9 }) {
+        self.settings = settings
+        self.log = log
+        let opened = settings.firewall ? (table ?? NftablesTable.open()) : (nil, "turned off (Firewall=no)")
+        self.table = opened.table
+        self.firewallProblem = opened.problem
+        self.sink = opened.table == nil ? .unspecified : .reject
+        let dns = DNSClient(resolvConf: settings.resolvConf)
+        self.lookup = lookup ?? { dns.lookup($0) }
+        self.cutter = cutter
+        self.monotonic = monotonic
+        self.plan = CutPlan(grace: Double(settings.connectGraceSeconds))
+        if let problem = opened.problem, settings.firewall {
+            log.warning("Blocked sites point at 0.0.0.0 and :: and new connections to their old addresses are not refused: \(problem)")
+        }
+    }
+
+    public var mode: String { "cut" }
+
+    public func apply(blocked: [Selection]) -> [EnforcementFailure] {
+        var wanted: [String: Bool] = [:]
+        for selection in blocked {
+            for raw in selection.domains {
+                guard let d = try? Domain.normalize(raw) else { continue }  // the hosts enforcer reports it
+                wanted[d] = (wanted[d] ?? false) || selection.firewall == true
+            }
+        }
+        let (newly, failure): ([String], EnforcementFailure?) = queue.sync {
+            let (newly, known) = plan.update(blocked: wanted, at: monotonic())
+            // Refuse first, then cut: a browser's immediate reconnect meets the reject.
+            let failure = converge()
+            cut(known, reason: "already known when the block started")
+            return (newly, failure)
+        }
+        for domain in newly { learn(domain) }
+        return failure.map { [$0] } ?? []
+    }
+
+    public func release() -> [EnforcementFailure] {
+        queue.sync {
+            plan = CutPlan(grace: plan.grace)
+            timer?.cancel()
+            timer = nil
+            return converge(anyBlocked: false).map { [$0] } ?? []
+        }
+    }
+
+    /// Looks `domain` up off the queue (never delaying the hosts write), then cuts and rejects
+    /// what DNS answered.
+    func learn(_ domain: String) {
+        DispatchQueue.global().async { [self] in
+            let addresses = lookup(domain)
+            queue.async { [self] in
+                let fresh = plan.learned(addresses, for: domain)
+                guard !fresh.isEmpty else { return }
+                if let failure = converge() { log.log(LogEntry(failure.message, priority: .error, event: .failure)) }
+                cut(fresh, reason: "DNS answered for \(domain)")
+            }
+        }
+    }
+
+    /// Destroys open sockets to `addresses` (CutSockets=yes), logs and counts what it did.
+    func cut(_ addresses: [IPAddress], reason: String) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard settings.cutSockets, !addresses.isEmpty else { return }
+        let result = cutter(addresses)
+        socketsCut += result.destroyed
+        let list = addresses.map(\.description).joined(separator: " ")
+        if let problem = result.problem {
+            if cutProblem != problem { log.log(LogEntry("Cannot cut open connections to blocked sites: \(problem)", priority: .warning, event: .failure)) }
+            cutProblem = problem
+        } else {
+            cutProblem = nil
+        }
+        guard result.matched > 0 else { return }
+        log.log(LogEntry("Cut \(result.destroyed) open connection\(result.destroyed == 1 ? "" : "s") to \(list) (\(reason))",
+                         priority: .notice, event: .socketsCut,
+                         fields: [("ADDRESSES", list), ("SOCKETS_CUT", "\(result.destroyed)")]))
+    }
+
+    /// Makes the table reject exactly the plan's addresses, plus the sink while anything is
+    /// blocked; removes it when nothing is left. Arms the timer for the next grace end.
+    @discardableResult
+    func converge(anyBlocked: Bool? = nil) -> EnforcementFailure? {
+        dispatchPrecondition(condition: .onQueue(queue))
+        _ = plan.expire(at: monotonic())
+        armTimer()
+        guard let table else { return nil }
+        let blocked = anyBlocked ?? !plan.blocked.isEmpty
+        let wanted = plan.rejected + (blocked ? sink.addresses : [])
+        guard wanted != rejecting || tableProblem != nil else { return nil }
+        if let problem = table.apply(rejecting: wanted) {
+            tableProblem = problem
+            return EnforcementFailure(selection: nil, message: "cannot update the nftables table inet blockd: \(problem)")
+        }
+        tableProblem = nil
+        let was = rejecting
+        rejecting = wanted
+        logTable(was: was)
+        return nil
+    }
+
+    func logTable(was: [IPAddress]) {
+        let list = rejecting.map(\.description).joined(separator: " ")
+        let message: String
+        if rejecting.isEmpty {
+            message = "Removed the nftables table inet blockd: nothing is refused any more"
+        } else {
+            let added = Set(rejecting).subtracting(was).count, removed = Set(was).subtracting(rejecting).count
+            message = "The nftables table inet blockd now refuses connections to \(rejecting.count) address\(rejecting.count == 1 ? "" : "es") (\(added) added, \(removed) removed)"
+        }
+        log.log(LogEntry(message, priority: .info, event: .firewall, fields: [("ADDRESSES", list)]))
+    }
+
+    func armTimer() {
+        timer?.cancel()
+        timer = nil
+        guard let next = plan.nextExpiry else { return }
+        let t = DispatchSource.makeTimerSource(queue: queue)
+        t.schedule(deadline: .now() + max(0, next - monotonic()) + 0.01)
+        t.setEventHandler { [weak self] in self?.converge() }
+        t.resume()
+        timer = t
+    }
+
+    /// For `status`'s enforcement object (E5). `iso` formats a wall-clock instant.
+    public func notes(wallNow: Date, iso: (Date) -> String) -> JSONObject {
+        queue.sync {
+            var firewall: JSONObject = ["enabled": .bool(table != nil), "table": .string("\(NftScript.family) \(NftScript.table)"),
+                                        "addresses": .array(rejecting.map { .string($0.description) })]
+            if let until = plan.until { firewall["until"] = .string(iso(wallNow.addingTimeInterval(until - monotonic()))) }
+            if let problem = tableProblem ?? firewallProblem { firewall["problem"] = .string(problem) }
+            var notes: JSONObject = ["sink": .string(sink.description), "cutSockets": .bool(settings.cutSockets),
+                                     "socketsCut": .int(Int64(socketsCut)), "firewall": .object(firewall),
+                                     "resolvConf": .string(settings.resolvConf), "connectGrace": .int(Int64(settings.connectGraceSeconds))]
+            if let cutProblem { notes["cutSocketsProblem"] = .string(cutProblem) }
+            return notes
+        }
+    }
+
+    /// `blockd --release` (E4): removes the table whatever is in it.
+    public static func releaseTable(settings: DaemonConfig.FeltSettings) -> String? {
+        guard settings.firewall else { return nil }
+        let opened = NftablesTable.open()
+        guard let table = opened.table else { return nil }  // nothing of ours can be there
+        return table.apply(rejecting: [])
+    }
+}

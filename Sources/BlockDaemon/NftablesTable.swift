@@ -1,0 +1,47 @@
+import BlockCore
+import CNftables
+import Foundation
+
+/// E5: blockd's own nftables table (`inet blockd`), replaced as a whole in one atomic
+/// transaction through libnftables. Nothing else of the ruleset is read or touched.
+public final class NftablesTable: @unchecked Sendable {
+    private let ctx: OpaquePointer
+    private let lock = NSLock()
+
+    /// Nil with the reason when nftables cannot be used here (no libnftables context, no
+    /// nf_tables in the kernel, no CAP_NET_ADMIN): blockd then falls back to 0.0.0.0 and ::.
+    public static func open() -> (table: NftablesTable?, problem: String?) {
+        guard let ctx = nft_ctx_new(UInt32(NFT_CTX_DEFAULT)) else {
+            return (nil, "libnftables could not create a context")
+        }
+        let table = NftablesTable(ctx: ctx)
+        if let problem = table.run("list tables") {
+            return (nil, "nftables is not usable here (\(problem)); run blockd as root on a kernel with nf_tables")
+        }
+        return (table, nil)
+    }
+
+    private init(ctx: OpaquePointer) {
+        self.ctx = ctx
+        nft_ctx_buffer_output(ctx)
+        nft_ctx_buffer_error(ctx)
+    }
+
+    deinit { nft_ctx_free(ctx) }
+
+    /// The table rejecting exactly `addresses` (none: the table removed). Nil on success,
+    /// else nft's error text.
+    public func apply(rejecting addresses: [IPAddress]) -> String? {
+        run(NftScript.script(rejecting: addresses))
+    }
+
+    func run(_ script: String) -> String? {
+        lock.withLock {
+            let status = nft_run_cmd_from_buffer(ctx, script)
+            guard status != 0 else { return nil }
+            let error = nft_ctx_get_error_buffer(ctx).map { String(cString: $0) } ?? ""
+            let text = error.split(separator: "\n").first.map(String.init) ?? "nft failed with status \(status)"
+            return text.isEmpty ? "nft failed with status \(status)" : text
+        }
+    }
+}
