@@ -167,6 +167,9 @@ def bad_config_at_restart():
             f"bad config: status does not say it runs on the last good configuration: {s['enforcement']}")
     t.check(any(f["code"] == "invalid-config" for f in s["failures"]), "bad config: no invalid-config failure in status")
     t.check("last good configuration" in sb.read_log(), "bad config: the journal does not say it runs on the last good configuration")
+    rc, out = blockc(sb, "status")
+    t.check(rc == 0 and "Configuration:" in out and "last good configuration" in out,
+            f"bad config: blockc status does not say it runs on the last good configuration: {out[-400:]}")
 
 
 def reload_removes_selection():
