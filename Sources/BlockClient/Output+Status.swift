@@ -59,6 +59,10 @@ extension Output {
         }
         if let next = instant(s["nextTransition"]) { line += " Next change \(at(next))." }
         if let felt = feltLine(e) { line += "\n" + felt }
+        // DESIGN §7 "Truth": say when the configuration in force is not the files, or the
+        // state file cannot be saved.
+        if let problem = e["configProblem"]?.string { line += "\nConfiguration: \(Output.clean(problem))." }
+        if let problem = e["stateProblem"]?.string { line += "\nState file not saved: \(Output.clean(problem))." }
         return line
     }
 

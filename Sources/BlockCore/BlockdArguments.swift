@@ -73,7 +73,7 @@ public struct BlockdOptions: Equatable, Sendable {
 
     Options:
       --config-dir DIR       configuration directory (default /etc/blockd)
-      --state-dir DIR        state directory (default /var/lib/blockd)
+      --state-dir DIR        state directory (default /var/lib/blockd); one blockd per directory
       --socket PATH          control socket (default /run/blockd/blockd.sock)
       --hosts-file PATH      hosts file to manage (default HostsFile= or /etc/hosts)
       --cut-sockets yes|no   destroy open connections to a newly blocked site's addresses
@@ -89,7 +89,9 @@ public struct BlockdOptions: Equatable, Sendable {
       --version              print the version and exit
       -h, --help             print this help and exit
 
-    Exit status: 0 success, 1 failure (configuration error, refused release), 2 usage error.
+    Exit status: 0 success, 1 failure (configuration error found by --check-config, another
+    blockd running on the state directory, refused release), 2 usage error.
+    A broken configuration at start does not stop blockd: it runs on the last good one.
     See blockd(8) and blockd.conf(5).
     """
 }

@@ -30,6 +30,8 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     case invalidConfig = "invalid-config"
     case lineTooLong = "line-too-long"
     case busy
+    /// "OK means on disk" (DESIGN §7): the change could not be saved, so it was not made.
+    case notSaved = "not-saved"
     /// An ExecOnBlock=/ExecOnUnblock= hook failed or timed out (E3), in the failure list.
     case hookFailed = "hook-failed"
     /// A well-formed request for something this version of blockd does not do yet.

@@ -55,6 +55,16 @@ public enum BlockdMain {
     /// `blockd --release` (E4): removes all enforcement for an uninstall; refused while a
     /// `--lock` block is active.
     static func release(_ options: BlockdOptions) -> Int32 {
+        // DESIGN §7: a running daemon would put back what this removes; refuse instead of racing it.
+        var lock: StateLock?
+        do { lock = try StateLock(directory: options.stateDir) } catch {
+            if case .held(let dir, let pid) = error {
+                printError("blockd: refusing to release: blockd\(pid.map { " (pid \($0))" } ?? "") is running on the state directory \(dir); stop it first (systemctl stop blockd), then run blockd --release again")
+                return 1
+            }
+            lock = nil  // no usable state directory: no daemon can be running on it
+        }
+        defer { withExtendedLifetime(lock) {} }
         let store = StateStore(directory: options.stateDir)
         let now = RealClock().wallNow()
         var state = DaemonState()
@@ -108,6 +118,8 @@ final class Daemon: @unchecked Sendable {
     let log: any LogSink
     var keep: [Any] = []  // timers, watchers and sources that must live as long as the daemon
     var boundSocket: String?
+    /// Held for the life of the process (DESIGN §7: one daemon per state directory).
+    var stateLock: StateLock?
 
     init(options: BlockdOptions) {
         self.options = options
@@ -123,31 +135,17 @@ final class Daemon: @unchecked Sendable {
     func run() -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         let clock = RealClock()
-        let directory = ConfigDirectory(options.configDir)
-        let flags = BlockdMain.flags(options)
-        var startupFailures: [CoreError] = []
-        let config: ConfigSet
-        do { config = try directory.load(flags: flags) } catch {
-            // Refusing to start would leave every block on past its end (E4 keeps enforcement
-            // in place): start on built-in defaults and record the failure instead.
-            startupFailures.append(CoreError(.invalidConfig, "\(error.message); running on built-in defaults until it is fixed and reloaded"))
-            var fallback = ConfigSet.builtIn
-            fallback.daemon = fallback.daemon.applying(flags)
-            config = fallback
-        }
-
         if mkdir(options.stateDir, 0o755) != 0 && errno != EEXIST {
             return fail("cannot create the state directory \(options.stateDir): \(String(cString: strerror(errno))); run blockd as root or give --state-dir DIR")
         }
+        // DESIGN §7: one daemon per state directory, decided before anything is read or written.
+        do { stateLock = try StateLock(directory: options.stateDir) } catch { return fail(error.description) }
         let store = StateStore(directory: options.stateDir)
-        var state = DaemonState()
-        switch store.load(now: clock.wallNow()) {
-        case .fresh: break
-        case .loaded(let s): state = s
-        case .corrupt(let problem, let movedTo):
-            let where_ = movedTo.map { "it was moved to \($0)" } ?? "it could not be moved aside"
-            startupFailures.append(CoreError(.internal, "the state file \(store.path) was not usable: \(problem); \(where_) and blockd started with no activities"))
-        }
+        let (state, stateFailures) = Daemon.loadState(store, now: clock.wallNow())
+        let directory = ConfigDirectory(options.configDir)
+        let flags = BlockdMain.flags(options)
+        let (config, provenance) = Daemon.loadConfig(directory, flags: flags, lastGood: state.lastGoodConfig)
+        let startupFailures = stateFailures + (provenance.problem.map { [CoreError(.invalidConfig, $0)] } ?? [])
 
         let felt = FeltEnforcer(settings: config.daemon.felt, log: log)  // E5
         let hosts = BlockdMain.makeEnforcer(hostsFile: config.daemon.hostsFile, sink: felt.sink, log: log)
@@ -159,6 +157,7 @@ final class Daemon: @unchecked Sendable {
         let engine = Engine(config: config, state: state, clock: clock, timeZone: SystemTimeZone.current(), enforcer: enforcer,
                             log: log, store: store, configLoader: { () throws(CoreError) -> ConfigSet in try directory.load(flags: flags) },
                             configPath: directory.daemonFile)
+        engine.configProvenance = provenance
 
         let listenFD: Int32
         do {
@@ -215,6 +214,36 @@ final class Daemon: @unchecked Sendable {
         if let watchdog = Systemd.startWatchdog(on: engine.queue) { keep.append(watchdog) }
         installSignals(engine: engine)
         dispatchMain()
+    }
+
+    /// The state file, or an empty state with the reason when it was not usable (DESIGN §7).
+    static func loadState(_ store: StateStore, now: Date) -> (DaemonState, [CoreError]) {
+        switch store.load(now: now) {
+        case .fresh: return (DaemonState(), [])
+        case .loaded(let s): return (s, [])
+        case .corrupt(let problem, let movedTo):
+            let where_ = movedTo.map { "it was moved to \($0)" } ?? "it could not be moved aside"
+            return (DaemonState(), [CoreError(.internal, "the state file \(store.path) was not usable: \(problem); \(where_) and blockd started with no activities")])
+        }
+    }
+
+    /// The configuration files; when they are broken, the last good configuration saved in the
+    /// state file, else the built-in defaults. Refusing to start would leave every block on past
+    /// its end (E4 keeps enforcement in place), and the defaults alone would lift every block on
+    /// a configured selection: a broken file never lifts a block (DESIGN §7).
+    static func loadConfig(_ directory: ConfigDirectory, flags: DaemonConfig.Layer, lastGood: StoredConfig?) -> (ConfigSet, ConfigProvenance) {
+        do {
+            return (try directory.load(flags: flags), .files)
+        } catch {
+            let fix = "fix it ('blockd --check-config' shows the problem) and run 'blockc reload'"
+            guard let lastGood else {
+                var fallback = ConfigSet.builtIn
+                fallback.daemon = fallback.daemon.applying(flags)
+                return (fallback, ConfigProvenance(kind: .builtIn, problem: "\(error.message); no good configuration was saved before, so blockd runs on the built-in defaults until you \(fix)"))
+            }
+            let when = LocalClock(SystemTimeZone.current()).iso8601(lastGood.savedAt)
+            return (lastGood.configSet(flags: flags), ConfigProvenance(kind: .lastGood, problem: "\(error.message); blockd runs on the last good configuration (loaded \(when)) until you \(fix)"))
+        }
     }
 
     func installSignals(engine: Engine) {

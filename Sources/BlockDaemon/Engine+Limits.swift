@@ -84,7 +84,9 @@ extension Engine {
         var names: [String] = []
         for argument in l.selections { names.append(try config.catalog.resolve(argument).name) }
         l.selections = names
+        let before = snapshot()
         try registry.addLimit(l, by: peer, now: now)
+        try commit(since: before, now: now)
         log.log(LogEntry("Limit '\(l.name)' added by uid \(peer.uid): \(l.rule) for \(l.selections.joined(separator: ", "))",
                          priority: .info, event: .start, fields: [("ACTIVITY", l.name)]))
         onLimitsChanged?()
@@ -93,7 +95,9 @@ extension Engine {
     }
 
     func removeLimit(_ name: String, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
+        let before = snapshot()
         let l = try registry.removeLimit(named: name, by: peer)
+        try commit(since: before, now: now)
         for sel in l.selections { pendingUnlockNotes[sel] = "limit '\(l.name)' removed by uid \(peer.uid)" }
         log.log(LogEntry("Limit '\(l.name)' removed by uid \(peer.uid)", priority: .info, event: .stop, fields: [("ACTIVITY", l.name)]))
         onLimitsChanged?()

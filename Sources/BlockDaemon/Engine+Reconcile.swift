@@ -17,20 +17,7 @@ extension Engine {
         let unlocking = applied.keys.filter { next[$0] == nil }.sorted()
         if mustApply || !locking.isEmpty || !unlocking.isEmpty || state.applied != next.keys.sorted() {
             mustApply = false
-            var targets: [Selection] = []
-            for name in next.keys.sorted() {
-                do throws(CoreError) {
-                    if let known = resolved[name] {
-                        targets.append(known)
-                    } else {
-                        let selection = try config.catalog.resolve(name)
-                        resolved[name] = selection
-                        targets.append(selection)
-                    }
-                } catch {
-                    recordFailure(CoreError(.internal, "cannot enforce '\(name)': \(error.message)"), uid: nil, activity: nil, now: now)
-                }
-            }
+            let targets = enforcementTargets(next.keys.sorted(), now: now)
             for failure in enforcer.apply(blocked: targets) {
                 recordFailure(CoreError(.internal, failure.message), uid: nil, activity: failure.selection, now: now)
             }

@@ -54,9 +54,10 @@ extension Engine {
             return ["selection": shapes.selection(try config.catalog.resolve(name))]
         case .failures: return ["failures": failuresJSON()]
         case .failuresClear:
+            let before = snapshot()
             let count = state.failures.count
             state.failures = []
-            persist()
+            try commit(since: before, now: now)
             return ["cleared": .int(Int64(count))]
         case .stats: return ["shieldHits": statsJSON()]
         case .reload: return try reload(now: now)
@@ -75,6 +76,10 @@ extension Engine {
         let desired = policy.desired(at: now, activities: activities)
         var enforcement: JSONObject = ["mode": .string(enforcer.mode), "applied": .array(applied.keys.sorted().map { .string($0) })]
         enforcement["hostsFile"] = .string(config.daemon.hostsFile)
+        // DESIGN §7 "Truth": which configuration is in force, and whether the state is on disk.
+        enforcement["config"] = .string(configProvenance.kind.rawValue)
+        if let problem = configProvenance.problem { enforcement["configProblem"] = .string(problem) }
+        if let problem = saveProblem { enforcement["stateProblem"] = .string(problem) }
         for (key, value) in enforcementNotes?() ?? [:] { enforcement[key] = value }
         return [
             "now": .string(local.iso8601(now)),
@@ -112,7 +117,9 @@ extension Engine {
         } else {
             end = args.until!
         }
+        let before = snapshot()
         let outcome = try registry.startBlock(name: args.name, selections: names, end: end, locked: args.lock, by: peer, now: now)
+        try commit(since: before, now: now)
         let block = outcome.block
         switch outcome {
         case .created:
@@ -134,7 +141,9 @@ extension Engine {
     }
 
     private func stop(_ name: String, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
+        let before = snapshot()
         let block = try registry.stopBlock(named: name, by: peer, now: now)
+        try commit(since: before, now: now)
         for s in block.selections { pendingUnlockNotes[s] = "block '\(block.name)' stopped early by uid \(peer.uid)" }
         log.log(LogEntry("Block '\(block.name)' stopped early by uid \(peer.uid)", priority: .info, event: .stop,
                          fields: [("ACTIVITY", block.name)]))
@@ -147,7 +156,9 @@ extension Engine {
         var names: [String] = []
         for argument in s.selections { names.append(try config.catalog.resolve(argument).name) }
         s.selections = names
+        let before = snapshot()
         try registry.addSchedule(s, by: peer, now: now)
+        try commit(since: before, now: now)
         log.log(LogEntry("Schedule '\(s.name)' added by uid \(peer.uid): \(s.rule)", priority: .info, event: .start,
                          fields: [("ACTIVITY", s.name)]))
         reconcile(now: now)
@@ -155,7 +166,9 @@ extension Engine {
     }
 
     private func removeSchedule(_ name: String, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
+        let before = snapshot()
         let s = try registry.removeSchedule(named: name, by: peer)
+        try commit(since: before, now: now)
         for sel in s.selections { pendingUnlockNotes[sel] = "schedule '\(s.name)' removed by uid \(peer.uid)" }
         log.log(LogEntry("Schedule '\(s.name)' removed by uid \(peer.uid)", priority: .info, event: .stop, fields: [("ACTIVITY", s.name)]))
         reconcile(now: now)
@@ -163,7 +176,8 @@ extension Engine {
     }
 
     /// SIGHUP and `blockc reload`: all or nothing; a bad configuration keeps the old one and
-    /// records a failure (DESIGN §7).
+    /// records a failure (DESIGN §7). The new configuration is saved as the last good one
+    /// before it takes effect; blocked selections it removes or narrows keep their targets.
     func reload(now: Date) throws(CoreError) -> JSONObject {
         guard let configLoader else { throw CoreError(.usage, "this daemon has no configuration directory to reload") }
         let fresh: ConfigSet
@@ -172,10 +186,18 @@ extension Engine {
         } catch {
             throw CoreError(.invalidConfig, "reload failed, the previous configuration stays in force: \(error.message)")
         }
+        let before = snapshot()
         config = fresh
+        configProvenance = .files
+        state.lastGoodConfig = StoredConfig(fresh, at: now)
+        installConfigSchedules(now: now)
+        do throws(CoreError) { try commit(since: before, now: now) } catch {
+            onLimitsChanged?()
+            throw error
+        }
         resolved = [:]
         mustApply = true
-        installConfigSchedules(now: now)
+        logKeptTargets(now: now)
         log.log(LogEntry("Configuration reloaded (\(fresh.files.count) file\(fresh.files.count == 1 ? "" : "s"))", priority: .info, event: .reload))
         reconcile(now: now)
         return ["reloaded": .int(Int64(fresh.files.count))]
@@ -185,6 +207,10 @@ extension Engine {
     public func reloadFromSignal() {
         assertOnQueue()
         let now = observedNow()
-        do throws(CoreError) { _ = try reload(now: now) } catch { recordFailure(error, uid: nil, activity: nil, now: now); persist() }
+        do throws(CoreError) { _ = try reload(now: now) } catch {
+            guard error.code != .notSaved else { return }  // recorded once by the failed save
+            recordFailure(error, uid: nil, activity: nil, now: now)
+            persist()
+        }
     }
 }

@@ -31,6 +31,17 @@ public final class Engine: @unchecked Sendable {
     /// Why a selection is about to be unlocked, when a request (not time) lifts it.
     var pendingUnlockNotes: [String: String] = [:]
     public internal(set) var nextTransition: Date?
+    /// Where `config` came from: the files, or (when they are broken) the last good
+    /// configuration or the built-in defaults (DESIGN §7); shown in `status`.
+    public var configProvenance = ConfigProvenance.files
+    /// The cause of the state file's current save failure (nil: the last save worked).
+    var saveProblem: String?
+    var saveRetry: DispatchWorkItem?
+    /// The first wait before retrying a failed save; it doubles on each failure.
+    public var saveRetryBase: TimeInterval = 1 {
+        didSet { saveRetryDelay = saveRetryBase }
+    }
+    var saveRetryDelay: TimeInterval = 1
 
     /// Called on the engine queue after every reconcile with the next transition (nil: none).
     public var onNextTransition: (@Sendable (Date?) -> Void)?
@@ -79,6 +90,8 @@ public final class Engine: @unchecked Sendable {
         // §9: usage up to the last checkpoint is counted; whether an app kept running while
         // blockd was down is unknowable, so nothing is assumed running until seen again.
         state.usage.forgetRunning()
+        // DESIGN §7: what loaded is the configuration to fall back on next time.
+        if configProvenance.kind == .files { state.lastGoodConfig = StoredConfig(config, at: now) }
         installConfigSchedules(now: now)
         catchUp(now: now)
         reconcile(now: now)
@@ -116,8 +129,8 @@ public final class Engine: @unchecked Sendable {
         var fields: [(String, String)] = [("CODE", error.code.rawValue)]
         if let activity { fields.append(("ACTIVITY", activity)) }
         if let uid { fields.append(("UID", String(uid))) }
-        let event: LogEvent = error.code == .internal || error.code == .invalidConfig ? .failure : .refusal
-        log.log(LogEntry("Refused: \(error.message)", priority: .warning, event: event, fields: fields))
+        let event: LogEvent = [.internal, .invalidConfig, .notSaved].contains(error.code) ? .failure : .refusal
+        log.log(LogEntry("\(event == .failure ? "Failure" : "Refused"): \(error.message)", priority: .warning, event: event, fields: fields))
         emit(["event": .string(event.rawValue), "time": .string(local.iso8601(now)), "code": .string(error.code.rawValue),
               "message": .string(error.message)])
     }
@@ -176,17 +189,5 @@ public final class Engine: @unchecked Sendable {
         } ?? .null
         emit(e)
         persist()
-    }
-
-    func persist() {
-        guard let store else { return }
-        state.activities = registry.activities.filter {
-            if case .client = $0.origin { return true } else { return false }
-        }.map(StoredActivity.init)
-        do { try store.save(state) } catch {
-            // The state file is what makes blocks survive restarts: say so loudly.
-            log.log(LogEntry("Cannot save the state file \(store.path): \(error); blocks will not survive a restart until this is fixed",
-                             priority: .error, event: .failure))
-        }
     }
 }

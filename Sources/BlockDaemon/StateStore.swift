@@ -18,26 +18,37 @@ public struct DaemonState: Codable, Equatable, Sendable {
     public var applied: [String] = []
     /// §9: usage per limit per local day.
     public var usage = UsageLedger()
+    /// DESIGN §7: the last configuration that loaded, so that a broken file at start never lifts
+    /// a block (nil: none loaded yet).
+    public var lastGoodConfig: StoredConfig?
+    /// What each blocked selection was enforced with: an active activity keeps these targets
+    /// until it ends, whatever the configuration says meanwhile (DESIGN §7).
+    public var targets: [String: Selection] = [:]
 
     public init() {}
 
-    enum CodingKeys: String, CodingKey { case version, activities, failures, shieldHits, lastReconcile, applied, usage }
+    enum CodingKeys: String, CodingKey {
+        case version, activities, failures, shieldHits, lastReconcile, applied, usage, lastGoodConfig, targets
+    }
 
     /// Keys added in later versions may be missing from an older file: they start empty.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         version = try c.decode(Int.self, forKey: .version)
         activities = try c.decode([StoredActivity].self, forKey: .activities)
-        failures = try c.decodeIfPresent([FailureRecord].self, forKey: .failures) ?? []
+        // T4: the list is bounded on load too, so a file written by hand or by an older blockd
+        // cannot make every `status` answer unbounded.
+        failures = FailureRecord.bounded(try c.decodeIfPresent([FailureRecord].self, forKey: .failures) ?? [])
         shieldHits = try c.decodeIfPresent([String: [String: Int]].self, forKey: .shieldHits) ?? [:]
         lastReconcile = try c.decodeIfPresent(Date.self, forKey: .lastReconcile)
         applied = try c.decodeIfPresent([String].self, forKey: .applied) ?? []
         usage = try c.decodeIfPresent(UsageLedger.self, forKey: .usage) ?? UsageLedger()
+        lastGoodConfig = try c.decodeIfPresent(StoredConfig.self, forKey: .lastGoodConfig)
+        targets = try c.decodeIfPresent([String: Selection].self, forKey: .targets) ?? [:]
     }
 
     public mutating func record(_ failure: FailureRecord) {
-        failures.append(failure)
-        if failures.count > FailureRecord.limit { failures.removeFirst(failures.count - FailureRecord.limit) }
+        failures = FailureRecord.bounded(failures + [failure])
     }
 }
 
@@ -67,6 +78,8 @@ public enum StoredActivity: Codable, Equatable, Sendable {
 
 public struct FailureRecord: Codable, Equatable, Sendable {
     public static let limit = 100
+    /// A longer message is cut (with an ellipsis) so that the bounded list stays small.
+    public static let messageLimit = 2000
     public var time: Date
     public var code: String
     public var message: String
@@ -80,14 +93,34 @@ public struct FailureRecord: Codable, Equatable, Sendable {
         self.uid = uid
         self.activity = activity
     }
+
+    /// The newest `limit` records, each message at most `messageLimit` characters.
+    static func bounded(_ records: [FailureRecord]) -> [FailureRecord] {
+        records.suffix(limit).map { record in
+            guard record.message.count > messageLimit else { return record }
+            var cut = record
+            cut.message = String(record.message.prefix(messageLimit)) + "…"
+            return cut
+        }
+    }
 }
 
 /// The state file: one JSON document, written atomically. A file that cannot be parsed is
 /// moved aside (never deleted) and the daemon starts empty rather than refusing to start.
 public struct StateStore: Sendable {
+    public typealias Writer = @Sendable (Data, String) throws(AtomicFile.Failure) -> Void
+    public let directory: String
     public let path: String
+    /// How the bytes reach the disk; tests inject failures here (full disk, read-only).
+    let writer: Writer
 
-    public init(directory: String) { self.path = directory + "/state.json" }
+    public init(directory: String, writer: @escaping Writer = { data, path throws(AtomicFile.Failure) in
+        try AtomicFile.write(data, to: path, mode: 0o600)
+    }) {
+        self.directory = directory
+        self.path = directory + "/state.json"
+        self.writer = writer
+    }
 
     public enum LoadResult: Sendable {
         case fresh
@@ -120,7 +153,22 @@ public struct StateStore: Sendable {
         do { data = try StateStore.encoder.encode(state) } catch {
             throw .system("cannot encode the state", EINVAL)
         }
-        try AtomicFile.write(data + Data("\n".utf8), to: path, mode: 0o600)
+        try writer(data + Data("\n".utf8), path)
+    }
+
+    /// "OK means on disk" (DESIGN §7): why a change was not made, and what to do about it.
+    public func notSaved(_ failure: AtomicFile.Failure) -> CoreError {
+        CoreError(.notSaved, "blockd cannot save its state file \(path) (\(failure)); \(advice(failure)), then try again")
+    }
+
+    func advice(_ failure: AtomicFile.Failure) -> String {
+        let code: Int32 = switch failure { case .system(_, let errno): errno }
+        return switch code {
+        case ENOSPC, EDQUOT: "free space on the file system of the state directory \(directory)"
+        case EROFS: "make the state directory \(directory) writable (its file system is mounted read-only)"
+        case EACCES, EPERM: "make the state directory \(directory) writable for blockd"
+        default: "check the state directory \(directory) and its file system"
+        }
     }
 
     static let encoder: JSONEncoder = {

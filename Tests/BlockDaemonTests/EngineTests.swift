@@ -14,11 +14,14 @@ final class Harness: @unchecked Sendable {
     let zone = TimeZone(identifier: "Asia/Tokyo")!
 
     let persistent: Bool
+    /// Set to an errno to make every state save fail with it (full disk, read-only).
+    let saveFault = SaveFault()
 
     init(now: String = "2026-11-29T13:05:00+09:00", dir: String? = nil, config: ConfigSet = .builtIn, persistent: Bool = true) {
         clock = ManualClock(wall: iso(now))
         self.persistent = persistent
         self.dir = dir ?? Harness.tempDir()
+        try? FileManager.default.createDirectory(atPath: self.dir, withIntermediateDirectories: true)
         engine = makeEngine(config: config)
         run { engine.startUp() }
     }
@@ -33,7 +36,7 @@ final class Harness: @unchecked Sendable {
         let state: DaemonState
         if case .loaded(let s) = StateStore(directory: dir).load(now: clock.wallNow()) { state = s } else { state = DaemonState() }
         return Engine(config: config, state: state, clock: clock, timeZone: zone, enforcer: enforcer, log: log,
-                      store: persistent ? StateStore(directory: dir) : nil, configLoader: loader)
+                      store: persistent ? StateStore(directory: dir, writer: saveFault.writer) : nil, configLoader: loader)
     }
 
     func run<T>(_ body: () -> T) -> T { engine.queue.sync(execute: body) }
@@ -53,6 +56,22 @@ final class Harness: @unchecked Sendable {
     func entries(_ event: LogEvent) -> [LogEntry] { log.entries.filter { $0.event == event } }
 
     deinit { try? FileManager.default.removeItem(atPath: dir) }
+}
+
+/// A state-file writer whose saves fail with `code` while it is set.
+final class SaveFault: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _code: Int32?
+    var code: Int32? {
+        get { lock.withLock { _code } }
+        set { lock.withLock { _code = newValue } }
+    }
+    var writer: StateStore.Writer {
+        { [self] data, path throws(AtomicFile.Failure) in
+            if let code { throw .system("cannot write \(path)", code) }
+            try AtomicFile.write(data, to: path, mode: 0o600)
+        }
+    }
 }
 
 func iso(_ text: String) -> Date {

@@ -1,0 +1,68 @@
+import BlockCore
+import Foundation
+
+/// DESIGN §7: a block or schedule never loses its effect because the configuration changed or
+/// broke. What each blocked selection was enforced with is kept in the state file; while the
+/// selection stays blocked it keeps those targets (targets a reload adds apply at once), and a
+/// selection removed from the configuration keeps its last targets for every activity that
+/// still names it.
+extension Engine {
+    /// The targets to enforce for the blocked selections `names`, recorded in `state.targets`.
+    func enforcementTargets(_ names: [String], now: Date) -> [Selection] {
+        var kept: [String: Selection] = [:]
+        var out: [Selection] = []
+        for name in names {
+            var current: Selection?
+            var problem = ""
+            do throws(CoreError) { current = try config.catalog.resolve(name) } catch { problem = error.message }
+            let target: Selection
+            switch (current, state.targets[name]) {
+            case (let c?, let p?) where applied[name] != nil: target = Engine.union(c, p)
+            case (let c?, _): target = c
+            case (nil, let p?): target = p
+            case (nil, nil):
+                recordFailure(CoreError(.internal, "cannot enforce '\(name)': \(problem)"), uid: nil, activity: nil, now: now)
+                continue
+            }
+            kept[name] = target
+            resolved[name] = target
+            out.append(target)
+        }
+        // Selections not blocked now keep their last targets while an activity still names
+        // them, for the day the configuration no longer does.
+        let named = Set(registry.activities.flatMap(\.selections))
+        for (name, pin) in state.targets where kept[name] == nil && named.contains(name) { kept[name] = pin }
+        state.targets = kept
+        return out
+    }
+
+    /// The configured selection with the targets it was enforced with added back.
+    static func union(_ current: Selection, _ pinned: Selection) -> Selection {
+        var s = current
+        s.domains = current.domains + pinned.domains.filter { !current.domains.contains($0) }
+        s.apps = current.apps + pinned.apps.filter { !current.apps.contains($0) }
+        return s
+    }
+
+    /// After a reload: says, for every blocked selection the new configuration removed or
+    /// narrowed, that its activities keep their targets until they end.
+    func logKeptTargets(now: Date) {
+        for name in applied.keys.sorted() {
+            guard let pinned = state.targets[name] else { continue }
+            let what: String
+            if let current = try? config.catalog.resolve(name) {
+                let lost = pinned.domains.filter { !current.domains.contains($0) } + pinned.apps.filter { !current.apps.contains($0) }
+                guard !lost.isEmpty else { continue }
+                what = "Selection '\(name)' lost \(lost.count) target\(lost.count == 1 ? "" : "s") in the configuration"
+            } else {
+                what = "Selection '\(name)' was removed from the configuration"
+            }
+            let holders = registry.activities.filter { $0.selections.contains(name) && $0.activeWindow(at: now, clock: local) != nil }
+            let who = holders.map { "\($0.kind.rawValue) '\($0.name)'" }.joined(separator: " and ")
+            let until = policy.until(name, from: now, activities: registry.activities).map { " at \(local.iso8601($0))" } ?? ""
+            let keeps = holders.count > 1 ? "keep its targets until they end" : "keeps its targets until it ends"
+            log.log(LogEntry("\(what); \(who.isEmpty ? "it" : who) \(keeps)\(until)", priority: .notice, event: .reload,
+                             fields: [("SELECTION", name), ("ACTIVITY", holders.map(\.name).joined(separator: " "))]))
+        }
+    }
+}

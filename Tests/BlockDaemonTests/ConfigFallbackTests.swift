@@ -1,0 +1,104 @@
+import BlockCore
+import Foundation
+import Glibc
+import Testing
+@testable import BlockDaemon
+
+/// DESIGN §7: a block or schedule never loses its effect because the configuration changed or
+/// broke; one daemon per state directory.
+@Suite("§7: configuration fallback, kept targets, one daemon per state dir")
+struct ConfigFallbackTests {
+    static func foo(domains: String = "foo.example www.foo.example") -> ConfigSet {
+        try! ConfigSet.load(daemonFile: nil, selectionFiles: [ConfigSource(path: "/etc/blockd/selections.d/foo.conf", text: """
+            [Selection]
+            Name=foo
+            Domains=\(domains)
+            """)], scheduleFiles: [ConfigSource(path: "/etc/blockd/schedules.d/day.conf", text: """
+            [Schedule]
+            Name=allday
+            Window=13:05-13:05
+            Selections=foo
+            """)])
+    }
+
+    @Test("§7: a broken file at start runs on the last good configuration (its selections and schedules), and says so")
+    func lastGoodAtStart() throws {
+        let dir = Harness.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/selections.d", withIntermediateDirectories: true)
+        try "[Selection]\nName=b\nDomains=bad_domain.com\n".write(toFile: dir + "/selections.d/b.conf", atomically: true, encoding: .utf8)
+        let good = StoredConfig(ConfigFallbackTests.foo(), at: iso("2026-11-28T10:00:00Z"))
+        let flags = DaemonConfig.Layer(hostsFile: "/tmp/hosts")
+        let (config, provenance) = Daemon.loadConfig(ConfigDirectory(dir), flags: flags, lastGood: good)
+        #expect(provenance.kind == .lastGood)
+        #expect(provenance.problem?.contains("b.conf") == true)
+        #expect(provenance.problem?.contains("last good configuration") == true)
+        #expect(config.catalog.selection(named: "foo")?.domains == ["foo.example", "www.foo.example"])
+        #expect(config.schedules.map(\.name) == ["allday"])
+        #expect(config.daemon.hostsFile == "/tmp/hosts", "flags still win")
+        let (builtIn, none) = Daemon.loadConfig(ConfigDirectory(dir), flags: flags, lastGood: nil)
+        #expect(none.kind == .builtIn)
+        #expect(builtIn.catalog.selection(named: "foo") == nil)
+    }
+
+    @Test("§7: the configuration that loaded is saved as the last good one, and status names where the configuration came from")
+    func lastGoodIsSaved() throws {
+        let h = Harness(config: ConfigFallbackTests.foo())
+        guard case .loaded(let s) = StateStore(directory: h.dir).load(now: h.clock.wallNow()) else { Issue.record("no state"); return }
+        #expect(s.lastGoodConfig?.selections.map(\.name) == ["foo"])
+        #expect(s.lastGoodConfig?.schedules.map(\.name) == ["allday"])
+        #expect(h.run { h.engine.status(now: h.clock.wallNow()) }["enforcement"]?["config"] == "files")
+    }
+
+    @Test("§7: a reload that removes a selection an active --lock block uses keeps its targets until the block ends, logged")
+    func reloadKeepsTargets() throws {
+        let h = Harness()
+        h.engine = h.makeEngine(config: ConfigFallbackTests.foo(), loader: { () throws(CoreError) -> ConfigSet in .builtIn })
+        h.run { h.engine.startUp() }
+        _ = ok(h.send(#"start {"selections":["foo"],"seconds":3600,"lock":true,"name":"focus"}"#))
+        _ = ok(h.send("reload"))
+        #expect(h.enforcer.current == ["foo"])
+        #expect(h.run { h.engine.resolved["foo"]?.domains } == ["foo.example", "www.foo.example"])
+        let note = h.log.entries.first { $0.message.contains("was removed from the configuration") }
+        #expect(note?.message == "Selection 'foo' was removed from the configuration; block 'focus' keeps its targets until it ends at 2026-11-29T14:05:00+09:00")
+        // A restart on a configuration without foo still enforces its domains (they are in the state file).
+        h.engine = h.makeEngine(config: .builtIn)
+        h.run { h.engine.startUp() }
+        #expect(h.enforcer.current == ["foo"])
+        #expect(h.run { h.engine.resolved["foo"]?.domains } == ["foo.example", "www.foo.example"])
+        #expect(h.run { h.engine.state.failures }.isEmpty)
+        h.advance(3600)
+        #expect(h.enforcer.current == [])
+        #expect(h.run { h.engine.state.targets["foo"] } == nil, "the kept targets go with the block")
+    }
+
+    @Test("§7: a selection narrowed by a reload keeps the targets it lost while it stays blocked")
+    func reloadNarrowedKeepsTargets() throws {
+        let h = Harness()
+        h.engine = h.makeEngine(config: ConfigFallbackTests.foo(), loader: { () throws(CoreError) -> ConfigSet in
+            ConfigFallbackTests.foo(domains: "foo.example new.foo.example")
+        })
+        h.run { h.engine.startUp() }
+        _ = ok(h.send(#"start {"selections":["foo"],"seconds":600,"name":"focus"}"#))
+        _ = ok(h.send("reload"))
+        #expect(h.run { h.engine.resolved["foo"]?.domains } == ["foo.example", "new.foo.example", "www.foo.example"])
+        #expect(h.log.entries.contains { $0.message.hasPrefix("Selection 'foo' lost 1 target in the configuration;") })
+    }
+
+    @Test("§7: one daemon per state directory: a second lock is refused and names the holder's pid")
+    func oneDaemonPerStateDir() throws {
+        let dir = Harness.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let first = try StateLock(directory: dir)
+        do {
+            _ = try StateLock(directory: dir)
+            Issue.record("a second lock was granted")
+        } catch {
+            guard case .held(let d, let pid) = error else { Issue.record("\(error)"); return }
+            #expect(d == dir)
+            #expect(pid == getpid())
+            #expect(error.description.contains("pid \(getpid())"))
+        }
+        withExtendedLifetime(first) {}
+    }
+}
