@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+
+/// The project's rules (docs/README.md) stand on their own: nothing in the repository points
+/// outside it, every rule tag a test is named after is defined in docs/, and every relative
+/// link in docs/ and README.md leads to a file of the repository.
+@Suite("Docs: the rules are defined in the repository")
+struct DocsTests {
+    /// Paths that exist only on the machine the project was written on. Built from pieces so
+    /// that this file does not match itself.
+    static let outsidePaths = [".." + "/shared", "/work" + "/shared"]
+    /// Build products and VCS data, never scanned.
+    static let skipped: Set<String> = [".git", ".build", ".swiftpm"]
+
+    @Test("no file in the repository points outside it")
+    func nothingOutside() throws {
+        var problems: [String] = []
+        for file in try DocsTests.files(under: "") {
+            guard let data = FileManager.default.contents(atPath: Repo.root + "/" + file) else { continue }
+            let text = String(decoding: data, as: UTF8.self)
+            for needle in DocsTests.outsidePaths where text.contains(needle) {
+                problems.append("\(file) mentions \(needle); link to docs/ in this repository instead")
+            }
+        }
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    @Test("every rule tag and § used in a test or suite name is defined in docs/")
+    func tagsDefined() throws {
+        let defined = try DocsTests.definedTags()
+        var problems: [String] = []
+        for file in try DocsTests.files(under: "Tests") where file.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: Repo.root + "/" + file, encoding: .utf8)
+            for name in DocsTests.testNames(in: text) {
+                for tag in DocsTests.tags(in: name) where !defined.contains(tag) {
+                    problems.append("\(file): \"\(name)\" names \(tag), which no heading or bold label in docs/*.md defines")
+                }
+            }
+        }
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    @Test("every relative link in docs/*.md and README.md leads to a file in the repository")
+    func linksResolve() throws {
+        let pages = try DocsTests.files(under: "docs").filter { $0.hasSuffix(".md") } + ["README.md"]
+        #expect(pages.count > 1, "docs/ has no Markdown pages")
+        var problems: [String] = []
+        for page in pages {
+            let text = try String(contentsOfFile: Repo.root + "/" + page, encoding: .utf8)
+            let base = URL(fileURLWithPath: Repo.root + "/" + page).deletingLastPathComponent()
+            for target in DocsTests.relativeLinks(in: text) {
+                let path = base.appendingPathComponent(target).standardizedFileURL.path
+                if !path.hasPrefix(Repo.root + "/") {
+                    problems.append("\(page) links to \(target), outside the repository")
+                } else if !FileManager.default.fileExists(atPath: path) {
+                    problems.append("\(page) links to \(target), which does not exist; fix the link or add the file")
+                }
+            }
+        }
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    @Test("the tag and link readers find what they should")
+    func readers() {
+        #expect(DocsTests.tags(in: "E1, S5: a removed section (S1-S4, T10) per RFC 3492 §6.2 and DESIGN §7")
+            == ["E1", "S5", "S1", "S2", "S3", "S4", "T10", "§7"])
+        #expect(DocsTests.tags(in: "STYLE 7, E2E, 0T1, T1x, page 5").isEmpty)
+        #expect(DocsTests.testNames(in: #"@Test("T1: a \"quoted\" word", arguments: [1]) @Suite("§9: limits")"#)
+            == [#"T1: a \"quoted\" word"#, "§9: limits"])
+        #expect(DocsTests.relativeLinks(in: "[a](../Sources/A.swift) [b](https://x.org) [c](#here) [d](B.md#sec)")
+            == ["../Sources/A.swift", "B.md"])
+    }
+
+    // MARK: Readers
+
+    /// Repository-relative paths of the regular files under `dir` ("" for the whole repository).
+    static func files(under dir: String) throws -> [String] {
+        let fm = FileManager.default
+        var out: [String] = []
+        var pending = [dir]
+        while let rel = pending.popLast() {
+            let abs = rel.isEmpty ? Repo.root : Repo.root + "/" + rel
+            for name in try fm.contentsOfDirectory(atPath: abs).sorted() where !skipped.contains(name) {
+                let child = rel.isEmpty ? name : rel + "/" + name
+                var isDir: ObjCBool = false
+                guard fm.fileExists(atPath: Repo.root + "/" + child, isDirectory: &isDir) else { continue }
+                if isDir.boolValue { pending.append(child) } else { out.append(child) }
+            }
+        }
+        return out
+    }
+
+    /// The first string literal of every `@Test("…")` and `@Suite("…")`.
+    static func testNames(in source: String) -> [String] {
+        source.matches(of: /@(?:Test|Suite)\("((?:[^"\\]|\\.)*)"/).map { String($0.1) }
+    }
+
+    /// Rule tags in a name: `T6`, `E1`, ranges such as `S1-S4` expanded, and `§7` unless it
+    /// is an RFC's section. A tag is a capital T, S, E, M or U and one or two digits, with no
+    /// letter or digit on either side.
+    static func tags(in name: String) -> [String] {
+        let chars = Array(name)
+        func isWord(_ i: Int) -> Bool { i >= 0 && i < chars.count && (chars[i].isLetter || chars[i].isNumber) }
+        func number(at i: Int) -> (value: Int, end: Int)? {
+            var j = i
+            while j < chars.count, j - i < 2, chars[j].isASCII, chars[j].isNumber { j += 1 }
+            guard j > i, !isWord(j) else { return nil }
+            return (Int(String(chars[i..<j]))!, j)
+        }
+        var out: [String] = []
+        var i = 0
+        while i < chars.count {
+            let c = chars[i]
+            if "TSEMU".contains(c), !isWord(i - 1), let (n, end) = number(at: i + 1) {
+                out.append("\(c)\(n)")
+                i = end
+                // A range: `S1-S4` or `S1-4` stands for every tag between.
+                if i < chars.count, chars[i] == "-" || chars[i] == "–" {
+                    let start = i + 1 < chars.count && chars[i + 1] == c ? i + 2 : i + 1
+                    if let (last, rangeEnd) = number(at: start), last > n {
+                        out += (n + 1...last).map { "\(c)\($0)" }
+                        i = rangeEnd
+                    }
+                }
+                continue
+            }
+            if c == "§", let (n, end) = number(at: i + 1) {
+                let before = String(chars[max(0, i - 12)..<i])
+                if !before.contains("RFC") { out.append("§\(n)") }
+                i = end
+                continue
+            }
+            i += 1
+        }
+        return out
+    }
+
+    /// Targets of Markdown links that are paths in the repository (no scheme, not a bare
+    /// `#anchor`), without their `#fragment`.
+    static func relativeLinks(in markdown: String) -> [String] {
+        markdown.matches(of: /\]\(([^)\s]+)\)/).compactMap { match in
+            let target = String(match.1)
+            if target.hasPrefix("#") || target.contains("://") || target.hasPrefix("mailto:") { return nil }
+            return String(target.split(separator: "#", maxSplits: 1)[0])
+        }
+    }
+
+    /// Tags docs/*.md defines: the first word of a heading (`### T1 — …`), every `§N` in a
+    /// heading (`# §4 Enforcement … and §5 permissions`), and bold labels (`**M1**`).
+    static func definedTags() throws -> Set<String> {
+        var defined: Set<String> = []
+        for page in try files(under: "docs") where page.hasSuffix(".md") {
+            let text = try String(contentsOfFile: Repo.root + "/" + page, encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                if let heading = line.wholeMatch(of: /#{1,6} +(.*)/) {
+                    let words = heading.1.split(separator: " ")
+                    if let first = words.first, let tag = tags(in: String(first)).first { defined.insert(tag) }
+                    for tag in tags(in: String(heading.1)) where tag.hasPrefix("§") { defined.insert(tag) }
+                }
+                for bold in line.matches(of: /\*\*([^*]+)\*\*/) {
+                    let label = String(bold.1)
+                    if let tag = tags(in: label).first, tag == label { defined.insert(tag) }
+                }
+            }
+        }
+        return defined
+    }
+}
