@@ -75,6 +75,7 @@ extension Engine {
         let desired = policy.desired(at: now, activities: activities)
         var enforcement: JSONObject = ["mode": .string(enforcer.mode), "applied": .array(applied.keys.sorted().map { .string($0) })]
         enforcement["hostsFile"] = .string(config.daemon.hostsFile)
+        enforcement["notEnforced"] = notEnforcedJSON(desired.map(\.selection))
         for (key, value) in enforcementNotes?() ?? [:] { enforcement[key] = value }
         return [
             "now": .string(local.iso8601(now)),
@@ -130,7 +131,20 @@ extension Engine {
         case .extended: "extended"
         case .unchanged: "unchanged"
         }
+        // Truth (DESIGN §7): the block is registered either way; the client says whether it
+        // is enforced, and blockd retries what is not.
+        let missing = notEnforcedJSON(block.selections)
+        o["enforced"] = .bool(missing.array?.isEmpty ?? true)
+        if missing.array?.isEmpty == false { o["notEnforced"] = missing }
         return o
+    }
+
+    /// `[{"selection", "cause"}]` for those of `selections` that should be blocked now but are
+    /// not enforced.
+    func notEnforcedJSON(_ selections: [String]) -> JSON {
+        .array(selections.filter { applied[$0] == nil && notEnforced[$0] != nil }.map {
+            ["selection": .string($0), "cause": .string(notEnforced[$0]!)]
+        })
     }
 
     private func stop(_ name: String, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
