@@ -46,6 +46,8 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
     /// The file and directories as the last attempt left them: events caused by the attempt
     /// itself (its temp file, a restored in-place write) must not trigger the next one.
     var lastAttempt: [Int] = []
+    /// The paths that could not be watched, last time a watch was tried.
+    var unwatchable: [String]?
     static let firstRetry: TimeInterval = 1, lastRetry: TimeInterval = 60
 
     public init(path: String, log: any LogSink, hits: ShieldHitSink? = nil,
@@ -169,7 +171,8 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
         let paths = watchedPaths()
         guard watch?.paths != paths else { return }
         watch = FileWatch(paths: paths, queue: queue, everyEntry: true) { [weak self] aboutFile in self?.fileChanged(aboutFile) }
-        if watch == nil {
+        if watch == nil && unwatchable != paths {
+            unwatchable = paths  // said once; tried again on every attempt
             log.warning("Cannot watch \(path) for edits; a removed blockd section is restored, and a failed write retried, only on a timer")
         }
     }
