@@ -135,6 +135,11 @@ public struct BlockcRunner {
         case .success(let o): object = o
         case .failure(let failure): return failure.status
         }
+        if case .start(_, _, _, _, let json) = invocation.command, let problem = output.notEnforced(object) {
+            if json { say(render(invocation.command, object)) }
+            stderr("blockc: \(problem)\n")
+            return BlockcRunner.refused
+        }
         say(render(invocation.command, object))
         return BlockcRunner.ok
     }

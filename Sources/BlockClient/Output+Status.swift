@@ -63,6 +63,10 @@ extension Output {
         // state file cannot be saved.
         if let problem = e["configProblem"]?.string { line += "\nConfiguration: \(Output.clean(problem))." }
         if let problem = e["stateProblem"]?.string { line += "\nState file not saved: \(Output.clean(problem))." }
+        // DESIGN §7 "Truth": what should be blocked but is not, and why.
+        for missing in (e["notEnforced"]?.array ?? []).compactMap(\.object) {
+            line += "\n" + paint("Not enforced yet: \(text(missing["selection"])): \(text(missing["cause"]))", .red)
+        }
         return line
     }
 
@@ -139,6 +143,19 @@ extension Output {
         default:
             return "Blocked \(what) \(end)\(named).\(lock)"
         }
+    }
+
+    /// DESIGN §7 "Truth": a `start` that was registered but could not be enforced (the hosts
+    /// file could not be written); nil when it is enforced.
+    public func notEnforced(_ a: JSONObject) -> String? {
+        guard a["enforced"]?.bool == false else { return nil }
+        let missing = (a["notEnforced"]?.array ?? []).compactMap(\.object)
+        let causes = Array(Set(missing.map { text($0["cause"]) })).sorted()
+        let selections = missing.map { text($0["selection"]) }
+        let what = selections.isEmpty ? text(a["name"]) : selections.joined(separator: ", ")
+        return "accepted, but not enforced: \(causes.isEmpty ? "unknown cause" : causes.joined(separator: "; "))\n"
+            + "The block '\(text(a["name"]))' is registered \(until(a["end"])), but \(what) is not blocked yet; "
+            + "blockd retries by itself and 'blockc status' shows when it is enforced."
     }
 
     public func stop(_ o: JSONObject) -> String {

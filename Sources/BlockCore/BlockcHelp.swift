@@ -40,7 +40,8 @@ public enum BlockcHelp {
                        (as 'blockc help COMMAND')
       --version        print the version
 
-    Exit status: 0 ok, 1 refused by the daemon, 2 usage error, 3 daemon unreachable.
+    Exit status: 0 ok, 1 refused by the daemon (or a start accepted but not enforced yet),
+    2 usage error, 3 daemon unreachable.
     See blockc(1), blockd(8) and blockd.conf(5).
     """
 

@@ -72,12 +72,14 @@ public final class AppShield: Enforcer, @unchecked Sendable {
         if pendingSocket >= 0 { close(pendingSocket) }
     }
 
-    public func apply(blocked: [Selection]) -> [EnforcementFailure] {
+    /// A selection with a failure of its own (an executable that could not be marked) is not
+    /// enforced; a fallback mode still enforces, so mode failures name no selection.
+    public func enforce(blocked: [Selection]) -> EnforcementReport {
         queue.sync {
             var failures = startIfNeeded()
             selections = blocked
             failures += converge()
-            return failures
+            return EnforcementReport(failures: failures)
         }
     }
 

@@ -56,3 +56,78 @@ public enum AtomicFile {
         close(fd)
     }
 }
+
+// MARK: E1: writing in place where rename is impossible
+
+extension AtomicFile {
+    /// Whether a failed rename means the file cannot be replaced by nature, so that writing it
+    /// in place is right: EBUSY (the file is a mount point, a bind-mounted /etc/hosts in a
+    /// container) or EXDEV (it sits on another mount). Every other failure (ENOSPC, EIO, EROFS,
+    /// EACCES, ...) would hit an in-place write as well, after it had cut the file: it is
+    /// reported and retried instead.
+    public static func renameImpossibleByNature(_ code: Int32) -> Bool { code == EBUSY || code == EXDEV }
+
+    /// The calls an in-place write makes, injectable so that tests can fail any one of them.
+    /// Each returns 0 or an errno value (`write` returns the bytes written, or -errno).
+    struct InPlaceIO {
+        var allocate: (_ fd: Int32, _ length: Int) -> Int32 = { fd, length in posix_fallocate(fd, 0, off_t(length)) }
+        var write: (_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ offset: Int) -> Int = { fd, bytes, offset in
+            let n = pwrite(fd, bytes.baseAddress, bytes.count, off_t(offset))
+            return n < 0 ? -Int(errno) : n
+        }
+        var truncate: (_ fd: Int32, _ length: Int) -> Int32 = { fd, length in ftruncate(fd, off_t(length)) == 0 ? 0 : errno }
+        var sync: (_ fd: Int32) -> Int32 = { fd in fsync(fd) == 0 ? 0 : errno }
+    }
+
+    /// Replaces the contents of the existing file `path` in place so that no byte can be lost
+    /// (E1): the space for the new contents is allocated before the old are touched, and any
+    /// failure after that writes the original bytes back and restores the original length.
+    static func replaceInPlace(_ path: String, with bytes: [UInt8], io: InPlaceIO = InPlaceIO()) throws(Failure) {
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw .system("cannot open \(path) to write it in place", errno) }
+        defer { close(fd) }
+        let original = try readAll(fd, path: path)
+        if bytes.count > original.count {
+            let code = io.allocate(fd, bytes.count)
+            if code != 0 {
+                _ = io.truncate(fd, original.count)  // an allocation that failed half way must not leave zeros
+                throw .system("cannot make room for \(bytes.count) bytes in \(path) (it is unchanged)", code)
+            }
+        }
+        var code = overwrite(fd, with: bytes, io: io)
+        if code == 0 { code = io.sync(fd) }
+        guard code != 0 else { return }
+        let restored = overwrite(fd, with: original, io: io)
+        let synced = restored == 0 ? io.sync(fd) : restored
+        if synced != 0 {
+            throw .system("cannot write \(path) in place (\(String(cString: strerror(code)))), and writing its original \(original.count) bytes back failed too", synced)
+        }
+        throw .system("cannot write \(path) in place (its original bytes were written back)", code)
+    }
+
+    /// Writes `bytes` from offset 0 and sets the length to theirs; 0 or an errno value.
+    private static func overwrite(_ fd: Int32, with bytes: [UInt8], io: InPlaceIO) -> Int32 {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { io.write(fd, UnsafeRawBufferPointer(rebasing: $0[offset...]), offset) }
+            if n == -Int(EINTR) { continue }
+            if n < 0 { return Int32(-n) }
+            if n == 0 { return EIO }
+            offset += n
+        }
+        return io.truncate(fd, bytes.count)
+    }
+
+    /// The whole file from offset 0.
+    static func readAll(_ fd: Int32, path: String) throws(Failure) -> [UInt8] {
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(out.count)) }
+            if n > 0 { out += chunk[0..<n]; continue }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw .system("cannot read \(path)", errno) }
+            return out
+        }
+    }
+}

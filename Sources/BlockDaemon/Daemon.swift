@@ -180,6 +180,7 @@ final class Daemon: @unchecked Sendable {
             return fail(error.description)
         }
         hosts.hits = engine.shieldHitSink()
+        hosts.onChange = { [engine] in engine.queue.async { engine.enforcementChanged() } }
         relay.target = engine.shieldHitSink()
         // §9: usage of limited apps, reported to the engine.
         let usage = UsageMonitor(report: { [engine] running in

@@ -1,15 +1,49 @@
 import BlockCore
 import Foundation
 
-/// What carries out the desired set (DESIGN §4). `apply` converges the machine to exactly
-/// `blocked` (idempotent: applying the same set twice changes nothing) and returns one
-/// failure per thing it could not do; it never "unblocks everything" on its own (T5).
+/// What carries out the desired set (DESIGN §4). `enforce` converges the machine to exactly
+/// `blocked` (idempotent: applying the same set twice changes nothing) and reports one
+/// failure per thing it could not do and which selections are not really enforced (DESIGN
+/// §7 "Truth": `applied` lists only what is); it never "unblocks everything" on its own (T5).
 public protocol Enforcer: AnyObject {
     /// A short name for `blockc status` (`hosts+fanotify`, ...).
     var mode: String { get }
-    func apply(blocked: [Selection]) -> [EnforcementFailure]
+    func enforce(blocked: [Selection]) -> EnforcementReport
     /// Removes all enforcement (blockd --release, E4).
     func release() -> [EnforcementFailure]
+}
+
+extension Enforcer {
+    /// `enforce`, for callers that need only the failures (tests).
+    public func apply(blocked: [Selection]) -> [EnforcementFailure] { enforce(blocked: blocked).failures }
+}
+
+/// What an `enforce` call achieved.
+public struct EnforcementReport: Equatable, Sendable {
+    public var failures: [EnforcementFailure] = []
+    /// Selections of the requested set that are not (fully) enforced now, with the cause.
+    public var notEnforced: [String: String] = [:]
+
+    public init() {}
+
+    /// A report in which every failure that names a selection leaves it not enforced.
+    public init(failures: [EnforcementFailure]) {
+        for failure in failures { add(failure) }
+    }
+
+    public mutating func add(_ failure: EnforcementFailure) {
+        failures.append(failure)
+        if let selection = failure.selection { notEnforced(selection, failure.message) }
+    }
+
+    public mutating func notEnforced(_ selection: String, _ cause: String) {
+        notEnforced[selection] = notEnforced[selection].map { $0 == cause ? $0 : "\($0); \(cause)" } ?? cause
+    }
+
+    public mutating func merge(_ other: EnforcementReport) {
+        failures += other.failures
+        for (selection, cause) in other.notEnforced.sorted(by: { $0.key < $1.key }) { notEnforced(selection, cause) }
+    }
 }
 
 /// A denied launch or a repaired tamper (S5): counted per selection per day, logged, and
@@ -41,7 +75,11 @@ public final class CompositeEnforcer: Enforcer {
     public let parts: [any Enforcer]
     public init(_ parts: [any Enforcer]) { self.parts = parts }
     public var mode: String { parts.map(\.mode).joined(separator: "+") }
-    public func apply(blocked: [Selection]) -> [EnforcementFailure] { parts.flatMap { $0.apply(blocked: blocked) } }
+    public func enforce(blocked: [Selection]) -> EnforcementReport {
+        var report = EnforcementReport()
+        for part in parts { report.merge(part.enforce(blocked: blocked)) }
+        return report
+    }
     public func release() -> [EnforcementFailure] { parts.flatMap { $0.release() } }
 }
 
@@ -63,11 +101,11 @@ public final class RecordingEnforcer: Enforcer, @unchecked Sendable {
 
     public init() {}
 
-    public func apply(blocked: [Selection]) -> [EnforcementFailure] {
+    public func enforce(blocked: [Selection]) -> EnforcementReport {
         lock.withLock {
             calls.append(blocked.map(\.name).sorted())
             defer { failNext = [] }
-            return failNext
+            return EnforcementReport(failures: failNext)
         }
     }
 

@@ -13,15 +13,16 @@ extension Engine {
         var next: [String: [Reason]] = [:]
         for b in desired { next[b.selection] = b.reasons }
 
-        let locking = desired.filter { applied[$0.selection] == nil }
         let unlocking = applied.keys.filter { next[$0] == nil }.sorted()
-        if mustApply || !locking.isEmpty || !unlocking.isEmpty || state.applied != next.keys.sorted() {
+        if mustApply || desired.contains(where: { applied[$0.selection] == nil }) || !unlocking.isEmpty || state.applied != next.keys.sorted() {
             mustApply = false
             let targets = enforcementTargets(next.keys.sorted(), now: now)
-            for failure in enforcer.apply(blocked: targets) {
-                recordFailure(CoreError(.internal, failure.message), uid: nil, activity: failure.selection, now: now)
-            }
+            record(enforcer.enforce(blocked: targets), now: now)
         }
+        // Truth (DESIGN §7): what failed to be enforced is not applied, and is not "Blocked" in
+        // the journal until a retry enforces it.
+        next = next.filter { notEnforced[$0.key] == nil }
+        let locking = desired.filter { applied[$0.selection] == nil && next[$0.selection] != nil }
         for b in locking {
             logLock(b, now: now)
             if let selection = resolved[b.selection] { hooks?.run(.block, selection: selection, until: b.until.map(local.iso8601)) }
@@ -60,6 +61,29 @@ extension Engine {
         let now = clock.wallNow()
         compensateWallStep(now: now)
         return now
+    }
+
+    /// Keeps what an apply could not enforce, and records each failure once while it persists
+    /// (a retry that fails the same way is not a new failure).
+    func record(_ report: EnforcementReport, now: Date) {
+        notEnforced = report.notEnforced
+        var causes: Set<String> = []
+        for failure in report.failures {
+            let key = "\(failure.selection ?? "")\n\(failure.message)"
+            causes.insert(key)
+            if !enforcementCauses.contains(key) {
+                recordFailure(CoreError(.internal, failure.message), uid: nil, activity: failure.selection, now: now)
+            }
+        }
+        enforcementCauses = causes
+    }
+
+    /// An enforcer's retry or repair changed the outcome: enforce again, so that `applied`,
+    /// the journal and the failure list follow what is really enforced.
+    public func enforcementChanged() {
+        assertOnQueue()
+        mustApply = true
+        reconcile(now: observedNow())
     }
 
     /// T6: if the wall clock was stepped since the last observation, shift every block by the

@@ -80,6 +80,7 @@ extension Engine {
         enforcement["config"] = .string(configProvenance.kind.rawValue)
         if let problem = configProvenance.problem { enforcement["configProblem"] = .string(problem) }
         if let problem = saveProblem { enforcement["stateProblem"] = .string(problem) }
+        enforcement["notEnforced"] = notEnforcedJSON(desired.map(\.selection))
         for (key, value) in enforcementNotes?() ?? [:] { enforcement[key] = value }
         return [
             "now": .string(local.iso8601(now)),
@@ -137,7 +138,20 @@ extension Engine {
         case .extended: "extended"
         case .unchanged: "unchanged"
         }
+        // Truth (DESIGN §7): the block is registered either way; the client says whether it
+        // is enforced, and blockd retries what is not.
+        let missing = notEnforcedJSON(block.selections)
+        o["enforced"] = .bool(missing.array?.isEmpty ?? true)
+        if missing.array?.isEmpty == false { o["notEnforced"] = missing }
         return o
+    }
+
+    /// `[{"selection", "cause"}]` for those of `selections` that should be blocked now but are
+    /// not enforced.
+    func notEnforcedJSON(_ selections: [String]) -> JSON {
+        .array(selections.filter { applied[$0] == nil && notEnforced[$0] != nil }.map {
+            ["selection": .string($0), "cause": .string(notEnforced[$0]!)]
+        })
     }
 
     private func stop(_ name: String, peer: Peer, now: Date) throws(CoreError) -> JSONObject {

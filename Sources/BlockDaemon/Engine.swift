@@ -20,6 +20,10 @@ public final class Engine: @unchecked Sendable {
     var local: LocalClock
     /// What is enforced now, with the reasons that held at the last reconcile.
     var applied: [String: [Reason]] = [:]
+    /// Desired selections the enforcer could not enforce at the last apply, with the cause.
+    var notEnforced: [String: String] = [:]
+    /// The enforcement failures of the last apply, each recorded once while it persists.
+    var enforcementCauses: Set<String> = []
     /// T6: wall minus boot clock at the last reconcile; a change means the wall clock stepped.
     var wallMinusBoot: TimeInterval?
     /// Apply even if the set of names did not change: at start-up (the hosts file may have

@@ -53,7 +53,9 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
 
     public var mode: String { "cut" }
 
-    public func apply(blocked: [Selection]) -> [EnforcementFailure] {
+    /// Failures here name no selection: cutting and refusing make a block felt at once, while
+    /// the hosts file is what makes it enforced (DESIGN §7 "Truth").
+    public func enforce(blocked: [Selection]) -> EnforcementReport {
         var wanted: [String: Bool] = [:]
         for selection in blocked {
             for raw in selection.domains {
@@ -69,7 +71,7 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
             return (newly, failure)
         }
         for domain in newly { learn(domain) }
-        return failure.map { [$0] } ?? []
+        return EnforcementReport(failures: failure.map { [$0] } ?? [])
     }
 
     public func release() -> [EnforcementFailure] {

@@ -107,6 +107,24 @@ struct RunnerTests {
         #expect(h.out.isEmpty)
     }
 
+    @Test("§7 Truth: a start accepted but not enforced says so, that the block is registered, and exits 1",
+          arguments: [false, true])
+    func acceptedNotEnforced(json: Bool) {
+        let answer: JSONObject = ["name": "reddit", "kind": "block", "selections": ["reddit"], "outcome": "created", "enforced": false,
+                                  "notEnforced": [["selection": "reddit", "cause": "cannot write /etc/hosts: No space left on device"]]]
+        let h = Harness(FakeTransport([.success(.ok(answer))]))
+        #expect(h.run(["start", "--minutes", "10", "reddit"] + (json ? ["--json"] : [])) == 1)
+        #expect(h.err.hasPrefix("blockc: accepted, but not enforced: cannot write /etc/hosts: No space left on device\n"))
+        #expect(h.err.contains("The block 'reddit' is registered"))
+        #expect(h.out.isEmpty != json, "--json still prints the object")
+        var enforced = answer
+        enforced["enforced"] = true
+        enforced["notEnforced"] = nil
+        let ok = Harness(FakeTransport([.success(.ok(enforced))]))
+        #expect(ok.run(["start", "--minutes", "10", "reddit"]) == 0)
+        #expect(ok.err.isEmpty)
+    }
+
     @Test("unreachable: exit 3 with the hint that says how to start the daemon or join the group")
     func unreachable() {
         let h = Harness(nil, connectError: Self.down)

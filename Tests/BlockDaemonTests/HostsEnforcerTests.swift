@@ -138,3 +138,110 @@ struct HostsEnforcerTests {
         #expect(s.log.contains("writing it in place"))
     }
 }
+
+/// E1's write path under injected faults (SQLite-style: fail each call in turn) and DESIGN §7
+/// "Truth": a failed write is a failure, not enforced, retried until it succeeds.
+@Suite("E1: hosts writes that fail", .serialized)
+struct HostsFaultTests {
+    @Test("E1: only EBUSY and EXDEV (rename impossible by nature) allow writing in place",
+          arguments: [(EBUSY, true), (EXDEV, true), (ENOSPC, false), (EIO, false), (EROFS, false),
+                      (EACCES, false), (EPERM, false), (EDQUOT, false), (ENOENT, false)])
+    func inPlaceClassification(code: Int32, allowed: Bool) {
+        #expect(AtomicFile.renameImpossibleByNature(code) == allowed, "errno \(code)")
+    }
+
+    /// An IO that fails its `failAt`-th call (counting allocate, write, truncate and sync); a
+    /// failing write first writes half of what it was given, as a short write on a full disk does.
+    static func io(failAt: Int, calls: UnsafeMutablePointer<Int>) -> AtomicFile.InPlaceIO {
+        var io = AtomicFile.InPlaceIO()
+        let real = io
+        func fails() -> Bool {
+            calls.pointee += 1
+            return calls.pointee == failAt
+        }
+        io.allocate = { fd, n in fails() ? ENOSPC : real.allocate(fd, n) }
+        io.write = { fd, bytes, offset in
+            guard fails() else { return real.write(fd, bytes, offset) }
+            _ = real.write(fd, UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count / 2)]), offset)
+            return -Int(ENOSPC)
+        }
+        io.truncate = { fd, n in fails() ? EIO : real.truncate(fd, n) }
+        io.sync = { fd in fails() ? EIO : real.sync(fd) }
+        return io
+    }
+
+    @Test("E1: an in-place write that fails at any call leaves the original bytes and length",
+          arguments: [("grows", 300), ("shrinks", -300)])
+    func inPlaceRestores(_ kind: String, delta: Int) throws {
+        let s = Sandbox()
+        let original = Array((0..<4000).map { UInt8(truncatingIfNeeded: $0 * 7 + 1) })
+        let updated = Array(repeating: UInt8(ascii: "x"), count: original.count + delta)
+        var failAt = 1
+        while true {
+            FileManager.default.createFile(atPath: s.hostsPath, contents: Data(original))
+            var calls = 0
+            do {
+                try AtomicFile.replaceInPlace(s.hostsPath, with: updated, io: HostsFaultTests.io(failAt: failAt, calls: &calls))
+                #expect(calls < failAt)
+                #expect(Array(FileManager.default.contents(atPath: s.hostsPath)!) == updated)
+                break  // every call has been failed once
+            } catch {
+                #expect(Array(FileManager.default.contents(atPath: s.hostsPath)!) == original,
+                        "\(kind): failing call \(failAt) lost bytes: \(error)")
+            }
+            failAt += 1
+        }
+        #expect(failAt > 3, "the write went through allocate/write/truncate/sync")
+    }
+
+    final class Counter: @unchecked Sendable {
+        let lock = NSLock()
+        var value = 0
+        func bump() { lock.withLock { value += 1 } }
+        var count: Int { lock.withLock { value } }
+    }
+
+    @Test("§7: a failed write leaves the selection not enforced, is retried with backoff, and its success is logged once")
+    func failedWriteIsRetried() throws {
+        let s = Sandbox()
+        let dir = s.dir + "/missing"
+        let log = MemorySink()
+        let changes = Counter()
+        let enforcer = HostsEnforcer(path: dir + "/hosts", log: log, flushResolvers: {})
+        enforcer.onChange = { changes.bump() }
+        let reddit = Selection(name: "reddit", domains: ["reddit.com"])
+        let report = enforcer.enforce(blocked: [reddit])
+        #expect(report.failures.count == 1)
+        #expect(report.notEnforced.keys.sorted() == ["reddit"], "nothing was written, so reddit is not enforced")
+        #expect(report.notEnforced["reddit"]?.contains("retries") == true)
+        mkdir(dir, 0o755)
+        #expect(s.eventually(timeout: 5) {
+            HostsFile.blockedDomains(in: Array(FileManager.default.contents(atPath: dir + "/hosts") ?? Data())) == ["reddit.com"]
+        }, "retried without another apply")
+        #expect(s.eventually(timeout: 2) { changes.count == 1 }, "the engine is told once")
+        #expect(log.entries.filter { $0.message.contains("written again; 1 domain blocked") }.count == 1)
+        #expect(enforcer.enforce(blocked: [reddit]) == EnforcementReport())
+        _ = enforcer.release()
+    }
+
+    @Test("E1: a symlinked hosts file is followed; the link stays a link and its target is replaced")
+    func symlinkFollowed() throws {
+        let s = Sandbox()
+        mkdir(s.dir + "/real", 0o755)
+        mkdir(s.dir + "/etc", 0o755)
+        let target = s.dir + "/real/hosts", link = s.dir + "/etc/hosts"
+        FileManager.default.createFile(atPath: target, contents: Data(Sandbox.hostsTemplate.utf8))
+        symlink("../real/hosts", link)
+        let log = MemorySink()
+        let enforcer = HostsEnforcer(path: link, log: log, flushResolvers: {})
+        #expect(enforcer.apply(blocked: [Selection(name: "reddit", domains: ["reddit.com"])]).isEmpty)
+        var st = stat()
+        #expect(lstat(link, &st) == 0 && st.st_mode & S_IFMT == S_IFLNK, "the link is still a link")
+        let blocked = Array(FileManager.default.contents(atPath: target) ?? Data())
+        #expect(HostsFile.blockedDomains(in: blocked) == ["reddit.com"])
+        #expect(log.entries.contains { $0.message.contains("is a symlink") })
+        #expect(enforcer.apply(blocked: []).isEmpty)
+        #expect(Array(FileManager.default.contents(atPath: target) ?? Data()) == Array(Sandbox.hostsTemplate.utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: s.dir + "/real") == ["hosts"])
+    }
+}
