@@ -34,6 +34,9 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     case notSaved = "not-saved"
     /// An ExecOnBlock=/ExecOnUnblock= hook failed or timed out (E3), in the failure list.
     case hookFailed = "hook-failed"
+    /// blockd's hosts lines were edited away, or a line giving a blocked name an address was
+    /// added, while a block was active; repaired (E1, E6), in the failure list.
+    case tamper
     /// A well-formed request for something this version of blockd does not do yet.
     case unsupported
     case `internal`

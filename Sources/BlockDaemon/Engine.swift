@@ -178,8 +178,10 @@ public final class Engine: @unchecked Sendable {
             message = "Stopped \(who) (\(hit.path)\(hit.pid.map { ", pid \($0)" } ?? "")): \(hit.selection) is blocked"
             event = .shieldHit
         case .tamper:
-            message = "Repaired \(hit.path): its blockd section was changed while \(hit.selection) is blocked"
+            message = "Repaired \(hit.path): its blockd lines were changed, or a line giving a blocked name an address was added, while \(hit.selection) is blocked"
             event = .tamper
+            // E1, E6: an undone edit is also a failure the user sees in status and failures.
+            state.record(FailureRecord(time: now, code: ErrorCode.tamper.rawValue, message: message, uid: nil, activity: hit.selection))
         }
         var fields: [(String, String)] = [("SELECTION", hit.selection), ("PATH", hit.path), ("HIT", hit.kind.rawValue)]
         if let app = hit.app { fields.append(("APP", app)) }

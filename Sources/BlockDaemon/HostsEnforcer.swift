@@ -118,7 +118,7 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
             if expected == nil { return (nil, [], false) }  // nothing to remove from a file we cannot read
             return (EnforcementFailure(selection: nil, message: "\(message); blockd retries until it can write the file"), [], false)
         }
-        let updated = HostsFile.splice(current, section: expected)
+        let updated = desired(from: current)
         guard updated != current else { return (nil, Set(HostsFile.blockedDomains(in: current)), false) }
         if let message = write(updated) {
             // What the failed write left (the original, E1), read again rather than assumed.
@@ -127,6 +127,13 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
         }
         flush()
         return (nil, Set(HostsFile.blockedDomains(in: updated)), true)
+    }
+
+    /// `current` with the section it must hold and, outside it, every line that would give a
+    /// blocked name another address held (E6: glibc's `multi on` returns every matching line);
+    /// held lines come back byte for byte once their names are no longer blocked.
+    func desired(from current: [UInt8]) -> [UInt8] {
+        HostsOverrides.hold(HostsFile.splice(current, section: expected), blocked: Set(owners.keys)).bytes
     }
 
     // MARK: Retry (DESIGN §7: a write that fails is retried until it succeeds)
@@ -206,9 +213,12 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
         case .failure:
             current = []
         }
-        guard HostsFile.splice(current, section: expected) != current else { return }
+        guard desired(from: current) != current else { return }
         let present = Set(HostsFile.blockedDomains(in: current))
-        var affected = Set(owners.filter { !present.contains($0.key) }.map(\.value))
+        // E6: names that a line outside the section now gives an address (one appended during
+        // the block) are tampered with as much as lines removed from the section.
+        let overridden = HostsOverrides.hold(current, blocked: Set(owners.keys)).held.subtracting(HostsOverrides.heldNames(in: current))
+        var affected = Set(owners.filter { !present.contains($0.key) || overridden.contains($0.key) }.map(\.value))
         if affected.isEmpty { affected = Set(owners.values) }
         let outcome = converge()
         if settle(outcome.failure) { _onChange?() }  // the engine records the failure (T4)

@@ -105,6 +105,28 @@ struct HostsEnforcerTests {
         #expect(f.bytes == Array("only mine\n".utf8))
     }
 
+    @Test("E6: lines outside the section that map a blocked name are held, an appended one is tamper, all come back byte for byte")
+    func overrides() throws {
+        let f = Fixture()
+        f.replace(with: f.bytes + Array("\n203.0.113.9 instagram.com nas2\r\n".utf8))
+        let original = f.bytes
+        #expect(f.enforcer.apply(blocked: [instagram, reddit]).isEmpty)
+        let text = String(decoding: f.bytes, as: UTF8.self)
+        #expect(text.contains("# blockd-held: 203.0.113.9 instagram.com nas2\r\n203.0.113.9 nas2 # blockd-kept\r\n"))
+        #expect(f.hits.count == 0, "a line that was there before the block is not tamper")
+        // During the block someone appends a line of their own for a blocked name.
+        let appended = Array("203.0.113.7 www.instagram.com\n".utf8)
+        f.replace(with: f.bytes + appended)
+        #expect(Sandbox().eventually(timeout: 2) { String(decoding: f.bytes, as: UTF8.self).hasSuffix("# blockd-held: 203.0.113.7 www.instagram.com\n") })
+        #expect(Sandbox().eventually(timeout: 2) { f.hits.count == 1 })
+        #expect(f.hits.all.map(\.selection) == ["instagram"] && f.hits.all.allSatisfy { $0.kind == .tamper })
+        #expect(f.enforcer.apply(blocked: [reddit]).isEmpty)
+        #expect(f.bytes == HostsFile.splice(original + appended, section: HostsFile.section(for: ["reddit.com"])),
+                "instagram's lines are back as soon as it is no longer blocked")
+        #expect(f.enforcer.apply(blocked: []).isEmpty)
+        #expect(f.bytes == original + appended, "byte for byte after the unlock")
+    }
+
     @Test("E1: invalid domains from a selection are refused, never written")
     func invalidDomains() {
         let f = Fixture()
