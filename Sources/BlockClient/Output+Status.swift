@@ -57,8 +57,20 @@ extension Output {
             if let reason = e["appsReason"]?.string { line += " (\(Output.clean(reason)))" }
             line += "."
         }
+        line += browsersNote(e)
         if let next = instant(s["nextTransition"]) { line += " Next change \(at(next))." }
+        if let paths = e["pathRules"]?.string { line += "\nNote: \(Output.clean(paths))." }
         return line
+    }
+
+    /// E7: which browsers get blockd's policies, or why none do.
+    func browsersNote(_ e: JSONObject) -> String {
+        guard let b = e["browserPolicies"]?.object else { return "" }
+        if let reason = e["browsersReason"]?.string { return " Browsers: none (\(Output.clean(reason)))." }
+        var line = " Browsers: \(texts(b["browsers"]).joined(separator: ", "))"
+        let files = texts(b["files"]) + (b["firefox"]?.string.map { [Output.clean($0)] } ?? [])
+        if !files.isEmpty { line += " (\(files.joined(separator: ", ")))" }
+        return line + "."
     }
 
     /// One activity as table cells: name, kind, rule, selections, when, flags.

@@ -10,6 +10,13 @@ public struct DaemonConfig: Equatable, Sendable {
     public var hostsFile: String
     /// E2: seconds between SIGTERM and SIGKILL for a blocked app's running processes.
     public var killGraceSeconds: Int
+    /// E7: whether blockd writes the browsers' managed policies at all.
+    public var browserPolicies = true
+    /// E7: prepended to every default browser policy path (`/` on a real system), so that a
+    /// sandboxed blockd writes under a directory of its own.
+    public var policyRoot = "/"
+    /// E7: Firefox's policies.json; nil means `etc/firefox/policies/policies.json` under `policyRoot`.
+    public var firefoxPolicies: String?
 
     public init(maxActivities: Int, hostsFile: String, killGraceSeconds: Int) {
         self.maxActivities = maxActivities
@@ -26,13 +33,16 @@ public struct DaemonConfig: Equatable, Sendable {
     public static let killGraceRange = 1...60
 
     public static let section = "Daemon"
-    public static let keys = ["MaxActivities", "HostsFile", "KillGrace"]
+    public static let keys = ["MaxActivities", "HostsFile", "KillGrace", "BrowserPolicies", "PolicyRoot", "FirefoxPolicies"]
 
     /// One layer of settings; nil means "not set here, keep what the layer below says".
     public struct Layer: Equatable, Sendable {
         public var maxActivities: Int?
         public var hostsFile: String?
         public var killGraceSeconds: Int?
+        public var browserPolicies: Bool?
+        public var policyRoot: String?
+        public var firefoxPolicies: String?
 
         public init(maxActivities: Int? = nil, hostsFile: String? = nil, killGraceSeconds: Int? = nil) {
             self.maxActivities = maxActivities
@@ -42,9 +52,13 @@ public struct DaemonConfig: Equatable, Sendable {
     }
 
     public func applying(_ layer: Layer) -> DaemonConfig {
-        DaemonConfig(maxActivities: layer.maxActivities ?? maxActivities,
-                     hostsFile: layer.hostsFile ?? hostsFile,
-                     killGraceSeconds: layer.killGraceSeconds ?? killGraceSeconds)
+        var c = DaemonConfig(maxActivities: layer.maxActivities ?? maxActivities,
+                             hostsFile: layer.hostsFile ?? hostsFile,
+                             killGraceSeconds: layer.killGraceSeconds ?? killGraceSeconds)
+        c.browserPolicies = layer.browserPolicies ?? browserPolicies
+        c.policyRoot = layer.policyRoot ?? policyRoot
+        c.firefoxPolicies = layer.firefoxPolicies ?? firefoxPolicies
+        return c
     }
 
     /// `defaults` with the settings of one `blockd.conf`; empty text gives `defaults`.
@@ -66,6 +80,12 @@ public struct DaemonConfig: Equatable, Sendable {
                 layer.hostsFile = try e.value.isEmpty ? nil : reader.absolutePath(e)
             case "KillGrace":
                 layer.killGraceSeconds = try e.value.isEmpty ? nil : reader.duration(e, in: killGraceRange)
+            case "BrowserPolicies":
+                layer.browserPolicies = try e.value.isEmpty ? nil : reader.boolean(e)
+            case "PolicyRoot":
+                layer.policyRoot = try e.value.isEmpty ? nil : reader.directory(e)
+            case "FirefoxPolicies":
+                layer.firefoxPolicies = try e.value.isEmpty ? nil : reader.absolutePath(e)
             default:
                 throw reader.unknownKey(e, section: section, valid: keys)
             }
@@ -140,6 +160,30 @@ struct ConfigReader {
             throw fail(e, "\(e.key)= must be \(accepted), not '\(e.value)'")
         }
         return seconds
+    }
+
+    /// systemd's booleans (`yes`/`no`, `true`/`false`, `on`/`off`, `1`/`0`).
+    func boolean(_ e: INIEntry) throws(CoreError) -> Bool {
+        guard let b = ConfigReader.boolean(e.value) else {
+            throw fail(e, "\(e.key)= must be yes or no, not '\(e.value)'")
+        }
+        return b
+    }
+
+    static func boolean(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "yes", "true", "on", "1": true
+        case "no", "false", "off", "0": false
+        default: nil
+        }
+    }
+
+    func directory(_ e: INIEntry) throws(CoreError) -> String {
+        let p = e.value
+        guard p.first == "/", !p.hasControlCharacters else {
+            throw fail(e, "\(e.key)= must be an absolute directory, such as / or /srv/sandbox, not '\(p)'")
+        }
+        return p
     }
 
     func absolutePath(_ e: INIEntry) throws(CoreError) -> String {

@@ -77,7 +77,7 @@ public struct Registry: Sendable {
         guard end.timeIntervalSince(now) <= TimeInterval(DurationText.maximum) + 1 else {
             throw CoreError(.invalidDuration, "a block can last at most 366 days; give an earlier end")
         }
-        let name = explicitName ?? selections.joined(separator: "+")
+        let name = explicitName ?? Names.blockName(for: selections)
         try Names.validate(name, what: "block name")
 
         if let index = activities.firstIndex(where: { $0.name == name }) {
@@ -249,10 +249,19 @@ public struct Registry: Sendable {
 /// Names of activities and selections: they appear in status tables, journal fields and file
 /// names, so they are kept to a plain, line-safe alphabet.
 public enum Names {
+    /// The default name of a block: its selections joined with `+`, with any character a name
+    /// may not hold (the `/` of a URL prefix, E8) turned into `_`.
+    public static func blockName(for selections: [String]) -> String {
+        let joined = selections.joined(separator: "+")
+        return String(decoding: joined.utf8.map { isNameByte($0) ? $0 : UInt8(ascii: "_") }, as: UTF8.self)
+    }
+
+    static func isNameByte(_ c: UInt8) -> Bool {
+        (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c == 45 || c == 95 || c == 46 || c == 43
+    }
+
     public static func validate(_ name: String, what: String) throws(CoreError) {
-        let ok = !name.isEmpty && name.utf8.count <= 255 && name.utf8.allSatisfy { c in
-            (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c == 45 || c == 95 || c == 46 || c == 43
-        } && name.first != "-" && name.first != "."
+        let ok = !name.isEmpty && name.utf8.count <= 255 && name.utf8.allSatisfy(isNameByte) && name.first != "-" && name.first != "."
         guard ok else {
             throw CoreError(.invalidName, "'\(name)' is not a valid \(what): use 1 to 255 letters, digits, '-', '_', '.' or '+', not starting with '-' or '.'")
         }

@@ -21,11 +21,16 @@ public enum BlockdMain {
             return 0
         case .checkConfig: return checkConfig(options)
         case .release: return release(options)
+        case .mergeFirefoxPolicies: return mergeFirefoxPolicies(options)
         case .run: return Daemon(options: options).run()
         }
     }
 
-    static func flags(_ options: BlockdOptions) -> DaemonConfig.Layer { DaemonConfig.Layer(hostsFile: options.hostsFile) }
+    static func flags(_ options: BlockdOptions) -> DaemonConfig.Layer {
+        var layer = DaemonConfig.Layer(hostsFile: options.hostsFile)
+        (layer.browserPolicies, layer.policyRoot, layer.firefoxPolicies) = (options.browserPolicies, options.policyRoot, options.firefoxPolicies)
+        return layer
+    }
 
     /// `blockd --check-config`: loads everything, prints a summary, exits 1 on the first error.
     static func checkConfig(_ options: BlockdOptions) -> Int32 {
@@ -60,10 +65,12 @@ public enum BlockdMain {
             printError("blockd: refusing to release: the block '\(b.name)' was started with --lock and lasts until \(clock.iso8601(b.end))")
             return 1
         }
-        var hostsFile = options.hostsFile ?? DaemonConfig.defaults.hostsFile
-        if options.hostsFile == nil, let config = try? ConfigDirectory(options.configDir).load() { hostsFile = config.daemon.hostsFile }
-        // Only the hosts section outlives blockd (E4); fanotify marks go with its process.
-        let enforcer = makeEnforcer(hostsFile: hostsFile, log: StderrSink())
+        let daemon = (try? ConfigDirectory(options.configDir).load(flags: flags(options)))?.daemon
+            ?? DaemonConfig.defaults.applying(flags(options))
+        // Only the hosts section and the browser policies outlive blockd (E4, E7); fanotify
+        // marks go with its process.
+        let enforcer = CompositeEnforcer([makeEnforcer(hostsFile: daemon.hostsFile, log: StderrSink()),
+                                          BrowserPolicyEnforcer(config: daemon, stateDir: options.stateDir, log: StderrSink())])
         let failures = enforcer.release()
         for f in failures { printError("blockd: \(f.message)") }
         state.applied = []
@@ -145,7 +152,8 @@ final class Daemon: @unchecked Sendable {
         // forwards them once it does.
         let relay = ShieldHitRelay()
         let shield = AppShield(killGrace: TimeInterval(config.daemon.killGraceSeconds), log: log, hits: relay.forward)
-        let enforcer = CompositeEnforcer([hosts, shield])
+        let browsers = BrowserPolicyEnforcer(config: config.daemon, stateDir: options.stateDir, log: log)  // E7
+        let enforcer = CompositeEnforcer([hosts, shield] + (browsers.enabled ? [browsers] : []))
         let engine = Engine(config: config, state: state, clock: clock, timeZone: SystemTimeZone.current(), enforcer: enforcer,
                             log: log, store: store, configLoader: { () throws(CoreError) -> ConfigSet in try directory.load(flags: flags) },
                             configPath: directory.daemonFile)
@@ -177,8 +185,9 @@ final class Daemon: @unchecked Sendable {
             engine.queue.async { engine.usageChanged(running: running) }
         })
         engine.onLimitsChanged = { [engine, usage] in usage.follow(engine.limitedApps) }
-        engine.enforcementNotes = { [shield, usage] in
+        engine.enforcementNotes = { [shield, usage, browsers] in
             var notes: JSONObject = ["apps": .string(shield.mode), "usage": .string(usage.mode.rawValue)]
+            for (key, value) in browsers.notes() { notes[key] = value }
             if let reason = shield.modeReason { notes["appsReason"] = .string(reason) }
             return notes
         }
