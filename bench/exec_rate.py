@@ -16,7 +16,7 @@ os.makedirs(f"{work}/etc/selections.d")
 open(f"{work}/etc/selections.d/benchapp.conf", "w").write(f"[Selection]\nName=benchapp\nApps={app}\n")
 open(f"{work}/hosts", "w").write("127.0.0.1 localhost\n")
 sock = f"{work}/s.sock"
-proc = subprocess.Popen([blockd, "--socket", sock, "--state-dir", f"{work}/state", "--config-dir", f"{work}/etc",
+proc = subprocess.Popen([blockd, "--socket", sock, "--state-dir", f"{work}/state", "--config-dir", f"{work}/etc", "--policy-root", f"{work}/root",
                          "--hosts-file", f"{work}/hosts", "--log-target", "console", "--firewall", "no", "--cut-sockets", "no"],
                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 try:

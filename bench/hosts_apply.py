@@ -21,7 +21,7 @@ hosts = f"{work}/hosts"
 with open(hosts, "w") as f:
     f.write("127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")
 sock = f"{work}/s.sock"
-proc = subprocess.Popen([blockd, "--socket", sock, "--state-dir", f"{work}/state", "--config-dir", f"{work}/etc",
+proc = subprocess.Popen([blockd, "--socket", sock, "--state-dir", f"{work}/state", "--config-dir", f"{work}/etc", "--policy-root", f"{work}/root",
                          "--hosts-file", hosts, "--log-target", "console", "--firewall", "no", "--cut-sockets", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 try:
     t0 = time.perf_counter()

@@ -72,7 +72,7 @@ class Sandbox:
         self.env.setdefault("TZ", "Asia/Tokyo")
 
     def args(self):
-        return [self.blockd, "--socket", self.socket, "--state-dir", self.state_dir, "--config-dir", self.config_dir,
+        return [self.blockd, "--socket", self.socket, "--state-dir", self.state_dir, "--config-dir", self.config_dir, "--policy-root", self.dir + "/root",
                 "--hosts-file", self.hosts, "--log-target", "console", "--firewall", "no", "--cut-sockets", "no"]
 
     def start(self, prefix=(), env=None, timeout=30):

@@ -23,7 +23,7 @@ mount --bind '{journal}' /run/log/journal
 if [ -d /var/log/journal ]; then mount -t tmpfs tmpfs /var/log/journal; fi
 /lib/systemd/systemd-journald &
 for i in $(seq 200); do [ -S /run/systemd/journal/socket ] && break; sleep 0.05; done
-exec '{blockd}' --socket '{sock}' --state-dir '{work}/state' --config-dir '{work}/etc' --hosts-file '{work}/hosts' --log-target journal --firewall no --cut-sockets no
+exec '{blockd}' --socket '{sock}' --state-dir '{work}/state' --config-dir '{work}/etc' --policy-root '{work}/root' --hosts-file '{work}/hosts' --log-target journal --firewall no --cut-sockets no
 """
 open(os.path.join(work, "run.sh"), "w").write(script)
 os.makedirs(os.path.join(work, "etc"))

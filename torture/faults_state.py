@@ -192,7 +192,8 @@ def second_daemon():
     hosts_before = sb.read_hosts()
     st_before = os.stat(sb.hosts)
     args = [blockd, "--socket", f"{sb.dir}/second.sock", "--state-dir", sb.state_dir, "--config-dir", sb.config_dir,
-            "--hosts-file", sb.hosts, "--log-target", "console"]
+            "--hosts-file", sb.hosts, "--log-target", "console", "--policy-root", f"{sb.dir}/root",
+            "--firewall", "no", "--cut-sockets", "no"]
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=sb.env, start_new_session=True)
     try:
         out, _ = p.communicate(timeout=10)

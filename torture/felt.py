@@ -177,7 +177,7 @@ class Daemon:
     def __init__(self, work):
         self.work = work
         self.args = [f"{bindir}/blockd", "--socket", f"{work}/s.sock", "--state-dir", f"{work}/state",
-                     "--config-dir", f"{work}/etc", "--log-target", "console"]
+                     "--config-dir", f"{work}/etc", "--log-target", "console", "--policy-root", f"{work}/root"]
         self.proc = None
 
     def start(self):

@@ -56,7 +56,7 @@ extension Output {
         return items.count > shown ? "\(head), +\(items.count - shown) more" : head
     }
 
-    /// `selections show NAME`: `{"selection": {name, domains, apps, openURL}}`.
+    /// `selections show NAME`: `{"selection": {name, domains, apps, paths, openURL}}`.
     public func selection(_ o: JSONObject) -> String {
         let s = o["selection"]?.object ?? o
         var lines = [heading("Selection \(text(s["name"]))")]
@@ -69,6 +69,8 @@ extension Output {
         }
         list("Domains:", texts(s["domains"]))
         list("Apps:", texts(s["apps"]))
+        let paths = texts(s["paths"])
+        if !paths.isEmpty { list("Paths:", paths) }  // E8, in browsers only
         if let url = s["openURL"]?.string { list("Opens:", [Output.clean(url)]) }
         return lines.joined(separator: "\n")
     }

@@ -57,6 +57,7 @@ extension Output {
             if let reason = e["appsReason"]?.string { line += " (\(Output.clean(reason)))" }
             line += "."
         }
+        line += browsersNote(e)
         if let next = instant(s["nextTransition"]) { line += " Next change \(at(next))." }
         if let felt = feltLine(e) { line += "\n" + felt }
         // DESIGN §7 "Truth": say when the configuration in force is not the files, or the
@@ -67,6 +68,7 @@ extension Output {
         for missing in (e["notEnforced"]?.array ?? []).compactMap(\.object) {
             line += "\n" + paint("Not enforced yet: \(text(missing["selection"])): \(text(missing["cause"]))", .red)
         }
+        if let paths = e["pathRules"]?.string { line += "\nNote: \(Output.clean(paths))." }
         return line
     }
 
@@ -87,6 +89,16 @@ extension Output {
         }
         if let problem = firewall["problem"]?.string { line += " (\(Output.clean(problem)))" }
         if let sink = e["sink"]?.string { line += ". Blocked names point at \(Output.clean(sink))" }
+        return line + "."
+    }
+
+    /// E7: which browsers get blockd's policies, or why none do.
+    func browsersNote(_ e: JSONObject) -> String {
+        guard let b = e["browserPolicies"]?.object else { return "" }
+        if let reason = e["browsersReason"]?.string { return " Browsers: none (\(Output.clean(reason)))." }
+        var line = " Browsers: \(texts(b["browsers"]).joined(separator: ", "))"
+        let files = texts(b["files"]) + (b["firefox"]?.string.map { [Output.clean($0)] } ?? [])
+        if !files.isEmpty { line += " (\(files.joined(separator: ", ")))" }
         return line + "."
     }
 

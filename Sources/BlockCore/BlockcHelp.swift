@@ -18,7 +18,7 @@ public enum BlockcHelp {
       schedule list [--json]   list schedules with their current or next window
       selections [--json]      list the selections (built-in catalog and selections.d)
       selections show NAME [--json]
-                               the domains and apps of one selection
+                               the domains, apps and paths of one selection
       failures [--json] [--clear]
                                refused registrations and enforcement errors
       limit add NAME DURATION [--days DAYS] [--warn DURATION] SELECTION...
@@ -30,7 +30,8 @@ public enum BlockcHelp {
       reload                   reload the daemon's configuration
       version                  print the client and daemon versions
 
-    SELECTION is a name from 'blockc selections' or a domain such as example.com.
+    SELECTION is a name from 'blockc selections', a domain such as example.com, or a URL
+    prefix such as youtube.com/shorts (blocked in Chromium-family browsers only).
     DURATION: 90s, 25m, 1h30m, 2d (1s to 366d).  TIME: HH:MM (the next one after now) or an
     ISO 8601 date-time such as 2026-11-29T22:00.  DAYS: mon,wed or ranges such as mon-fri.
 

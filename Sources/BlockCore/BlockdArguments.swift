@@ -1,7 +1,7 @@
 /// `blockd`'s command line (DESIGN §7).
 public struct BlockdOptions: Equatable, Sendable {
     public enum LogTarget: String, Equatable, Sendable, CaseIterable { case auto, journal, console }
-    public enum Mode: Equatable, Sendable { case run, checkConfig, release, version, help }
+    public enum Mode: Equatable, Sendable { case run, checkConfig, release, version, help, mergeFirefoxPolicies }
 
     public var mode: Mode = .run
     public var configDir = "/etc/blockd"
@@ -14,6 +14,10 @@ public struct BlockdOptions: Equatable, Sendable {
     public var cutSockets: Bool?
     public var firewall: Bool?
     public var resolvConf: String?
+    /// E7: `--browser-policies`, `--policy-root`, `--firefox-policies`; nil: blockd.conf or the default.
+    public var browserPolicies: Bool?
+    public var policyRoot: String?
+    public var firefoxPolicies: String?
 
     public init() {}
 
@@ -35,17 +39,24 @@ public struct BlockdOptions: Equatable, Sendable {
                     let v = try scanner.value(for: name, inline: inline)
                     guard let b = ConfigReader.boolean(v) else { throw scanner.usage("\(name) must be yes or no, not '\(v)'") }
                     if name == "--firewall" { o.firewall = b } else { o.cutSockets = b }
+                case "--browser-policies":
+                    let v = try scanner.value(for: name, inline: inline)
+                    guard let b = ConfigReader.boolean(v) else { throw scanner.usage("--browser-policies must be yes or no, not '\(v)'") }
+                    o.browserPolicies = b
+                case "--policy-root": o.policyRoot = try scanner.value(for: name, inline: inline)
+                case "--firefox-policies": o.firefoxPolicies = try scanner.value(for: name, inline: inline)
                 case "--log-target":
                     let v = try scanner.value(for: name, inline: inline)
                     guard let t = LogTarget(rawValue: v) else {
                         throw scanner.usage("--log-target must be auto, journal or console, not '\(v)'")
                     }
                     o.logTarget = t
-                case "--check-config", "-n", "--release", "--version":
+                case "--check-config", "-n", "--release", "--version", "--merge-firefox-policies":
                     guard inline == nil else { throw scanner.usage("\(name) takes no value") }
-                    let mode: Mode = name == "--release" ? .release : name == "--version" ? .version : .checkConfig
+                    let mode: Mode = name == "--release" ? .release : name == "--version" ? .version
+                        : name == "--merge-firefox-policies" ? .mergeFirefoxPolicies : .checkConfig
                     guard o.mode == .run || o.mode == mode else {
-                        throw scanner.usage("--check-config, --release and --version cannot be combined")
+                        throw scanner.usage("--check-config, --release, --merge-firefox-policies and --version cannot be combined")
                     }
                     o.mode = mode
                 case "--help", "-h":
@@ -61,6 +72,10 @@ public struct BlockdOptions: Equatable, Sendable {
                              ("--resolv-conf", o.resolvConf ?? "/")]
         where path.isEmpty {
             throw scanner.usage("\(flag) needs a non-empty path")
+        }
+        for (flag, path) in [("--policy-root", o.policyRoot), ("--firefox-policies", o.firefoxPolicies)]
+        where path.map({ $0.first != "/" }) ?? false {
+            throw scanner.usage("\(flag) needs an absolute path")
         }
         return o
     }
@@ -84,8 +99,18 @@ public struct BlockdOptions: Equatable, Sendable {
       --resolv-conf PATH     where the nameservers asked for those addresses are listed
                              (default ResolvConf= or /etc/resolv.conf)
       --log-target TARGET    auto, journal or console (default auto)
+      --browser-policies yes|no
+                             write browser policies: Chromium-family URLBlocklist and
+                             DoH off, Firefox DoH locked off (default BrowserPolicies= or yes)
+      --policy-root DIR      prefix for every browser policy path (default PolicyRoot= or /)
+      --firefox-policies PATH
+                             Firefox's policies.json (default FirefoxPolicies= or
+                             /etc/firefox/policies/policies.json under the policy root)
       -n, --check-config     check the configuration, print a summary and exit
       --release              remove all enforcement (for uninstalling) and exit
+      --merge-firefox-policies
+                             lock DNS over HTTPS off in Firefox's policies.json and exit
+                             (make install runs it; --release takes it out again)
       --version              print the version and exit
       -h, --help             print this help and exit
 

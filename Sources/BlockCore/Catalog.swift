@@ -30,9 +30,15 @@ public struct Catalog: Sendable {
 
     /// What a `start`/`schedule add` argument means: a known selection (any case), else an
     /// ad-hoc selection of one domain if it looks like one (an invalid one is an
-    /// `.invalidDomain` error, E1), else `.unknownSelection` with a suggestion.
+    /// `.invalidDomain` error, E1), or of one URL prefix (`youtube.com/shorts`, E8), else `.unknownSelection` with a suggestion.
     public func resolve(_ argument: String) throws(CoreError) -> Selection {
         if let known = selection(named: argument) { return known }
+        // E8: `youtube.com/shorts` blocks that prefix in browsers only; its domain is not put
+        // into the hosts file, which would block the whole site.
+        if URLPrefix.looksLikePrefix(argument) {
+            let prefix = try URLPrefix.normalize(argument)
+            return Selection(name: prefix, paths: [prefix])
+        }
         if Domain.looksLikeDomain(argument) {
             let domain = try Domain.normalize(argument)
             return Selection(name: domain, domains: [domain])

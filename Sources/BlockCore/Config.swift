@@ -12,6 +12,13 @@ public struct DaemonConfig: Equatable, Sendable {
     public var killGraceSeconds: Int
     /// E5: the settings of cutting what is open (see `FeltSettings`).
     public var felt: FeltSettings
+    /// E7: whether blockd writes the browsers' managed policies at all.
+    public var browserPolicies = true
+    /// E7: prepended to every default browser policy path (`/` on a real system), so that a
+    /// sandboxed blockd writes under a directory of its own.
+    public var policyRoot = "/"
+    /// E7: Firefox's policies.json; nil means `etc/firefox/policies/policies.json` under `policyRoot`.
+    public var firefoxPolicies: String?
 
     public init(maxActivities: Int, hostsFile: String, killGraceSeconds: Int, felt: FeltSettings = .defaults) {
         self.maxActivities = maxActivities
@@ -54,7 +61,8 @@ public struct DaemonConfig: Equatable, Sendable {
     public static let connectGraceRange = 1...86_400
 
     public static let section = "Daemon"
-    public static let keys = ["MaxActivities", "HostsFile", "KillGrace", "ConnectGrace", "Firewall", "CutSockets", "ResolvConf"]
+    public static let keys = ["MaxActivities", "HostsFile", "KillGrace", "ConnectGrace", "Firewall", "CutSockets", "ResolvConf",
+                              "BrowserPolicies", "PolicyRoot", "FirefoxPolicies"]
 
     /// One layer of settings; nil means "not set here, keep what the layer below says".
     public struct Layer: Equatable, Sendable {
@@ -65,6 +73,9 @@ public struct DaemonConfig: Equatable, Sendable {
         public var firewall: Bool?
         public var cutSockets: Bool?
         public var resolvConf: String?
+        public var browserPolicies: Bool?
+        public var policyRoot: String?
+        public var firefoxPolicies: String?
 
         public init(maxActivities: Int? = nil, hostsFile: String? = nil, killGraceSeconds: Int? = nil,
                     connectGraceSeconds: Int? = nil, firewall: Bool? = nil, cutSockets: Bool? = nil, resolvConf: String? = nil) {
@@ -82,9 +93,13 @@ public struct DaemonConfig: Equatable, Sendable {
         let f = FeltSettings(connectGraceSeconds: layer.connectGraceSeconds ?? felt.connectGraceSeconds,
                              firewall: layer.firewall ?? felt.firewall, cutSockets: layer.cutSockets ?? felt.cutSockets,
                              resolvConf: layer.resolvConf ?? felt.resolvConf)
-        return DaemonConfig(maxActivities: layer.maxActivities ?? maxActivities,
+        var c = DaemonConfig(maxActivities: layer.maxActivities ?? maxActivities,
                             hostsFile: layer.hostsFile ?? hostsFile,
                             killGraceSeconds: layer.killGraceSeconds ?? killGraceSeconds, felt: f)
+        c.browserPolicies = layer.browserPolicies ?? browserPolicies
+        c.policyRoot = layer.policyRoot ?? policyRoot
+        c.firefoxPolicies = layer.firefoxPolicies ?? firefoxPolicies
+        return c
     }
 
     /// `defaults` with the settings of one `blockd.conf`; empty text gives `defaults`.
@@ -114,6 +129,12 @@ public struct DaemonConfig: Equatable, Sendable {
                 layer.cutSockets = try e.value.isEmpty ? nil : reader.boolean(e)
             case "ResolvConf":
                 layer.resolvConf = try e.value.isEmpty ? nil : reader.absolutePath(e)
+            case "BrowserPolicies":
+                layer.browserPolicies = try e.value.isEmpty ? nil : reader.boolean(e)
+            case "PolicyRoot":
+                layer.policyRoot = try e.value.isEmpty ? nil : reader.directory(e)
+            case "FirefoxPolicies":
+                layer.firefoxPolicies = try e.value.isEmpty ? nil : reader.absolutePath(e)
             default:
                 throw reader.unknownKey(e, section: section, valid: keys)
             }
@@ -202,6 +223,14 @@ struct ConfigReader {
         case "no", "false", "off", "0": false
         default: nil
         }
+    }
+
+    func directory(_ e: INIEntry) throws(CoreError) -> String {
+        let p = e.value
+        guard p.first == "/", !p.hasControlCharacters else {
+            throw fail(e, "\(e.key)= must be an absolute directory, such as / or /srv/sandbox, not '\(p)'")
+        }
+        return p
     }
 
     func absolutePath(_ e: INIEntry) throws(CoreError) -> String {

@@ -11,14 +11,14 @@ extension ConfigFiles {
     /// language would never be shown; it is refused rather than silently ignored.
     public static let textLanguages = ["en", "ja"]
 
-    public static let selectionKeys = ["Name", "Domains", "Apps", "OpenURL", "ExecOnBlock", "ExecOnUnblock", "Firewall"]
+    public static let selectionKeys = ["Name", "Domains", "Apps", "Paths", "OpenURL", "ExecOnBlock", "ExecOnUnblock", "Firewall"]
 
     /// Reads one file of `selections.d/` (DESIGN §1): a `[Selection]` section with `Name=`
     /// (required), `Domains=`, `Apps=`, `OpenURL=`, `ExecOnBlock=`, `ExecOnUnblock=`, `Firewall=` (E5) and text
     /// overrides such as `ShieldBody=` or `ShieldBody[ja]=`.
     ///
-    /// - `Domains=` and `Apps=` are lists of words (`INI.words`: space-separated, quotes keep
-    ///   spaces). They may repeat and add up; an empty assignment empties the list so far, as
+    /// - `Domains=`, `Apps=` and `Paths=` (E8: URL prefixes) are lists of words (`INI.words`:
+    ///   space-separated, quotes keep spaces). They may repeat and add up; an empty assignment empties the list so far, as
     ///   in systemd. Duplicates are dropped, first occurrence kept.
     /// - Every other key is single-valued: the last assignment wins, and an empty one unsets.
     /// - A selection with no targets is accepted: it may exist only for its E3 hooks.
@@ -34,6 +34,7 @@ extension ConfigFiles {
         var name: String?
         var domains: [String] = []
         var apps: [String] = []
+        var paths: [String] = []
         var openURL: String?
         var execOnBlock: String?
         var execOnUnblock: String?
@@ -54,6 +55,11 @@ extension ConfigFiles {
             case "Apps":
                 if v.isEmpty { apps = []; continue }
                 for word in try reader.words(e) { apps.append(try reader.app(word, e)) }
+            case "Paths":  // E8: URL prefixes, a list like Domains=
+                if v.isEmpty { paths = []; continue }
+                for word in try reader.words(e) {
+                    paths.append(try reader.checked(e) { () throws(CoreError) in try URLPrefix.normalize(word) })
+                }
             case "OpenURL":
                 openURL = try v.isEmpty ? nil : reader.url(e)
                 if let url = openURL {
@@ -82,7 +88,8 @@ extension ConfigFiles {
             throw reader.fail(header.line, "[\(selectionSection)] has no Name=; add one, e.g. Name=social")
         }
         return Selection(name: name, domains: Registry.unique(domains), apps: Registry.unique(apps),
-                         openURL: openURL, texts: texts, execOnBlock: execOnBlock, execOnUnblock: execOnUnblock, firewall: firewall == true ? true : nil)
+                         paths: Registry.unique(paths), openURL: openURL, texts: texts, execOnBlock: execOnBlock, execOnUnblock: execOnUnblock,
+                         firewall: firewall == true ? true : nil)
     }
 }
 

@@ -6,6 +6,9 @@ public struct Selection: Hashable, Sendable, Codable {
     public var name: String
     public var domains: [String]
     public var apps: [String]
+    /// E8: URL prefixes (`youtube.com/shorts`, `URLPrefix.normalize` form), enforced through
+    /// the browsers' managed policies only.
+    public var paths: [String]
     public var openURL: String?
     /// Text overrides keyed by `TextKey` raw value, optionally with a language suffix
     /// (`ShieldBody`, `ShieldBody[ja]`); templates are checked at load time (S6).
@@ -17,11 +20,12 @@ public struct Selection: Hashable, Sendable, Codable {
     /// block, not only for `ConnectGrace=`. Optional so that older state files still decode.
     public var firewall: Bool?
 
-    public init(name: String, domains: [String] = [], apps: [String] = [], openURL: String? = nil,
+    public init(name: String, domains: [String] = [], apps: [String] = [], paths: [String] = [], openURL: String? = nil,
                 texts: [String: String] = [:], execOnBlock: String? = nil, execOnUnblock: String? = nil, firewall: Bool? = nil) {
         self.name = name
         self.domains = domains
         self.apps = apps
+        self.paths = paths
         self.openURL = openURL
         self.texts = texts
         self.execOnBlock = execOnBlock

@@ -244,11 +244,11 @@ public struct Registry: Sendable {
     public static let defaultNameLimit = 64
 
     /// The name of a block started without `--name`: its selections joined by `+`
-    /// (`instagram+reddit`). A longer list keeps its first characters and ends in `-` and a
+    /// (`instagram+reddit`, `Names.blockName`). A longer list keeps its first characters and ends in `-` and a
     /// hash of the whole list (`a.example.com+b.exam-5f0c2a1e`), so that the name stays
     /// within `defaultNameLimit` and the same selections always give the same name (T10).
     public static func defaultBlockName(for selections: [String]) -> String {
-        let joined = selections.joined(separator: "+")
+        let joined = Names.blockName(for: selections)
         guard joined.utf8.count > defaultNameLimit else { return joined }
         let suffix = "-" + stableHash(joined)
         // Names are ASCII (Names.validate), so cutting bytes cuts characters.
@@ -279,10 +279,19 @@ public struct Registry: Sendable {
 /// Names of activities and selections: they appear in status tables, journal fields and file
 /// names, so they are kept to a plain, line-safe alphabet.
 public enum Names {
+    /// The default name of a block: its selections joined with `+`, with any character a name
+    /// may not hold (the `/` of a URL prefix, E8) turned into `_`.
+    public static func blockName(for selections: [String]) -> String {
+        let joined = selections.joined(separator: "+")
+        return String(decoding: joined.utf8.map { isNameByte($0) ? $0 : UInt8(ascii: "_") }, as: UTF8.self)
+    }
+
+    static func isNameByte(_ c: UInt8) -> Bool {
+        (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c == 45 || c == 95 || c == 46 || c == 43
+    }
+
     public static func validate(_ name: String, what: String) throws(CoreError) {
-        let ok = !name.isEmpty && name.utf8.count <= 255 && name.utf8.allSatisfy { c in
-            (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c == 45 || c == 95 || c == 46 || c == 43
-        } && name.first != "-" && name.first != "."
+        let ok = !name.isEmpty && name.utf8.count <= 255 && name.utf8.allSatisfy(isNameByte) && name.first != "-" && name.first != "."
         guard ok else {
             throw CoreError(.invalidName, "'\(name)' is not a valid \(what): use 1 to 255 letters, digits, '-', '_', '.' or '+', not starting with '-' or '.'")
         }

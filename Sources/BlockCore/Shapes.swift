@@ -70,6 +70,7 @@ public struct Shapes: Sendable {
             "domains": .array(s.domains.map { .string($0) }),
             "apps": .array(s.apps.map { .string($0) }),
         ]
+        o["paths"] = .array(s.paths.map { .string($0) })  // E8: URL prefixes
         o["openURL"] = s.openURL.map { .string($0) } ?? .null
         if s.firewall == true { o["firewall"] = .bool(true) }
         // S6: the selection's own texts (keys as in its file, e.g. ShieldBody[ja]), so that a

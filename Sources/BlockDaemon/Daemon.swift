@@ -21,12 +21,15 @@ public enum BlockdMain {
             return 0
         case .checkConfig: return checkConfig(options)
         case .release: return release(options)
+        case .mergeFirefoxPolicies: return mergeFirefoxPolicies(options)
         case .run: return Daemon(options: options).run()
         }
     }
 
     static func flags(_ options: BlockdOptions) -> DaemonConfig.Layer {
-        DaemonConfig.Layer(hostsFile: options.hostsFile, firewall: options.firewall, cutSockets: options.cutSockets, resolvConf: options.resolvConf)
+        var layer = DaemonConfig.Layer(hostsFile: options.hostsFile, firewall: options.firewall, cutSockets: options.cutSockets, resolvConf: options.resolvConf)
+        (layer.browserPolicies, layer.policyRoot, layer.firefoxPolicies) = (options.browserPolicies, options.policyRoot, options.firefoxPolicies)
+        return layer
     }
 
     /// `blockd --check-config`: loads everything, prints a summary, exits 1 on the first error.
@@ -74,13 +77,13 @@ public enum BlockdMain {
             printError("blockd: refusing to release: the block '\(b.name)' was started with --lock and lasts until \(clock.iso8601(b.end))")
             return 1
         }
-        var hostsFile = options.hostsFile ?? DaemonConfig.defaults.hostsFile
-        if options.hostsFile == nil, let config = try? ConfigDirectory(options.configDir).load() { hostsFile = config.daemon.hostsFile }
-        // Only the hosts section and the nftables table (E5) outlive blockd (E4); fanotify
-        // marks go with its process.
-        let enforcer = makeEnforcer(hostsFile: hostsFile, log: StderrSink())
+        let daemon = (try? ConfigDirectory(options.configDir).load(flags: flags(options)))?.daemon
+            ?? DaemonConfig.defaults.applying(flags(options))
+        // Only the hosts section, the nftables table (E5) and the browser policies (E7) outlive
+        // blockd (E4); fanotify marks go with its process.
+        let enforcer = CompositeEnforcer([makeEnforcer(hostsFile: daemon.hostsFile, log: StderrSink()),
+                                          BrowserPolicyEnforcer(config: daemon, stateDir: options.stateDir, log: StderrSink())])
         var failures = enforcer.release()
-        let daemon = ((try? ConfigDirectory(options.configDir).load(flags: flags(options)))?.daemon ?? DaemonConfig.defaults.applying(flags(options)))
         if let problem = FeltEnforcer.releaseTable(settings: daemon.felt) {
             failures.append(EnforcementFailure(selection: nil, message: "cannot remove the nftables table inet blockd: \(problem)"))
         }
@@ -153,7 +156,8 @@ final class Daemon: @unchecked Sendable {
         // forwards them once it does.
         let relay = ShieldHitRelay()
         let shield = AppShield(killGrace: TimeInterval(config.daemon.killGraceSeconds), log: log, hits: relay.forward)
-        let enforcer = CompositeEnforcer([hosts, felt, shield])
+        let browsers = BrowserPolicyEnforcer(config: config.daemon, stateDir: options.stateDir, log: log)  // E7
+        let enforcer = CompositeEnforcer([hosts, felt, shield] + (browsers.enabled ? [browsers] : []))
         let engine = Engine(config: config, state: state, clock: clock, timeZone: SystemTimeZone.current(), enforcer: enforcer,
                             log: log, store: store, configLoader: { () throws(CoreError) -> ConfigSet in try directory.load(flags: flags) },
                             configPath: directory.daemonFile)
@@ -187,10 +191,11 @@ final class Daemon: @unchecked Sendable {
             engine.queue.async { engine.usageChanged(running: running) }
         })
         engine.onLimitsChanged = { [engine, usage] in usage.follow(engine.limitedApps) }
-        engine.enforcementNotes = { [shield, usage, felt, engine] in
+        engine.enforcementNotes = { [shield, usage, felt, engine, browsers] in
             var notes = felt.notes(wallNow: clock.wallNow(), iso: engine.local.iso8601)
             notes["apps"] = .string(shield.mode)
             notes["usage"] = .string(usage.mode.rawValue)
+            for (key, value) in browsers.notes() { notes[key] = value }
             if let reason = shield.modeReason { notes["appsReason"] = .string(reason) }
             return notes
         }

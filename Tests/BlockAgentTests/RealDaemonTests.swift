@@ -25,7 +25,8 @@ struct RealDaemonTests {
         try session.write("127.0.0.1\tlocalhost\n", to: "hosts")
         let socket = session.dir + "/blockd.sock"
         try session.processes.launch(bin + "/blockd", ["--socket", socket, "--state-dir", session.dir + "/state", "--config-dir", session.dir + "/etc",
-                                                       "--hosts-file", session.dir + "/hosts", "--log-target", "console", "--firewall", "no", "--cut-sockets", "no"],
+                                                       "--hosts-file", session.dir + "/hosts", "--log-target", "console", "--firewall", "no", "--cut-sockets", "no",
+                                                       "--policy-root", session.dir + "/root"],
                                      environment: ["TZ": "Asia/Tokyo"], output: session.dir + "/blockd.log")
         func blockc(_ args: [String]) -> Proc.Result? { try? Proc.capture(bin + "/blockc", ["--socket", socket] + args) }
         try #require(Proc.eventually { blockc(["version"])?.status == 0 }, "blockd did not start: \(session.read("blockd.log"))")

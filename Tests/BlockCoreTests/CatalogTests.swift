@@ -60,7 +60,7 @@ private func resolveError(_ argument: String, in catalog: Catalog = .standard) -
     }
 
     @Test("E1: an argument that looks like a domain but is not valid is an invalid-domain error", arguments: [
-        "a..com", "1.2.3.4", "*.example.com", "-a.com", "example.com/path", "😀.com",
+        "a..com", "1.2.3.4", "*.example.com", "-a.com", "example.com/a b", "😀.com",
     ])
     func adHocInvalid(_ argument: String) throws {
         let error = try #require(resolveError(argument))

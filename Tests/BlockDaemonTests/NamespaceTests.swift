@@ -90,7 +90,7 @@ struct NamespaceTests {
             # took effect and /etc/hosts is now the scratch file (same device and inode).
             mount --bind '\(scratch)' /etc/hosts || { echo "mount-failed"; exit 1; }
             [ "$(stat -c %d:%i /etc/hosts)" = "$(stat -c %d:%i '\(scratch)')" ] || { echo "mount-failed"; exit 1; }
-            '\(bin)/blockd' --socket '\(s.socket)' --state-dir '\(s.stateDir)' --config-dir '\(s.configDir)' --log-target console --firewall no --cut-sockets no >>'\(s.logPath)' 2>&1 &
+            '\(bin)/blockd' --socket '\(s.socket)' --state-dir '\(s.stateDir)' --config-dir '\(s.configDir)' --policy-root '\(s.policyRoot)' --log-target console --firewall no --cut-sockets no >>'\(s.logPath)' 2>&1 &
             for i in $(seq 300); do [ -S '\(s.socket)' ] && break; sleep 0.02; done
             export BLOCKD_SOCKET='\(s.socket)'
             \(steps)

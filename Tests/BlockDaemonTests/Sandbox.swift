@@ -15,13 +15,15 @@ final class Sandbox: @unchecked Sendable {
     /// The sandbox's own hosts file. Every blockd a test starts gets `--hosts-file` pointing
     /// here: no test ever touches the real /etc/hosts.
     var hostsPath: String { dir + "/hosts" }
+    /// Browser policies (E7) go under here, never into the machine's /etc.
+    var policyRoot: String { dir + "/root" }
     static let hostsTemplate = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n# a user's own line, no final newline\n10.0.0.7 nas"
 
     /// The flags that keep blockd inside this sandbox (E5's socket cuts and nftables table act
     /// on the whole network namespace, so they are off here).
     func daemonArgs(socket: String? = nil, stateDir: String? = nil, logTarget: String = "console") -> [String] {
         ["--socket", socket ?? self.socket, "--state-dir", stateDir ?? self.stateDir, "--config-dir", configDir,
-         "--hosts-file", hostsPath, "--log-target", logTarget] + Sandbox.machineWideOff
+         "--hosts-file", hostsPath, "--log-target", logTarget, "--policy-root", policyRoot] + Sandbox.machineWideOff
     }
     static let machineWideOff = ["--firewall", "no", "--cut-sockets", "no"]
     private(set) var daemon: Process?

@@ -1,0 +1,143 @@
+/// The browsers' managed policies blockd writes (E7), built as bytes; the daemon only
+/// compares and writes them.
+public enum ChromiumPolicy {
+    /// The file blockd owns in each Chromium-family `policies/managed/` directory.
+    public static let fileName = "blockd.json"
+
+    /// The filters for `URLBlocklist`: every domain of every blocked selection (a host filter
+    /// also covers its subdomains in Chromium's filter format, which the hosts file cannot) and
+    /// every URL prefix (E8). Sorted and without duplicates, so the file changes only when what
+    /// is blocked changes. Anything that does not pass `Domain.normalize`/`URLPrefix.normalize`
+    /// is left out (the hosts enforcer reports it), so nothing unchecked reaches the file.
+    public static func blocklist(_ blocked: [Selection]) -> [String] {
+        var filters = Set<String>()
+        for selection in blocked {
+            for domain in selection.domains {
+                if let d = try? Domain.normalize(domain) { filters.insert(d) }
+            }
+            for path in selection.paths {
+                if let p = try? URLPrefix.normalize(path) { filters.insert(p) }
+            }
+        }
+        return filters.sorted()
+    }
+
+    /// The whole policy file, or nil when nothing is blocked (then the file must not exist).
+    /// `DnsOverHttpsMode: off` keeps the browser on the system resolver, which reads the hosts
+    /// file, for as long as anything is blocked.
+    public static func document(blocked: [Selection]) -> [UInt8]? {
+        guard !blocked.isEmpty else { return nil }
+        let json: JSON = [
+            "URLBlocklist": .array(blocklist(blocked).map { .string($0) }),
+            "DnsOverHttpsMode": "off",
+        ]
+        return Array((json.prettyPrinted() + "\n").utf8)
+    }
+}
+
+/// Firefox's `policies.json` (E7): blockd adds `DNSOverHTTPS {"Enabled": false, "Locked": true}`
+/// to the `policies` object and takes it out again at `--release`; every other key, and their
+/// order, stays as the administrator wrote it. Firefox reads the file only at its start.
+public enum FirefoxPolicies {
+    public static let key = "DNSOverHTTPS"
+    public static let ours: JSONObject = ["Enabled": false, "Locked": true]
+
+    /// What the file held before blockd first touched it, so that `restore` can put it back.
+    public struct Record: Equatable, Sendable {
+        /// The administrator's own `DNSOverHTTPS` value (nil: there was none).
+        public var previous: JSON?
+        /// Whether blockd created the file (then an empty one is removed again).
+        public var createdFile: Bool
+        public init(previous: JSON?, createdFile: Bool) {
+            self.previous = previous
+            self.createdFile = createdFile
+        }
+
+        public var json: JSON {
+            var o: JSONObject = ["createdFile": .bool(createdFile)]
+            if let previous { o["previous"] = previous }
+            return .object(o)
+        }
+
+        public init?(json: JSON) {
+            guard let created = json["createdFile"]?.bool else { return nil }
+            self.init(previous: json["previous"], createdFile: created)
+        }
+    }
+
+    public struct Merged: Equatable, Sendable {
+        /// The new file, or nil when the file already says what blockd needs.
+        public var bytes: [UInt8]?
+        public var record: Record
+    }
+
+    /// `existing` with DoH off and locked. A file that is not a JSON object with an object
+    /// `policies` is refused: rewriting it would lose what the administrator meant.
+    public static func merge(_ existing: [UInt8]?, file: String) throws(CoreError) -> Merged {
+        var root = JSONObject()
+        if let existing { root = try parseRoot(existing, file: file) }
+        var policies = try policiesObject(root, file: file)
+        let previous = policies[key]
+        var doh = JSONObject()
+        if let previous {
+            guard let object = previous.object else {
+                throw CoreError(.invalidConfig, "\(file): \"policies\".\"\(key)\" is not an object; fix it so that blockd can lock DNS over HTTPS off")
+            }
+            doh = object
+        }
+        for (k, v) in ours { doh[k] = v }
+        let record = Record(previous: previous, createdFile: existing == nil)
+        guard previous != .object(doh) else { return Merged(bytes: nil, record: record) }
+        policies[key] = .object(doh)
+        root["policies"] = .object(policies)
+        return Merged(bytes: serialize(root), record: record)
+    }
+
+    public enum Restored: Equatable, Sendable {
+        case unchanged
+        case rewrite([UInt8])
+        case remove
+    }
+
+    /// `existing` without blockd's keys: the administrator's own `DNSOverHTTPS` back as
+    /// recorded, or, without a record, the key removed only if it is exactly blockd's.
+    public static func restore(_ existing: [UInt8], record: Record?, file: String) throws(CoreError) -> Restored {
+        let original = try parseRoot(existing, file: file)
+        var root = original
+        var policies = try policiesObject(root, file: file)
+        if let record {
+            policies[key] = record.previous
+        } else if policies[key] == .object(ours) {
+            policies[key] = nil
+        }
+        if original["policies"] == nil && policies.isEmpty { return .unchanged }
+        if policies.isEmpty && root.count == 1 && record?.createdFile == true { return .remove }
+        root["policies"] = .object(policies)
+        return root == original ? .unchanged : .rewrite(serialize(root))
+    }
+
+    static func parseRoot(_ bytes: [UInt8], file: String) throws(CoreError) -> JSONObject {
+        let json: JSON
+        do throws(CoreError) {
+            json = try JSON.parse(bytes: bytes, maxDepth: 64)
+        } catch {
+            throw CoreError(.invalidConfig, "\(file): \(error.message); fix the file (blockd leaves a file it cannot read untouched)")
+        }
+        guard let object = json.object else {
+            throw CoreError(.invalidConfig, "\(file): is not a JSON object; Firefox expects {\"policies\": {...}}")
+        }
+        return object
+    }
+
+    static func policiesObject(_ root: JSONObject, file: String) throws(CoreError) -> JSONObject {
+        guard let value = root["policies"] else { return JSONObject() }
+        guard let object = value.object else {
+            throw CoreError(.invalidConfig, "\(file): \"policies\" is not an object; Firefox expects {\"policies\": {...}}")
+        }
+        return object
+    }
+
+    static func serialize(_ root: JSONObject) -> [UInt8] {
+        Array((JSON.object(root).prettyPrinted() + "\n").utf8)
+    }
+}

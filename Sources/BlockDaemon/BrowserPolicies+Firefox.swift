@@ -1,0 +1,87 @@
+import BlockCore
+import Foundation
+import Glibc
+
+/// E7 for Firefox: `DNSOverHTTPS` locked off in `policies.json`, merged at blockd's start and
+/// by `make install` (`blockd --merge-firefox-policies`), taken out at `--release`. What the
+/// administrator's file held before is kept in the state directory, so that their own
+/// `DNSOverHTTPS` comes back exactly and a file blockd created is removed again.
+extension BrowserPolicyEnforcer {
+    /// Merges once; a failure is reported and retried at the next apply.
+    func mergeFirefox() -> EnforcementFailure? {
+        guard firefoxInstalled else { return nil }
+        do {
+            let existing = FileManager.default.contents(atPath: firefoxPath).map { Array($0) }
+            let merged = try FirefoxPolicies.merge(existing, file: firefoxPath)
+            if loadRecord() == nil {
+                // Saved before the file changes: a crash in between leaves a record of the
+                // original, never a changed file without one.
+                let entry: JSON = ["path": .string(firefoxPath), "record": merged.record.json]
+                try AtomicFile.write(Data((entry.serialized() + "\n").utf8), to: recordPath, mode: 0o600)
+            }
+            if let bytes = merged.bytes { try write(bytes, to: firefoxPath) }
+            firefoxDone = true
+            return nil
+        } catch let error as CoreError {
+            return EnforcementFailure(selection: nil, message: "cannot lock DNS over HTTPS off for Firefox: \(error.message)")
+        } catch {
+            return EnforcementFailure(selection: nil, message: "cannot lock DNS over HTTPS off for Firefox in \(firefoxPath): \(error)")
+        }
+    }
+
+    /// Takes blockd's keys out again (`--release`).
+    func restoreFirefox() -> EnforcementFailure? {
+        guard let data = FileManager.default.contents(atPath: firefoxPath) else {
+            unlink(recordPath)
+            return nil
+        }
+        do {
+            switch try FirefoxPolicies.restore(Array(data), record: loadRecord(), file: firefoxPath) {
+            case .unchanged: break
+            case .rewrite(let bytes): try write(bytes, to: firefoxPath)
+            case .remove: try remove(firefoxPath)
+            }
+            unlink(recordPath)
+            return nil
+        } catch let error as CoreError {
+            return EnforcementFailure(selection: nil, message: "cannot restore Firefox's policies: \(error.message)")
+        } catch {
+            return EnforcementFailure(selection: nil, message: "cannot restore Firefox's policies in \(firefoxPath): \(error)")
+        }
+    }
+
+    /// The record for this very file (a record for another path says nothing about it).
+    func loadRecord() -> FirefoxPolicies.Record? {
+        guard let data = FileManager.default.contents(atPath: recordPath),
+              let json = try? JSON.parse(bytes: Array(data)), json["path"]?.string == firefoxPath,
+              let record = json["record"] else { return nil }
+        return FirefoxPolicies.Record(json: record)
+    }
+}
+
+extension BlockdMain {
+    /// `blockd --merge-firefox-policies` (make install): the merge blockd does at its start.
+    static func mergeFirefoxPolicies(_ options: BlockdOptions) -> Int32 {
+        let daemon = (try? ConfigDirectory(options.configDir).load(flags: flags(options)))?.daemon
+            ?? DaemonConfig.defaults.applying(flags(options))
+        let browsers = BrowserPolicyEnforcer(config: daemon, stateDir: options.stateDir, log: StderrSink())
+        guard browsers.enabled else {
+            print("Browser policies are turned off (BrowserPolicies=no); Firefox's policies were left alone.")
+            return 0
+        }
+        guard browsers.firefoxInstalled else {
+            print("Firefox is not installed; nothing to merge.")
+            return 0
+        }
+        if mkdir(options.stateDir, 0o755) != 0 && errno != EEXIST {
+            printError("blockd: cannot create the state directory \(options.stateDir): \(String(cString: strerror(errno)))")
+            return 1
+        }
+        if let failure = browsers.mergeFirefox() {
+            printError("blockd: \(failure.message)")
+            return 1
+        }
+        print("Firefox's \(browsers.firefoxPath) locks DNS over HTTPS off (read when Firefox starts).")
+        return 0
+    }
+}

@@ -1,0 +1,170 @@
+import BlockCore
+import Foundation
+import Glibc
+
+/// E7/E8: the browsers' managed policies. One `blockd.json` in the `policies/managed/`
+/// directory of every installed Chromium-family browser holds `URLBlocklist` (what is blocked
+/// now, URL prefixes included) and `DnsOverHttpsMode: off` while anything is blocked; Firefox's
+/// `policies.json` gets DNS over HTTPS locked off (Firefox reads it only at its start).
+///
+/// Files are written atomically (AtomicFile), only when their bytes change, removed when
+/// nothing is blocked and at `--release`. Every path sits under `policyRoot` (`/` on a real
+/// system), so a sandboxed blockd writes nowhere else.
+public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
+    public let mode = "browsers"
+
+    /// A Chromium-family browser: it counts as installed when one of `markers` exists, and its
+    /// managed policies are read from `managed` (each path documented by its vendor for Linux).
+    struct Browser {
+        var name: String
+        var markers: [String]
+        var managed: String
+    }
+
+    static let chromiumFamily = [
+        Browser(name: "chromium", markers: ["etc/chromium", "usr/lib/chromium"], managed: "etc/chromium/policies/managed"),
+        Browser(name: "chrome", markers: ["etc/opt/chrome", "opt/google/chrome"], managed: "etc/opt/chrome/policies/managed"),
+        Browser(name: "brave", markers: ["etc/brave", "opt/brave.com/brave"], managed: "etc/brave/policies/managed"),
+        Browser(name: "edge", markers: ["etc/opt/edge", "opt/microsoft/msedge"], managed: "etc/opt/edge/policies/managed"),
+        Browser(name: "vivaldi", markers: ["etc/opt/vivaldi", "opt/vivaldi"], managed: "etc/opt/vivaldi/policies/managed"),
+    ]
+    static let firefoxMarkers = ["etc/firefox", "usr/lib/firefox-esr", "usr/lib/firefox", "opt/firefox"]
+
+    public let enabled: Bool
+    public let root: String
+    public let firefoxPath: String
+    /// Whether `firefoxPath` was named explicitly (then it is written even without a Firefox).
+    let firefoxExplicit: Bool
+    /// Where blockd remembers what Firefox's file held before (so `--release` can put it back).
+    let recordPath: String
+    let log: any LogSink
+    private let lock = NSLock()
+    private var written: [String] = []
+    var firefoxDone = false
+    private var blockedPaths: [String] = []
+
+    public init(config: DaemonConfig, stateDir: String, log: any LogSink) {
+        enabled = config.browserPolicies
+        root = config.policyRoot.hasSuffix("/") ? config.policyRoot : config.policyRoot + "/"
+        firefoxPath = config.firefoxPolicies ?? root + "etc/firefox/policies/policies.json"
+        firefoxExplicit = config.firefoxPolicies != nil
+        recordPath = stateDir + "/firefox-policies.json"
+        self.log = log
+    }
+
+    func path(_ relative: String) -> String { root + relative }
+
+    func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    var installed: [Browser] { Self.chromiumFamily.filter { b in b.markers.contains { exists(path($0)) } } }
+
+    var firefoxInstalled: Bool { firefoxExplicit || Self.firefoxMarkers.contains { exists(path($0)) } }
+
+    /// A selection of URL prefixes only (E8) is enforced by these files alone, so it is not
+    /// enforced (DESIGN §7 "Truth") where no browser takes a policy or a file could not be
+    /// written; a selection with domains is enforced by the hosts file whatever happens here.
+    public func enforce(blocked: [Selection]) -> EnforcementReport {
+        var report = EnforcementReport(failures: policies(for: blocked))
+        let pathOnly = blocked.filter { $0.domains.isEmpty && !$0.paths.isEmpty }
+        guard !pathOnly.isEmpty else { return report }
+        let cause: String? = !enabled ? "browser policies are turned off (BrowserPolicies=no)"
+            : installed.isEmpty ? "no supported browser is installed to enforce URL prefixes"
+            : report.failures.first?.message
+        if let cause { for selection in pathOnly { report.notEnforced(selection.name, cause) } }
+        return report
+    }
+
+    func policies(for blocked: [Selection]) -> [EnforcementFailure] {
+        lock.withLock {
+            blockedPaths = blocked.flatMap(\.paths)
+            guard enabled else { return [] }
+            var failures: [EnforcementFailure] = []
+            let document = ChromiumPolicy.document(blocked: blocked)
+            var now: [String] = []
+            for browser in installed {
+                let file = path(browser.managed) + "/" + ChromiumPolicy.fileName
+                do {
+                    if let document {
+                        try write(document, to: file)
+                        now.append(file)
+                    } else {
+                        try remove(file)
+                    }
+                } catch {
+                    failures.append(EnforcementFailure(selection: nil, message: "cannot update the \(browser.name) policy \(file): \(error); blockd retries at the next change"))
+                }
+            }
+            written = now
+            if !firefoxDone, let failure = mergeFirefox() { failures.append(failure) }
+            return failures
+        }
+    }
+
+    public func release() -> [EnforcementFailure] {
+        lock.withLock {
+            guard enabled else { return [] }
+            var failures: [EnforcementFailure] = []
+            for browser in Self.chromiumFamily {
+                let file = path(browser.managed) + "/" + ChromiumPolicy.fileName
+                do { try remove(file) } catch {
+                    failures.append(EnforcementFailure(selection: nil, message: "cannot remove \(file): \(error)"))
+                }
+            }
+            written = []
+            if let failure = restoreFirefox() { failures.append(failure) }
+            return failures
+        }
+    }
+
+    /// Facts for `status`'s enforcement object: which policy files hold blocks now, which
+    /// browsers were found, and whether URL prefixes (E8) are enforced anywhere.
+    public func notes() -> JSONObject {
+        lock.withLock {
+            let browsers = installed.map(\.name) + (firefoxInstalled ? ["firefox"] : [])
+            var o: JSONObject = ["enabled": .bool(enabled), "root": .string(root)]
+            o["browsers"] = .array(browsers.map { .string($0) })
+            o["files"] = .array(written.map { .string($0) })
+            o["firefox"] = enabled && firefoxDone ? .string(firefoxPath) : .null
+            var notes: JSONObject = ["browserPolicies": .object(o)]
+            if !enabled {
+                notes["browsersReason"] = "browser policies are turned off (BrowserPolicies=no)"
+            } else if browsers.isEmpty {
+                notes["browsersReason"] = "no supported browser is installed"
+            }
+            if !blockedPaths.isEmpty && (!enabled || installed.isEmpty) {
+                let why = enabled ? "no supported Chromium-family browser is installed" : "browser policies are turned off"
+                notes["pathRules"] = .string("URL prefixes (\(blockedPaths.joined(separator: ", "))) are not enforced: \(why)")
+            }
+            return notes
+        }
+    }
+
+    // MARK: Files
+
+    func write(_ bytes: [UInt8], to file: String) throws {
+        if let current = FileManager.default.contents(atPath: file), Array(current) == bytes { return }
+        try makeDirectories((file as NSString).deletingLastPathComponent)
+        try AtomicFile.write(Data(bytes), to: file, mode: 0o644)
+        // Browsers run as the user: the policy must be readable whatever blockd's umask is.
+        chmod(file, 0o644)
+        log.log(LogEntry("Browser policy \(file) updated", priority: .info))
+    }
+
+    func remove(_ file: String) throws {
+        guard unlink(file) == 0 else {
+            if errno == ENOENT { return }
+            throw AtomicFile.Failure.system("cannot remove \(file)", errno)
+        }
+        AtomicFile.syncDirectory((file as NSString).deletingLastPathComponent)
+        log.log(LogEntry("Browser policy \(file) removed", priority: .info))
+    }
+
+    /// `mkdir -p` with mode 0755 (readable by browsers running as any user).
+    func makeDirectories(_ dir: String) throws {
+        guard !exists(dir) else { return }
+        let parent = (dir as NSString).deletingLastPathComponent
+        if parent != dir && !parent.isEmpty { try makeDirectories(parent) }
+        guard mkdir(dir, 0o755) == 0 || errno == EEXIST else { throw AtomicFile.Failure.system("cannot create \(dir)", errno) }
+        chmod(dir, 0o755)
+    }
+}

@@ -1,0 +1,165 @@
+import Testing
+@testable import BlockCore
+
+private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
+private func text(_ b: [UInt8]?) -> String { b.map { String(decoding: $0, as: UTF8.self) } ?? "<nil>" }
+
+@Suite struct URLPrefixTests {
+    @Test("E8: URL prefixes are normalized: host through Domain.normalize, path kept or percent-encoded", arguments: [
+        ("youtube.com/shorts", "youtube.com/shorts"),
+        ("YouTube.COM/shorts", "youtube.com/shorts"),
+        ("https://www.youtube.com/shorts/", "www.youtube.com/shorts/"),
+        ("bücher.de/ä", "xn--bcher-kva.de/%C3%A4"),
+        ("example.com/a%2fb", "example.com/a%2Fb"),
+        ("example.com/100%", "example.com/100%25"),
+        ("example.com/watch?v=1", "example.com/watch?v=1"),
+        ("example.com/a<b>{c}|^`#", "example.com/a%3Cb%3E%7Bc%7D%7C%5E%60%23"),
+    ])
+    func normalizes(_ input: String, _ expected: String) throws {
+        #expect(try URLPrefix.normalize(input) == expected)
+    }
+
+    @Test("E8: nothing that could break the JSON or the filter syntax gets through", arguments: [
+        "example.com/a b", "example.com/a\"b", "example.com/a'b", "example.com/a\\b", "example.com/a\nb",
+        "example.com/", "example.com", "exa mple.com/x", "localhost.localdomain/x", "https://example.com",
+    ])
+    func refuses(_ input: String) {
+        #expect(throws: CoreError.self) { try URLPrefix.normalize(input) }
+    }
+
+    @Test("E8: a start argument with a path is an ad-hoc selection of that prefix only, no domain for the hosts file")
+    func adHocPrefix() throws {
+        let s = try Catalog.standard.resolve("YouTube.com/shorts")
+        #expect(s.name == "youtube.com/shorts")
+        #expect(s.paths == ["youtube.com/shorts"])
+        #expect(s.domains.isEmpty)
+        // The stored name resolves to the same selection again (the daemon re-resolves names).
+        #expect(try Catalog.standard.resolve(s.name) == s)
+        #expect(Names.blockName(for: [s.name, "reddit"]) == "youtube.com_shorts+reddit")
+        try Names.validate(Names.blockName(for: ["example.com/a%20b"]), what: "block name")
+    }
+
+    @Test("E8: Paths= in a selection file is a list like Domains=, validated at load time")
+    func pathsKey() throws {
+        let s = try ConfigFiles.parseSelection(file: "f.conf", text: "[Selection]\nName=yt\nDomains=youtube.com\nPaths=youtube.com/shorts YouTube.com/feed/trending\nPaths=youtube.com/shorts\n")
+        #expect(s.paths == ["youtube.com/shorts", "youtube.com/feed/trending"])
+        #expect(s.domains == ["youtube.com"])
+        let error = #expect(throws: CoreError.self) {
+            try ConfigFiles.parseSelection(file: "f.conf", text: "[Selection]\nName=yt\nPaths=\"youtube.com/a\\\"b\"\n")
+        }
+        #expect(error?.message.hasPrefix("f.conf:3: Paths=:") == true)
+        let shape = Shapes(clock: LocalClock(.gmt)).selection(s)
+        #expect(shape["paths"] == ["youtube.com/shorts", "youtube.com/feed/trending"])
+    }
+}
+
+@Suite struct ChromiumPolicyTests {
+    @Test("E7: URLBlocklist holds every domain and prefix of every blocked selection, DoH off; nothing blocked, no file")
+    func document() throws {
+        let blocked = [Selection(name: "a", domains: ["b.example.com", "a.example.com"], apps: ["steam"]),
+                       Selection(name: "social.test/shorts", paths: ["social.test/shorts"]),
+                       Selection(name: "c", domains: ["a.example.com"])]
+        let doc = try #require(ChromiumPolicy.document(blocked: blocked))
+        let json = try JSON.parse(bytes: doc)
+        #expect(json["URLBlocklist"] == ["a.example.com", "b.example.com", "social.test/shorts"])
+        #expect(json["DnsOverHttpsMode"] == "off")
+        #expect(doc.last == UInt8(ascii: "\n"))
+        #expect(ChromiumPolicy.document(blocked: []) == nil)
+        // Apps only: still a block, so DoH stays off, with an empty list.
+        let appsOnly = try JSON.parse(bytes: try #require(ChromiumPolicy.document(blocked: [Selection(name: "s", apps: ["steam"])])))
+        #expect(appsOnly["URLBlocklist"] == [])
+    }
+
+    @Test("E7: an unnormalized target from elsewhere never reaches the policy file")
+    func unchecked() {
+        #expect(ChromiumPolicy.blocklist([Selection(name: "x", domains: ["bad\"name.com"], paths: ["x.com/\"]}"])]) == [])
+    }
+}
+
+@Suite struct FirefoxPoliciesTests {
+    static let admin = """
+    {"policies": {"DisableTelemetry": true, "Homepage": {"URL": "https://intranet.example/", "Locked": true},
+     "ExtensionSettings": {"*": {"installation_mode": "blocked"}}, "Preferences": {"x.y": 1.5}},
+     "comment": "kept"}
+    """
+
+    @Test("E7: merging keeps the administrator's keys, values and order, and adds DoH locked off")
+    func mergeKeepsAdminKeys() throws {
+        let merged = try FirefoxPolicies.merge(bytes(Self.admin), file: "p.json")
+        let out = try #require(merged.bytes)
+        let json = try JSON.parse(bytes: out)
+        let original = try JSON.parse(Self.admin)
+        let policies = try #require(json["policies"]?.object)
+        #expect(policies.keys == ["DisableTelemetry", "Homepage", "ExtensionSettings", "Preferences", "DNSOverHTTPS"])
+        #expect(json["policies"]?["DNSOverHTTPS"] == ["Enabled": false, "Locked": true])
+        for key in ["DisableTelemetry", "Homepage", "ExtensionSettings", "Preferences"] {
+            #expect(policies[key] == original["policies"]?[key])
+        }
+        #expect(json["comment"] == "kept")
+        #expect(merged.record == FirefoxPolicies.Record(previous: nil, createdFile: false))
+        // Merging again changes nothing.
+        #expect(try FirefoxPolicies.merge(out, file: "p.json").bytes == nil)
+    }
+
+    @Test("E7: release takes out only blockd's keys; an admin's own DNSOverHTTPS comes back as it was")
+    func restoreOnlyOurs() throws {
+        let merged = try FirefoxPolicies.merge(bytes(Self.admin), file: "p.json")
+        guard case .rewrite(let back) = try FirefoxPolicies.restore(try #require(merged.bytes), record: merged.record, file: "p.json") else {
+            Issue.record("expected a write"); return
+        }
+        #expect(try JSON.parse(bytes: back) == (try JSON.parse(Self.admin)))
+
+        let withDoH = #"{"policies": {"DNSOverHTTPS": {"Enabled": true, "ProviderURL": "https://doh.example/"}}}"#
+        let m2 = try FirefoxPolicies.merge(bytes(withDoH), file: "p.json")
+        let locked = try JSON.parse(bytes: try #require(m2.bytes))
+        #expect(locked["policies"]?["DNSOverHTTPS"] == ["Enabled": false, "ProviderURL": "https://doh.example/", "Locked": true])
+        guard case .rewrite(let back2) = try FirefoxPolicies.restore(try #require(m2.bytes), record: m2.record, file: "p.json") else {
+            Issue.record("expected a write"); return
+        }
+        #expect(try JSON.parse(bytes: back2) == (try JSON.parse(withDoH)))
+    }
+
+    @Test("E7: a file blockd created is removed when only its keys were in it; without a record only an exact match goes")
+    func createdFile() throws {
+        let m = try FirefoxPolicies.merge(nil, file: "p.json")
+        #expect(m.record.createdFile)
+        let out = try #require(m.bytes)
+        #expect(try FirefoxPolicies.restore(out, record: m.record, file: "p.json") == .remove)
+        // No record: blockd's exact value is taken out, the file (maybe the admin's) stays.
+        guard case .rewrite(let left) = try FirefoxPolicies.restore(out, record: nil, file: "p.json") else {
+            Issue.record("expected a write"); return
+        }
+        #expect(try JSON.parse(bytes: left) == ["policies": [:]])
+        let other = bytes(#"{"policies": {"DNSOverHTTPS": {"Enabled": false}}}"#)
+        #expect(try FirefoxPolicies.restore(other, record: nil, file: "p.json") == .unchanged)
+        #expect(FirefoxPolicies.Record(json: m.record.json) == m.record)
+    }
+
+    @Test("E7: a file blockd cannot read is refused, not rewritten", arguments: [
+        "not json", "[1]", #"{"policies": []}"#, #"{"policies": {"DNSOverHTTPS": true}}"#,
+    ])
+    func refusesBadFiles(_ input: String) {
+        #expect(throws: CoreError.self) { try FirefoxPolicies.merge(bytes(input), file: "p.json") }
+    }
+}
+
+@Suite struct BrowserPolicySettingsTests {
+    @Test("E7: BrowserPolicies=, PolicyRoot=, FirefoxPolicies= in blockd.conf; the flags win over the file")
+    func layering() throws {
+        #expect(DaemonConfig.defaults.browserPolicies && DaemonConfig.defaults.policyRoot == "/" && DaemonConfig.defaults.firefoxPolicies == nil)
+        let file = try DaemonConfig.parseLayer(file: "b.conf", text: "[Daemon]\nBrowserPolicies=no\nPolicyRoot=/srv/sandbox\nFirefoxPolicies=/srv/ff.json\n")
+        let fromFile = DaemonConfig.defaults.applying(file)
+        #expect(!fromFile.browserPolicies && fromFile.policyRoot == "/srv/sandbox" && fromFile.firefoxPolicies == "/srv/ff.json")
+        let options = try BlockdOptions.parse(["--browser-policies", "yes", "--policy-root", "/tmp/r", "--firefox-policies=/tmp/p.json"])
+        var flags = DaemonConfig.Layer()
+        (flags.browserPolicies, flags.policyRoot, flags.firefoxPolicies) = (options.browserPolicies, options.policyRoot, options.firefoxPolicies)
+        let both = fromFile.applying(flags)
+        #expect(both.browserPolicies && both.policyRoot == "/tmp/r" && both.firefoxPolicies == "/tmp/p.json")
+        #expect(try BlockdOptions.parse(["--merge-firefox-policies"]).mode == .mergeFirefoxPolicies)
+        for bad in [["--browser-policies", "maybe"], ["--policy-root", "rel"], ["--release", "--merge-firefox-policies"]] {
+            #expect(throws: CoreError.self) { try BlockdOptions.parse(bad) }
+        }
+        #expect(throws: CoreError.self) { try DaemonConfig.parseLayer(file: "b.conf", text: "[Daemon]\nBrowserPolicies=sometimes\n") }
+        #expect(throws: CoreError.self) { try DaemonConfig.parseLayer(file: "b.conf", text: "[Daemon]\nPolicyRoot=relative\n") }
+    }
+}

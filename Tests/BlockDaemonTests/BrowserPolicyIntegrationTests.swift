@@ -1,0 +1,82 @@
+import BlockCore
+import Foundation
+import Testing
+
+/// E7/E8 against the real binaries, with every policy path under the sandbox's `--policy-root`
+/// (a fake installed Chromium and Firefox: their config directories exist there).
+@Suite struct BrowserPolicyIntegrationTests {
+    static let adminFirefox = #"{"policies": {"DisableTelemetry": true, "Homepage": {"URL": "https://intranet.example/"}}}"#
+
+    func sandbox() throws -> (Sandbox, chromium: String, firefox: String) {
+        let s = Sandbox()
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: s.policyRoot + "/etc/chromium", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: s.policyRoot + "/etc/firefox/policies", withIntermediateDirectories: true)
+        let firefox = s.policyRoot + "/etc/firefox/policies/policies.json"
+        try Self.adminFirefox.write(toFile: firefox, atomically: true, encoding: .utf8)
+        return (s, s.policyRoot + "/etc/chromium/policies/managed/blockd.json", firefox)
+    }
+
+    func json(_ path: String) throws -> JSON {
+        let data = try #require(FileManager.default.contents(atPath: path))
+        return try JSON.parse(bytes: Array(data))
+    }
+
+    @Test("E7/E8: start writes the Chromium policy (domains and prefixes, DoH off) and merges Firefox's; unlock removes it; --release restores Firefox")
+    func lifecycle() throws {
+        let (s, chromium, firefox) = try sandbox()
+        try s.start()
+        // Firefox: merged at start, the administrator's keys kept.
+        #expect(s.eventually { (try? json(firefox)["policies"]?["DNSOverHTTPS"]) == ["Enabled": false, "Locked": true] })
+        #expect(try json(firefox)["policies"]?["Homepage"] == ["URL": "https://intranet.example/"])
+        #expect(!FileManager.default.fileExists(atPath: chromium), "nothing blocked: no Chromium policy")
+
+        #expect(try s.blockc(["start", "--for", "1h", "social.test/shorts", "reddit"]).status == 0)
+        let policy = try json(chromium)
+        let list = (policy["URLBlocklist"]?.array ?? []).compactMap { $0.string }
+        #expect(list.contains("social.test/shorts") && list.contains("www.reddit.com"))
+        #expect(policy["DnsOverHttpsMode"] == "off")
+        // E8: the path-only selection puts nothing into the hosts file.
+        let hosts = HostsFile.blockedDomains(in: Array(try #require(FileManager.default.contents(atPath: s.hostsPath))))
+        #expect(hosts.contains("reddit.com") && !hosts.contains("social.test"))
+        let status = try s.status()
+        #expect(status["enforcement"]?["browserPolicies"]?["files"] == [.string(chromium)])
+        #expect(status["enforcement"]?["pathRules"] == nil)
+        let shown = try s.blockc(["status"]).out
+        #expect(shown.contains("Browsers: chromium, firefox"), "\(shown)")
+        // Atomic writes leave no temp files behind.
+        let managed = (chromium as NSString).deletingLastPathComponent
+        #expect(try FileManager.default.contentsOfDirectory(atPath: managed) == ["blockd.json"])
+
+        #expect(try s.blockc(["stop", "social.test_shorts+reddit"]).status == 0)
+        #expect(s.eventually { !FileManager.default.fileExists(atPath: chromium) }, "nothing blocked any more: the policy goes")
+
+        #expect(try s.blockc(["start", "--for", "1h", "instagram"]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: chromium))
+        s.stop()
+        let released = try s.launch(Sandbox.binDir + "/blockd", s.daemonArgs() + ["--release"], output: s.dir + "/release.log")
+        released.waitUntilExit()
+        #expect(released.terminationStatus == 0, "\((try? String(contentsOfFile: s.dir + "/release.log", encoding: .utf8)) ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: chromium), "--release removes the Chromium policy")
+        #expect(try json(firefox) == (try JSON.parse(Self.adminFirefox)), "--release leaves Firefox's file as the administrator wrote it")
+    }
+
+    @Test("E8: status says when a URL prefix is not enforced because no supported browser is installed; BrowserPolicies=no writes nothing")
+    func noBrowser() throws {
+        let s = Sandbox()
+        try s.start()
+        #expect(try s.blockc(["start", "--for", "1h", "social.test/shorts"]).status == 0)
+        let status = try s.status()
+        #expect(status["enforcement"]?["browsersReason"] == "no supported browser is installed")
+        #expect(status["enforcement"]?["pathRules"]?.string?.contains("social.test/shorts") == true)
+        #expect(try s.blockc(["status"]).out.contains("are not enforced: no supported Chromium-family browser is installed"))
+        s.stop()
+
+        let (off, chromium, firefox) = try sandbox()
+        try off.start(extraArgs: ["--browser-policies", "no"])
+        #expect(try off.blockc(["start", "--for", "1h", "reddit"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: chromium))
+        #expect(FileManager.default.contents(atPath: firefox) == Data(Self.adminFirefox.utf8))
+        #expect(try off.status()["enforcement"]?["browsersReason"]?.string?.contains("turned off") == true)
+    }
+}
