@@ -65,8 +65,12 @@ import Testing
     func noBrowser() throws {
         let s = Sandbox()
         try s.start()
-        #expect(try s.blockc(["start", "--for", "1h", "social.test/shorts"]).status == 0)
+        // DESIGN §7 "Truth": a prefix no browser enforces is accepted but not enforced (exit 1).
+        let started = try s.blockc(["start", "--for", "1h", "social.test/shorts"])
+        #expect(started.status == 1)
+        #expect((started.out + started.err).contains("accepted, but not enforced") && (started.out + started.err).contains("no supported browser"), "\(started.out)\(started.err)")
         let status = try s.status()
+        #expect(status["enforcement"]?["notEnforced"]?[0]?["selection"] == "social.test/shorts")
         #expect(status["enforcement"]?["browsersReason"] == "no supported browser is installed")
         #expect(status["enforcement"]?["pathRules"]?.string?.contains("social.test/shorts") == true)
         #expect(try s.blockc(["status"]).out.contains("are not enforced: no supported Chromium-family browser is installed"))
