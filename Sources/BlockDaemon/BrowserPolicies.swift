@@ -11,7 +11,8 @@ import Glibc
 /// nothing is blocked and at `--release`. Every path sits under `policyRoot` (`/` on a real
 /// system), so a sandboxed blockd writes nowhere else.
 public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
-    public let mode = "browsers"
+    /// Empty when turned off, so `status` names only what enforces.
+    public var mode: String { enabled ? "browsers" : "" }
 
     /// A Chromium-family browser: it counts as installed when one of `markers` exists, and its
     /// managed policies are read from `managed` (each path documented by its vendor for Linux).
@@ -67,9 +68,11 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
         var report = EnforcementReport(failures: policies(for: blocked))
         let pathOnly = blocked.filter { $0.domains.isEmpty && !$0.paths.isEmpty }
         guard !pathOnly.isEmpty else { return report }
-        let cause: String? = !enabled ? "browser policies are turned off (BrowserPolicies=no)"
+        // Prefixes are enforced where at least one Chromium-family policy file holds them.
+        let cause: String? = !enabled ? "browser policies are turned off (BrowserPolicies=no), and only they can enforce URL prefixes"
             : installed.isEmpty ? "no supported browser is installed to enforce URL prefixes"
-            : report.failures.first?.message
+            : lock.withLock { written.isEmpty } ? report.failures.first?.message ?? "no browser policy file holds them"
+            : nil
         if let cause { for selection in pathOnly { report.notEnforced(selection.name, cause) } }
         return report
     }

@@ -157,7 +157,7 @@ final class Daemon: @unchecked Sendable {
         let relay = ShieldHitRelay()
         let shield = AppShield(killGrace: TimeInterval(config.daemon.killGraceSeconds), log: log, hits: relay.forward)
         let browsers = BrowserPolicyEnforcer(config: config.daemon, stateDir: options.stateDir, log: log)  // E7
-        let enforcer = CompositeEnforcer([hosts, felt, shield] + (browsers.enabled ? [browsers] : []))
+        let enforcer = CompositeEnforcer([hosts, felt, shield, browsers])
         let engine = Engine(config: config, state: state, clock: clock, timeZone: SystemTimeZone.current(), enforcer: enforcer,
                             log: log, store: store, configLoader: { () throws(CoreError) -> ConfigSet in try directory.load(flags: flags) },
                             configPath: directory.daemonFile)

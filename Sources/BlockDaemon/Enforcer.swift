@@ -74,7 +74,7 @@ public typealias ShieldHitSink = @Sendable (ShieldHit) -> Void
 public final class CompositeEnforcer: Enforcer {
     public let parts: [any Enforcer]
     public init(_ parts: [any Enforcer]) { self.parts = parts }
-    public var mode: String { parts.map(\.mode).joined(separator: "+") }
+    public var mode: String { parts.map(\.mode).filter { !$0.isEmpty }.joined(separator: "+") }
     public func enforce(blocked: [Selection]) -> EnforcementReport {
         var report = EnforcementReport()
         for part in parts { report.merge(part.enforce(blocked: blocked)) }

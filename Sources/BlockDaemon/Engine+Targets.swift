@@ -41,6 +41,7 @@ extension Engine {
         var s = current
         s.domains = current.domains + pinned.domains.filter { !current.domains.contains($0) }
         s.apps = current.apps + pinned.apps.filter { !current.apps.contains($0) }
+        s.paths = current.paths + pinned.paths.filter { !current.paths.contains($0) }  // E8
         return s
     }
 
@@ -52,6 +53,7 @@ extension Engine {
             let what: String
             if let current = try? config.catalog.resolve(name) {
                 let lost = pinned.domains.filter { !current.domains.contains($0) } + pinned.apps.filter { !current.apps.contains($0) }
+                    + pinned.paths.filter { !current.paths.contains($0) }
                 guard !lost.isEmpty else { continue }
                 what = "Selection '\(name)' lost \(lost.count) target\(lost.count == 1 ? "" : "s") in the configuration"
             } else {

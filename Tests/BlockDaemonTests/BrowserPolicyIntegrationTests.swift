@@ -82,5 +82,9 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: chromium))
         #expect(FileManager.default.contents(atPath: firefox) == Data(Self.adminFirefox.utf8))
         #expect(try off.status()["enforcement"]?["browsersReason"]?.string?.contains("turned off") == true)
+        // With the policies off nothing enforces a URL prefix: accepted, but not enforced.
+        let prefix = try off.blockc(["start", "--for", "1h", "social.test/shorts"])
+        #expect(prefix.status == 1 && (prefix.out + prefix.err).contains("turned off"), "\(prefix.out)\(prefix.err)")
+        #expect(try off.status()["enforcement"]?["applied"] == ["reddit"])
     }
 }

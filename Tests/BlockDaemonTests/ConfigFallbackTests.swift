@@ -41,6 +41,19 @@ struct ConfigFallbackTests {
         #expect(builtIn.catalog.selection(named: "foo") == nil)
     }
 
+    @Test("§7: the last good configuration keeps every [Daemon] setting, so a broken file cannot turn the firewall or browser policies back on")
+    func lastGoodKeepsDaemonSettings() throws {
+        var config = ConfigFallbackTests.foo()
+        config.daemon.felt = .init(connectGraceSeconds: 30, firewall: false, cutSockets: false, resolvConf: "/srv/resolv.conf")
+        config.daemon.browserPolicies = false
+        config.daemon.policyRoot = "/srv/root"
+        config.daemon.firefoxPolicies = "/srv/ff.json"
+        let stored = try JSONDecoder().decode(StoredConfig.self, from: JSONEncoder().encode(StoredConfig(config, at: iso("2026-11-28T10:00:00Z"))))
+        let again = stored.configSet(flags: DaemonConfig.Layer(cutSockets: true)).daemon
+        #expect(again.felt == .init(connectGraceSeconds: 30, firewall: false, cutSockets: true, resolvConf: "/srv/resolv.conf"), "flags still win")
+        #expect(again.browserPolicies == false && again.policyRoot == "/srv/root" && again.firefoxPolicies == "/srv/ff.json")
+    }
+
     @Test("§7: the configuration that loaded is saved as the last good one, and status names where the configuration came from")
     func lastGoodIsSaved() throws {
         let h = Harness(config: ConfigFallbackTests.foo())
@@ -70,6 +83,14 @@ struct ConfigFallbackTests {
         h.advance(3600)
         #expect(h.enforcer.current == [])
         #expect(h.run { h.engine.state.targets["foo"] } == nil, "the kept targets go with the block")
+    }
+
+    @Test("§7, E8: the targets a blocked selection keeps include its URL prefixes")
+    func keptTargetsIncludePaths() {
+        let pinned = Selection(name: "v", domains: ["a.example"], apps: ["/usr/bin/v"], paths: ["v.example/shorts"])
+        let narrowed = Selection(name: "v", domains: ["a.example"])
+        let kept = Engine.union(narrowed, pinned)
+        #expect(kept.paths == ["v.example/shorts"] && kept.apps == ["/usr/bin/v"] && kept.domains == ["a.example"])
     }
 
     @Test("§7: a selection narrowed by a reload keeps the targets it lost while it stays blocked")
