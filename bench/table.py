@@ -61,6 +61,11 @@ if f:
     row(f"E5: `blockc start` → last successful request of an open keep-alive connection ({f['runs']} runs, namespace)",
         f"p50 {f['lastRequestP50Ms']} ms, p99 {f['lastRequestP99Ms']} ms",
         f"`blockc start` returning (hosts write alone): p50 {f['blockcStartP50Ms']} ms, p99 {f['blockcStartP99Ms']} ms")
+c = r.get("feltChromium")
+if c:
+    row(f"E5: `blockc start` → last `/ping` the server receives from a page open in headless Chromium, fetching every {c['everyMs']} ms ({c['runs']} runs, namespace)",
+        f"p50 {c['lastPingP50Ms']} ms, p99 {c['lastPingP99Ms']} ms; after `blockc stop` the page's next fetch arrives in p50 {c['resumeP50Ms']} ms, p99 {c['resumeP99Ms']} ms",
+        f"the python keep-alive client above; `blockc start` returning: p50 {c['blockcStartP50Ms']} ms, p99 {c['blockcStartP99Ms']} ms")
 print(f"machine: {r['machine']}; {r['date']}\n")
 print("| what | figure | baseline in the same run |\n|---|---|---|")
 print("\n".join(rows))

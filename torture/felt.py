@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""E5 "felt at once", for real, inside a private mount + network + PID namespace this script
-creates (root only): loopback network with 127.0.0.2/127.0.0.3 as "sites", an overlay over
+"""E5 "felt at once", for real, inside the private mount + network + PID namespace of
+torture/rig.py (root only): loopback network with 127.0.0.2/127.0.0.3 as "sites", an overlay over
 /etc (every write, /etc/hosts and /etc/resolv.conf included, stays in the namespace),
 dnsmasq answering social.test -> 127.0.0.2 and fw.test -> 127.0.0.3, keep-alive HTTP servers
 on the sites, and a "local web server" on 127.0.0.1:80 and on the sink 127.0.0.253:80.
@@ -16,38 +16,17 @@ Nothing runs outside the namespace: the machine's sockets, firewall and /etc are
 Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed.
 Usage: torture/felt.py BIN_DIR [--bench N]   (--bench: N timed runs of (a), for bench/run)
 """
-import json, os, shutil, socket, subprocess, sys, tempfile, threading, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import json, os, socket, sys, threading, time
+from http.server import BaseHTTPRequestHandler
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Tally  # noqa: E402
+from rig import Rig, enter, sh, wait_for  # noqa: E402
 
 bindir = os.path.abspath(sys.argv[1])
 bench_runs = int(sys.argv[sys.argv.index("--bench") + 1]) if "--bench" in sys.argv else 0
 t = Tally("felt")
-TOOLS = ["unshare", "ip", "dnsmasq", "nft", "getent", "mount"]
-
-
-def unavailable():
-    if os.geteuid() != 0:
-        return "needs root (unshare -m -n, nftables, sock_diag)"
-    missing = [x for x in TOOLS if not shutil.which(x)]
-    return f"missing {' '.join(missing)} (scripts/deps check)" if missing else None
-
-
-if os.environ.get("FELT_INSIDE") != "1":
-    why = unavailable()
-    if why:
-        if os.environ.get("BLOCKD_PRIVILEGED_TESTS") == "1":
-            t.check(False, f"cannot run: {why}")
-        else:
-            print(f"felt: skipped ({why}; set BLOCKD_PRIVILEGED_TESTS=1 as root to run it)")
-            t.figures["skipped"] = why
-        t.done()
-    env = dict(os.environ, FELT_INSIDE="1")
-    p = subprocess.run(["unshare", "--mount", "--net", "--pid", "--fork", "--kill-child", "--propagation", "private",
-                        sys.executable] + sys.argv, env=env, timeout=300)
-    sys.exit(p.returncode)
+enter(t, ["unshare", "ip", "dnsmasq", "nft", "getent", "mount"], "needs root (unshare -m -n, nftables, sock_diag)", timeout=300)
 
 
 class Site(BaseHTTPRequestHandler):
@@ -62,19 +41,6 @@ class Site(BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
-
-
-class Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request, client_address):
-        pass  # a cut connection is the point of the test, not an error to print
-
-
-def serve(address, port=80):
-    server = Server((address, port), Site)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
 
 
 def connect(address, port=80, timeout=2.0):
@@ -140,86 +106,12 @@ class KeepAlive:
             pass
 
 
-def sh(*argv, check=True):
-    p = subprocess.run(argv, capture_output=True, text=True, timeout=30)
-    if check and p.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv)} failed ({p.returncode}): {p.stdout}{p.stderr}")
-    return p
-
-
-def rig(work):
-    """The namespace: loopback, overlay /etc, dnsmasq; stops before blockd could touch the
-    machine's /etc if the overlay did not take."""
-    sh("ip", "link", "set", "lo", "up")
-    for i in (2, 3):
-        sh("ip", "addr", "add", f"127.0.0.{i}/8", "dev", "lo", check=False)
-    os.makedirs(f"{work}/up")
-    os.makedirs(f"{work}/wk")
-    sh("mount", "-t", "overlay", "overlay", "-o", f"lowerdir=/etc,upperdir={work}/up,workdir={work}/wk", "/etc")
-    fstype = sh("findmnt", "-n", "-o", "FSTYPE", "/etc").stdout.strip()
-    if fstype != "overlay":
-        raise RuntimeError(f"/etc is {fstype!r}, not the overlay: refusing to go on")
-    os.remove("/etc/resolv.conf")
-    with open("/etc/resolv.conf", "w") as f:
-        f.write("nameserver 127.0.0.1\n")
-    sh("dnsmasq", "--no-resolv", "--no-hosts", "--listen-address=127.0.0.1", "--bind-interfaces",
-       "--address=/social.test/127.0.0.2", "--address=/fw.test/127.0.0.3", f"--pid-file={work}/dns.pid", "--user=root")
-    os.makedirs(f"{work}/etc/selections.d")
-    with open(f"{work}/etc/blockd.conf", "w") as f:
-        f.write("[Daemon]\nConnectGrace=3s\n")
-    with open(f"{work}/etc/selections.d/social.conf", "w") as f:
-        f.write("[Selection]\nName=social\nDomains=social.test\n")
-    with open(f"{work}/etc/selections.d/fw.conf", "w") as f:
-        f.write("[Selection]\nName=fw\nDomains=fw.test\nFirewall=yes\n")
-
-
-class Daemon:
-    def __init__(self, work):
-        self.work = work
-        self.args = [f"{bindir}/blockd", "--socket", f"{work}/s.sock", "--state-dir", f"{work}/state",
-                     "--config-dir", f"{work}/etc", "--log-target", "console", "--policy-root", f"{work}/root"]
-        self.proc = None
-
-    def start(self):
-        log = open(f"{self.work}/blockd.log", "ab")
-        self.proc = subprocess.Popen(self.args, stdout=log, stderr=log)
-        for _ in range(500):
-            if os.path.exists(f"{self.work}/s.sock") and self.blockc("version", check=False).returncode == 0:
-                return
-            time.sleep(0.01)
-        raise RuntimeError("blockd did not start: " + self.log())
-
-    def blockc(self, *args, check=True):
-        return sh(f"{bindir}/blockc", "--socket", f"{self.work}/s.sock", *args, check=check)
-
-    def status(self):
-        return json.loads(self.blockc("status", "--json").stdout)
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(10)
-
-    def log(self):
-        with open(f"{self.work}/blockd.log", errors="replace") as f:
-            return f.read()[-3000:]
-
-
 def table_exists():
     return sh("nft", "list", "table", "inet", "blockd", check=False).returncode == 0
 
 
 def getent(name):
     return sorted({line.split()[0] for line in sh("getent", "ahosts", name, check=False).stdout.splitlines()})
-
-
-def wait_for(pred, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return pred()
 
 
 def cut_once(d, extra=()):
@@ -298,33 +190,19 @@ def bench(d, runs):
 
 
 def main():
-    work = tempfile.mkdtemp(prefix="bd-felt-")
-    servers = []
-    d = None
-    try:
-        rig(work)
-        servers = [serve("127.0.0.2"), serve("127.0.0.3"), serve("127.0.0.1"), serve("127.0.0.253")]
-        d = Daemon(work)
+    with Rig(t, bindir, "bd-felt-", ["127.0.0.2", "127.0.0.3"], {"social.test": "127.0.0.2", "fw.test": "127.0.0.3"}) as rig:
+        rig.configure("[Daemon]\nConnectGrace=3s\n", {
+            "social": "[Selection]\nName=social\nDomains=social.test\n",
+            "fw": "[Selection]\nName=fw\nDomains=fw.test\nFirewall=yes\n"})
+        for address in ("127.0.0.2", "127.0.0.3", "127.0.0.1", "127.0.0.253"):
+            rig.serve(address, Site)
+        d = rig.daemon("--policy-root", f"{rig.work}/root")
         d.start()
         if bench_runs:
             bench(d, bench_runs)
         else:
             felt(d)
             release(d)
-    except Exception as e:  # noqa: BLE001 - any failure of the rig is a test failure
-        t.check(False, f"{type(e).__name__}: {e}" + (f"\nblockd log:\n{d.log()}" if d else ""))
-    finally:
-        if d:
-            d.stop()
-        for s in servers:
-            s.shutdown()
-        try:
-            with open(f"{work}/dns.pid") as f:
-                os.kill(int(f.read().strip()), 15)
-        except (OSError, ValueError):
-            pass
-        subprocess.run(["umount", "/etc"], capture_output=True)
-        shutil.rmtree(work, ignore_errors=True)
     t.done()
 
 

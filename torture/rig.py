@@ -1,0 +1,207 @@
+"""The private namespace rig shared by the torture suites that need a real network and a real
+/etc (felt.py, browsers.py, browsers_live.py), root only:
+
+  enter(t, ...)   re-runs the calling script in a new mount + network + PID namespace
+                  (`unshare --mount --net --pid --fork --kill-child --propagation private`):
+                  every process it starts dies with it, whatever happens. Without root or a
+                  tool it prints a skipped RESULT, or fails with BLOCKD_PRIVILEGED_TESTS=1.
+  Rig(t, ...)     inside: loopback up with the sites' addresses, an overlay over /etc (every
+                  write, /etc/hosts and /etc/resolv.conf included, stays in the namespace),
+                  dnsmasq answering the test names, HTTP servers, blockd with sandbox paths,
+                  browsers with a temp HOME. Used as `with Rig(...) as rig:`; it stops
+                  everything it started on the way out and turns an exception into a failure.
+Nothing runs outside the namespace: the machine's sockets, firewall and /etc are untouched."""
+import json, os, shutil, signal, subprocess, sys, tempfile, threading, time, traceback
+from http.server import ThreadingHTTPServer
+
+INSIDE = "BLOCKD_RIG_INSIDE"
+
+
+def enter(t, tools, needs, timeout=240):
+    """Returns only inside the namespace; outside it runs the script there and exits with it."""
+    if os.environ.get(INSIDE) == "1":
+        return
+    why = needs if os.geteuid() != 0 else None
+    missing = [x for x in tools if not shutil.which(x) and not os.path.exists(f"/usr/sbin/{x}")]
+    if not why and missing:
+        why = f"missing {' '.join(missing)} (scripts/deps check)"
+    if why:
+        if os.environ.get("BLOCKD_PRIVILEGED_TESTS") == "1":
+            t.check(False, f"cannot run: {why}")
+        else:
+            print(f"{t.suite}: skipped ({why}; set BLOCKD_PRIVILEGED_TESTS=1 as root to run it)")
+            t.figures["skipped"] = why
+        t.done()
+    argv = ["unshare", "--mount", "--net", "--pid", "--fork", "--kill-child", "--propagation", "private",
+            sys.executable] + sys.argv
+    try:
+        sys.exit(subprocess.run(argv, env=dict(os.environ, **{INSIDE: "1"}), timeout=timeout).returncode)
+    except subprocess.TimeoutExpired:  # --kill-child: the namespace's processes died with unshare
+        t.check(False, f"the namespace run did not finish in {timeout} s")
+        t.done()
+
+
+def sh(*argv, check=True, timeout=30, env=None):
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env)
+    if check and p.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed ({p.returncode}): {p.stdout}{p.stderr}")
+    return p
+
+
+def wait_for(pred, seconds=10, step=0.05):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if pred():
+            return True
+        time.sleep(step)
+    return pred()
+
+
+def read_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        pass  # a cut connection is the point of these tests, not an error to print
+
+
+class Rig:
+    """sites: loopback addresses to add; names: dnsmasq `--address` rules (name -> address)."""
+
+    def __init__(self, t, bindir, prefix, sites, names):
+        self.t, self.bindir, self.sites, self.names = t, bindir, sites, names
+        self.work = tempfile.mkdtemp(prefix=prefix, dir="/tmp")
+        self.servers, self.daemons, self.procs = [], [], []
+
+    def __enter__(self):
+        sh("ip", "link", "set", "lo", "up")
+        for address in self.sites:
+            sh("ip", "addr", "add", f"{address}/8", "dev", "lo", check=False)
+        os.makedirs(f"{self.work}/up")
+        os.makedirs(f"{self.work}/wk")
+        sh("mount", "-t", "overlay", "overlay", "-o", f"lowerdir=/etc,upperdir={self.work}/up,workdir={self.work}/wk", "/etc")
+        fstype = sh("findmnt", "-n", "-o", "FSTYPE", "/etc").stdout.strip()
+        if fstype != "overlay":  # stop before blockd could touch the machine's /etc
+            raise RuntimeError(f"/etc is {fstype!r}, not the overlay: refusing to go on")
+        os.remove("/etc/resolv.conf")  # a symlink on some systems: replace it, inside the overlay
+        with open("/etc/resolv.conf", "w") as f:
+            f.write("nameserver 127.0.0.1\n")
+        rules = [f"--address=/{name}/{address}" for name, address in self.names.items()]
+        sh("dnsmasq", "--no-resolv", "--no-hosts", "--listen-address=127.0.0.1", "--bind-interfaces",
+           *rules, f"--pid-file={self.work}/dns.pid", "--user=root")
+        return self
+
+    def __exit__(self, kind, error, tb):
+        if error is not None and not isinstance(error, SystemExit):  # a broken rig is a failure with its reason
+            where = traceback.format_exc().strip().splitlines()[-3]
+            logs = "".join(f"\nblockd log:\n{d.log()}" for d in self.daemons)
+            self.t.check(False, f"{type(error).__name__}: {error} at {where}{logs}")
+        for p in self.procs:
+            stop(p)
+        for d in self.daemons:
+            d.stop()
+        for s in self.servers:
+            s.shutdown()
+        try:
+            with open(f"{self.work}/dns.pid") as f:
+                os.kill(int(f.read().strip()), signal.SIGTERM)
+        except (OSError, ValueError):
+            pass
+        subprocess.run(["umount", "/etc"], capture_output=True)
+        shutil.rmtree(self.work, ignore_errors=True)
+        return error is not None and not isinstance(error, SystemExit)
+
+    def serve(self, address, handler, port=80):
+        server = Server((address, port), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.servers.append(server)
+        return server
+
+    def configure(self, conf="", selections=None):
+        """blockd's --config-dir: blockd.conf and selections.d/NAME.conf."""
+        os.makedirs(f"{self.work}/etc/selections.d", exist_ok=True)
+        with open(f"{self.work}/etc/blockd.conf", "w") as f:
+            f.write(conf)
+        for name, text in (selections or {}).items():
+            with open(f"{self.work}/etc/selections.d/{name}.conf", "w") as f:
+                f.write(text)
+
+    def daemon(self, *extra):
+        d = Daemon(self.bindir, self.work, extra)
+        self.daemons.append(d)
+        return d
+
+    def spawn(self, argv, log, **kw):
+        """A long-running process (a browser) in its own process group, stopped on the way out."""
+        p = subprocess.Popen(argv, stdout=open(f"{self.work}/{log}", "wb"), stderr=subprocess.STDOUT,
+                             start_new_session=True, **kw)
+        self.procs.append(p)
+        return p
+
+    def browser_env(self):
+        env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+        env.update(HOME=f"{self.work}/home", XDG_CONFIG_HOME=f"{self.work}/home/.config")
+        os.makedirs(env["XDG_CONFIG_HOME"], exist_ok=True)
+        return env
+
+    def mkdir(self, name):
+        path = f"{self.work}/{name}"
+        os.makedirs(path, exist_ok=True)
+        return path
+
+
+def stop(p, seconds=10):
+    """SIGTERM to the process group, SIGKILL after `seconds`."""
+    if p.poll() is not None:
+        return
+    for sig, wait in ((signal.SIGTERM, seconds), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(p.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            p.wait(wait)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+
+
+class Daemon:
+    """blockd on the rig's sandbox paths plus `extra` (--policy-root, --hosts-file, ...)."""
+
+    def __init__(self, bindir, work, extra=()):
+        self.bindir, self.work = bindir, work
+        self.args = [f"{bindir}/blockd", "--socket", f"{work}/s.sock", "--state-dir", f"{work}/state",
+                     "--config-dir", f"{work}/etc", "--log-target", "console", *extra]
+        self.proc = None
+
+    def start(self):
+        log = open(f"{self.work}/blockd.log", "ab")
+        self.proc = subprocess.Popen(self.args, stdout=log, stderr=log)
+        if not wait_for(lambda: os.path.exists(f"{self.work}/s.sock") and self.blockc("version", check=False).returncode == 0, 5, 0.01):
+            raise RuntimeError("blockd did not start: " + self.log())
+
+    def blockc(self, *args, check=True):
+        return sh(f"{self.bindir}/blockc", "--socket", f"{self.work}/s.sock", *args, check=check)
+
+    def status(self):
+        return json.loads(self.blockc("status", "--json").stdout)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+
+    def log(self):
+        try:
+            with open(f"{self.work}/blockd.log", errors="replace") as f:
+                return f.read()[-3000:]
+        except OSError:
+            return ""
