@@ -1,11 +1,34 @@
 import CSystemd
 import Dispatch
 import Foundation
+import Glibc
 
 /// sd_notify(3) messages (DESIGN §7). Without NOTIFY_SOCKET these are no-ops.
 public enum Systemd {
+    /// Sends `state` to NOTIFY_SOCKET without ever blocking. sd_notify(3) sends on a blocking
+    /// socket: a manager that stops reading fills the datagram queue (net.unix.max_dgram_qlen,
+    /// 10 by default) and the next watchdog ping would stop the engine queue, and with it
+    /// every timer and answer. A message that cannot be sent now is dropped; the next ping or
+    /// status follows. Path and abstract (`@name`) sockets, as systemd passes them.
     public static func notify(_ state: String) {
-        _ = sd_notify(0, state)
+        guard let target = ProcessInfo.processInfo.environment["NOTIFY_SOCKET"], target.count > 1 else { return }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let name = Array(target.utf8)
+        let bytes = name[0] == UInt8(ascii: "@") ? [0] + name.dropFirst() : name + [0]
+        guard name[0] == UInt8(ascii: "@") || name[0] == UInt8(ascii: "/"),
+              bytes.count <= MemoryLayout.size(ofValue: addr.sun_path) else { return }
+        withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: bytes) }
+        let length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + bytes.count)
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        let payload = Array(state.utf8)
+        _ = withUnsafePointer(to: &addr) { address in
+            address.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                payload.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL), sa, length) }
+            }
+        }
     }
 
     public static func ready(status: String) { notify("READY=1\nSTATUS=\(oneLine(status))") }

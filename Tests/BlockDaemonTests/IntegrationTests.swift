@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+@testable import BlockDaemon
 
 /// The real blockd binary in a sandbox (DESIGN §2, §7, §8), driven over its socket.
 @Suite("Integration: the real blockd in a sandbox", .serialized)
@@ -147,9 +148,33 @@ struct IntegrationTests {
         receive { $0 == "WATCHDOG=1" }
         #expect(messages.contains("WATCHDOG=1"), "the engine queue pings the watchdog: \(messages.suffix(3))")
         try s.waitUntilServing()
+        // Make room in the datagram queue (pings kept coming meanwhile) for STOPPING=1.
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        while scratch.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 {}
         s.stop()
         receive { $0.contains("STOPPING=1") }
         #expect(messages.contains { $0.contains("STOPPING=1") })
+    }
+
+    @Test("systemd: a manager that stops reading the notify socket never stalls the daemon")
+    func notifyNeverBlocks() throws {
+        let s = Sandbox()
+        let path = s.dir + "/notify.sock"
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        defer { close(fd) }
+        let bound = UnixSocket.withAddress(path) { bind(fd, $0, $1) }
+        #expect(bound == 0)
+        // Pings every 10 ms into a queue nobody reads: full after about 0.1 s.
+        try s.start(environment: ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "20000"], waitForSocket: false)
+        try s.waitUntilServing()
+        usleep(1_000_000)
+        let c = try RawClient(path: s.socket)  // answers within 10 s or throws (then the sandbox kills blockd)
+        for _ in 0..<20 { #expect(try c.request("hello").hasPrefix("OK "), "the engine queue still answers") }
+        #expect(try c.request(#"start {"selections":["reddit"],"seconds":1}"#).hasPrefix("OK "))
+        #expect(s.eventually(timeout: 5) { (try? c.request("status"))?.contains(#""blocked":[]"#) == true }, "its one timer still fires")
+        let pid = try #require(s.daemon?.processIdentifier)
+        kill(pid, SIGTERM)
+        #expect(s.eventually(timeout: 5) { s.daemon?.isRunning == false }, "SIGTERM is handled on the engine queue")
     }
 
     @Test("systemd: socket activation through systemd-socket-activate")
