@@ -114,14 +114,49 @@ def getent(name):
     return sorted({line.split()[0] for line in sh("getent", "ahosts", name, check=False).stdout.splitlines()})
 
 
+class Idle:
+    """A connection that made one request and then only waits to read: it sends nothing, so
+    no firewall rule can touch it, and only a destroyed socket (SOCK_DESTROY) ends its wait."""
+
+    def __init__(self, host):
+        self.sock = socket.create_connection((host, 80), timeout=2)
+        self.file = self.sock.makefile("rb")
+        self.requests, self.last_ok = 0, None
+        KeepAlive.request(self)  # one whole reply; the server keeps the connection open
+        self.sock.settimeout(None)
+        self.ended_at = None
+        self.error = None
+        threading.Thread(target=self.wait, daemon=True).start()
+
+    def wait(self):
+        try:
+            self.sock.recv(1)
+        except OSError as e:
+            self.error = e
+        self.ended_at = time.monotonic()
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
 def cut_once(d, extra=()):
     """`blockc start` with a keep-alive connection open: (seconds to the first failure,
-    seconds to the last successful request), both from just before blockc ran."""
+    seconds to the last successful request), both from just before blockc ran. An idle
+    connection open at the same time must be destroyed too (the socket cut, not the table)."""
     client = KeepAlive("social.test")
+    idle = Idle("social.test")
     time.sleep(0.1)
     start = time.monotonic()
     d.blockc("start", "--for", "8s", "social", *extra)
     wait_for(lambda: client.failed_at is not None, 3)
+    wait_for(lambda: idle.ended_at is not None, 3)
+    t.check(idle.ended_at is not None and idle.error is not None and idle.ended_at - start <= 1.0,
+            f"(a) an idle connection to the site was destroyed {idle.ended_at and idle.ended_at - start} s after blockc start "
+            f"(want <= 1 s; {idle.error})")
+    idle.close()
     client.close()
     failed = client.failed_at - start if client.failed_at else None
     return failed, (client.last_ok - start) if client.last_ok else None, client
