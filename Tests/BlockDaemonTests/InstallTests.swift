@@ -1,3 +1,4 @@
+import BlockClient
 import BlockCore
 import Foundation
 import Glibc

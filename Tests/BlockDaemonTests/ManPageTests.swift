@@ -1,4 +1,6 @@
+import BlockClient
 import BlockCore
+import BlockDaemon
 import Foundation
 import Testing
 

@@ -1,3 +1,5 @@
+import BlockCore
+
 /// `blockc`'s command line (DESIGN §6), parsed without touching the clock: `--until TIME` is
 /// kept as text and resolved against "now" by the executable (TimeText.parse).
 public struct BlockcInvocation: Equatable, Sendable {
