@@ -9,28 +9,7 @@ public enum BlockcHelp {
     Talks to the blockd daemon: timed blocks and repeating schedules for websites and apps.
 
     Commands:
-      start (--minutes N | --for DURATION | --until TIME) [--lock] [--name NAME] [--json] SELECTION...
-                               block SELECTIONs now until the end; starting again extends, never shortens
-      stop NAME                end a block early (not one started with --lock)
-      status [--json] [--watch]
-                               what is blocked, why, and until when
-      schedule add NAME (--daily HH:MM-HH:MM | --weekly DAYS HH:MM-HH:MM) SELECTION...
-                               block SELECTIONs every day (or on DAYS) in a window of local time
-      schedule remove NAME     remove a schedule
-      schedule list [--json]   list schedules with their current or next window
-      selections [--json]      list the selections (built-in catalog and selections.d)
-      selections show NAME [--json]
-                               the domains, apps and paths of one selection
-      failures [--json] [--clear]
-                               refused registrations and enforcement errors
-      limit add NAME DURATION [--days DAYS] [--warn DURATION] SELECTION...
-                               block SELECTIONs' apps for the rest of the day after DURATION of use
-      limit remove NAME | limit list [--json]
-      stats [--json]           shield hits per selection per day
-      watch [--json] [--notify]
-                               follow the daemon's events (--notify: desktop notifications)
-      reload                   reload the daemon's configuration
-      version                  print the client and daemon versions
+    \(Command.allCases.compactMap(listing).joined(separator: "\n"))
 
     SELECTION is a name from 'blockc selections', a domain such as example.com, or a URL
     prefix such as youtube.com/shorts (blocked in Chromium-family browsers only).
@@ -47,6 +26,15 @@ public enum BlockcHelp {
     2 usage error, 3 daemon unreachable.
     See blockc(1), blockd(8) and blockd.conf(5).
     """
+
+    /// One command's lines in the listing: the usage, then the summary at column 27 (on the
+    /// next line when the usage is too long to leave room).
+    static func listing(_ command: Command) -> String? {
+        guard let (usage, summary) = command.blockcHelp else { return nil }
+        let column = 25
+        if usage.count < column - 1 { return "  " + usage.padding(toLength: column, withPad: " ", startingAt: 0) + summary }
+        return "  \(usage)\n" + String(repeating: " ", count: column + 2) + summary
+    }
 
     /// Help for one command or command group (`schedule` lists add, remove and list): the
     /// matching usage lines from the listing above, with their descriptions.
@@ -68,5 +56,34 @@ public enum BlockcHelp {
             i += 1
         }
         return out.isEmpty ? nil : "Usage:\n" + out.joined(separator: "\n")
+    }
+}
+
+extension Command {
+    /// blockc's usage line and one-line summary of the command; nil for a command blockc
+    /// reaches through another's flag. A new command does not compile until it has its help.
+    var blockcHelp: (usage: String, summary: String)? {
+        switch self {
+        case .start: ("start (--minutes N | --for DURATION | --until TIME) [--lock] [--name NAME] [--json] SELECTION...",
+                      "block SELECTIONs now until the end; starting again extends, never shortens")
+        case .stop: ("stop NAME", "end a block early (not one started with --lock)")
+        case .status: ("status [--json] [--watch]", "what is blocked, why, and until when")
+        case .scheduleAdd: ("schedule add NAME (--daily HH:MM-HH:MM | --weekly DAYS HH:MM-HH:MM) SELECTION...",
+                            "block SELECTIONs every day (or on DAYS) in a window of local time")
+        case .scheduleRemove: ("schedule remove NAME", "remove a schedule")
+        case .scheduleList: ("schedule list [--json]", "list schedules with their current or next window")
+        case .selections: ("selections [--json]", "list the selections (built-in catalog and selections.d)")
+        case .selectionShow: ("selections show NAME [--json]", "the domains, apps and paths of one selection")
+        case .failures: ("failures [--json] [--clear]", "refused registrations and enforcement errors")
+        case .failuresClear: nil
+        case .limitAdd: ("limit add NAME DURATION [--days DAYS] [--warn DURATION] SELECTION...",
+                         "block SELECTIONs' apps for the rest of the day after DURATION of use")
+        case .limitRemove: ("limit remove NAME", "remove a daily limit")
+        case .limitList: ("limit list [--json]", "list daily limits with today's use")
+        case .stats: ("stats [--json]", "shield hits per selection per day")
+        case .watch: ("watch [--json] [--notify]", "follow the daemon's events (--notify: desktop notifications)")
+        case .reload: ("reload", "reload the daemon's configuration")
+        case .hello: ("version", "print the client and daemon versions")
+        }
     }
 }

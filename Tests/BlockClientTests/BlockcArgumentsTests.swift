@@ -92,7 +92,7 @@ struct BlockcArgumentsTests {
         (["-h", "schedule", "add"], "schedule add"),
         (["schedule", "add", "--help"], "schedule add"),
         (["selections", "show", "-h"], "selections show"),
-        (["limit", "list", "--help"], "limit"),
+        (["limit", "list", "--help"], "limit list"),
         (["help", "schedule", "remove"], "schedule remove"),
         (["-h", "start", "--minutes"], "start"),
         (["start", "--minutes", "5", "--minutes", "6", "x", "--help"], "start"),
