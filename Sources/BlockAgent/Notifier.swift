@@ -67,7 +67,7 @@ final class Notifier {
     func dropped(_ n: Int) {
         guard n > 0 else { return }
         counts.dropped += n
-        log("dropped \(n) event\(n == 1 ? "" : "s"): the notification server is slower than blockd's events (S3); \(counts.dropped) so far")
+        log("dropped \(n) event\(n == 1 ? "" : "s"): the notification server is slower than blockd's events, and only the newest are kept; \(counts.dropped) so far")
     }
 
     private func show(_ event: JSONObject) {
@@ -167,7 +167,7 @@ final class Notifier {
             server = Server(owner: owner, capabilities: Set(capabilities), slots: matches)
             if logged.remove("no-server") != nil { log("a notification server is available again (\(owner))") }
             if !capabilities.contains("actions") {
-                once("no-actions", "the notification server does not support actions; notifications will have no \"open\" button (S4)")
+                once("no-actions", "the notification server does not support actions; notifications will have no \"open\" button, since a button that does nothing is worse than none")
             }
             return server
         } catch {
