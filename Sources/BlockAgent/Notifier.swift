@@ -49,8 +49,8 @@ final class Notifier {
         case .resubscribed:
             // The daemon restarted and may have reloaded its selection files.
             selections = [:]
-        case .event(let event) where event["event"] == "dropped":
-            missed(event["count"]?.int ?? 0)
+        case .event(let event) where event.name == .dropped:
+            missed(event.count ?? 0)
         case .event(let event):
             show(event)
         }
@@ -70,8 +70,8 @@ final class Notifier {
         log("dropped \(n) event\(n == 1 ? "" : "s"): the notification server is slower than blockd's events, and only the newest are kept; \(counts.dropped) so far")
     }
 
-    private func show(_ event: JSONObject) {
-        guard let selection = event["selection"]?.string, slots.admit(event) else { return }
+    private func show(_ event: WatchEvent) {
+        guard let selection = event.selection, slots.admit(event) else { return }
         let info = selectionInfo(selection)
         // Planned before the bus is touched: events people never see cost no D-Bus call.
         let probe = planner.plan(event, selection: info, now: now(), abilities: .init(serverActions: false, opener: false))

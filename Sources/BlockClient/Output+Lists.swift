@@ -106,31 +106,33 @@ extension Output {
     }
 
     /// One `watch` event as a line: `13:35 Unblocked instagram: timed block 'instagram' ended (30m)`.
-    public func event(_ e: JSONObject) -> String {
+    public func event(_ object: JSONObject) -> String { event(WatchEvent(object)) }
+
+    public func event(_ e: WatchEvent) -> String {
         let when = instant(e["time"]).map(time) ?? time(now)
         let selection = text(e["selection"])
         let body: String
-        switch e["event"]?.string {
-        case "lock":
+        switch e.name {
+        case .lock:
             let reasons = texts(e["reasons"])
             body = paint("Blocked", .red) + " \(selection) \(until(e["until"]))"
                 + (reasons.isEmpty ? "" : ": \(reasons.joined(separator: ", "))")
-        case "unlock":
+        case .unlock:
             body = paint("Unblocked", .green) + " \(selection): \(text(e["why"]))"
-        case "refusal":
+        case .refusal:
             body = paint("Refused", .yellow) + " (\(text(e["code"]))): \(text(e["message"]))"
-        case "failure":
+        case .failure:
             body = paint("Failure", .red) + " (\(text(e["code"]))): \(text(e["message"]))"
-        case "dropped":
+        case .dropped:
             // S3: the daemon's queue for this watcher overflowed; the count says how much is missing.
-            let n = e["count"]?.int ?? 0
+            let n = e.count ?? 0
             body = paint("(\(plural(n, "event")) \(n == 1 ? "was" : "were") dropped: this watcher fell behind)", .yellow)
-        default:
-            // A newer daemon's event: show it rather than drop it.
-            var rest = e
+        case .shieldHit, .tamper, .limit, .warning, nil:
+            // An event without a line of its own, or a newer daemon's: show it rather than drop it.
+            var rest = e.json
             rest["event"] = nil
             rest["time"] = nil
-            body = "\(text(e["event"])) \(Output.cleaned(.object(rest)).serialized())"
+            body = "\(Output.clean(e.word)) \(Output.cleaned(.object(rest)).serialized())"
         }
         return "\(when) \(body)"
     }
