@@ -11,7 +11,7 @@ extension Output {
         }
         // The kind column says "schedule" on every row here, so it is left out.
         return table(items.map { row in
-            var cells = activityRow(row)
+            var cells = activityRow(ActivityReply(row))
             cells.remove(at: 1)
             return cells
         }, indent: "").joined(separator: "\n")
@@ -23,19 +23,18 @@ extension Output {
         guard !items.isEmpty else {
             return "No limits. Add one with 'blockc limit add games 1h SELECTION...'."
         }
-        return table(items.map { a in
-            var flags: [String] = []
-            if a["origin"]?.string == "config" { flags.append("from \(text(a["file"]))") }
-            let rule = "\(DurationText.format(a["limit"]?.int ?? 0)) \(text(a["days"]))"
-            return [Cell(text(a["name"]), .bold), Cell(rule), Cell(texts(a["selections"]).joined(separator: ", ")),
-                    Cell(limitUse(a), a["active"]?.bool == true ? .red : nil), Cell(flags.joined(separator: ", "), .yellow)]
+        return table(items.map(ActivityReply.init).map { a in
+            let flags = a.origin == "config" ? ["from \(Output.clean(a.file ?? ""))"] : []
+            return [Cell(Output.clean(a.name), .bold), Cell(limitRule(a)), Cell(a.selections.map(Output.clean).joined(separator: ", ")),
+                    Cell(limitUse(a), a.active ? .red : nil), Cell(flags.joined(separator: ", "), .yellow)]
         }, indent: "").joined(separator: "\n")
     }
 
     /// `limit add`: the limit's activity object.
-    public func limitAdded(_ a: JSONObject) -> String {
-        "Added limit '\(text(a["name"]))': \(DurationText.format(a["limit"]?.int ?? 0)) of use a day (\(text(a["days"]))) for "
-            + "\(texts(a["selections"]).joined(separator: ", ")); \(limitUse(a))."
+    public func limitAdded(_ o: JSONObject) -> String {
+        let a = ActivityReply(o)
+        return "Added limit '\(Output.clean(a.name))': \(DurationText.format(a.limit ?? 0)) of use a day (\(Output.clean(a.days ?? ""))) for "
+            + "\(a.selections.map(Output.clean).joined(separator: ", ")); \(limitUse(a))."
     }
 
     /// `selections`: `{"selections": [{name, domains, apps, openURL}...]}`.
@@ -79,11 +78,11 @@ extension Output {
     public func failures(_ o: JSONObject) -> String {
         let items = (o["failures"]?.array ?? []).compactMap(\.object)
         guard !items.isEmpty else { return "No failures recorded." }
-        let rows = items.map { f in
+        let rows = items.map(FailureReply.init).map { f in
             var cells = failureRow(f)
             var who: [String] = []
-            if let uid = f["uid"]?.int { who.append("uid \(uid)") }
-            if let activity = f["activity"]?.string { who.append("'\(Output.clean(activity))'") }
+            if let uid = f.uid { who.append("uid \(uid)") }
+            if let activity = f.activity { who.append("'\(Output.clean(activity))'") }
             cells.insert(Cell(who.joined(separator: " "), .dim), at: 2)
             return cells
         }
