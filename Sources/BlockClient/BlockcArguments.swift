@@ -216,7 +216,9 @@ struct CommandParser {
         default:
             throw scanner.usage("schedule add needs exactly one of --daily HH:MM-HH:MM and --weekly DAYS HH:MM-HH:MM")
         }
-        let (start, end) = try CommandParser.window(window)
+        guard let (start, end) = try WallTime.window(window) else {
+            throw CoreError(.invalidTime, "'\(window)' is not a window; write HH:MM-HH:MM, e.g. 22:00-07:00")
+        }
         guard !words.isEmpty else { throw scanner.usage("schedule add needs at least one SELECTION") }
         defer { words = [] }
         return .scheduleAdd(name: name, days: days, start: start, end: end, selections: words)
@@ -235,15 +237,6 @@ struct CommandParser {
         }
         defer { words = [] }
         return .limitAdd(name: name, seconds: seconds, selections: words, days: days, warnSeconds: warn)
-    }
-
-    /// `22:00-07:00` → the two wall times (T2: equal ends are allowed and mean 24 hours).
-    static func window(_ text: String) throws(CoreError) -> (WallTime, WallTime) {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2 else {
-            throw CoreError(.invalidTime, "'\(text)' is not a window; write HH:MM-HH:MM, e.g. 22:00-07:00")
-        }
-        return (try WallTime.parse(String(parts[0])), try WallTime.parse(String(parts[1])))
     }
 
     private mutating func take(_ flag: String) -> Bool {

@@ -223,10 +223,9 @@ private struct Arguments {
     mutating func schedule() throws(CoreError) -> Schedule {
         let name = try name()
         let window = try string("window")
-        let parts = window.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2 else { throw CoreError(.invalidTime, "schedule-add: 'window' must be HH:MM-HH:MM, not '\(window)'") }
-        let start = try WallTime.parse(String(parts[0]))
-        let end = try WallTime.parse(String(parts[1]))
+        guard let (start, end) = try WallTime.window(window) else {
+            throw CoreError(.invalidTime, "schedule-add: 'window' must be HH:MM-HH:MM, not '\(window)'")
+        }
         var days = WeekdaySet.all
         if let v = optional("days") {
             guard case .string(let text) = v else { throw wrongType("days", "a string such as mon-fri") }
