@@ -183,10 +183,11 @@ struct CommandParser {
         }
         var end: BlockEnd
         if let minutes {
-            guard let n = Int(minutes), n >= 1, n * 60 <= DurationText.maximum else {
+            guard let n = Int(minutes) else {
                 throw CoreError(.invalidDuration, "--minutes takes a whole number from 1 to \(DurationText.maximum / 60), not '\(minutes)'")
             }
-            end = .seconds(n * 60)
+            let (seconds, overflow) = n.multipliedReportingOverflow(by: 60)
+            end = .seconds(overflow ? Int.max : seconds)
         } else if let duration {
             end = .seconds(try DurationText.parse(duration))
         } else {
@@ -194,8 +195,10 @@ struct CommandParser {
         }
         let lock = take("--lock"), json = take("--json")
         let name = value("--name")
-        if let name { try Names.validate(name, what: "block name") }
         guard !words.isEmpty else { throw scanner.usage("start needs at least one SELECTION (see 'blockc selections')") }
+        var seconds: Int?
+        if case .seconds(let s) = end { seconds = s }
+        try Request.StartArguments(selections: words, seconds: seconds, name: name).validate()
         defer { words = [] }
         return .start(end: end, lock: lock, name: name, selections: words, json: json)
     }
@@ -203,7 +206,6 @@ struct CommandParser {
     private mutating func scheduleAdd() throws(CoreError) -> BlockcCommand {
         guard !words.isEmpty else { throw scanner.usage("schedule add needs a NAME") }
         let name = words.removeFirst()
-        try Names.validate(name, what: "schedule name")
         let daily = value("--daily"), weekly = value("--weekly")
         var days = WeekdaySet.all
         let window: String
@@ -220,6 +222,7 @@ struct CommandParser {
             throw CoreError(.invalidTime, "'\(window)' is not a window; write HH:MM-HH:MM, e.g. 22:00-07:00")
         }
         guard !words.isEmpty else { throw scanner.usage("schedule add needs at least one SELECTION") }
+        try Schedule(name: name, selections: words, days: days, start: start, end: end).validate()
         defer { words = [] }
         return .scheduleAdd(name: name, days: days, start: start, end: end, selections: words)
     }
@@ -227,14 +230,10 @@ struct CommandParser {
     private mutating func limitAdd() throws(CoreError) -> BlockcCommand {
         guard words.count >= 3 else { throw scanner.usage("limit add needs NAME DURATION SELECTION...") }
         let name = words.removeFirst()
-        try Names.validate(name, what: "limit name")
         let seconds = try DurationText.parse(words.removeFirst())
-        guard seconds <= 86_400 else { throw CoreError(.invalidDuration, "a daily limit is at most 24h") }
         let days = try value("--days").map { text throws(CoreError) in try WeekdaySet.parse(text) } ?? .all
         let warn = try value("--warn").map { text throws(CoreError) in try DurationText.parse(text) }
-        if let warn, warn >= seconds {
-            throw CoreError(.invalidDuration, "--warn must be shorter than the limit itself")
-        }
+        try Limit(name: name, selections: words, seconds: seconds, days: days, warnSeconds: warn).validate()
         defer { words = [] }
         return .limitAdd(name: name, seconds: seconds, selections: words, days: days, warnSeconds: warn)
     }

@@ -107,7 +107,20 @@ extension Request {
         }
         let request = try args.build()
         try args.finish()
+        try request.validate()
         return request
+    }
+
+    /// The request's own rules (Validation.swift), checked once its arguments are read.
+    func validate() throws(CoreError) {
+        switch self {
+        case .start(let s): try s.validate()
+        case .scheduleAdd(let s): try s.validate()
+        case .limitAdd(let l): try l.validate()
+        case .stop(let name), .scheduleRemove(let name), .limitRemove(let name): try Names.validate(name, what: "name")
+        case .hello, .status, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitList, .stats, .watch, .reload:
+            break
+        }
     }
 
     /// The request as a line (without LF), for clients.
@@ -164,30 +177,20 @@ private struct Arguments {
         case .stats: return .stats
         case .watch: return .watch
         case .reload: return .reload
-        case .stop: return .stop(name: try name())
-        case .scheduleRemove: return .scheduleRemove(name: try name())
+        case .stop: return .stop(name: try string("name"))
+        case .scheduleRemove: return .scheduleRemove(name: try string("name"))
         case .selectionShow: return .selectionShow(name: try string("name"))
-        case .limitRemove: return .limitRemove(name: try name())
+        case .limitRemove: return .limitRemove(name: try string("name"))
         case .start: return .start(try start())
         case .scheduleAdd: return .scheduleAdd(try schedule())
         case .limitAdd:
-            let name = try name()
-            let seconds = try int("seconds")
-            guard (DurationText.minimum...86_400).contains(seconds) else {
-                throw CoreError(.invalidDuration, "limit-add: 'seconds' (the daily allowance) must be from 1 to 86400 (24h)")
-            }
-            var limit = Limit(name: name, selections: try selections(), seconds: seconds)
+            let name = try string("name")
+            var limit = Limit(name: name, selections: try selections(), seconds: try int("seconds"))
             if let v = optional("days") {
                 guard case .string(let text) = v else { throw wrongType("days", "a string such as mon-fri") }
                 limit.days = try WeekdaySet.parse(text)
             }
-            if let v = optional("warn") {
-                let warn = try intValue("warn", v)
-                guard warn >= 1 && warn < seconds else {
-                    throw CoreError(.invalidDuration, "limit-add: 'warn' must be at least 1 and less than 'seconds'")
-                }
-                limit.warnSeconds = warn
-            }
+            if let v = optional("warn") { limit.warnSeconds = try intValue("warn", v) }
             return .limitAdd(limit)
         }
     }
@@ -199,14 +202,8 @@ private struct Arguments {
             guard case .string(let text) = v else { throw wrongType("until", "an ISO 8601 date-time with offset") }
             s.until = try TimeText.parseISO8601WithOffset(text)
         }
-        switch (s.seconds, s.until) {
-        case (nil, nil), (.some, .some):
+        guard (s.seconds == nil) != (s.until == nil) else {
             throw CoreError(.usage, "start: give exactly one of 'seconds' and 'until'")
-        case (let seconds?, nil):
-            guard (DurationText.minimum...DurationText.maximum).contains(seconds) else {
-                throw CoreError(.invalidDuration, "start: 'seconds' must be from 1 (1s) to \(DurationText.maximum) (366d), not \(seconds)")
-            }
-        default: break
         }
         if let v = optional("lock") {
             guard case .bool(let b) = v else { throw wrongType("lock", "true or false") }
@@ -214,14 +211,13 @@ private struct Arguments {
         }
         if let v = optional("name") {
             guard case .string(let n) = v else { throw wrongType("name", "a string") }
-            try Names.validate(n, what: "block name")
             s.name = n
         }
         return s
     }
 
     mutating func schedule() throws(CoreError) -> Schedule {
-        let name = try name()
+        let name = try string("name")
         let window = try string("window")
         guard let (start, end) = try WallTime.window(window) else {
             throw CoreError(.invalidTime, "schedule-add: 'window' must be HH:MM-HH:MM, not '\(window)'")
@@ -234,11 +230,6 @@ private struct Arguments {
         return Schedule(name: name, selections: try selections(), days: days, start: start, end: end)
     }
 
-    mutating func name() throws(CoreError) -> String {
-        let n = try string("name")
-        try Names.validate(n, what: "name")
-        return n
-    }
 
     mutating func selections() throws(CoreError) -> [String] {
         guard let value = take("selections") else { throw missing("selections") }
