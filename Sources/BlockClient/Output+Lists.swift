@@ -108,20 +108,20 @@ extension Output {
     public func event(_ object: JSONObject) -> String { event(WatchEvent(object)) }
 
     public func event(_ e: WatchEvent) -> String {
-        let when = instant(e["time"]).map(time) ?? time(now)
-        let selection = text(e["selection"])
+        let when = instant(e.time).map(time) ?? time(now)
+        let selection = Output.clean(e.selection ?? "")
         let body: String
         switch e.name {
         case .lock:
-            let reasons = texts(e["reasons"])
-            body = paint("Blocked", .red) + " \(selection) \(until(e["until"]))"
+            let reasons = (e.reasons ?? []).map(Output.clean)
+            body = paint("Blocked", .red) + " \(selection) \(until(e.until))"
                 + (reasons.isEmpty ? "" : ": \(reasons.joined(separator: ", "))")
         case .unlock:
-            body = paint("Unblocked", .green) + " \(selection): \(text(e["why"]))"
+            body = paint("Unblocked", .green) + " \(selection): \(Output.clean(e.why ?? ""))"
         case .refusal:
-            body = paint("Refused", .yellow) + " (\(text(e["code"]))): \(text(e["message"]))"
+            body = paint("Refused", .yellow) + " (\(Output.clean(e.code ?? ""))): \(Output.clean(e.message ?? ""))"
         case .failure:
-            body = paint("Failure", .red) + " (\(text(e["code"]))): \(text(e["message"]))"
+            body = paint("Failure", .red) + " (\(Output.clean(e.code ?? ""))): \(Output.clean(e.message ?? ""))"
         case .dropped:
             // S3: the daemon's queue for this watcher overflowed; the count says how much is missing.
             let n = e.count ?? 0
