@@ -4,7 +4,7 @@ import Synchronization
 
 /// What the event reader hands the notifier.
 public enum AgentInput: Sendable, Equatable {
-    case event(JSONObject)
+    case event(WatchEvent)
     /// The reader subscribed again after losing the daemon: selection files may have changed.
     case resubscribed
 }

@@ -71,35 +71,35 @@ public struct NotificationPlanner: Sendable {
 
     /// The notification for an event, or nil for events people are not shown (tamper repairs,
     /// refusals and failures go to `blockc failures` and the journal, not to the desktop).
-    public func plan(_ event: JSONObject, selection info: SelectionInfo?, now: Date, abilities: Abilities) -> PlannedNotification? {
-        guard let selection = event["selection"]?.string, !selection.isEmpty else { return nil }
+    public func plan(_ event: WatchEvent, selection info: SelectionInfo?, now: Date, abilities: Abilities) -> PlannedNotification? {
+        guard let selection = event.selection, !selection.isEmpty else { return nil }
         let texts = info?.texts ?? [:]
-        let until = instant(event["until"])
+        let until = instant(event.until)
         var values = TemplateValues(selection: selection, until: until.map { display($0, now: now) },
                                     remaining: until.flatMap { remaining($0.timeIntervalSince(now)) })
         let title: TextKey, body: TextKey
         var offersAlternative = false
         var urgency: UInt8 = 1
-        switch event["event"]?.string {
-        case "shield-hit":
+        switch event.name {
+        case .shieldHit:
             // A `tamper` kind arrives as its own event; only launches reach the user (S1).
-            guard let kind = event["kind"]?.string, kind == "denied-launch" || kind == "killed" else { return nil }
+            guard let kind = event.hitKind, kind == "denied-launch" || kind == "killed" else { return nil }
             // Seed lesson 6: the app name may be missing; S6's fallback (selection name, then
             // "this app") applies in `render`, so nothing here invents one.
-            values.app = event["app"]?.string
+            values.app = event.app
             (title, body, offersAlternative) = (.shieldTitle, .shieldBody, true)
-        case "lock":
+        case .lock:
             (title, body, offersAlternative) = (.blockStartedTitle, .blockStartedBody, true)
-        case "unlock":
+        case .unlock:
             (title, body, urgency) = (.unblockedTitle, .unblockedBody, 0)
             values.until = nil
-        case "warning":
+        case .warning:
             // For Warning texts {remaining} is the time until the block starts (TextKey docs).
-            let starts = instant(event["starts"])
+            let starts = instant(event.starts)
             values.until = nil
             values.remaining = starts.flatMap { remaining($0.timeIntervalSince(now)) }
             (title, body) = (.warningTitle, .warningBody)
-        default:
+        case .refusal, .failure, .tamper, .limit, .dropped, nil:
             return nil
         }
         var action: PlannedNotification.Action?
@@ -118,8 +118,8 @@ public struct NotificationPlanner: Sendable {
         Output.clean(Texts.resolve(key, language: language, overrides: overrides).render(values, language: language))
     }
 
-    func instant(_ value: JSON?) -> Date? {
-        guard let s = value?.string else { return nil }
+    func instant(_ text: String?) -> Date? {
+        guard let s = text else { return nil }
         return try? TimeText.parseISO8601WithOffset(s)
     }
 

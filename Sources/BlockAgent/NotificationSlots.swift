@@ -20,16 +20,16 @@ public struct NotificationSlots: Sendable {
     public init() {}
 
     /// True when the event should be shown, and remembers it; false for a duplicate.
-    public mutating func admit(_ event: JSONObject) -> Bool {
-        let exact = JSON.object(event).serialized()
+    public mutating func admit(_ event: WatchEvent) -> Bool {
+        let exact = JSON.object(event.json).serialized()
         if recentSet.contains(exact) { return false }
-        let selection = event["selection"]?.string ?? ""
-        let kind = event["event"]?.string
-        if kind == "lock" || kind == "unlock" {
+        let selection = event.selection ?? ""
+        let kind = event.name
+        if kind == .lock || kind == .unlock {
             // A lock with the same end and reasons as the one on screen says nothing new;
             // neither does a second unlock. Shield hits always count: each is a new launch.
-            let reasons = (event["reasons"]?.array ?? []).compactMap(\.string).joined(separator: ",")
-            let key = kind == "lock" ? "lock|\(event["until"]?.string ?? "")|\(reasons)" : "unlock"
+            let reasons = (event.reasons ?? []).joined(separator: ",")
+            let key = kind == .lock ? "lock|\(event.until ?? "")|\(reasons)" : "unlock"
             if shownState[selection] == key { return false }
             shownState[selection] = key
         }

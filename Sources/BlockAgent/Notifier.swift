@@ -49,8 +49,8 @@ final class Notifier {
         case .resubscribed:
             // The daemon restarted and may have reloaded its selection files.
             selections = [:]
-        case .event(let event) where event["event"] == "dropped":
-            missed(event["count"]?.int ?? 0)
+        case .event(let event) where event.name == .dropped:
+            missed(event.count ?? 0)
         case .event(let event):
             show(event)
         }
@@ -67,11 +67,11 @@ final class Notifier {
     func dropped(_ n: Int) {
         guard n > 0 else { return }
         counts.dropped += n
-        log("dropped \(n) event\(n == 1 ? "" : "s"): the notification server is slower than blockd's events (S3); \(counts.dropped) so far")
+        log("dropped \(n) event\(n == 1 ? "" : "s"): the notification server is slower than blockd's events, and only the newest are kept; \(counts.dropped) so far")
     }
 
-    private func show(_ event: JSONObject) {
-        guard let selection = event["selection"]?.string, slots.admit(event) else { return }
+    private func show(_ event: WatchEvent) {
+        guard let selection = event.selection, slots.admit(event) else { return }
         let info = selectionInfo(selection)
         // Planned before the bus is touched: events people never see cost no D-Bus call.
         let probe = planner.plan(event, selection: info, now: now(), abilities: .init(serverActions: false, opener: false))
@@ -167,7 +167,7 @@ final class Notifier {
             server = Server(owner: owner, capabilities: Set(capabilities), slots: matches)
             if logged.remove("no-server") != nil { log("a notification server is available again (\(owner))") }
             if !capabilities.contains("actions") {
-                once("no-actions", "the notification server does not support actions; notifications will have no \"open\" button (S4)")
+                once("no-actions", "the notification server does not support actions; notifications will have no \"open\" button, since a button that does nothing is worse than none")
             }
             return server
         } catch {

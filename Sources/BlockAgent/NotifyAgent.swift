@@ -35,7 +35,7 @@ public enum NotifyAgent {
             _ = text.withCString { write(STDERR_FILENO, $0, strlen($0)) }
         }
         guard let lock = singleInstance(options.environment) else {
-            log("another blockc watch --notify is already running in this session; exiting (one agent, one notification per selection: S2)")
+            log("another blockc watch --notify is already running in this session; exiting, so that each selection is notified once per session")
             return 0
         }
         defer { if lock >= 0 { close(lock) } }
@@ -75,7 +75,7 @@ public enum NotifyAgent {
         log("watching blockd at \(path); notifications go to \(Notifier.service) on the session bus")
         loop(queue: queue, notifier: notifier, drainSeconds: options.drainSeconds)
         let c = notifier.counts
-        log("stopped: \(c.shown) shown, \(c.skipped) not shown (no server), \(c.dropped) dropped (S3), \(c.opened) opened")
+        log("stopped: \(c.shown) shown, \(c.skipped) not shown (no server), \(c.dropped) dropped (the server fell behind), \(c.opened) opened")
         return exitStatus.withLock { $0 }
     }
 

@@ -62,7 +62,7 @@ final class Subscriber: Sendable {
                 switch try transport.send(.watch) {
                 case .ok: break
                 case .error(let e): throw ClientError.protocolError("blockd refused 'watch': \(e.message) (\(e.code.rawValue))")
-                case .event(let e): queue.push(.event(e))
+                case .event(let e): queue.push(.event(WatchEvent(e)))
                 }
                 subscriptions += 1
                 backoff.reset()
@@ -72,7 +72,7 @@ final class Subscriber: Sendable {
                 while let line = try transport.readLine() {
                     guard case .event(let e)? = try? Response.parse(line) else { continue }
                     // S3: a full queue drops its oldest entry and counts it; nothing waits here.
-                    queue.push(.event(e))
+                    queue.push(.event(WatchEvent(e)))
                 }
                 throw ClientError.protocolError("blockd closed the event stream (stopped or restarted?)")
             } catch {

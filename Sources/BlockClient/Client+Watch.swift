@@ -63,8 +63,8 @@ extension BlockcRunner {
 
     /// Prints one event; false when stdout has gone away.
     private func show(_ event: JSONObject, json: Bool) -> Bool {
-        // --json: one compact object per line, for scripts that read line by line.
-        say(json ? JSON.object(event).serialized() : output.event(event))
+        // --json: one compact object per line, exactly as the daemon sent it, for scripts.
+        say(json ? JSON.object(event).serialized() : output.event(WatchEvent(event)))
     }
 
     /// `status --watch`: the status again every second, redrawn in place on a terminal and as

@@ -11,7 +11,7 @@ extension Output {
         }
         // The kind column says "schedule" on every row here, so it is left out.
         return table(items.map { row in
-            var cells = activityRow(row)
+            var cells = activityRow(ActivityReply(row))
             cells.remove(at: 1)
             return cells
         }, indent: "").joined(separator: "\n")
@@ -23,19 +23,18 @@ extension Output {
         guard !items.isEmpty else {
             return "No limits. Add one with 'blockc limit add games 1h SELECTION...'."
         }
-        return table(items.map { a in
-            var flags: [String] = []
-            if a["origin"]?.string == "config" { flags.append("from \(text(a["file"]))") }
-            let rule = "\(DurationText.format(a["limit"]?.int ?? 0)) \(text(a["days"]))"
-            return [Cell(text(a["name"]), .bold), Cell(rule), Cell(texts(a["selections"]).joined(separator: ", ")),
-                    Cell(limitUse(a), a["active"]?.bool == true ? .red : nil), Cell(flags.joined(separator: ", "), .yellow)]
+        return table(items.map(ActivityReply.init).map { a in
+            let flags = a.origin == "config" ? ["from \(Output.clean(a.file ?? ""))"] : []
+            return [Cell(Output.clean(a.name), .bold), Cell(limitRule(a)), Cell(a.selections.map(Output.clean).joined(separator: ", ")),
+                    Cell(limitUse(a), a.active ? .red : nil), Cell(flags.joined(separator: ", "), .yellow)]
         }, indent: "").joined(separator: "\n")
     }
 
     /// `limit add`: the limit's activity object.
-    public func limitAdded(_ a: JSONObject) -> String {
-        "Added limit '\(text(a["name"]))': \(DurationText.format(a["limit"]?.int ?? 0)) of use a day (\(text(a["days"]))) for "
-            + "\(texts(a["selections"]).joined(separator: ", ")); \(limitUse(a))."
+    public func limitAdded(_ o: JSONObject) -> String {
+        let a = ActivityReply(o)
+        return "Added limit '\(Output.clean(a.name))': \(DurationText.format(a.limit ?? 0)) of use a day (\(Output.clean(a.days ?? ""))) for "
+            + "\(a.selections.map(Output.clean).joined(separator: ", ")); \(limitUse(a))."
     }
 
     /// `selections`: `{"selections": [{name, domains, apps, openURL}...]}`.
@@ -79,11 +78,11 @@ extension Output {
     public func failures(_ o: JSONObject) -> String {
         let items = (o["failures"]?.array ?? []).compactMap(\.object)
         guard !items.isEmpty else { return "No failures recorded." }
-        let rows = items.map { f in
+        let rows = items.map(FailureReply.init).map { f in
             var cells = failureRow(f)
             var who: [String] = []
-            if let uid = f["uid"]?.int { who.append("uid \(uid)") }
-            if let activity = f["activity"]?.string { who.append("'\(Output.clean(activity))'") }
+            if let uid = f.uid { who.append("uid \(uid)") }
+            if let activity = f.activity { who.append("'\(Output.clean(activity))'") }
             cells.insert(Cell(who.joined(separator: " "), .dim), at: 2)
             return cells
         }
@@ -106,31 +105,33 @@ extension Output {
     }
 
     /// One `watch` event as a line: `13:35 Unblocked instagram: timed block 'instagram' ended (30m)`.
-    public func event(_ e: JSONObject) -> String {
-        let when = instant(e["time"]).map(time) ?? time(now)
-        let selection = text(e["selection"])
+    public func event(_ object: JSONObject) -> String { event(WatchEvent(object)) }
+
+    public func event(_ e: WatchEvent) -> String {
+        let when = instant(e.time).map(time) ?? time(now)
+        let selection = Output.clean(e.selection ?? "")
         let body: String
-        switch e["event"]?.string {
-        case "lock":
-            let reasons = texts(e["reasons"])
-            body = paint("Blocked", .red) + " \(selection) \(until(e["until"]))"
+        switch e.name {
+        case .lock:
+            let reasons = (e.reasons ?? []).map(Output.clean)
+            body = paint("Blocked", .red) + " \(selection) \(until(e.until))"
                 + (reasons.isEmpty ? "" : ": \(reasons.joined(separator: ", "))")
-        case "unlock":
-            body = paint("Unblocked", .green) + " \(selection): \(text(e["why"]))"
-        case "refusal":
-            body = paint("Refused", .yellow) + " (\(text(e["code"]))): \(text(e["message"]))"
-        case "failure":
-            body = paint("Failure", .red) + " (\(text(e["code"]))): \(text(e["message"]))"
-        case "dropped":
+        case .unlock:
+            body = paint("Unblocked", .green) + " \(selection): \(Output.clean(e.why ?? ""))"
+        case .refusal:
+            body = paint("Refused", .yellow) + " (\(Output.clean(e.code ?? ""))): \(Output.clean(e.message ?? ""))"
+        case .failure:
+            body = paint("Failure", .red) + " (\(Output.clean(e.code ?? ""))): \(Output.clean(e.message ?? ""))"
+        case .dropped:
             // S3: the daemon's queue for this watcher overflowed; the count says how much is missing.
-            let n = e["count"]?.int ?? 0
+            let n = e.count ?? 0
             body = paint("(\(plural(n, "event")) \(n == 1 ? "was" : "were") dropped: this watcher fell behind)", .yellow)
-        default:
-            // A newer daemon's event: show it rather than drop it.
-            var rest = e
+        case .shieldHit, .tamper, .limit, .warning, nil:
+            // An event without a line of its own, or a newer daemon's: show it rather than drop it.
+            var rest = e.json
             rest["event"] = nil
             rest["time"] = nil
-            body = "\(text(e["event"])) \(Output.cleaned(.object(rest)).serialized())"
+            body = "\(Output.clean(e.word)) \(Output.cleaned(.object(rest)).serialized())"
         }
         return "\(when) \(body)"
     }

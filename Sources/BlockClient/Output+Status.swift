@@ -9,19 +9,19 @@ extension Output {
     /// The `status` object: Blocked now, Activities, Failures (if any), the enforcement line.
     public func status(_ s: JSONObject) -> String {
         var lines: [String] = []
-        let blocked = (s["blocked"]?.array ?? []).compactMap(\.object)
+        let blocked = (s["blocked"]?.array ?? []).compactMap(\.object).map(BlockedReply.init)
         if blocked.isEmpty {
             lines.append("Nothing is blocked.")
         } else {
             lines.append(heading("Blocked now"))
             lines += table(blocked.map { b in
-                let reasons = texts(b["reasons"])
-                return [Cell(text(b["selection"]), .red), Cell(until(b["until"])),
+                let reasons = b.reasons.map(Output.clean)
+                return [Cell(Output.clean(b.selection), .red), Cell(until(b.until)),
                         Cell(reasons.isEmpty ? "" : "by \(reasons.joined(separator: ", "))", .dim)]
             })
         }
 
-        let activities = (s["activities"]?.array ?? []).compactMap(\.object)
+        let activities = (s["activities"]?.array ?? []).compactMap(\.object).map(ActivityReply.init)
         lines.append("")
         let cap = s["maxActivities"]?.int.map { " (\(activities.count) of \($0))" } ?? ""
         lines.append(heading("Activities") + cap)
@@ -32,7 +32,7 @@ extension Output {
         }
 
         // T4: a failure is never swallowed, so status shows the latest ones.
-        let failures = (s["failures"]?.array ?? []).compactMap(\.object)
+        let failures = (s["failures"]?.array ?? []).compactMap(\.object).map(FailureReply.init)
         if !failures.isEmpty {
             lines.append("")
             lines.append(heading("Failures") + " (\(failures.count))")
@@ -103,51 +103,55 @@ extension Output {
     }
 
     /// One activity as table cells: name, kind, rule, selections, when, flags.
-    func activityRow(_ a: JSONObject) -> [Cell] {
-        let kind = text(a["kind"])
-        let rule = kind == "schedule" ? "\(text(a["days"])) \(text(a["window"]))"
-            : kind == "limit" ? "\(DurationText.format(a["limit"]?.int ?? 0)) \(text(a["days"]))" : ""
+    func activityRow(_ a: ActivityReply) -> [Cell] {
+        let kind = Output.clean(a.kind)
+        let rule = kind == "schedule" ? "\(Output.clean(a.days ?? "")) \(Output.clean(a.window ?? ""))"
+            : kind == "limit" ? limitRule(a) : ""
         var flags: [String] = []
-        if a["locked"]?.bool == true { flags.append("locked") }
-        if a["origin"]?.string == "config" { flags.append("from \(text(a["file"]))") }
-        return [Cell(text(a["name"]), .bold), Cell(kind), Cell(rule), Cell(texts(a["selections"]).joined(separator: ", ")),
-                Cell(when(a), a["active"]?.bool == true ? .green : nil), Cell(flags.joined(separator: ", "), .yellow)]
+        if a.locked { flags.append("locked") }
+        if a.origin == "config" { flags.append("from \(Output.clean(a.file ?? ""))") }
+        return [Cell(Output.clean(a.name), .bold), Cell(kind), Cell(rule), Cell(a.selections.map(Output.clean).joined(separator: ", ")),
+                Cell(when(a), a.active ? .green : nil), Cell(flags.joined(separator: ", "), .yellow)]
     }
 
+    /// "1h mon-fri": a limit's allowance and days.
+    func limitRule(_ a: ActivityReply) -> String { "\(DurationText.format(a.limit ?? 0)) \(Output.clean(a.days ?? ""))" }
+
     /// For a schedule `start`/`end` are the current window if active, else the next (§6).
-    func when(_ a: JSONObject) -> String {
-        if a["kind"]?.string == "limit" { return limitUse(a) }
-        if a["active"]?.bool == true { return "active, \(until(a["end"]))" }
-        if let start = instant(a["start"]) { return "next \(at(start))" }
-        return a["kind"]?.string == "block" ? "ended" : "no upcoming window"
+    func when(_ a: ActivityReply) -> String {
+        if a.kind == "limit" { return limitUse(a) }
+        if a.active { return "active, \(until(a.end))" }
+        if let start = instant(a.start) { return "next \(at(start))" }
+        return a.kind == "block" ? "ended" : "no upcoming window"
     }
 
     /// A limit's day so far: "12m of 1h used today (48m left)", or "reached, until 00:00".
-    func limitUse(_ a: JSONObject) -> String {
-        if a["active"]?.bool == true { return "limit reached, \(until(a["end"]))" }
-        let used = DurationText.formatRemaining(Double(a["used"]?.int ?? 0))
-        let allowance = DurationText.format(a["limit"]?.int ?? 0)
-        let left = DurationText.formatRemaining(Double(a["left"]?.int ?? 0))
-        let running = a["running"]?.bool == true ? ", in use now" : ""
+    func limitUse(_ a: ActivityReply) -> String {
+        if a.active { return "limit reached, \(until(a.end))" }
+        let used = DurationText.formatRemaining(Double(a.used ?? 0))
+        let allowance = DurationText.format(a.limit ?? 0)
+        let left = DurationText.formatRemaining(Double(a.left ?? 0))
+        let running = a.running == true ? ", in use now" : ""
         return "\(used) of \(allowance) used today (\(left) left\(running))"
     }
 
-    func failureRow(_ f: JSONObject) -> [Cell] {
-        [Cell(instant(f["time"]).map(time) ?? "?"), Cell(text(f["code"]), .red), Cell(text(f["message"]))]
+    func failureRow(_ f: FailureReply) -> [Cell] {
+        [Cell(instant(f.time).map(time) ?? "?"), Cell(Output.clean(f.code), .red), Cell(Output.clean(f.message))]
     }
 
     // MARK: Commands that change something
 
     /// `start`: the activity object plus `outcome` (created, extended or unchanged, T10).
-    public func start(_ a: JSONObject) -> String {
-        let name = text(a["name"])
-        let selections = texts(a["selections"])
+    public func start(_ o: JSONObject) -> String {
+        let a = ActivityReply(o)
+        let name = Output.clean(a.name)
+        let selections = a.selections.map(Output.clean)
         let what = paint(selections.isEmpty ? name : selections.joined(separator: ", "), .bold)
         // The block's name is what 'blockc stop' takes; say it when it is not the selection.
         let named = selections == [name] ? "" : " (block '\(name)')"
-        let end = until(a["end"])
-        let lock = a["locked"]?.bool == true ? " It is locked: nobody can stop it early." : ""
-        switch a["outcome"]?.string {
+        let end = until(a.end)
+        let lock = a.locked ? " It is locked: nobody can stop it early." : ""
+        switch o["outcome"]?.string {
         case "extended":
             return "Extended the block on \(what) \(end)\(named).\(lock)"
         case "unchanged":
@@ -175,12 +179,12 @@ extension Output {
     }
 
     /// `schedule add`: the schedule's activity object.
-    public func scheduleAdded(_ a: JSONObject) -> String {
-        let rule = "\(text(a["days"])) \(text(a["window"]))"
-        let selections = texts(a["selections"]).joined(separator: ", ")
-        let state = a["active"]?.bool == true ? "active now, \(until(a["end"]))"
-            : instant(a["start"]).map { "next window \(at($0))" } ?? "no upcoming window"
-        return "Added schedule '\(text(a["name"]))' (\(rule)) for \(selections); \(state)."
+    public func scheduleAdded(_ o: JSONObject) -> String {
+        let a = ActivityReply(o)
+        let rule = "\(Output.clean(a.days ?? "")) \(Output.clean(a.window ?? ""))"
+        let selections = a.selections.map(Output.clean).joined(separator: ", ")
+        let state = a.active ? "active now, \(until(a.end))" : instant(a.start).map { "next window \(at($0))" } ?? "no upcoming window"
+        return "Added schedule '\(Output.clean(a.name))' (\(rule)) for \(selections); \(state)."
     }
 
     public func scheduleRemoved(_ o: JSONObject) -> String { "Removed schedule '\(text(o["removed"]))'." }

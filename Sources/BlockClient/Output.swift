@@ -63,6 +63,9 @@ public struct Output: Sendable {
         return try? TimeText.parseISO8601(s, clock: clock)
     }
 
+    /// An instant the daemon wrote as text; nil when absent or unreadable.
+    func instant(_ text: String?) -> Date? { instant(text.map(JSON.string)) }
+
     static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// `13:35` today, `Mon 30 Nov 07:00` on another day, `Mon 30 Nov 2027 07:00` in another year.
@@ -94,6 +97,8 @@ public struct Output: Sendable {
     func until(_ value: JSON?) -> String {
         instant(value).map { until($0) } ?? "with no end set"
     }
+
+    func until(_ text: String?) -> String { until(text.map(JSON.string)) }
 
     // MARK: Tables (DESIGN §6: aligned)
 

@@ -79,6 +79,16 @@ public struct WallTime: Hashable, Comparable, Sendable, CustomStringConvertible,
 
     public var secondsOfDay: Int { hour * 3600 + minute * 60 }
 
+    /// The one parser of a daily window, `22:00-07:00` (T2: equal ends mean 24 hours), for
+    /// blockc's `--daily`, the protocol's `window` and blockd.conf's `Window=`. nil when the
+    /// text is not two parts joined by '-': each caller says so in its own terms (a flag, an
+    /// argument, a key and line). A bad time of day throws WallTime.parse's error.
+    public static func window(_ text: String, trimmingINISpace: Bool = false) throws(CoreError) -> (start: WallTime, end: WallTime)? {
+        let sides = text.split(separator: "-", omittingEmptySubsequences: false).map { trimmingINISpace ? String($0).trimmingINISpace() : String($0) }
+        guard sides.count == 2 else { return nil }
+        return (try parse(sides[0]), try parse(sides[1]))
+    }
+
     /// Parses `HH:MM` (also `H:MM`), 00:00 to 23:59. `24:00` is refused: say `00:00`.
     public static func parse(_ text: String) throws(CoreError) -> WallTime {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)

@@ -149,7 +149,7 @@ public enum ConfigFiles {}
 
 /// Error wording and value checks shared by the config readers, so every message has the
 /// same `file:line: ...` shape and says what is accepted.
-struct ConfigReader {
+public struct ConfigReader {
     let file: String
     /// How the file is named in messages: "blockd.conf", "a selection file".
     let what: String
@@ -217,7 +217,7 @@ struct ConfigReader {
         throw fail(e, "\(e.key)= must be yes or no (also true/false, on/off, 1/0), not '\(e.value)'")
     }
 
-    static func boolean(_ text: String) -> Bool? {
+    public static func boolean(_ text: String) -> Bool? {
         switch text.lowercased() {
         case "yes", "true", "on", "1": true
         case "no", "false", "off", "0": false

@@ -72,12 +72,10 @@ extension ConfigReader {
     }
 
     func window(_ e: INIEntry) throws(CoreError) -> (start: WallTime, end: WallTime) {
-        let sides = e.value.split(separator: "-", omittingEmptySubsequences: false)
-        guard sides.count == 2 else {
+        let window = try checked(e) { () throws(CoreError) in try WallTime.window(e.value, trimmingINISpace: true) }
+        guard let window else {
             throw fail(e, "Window= must be two times of day joined by '-', such as 22:00-07:00, not '\(e.value)'")
         }
-        let start = try checked(e) { () throws(CoreError) in try WallTime.parse(String(sides[0]).trimmingINISpace()) }
-        let end = try checked(e) { () throws(CoreError) in try WallTime.parse(String(sides[1]).trimmingINISpace()) }
-        return (start, end)
+        return window
     }
 }

@@ -18,6 +18,10 @@ public struct Policy: Sendable {
         public var selection: String
         public var reasons: [Reason]
         public var until: Date?
+
+        public init(selection: String, reasons: [Reason], until: Date?) {
+            (self.selection, self.reasons, self.until) = (selection, reasons, until)
+        }
     }
 
     /// The selections blocked at `t`, sorted by name; each with its reasons in activity order.

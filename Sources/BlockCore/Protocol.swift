@@ -45,41 +45,31 @@ public enum Request: Equatable, Sendable {
 
     public static let maxLineBytes = 4096
 
-    /// The wire command words, in the order the man page documents them.
-    public static let commands = [
-        "hello", "status", "start", "stop", "schedule-add", "schedule-remove", "schedule-list", "selections",
-        "selection-show", "failures", "failures-clear", "limit-add", "limit-remove", "limit-list", "stats", "watch", "reload",
-    ]
-
-    public var command: String {
+    /// The command word of this request.
+    public var command: Command {
         switch self {
-        case .hello: "hello"
-        case .status: "status"
-        case .start: "start"
-        case .stop: "stop"
-        case .scheduleAdd: "schedule-add"
-        case .scheduleRemove: "schedule-remove"
-        case .scheduleList: "schedule-list"
-        case .selections: "selections"
-        case .selectionShow: "selection-show"
-        case .failures: "failures"
-        case .failuresClear: "failures-clear"
-        case .limitAdd: "limit-add"
-        case .limitRemove: "limit-remove"
-        case .limitList: "limit-list"
-        case .stats: "stats"
-        case .watch: "watch"
-        case .reload: "reload"
+        case .hello: .hello
+        case .status: .status
+        case .start: .start
+        case .stop: .stop
+        case .scheduleAdd: .scheduleAdd
+        case .scheduleRemove: .scheduleRemove
+        case .scheduleList: .scheduleList
+        case .selections: .selections
+        case .selectionShow: .selectionShow
+        case .failures: .failures
+        case .failuresClear: .failuresClear
+        case .limitAdd: .limitAdd
+        case .limitRemove: .limitRemove
+        case .limitList: .limitList
+        case .stats: .stats
+        case .watch: .watch
+        case .reload: .reload
         }
     }
 
     /// Whether the request changes state (and so needs §5's write permission).
-    public var modifies: Bool {
-        switch self {
-        case .start, .stop, .scheduleAdd, .scheduleRemove, .failuresClear, .limitAdd, .limitRemove, .reload: true
-        default: false
-        }
-    }
+    public var modifies: Bool { command.modifies }
 }
 
 extension Request {
@@ -100,12 +90,13 @@ extension Request {
             word = text
             rest = ""
         }
-        let command = String(word)
-        guard Request.commands.contains(command) else {
-            if command.isEmpty { throw CoreError(.usage, "empty request; send a command such as 'hello' or 'status'") }
-            let shown = String(command.unicodeScalars.prefix(40).map { $0.properties.isWhitespace || $0.value < 0x20 ? "?" : Character($0) })
-            let hint = Suggest.closest(to: command, among: Request.commands).map { " (did you mean '\($0)'?)" } ?? ""
-            throw CoreError(.unknownCommand, "unknown command '\(shown)'\(hint); commands: \(Request.commands.joined(separator: ", "))")
+        guard let command = Command(rawValue: String(word)) else {
+            let word = String(word)
+            if word.isEmpty { throw CoreError(.usage, "empty request; send a command such as 'hello' or 'status'") }
+            let shown = String(word.unicodeScalars.prefix(40).map { $0.properties.isWhitespace || $0.value < 0x20 ? "?" : Character($0) })
+            let words = Command.allCases.map(\.rawValue)
+            let hint = Suggest.closest(to: word, among: words).map { " (did you mean '\($0)'?)" } ?? ""
+            throw CoreError(.unknownCommand, "unknown command '\(shown)'\(hint); commands: \(words.joined(separator: ", "))")
         }
         var args = Arguments(command: command, object: JSONObject())
         if !rest.isEmpty {
@@ -116,13 +107,26 @@ extension Request {
         }
         let request = try args.build()
         try args.finish()
+        try request.validate()
         return request
+    }
+
+    /// The request's own rules (Validation.swift), checked once its arguments are read.
+    func validate() throws(CoreError) {
+        switch self {
+        case .start(let s): try s.validate()
+        case .scheduleAdd(let s): try s.validate()
+        case .limitAdd(let l): try l.validate()
+        case .stop(let name), .scheduleRemove(let name), .limitRemove(let name): try Names.validate(name, what: "name")
+        case .hello, .status, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitList, .stats, .watch, .reload:
+            break
+        }
     }
 
     /// The request as a line (without LF), for clients.
     public var line: String {
         let args = arguments
-        return args.isEmpty ? command : "\(command) \(JSON.object(args).serialized())"
+        return args.isEmpty ? command.rawValue : "\(command.rawValue) \(JSON.object(args).serialized())"
     }
 
     var arguments: JSONObject {
@@ -157,49 +161,37 @@ extension Request {
 /// Typed, strict access to a request's argument object: wrong types and unknown keys are
 /// `usage` errors that name the argument.
 private struct Arguments {
-    let command: String
+    let command: Command
     var object: JSONObject
     var used: Set<String> = []
 
     mutating func build() throws(CoreError) -> Request {
         switch command {
-        case "hello": return .hello
-        case "status": return .status
-        case "schedule-list": return .scheduleList
-        case "selections": return .selections
-        case "failures": return .failures
-        case "failures-clear": return .failuresClear
-        case "limit-list": return .limitList
-        case "stats": return .stats
-        case "watch": return .watch
-        case "reload": return .reload
-        case "stop": return .stop(name: try name())
-        case "schedule-remove": return .scheduleRemove(name: try name())
-        case "selection-show": return .selectionShow(name: try string("name"))
-        case "limit-remove": return .limitRemove(name: try name())
-        case "start": return .start(try start())
-        case "schedule-add": return .scheduleAdd(try schedule())
-        case "limit-add":
-            let name = try name()
-            let seconds = try int("seconds")
-            guard (DurationText.minimum...86_400).contains(seconds) else {
-                throw CoreError(.invalidDuration, "limit-add: 'seconds' (the daily allowance) must be from 1 to 86400 (24h)")
-            }
-            var limit = Limit(name: name, selections: try selections(), seconds: seconds)
+        case .hello: return .hello
+        case .status: return .status
+        case .scheduleList: return .scheduleList
+        case .selections: return .selections
+        case .failures: return .failures
+        case .failuresClear: return .failuresClear
+        case .limitList: return .limitList
+        case .stats: return .stats
+        case .watch: return .watch
+        case .reload: return .reload
+        case .stop: return .stop(name: try string("name"))
+        case .scheduleRemove: return .scheduleRemove(name: try string("name"))
+        case .selectionShow: return .selectionShow(name: try string("name"))
+        case .limitRemove: return .limitRemove(name: try string("name"))
+        case .start: return .start(try start())
+        case .scheduleAdd: return .scheduleAdd(try schedule())
+        case .limitAdd:
+            let name = try string("name")
+            var limit = Limit(name: name, selections: try selections(), seconds: try int("seconds"))
             if let v = optional("days") {
                 guard case .string(let text) = v else { throw wrongType("days", "a string such as mon-fri") }
                 limit.days = try WeekdaySet.parse(text)
             }
-            if let v = optional("warn") {
-                let warn = try intValue("warn", v)
-                guard warn >= 1 && warn < seconds else {
-                    throw CoreError(.invalidDuration, "limit-add: 'warn' must be at least 1 and less than 'seconds'")
-                }
-                limit.warnSeconds = warn
-            }
+            if let v = optional("warn") { limit.warnSeconds = try intValue("warn", v) }
             return .limitAdd(limit)
-        default:
-            throw CoreError(.internal, "command '\(command)' has no argument reader")
         }
     }
 
@@ -210,14 +202,8 @@ private struct Arguments {
             guard case .string(let text) = v else { throw wrongType("until", "an ISO 8601 date-time with offset") }
             s.until = try TimeText.parseISO8601WithOffset(text)
         }
-        switch (s.seconds, s.until) {
-        case (nil, nil), (.some, .some):
+        guard (s.seconds == nil) != (s.until == nil) else {
             throw CoreError(.usage, "start: give exactly one of 'seconds' and 'until'")
-        case (let seconds?, nil):
-            guard (DurationText.minimum...DurationText.maximum).contains(seconds) else {
-                throw CoreError(.invalidDuration, "start: 'seconds' must be from 1 (1s) to \(DurationText.maximum) (366d), not \(seconds)")
-            }
-        default: break
         }
         if let v = optional("lock") {
             guard case .bool(let b) = v else { throw wrongType("lock", "true or false") }
@@ -225,19 +211,17 @@ private struct Arguments {
         }
         if let v = optional("name") {
             guard case .string(let n) = v else { throw wrongType("name", "a string") }
-            try Names.validate(n, what: "block name")
             s.name = n
         }
         return s
     }
 
     mutating func schedule() throws(CoreError) -> Schedule {
-        let name = try name()
+        let name = try string("name")
         let window = try string("window")
-        let parts = window.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2 else { throw CoreError(.invalidTime, "schedule-add: 'window' must be HH:MM-HH:MM, not '\(window)'") }
-        let start = try WallTime.parse(String(parts[0]))
-        let end = try WallTime.parse(String(parts[1]))
+        guard let (start, end) = try WallTime.window(window) else {
+            throw CoreError(.invalidTime, "schedule-add: 'window' must be HH:MM-HH:MM, not '\(window)'")
+        }
         var days = WeekdaySet.all
         if let v = optional("days") {
             guard case .string(let text) = v else { throw wrongType("days", "a string such as mon-fri") }
@@ -246,11 +230,6 @@ private struct Arguments {
         return Schedule(name: name, selections: try selections(), days: days, start: start, end: end)
     }
 
-    mutating func name() throws(CoreError) -> String {
-        let n = try string("name")
-        try Names.validate(n, what: "name")
-        return n
-    }
 
     mutating func selections() throws(CoreError) -> [String] {
         guard let value = take("selections") else { throw missing("selections") }

@@ -70,15 +70,14 @@ public struct Registry: Sendable {
                                     by peer: Peer, now: Date) throws(CoreError) -> BlockOutcome {
         guard peer.mayModify else { throw Registry.denied("start blocks") }
         let selections = Registry.unique(selections)
-        guard !selections.isEmpty else { throw CoreError(.usage, "name at least one selection to block") }
+        let name = explicitName ?? Registry.defaultBlockName(for: selections)
+        try Request.StartArguments(selections: selections, name: name).validate()
         guard end > now else {
             throw CoreError(.invalidTime, "the end of the block is not in the future; give a later time or a duration")
         }
         guard end.timeIntervalSince(now) <= TimeInterval(DurationText.maximum) + 1 else {
             throw CoreError(.invalidDuration, "a block can last at most 366 days; give an earlier end")
         }
-        let name = explicitName ?? Registry.defaultBlockName(for: selections)
-        try Names.validate(name, what: "block name")
 
         if let index = activities.firstIndex(where: { $0.name == name }) {
             guard case .block(var existing) = activities[index] else {
@@ -106,9 +105,7 @@ public struct Registry: Sendable {
     /// Adds a schedule. It counts once against the cap whatever its weekday set (T4).
     public mutating func addSchedule(_ schedule: Schedule, by peer: Peer, now: Date) throws(CoreError) {
         guard peer.mayModify else { throw Registry.denied("add schedules") }
-        try Names.validate(schedule.name, what: "schedule name")
-        guard !schedule.selections.isEmpty else { throw CoreError(.usage, "name at least one selection for the schedule") }
-        guard schedule.days != [] else { throw CoreError(.invalidDays, "the schedule has no days; give at least one") }
+        try schedule.validate()
         if activity(named: schedule.name) != nil {
             throw CoreError(.exists, "an activity named '\(schedule.name)' already exists; remove it first or choose another name")
         }
@@ -122,12 +119,7 @@ public struct Registry: Sendable {
     /// Adds a daily usage limit (§9). It is an activity: it counts against the cap (T4).
     public mutating func addLimit(_ limit: Limit, by peer: Peer, now: Date) throws(CoreError) {
         guard peer.mayModify else { throw Registry.denied("add limits") }
-        try Names.validate(limit.name, what: "limit name")
-        guard !limit.selections.isEmpty else { throw CoreError(.usage, "name at least one selection for the limit") }
-        guard limit.days != [] else { throw CoreError(.invalidDays, "the limit has no days; give at least one") }
-        guard (DurationText.minimum...86_400).contains(limit.seconds) else {
-            throw CoreError(.invalidDuration, "a daily limit is from 1s to 24h")
-        }
+        try limit.validate()
         if activity(named: limit.name) != nil {
             throw CoreError(.exists, "an activity named '\(limit.name)' already exists; remove it first or choose another name")
         }

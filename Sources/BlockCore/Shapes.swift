@@ -7,61 +7,43 @@ public struct Shapes: Sendable {
 
     public init(clock: LocalClock) { self.clock = clock }
 
-    func instant(_ d: Date?) -> JSON { d.map { .string(clock.iso8601($0)) } ?? .null }
+
+    func text(_ d: Date?) -> String? { d.map(clock.iso8601) }
 
     /// An activity: for a schedule, `start`/`end` are the current window if active, else the next.
-    public func activity(_ a: Activity, at now: Date) -> JSON {
+    public func activity(_ a: Activity, at now: Date) -> JSON { .object(activityReply(a, at: now).json) }
+
+    public func activityReply(_ a: Activity, at now: Date) -> ActivityReply {
         let window = a.currentOrNextWindow(at: now, clock: clock)
-        var o = JSONObject()
-        o["name"] = .string(a.name)
-        o["kind"] = .string(a.kind.rawValue)
-        o["selections"] = .array(a.selections.map { .string($0) })
         let active = a.activeWindow(at: now, clock: clock) != nil
-        o["active"] = .bool(active)
-        o["start"] = instant(window?.start)
-        o["end"] = instant(window?.end)
-        o["locked"] = .bool(a.locked)
+        var r = ActivityReply(name: a.name, kind: a.kind.rawValue, selections: a.selections, active: active,
+                              start: text(window?.start), end: text(window?.end), locked: a.locked, origin: "client")
         if case .schedule(let s) = a {
-            o["window"] = .string("\(s.start)-\(s.end)")
-            o["days"] = .string(s.days.description)
+            r.window = "\(s.start)-\(s.end)"
+            r.days = s.days.description
         }
         if case .limit(let l) = a {
             // §9: the daily allowance and today's use, in seconds.
-            o["limit"] = .int(Int64(l.seconds))
-            o["days"] = .string(l.days.description)
-            if let warn = l.warnSeconds { o["warn"] = .int(Int64(warn)) }
+            (r.limit, r.days, r.warn) = (l.seconds, l.days.description, l.warnSeconds)
             if let state = l.state {
-                o["used"] = .int(Int64(state.used.rounded()))
-                o["left"] = .int(Int64(state.remaining.rounded()))
-                o["running"] = .bool(state.running)
+                (r.used, r.left, r.running) = (Int(state.used.rounded()), Int(state.remaining.rounded()), state.running)
             }
         }
         // Seconds until it is lifted, for an active activity only.
-        if active, let end = window?.end { o["remaining"] = .int(Int64(end.timeIntervalSince(now).rounded(.up))) }
+        if active, let end = window?.end { r.remaining = Int(end.timeIntervalSince(now).rounded(.up)) }
         switch a.origin {
-        case .client(let uid):
-            o["origin"] = "client"
-            o["uid"] = .int(Int64(uid))
-        case .config(let file):
-            o["origin"] = "config"
-            o["file"] = .string(file)
+        case .client(let uid): (r.origin, r.uid) = ("client", Int(uid))
+        case .config(let file): (r.origin, r.file) = ("config", file)
         }
-        return .object(o)
+        return r
     }
 
     public func blocked(_ b: Policy.Blocked) -> JSON {
-        [
-            "selection": .string(b.selection),
-            "until": instant(b.until),
-            "reasons": .array(b.reasons.map { .string($0.activity) }),
-        ]
+        .object(BlockedReply(selection: b.selection, until: text(b.until), reasons: b.reasons.map(\.activity)).json)
     }
 
     public func failure(time: Date, code: String, message: String, uid: UInt32?, activity: String?) -> JSON {
-        var o: JSONObject = ["time": instant(time), "code": .string(code), "message": .string(message)]
-        if let uid { o["uid"] = .int(Int64(uid)) }
-        if let activity { o["activity"] = .string(activity) }
-        return .object(o)
+        .object(FailureReply(time: text(time), code: code, message: message, uid: uid.map(Int.init), activity: activity).json)
     }
 
     public func selection(_ s: Selection) -> JSON {

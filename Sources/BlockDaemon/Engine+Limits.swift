@@ -48,21 +48,12 @@ extension Engine {
         }
         for l in reached {
             let until = l.state?.window.map { local.iso8601($0.end) } ?? ""
-            log.log(LogEntry("Daily limit '\(l.name)' reached (\(DurationText.format(l.seconds)) of use): \(l.selections.joined(separator: ", ")) blocked until \(until)",
-                             priority: .notice, event: .limit,
-                             fields: [("ACTIVITY", l.name), ("SELECTION", l.selections.joined(separator: " ")), ("END", until)]))
-            emit(["event": "limit", "time": .string(local.iso8601(now)), "activity": .string(l.name),
-                  "selections": .array(l.selections.map { .string($0) }), "until": .string(until)])
+            publish(.limitReached(l, until: until), now: now)
         }
         for l in warnings {
             let remaining = DurationText.formatRemaining(l.state?.remaining ?? 0)
             let starts = l.state?.window.map { local.iso8601($0.start) } ?? ""
-            log.log(LogEntry("Daily limit '\(l.name)': \(remaining) of use left today for \(l.selections.joined(separator: ", "))",
-                             priority: .info, event: .warning, fields: [("ACTIVITY", l.name), ("SELECTION", l.selections.joined(separator: " "))]))
-            for selection in l.selections {
-                emit(["event": "warning", "time": .string(local.iso8601(now)), "activity": .string(l.name),
-                      "selection": .string(selection), "starts": .string(starts), "remaining": .string(remaining)])
-            }
+            publish(.limitWarning(l, remaining: remaining, starts: starts), now: now)
         }
     }
 

@@ -1,11 +1,23 @@
 import BlockCore
 import Foundation
 
+/// What one reconcile decided (T5, STYLE 4): the selections enforcement was asked for (nil
+/// when it was already right), the selections that became blocked and those no longer
+/// blocked, and one report per event for the journal and watchers.
+struct Reconciliation {
+    var targets: [String]?
+    var locks: [Policy.Blocked] = []
+    var unlocks: [String] = []
+    var reports: [Report] = []
+}
+
 extension Engine {
     /// Converges enforcement to the desired set at `now` (T5): locks what became blocked,
     /// unlocks only what no activity covers any more, then persists and reports the next
     /// transition. Idempotent: a second call with nothing changed does nothing visible.
-    func reconcile(now: Date) {
+    /// Returns what it decided; everything it did follows from that value.
+    @discardableResult
+    func reconcile(now: Date) -> Reconciliation {
         assertOnQueue()
         let ended = registry.expire(now: now)
         refreshLimits(now: now)
@@ -13,34 +25,45 @@ extension Engine {
         var next: [String: [Reason]] = [:]
         for b in desired { next[b.selection] = b.reasons }
 
-        let unlocking = applied.keys.filter { next[$0] == nil }.sorted()
-        if mustApply || desired.contains(where: { applied[$0.selection] == nil }) || !unlocking.isEmpty || state.applied != next.keys.sorted() {
+        var effects = Reconciliation()
+        effects.unlocks = applied.keys.filter { next[$0] == nil }.sorted()
+        if mustApply || desired.contains(where: { applied[$0.selection] == nil }) || !effects.unlocks.isEmpty || state.applied != next.keys.sorted() {
             mustApply = false
             let targets = enforcementTargets(next.keys.sorted(), now: now)
+            effects.targets = targets.map(\.name)
             record(enforcer.enforce(blocked: targets), now: now)
         }
         // Truth (DESIGN §7): what failed to be enforced is not applied, and is not "Blocked" in
         // the journal until a retry enforces it.
         next = next.filter { notEnforced[$0.key] == nil }
-        let locking = desired.filter { applied[$0.selection] == nil && next[$0.selection] != nil }
-        for b in locking {
-            logLock(b, now: now)
-            if let selection = resolved[b.selection] { hooks?.run(.block, selection: selection, until: b.until.map(local.iso8601)) }
-        }
-        for name in unlocking {
-            logUnlock(name, previous: applied[name] ?? [], ended: ended, now: now)
-            if let hooks, let selection = resolved[name] ?? (try? config.catalog.resolve(name)) {
-                hooks.run(.unblock, selection: selection, until: nil)
-            }
-        }
-        for block in ended where !block.selections.contains(where: { unlocking.contains($0) }) {
-            logEndWithoutUnlock(block, stillBlocked: next)
-        }
+        effects.locks = desired.filter { applied[$0.selection] == nil && next[$0.selection] != nil }
+        effects.reports = effects.locks.map(Report.lock)
+            + effects.unlocks.map { unlockReport($0, previous: applied[$0] ?? [], ended: ended, now: now) }
+            + ended.filter { !$0.selections.contains(where: effects.unlocks.contains) }.map { endedReport($0, stillBlocked: next) }
+        carryOut(effects, now: now)
         applied = next
         pendingUnlockNotes = [:]
         state.applied = next.keys.sorted()
         state.lastReconcile = now
         persist()
+        armNextTransition(now: now)
+        onStatus?(statusLine(now: now, blocked: desired.count))
+        return effects
+    }
+
+    /// Tells people what a reconcile decided and runs the hooks for its locks and unlocks.
+    private func carryOut(_ effects: Reconciliation, now: Date) {
+        for report in effects.reports { publish(report, now: now) }
+        guard let hooks else { return }
+        for b in effects.locks {
+            if let selection = resolved[b.selection] { hooks.run(.block, selection: selection, until: b.until.map(local.iso8601)) }
+        }
+        for name in effects.unlocks {
+            if let selection = resolved[name] ?? (try? config.catalog.resolve(name)) { hooks.run(.unblock, selection: selection, until: nil) }
+        }
+    }
+
+    private func armNextTransition(now: Date) {
         nextTransition = policy.nextTransition(after: now, activities: registry.activities)
         if anyLimitRunning {
             // Checkpoint running usage at least once a minute (only while a limited app runs).
@@ -48,7 +71,6 @@ extension Engine {
             if nextTransition.map({ checkpoint < $0 }) ?? true { nextTransition = checkpoint }
         }
         onNextTransition?(nextTransition)
-        onStatus?(statusLine(now: now, blocked: desired.count))
     }
 
     /// The wall time every engine entry point works with (T6). It first accounts for a wall-clock
@@ -133,21 +155,11 @@ extension Engine {
         }
     }
 
-    func logLock(_ b: Policy.Blocked, now: Date) {
-        let why = b.reasons.map { "\($0.kind.rawValue) '\($0.activity)'" }.joined(separator: ", ")
-        let until = b.until.map { "until \(local.iso8601($0))" } ?? "with no end in sight"
-        var fields: [(String, String)] = [("SELECTION", b.selection), ("ACTIVITY", b.reasons.map(\.activity).joined(separator: " "))]
-        if let end = b.until { fields.append(("END", local.iso8601(end))) }
-        log.log(LogEntry("Blocked \(b.selection): \(why), \(until)", priority: .notice, event: .lock, fields: fields))
-        var e: JSONObject = ["event": "lock", "time": .string(local.iso8601(now)), "selection": .string(b.selection)]
-        e["until"] = b.until.map { .string(local.iso8601($0)) } ?? .null
-        e["reasons"] = .array(b.reasons.map { .string($0.activity) })
-        emit(e)
-    }
-
-    func logUnlock(_ selection: String, previous: [Reason], ended: [Block], now: Date) {
+    /// Why a selection is no longer blocked, in words, with the fields that say which
+    /// activity ended when.
+    func unlockReport(_ selection: String, previous: [Reason], ended: [Block], now: Date) -> Report {
         var why = pendingUnlockNotes[selection] ?? ""
-        var fields: [(String, String)] = [("SELECTION", selection)]
+        var fields: [(String, String)] = []
         if why.isEmpty, let block = ended.first(where: { $0.selections.contains(selection) }) {
             why = "timed block '\(block.name)' ended (\(DurationText.format(Int(block.end.timeIntervalSince(block.start).rounded()))))"
             fields.append(("ACTIVITY", block.name))
@@ -161,14 +173,13 @@ extension Engine {
         } else if why.isEmpty {
             why = "no activity covers it any more"
         }
-        log.log(LogEntry("Unblocked \(selection): \(why)", priority: .notice, event: .unlock, fields: fields))
-        emit(["event": "unlock", "time": .string(local.iso8601(now)), "selection": .string(selection), "why": .string(why)])
+        return .unlock(selection: selection, why: why, fields: fields)
     }
 
     /// A block ended without unlocking anything. Say why truthfully: only selections another
     /// activity still covers "stay blocked"; the others were never enforced by this daemon
     /// (the block began and ended while it was not looking, e.g. while it was down).
-    func logEndWithoutUnlock(_ block: Block, stillBlocked: [String: [Reason]]) {
+    func endedReport(_ block: Block, stillBlocked: [String: [Reason]]) -> Report {
         let covered = block.selections.filter { stillBlocked[$0] != nil }
         let others = Set(covered.flatMap { stillBlocked[$0]!.map(\.activity) }).subtracting([block.name]).sorted()
         let message: String
@@ -179,7 +190,7 @@ extension Engine {
         } else {
             message = "Block '\(block.name)' ended; \(covered.joined(separator: ", ")) stay blocked by \(others.map { "'\($0)'" }.joined(separator: ", "))"
         }
-        log.log(LogEntry(message, priority: .info, event: .stop, fields: [("ACTIVITY", block.name)]))
+        return .ended(block, message: message)
     }
 
     func statusLine(now: Date, blocked: Int) -> String {

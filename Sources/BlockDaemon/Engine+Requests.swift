@@ -127,7 +127,7 @@ extension Engine {
             log.log(LogEntry("Block '\(block.name)' started by uid \(peer.uid) until \(local.iso8601(block.end))\(block.locked ? " (locked)" : "")",
                              priority: .info, event: .start, fields: [("ACTIVITY", block.name), ("END", local.iso8601(block.end))]))
         case .extended(let from, _):
-            log.log(LogEntry("Block '\(block.name)' extended by uid \(peer.uid) from \(local.iso8601(from.end)) to \(local.iso8601(block.end)) (T10)",
+            log.log(LogEntry("Block '\(block.name)' extended by uid \(peer.uid) from \(local.iso8601(from.end)) to \(local.iso8601(block.end)); a block is extended, never shortened",
                              priority: .info, event: .start, fields: [("ACTIVITY", block.name), ("END", local.iso8601(block.end))]))
         case .unchanged: break
         }

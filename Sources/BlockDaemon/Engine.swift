@@ -130,16 +130,14 @@ public final class Engine: @unchecked Sendable {
 
     func recordFailure(_ error: CoreError, uid: UInt32?, activity: String?, now: Date) {
         state.record(FailureRecord(time: now, code: error.code.rawValue, message: error.message, uid: uid, activity: activity))
-        var fields: [(String, String)] = [("CODE", error.code.rawValue)]
-        if let activity { fields.append(("ACTIVITY", activity)) }
-        if let uid { fields.append(("UID", String(uid))) }
-        let event: LogEvent = [.internal, .invalidConfig, .notSaved].contains(error.code) ? .failure : .refusal
-        log.log(LogEntry("\(event == .failure ? "Failure" : "Refused"): \(error.message)", priority: .warning, event: event, fields: fields))
-        emit(["event": .string(event.rawValue), "time": .string(local.iso8601(now)), "code": .string(error.code.rawValue),
-              "message": .string(error.message)])
+        publish(.problem(error, uid: uid, activity: activity), now: now)
     }
 
-    func emit(_ event: JSONObject) { onEvent?(event) }
+    /// The one place a report reaches people: the journal, then every watcher.
+    func publish(_ report: Report, now: Date) {
+        log.log(report.entry(clock: local))
+        for event in report.events(clock: local, now: now) { onEvent?(event.json) }
+    }
 
     /// A HookRunner whose failures land in this engine's failure list (T4).
     public func makeHookRunner(timeout: TimeInterval = 30) -> HookRunner {
@@ -167,33 +165,12 @@ public final class Engine: @unchecked Sendable {
         let now = observedNow()
         let day = local.civil(of: now).date.description
         state.shieldHits[day, default: [:]][hit.selection, default: 0] += 1
-        let who = hit.app ?? (hit.path as NSString).lastPathComponent
-        let message: String
-        let event: LogEvent
-        switch hit.kind {
-        case .deniedLaunch:
-            message = "Denied launch of \(who) (\(hit.path)): \(hit.selection) is blocked"
-            event = .shieldHit
-        case .killed:
-            message = "Stopped \(who) (\(hit.path)\(hit.pid.map { ", pid \($0)" } ?? "")): \(hit.selection) is blocked"
-            event = .shieldHit
-        case .tamper:
-            message = "Repaired \(hit.path): its blockd lines were changed, or a line giving a blocked name an address was added, while \(hit.selection) is blocked"
-            event = .tamper
+        if hit.kind == .tamper {
             // E1, E6: an undone edit is also a failure the user sees in status and failures.
-            state.record(FailureRecord(time: now, code: ErrorCode.tamper.rawValue, message: message, uid: nil, activity: hit.selection))
+            state.record(FailureRecord(time: now, code: ErrorCode.tamper.rawValue, message: Report.message(hit), uid: nil, activity: hit.selection))
         }
-        var fields: [(String, String)] = [("SELECTION", hit.selection), ("PATH", hit.path), ("HIT", hit.kind.rawValue)]
-        if let app = hit.app { fields.append(("APP", app)) }
-        if let pid = hit.pid { fields.append(("PID", String(pid))) }
-        log.log(LogEntry(message, priority: hit.kind == .tamper ? .warning : .notice, event: event, fields: fields))
-        var e: JSONObject = ["event": .string(event.rawValue), "time": .string(local.iso8601(now)), "kind": .string(hit.kind.rawValue),
-                             "selection": .string(hit.selection), "path": .string(hit.path)]
-        if let app = hit.app { e["app"] = .string(app) }
-        e["until"] = applied[hit.selection].flatMap { _ in
-            policy.until(hit.selection, from: now, activities: registry.activities).map { .string(local.iso8601($0)) }
-        } ?? .null
-        emit(e)
+        let until = applied[hit.selection].flatMap { _ in policy.until(hit.selection, from: now, activities: registry.activities) }
+        publish(.hit(hit, until: until), now: now)
         persist()
     }
 }

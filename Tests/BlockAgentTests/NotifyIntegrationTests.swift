@@ -48,11 +48,10 @@ struct NotifyIntegrationTests {
         return (daemon, agent)
     }
 
+    /// Built by the daemon's own constructor, so the fixture cannot drift from what it sends.
     static func denied(_ selection: String, app: String?, until: Date, at time: Date = Date()) -> JSONObject {
-        var e: JSONObject = ["event": "shield-hit", "time": .string(tokyo.iso8601(time)), "kind": "denied-launch",
-                             "selection": .string(selection), "path": .string("/usr/bin/\(selection)"), "until": .string(tokyo.iso8601(until))]
-        if let app { e["app"] = .string(app) }
-        return e
+        WatchEvent.hit(.shieldHit, time: tokyo.iso8601(time), kind: "denied-launch", selection: selection, path: "/usr/bin/\(selection)",
+                       app: app, until: tokyo.iso8601(until)).json
     }
 
     /// "Blocked until 13:35 — 30 min left.": ends 29 min 35 s from now, so the agent's
@@ -169,8 +168,8 @@ struct NotifyIntegrationTests {
         try session.startServerWithoutActions()
         let (daemon, _) = try NotifyIntegrationTests.start(session)
         let until = Date().addingTimeInterval(3600)
-        let lock: JSONObject = ["event": "lock", "time": .string(NotifyIntegrationTests.tokyo.iso8601(Date())), "selection": "discord",
-                                "until": .string(NotifyIntegrationTests.tokyo.iso8601(until)), "reasons": ["focus"]]
+        let tokyo = NotifyIntegrationTests.tokyo
+        let lock = WatchEvent.lock(time: tokyo.iso8601(Date()), selection: "discord", until: tokyo.iso8601(until), reasons: ["focus"]).json
         daemon.send(lock)
         try #require(Proc.eventually { session.serverCalls().count == 1 }, "\(session.read("agent.log"))")
         #expect(session.serverCalls()[0]["summary"] == "discord is now blocked")

@@ -12,12 +12,10 @@ import Testing
     static let now = try! TimeText.parseISO8601WithOffset("2026-11-29T13:06:00+09:00")
     static let all = NotificationPlanner.Abilities(serverActions: true, opener: true)
 
-    static func denied(app: String? = "Discord", selection: String = "discord", until: String? = "2026-11-29T13:35:00+09:00") -> JSONObject {
-        var e: JSONObject = ["event": "shield-hit", "time": "2026-11-29T13:06:00+09:00", "kind": "denied-launch",
-                             "selection": .string(selection), "path": "/usr/bin/discord"]
-        if let app { e["app"] = .string(app) }
-        e["until"] = until.map { .string($0) } ?? .null
-        return e
+    /// Built by the daemon's own constructor, so the fixture cannot drift from what it sends.
+    static func denied(app: String? = "Discord", selection: String = "discord", until: String? = "2026-11-29T13:35:00+09:00") -> WatchEvent {
+        .hit(.shieldHit, time: "2026-11-29T13:06:00+09:00", kind: "denied-launch", selection: selection, path: "/usr/bin/discord",
+             app: app, until: until)
     }
 
     func planner(_ language: Language) -> NotificationPlanner { NotificationPlanner(language: language, clock: PlannerTests.tokyo) }
@@ -70,17 +68,16 @@ import Testing
     func otherEvents() throws {
         let info = SelectionInfo(name: "social", openURL: "https://example.org/")
         let p = planner(.en)
-        let lock: JSONObject = ["event": "lock", "time": "2026-11-29T13:06:00+09:00", "selection": "social",
-                                "until": "2026-11-30T07:00:00+09:00", "reasons": ["bedtime"]]
+        let lock = WatchEvent.lock(time: "2026-11-29T13:06:00+09:00", selection: "social", until: "2026-11-30T07:00:00+09:00", reasons: ["bedtime"])
         let l = try #require(p.plan(lock, selection: info, now: PlannerTests.now, abilities: PlannerTests.all))
         #expect(l.summary == "social is now blocked")
         #expect(l.body == "Blocked until Mon 30 Nov 07:00 — 17 h 54 min left.")
         #expect(l.action?.url == "https://example.org/")
-        let unlock: JSONObject = ["event": "unlock", "time": "2026-11-29T13:06:00+09:00", "selection": "social", "why": "x"]
+        let unlock = WatchEvent.unlock(time: "2026-11-29T13:06:00+09:00", selection: "social", why: "x")
         let u = try #require(p.plan(unlock, selection: info, now: PlannerTests.now, abilities: PlannerTests.all))
         #expect((u.summary, u.body, u.action) == ("social is unblocked", "Its apps and sites are available again.", nil))
-        let warning: JSONObject = ["event": "warning", "time": "2026-11-29T13:06:00+09:00", "selection": "social",
-                                   "activity": "bedtime", "starts": "2026-11-29T13:11:00+09:00"]
+        let warning = WatchEvent.warning(time: "2026-11-29T13:06:00+09:00", activity: "bedtime", selection: "social",
+                                         starts: "2026-11-29T13:11:00+09:00", remaining: "5m")
         let w = try #require(planner(.ja).plan(warning, selection: info, now: PlannerTests.now, abilities: PlannerTests.all))
         #expect((w.summary, w.body, w.action) == ("まもなくsocialがブロックされます", "あと5分でブロックが始まります。", nil))
     }
@@ -88,9 +85,10 @@ import Testing
     @Test("tamper repairs, refusals, failures and unknown events are not shown")
     func notShown() {
         let p = planner(.en)
-        for e: JSONObject in [["event": "tamper", "kind": "tamper", "selection": "x", "path": "/etc/hosts"],
-                              ["event": "refusal", "code": "locked", "message": "m"], ["event": "failure", "code": "hook", "message": "m"],
-                              ["event": "future-thing", "selection": "x"]] {
+        let t = "2026-11-29T13:06:00+09:00"
+        for e: WatchEvent in [.hit(.tamper, time: t, kind: "tamper", selection: "x", path: "/etc/hosts", app: nil, until: nil),
+                              .problem(.refusal, time: t, code: "locked", message: "m"), .problem(.failure, time: t, code: "hook", message: "m"),
+                              WatchEvent(["event": "future-thing", "selection": "x"])] {
             #expect(p.plan(e, selection: nil, now: PlannerTests.now, abilities: PlannerTests.all) == nil)
         }
     }
@@ -98,7 +96,8 @@ import Testing
     @Test("S6: no event renders a brace, whatever is missing", arguments: Language.allCases)
     func noRawPlaceholder(language: Language) {
         for event in ["shield-hit", "lock", "unlock", "warning"] {
-            let e: JSONObject = ["event": .string(event), "kind": "denied-launch", "selection": "s", "until": "garbage", "starts": .null]
+            // What a broken or newer daemon might send, read as the agent reads every line.
+            let e = WatchEvent(["event": .string(event), "kind": "denied-launch", "selection": "s", "until": "garbage", "starts": .null])
             let plan = planner(language).plan(e, selection: nil, now: PlannerTests.now, abilities: PlannerTests.all)
             #expect(plan != nil)
             #expect(!(plan?.summary ?? "{").contains("{") && !(plan?.body ?? "{").contains("{"))
@@ -134,11 +133,11 @@ import Testing
     @Test("resubscribing does not repeat a notification: the same lock again, or the same event twice, is not shown")
     func duplicates() {
         var s = NotificationSlots()
-        let lock: JSONObject = ["event": "lock", "time": "2026-11-29T13:00:00+09:00", "selection": "x", "until": "2026-11-29T14:00:00+09:00", "reasons": ["b"]]
+        let lock = WatchEvent.lock(time: "2026-11-29T13:00:00+09:00", selection: "x", until: "2026-11-29T14:00:00+09:00", reasons: ["b"])
         var again = lock
-        again["time"] = "2026-11-29T13:02:00+09:00"  // a restarted daemon announcing the same block
+        again.time = "2026-11-29T13:02:00+09:00"  // a restarted daemon announcing the same block
         var extended = lock
-        extended["until"] = "2026-11-29T15:00:00+09:00"
+        extended.until = "2026-11-29T15:00:00+09:00"
         // `admit` mutates, so each answer is taken first and then checked.
         let answers = [s.admit(lock), s.admit(again), s.admit(extended)]
         #expect(answers == [true, false, true])
@@ -146,7 +145,7 @@ import Testing
         let hits = [s.admit(hit), s.admit(hit)]
         #expect(hits == [true, false])
         var later = hit
-        later["time"] = "2026-11-29T13:07:00+09:00"
+        later.time = "2026-11-29T13:07:00+09:00"
         let admitted = s.admit(later)
         #expect(admitted, "another launch is another notification (replacing the first, S2)")
     }
@@ -154,11 +153,12 @@ import Testing
     @Test("S3: a full queue drops its oldest event and counts the drop")
     func boundedQueue() {
         let q = EventQueue(capacity: 2)
-        #expect(q.push(.event(["n": 1])))
-        #expect(q.push(.event(["n": 2])))
-        #expect(!q.push(.event(["n": 3])))
+        let events = (1...3).map { WatchEvent.dropped(count: $0, time: "2026-11-29T13:06:00+09:00") }
+        #expect(q.push(.event(events[0])))
+        #expect(q.push(.event(events[1])))
+        #expect(!q.push(.event(events[2])))
         let (items, dropped, closed) = q.take()
-        #expect(items == [.event(["n": 2]), .event(["n": 3])])
+        #expect(items == [.event(events[1]), .event(events[2])])
         #expect((dropped, closed) == (1, false))
         q.close()
         #expect(q.take().closed)
@@ -170,8 +170,8 @@ import Testing
         let notifier = Notifier(planner: planner(.en), opener: Opener(environment: ["PATH": "/nonexistent"]),
                                 lookup: { _ in Issue.record("no selection is looked up"); return nil },
                                 log: { line in lines.withLock { $0.append(line) } }, now: { PlannerTests.now })
-        notifier.handle(.event(["event": "dropped", "count": 37, "time": "2026-11-29T13:06:00+09:00"]))
-        notifier.handle(.event(["event": "dropped", "count": 1, "time": "2026-11-29T13:07:00+09:00"]))
+        notifier.handle(.event(.dropped(count: 37, time: "2026-11-29T13:06:00+09:00")))
+        notifier.handle(.event(.dropped(count: 1, time: "2026-11-29T13:07:00+09:00")))
         #expect(notifier.counts == Notifier.Counts(shown: 0, skipped: 0, dropped: 38, opened: 0))
         #expect(lines.withLock { $0 } == [
             "blockd dropped 37 events for this agent, which fell behind; 37 dropped so far",

@@ -2,8 +2,10 @@ import BlockClient
 import BlockCore
 import Foundation
 
-/// Response objects shaped exactly as Engine+Requests.swift and Shapes.swift build them (same
-/// keys, same order), at a fixed instant in a fixed zone (STYLE.md 5: time is a parameter).
+/// Response objects built by the daemon's own encoders (Shapes, ActivityReply, BlockedReply,
+/// FailureReply) from model values, at a fixed instant in a fixed zone (STYLE.md 5: time is a
+/// parameter). Only the `status` envelope, which Engine+Requests.swift assembles, is written
+/// out here.
 enum Fixture {
     static let tokyo = LocalClock(TimeZone(identifier: "Asia/Tokyo")!)
     /// Sunday 29 November 2026, 13:05 in Tokyo: DESIGN §6's example instant.
@@ -19,33 +21,31 @@ enum Fixture {
         Output(now: now, clock: tokyo, color: color)
     }
 
-    static let instagramBlock: JSON = [
-        "name": "instagram", "kind": "block", "selections": ["instagram"], "active": true,
-        "start": "2026-11-29T13:05:00+09:00", "end": "2026-11-29T13:35:00+09:00", "locked": false,
-        "remaining": 1800, "origin": "client", "uid": 1000,
-    ]
+    /// The daemon's own encoders (BlockCore's Shapes and replies), so the fixtures cannot drift.
+    static let shapes = Shapes(clock: tokyo)
 
-    static let studyBlock: JSON = [
-        "name": "study", "kind": "block", "selections": ["reddit", "youtube"], "active": true,
-        "start": "2026-11-29T12:00:00+09:00", "end": "2026-11-30T07:00:00+09:00", "locked": true,
-        "remaining": 64500, "origin": "client", "uid": 1000,
-    ]
+    static let instagramBlock = shapes.activity(.block(Block(
+        name: "instagram", selections: ["instagram"], start: at("2026-11-29T13:05:00+09:00"), end: at("2026-11-29T13:35:00+09:00"),
+        origin: .client(uid: 1000))), at: now)
 
-    static let bedtime: JSON = [
-        "name": "bedtime", "kind": "schedule", "selections": ["instagram", "reddit"], "active": false,
-        "start": "2026-11-29T22:00:00+09:00", "end": "2026-11-30T07:00:00+09:00", "locked": false,
-        "window": "22:00-07:00", "days": "daily", "remaining": 64500,
-        "origin": "config", "file": "/etc/blockd/schedules.d/bedtime.conf",
-    ]
+    static let studyBlock = shapes.activity(.block(Block(
+        name: "study", selections: ["reddit", "youtube"], start: at("2026-11-29T12:00:00+09:00"), end: at("2026-11-30T07:00:00+09:00"),
+        locked: true, origin: .client(uid: 1000))), at: now)
 
-    static let capFailure: JSON = [
-        "time": "2026-11-29T12:58:00+09:00", "code": "activity-limit",
-        "message": "at most 20 activities; stop a block or remove a schedule to free a slot", "uid": 1000,
-    ]
+    /// Inactive at 13:05: its next window is tonight's, and it has no `remaining`.
+    static let bedtime = shapes.activity(.schedule(Schedule(
+        name: "bedtime", selections: ["instagram", "reddit"], start: WallTime(hour: 22, minute: 0), end: WallTime(hour: 7, minute: 0),
+        origin: .config(file: "/etc/blockd/schedules.d/bedtime.conf"))), at: now)
 
-    static let reddit: JSON = [
-        "name": "reddit", "domains": ["reddit.com", "www.reddit.com"], "apps": [], "openURL": .null, "texts": [:],
-    ]
+    static let capFailure = shapes.failure(
+        time: at("2026-11-29T12:58:00+09:00"), code: "activity-limit",
+        message: "at most 20 activities; stop a block or remove a schedule to free a slot", uid: 1000, activity: nil)
+
+    static let reddit = shapes.selection(Selection(name: "reddit", domains: ["reddit.com", "www.reddit.com"]))
+
+    static func blocked(_ selection: String, until: String, by reasons: [String]) -> JSON {
+        .object(BlockedReply(selection: selection, until: until, reasons: reasons).json)
+    }
 
     static func status(blocked: [JSON], activities: [JSON], failures: [JSON] = []) -> JSONObject {
         [
@@ -54,7 +54,7 @@ enum Fixture {
             "blocked": .array(blocked),
             "activities": .array(activities),
             "failures": .array(failures),
-            "enforcement": ["mode": "log-only", "applied": ["instagram", "reddit"], "hostsFile": "/etc/hosts"],
+            "enforcement": ["mode": "hosts+fanotify", "applied": ["instagram", "reddit"], "hostsFile": "/etc/hosts"],
             "nextTransition": "2026-11-29T13:35:00+09:00",
             "maxActivities": 20,
         ]
@@ -62,9 +62,9 @@ enum Fixture {
 
     static let busyStatus = status(
         blocked: [
-            ["selection": "instagram", "until": "2026-11-29T13:35:00+09:00", "reasons": ["instagram"]],
-            ["selection": "reddit", "until": "2026-11-30T07:00:00+09:00", "reasons": ["study"]],
-            ["selection": "youtube", "until": "2026-11-30T07:00:00+09:00", "reasons": ["study"]],
+            blocked("instagram", until: "2026-11-29T13:35:00+09:00", by: ["instagram"]),
+            blocked("reddit", until: "2026-11-30T07:00:00+09:00", by: ["study"]),
+            blocked("youtube", until: "2026-11-30T07:00:00+09:00", by: ["study"]),
         ],
         activities: [instagramBlock, studyBlock, bedtime],
         failures: [capFailure])

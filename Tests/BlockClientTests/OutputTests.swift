@@ -50,7 +50,7 @@ struct OutputTests {
           12:58  activity-limit  at most 20 activities; stop a block or remove a schedule to free a slot
           Clear them with 'blockc failures --clear'.
 
-        Enforcement: log-only (hosts file /etc/hosts). Next change at 13:35 (in 30m).
+        Enforcement: hosts+fanotify (hosts file /etc/hosts). Next change at 13:35 (in 30m).
         """)
     }
 
@@ -132,10 +132,10 @@ struct OutputTests {
         switch formatter {
         case "status":
             return out.status(Fixture.status(
-                blocked: [["selection": n, "until": "2026-11-29T13:35:00+09:00", "reasons": [n]]],
-                activities: [["name": n, "kind": "block", "selections": [n], "active": true, "start": "2026-11-29T13:05:00+09:00",
-                              "end": "2026-11-29T13:35:00+09:00", "locked": true, "remaining": 1800, "origin": "client", "uid": 0]],
-                failures: [["time": "2026-11-29T12:58:00+09:00", "code": "unknown-selection", "message": n]]))
+                blocked: [.object(BlockedReply(selection: name, until: "2026-11-29T13:35:00+09:00", reasons: [name]).json)],
+                activities: [Fixture.shapes.activity(.block(Block(name: name, selections: [name], start: Fixture.now, end: Fixture.now + 1800,
+                                                                  locked: true)), at: Fixture.now)],
+                failures: [.object(FailureReply(time: "2026-11-29T12:58:00+09:00", code: "unknown-selection", message: name).json)]))
         case "start":
             return out.start(["name": n, "kind": "block", "selections": [n], "active": true, "start": "2026-11-29T13:05:00+09:00",
                               "end": "2026-11-29T13:35:00+09:00", "locked": false, "outcome": "created"])
@@ -152,8 +152,7 @@ struct OutputTests {
         case "stats":
             return out.stats(["shieldHits": [["day": "2026-11-29", "selection": n, "hits": 3]]])
         default:
-            return out.event(["event": "lock", "time": "2026-11-29T13:05:00+09:00", "selection": n,
-                              "until": "2026-11-29T13:35:00+09:00", "reasons": [n]])
+            return out.event(WatchEvent.lock(time: "2026-11-29T13:05:00+09:00", selection: name, until: "2026-11-29T13:35:00+09:00", reasons: [name]))
         }
     }
 }

@@ -32,24 +32,25 @@ struct ResultTextTests {
 
     @Test("watch: one line per event, in local time",
           arguments: [
-              (["event": "unlock", "time": "2026-11-29T13:35:00+09:00", "selection": "instagram",
-                "why": "timed block 'instagram' ended (30m)"] as JSON,
+              // Built by the daemon's own constructors (WatchEvent), so they cannot drift from what it sends.
+              (.object(WatchEvent.unlock(time: "2026-11-29T13:35:00+09:00", selection: "instagram",
+                                         why: "timed block 'instagram' ended (30m)").json),
                "13:35 Unblocked instagram: timed block 'instagram' ended (30m)"),
-              (["event": "lock", "time": "2026-11-29T13:05:00+09:00", "selection": "instagram",
-                "until": "2026-11-29T13:35:00+09:00", "reasons": ["instagram", "bedtime"]] as JSON,
+              (.object(WatchEvent.lock(time: "2026-11-29T13:05:00+09:00", selection: "instagram",
+                                       until: "2026-11-29T13:35:00+09:00", reasons: ["instagram", "bedtime"]).json),
                "13:05 Blocked instagram until 13:35 (30m left): instagram, bedtime"),
-              (["event": "refusal", "time": "2026-11-29T12:58:00+09:00", "code": "activity-limit",
-                "message": "at most 20 activities"] as JSON,
+              (.object(WatchEvent.problem(.refusal, time: "2026-11-29T12:58:00+09:00", code: "activity-limit",
+                                          message: "at most 20 activities").json),
                "12:58 Refused (activity-limit): at most 20 activities"),
-              (["event": "failure", "time": "2026-11-28T09:00:00+09:00", "code": "invalid-config",
-                "message": "reload failed"] as JSON,
+              (.object(WatchEvent.problem(.failure, time: "2026-11-28T09:00:00+09:00", code: "invalid-config", message: "reload failed").json),
                "Sat 28 Nov 09:00 Failure (invalid-config): reload failed"),
+              // What a newer or partial daemon might send: shown as it came.
               (["event": "shield-hit", "time": "2026-11-29T13:00:00+09:00", "selection": "reddit"] as JSON,
                "13:00 shield-hit {\"selection\":\"reddit\"}"),
               // S3: a watcher that fell behind is told how much it missed.
-              (["event": "dropped", "time": "2026-11-29T13:01:00+09:00", "count": 37] as JSON,
+              (.object(WatchEvent.dropped(count: 37, time: "2026-11-29T13:01:00+09:00").json),
                "13:01 (37 events were dropped: this watcher fell behind)"),
-              (["event": "dropped", "time": "2026-11-29T13:01:00+09:00", "count": 1] as JSON,
+              (.object(WatchEvent.dropped(count: 1, time: "2026-11-29T13:01:00+09:00").json),
                "13:01 (1 event was dropped: this watcher fell behind)"),
           ])
     func event(event: JSON, expected: String) {

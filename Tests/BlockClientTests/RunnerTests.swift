@@ -235,7 +235,8 @@ struct RunnerTests {
 
     @Test("watch prints one line per event until the stream ends (then exit 3: the daemon went away)")
     func watch() {
-        let unlock = #"EVENT {"event":"unlock","time":"2026-11-29T13:35:00+09:00","selection":"instagram","why":"timed block 'instagram' ended (30m)"}"#
+        let unlock = Response.event(WatchEvent.unlock(time: "2026-11-29T13:35:00+09:00", selection: "instagram",
+                                                      why: "timed block 'instagram' ended (30m)").json).line
         let h = Harness(FakeTransport([.success(.ok([:]))], stream: [unlock, "garbage", unlock]))
         #expect(h.run(["watch"]) == 3)
         #expect(h.transport?.sent == [.watch])

@@ -150,15 +150,11 @@ private func text(_ b: [UInt8]?) -> String { b.map { String(decoding: $0, as: UT
         let file = try DaemonConfig.parseLayer(file: "b.conf", text: "[Daemon]\nBrowserPolicies=no\nPolicyRoot=/srv/sandbox\nFirefoxPolicies=/srv/ff.json\n")
         let fromFile = DaemonConfig.defaults.applying(file)
         #expect(!fromFile.browserPolicies && fromFile.policyRoot == "/srv/sandbox" && fromFile.firefoxPolicies == "/srv/ff.json")
-        let options = try BlockdOptions.parse(["--browser-policies", "yes", "--policy-root", "/tmp/r", "--firefox-policies=/tmp/p.json"])
+        // The flags themselves are parsed in BlockdArgumentsTests.
         var flags = DaemonConfig.Layer()
-        (flags.browserPolicies, flags.policyRoot, flags.firefoxPolicies) = (options.browserPolicies, options.policyRoot, options.firefoxPolicies)
+        (flags.browserPolicies, flags.policyRoot, flags.firefoxPolicies) = (true, "/tmp/r", "/tmp/p.json")
         let both = fromFile.applying(flags)
         #expect(both.browserPolicies && both.policyRoot == "/tmp/r" && both.firefoxPolicies == "/tmp/p.json")
-        #expect(try BlockdOptions.parse(["--merge-firefox-policies"]).mode == .mergeFirefoxPolicies)
-        for bad in [["--browser-policies", "maybe"], ["--policy-root", "rel"], ["--release", "--merge-firefox-policies"]] {
-            #expect(throws: CoreError.self) { try BlockdOptions.parse(bad) }
-        }
         #expect(throws: CoreError.self) { try DaemonConfig.parseLayer(file: "b.conf", text: "[Daemon]\nBrowserPolicies=sometimes\n") }
         #expect(throws: CoreError.self) { try DaemonConfig.parseLayer(file: "b.conf", text: "[Daemon]\nPolicyRoot=relative\n") }
     }

@@ -28,6 +28,23 @@ struct CivilTests {
     func wallTime(text: String, expected: String?) {
         #expect((try? WallTime.parse(text))?.description == expected)
     }
+
+    /// T2: the one window parser behind --daily, the protocol's `window` and `Window=`.
+    @Test("a window is two times joined by '-': nil when it is not, WallTime's error for a bad time", arguments: [
+        ("22:00-07:00", false, "22:00-07:00"), ("09:00-09:00", false, "09:00-09:00"), (" 22:00 - 07:00 ", true, "22:00-07:00"),
+        ("22:00", false, "nil"), ("22:00-07:00-08:00", false, "nil"), ("-", false, "error"), ("22:00-25:00", false, "error"),
+        (" 22:00-07:00", false, "error"),
+    ] as [(String, Bool, String)])
+    func window(text: String, trimming: Bool, expected: String) {
+        let got: String
+        do {
+            got = try WallTime.window(text, trimmingINISpace: trimming).map { "\($0.start)-\($0.end)" } ?? "nil"
+        } catch {
+            #expect(error.code == .invalidTime)
+            got = "error"
+        }
+        #expect(got == expected, "\(text)")
+    }
 }
 
 @Suite("DAYS parsing (DESIGN §6)")

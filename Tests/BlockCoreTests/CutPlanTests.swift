@@ -95,9 +95,6 @@ struct CutPlanTests {
         #expect(DaemonConfig.defaults.felt == DaemonConfig.FeltSettings(connectGraceSeconds: 120, firewall: true, cutSockets: true, resolvConf: "/etc/resolv.conf"))
         #expect(throws: CoreError.self) { try DaemonConfig.parse(file: "b.conf", text: "[Daemon]\nFirewall=maybe\n") }
         #expect(throws: CoreError.self) { try DaemonConfig.parse(file: "b.conf", text: "[Daemon]\nConnectGrace=2d\n") }
-        let o = try BlockdOptions.parse(["--firewall", "no", "--cut-sockets=yes", "--resolv-conf", "/x/resolv.conf"])
-        #expect(o.firewall == false && o.cutSockets == true && o.resolvConf == "/x/resolv.conf")
-        #expect(throws: CoreError.self) { try BlockdOptions.parse(["--firewall", "sometimes"]) }
         let flags = DaemonConfig.Layer(firewall: true)
         #expect(file.applying(flags).felt.firewall == true && file.applying(flags).felt.connectGraceSeconds == 3)
         let selection = try ConfigFiles.parseSelection(file: "s.conf", text: "[Selection]\nName=social\nDomains=social.test\nFirewall=yes\n")

@@ -1,3 +1,4 @@
+import BlockClient
 import BlockCore
 import Foundation
 import Glibc
@@ -158,8 +159,8 @@ struct InstallTests {
 
     // MARK: Completions
 
-    static let commands = ["start", "stop", "status", "schedule", "selections", "failures", "limit", "stats", "watch",
-                           "reload", "version", "help"]
+    /// What a shell offers after `blockc `: the first word of every command, then `help`.
+    static var commands: [String] { Command.cliGroups + ["help"] }
     static var selections: [String] { Catalog.builtIn.map(\.name).sorted() }
 
     /// (command line so far, the candidates a shell must offer).
@@ -169,7 +170,8 @@ struct InstallTests {
         ("blockc start --", ["--minutes", "--for", "--until", "--lock", "--name", "--json"]),
         ("blockc start --minutes 30 ", Catalog.builtIn.map(\.name)),
         ("blockc start --for 1h in", ["instagram"]),
-        ("blockc schedule ", ["add", "remove", "list"]),
+        ("blockc schedule ", Command.subcommands(of: "schedule")),
+        ("blockc limit ", Command.subcommands(of: "limit")),
         ("blockc schedule add bedtime --daily 22:00-07:00 re", ["reddit"]),
         ("blockc selections show y", ["youtube"]),
         ("blockc limit add games 2h st", ["steam"]),
@@ -177,13 +179,13 @@ struct InstallTests {
         ("blockc watch --", ["--json", "--notify"]),
     ]
 
-    /// The shipped lists agree with the code: every command of `BlockcInvocation.commandNames`,
-    /// and the built-in selection names as the fallback when the daemon does not answer.
+    /// The shipped lists agree with the code: every word of `Command.cliCommands`, and the
+    /// built-in selection names as the fallback when the daemon does not answer.
     @Test("each completion file names every command and the built-in selections",
           arguments: ["completions/blockc.bash", "completions/_blockc", "completions/blockc.fish"])
     func completionLists(file: String) throws {
         let text = try String(contentsOfFile: Repo.root + "/" + file, encoding: .utf8)
-        for name in BlockcInvocation.commandNames.map({ $0.split(separator: " ").last.map(String.init)! }) + InstallTests.commands {
+        for name in Command.cliCommands.flatMap({ $0.split(separator: " ").map(String.init) }) + InstallTests.commands {
             #expect(text.contains(name), "\(file) completes \(name)")
         }
         let fallback = try #require(text.split(separator: "\n").first { $0.contains("discord facebook") })

@@ -1,10 +1,12 @@
+import BlockClient
 import BlockCore
+import BlockDaemon
 import Foundation
 import Testing
 
 /// Issue 6: the man pages lint clean and document exactly what the code implements: the
-/// commands of blockc(1) against `BlockcInvocation.commandNames`, the protocol commands of
-/// blockd(8) against `Request.commands`, and every flag of `--help`.
+/// commands of blockc(1) and the protocol commands of blockd(8) against `Command`, and every
+/// flag of `--help`.
 @Suite("Man pages (issue 6)")
 struct ManPageTests {
     static let mandoc = "/usr/bin/mandoc"
@@ -21,16 +23,22 @@ struct ManPageTests {
         #expect(result.status == 0 && result.output.isEmpty, "\(page):\n\(result.output)")
     }
 
-    @Test("blockc(1) COMMANDS lists BlockcInvocation.commandNames, in order")
+    @Test("blockc(1) COMMANDS lists Command's blockc words, in order")
     func blockcCommands() throws {
-        let items = ManPageTests.items(in: try ManPageTests.page("man/blockc.1"), section: "COMMANDS")
-        #expect(items == BlockcInvocation.commandNames)
+        #expect(try ManPageTests.blockcCommands() == Command.cliCommands)
     }
 
-    @Test("blockd(8) PROTOCOL Commands lists Request.commands, in order")
+    @Test("blockd(8) PROTOCOL Commands lists Command's wire words, in order")
     func protocolCommands() throws {
-        let items = ManPageTests.items(in: try ManPageTests.page("man/blockd.8"), section: "PROTOCOL", subsection: "Commands")
-        #expect(items == Request.commands)
+        #expect(try ManPageTests.protocolCommands() == Command.allCases.map(\.rawValue))
+    }
+
+    static func blockcCommands() throws -> [String] {
+        items(in: try page("man/blockc.1"), section: "COMMANDS")
+    }
+
+    static func protocolCommands() throws -> [String] {
+        items(in: try page("man/blockd.8"), section: "PROTOCOL", subsection: "Commands")
     }
 
     @Test("every flag of blockd --help is in blockd(8) OPTIONS, and every flag of blockc --help in blockc(1)")

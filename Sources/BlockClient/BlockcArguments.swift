@@ -1,3 +1,5 @@
+import BlockCore
+
 /// `blockc`'s command line (DESIGN §6), parsed without touching the clock: `--until TIME` is
 /// kept as text and resolved against "now" by the executable (TimeText.parse).
 public struct BlockcInvocation: Equatable, Sendable {
@@ -41,11 +43,8 @@ public enum BlockcCommand: Equatable, Sendable {
 }
 
 extension BlockcInvocation {
-    /// The commands `--help` lists, in order; the man page test compares against this.
-    public static let commandNames = [
-        "start", "stop", "status", "schedule add", "schedule remove", "schedule list", "selections",
-        "selections show", "failures", "limit add", "limit remove", "limit list", "stats", "watch", "reload", "version",
-    ]
+    /// The commands `--help` lists, in order: derived from `Command`, the one list.
+    public static var commandNames: [String] { Command.cliCommands }
 
     public static func parse(_ arguments: [String]) throws(CoreError) -> BlockcInvocation {
         var scanner = ArgumentScanner(arguments, program: "blockc")
@@ -113,50 +112,66 @@ struct CommandParser {
     }
 
     private mutating func dispatch() throws(CoreError) -> BlockcCommand {
-        switch verb {
-        case "start": return try start()
-        case "stop": return .stop(name: try single("NAME"))
-        case "status":
+        if verb == "help" { return .help(topic: BlockcInvocation.helpTopic(words)) }
+        guard let (command, consumed) = Command.named(by: [verb] + words) else { throw unknown() }
+        words.removeFirst(consumed - 1)
+        verb = command.cliWords ?? verb
+        return try build(command)
+    }
+
+    /// The words name no command: a group without (or with a wrong) second word, or a typo.
+    private func unknown() -> CoreError {
+        let subs = Command.subcommands(of: verb)
+        if !subs.isEmpty {
+            let choices = subs.dropLast().joined(separator: ", ") + " or " + subs.last!
+            guard let sub = words.first else { return scanner.usage("\(verb) needs \(choices)") }
+            return scanner.usage("unknown \(verb) command '\(sub)'; use \(choices)")
+        }
+        let hint = Suggest.closest(to: verb, among: Command.cliGroups + ["help"]).map { "; did you mean '\($0)'?" } ?? ""
+        return CoreError(.usage, "unknown command '\(verb)'\(hint) See 'blockc --help'")
+    }
+
+    private mutating func build(_ command: Command) throws(CoreError) -> BlockcCommand {
+        switch command {
+        case .start: return try start()
+        case .stop: return .stop(name: try single("NAME"))
+        case .status:
             let json = take("--json"), watch = take("--watch")
             try none()
             return .status(json: json, watch: watch)
-        case "schedule": return try schedule()
-        case "selections":
-            if words.first == "show" {
-                words.removeFirst()
-                verb = "selections show"
-                let json = take("--json")
-                return .selectionShow(name: try single("NAME"), json: json)
-            }
+        case .scheduleAdd: return try scheduleAdd()
+        case .scheduleRemove: return .scheduleRemove(name: try single("NAME"))
+        case .scheduleList: return .scheduleList(json: try jsonOnly())
+        case .selections: return .selections(json: try jsonOnly())
+        case .selectionShow:
             let json = take("--json")
-            try none()
-            return .selections(json: json)
-        case "failures":
+            return .selectionShow(name: try single("NAME"), json: json)
+        case .failures, .failuresClear:
             let json = take("--json"), clear = take("--clear")
             try none()
             return .failures(json: json, clear: clear)
-        case "limit": return try limit()
-        case "stats":
-            let json = take("--json")
-            try none()
-            return .stats(json: json)
-        case "watch":
+        case .limitAdd: return try limitAdd()
+        case .limitRemove: return .limitRemove(name: try single("NAME"))
+        case .limitList: return .limitList(json: try jsonOnly())
+        case .stats: return .stats(json: try jsonOnly())
+        case .watch:
             let json = take("--json"), notify = take("--notify")
             try none()
             return .watch(json: json, notify: notify)
-        case "reload":
+        case .reload:
             try none()
             return .reload
-        case "version":
+        case .hello:
             try none()
             return .version
-        case "help":
-            return .help(topic: BlockcInvocation.helpTopic(words))
-        default:
-            let known = ["start", "stop", "status", "schedule", "selections", "failures", "limit", "stats", "watch", "reload", "version", "help"]
-            let hint = Suggest.closest(to: verb, among: known).map { "; did you mean '\($0)'?" } ?? ""
-            throw CoreError(.usage, "unknown command '\(verb)'\(hint) See 'blockc --help'")
         }
+    }
+
+    /// A listing command: `--json` and nothing else.
+    private mutating func jsonOnly() throws(CoreError) -> Bool {
+        let json = take("--json")
+        try none()
+        return json
     }
 
     private mutating func start() throws(CoreError) -> BlockcCommand {
@@ -168,10 +183,11 @@ struct CommandParser {
         }
         var end: BlockEnd
         if let minutes {
-            guard let n = Int(minutes), n >= 1, n * 60 <= DurationText.maximum else {
+            guard let n = Int(minutes) else {
                 throw CoreError(.invalidDuration, "--minutes takes a whole number from 1 to \(DurationText.maximum / 60), not '\(minutes)'")
             }
-            end = .seconds(n * 60)
+            let (seconds, overflow) = n.multipliedReportingOverflow(by: 60)
+            end = .seconds(overflow ? Int.max : seconds)
         } else if let duration {
             end = .seconds(try DurationText.parse(duration))
         } else {
@@ -179,80 +195,47 @@ struct CommandParser {
         }
         let lock = take("--lock"), json = take("--json")
         let name = value("--name")
-        if let name { try Names.validate(name, what: "block name") }
         guard !words.isEmpty else { throw scanner.usage("start needs at least one SELECTION (see 'blockc selections')") }
+        var seconds: Int?
+        if case .seconds(let s) = end { seconds = s }
+        try Request.StartArguments(selections: words, seconds: seconds, name: name).validate()
         defer { words = [] }
         return .start(end: end, lock: lock, name: name, selections: words, json: json)
     }
 
-    private mutating func schedule() throws(CoreError) -> BlockcCommand {
-        guard let sub = words.first else { throw scanner.usage("schedule needs add, remove or list") }
-        words.removeFirst()
-        verb = "schedule \(sub)"
-        switch sub {
-        case "add":
-            guard !words.isEmpty else { throw scanner.usage("schedule add needs a NAME") }
-            let name = words.removeFirst()
-            try Names.validate(name, what: "schedule name")
-            let daily = value("--daily"), weekly = value("--weekly")
-            var days = WeekdaySet.all
-            let window: String
-            switch (daily, weekly) {
-            case (let d?, nil): window = d
-            case (nil, let w?):
-                days = try WeekdaySet.parse(w)
-                guard !words.isEmpty else { throw scanner.usage("--weekly DAYS needs the window after it: --weekly mon-fri 09:00-15:00") }
-                window = words.removeFirst()
-            default:
-                throw scanner.usage("schedule add needs exactly one of --daily HH:MM-HH:MM and --weekly DAYS HH:MM-HH:MM")
-            }
-            let (start, end) = try CommandParser.window(window)
-            guard !words.isEmpty else { throw scanner.usage("schedule add needs at least one SELECTION") }
-            defer { words = [] }
-            return .scheduleAdd(name: name, days: days, start: start, end: end, selections: words)
-        case "remove": return .scheduleRemove(name: try single("NAME"))
-        case "list":
-            let json = take("--json")
-            try none()
-            return .scheduleList(json: json)
-        default: throw scanner.usage("unknown schedule command '\(sub)'; use add, remove or list")
+    private mutating func scheduleAdd() throws(CoreError) -> BlockcCommand {
+        guard !words.isEmpty else { throw scanner.usage("schedule add needs a NAME") }
+        let name = words.removeFirst()
+        let daily = value("--daily"), weekly = value("--weekly")
+        var days = WeekdaySet.all
+        let window: String
+        switch (daily, weekly) {
+        case (let d?, nil): window = d
+        case (nil, let w?):
+            days = try WeekdaySet.parse(w)
+            guard !words.isEmpty else { throw scanner.usage("--weekly DAYS needs the window after it: --weekly mon-fri 09:00-15:00") }
+            window = words.removeFirst()
+        default:
+            throw scanner.usage("schedule add needs exactly one of --daily HH:MM-HH:MM and --weekly DAYS HH:MM-HH:MM")
         }
+        guard let (start, end) = try WallTime.window(window) else {
+            throw CoreError(.invalidTime, "'\(window)' is not a window; write HH:MM-HH:MM, e.g. 22:00-07:00")
+        }
+        guard !words.isEmpty else { throw scanner.usage("schedule add needs at least one SELECTION") }
+        try Schedule(name: name, selections: words, days: days, start: start, end: end).validate()
+        defer { words = [] }
+        return .scheduleAdd(name: name, days: days, start: start, end: end, selections: words)
     }
 
-    private mutating func limit() throws(CoreError) -> BlockcCommand {
-        guard let sub = words.first else { throw scanner.usage("limit needs add, remove or list") }
-        words.removeFirst()
-        verb = "limit \(sub)"
-        switch sub {
-        case "add":
-            guard words.count >= 3 else { throw scanner.usage("limit add needs NAME DURATION SELECTION...") }
-            let name = words.removeFirst()
-            try Names.validate(name, what: "limit name")
-            let seconds = try DurationText.parse(words.removeFirst())
-            guard seconds <= 86_400 else { throw CoreError(.invalidDuration, "a daily limit is at most 24h") }
-            let days = try value("--days").map { text throws(CoreError) in try WeekdaySet.parse(text) } ?? .all
-            let warn = try value("--warn").map { text throws(CoreError) in try DurationText.parse(text) }
-            if let warn, warn >= seconds {
-                throw CoreError(.invalidDuration, "--warn must be shorter than the limit itself")
-            }
-            defer { words = [] }
-            return .limitAdd(name: name, seconds: seconds, selections: words, days: days, warnSeconds: warn)
-        case "remove": return .limitRemove(name: try single("NAME"))
-        case "list":
-            let json = take("--json")
-            try none()
-            return .limitList(json: json)
-        default: throw scanner.usage("unknown limit command '\(sub)'; use add, remove or list")
-        }
-    }
-
-    /// `22:00-07:00` → the two wall times (T2: equal ends are allowed and mean 24 hours).
-    static func window(_ text: String) throws(CoreError) -> (WallTime, WallTime) {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2 else {
-            throw CoreError(.invalidTime, "'\(text)' is not a window; write HH:MM-HH:MM, e.g. 22:00-07:00")
-        }
-        return (try WallTime.parse(String(parts[0])), try WallTime.parse(String(parts[1])))
+    private mutating func limitAdd() throws(CoreError) -> BlockcCommand {
+        guard words.count >= 3 else { throw scanner.usage("limit add needs NAME DURATION SELECTION...") }
+        let name = words.removeFirst()
+        let seconds = try DurationText.parse(words.removeFirst())
+        let days = try value("--days").map { text throws(CoreError) in try WeekdaySet.parse(text) } ?? .all
+        let warn = try value("--warn").map { text throws(CoreError) in try DurationText.parse(text) }
+        try Limit(name: name, selections: words, seconds: seconds, days: days, warnSeconds: warn).validate()
+        defer { words = [] }
+        return .limitAdd(name: name, seconds: seconds, selections: words, days: days, warnSeconds: warn)
     }
 
     private mutating func take(_ flag: String) -> Bool {

@@ -1,3 +1,5 @@
+import BlockCore
+
 /// `blockd`'s command line (DESIGN §7).
 public struct BlockdOptions: Equatable, Sendable {
     public enum LogTarget: String, Equatable, Sendable, CaseIterable { case auto, journal, console }

@@ -1,38 +1,9 @@
+@testable import BlockClient
+import BlockCore
 import Testing
-@testable import BlockCore
 
-@Suite("blockd and blockc command lines (DESIGN §6, §7)")
-struct ArgumentsTests {
-    @Test("blockd flags", arguments: [
-        ([], BlockdOptions()),
-        (["--config-dir", "/tmp/c", "--state-dir=/tmp/s", "--socket", "/tmp/x.sock", "--hosts-file", "/tmp/hosts", "--log-target", "console"], {
-            var o = BlockdOptions()
-            o.configDir = "/tmp/c"; o.stateDir = "/tmp/s"; o.socketPath = "/tmp/x.sock"; o.hostsFile = "/tmp/hosts"; o.logTarget = .console
-            return o
-        }()),
-        (["--check-config"], { var o = BlockdOptions(); o.mode = .checkConfig; return o }()),
-        (["-n"], { var o = BlockdOptions(); o.mode = .checkConfig; return o }()),
-        (["--release"], { var o = BlockdOptions(); o.mode = .release; return o }()),
-        (["--version"], { var o = BlockdOptions(); o.mode = .version; return o }()),
-        (["--socket", "/x", "--help"], { var o = BlockdOptions(); o.mode = .help; return o }()),
-    ])
-    func blockd(args: [String], expected: BlockdOptions) throws {
-        #expect(try BlockdOptions.parse(args) == expected)
-    }
-
-    @Test("blockd usage errors name the problem and point at --help", arguments: [
-        ["--bogus"], ["extra"], ["--socket"], ["--log-target", "syslog"], ["--version=1"], ["--release", "--check-config"], ["--state-dir="],
-    ])
-    func blockdErrors(args: [String]) {
-        do {
-            _ = try BlockdOptions.parse(args)
-            Issue.record("accepted \(args)")
-        } catch {
-            #expect(error.code == .usage)
-            #expect(error.message.contains("blockd --help"))
-        }
-    }
-
+@Suite("blockc's command line (DESIGN §6)")
+struct BlockcArgumentsTests {
     @Test("blockc commands", arguments: [
         (["start", "--minutes", "30", "instagram"], BlockcCommand.start(end: .seconds(1800), lock: false, name: nil, selections: ["instagram"], json: false)),
         (["start", "--for", "1h30m", "--lock", "--name", "focus", "instagram", "reddit"],
@@ -121,7 +92,7 @@ struct ArgumentsTests {
         (["-h", "schedule", "add"], "schedule add"),
         (["schedule", "add", "--help"], "schedule add"),
         (["selections", "show", "-h"], "selections show"),
-        (["limit", "list", "--help"], "limit"),
+        (["limit", "list", "--help"], "limit list"),
         (["help", "schedule", "remove"], "schedule remove"),
         (["-h", "start", "--minutes"], "start"),
         (["start", "--minutes", "5", "--minutes", "6", "x", "--help"], "start"),

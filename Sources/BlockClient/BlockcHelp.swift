@@ -1,0 +1,89 @@
+import BlockCore
+
+/// `blockc --help` and `blockc help COMMAND` (DESIGN §6). The man page blockc(1) documents
+/// the same commands; a test compares the two lists.
+public enum BlockcHelp {
+    public static let usage = """
+    Usage: blockc [--socket PATH] COMMAND [ARGS...]
+
+    Talks to the blockd daemon: timed blocks and repeating schedules for websites and apps.
+
+    Commands:
+    \(Command.allCases.compactMap(listing).joined(separator: "\n"))
+
+    SELECTION is a name from 'blockc selections', a domain such as example.com, or a URL
+    prefix such as youtube.com/shorts (blocked in Chromium-family browsers only).
+    DURATION: 90s, 25m, 1h30m, 2d (1s to 366d).  TIME: HH:MM (the next one after now) or an
+    ISO 8601 date-time such as 2026-11-29T22:00.  DAYS: mon,wed or ranges such as mon-fri.
+
+    Options (anywhere on the line, each at most once):
+      --socket PATH    the daemon's socket (default $BLOCKD_SOCKET or /run/blockd/blockd.sock)
+      -h, --help       print this help; with a COMMAND before or after it, that command's help
+                       (as 'blockc help COMMAND')
+      --version        print the version
+
+    Exit status: 0 ok, 1 refused by the daemon (or a start accepted but not enforced yet),
+    2 usage error, 3 daemon unreachable.
+    See blockc(1), blockd(8) and blockd.conf(5).
+    """
+
+    /// One command's lines in the listing: the usage, then the summary at column 27 (on the
+    /// next line when the usage is too long to leave room).
+    static func listing(_ command: Command) -> String? {
+        guard let (usage, summary) = command.blockcHelp else { return nil }
+        let column = 25
+        if usage.count < column - 1 { return "  " + usage.padding(toLength: column, withPad: " ", startingAt: 0) + summary }
+        return "  \(usage)\n" + String(repeating: " ", count: column + 2) + summary
+    }
+
+    /// Help for one command or command group (`schedule` lists add, remove and list): the
+    /// matching usage lines from the listing above, with their descriptions.
+    public static func help(for topic: String) -> String? {
+        let lines = usage.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var out: [String] = []
+        var i = 0
+        while i < lines.count {
+            let line = lines[i]
+            if line.hasPrefix("  \(topic) ") || line == "  \(topic)" {
+                out.append("  blockc " + line.dropFirst(2))
+                i += 1
+                while i < lines.count, lines[i].hasPrefix("    ") {
+                    out.append(lines[i])
+                    i += 1
+                }
+                continue
+            }
+            i += 1
+        }
+        return out.isEmpty ? nil : "Usage:\n" + out.joined(separator: "\n")
+    }
+}
+
+extension Command {
+    /// blockc's usage line and one-line summary of the command; nil for a command blockc
+    /// reaches through another's flag. A new command does not compile until it has its help.
+    var blockcHelp: (usage: String, summary: String)? {
+        switch self {
+        case .start: ("start (--minutes N | --for DURATION | --until TIME) [--lock] [--name NAME] [--json] SELECTION...",
+                      "block SELECTIONs now until the end; starting again extends, never shortens")
+        case .stop: ("stop NAME", "end a block early (not one started with --lock)")
+        case .status: ("status [--json] [--watch]", "what is blocked, why, and until when")
+        case .scheduleAdd: ("schedule add NAME (--daily HH:MM-HH:MM | --weekly DAYS HH:MM-HH:MM) SELECTION...",
+                            "block SELECTIONs every day (or on DAYS) in a window of local time")
+        case .scheduleRemove: ("schedule remove NAME", "remove a schedule")
+        case .scheduleList: ("schedule list [--json]", "list schedules with their current or next window")
+        case .selections: ("selections [--json]", "list the selections (built-in catalog and selections.d)")
+        case .selectionShow: ("selections show NAME [--json]", "the domains, apps and paths of one selection")
+        case .failures: ("failures [--json] [--clear]", "refused registrations and enforcement errors")
+        case .failuresClear: nil
+        case .limitAdd: ("limit add NAME DURATION [--days DAYS] [--warn DURATION] SELECTION...",
+                         "block SELECTIONs' apps for the rest of the day after DURATION of use")
+        case .limitRemove: ("limit remove NAME", "remove a daily limit")
+        case .limitList: ("limit list [--json]", "list daily limits with today's use")
+        case .stats: ("stats [--json]", "shield hits per selection per day")
+        case .watch: ("watch [--json] [--notify]", "follow the daemon's events (--notify: desktop notifications)")
+        case .reload: ("reload", "reload the daemon's configuration")
+        case .hello: ("version", "print the client and daemon versions")
+        }
+    }
+}

@@ -1,0 +1,116 @@
+/// The objects of `status` (and of `start`, `schedule list`, `limit list`, `failures`) that
+/// clients read back (DESIGN §6): encoded by `json` for the daemon (through `Shapes`) and
+/// decoded by `init(_:)` for blockc. They are an API for scripts: keys may be added, never
+/// renamed. Instants are the daemon's ISO 8601 text with offset, durations are seconds.
+/// Decoding is lenient, as a reader of another version must be: a key of the wrong type
+/// reads as absent.
+public struct ActivityReply: Equatable, Sendable {
+    public var name: String
+    /// `block`, `schedule` or `limit` (Activity.Kind).
+    public var kind: String
+    public var selections: [String]
+    public var active: Bool
+    /// For a schedule or limit the current window if active, else the next.
+    public var start: String?
+    public var end: String?
+    public var locked: Bool
+    /// A schedule's `HH:MM-HH:MM`.
+    public var window: String?
+    /// A schedule's or limit's days (`daily`, `mon-fri`).
+    public var days: String?
+    /// §9: a limit's daily allowance, warning, today's use and what is left, in seconds.
+    public var limit: Int?
+    public var warn: Int?
+    public var used: Int?
+    public var left: Int?
+    public var running: Bool?
+    /// Seconds until it is lifted, for an active activity only.
+    public var remaining: Int?
+    /// `client` (with the uid that asked) or `config` (with its file).
+    public var origin: String
+    public var uid: Int?
+    public var file: String?
+
+    public init(name: String, kind: String, selections: [String], active: Bool, start: String?, end: String?,
+                locked: Bool, origin: String) {
+        (self.name, self.kind, self.selections, self.active) = (name, kind, selections, active)
+        (self.start, self.end, self.locked, self.origin) = (start, end, locked, origin)
+    }
+
+    public var json: JSONObject {
+        var o: JSONObject = ["name": .string(name), "kind": .string(kind), "selections": Reply.strings(selections),
+                             "active": .bool(active), "start": Reply.text(start), "end": Reply.text(end), "locked": .bool(locked)]
+        if let window { o["window"] = .string(window) }
+        if let limit { o["limit"] = .int(Int64(limit)) }
+        if let days { o["days"] = .string(days) }
+        if let warn { o["warn"] = .int(Int64(warn)) }
+        if let used { o["used"] = .int(Int64(used)) }
+        if let left { o["left"] = .int(Int64(left)) }
+        if let running { o["running"] = .bool(running) }
+        if let remaining { o["remaining"] = .int(Int64(remaining)) }
+        o["origin"] = .string(origin)
+        if let uid { o["uid"] = .int(Int64(uid)) }
+        if let file { o["file"] = .string(file) }
+        return o
+    }
+
+    public init(_ o: JSONObject) {
+        self.init(name: o["name"]?.string ?? "", kind: o["kind"]?.string ?? "", selections: Reply.strings(o["selections"]),
+                  active: o["active"]?.bool == true, start: o["start"]?.string, end: o["end"]?.string,
+                  locked: o["locked"]?.bool == true, origin: o["origin"]?.string ?? "")
+        (window, days, file) = (o["window"]?.string, o["days"]?.string, o["file"]?.string)
+        (limit, warn, used, left) = (o["limit"]?.int, o["warn"]?.int, o["used"]?.int, o["left"]?.int)
+        (running, remaining, uid) = (o["running"]?.bool, o["remaining"]?.int, o["uid"]?.int)
+    }
+}
+
+/// A blocked selection in `status`: when it is lifted if nothing changes (nil: no end in
+/// sight) and the activities that block it.
+public struct BlockedReply: Equatable, Sendable {
+    public var selection: String
+    public var until: String?
+    public var reasons: [String]
+
+    public init(selection: String, until: String?, reasons: [String]) {
+        (self.selection, self.until, self.reasons) = (selection, until, reasons)
+    }
+
+    public var json: JSONObject {
+        ["selection": .string(selection), "until": Reply.text(until), "reasons": Reply.strings(reasons)]
+    }
+
+    public init(_ o: JSONObject) {
+        self.init(selection: o["selection"]?.string ?? "", until: o["until"]?.string, reasons: Reply.strings(o["reasons"]))
+    }
+}
+
+/// A refused registration or enforcement error (T4), in `status` and `failures`.
+public struct FailureReply: Equatable, Sendable {
+    public var time: String?
+    public var code: String
+    public var message: String
+    public var uid: Int?
+    public var activity: String?
+
+    public init(time: String?, code: String, message: String, uid: Int? = nil, activity: String? = nil) {
+        (self.time, self.code, self.message, self.uid, self.activity) = (time, code, message, uid, activity)
+    }
+
+    public var json: JSONObject {
+        var o: JSONObject = ["time": Reply.text(time), "code": .string(code), "message": .string(message)]
+        if let uid { o["uid"] = .int(Int64(uid)) }
+        if let activity { o["activity"] = .string(activity) }
+        return o
+    }
+
+    public init(_ o: JSONObject) {
+        self.init(time: o["time"]?.string, code: o["code"]?.string ?? "", message: o["message"]?.string ?? "",
+                  uid: o["uid"]?.int, activity: o["activity"]?.string)
+    }
+}
+
+enum Reply {
+    static func text(_ s: String?) -> JSON { s.map(JSON.string) ?? .null }
+    static func strings(_ a: [String]) -> JSON { .array(a.map(JSON.string)) }
+    static func strings(_ value: JSON?) -> [String] { (value?.array ?? []).compactMap(\.string) }
+}

@@ -1,0 +1,170 @@
+/// One event of `watch` (DESIGN §8), the object of an `EVENT {json}` line. The daemon builds
+/// events with the constructors below and writes them with `json`; blockc and the agent read
+/// them with `init(_:)`. Nothing else spells an event's keys. Instants stay the daemon's
+/// ISO 8601 text (with its offset), so a reader shows exactly what the daemon said.
+public struct WatchEvent: Equatable, Sendable {
+    public enum Name: String, CaseIterable, Sendable {
+        case lock, unlock, refusal, failure, shieldHit = "shield-hit", tamper, limit, warning, dropped
+    }
+
+    /// The event word; a newer daemon's word that this build does not know is kept as it came.
+    public var word: String
+    public var name: Name? { Name(rawValue: word) }
+    public var time: String?
+    public var selection: String?
+    /// A limit's selections.
+    public var selections: [String]?
+    /// A limit's name (limit, warning).
+    public var activity: String?
+    /// When the selection is lifted (lock, shield-hit, limit).
+    public var until: String?
+    /// The daemon said the block has no end in sight (`"until": null`), which is not the
+    /// same as an event that has no `until` at all.
+    public var noEnd = false
+    /// The activities that block the selection (lock).
+    public var reasons: [String]?
+    /// Why a selection was unblocked, in words (unlock).
+    public var why: String?
+    /// A refusal's or failure's error code and message.
+    public var code: String?
+    public var message: String?
+    /// A shield hit's kind (`denied-launch`, `killed`, `tamper`), its path and app.
+    public var hitKind: String?
+    public var path: String?
+    public var app: String?
+    /// When a limit's block starts, and how much use is left (warning).
+    public var starts: String?
+    public var remaining: String?
+    /// How many events a slow watcher missed (dropped).
+    public var count: Int?
+    /// Keys this build does not know, from a newer daemon (all keys of an unknown event):
+    /// shown, never dropped.
+    public var unknown = JSONObject()
+
+    public init(_ word: String, time: String? = nil) {
+        self.word = word
+        self.time = time
+    }
+}
+
+extension WatchEvent {
+    public static func lock(time: String, selection: String, until: String?, reasons: [String]) -> WatchEvent {
+        var e = WatchEvent(Name.lock.rawValue, time: time)
+        (e.selection, e.until, e.noEnd, e.reasons) = (selection, until, until == nil, reasons)
+        return e
+    }
+
+    public static func unlock(time: String, selection: String, why: String) -> WatchEvent {
+        var e = WatchEvent(Name.unlock.rawValue, time: time)
+        (e.selection, e.why) = (selection, why)
+        return e
+    }
+
+    /// A refusal (bad input or stale state) or a failure (ours to fix): `name` says which.
+    public static func problem(_ name: Name, time: String, code: String, message: String) -> WatchEvent {
+        var e = WatchEvent(name.rawValue, time: time)
+        (e.code, e.message) = (code, message)
+        return e
+    }
+
+    /// A shield hit, or (`name` .tamper) a repaired edit of the hosts file.
+    public static func hit(_ name: Name, time: String, kind: String, selection: String, path: String, app: String?, until: String?) -> WatchEvent {
+        var e = WatchEvent(name.rawValue, time: time)
+        (e.hitKind, e.selection, e.path, e.app, e.until, e.noEnd) = (kind, selection, path, app, until, until == nil)
+        return e
+    }
+
+    public static func limit(time: String, activity: String, selections: [String], until: String) -> WatchEvent {
+        var e = WatchEvent(Name.limit.rawValue, time: time)
+        (e.activity, e.selections, e.until) = (activity, selections, until)
+        return e
+    }
+
+    public static func warning(time: String, activity: String, selection: String, starts: String, remaining: String) -> WatchEvent {
+        var e = WatchEvent(Name.warning.rawValue, time: time)
+        (e.activity, e.selection, e.starts, e.remaining) = (activity, selection, starts, remaining)
+        return e
+    }
+
+    public static func dropped(count: Int, time: String) -> WatchEvent {
+        var e = WatchEvent(Name.dropped.rawValue, time: time)
+        e.count = count
+        return e
+    }
+}
+
+extension WatchEvent {
+    /// Each event's keys in the order the daemon writes them; absent keys are left out.
+    static func keys(_ name: Name?) -> [String] {
+        switch name {
+        case .lock: ["time", "selection", "until", "reasons"]
+        case .unlock: ["time", "selection", "why"]
+        case .refusal, .failure: ["time", "code", "message"]
+        case .shieldHit, .tamper: ["time", "kind", "selection", "path", "app", "until"]
+        case .limit: ["time", "activity", "selections", "until"]
+        case .warning: ["time", "activity", "selection", "starts", "remaining"]
+        case .dropped: ["count", "time"]
+        case nil: []
+        }
+    }
+
+    static let allKeys = ["time", "kind", "activity", "selection", "selections", "path", "app", "until", "starts",
+                          "remaining", "reasons", "why", "code", "message", "count"]
+
+    /// The one encoder: the `EVENT` line's object.
+    public var json: JSONObject {
+        var o: JSONObject = ["event": .string(word)]
+        for key in WatchEvent.keys(name) {
+            if let value = self[key] { o[key] = value }
+        }
+        for (key, value) in unknown where o[key] == nil { o[key] = value }
+        return o
+    }
+
+    /// The one decoder. Lenient, as a reader of a newer daemon must be: a key of the wrong
+    /// type reads as absent, and keys this build does not know are kept in `unknown`.
+    public init(_ o: JSONObject) {
+        self.init(o["event"]?.string ?? "")
+        time = o["time"]?.string
+        noEnd = o["until"] == .null
+        (hitKind, activity, selection, path, app) = (o["kind"]?.string, o["activity"]?.string, o["selection"]?.string,
+                                                     o["path"]?.string, o["app"]?.string)
+        (until, starts, remaining, why) = (o["until"]?.string, o["starts"]?.string, o["remaining"]?.string, o["why"]?.string)
+        (code, message) = (o["code"]?.string, o["message"]?.string)
+        count = o["count"]?.int
+        selections = o["selections"].flatMap(WatchEvent.strings)
+        reasons = o["reasons"].flatMap(WatchEvent.strings)
+        // An unknown event keeps every key, in the order it came, to be shown as it was.
+        for (key, value) in o where key != "event" && (name == nil || !WatchEvent.allKeys.contains(key)) { unknown[key] = value }
+    }
+
+    public subscript(key: String) -> JSON? {
+        func text(_ s: String?) -> JSON? { s.map(JSON.string) }
+        func list(_ a: [String]?) -> JSON? { a.map { .array($0.map(JSON.string)) } }
+        switch key {
+        case "time": return text(time)
+        case "kind": return text(hitKind)
+        case "activity": return text(activity)
+        case "selection": return text(selection)
+        case "selections": return list(selections)
+        case "path": return text(path)
+        case "app": return text(app)
+        case "until":
+            if let until { return .string(until) }
+            return noEnd ? JSON.null : Optional<JSON>.none
+        case "starts": return text(starts)
+        case "remaining": return text(remaining)
+        case "reasons": return list(reasons)
+        case "why": return text(why)
+        case "code": return text(code)
+        case "message": return text(message)
+        case "count": return count.map { .int(Int64($0)) }
+        default: return unknown[key]
+        }
+    }
+
+    static func strings(_ value: JSON) -> [String]? {
+        guard case .array(let items) = value else { return nil }
+        return items.compactMap(\.string)
+    }
+}

@@ -1,0 +1,104 @@
+import BlockCore
+import Foundation
+
+/// Something the engine decided or saw that people are told about. `entry` and `event` are
+/// the one place where it becomes a journal entry (message, MESSAGE_ID, fields) and a
+/// `watch` event, so the two never disagree about what happened.
+enum Report {
+    /// A selection became blocked (and enforced).
+    case lock(Policy.Blocked)
+    /// A selection is no longer blocked: `why` in words, and the fields that say which
+    /// activity ended when.
+    case unlock(selection: String, why: String, fields: [(String, String)])
+    /// T4: a refused request, or a failure that is ours to fix.
+    case problem(CoreError, uid: UInt32?, activity: String?)
+    /// S5: a denied launch, a stopped process, or (E1, E6) a repaired hosts file, with when
+    /// the selection is lifted (nil: no end in sight).
+    case hit(ShieldHit, until: Date?)
+    /// §9: a daily limit was used up; its apps are blocked until the end of the window.
+    case limitReached(Limit, until: String)
+    /// §9: a daily limit is about to be used up.
+    case limitWarning(Limit, remaining: String, starts: String)
+    /// A block ended without unlocking anything (journal only: watchers see no change).
+    case ended(Block, message: String)
+
+    var logEvent: LogEvent {
+        switch self {
+        case .lock: .lock
+        case .unlock: .unlock
+        case .problem(let error, _, _): [.internal, .invalidConfig, .notSaved].contains(error.code) ? .failure : .refusal
+        case .hit(let hit, _): hit.kind == .tamper ? .tamper : .shieldHit
+        case .limitReached: .limit
+        case .limitWarning: .warning
+        case .ended: .stop
+        }
+    }
+
+    /// The journal entry.
+    func entry(clock: LocalClock) -> LogEntry {
+        switch self {
+        case .lock(let b):
+            let why = b.reasons.map { "\($0.kind.rawValue) '\($0.activity)'" }.joined(separator: ", ")
+            let until = b.until.map { "until \(clock.iso8601($0))" } ?? "with no end in sight"
+            var fields = [("SELECTION", b.selection), ("ACTIVITY", b.reasons.map(\.activity).joined(separator: " "))]
+            if let end = b.until { fields.append(("END", clock.iso8601(end))) }
+            return LogEntry("Blocked \(b.selection): \(why), \(until)", priority: .notice, event: logEvent, fields: fields)
+        case .unlock(let selection, let why, let fields):
+            return LogEntry("Unblocked \(selection): \(why)", priority: .notice, event: logEvent, fields: [("SELECTION", selection)] + fields)
+        case .problem(let error, let uid, let activity):
+            var fields = [("CODE", error.code.rawValue)]
+            if let activity { fields.append(("ACTIVITY", activity)) }
+            if let uid { fields.append(("UID", String(uid))) }
+            return LogEntry("\(logEvent == .failure ? "Failure" : "Refused"): \(error.message)", priority: .warning, event: logEvent, fields: fields)
+        case .hit(let hit, _):
+            var fields = [("SELECTION", hit.selection), ("PATH", hit.path), ("HIT", hit.kind.rawValue)]
+            if let app = hit.app { fields.append(("APP", app)) }
+            if let pid = hit.pid { fields.append(("PID", String(pid))) }
+            return LogEntry(Report.message(hit), priority: hit.kind == .tamper ? .warning : .notice, event: logEvent, fields: fields)
+        case .limitReached(let l, let until):
+            return LogEntry("Daily limit '\(l.name)' reached (\(DurationText.format(l.seconds)) of use): \(l.selections.joined(separator: ", ")) blocked until \(until)",
+                            priority: .notice, event: logEvent,
+                            fields: [("ACTIVITY", l.name), ("SELECTION", l.selections.joined(separator: " ")), ("END", until)])
+        case .limitWarning(let l, let remaining, _):
+            return LogEntry("Daily limit '\(l.name)': \(remaining) of use left today for \(l.selections.joined(separator: ", "))",
+                            priority: .info, event: logEvent, fields: [("ACTIVITY", l.name), ("SELECTION", l.selections.joined(separator: " "))])
+        case .ended(let block, let message):
+            return LogEntry(message, priority: .info, event: logEvent, fields: [("ACTIVITY", block.name)])
+        }
+    }
+
+    /// The `watch` events: one, or for a limit's warning one per selection.
+    func events(clock: LocalClock, now: Date) -> [WatchEvent] {
+        let time = clock.iso8601(now)
+        switch self {
+        case .lock(let b):
+            return [.lock(time: time, selection: b.selection, until: b.until.map(clock.iso8601), reasons: b.reasons.map(\.activity))]
+        case .unlock(let selection, let why, _):
+            return [.unlock(time: time, selection: selection, why: why)]
+        case .problem(let error, _, _):
+            return [.problem(logEvent == .failure ? .failure : .refusal, time: time, code: error.code.rawValue, message: error.message)]
+        case .hit(let hit, let until):
+            return [.hit(hit.kind == .tamper ? .tamper : .shieldHit, time: time, kind: hit.kind.rawValue, selection: hit.selection,
+                         path: hit.path, app: hit.app, until: until.map(clock.iso8601))]
+        case .limitReached(let l, let until):
+            return [.limit(time: time, activity: l.name, selections: l.selections, until: until)]
+        case .limitWarning(let l, let remaining, let starts):
+            return l.selections.map { .warning(time: time, activity: l.name, selection: $0, starts: starts, remaining: remaining) }
+        case .ended:
+            return []
+        }
+    }
+
+    /// What a shield hit did, in a sentence.
+    static func message(_ hit: ShieldHit) -> String {
+        let who = hit.app ?? (hit.path as NSString).lastPathComponent
+        switch hit.kind {
+        case .deniedLaunch:
+            return "Denied launch of \(who) (\(hit.path)): \(hit.selection) is blocked"
+        case .killed:
+            return "Stopped \(who) (\(hit.path)\(hit.pid.map { ", pid \($0)" } ?? "")): \(hit.selection) is blocked"
+        case .tamper:
+            return "Repaired \(hit.path): its blockd lines were changed, or a line giving a blocked name an address was added, while \(hit.selection) is blocked"
+        }
+    }
+}
