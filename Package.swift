@@ -1,9 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies point one way (STYLE.md 2): BlockCore (pure) <- BlockDaemon <- executables.
+// Dependencies point one way (docs §11): BlockCore (pure) <- BlockDaemon <- executables.
 // Only BlockDaemon links the kernel shims (CLinux); CSystemd is linked by BlockDaemon and by
-// BlockAgent, the user-session notification agent, which needs sd-bus (issue 5).
+// BlockAgent, the user-session notification agent, which needs sd-bus (S1).
 let package = Package(
     name: "blockd",
     products: [

@@ -28,7 +28,6 @@ final class DirectoryWatcher: @unchecked Sendable {
         source = s
     }
 
-    var isWorking: Bool { fd >= 0 }
     var watched: Set<String> { Set(watches.keys) }
 
     /// Watches exactly `dirs`. Returns the directories that could not be watched.

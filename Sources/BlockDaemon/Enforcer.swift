@@ -92,20 +92,18 @@ public struct EnforcementFailure: Error, Equatable, Sendable {
     }
 }
 
-/// Records every call, for tests; can be told to fail.
+/// Records every call, for tests.
 public final class RecordingEnforcer: Enforcer, @unchecked Sendable {
     public let mode = "recording"
     private let lock = NSLock()
     private var calls: [[String]] = []
-    private var failNext: [EnforcementFailure] = []
 
     public init() {}
 
     public func enforce(blocked: [Selection]) -> EnforcementReport {
         lock.withLock {
             calls.append(blocked.map(\.name).sorted())
-            defer { failNext = [] }
-            return EnforcementReport(failures: failNext)
+            return EnforcementReport(failures: [])
         }
     }
 
@@ -116,5 +114,4 @@ public final class RecordingEnforcer: Enforcer, @unchecked Sendable {
 
     public var applied: [[String]] { lock.withLock { calls } }
     public var current: [String] { lock.withLock { calls.last ?? [] } }
-    public func failOnce(_ failures: [EnforcementFailure]) { lock.withLock { failNext = failures } }
 }

@@ -2,7 +2,7 @@ import BlockCore
 import Dispatch
 import Foundation
 
-/// Owns all of blockd's mutable state on one serial queue (STYLE.md 10). Every change — a
+/// Owns all of blockd's mutable state on one serial queue. Every change — a
 /// request, the timer, a clock step, a time-zone change, a reload — ends in `reconcile`,
 /// which computes the desired set (T5), applies the difference, persists, and reports the
 /// next transition so the daemon can arm its one timer (T9).

@@ -58,7 +58,7 @@ public enum LogEvent: String, Sendable, CaseIterable {
     }
 }
 
-/// Where log entries go (STYLE.md 9): passed in, never global.
+/// Where log entries go: passed in, never global.
 public protocol LogSink: Sendable {
     func log(_ entry: LogEntry)
 }

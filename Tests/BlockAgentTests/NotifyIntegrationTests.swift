@@ -7,7 +7,7 @@ import Testing
 /// `blockc watch --notify` as users run it: the real binary, a private session bus, a real
 /// notification server (dunst under Xvfb, or a Python one without `actions`), a fake blockd
 /// on a Unix socket and a fake `xdg-open` on PATH that records what it was asked to open.
-@Suite("Integration: blockc watch --notify on a session bus (issue 5, S1-S4, S6, S7)", .serialized)
+@Suite("Integration: blockc watch --notify on a session bus (S1-S4, S6, S7)", .serialized)
 struct NotifyIntegrationTests {
     static let tokyo = LocalClock(TimeZone(identifier: "Asia/Tokyo")!)
     static let minulo = "https://minulo.example/open?app={app}&from={selection}"

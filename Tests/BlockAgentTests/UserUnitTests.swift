@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The agent's user unit and autostart entry (issue 5, item 7).
+/// The agent's user unit and autostart entry (S1: the agent runs in the user's session).
 @Suite struct UserUnitTests {
     static let root: String = {
         var url = URL(fileURLWithPath: #filePath)

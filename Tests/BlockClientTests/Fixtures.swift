@@ -3,7 +3,7 @@ import BlockCore
 import Foundation
 
 /// Response objects shaped exactly as Engine+Requests.swift and Shapes.swift build them (same
-/// keys, same order), at a fixed instant in a fixed zone (STYLE.md 5: time is a parameter).
+/// keys, same order), at a fixed instant in a fixed zone (time is a parameter).
 enum Fixture {
     static let tokyo = LocalClock(TimeZone(identifier: "Asia/Tokyo")!)
     /// Sunday 29 November 2026, 13:05 in Tokyo: DESIGN §6's example instant.
@@ -54,7 +54,7 @@ enum Fixture {
             "blocked": .array(blocked),
             "activities": .array(activities),
             "failures": .array(failures),
-            "enforcement": ["mode": "log-only", "applied": ["instagram", "reddit"], "hostsFile": "/etc/hosts"],
+            "enforcement": ["mode": "hosts", "applied": ["instagram", "reddit"], "hostsFile": "/etc/hosts"],
             "nextTransition": "2026-11-29T13:35:00+09:00",
             "maxActivities": 20,
         ]

@@ -50,7 +50,7 @@ struct OutputTests {
           12:58  activity-limit  at most 20 activities; stop a block or remove a schedule to free a slot
           Clear them with 'blockc failures --clear'.
 
-        Enforcement: log-only (hosts file /etc/hosts). Next change at 13:35 (in 30m).
+        Enforcement: hosts (hosts file /etc/hosts). Next change at 13:35 (in 30m).
         """)
     }
 

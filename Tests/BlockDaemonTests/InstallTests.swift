@@ -4,10 +4,10 @@ import Glibc
 import Testing
 @testable import BlockDaemon
 
-/// Issue 6: `make install` into a temp DESTDIR (never the real system, never systemctl), the
+/// `make install` into a temp DESTDIR (never the real system, never systemctl), the
 /// installed units through `systemd-analyze verify` and `security`, the journal catalog
 /// through a real `journalctl --update-catalog`, and the completions in the real shells.
-@Suite("Install: make install, units, catalog, completions (issue 6)")
+@Suite("Install: make install, units, catalog, completions")
 struct InstallTests {
     static let make = "/usr/bin/make"
     static let analyze = "/usr/bin/systemd-analyze"
@@ -149,7 +149,7 @@ struct InstallTests {
                         "\(event) uses @\(name)@")
             }
         }
-        // What journalctl -x shows for the events issue 6 names.
+        // What journalctl -x shows for the events an administrator acts on.
         #expect(subjects[LogEvent.lock.messageID] == "Blocked @BLOCKD_SELECTION@")
         #expect(subjects[LogEvent.unlock.messageID] == "Unblocked @BLOCKD_SELECTION@")
         #expect(subjects[LogEvent.refusal.messageID]?.contains("refused") == true)

@@ -2,10 +2,10 @@ import BlockCore
 import Foundation
 import Testing
 
-/// Issue 6: the man pages lint clean and document exactly what the code implements: the
+/// The man pages lint clean and document exactly what the code implements: the
 /// commands of blockc(1) against `BlockcInvocation.commandNames`, the protocol commands of
 /// blockd(8) against `Request.commands`, and every flag of `--help`.
-@Suite("Man pages (issue 6)")
+@Suite("Man pages")
 struct ManPageTests {
     static let mandoc = "/usr/bin/mandoc"
     static let pages = ["man/blockd.8", "man/blockc.1", "man/blockd.conf.5"]

@@ -4,7 +4,7 @@ import Glibc
 import Testing
 
 /// A temp directory with the real `blockd` running in it (unprivileged: its own socket,
-/// state and config dirs; log-only enforcement). Every process it starts is stopped when the
+/// state and config dirs; a hosts file of its own). Every process it starts is stopped when the
 /// sandbox goes away, whether the test passed or not.
 final class Sandbox: @unchecked Sendable {
     let dir: String
