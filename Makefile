@@ -41,12 +41,14 @@ lint-man:
 # The whole test suite (what CI runs). Privileged tests run when BLOCKD_PRIVILEGED_TESTS=1.
 # InstallTests and ManPageTests cover the DESTDIR install, systemd-analyze verify, the journal
 # catalog, the completions and the man pages' lint. The last step is the bounded fast subset
-# of the fault and abuse suite (`make torture` runs the whole of it).
+# of the fault and abuse suite (`make torture` runs the whole of it). With
+# BLOCKD_PRIVILEGED_TESTS=1 a skipped test fails the check (scripts/no-skips).
 check:
 	@scripts/deps check
 	$(MAKE) --no-print-directory lint-man
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
-	$(SWIFT) test --skip-build $(SWIFTFLAGS)
+	set -o pipefail; $(SWIFT) test --skip-build $(SWIFTFLAGS) 2>&1 | tee .build/test-output.txt
+	scripts/no-skips .build/test-output.txt
 	PYTHONDONTWRITEBYTECODE=1 torture/run "$$($(SWIFT) build $(SWIFTFLAGS) --show-bin-path)" --quick
 
 test: check

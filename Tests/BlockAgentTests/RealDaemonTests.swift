@@ -8,7 +8,7 @@ import Testing
 /// the selection's own texts from `selection-show` (S6).
 @Suite("Integration: the real blockd and dunst (S1-S4)", .serialized)
 struct RealDaemonTests {
-    @Test("a 2 s block: 'Focus time: focus' with its button, then the unlock replaces it in the same slot")
+    @Test("a 2 s block: 'Focus time: focus' with its button, then the unlock replaces it in the same slot", .enabled(if: Desktop.can(needs: NotifyIntegrationTests.dunstTools), Desktop.needsPrograms))
     func blockAndUnblock() throws {
         if Desktop.unavailable(needs: NotifyIntegrationTests.dunstTools) != nil { return }
         let session = try DesktopSession()

@@ -137,7 +137,7 @@ struct HostsEnforcerTests {
         #expect(!String(decoding: f.bytes, as: UTF8.self).contains("bank.com"))
     }
 
-    @Test("E1: where rename is impossible (a bind-mounted file) the file is written in place, and that is logged")
+    @Test("E1: where rename is impossible (a bind-mounted file) the file is written in place, and that is logged", .enabled(if: Privileged.can(needs: ["/usr/bin/unshare"]), Privileged.needsRoot))
     func bindMounted() throws {
         if Privileged.unavailable(needs: ["/usr/bin/unshare"]) != nil { return }
         let s = Sandbox()

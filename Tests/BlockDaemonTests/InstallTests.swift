@@ -39,7 +39,7 @@ struct InstallTests {
         ]
     }
 
-    @Test("make install puts every file where systemd, man and the shells look; make uninstall removes them",
+    @Test("make install puts every file where systemd, man and the shells look; make uninstall removes them", .enabled(if: Privileged.can(tools: [InstallTests.make]), Privileged.needsTools),
           arguments: ["/usr/local", "/usr", "/opt/blockd"])
     func installTree(prefix: String) throws {
         if Privileged.unavailable(tools: [InstallTests.make]) != nil { return }
@@ -76,7 +76,7 @@ struct InstallTests {
         #expect(dest.files().isEmpty, "left behind: \(dest.files())")
     }
 
-    @Test("the installed units pass systemd-analyze verify, with their man pages found and ExecStart executable")
+    @Test("the installed units pass systemd-analyze verify, with their man pages found and ExecStart executable", .enabled(if: Privileged.can(tools: [InstallTests.make, InstallTests.analyze, InstallTests.man]), Privileged.needsTools))
     func verifyUnits() throws {
         if Privileged.unavailable(tools: [InstallTests.make, InstallTests.analyze, InstallTests.man]) != nil { return }
         let dest = try TempDir()
@@ -106,7 +106,7 @@ struct InstallTests {
         #expect(failing.status != 0, "systemd-analyze verify accepted a missing ExecStart")
     }
 
-    @Test("the hardened service stays at or below exposure 3.0 in systemd-analyze security")
+    @Test("the hardened service stays at or below exposure 3.0 in systemd-analyze security", .enabled(if: Privileged.can(tools: [InstallTests.analyze]), Privileged.needsTools))
     func securityExposure() throws {
         if Privileged.unavailable(tools: [InstallTests.analyze]) != nil { return }
         let unit = Repo.root + "/systemd/blockd.service"
@@ -115,7 +115,7 @@ struct InstallTests {
         #expect(result.status == 0, "\(overall)\n\(result.output)")
     }
 
-    @Test("journalctl --update-catalog builds a catalog with one blockd entry per MESSAGE_ID")
+    @Test("journalctl --update-catalog builds a catalog with one blockd entry per MESSAGE_ID", .enabled(if: Privileged.can(tools: [InstallTests.make, InstallTests.journalctl]), Privileged.needsTools))
     func catalog() throws {
         if Privileged.unavailable(tools: [InstallTests.make, InstallTests.journalctl]) != nil { return }
         let dest = try TempDir()
@@ -191,7 +191,7 @@ struct InstallTests {
         #expect(names == InstallTests.selections, "\(file): \(fallback)")
     }
 
-    @Test("bash completes commands, flags and selection names")
+    @Test("bash completes commands, flags and selection names", .enabled(if: Privileged.can(tools: [InstallTests.bash]), Privileged.needsTools))
     func bashCompletion() throws {
         if Privileged.unavailable(tools: [InstallTests.bash]) != nil { return }
         for (line, expected) in InstallTests.cases {
@@ -201,7 +201,7 @@ struct InstallTests {
         }
     }
 
-    @Test("zsh completes commands, flags and selection names")
+    @Test("zsh completes commands, flags and selection names", .enabled(if: Privileged.can(tools: [InstallTests.zsh]), Privileged.needsTools))
     func zshCompletion() throws {
         if Privileged.unavailable(tools: [InstallTests.zsh]) != nil { return }
         for (line, expected) in InstallTests.cases {
@@ -210,7 +210,7 @@ struct InstallTests {
         }
     }
 
-    @Test("fish completes commands, flags and selection names")
+    @Test("fish completes commands, flags and selection names", .enabled(if: Privileged.can(tools: [InstallTests.fish]), Privileged.needsTools))
     func fishCompletion() throws {
         if Privileged.unavailable(tools: [InstallTests.fish]) != nil { return }
         for (line, expected) in InstallTests.cases {
@@ -220,7 +220,7 @@ struct InstallTests {
         }
     }
 
-    @Test("selection names come from 'blockc selections --json' when the daemon answers", arguments: [Shell.bash, .zsh, .fish])
+    @Test("selection names come from 'blockc selections --json' when the daemon answers", .enabled(if: Privileged.can(tools: [Shell.bash.path, Shell.zsh.path, Shell.fish.path]), Privileged.needsTools), arguments: [Shell.bash, .zsh, .fish])
     func liveSelections(shell: Shell) throws {
         if Privileged.unavailable(tools: [shell.path]) != nil { return }
         let dir = try TempDir()
@@ -311,16 +311,8 @@ struct InstallTests {
 
 extension Privileged {
     /// For tests that need tools but not root: nil when they are all there; otherwise the
-    /// reason, recorded as an issue when BLOCKD_PRIVILEGED_TESTS=1 and printed otherwise.
-    static func unavailable(tools: [String]) -> String? {
-        let missing = tools.filter { !FileManager.default.isExecutableFile(atPath: $0) }
-        guard !missing.isEmpty else { return nil }
-        let why = "needs \(missing.joined(separator: ", "))"
-        if required { Issue.record("BLOCKD_PRIVILEGED_TESTS=1 but this test \(why)") } else {
-            print("skipped: \(why) (scripts/deps check installs it)")
-        }
-        return why
-    }
+    /// reason, recorded as an issue when BLOCKD_PRIVILEGED_TESTS=1.
+    static func unavailable(tools: [String]) -> String? { report(missing(tools)) }
 }
 
 enum Repo {

@@ -14,7 +14,7 @@ struct ManPageTests {
         try String(contentsOfFile: Repo.root + "/" + name, encoding: .utf8)
     }
 
-    @Test("mandoc -Tlint -W warning finds nothing", arguments: pages)
+    @Test("mandoc -Tlint -W warning finds nothing", .enabled(if: Privileged.can(tools: [ManPageTests.mandoc]), Privileged.needsTools), arguments: pages)
     func lint(page: String) throws {
         if Privileged.unavailable(tools: [ManPageTests.mandoc]) != nil { return }
         let result = try Run.capture(ManPageTests.mandoc, ["-Tlint", "-W", "warning", Repo.root + "/" + page])

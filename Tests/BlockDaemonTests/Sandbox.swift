@@ -60,11 +60,13 @@ final class Sandbox: @unchecked Sendable {
         FileManager.default.createFile(atPath: dir + "/" + relative, contents: Data(text.utf8))
     }
 
-    /// Starts blockd and waits until it answers `hello`.
+    /// Starts blockd and waits until it answers `hello`; `wrapper` is a command that runs it
+    /// (`setpriv ... --`), or none.
     @discardableResult
-    func start(extraArgs: [String] = [], environment: [String: String] = [:], waitForSocket: Bool = true) throws -> Process {
-        let p = try launch(Sandbox.binDir + "/blockd", daemonArgs() + extraArgs,
-                           environment: environment, output: logPath)
+    func start(extraArgs: [String] = [], environment: [String: String] = [:], waitForSocket: Bool = true,
+               wrapper: [String] = []) throws -> Process {
+        let command = wrapper + [Sandbox.binDir + "/blockd"] + daemonArgs() + extraArgs
+        let p = try launch(command[0], Array(command.dropFirst()), environment: environment, output: logPath)
         daemon = p
         if waitForSocket { try waitUntilServing() }
         return p
