@@ -29,8 +29,11 @@ let package = Package(
         .target(name: "BlockClient", dependencies: ["BlockCore"]),
         .target(name: "BlockAgent", dependencies: ["BlockCore", "BlockClient", "CSystemd"]),
         .executableTarget(name: "blockc", dependencies: ["BlockCore", "BlockClient", "BlockAgent"]),
+        // Test doubles (manual clock, memory log, recording enforcer, unsupplied collaborators):
+        // only test targets depend on it.
+        .target(name: "BlockTestSupport", dependencies: ["BlockCore", "BlockDaemon"], path: "Tests/Support"),
         .testTarget(name: "BlockCoreTests", dependencies: ["BlockCore"]),
-        .testTarget(name: "BlockDaemonTests", dependencies: ["BlockCore", "BlockDaemon", "BlockClient"]),
+        .testTarget(name: "BlockDaemonTests", dependencies: ["BlockCore", "BlockDaemon", "BlockClient", "BlockTestSupport"]),
         .testTarget(name: "BlockClientTests", dependencies: ["BlockCore", "BlockClient"]),
         .testTarget(name: "BlockAgentTests", dependencies: ["BlockCore", "BlockClient", "BlockAgent"]),
     ],

@@ -147,7 +147,7 @@ final class Connection: @unchecked Sendable {
         if case .watch = request {
             watching = true
             pending = []
-            server.watcherAdded()
+            server.hub.add(self)
             cancelIdleTimer()
             write(Response.ok(["watching": true, "protocol": .int(Int64(BlockdVersion.protocolVersion))]).line)
             return

@@ -25,12 +25,12 @@ extension Engine {
         let locking = desired.filter { applied[$0.selection] == nil && next[$0.selection] != nil }
         for b in locking {
             logLock(b, now: now)
-            if let selection = resolved[b.selection] { hooks?.run(.block, selection: selection, until: b.until.map(local.iso8601)) }
+            if let selection = resolved[b.selection] { collaborators.hooks.run(.block, selection: selection, until: b.until.map(local.iso8601)) }
         }
         for name in unlocking {
             logUnlock(name, previous: applied[name] ?? [], ended: ended, now: now)
-            if let hooks, let selection = resolved[name] ?? (try? config.catalog.resolve(name)) {
-                hooks.run(.unblock, selection: selection, until: nil)
+            if let selection = resolved[name] ?? (try? config.catalog.resolve(name)) {
+                collaborators.hooks.run(.unblock, selection: selection, until: nil)
             }
         }
         for block in ended where !block.selections.contains(where: { unlocking.contains($0) }) {
@@ -47,8 +47,8 @@ extension Engine {
             let checkpoint = now.addingTimeInterval(60)
             if nextTransition.map({ checkpoint < $0 }) ?? true { nextTransition = checkpoint }
         }
-        onNextTransition?(nextTransition)
-        onStatus?(statusLine(now: now, blocked: desired.count))
+        collaborators.armTimer(nextTransition)
+        collaborators.status(statusLine(now: now, blocked: desired.count))
     }
 
     /// The wall time every engine entry point works with (T6). It first accounts for a wall-clock

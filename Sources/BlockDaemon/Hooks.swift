@@ -6,17 +6,22 @@ import Glibc
 /// E3: runs a selection's `ExecOnBlock=` / `ExecOnUnblock=` when it is locked or unlocked,
 /// with `/bin/sh -c`, the selection and its targets in the environment, and a timeout.
 /// Hooks run on their own queue, one at a time in order; enforcement never waits for them.
-public final class HookRunner: @unchecked Sendable {
+public protocol HookRunning: Sendable {
+    func run(_ event: HookRunner.Event, selection: Selection, until: String?)
+}
+
+/// The real hooks: `/bin/sh -c` with a timeout; failures are posted to the engine's inbox.
+public final class HookRunner: HookRunning, @unchecked Sendable {
     public enum Event: String, Sendable { case block, unblock }
 
     let queue = DispatchQueue(label: "blockd.hooks")
     let timeout: TimeInterval
-    /// Called (from the hook queue) with a failure to record.
-    let onFailure: @Sendable (CoreError, String) -> Void
+    /// Where failures go (from the hook queue): the engine records them (T4).
+    let inbox: EngineInbox
 
-    public init(timeout: TimeInterval = 30, onFailure: @escaping @Sendable (CoreError, String) -> Void) {
+    public init(timeout: TimeInterval = 30, inbox: EngineInbox) {
         self.timeout = timeout
-        self.onFailure = onFailure
+        self.inbox = inbox
     }
 
     public func run(_ event: Event, selection: Selection, until: String?) {
@@ -33,7 +38,8 @@ public final class HookRunner: @unchecked Sendable {
         let env = environment
         queue.async { [self] in
             if let problem = execute(command, environment: env) {
-                onFailure(CoreError(.hookFailed, "\(key)= of '\(selection.name)' (\(command)) \(problem)"), selection.name)
+                let error = CoreError(.hookFailed, "\(key)= of '\(selection.name)' (\(command)) \(problem)")
+                inbox.post(.hookFailed(error, selection: selection.name))
             }
         }
     }

@@ -141,26 +141,6 @@ public struct JournalSink: LogSink {
     }
 }
 
-/// Keeps entries in memory, for tests.
-public final class MemorySink: LogSink, @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [LogEntry] = []
-
-    public init() {}
-
-    public func log(_ entry: LogEntry) {
-        lock.lock()
-        stored.append(entry)
-        lock.unlock()
-    }
-
-    public var entries: [LogEntry] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
-    }
-}
-
 /// The sink for `--log-target` (DESIGN §7): the journal when it is there, else stderr.
 public func makeLogSink(_ target: BlockdOptions.LogTarget) -> any LogSink {
     switch target {

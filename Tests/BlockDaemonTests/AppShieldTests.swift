@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestSupport
 @testable import BlockDaemon
 
 /// DESIGN §4 E2 and S5. Safe on a shared machine: the only inode ever marked is the test's own
