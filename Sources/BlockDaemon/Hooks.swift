@@ -50,6 +50,18 @@ public final class HookRunner: HookRunning, @unchecked Sendable {
         var pipeFDs: [Int32] = [0, 0]
         guard pipe(&pipeFDs) == 0 else { return "could not be started: no pipe" }
         let (readEnd, writeEnd) = (pipeFDs[0], pipeFDs[1])
+        let (pid, spawned) = spawn(command, environment: environment, stderr: writeEnd, closing: readEnd)
+        close(writeEnd)
+        guard spawned == 0 else {
+            close(readEnd)
+            return "could not be started: \(String(cString: strerror(spawned)))"
+        }
+        return outcome(of: pid, stderr: readEnd)
+    }
+
+    /// `/bin/sh -c command` in its own process group, stdin and stdout on /dev/null, stderr
+    /// into `stderr`: its pid, and 0 or the errno of a failed start.
+    private func spawn(_ command: String, environment: [String: String], stderr writeEnd: Int32, closing readEnd: Int32) -> (pid_t, Int32) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -79,11 +91,12 @@ public final class HookRunner: HookRunning, @unchecked Sendable {
         }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
-        close(writeEnd)
-        guard spawned == 0 else {
-            close(readEnd)
-            return "could not be started: \(String(cString: strerror(spawned)))"
-        }
+        return (pid, spawned)
+    }
+
+    /// Waits for the hook (at most `timeout`), then kills what is left of its group; nil on
+    /// success, else what went wrong with the start of its stderr.
+    private func outcome(of pid: pid_t, stderr readEnd: Int32) -> String? {
         // Keep the start of stderr for the failure message; drain the rest so a chatty hook
         // never blocks on a full pipe. `kept` is read only after `drained`.
         final class Kept: @unchecked Sendable { var data: [UInt8] = [] }
