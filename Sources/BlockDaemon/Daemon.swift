@@ -130,8 +130,8 @@ final class Daemon: @unchecked Sendable {
         signal(SIGPIPE, SIG_IGN)
         do throws(StartFailure) {
             let loaded = try load()
-            let engine = try build(loaded)
-            serve(engine, loaded)
+            let (engine, server) = try build(loaded)
+            serve(engine, server, loaded)
         } catch {
             return fail(error.message)
         }
@@ -168,7 +168,7 @@ final class Daemon: @unchecked Sendable {
     /// The engine and everything around it. The inbox and the event hub come first: the
     /// enforcers, the timer and the watchers report through the one, the server serves
     /// through the other, so nothing needs the engine before it exists.
-    func build(_ loaded: Loaded) throws(StartFailure) -> Engine {
+    func build(_ loaded: Loaded) throws(StartFailure) -> (Engine, ControlServer) {
         let inbox = EngineInbox()
         let hub = EventHub()
         let daemon = loaded.config.daemon
@@ -201,12 +201,11 @@ final class Daemon: @unchecked Sendable {
                             configPath: directory.daemonFile, inbox: inbox, collaborators: collaborators)
         engine.configProvenance = loaded.provenance
         let server = ControlServer(listenFD: try listen(), engine: engine, hub: hub, log: log)
-        server.start()
         keep = [server, timer, usage]
         if let watcher = TimeZoneWatcher(queue: inbox.queue, onChange: { inbox.post(.timeZone(SystemTimeZone.current())) }) {
             keep.append(watcher)  // T7
         }
-        return engine
+        return (engine, server)
     }
 
     /// The control socket: handed over by systemd, or bound at `--socket`.
@@ -222,7 +221,10 @@ final class Daemon: @unchecked Sendable {
     }
 
     /// Records what went wrong while loading, converges, tells systemd, and serves forever.
-    func serve(_ engine: Engine, _ loaded: Loaded) -> Never {
+    /// The signal handlers come first: a SIGTERM that arrives once clients can be answered must
+    /// find them (an ignored signal with no handler yet would be lost).
+    func serve(_ engine: Engine, _ server: ControlServer, _ loaded: Loaded) -> Never {
+        installSignals(engine: engine)
         engine.queue.sync {
             let now = clock.wallNow()
             for problem in loaded.problems { engine.recordFailure(problem, uid: nil, activity: nil, now: now) }
@@ -231,8 +233,8 @@ final class Daemon: @unchecked Sendable {
             engine.startUp()
             Systemd.ready(status: engine.statusLine(now: now, blocked: engine.applied.count))
         }
+        server.start()
         if let watchdog = Systemd.startWatchdog(on: engine.queue) { keep.append(watchdog) }
-        installSignals(engine: engine)
         dispatchMain()
     }
     /// The state file, or an empty state with the reason when it was not usable (DESIGN §7).
