@@ -1,9 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies point one way (STYLE.md 2): BlockCore (pure) <- BlockDaemon <- executables.
+// Dependencies point one way (docs §11): BlockCore (pure) <- BlockDaemon <- executables.
 // Only BlockDaemon links the kernel shims (CLinux); CSystemd is linked by BlockDaemon and by
-// BlockAgent, the user-session notification agent, which needs sd-bus (issue 5).
+// BlockAgent, the user-session notification agent, which needs sd-bus (S1).
 let package = Package(
     name: "blockd",
     products: [
@@ -29,8 +29,11 @@ let package = Package(
         .target(name: "BlockClient", dependencies: ["BlockCore"]),
         .target(name: "BlockAgent", dependencies: ["BlockCore", "BlockClient", "CSystemd"]),
         .executableTarget(name: "blockc", dependencies: ["BlockCore", "BlockClient", "BlockAgent"]),
+        // Test doubles (manual clock, memory log, recording enforcer, unsupplied collaborators):
+        // only test targets depend on it.
+        .target(name: "BlockTestSupport", dependencies: ["BlockCore", "BlockDaemon"], path: "Tests/Support"),
         .testTarget(name: "BlockCoreTests", dependencies: ["BlockCore"]),
-        .testTarget(name: "BlockDaemonTests", dependencies: ["BlockCore", "BlockDaemon", "BlockClient"]),
+        .testTarget(name: "BlockDaemonTests", dependencies: ["BlockCore", "BlockDaemon", "BlockClient", "BlockTestSupport"]),
         .testTarget(name: "BlockClientTests", dependencies: ["BlockCore", "BlockClient"]),
         .testTarget(name: "BlockAgentTests", dependencies: ["BlockCore", "BlockClient", "BlockAgent"]),
     ],

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""IPC and idle cost against redis-server, all in one run (issue 7).
+"""IPC and idle cost against redis-server, all in one run.
 
 - round trips/s of `hello` and `status` on one connection and with 50 concurrent clients,
   measured by bench/linebench (C, no pipelining) against blockd and, as the baseline, against

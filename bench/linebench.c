@@ -1,5 +1,5 @@
 /* Round trips of one request line over a Unix stream socket, the same way for blockd and
- * for the redis-server baseline (issue 7): CLIENTS threads, each on its own connection,
+ * for the redis-server baseline: CLIENTS threads, each on its own connection,
  * each sending REQUEST+"\n" and reading up to the reply's LF before the next request (no
  * pipelining). Prints: "<round trips per second> <errors>". Every reply must start with
  * EXPECT. Usage: linebench SOCKET REQUEST EXPECT CLIENTS REQUESTS_PER_CLIENT */

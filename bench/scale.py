@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Scale (issue 7): MaxActivities=100000.
+"""Scale: MaxActivities=100000.
 
 1. Registration: schedule-add requests pipelined over one connection (64 in flight, the
    server's per-connection queue), from empty, for at most BUDGET seconds or COUNT schedules.

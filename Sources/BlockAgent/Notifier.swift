@@ -5,7 +5,7 @@ import Glibc
 
 /// The D-Bus half of the agent: turns queued events into `Notify` calls on the session bus
 /// and acts on `ActionInvoked`. Everything here runs on one thread, the one in
-/// `NotifyAgent.run` (sd-bus objects are not thread-safe; STYLE.md 10).
+/// `NotifyAgent.run` (sd-bus objects are not thread-safe; each piece of mutable state has one owner).
 final class Notifier {
     static let service = "org.freedesktop.Notifications"
     static let path = "/org/freedesktop/Notifications"

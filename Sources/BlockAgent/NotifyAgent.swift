@@ -41,7 +41,7 @@ public enum NotifyAgent {
         defer { if lock >= 0 { close(lock) } }
 
         let queue = EventQueue(capacity: options.queueCapacity)
-        // Handlers only close the queue; the loop below notices and drains (STYLE.md 10).
+        // Handlers only close the queue; the loop below notices and drains (the loop's thread owns the queue).
         var sources: [DispatchSourceSignal] = []
         for sig in [SIGTERM, SIGINT] {
             signal(sig, SIG_IGN)

@@ -108,7 +108,7 @@ final class BusMessage {
 }
 
 /// The user's session bus (`DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`), owned by
-/// one thread: sd-bus objects are not thread-safe (STYLE.md 10).
+/// one thread: sd-bus objects are not thread-safe).
 final class SessionBus {
     let raw: OpaquePointer
 
@@ -120,12 +120,6 @@ final class SessionBus {
     }
 
     deinit { sd_bus_flush_close_unref(raw) }
-
-    var uniqueName: String? {
-        var p: UnsafePointer<CChar>?
-        guard sd_bus_get_unique_name(raw, &p) >= 0, let p else { return nil }
-        return String(cString: p)
-    }
 
     /// A method call; `arguments` appends its arguments. Waits at most `timeout` seconds:
     /// only this thread waits, never the event reader (S3).

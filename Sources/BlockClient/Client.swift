@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 
 /// Runs one parsed `blockc` command (DESIGN §6) and returns its exit status. Everything it
-/// touches is injected (STYLE.md: "every command gets a context with its I/O injected"), so
+/// touches is injected, so
 /// tests drive it with a fake `Transport`, a fixed clock and string writers.
 public struct BlockcRunner {
     /// Exit statuses, DESIGN §6.

@@ -12,7 +12,7 @@ public protocol Transport: AnyObject {
     func close()
 }
 
-/// The client layer's one error type (STYLE.md 6). Both cases carry a sentence that says
+/// The client layer's one error type. Both cases carry a sentence that says
 /// what to do next; `BlockcRunner` maps `unreachable` to exit status 3.
 public enum ClientError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No daemon to talk to: ENOENT, ECONNREFUSED, EACCES, a timeout, a path too long.

@@ -1,4 +1,4 @@
-/// A small, strict argv scanner shared by `blockd` and `blockc` (no outside packages, STYLE.md 1):
+/// A small, strict argv scanner shared by `blockd` and `blockc` (no outside packages):
 /// `--flag`, `--option VALUE`, `--option=VALUE`, `--` ends options. Unknown options are usage
 /// errors that name the option and point at `--help`.
 public struct ArgumentScanner {

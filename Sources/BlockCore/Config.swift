@@ -1,6 +1,6 @@
 /// Settings of `blockd.conf` `[Daemon]` (DESIGN §7), fully resolved.
 ///
-/// STYLE.md 7: the file only ever yields a `Layer` of optional values; `defaults` is the one
+/// Defaults, then files, then flags: the file only ever yields a `Layer` of optional values; `defaults` is the one
 /// place defaults live, and `applying(_:)` is the one place layers are merged, so the daemon
 /// builds `defaults.applying(file).applying(flags)` (defaults → files → flags).
 public struct DaemonConfig: Equatable, Sendable {

@@ -1,4 +1,4 @@
-/// The one error type of BlockCore (STYLE.md 6): a stable code that scripts and the wire
+/// The one error type of BlockCore (one error type per layer): a stable code that scripts and the wire
 /// protocol use, and a sentence for people that says what happened and what to do next.
 public struct CoreError: Error, Equatable, Sendable, CustomStringConvertible {
     public var code: ErrorCode

@@ -37,8 +37,6 @@ extension JSON {
         return elements[index]
     }
 
-    public var isNull: Bool { self == .null }
-
     public var string: String? {
         if case .string(let value) = self { return value }
         return nil
@@ -55,14 +53,6 @@ extension JSON {
         switch self {
         case .int(let value): return Int(exactly: value)
         case .double(let value): return Int(exactly: value)
-        default: return nil
-        }
-    }
-
-    public var int64: Int64? {
-        switch self {
-        case .int(let value): return value
-        case .double(let value): return Int64(exactly: value)
         default: return nil
         }
     }

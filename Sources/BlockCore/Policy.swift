@@ -42,15 +42,6 @@ public struct Policy: Sendable {
         }
     }
 
-    /// The selection names blocked at `t` (the set the enforcers converge to).
-    public func desiredSet(at t: Date, activities: [Activity]) -> Set<String> {
-        var set = Set<String>()
-        for activity in activities where activity.activeWindow(at: t, clock: clock) != nil {
-            set.formUnion(activity.selections)
-        }
-        return set
-    }
-
     /// The first instant after `t` at which no activity covers `selection`: the latest end of
     /// the windows covering it, followed through windows that start exactly as another ends
     /// (a manual block ending inside bedtime is lifted at bedtime's end, T5). `t` itself when

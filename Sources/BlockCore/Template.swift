@@ -8,7 +8,7 @@ public enum Placeholder: String, Sendable, CaseIterable, Hashable {
 }
 
 /// Values for a template's placeholders, already formatted by the caller: the core has no
-/// clock (STYLE.md 5), so `until` and `remaining` arrive as display strings. `nil` and the
+/// clock (time is a parameter), so `until` and `remaining` arrive as display strings. `nil` and the
 /// empty string both mean "not known" (seed 004 lesson 6: the app name may be missing).
 public struct TemplateValues: Sendable, Hashable {
     public var selection: String?

@@ -36,12 +36,6 @@ final class ShieldTable: @unchecked Sendable {
         lock.unlock()
     }
 
-    var isEmpty: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return byID.isEmpty
-    }
-
     /// A copy for a /proc scan, which also matches by path (a process still running an older
     /// inode of a replaced executable shows `/proc/PID/exe` as `path (deleted)`).
     func snapshot() -> (byID: [FileID: ShieldTarget], byPath: [String: ShieldTarget]) {

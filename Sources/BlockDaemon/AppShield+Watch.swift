@@ -8,8 +8,7 @@ import Glibc
 /// spurious wake-up costs a few stat calls.
 final class DirectoryWatcher: @unchecked Sendable {
     private let queue: DispatchQueue
-    private let fd: Int32
-    private var source: DispatchSourceRead?
+    private var inotify: Inotify?
     private var watches: [String: Int32] = [:]
     private var pending = false
     private let onChange: @Sendable () -> Void
@@ -20,50 +19,36 @@ final class DirectoryWatcher: @unchecked Sendable {
         self.queue = queue
         self.debounce = debounce
         self.onChange = onChange
-        fd = blockd_inotify_init()
-        guard fd >= 0 else { return }
-        let s = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        s.setEventHandler { [weak self] in self?.readable() }
-        s.resume()
-        source = s
+        inotify = Inotify(queue: queue) { [weak self] _ in self?.changed() }
     }
 
-    var isWorking: Bool { fd >= 0 }
     var watched: Set<String> { Set(watches.keys) }
 
     /// Watches exactly `dirs`. Returns the directories that could not be watched.
     func update(_ dirs: Set<String>) -> [String] {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard fd >= 0 else { return dirs.sorted() }
+        guard let inotify else { return dirs.sorted() }
         for (dir, wd) in watches where !dirs.contains(dir) {
-            _ = blockd_inotify_rm_watch(fd, wd)
+            inotify.remove(wd)
             watches[dir] = nil
         }
         var failed: [String] = []
         let mask = blockd_in_moved_to() | blockd_in_create() | blockd_in_close_write()
         for dir in dirs.sorted() where watches[dir] == nil {
-            let wd = blockd_inotify_add_watch(fd, dir, mask)
-            if wd >= 0 { watches[dir] = wd } else { failed.append(dir) }
+            if let wd = inotify.add(dir, mask: mask) { watches[dir] = wd } else { failed.append(dir) }
         }
         return failed
     }
 
     func stop() {
         dispatchPrecondition(condition: .onQueue(queue))
-        if let s = source {
-            // The source's cancel handler owns closing the fd, so no read races a reused number.
-            let fd = self.fd
-            s.setCancelHandler { close(fd) }
-            s.cancel()
-            source = nil
-        } else if fd >= 0 {
-            close(fd)
-        }
+        inotify?.stop()
+        inotify = nil
         watches = [:]
     }
 
-    private func readable() {
-        guard blockd_inotify_drain(fd) > 0, !pending else { return }
+    private func changed() {
+        guard !pending else { return }
         pending = true
         queue.asyncAfter(deadline: .now() + debounce) { [weak self] in
             guard let self else { return }

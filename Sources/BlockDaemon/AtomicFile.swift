@@ -13,23 +13,57 @@ public enum AtomicFile {
         }
     }
 
+    /// Replaces `path` with `data`, the new file having exactly `mode`.
     public static func write(_ data: Data, to path: String, mode: mode_t = 0o644) throws(Failure) {
+        do throws(StepFailure) {
+            try replace(path, with: data, mode: mode, owner: nil)
+        } catch {
+            let what = switch error.step {
+            case .create: "cannot create \(error.temp)"
+            case .mode, .owner: "cannot set the mode of \(error.temp)"
+            case .write: "cannot write \(error.temp)"
+            case .sync: "cannot sync \(error.temp)"
+            case .rename: "cannot rename \(error.temp) to \(path)"
+            }
+            throw .system(what, error.code)
+        }
+    }
+
+    /// Which step of a replacement failed, on which temp file, with which errno.
+    struct StepFailure: Error {
+        enum Step { case create, mode, owner, write, sync, rename }
+        let step: Step
+        let temp: String
+        let code: Int32
+    }
+
+    /// The one crash-safe replacement: a temp file beside `path` (never following a link there)
+    /// with `mode` and, when given, `owner`; the contents; fsync; rename over `path`; fsync of
+    /// the directory. The temp file is removed on any failure; `path` is then untouched.
+    static func replace(_ path: String, with data: Data, mode: mode_t, owner: (uid: uid_t, gid: gid_t)?) throws(StepFailure) {
+        let dir = directory(of: path)
+        let temp = "\(dir)/.\((path as NSString).lastPathComponent).blockd-\(getpid())"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw StepFailure(step: .create, temp: temp, code: errno) }
+        var failed: StepFailure.Step?
+        if fchmod(fd, mode) != 0 { failed = .mode }
+        if failed == nil, let owner, owner.uid != geteuid() || owner.gid != getegid(), fchown(fd, owner.uid, owner.gid) != 0 {
+            failed = .owner
+        }
+        if failed == nil { do { try writeAll(fd, data, path: temp) } catch { failed = .write } }
+        if failed == nil && fsync(fd) != 0 { failed = .sync }
+        var code = errno
+        close(fd)
+        if failed == nil && rename(temp, path) != 0 { (failed, code) = (.rename, errno) }
+        guard let failed else { return syncDirectory(dir) }
+        unlink(temp)
+        throw StepFailure(step: failed, temp: temp, code: code)
+    }
+
+    /// The directory `path` is in ("." for a bare name).
+    static func directory(of path: String) -> String {
         let dir = (path as NSString).deletingLastPathComponent
-        let temp = "\(dir.isEmpty ? "." : dir)/.\((path as NSString).lastPathComponent).tmp-\(getpid())"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw .system("cannot create \(temp)", errno) }
-        var ok = false
-        defer {
-            if !ok { unlink(temp) }
-        }
-        do {
-            defer { close(fd) }
-            try writeAll(fd, data, path: temp)
-            guard fsync(fd) == 0 else { throw Failure.system("cannot sync \(temp)", errno) }
-        }
-        guard rename(temp, path) == 0 else { throw .system("cannot rename \(temp) to \(path)", errno) }
-        ok = true
-        syncDirectory(dir.isEmpty ? "." : dir)
+        return dir.isEmpty ? "." : dir
     }
 
     static func writeAll(_ fd: Int32, _ data: Data, path: String) throws(Failure) {

@@ -8,6 +8,23 @@ import Glibc
 /// Everything here runs on the server's queue (hence `@unchecked Sendable`: the queue, not
 /// the compiler, serialises access).
 final class Connection: @unchecked Sendable {
+    /// Where the connection is in its life; `move(to:)` is the one place it changes.
+    enum State: Equatable {
+        /// Requests are read and answered one at a time, in order.
+        case reading
+        /// The client closed its side: what it sent is answered, then the connection closes.
+        case inputEnded
+        /// A line was too long (§8): the lines before it are answered, then the error, then close.
+        case refusing
+        /// `watch`: events are streamed; input is ignored.
+        case watching(inputEnded: Bool)
+        /// The last answer (an error) is queued; once it is flushed our side shuts down.
+        case closing
+        /// Our side is shut down; what the client still sends is discarded until it closes.
+        case draining
+        case closed
+    }
+
     let fd: Int32
     let peer: Peer
     unowned let server: ControlServer
@@ -18,10 +35,10 @@ final class Connection: @unchecked Sendable {
     var pending: [String] = []  // complete lines not yet handled
     var output: [UInt8] = []
     var outputOffset = 0
+    /// A request is with the engine; the next one waits for its answer.
     var inFlight = false
-    var closing = false  // close once the output is flushed
-    var isClosed = false
-    private(set) var watching = false
+    private(set) var state = State.reading
+    var isClosed: Bool { state == .closed }
     var queuedEvents = 0
     var lastActivity = DispatchTime.now()
 
@@ -47,6 +64,20 @@ final class Connection: @unchecked Sendable {
         lingerTimer?.cancel()
     }
 
+    /// The connection's state machine: every transition it makes, and nothing else.
+    func move(to next: State) {
+        switch (state, next) {
+        case (.reading, .inputEnded), (.reading, .refusing),
+             (.reading, .watching), (.inputEnded, .watching), (.watching(inputEnded: false), .watching(inputEnded: true)),
+             (.reading, .closing), (.inputEnded, .closing), (.refusing, .closing),
+             (.closing, .draining),
+             (_, .closed) where state != .closed:
+            state = next
+        default:
+            preconditionFailure("a connection cannot go from \(state) to \(next)")
+        }
+    }
+
     func start() {
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [weak self] in self?.readAvailable() }
@@ -59,16 +90,16 @@ final class Connection: @unchecked Sendable {
 
     func readAvailable() {
         var buffer = [UInt8](repeating: 0, count: 8192)
-        if draining { return discardInput(&buffer) }
+        if state == .draining { return discardInput(&buffer) }
         while !isClosed {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
-                if watching { continue }  // a watch connection only streams; its input is ignored
+                if case .watching = state { continue }  // a watch connection only streams; its input is ignored
                 input.append(contentsOf: buffer[0..<n])
                 splitLines()
                 // Back-pressure: a client that pipelines faster than it is answered, does not
                 // read its answers, or sent a line that ends the connection stops being read.
-                if closing || closingAfterPending || pending.count >= Connection.maxPendingLines
+                if state != .reading || pending.count >= Connection.maxPendingLines
                     || output.count - outputOffset > server.limits.maxPendingOutput {
                     pauseReading()
                     break
@@ -94,14 +125,14 @@ final class Connection: @unchecked Sendable {
     }
 
     func resumeReadingIfPossible() {
-        guard readPaused, !closing, !closingAfterPending, !inputClosed, pending.count < Connection.maxPendingLines / 4,
+        guard readPaused, state == .reading || state == .watching(inputEnded: false), pending.count < Connection.maxPendingLines / 4,
               output.count - outputOffset <= server.limits.maxPendingOutput, let r = readSource else { return }
         readPaused = false
         r.resume()
     }
 
     func splitLines() {
-        guard !closingAfterPending else {
+        guard state != .refusing else {
             input = []
             return
         }
@@ -117,27 +148,27 @@ final class Connection: @unchecked Sendable {
         if input.count > Request.maxLineBytes + 1 { refuseLongLine() }
     }
 
-    /// DESIGN §8: a too-long line is answered with an error and the connection closed.
+    /// DESIGN §8: a too-long line is answered with an error (after the lines before it) and
+    /// the connection closed.
     func refuseLongLine() {
         input = []
-        pending.append("\u{0}line-too-long")
-        closingAfterPending = true
+        move(to: .refusing)
     }
-
-    var closingAfterPending = false
 
     // MARK: Requests, one at a time, in order
 
     func handleNext() {
-        guard !inFlight, !isClosed, !closing, !pending.isEmpty else { return }
-        let line = pending.removeFirst()
-        defer { resumeReadingIfPossible() }
-        if line == "\u{0}line-too-long" {
-            write(Response.error(CoreError(.lineTooLong, "a request is at most \(Request.maxLineBytes) bytes; closing the connection")).line)
-            closing = true
-            flush()
+        guard !inFlight, [.reading, .inputEnded, .refusing].contains(state) else { return }
+        guard !pending.isEmpty else {
+            if state == .refusing {
+                write(Response.error(CoreError(.lineTooLong, "a request is at most \(Request.maxLineBytes) bytes; closing the connection")).line)
+                move(to: .closing)
+                flush()
+            }
             return
         }
+        let line = pending.removeFirst()
+        defer { resumeReadingIfPossible() }
         let request: Request
         do { request = try Request.parse(line) } catch {
             write(Response.error(error).line)
@@ -145,9 +176,9 @@ final class Connection: @unchecked Sendable {
             return
         }
         if case .watch = request {
-            watching = true
+            move(to: .watching(inputEnded: state == .inputEnded))
             pending = []
-            server.watcherAdded()
+            server.hub.add(self)
             cancelIdleTimer()
             write(Response.ok(["watching": true, "protocol": .int(Int64(BlockdVersion.protocolVersion))]).line)
             return
@@ -231,19 +262,21 @@ final class Connection: @unchecked Sendable {
         // The watcher has caught up: it learns what it missed before any newer event.
         if droppedEvents > 0 { return reportDrops() }
         resumeReadingIfPossible()
-        if closing || (closingAfterPending && pending.isEmpty && !inFlight) { finish() }
+        if state == .closing { finish() }
         closeIfAnswered()
     }
 
     // MARK: End of input
 
-    var inputClosed = false
-
     /// The client closed its side (EOF), possibly right after its last requests, as `nc -N`
     /// or a shell pipe do: answer everything already received, then close. A partial last
     /// line is not a request (lines end with LF). A watcher keeps getting events.
     func inputEnded() {
-        inputClosed = true
+        switch state {
+        case .reading: move(to: .inputEnded)
+        case .watching(inputEnded: false): move(to: .watching(inputEnded: true))
+        default: break  // already on its way out: nothing more is read
+        }
         input = []
         pauseReading()  // a socket at EOF stays readable: stop listening
         handleNext()
@@ -251,13 +284,12 @@ final class Connection: @unchecked Sendable {
     }
 
     func closeIfAnswered() {
-        guard inputClosed, !watching, !isClosed, pending.isEmpty, !inFlight, outputOffset >= output.count else { return }
+        guard state == .inputEnded, pending.isEmpty, !inFlight, outputOffset >= output.count else { return }
         close()
     }
 
     // MARK: Closing after a last answer
 
-    var draining = false
     var drained = 0
     var lingerTimer: DispatchSourceTimer?
 
@@ -266,8 +298,8 @@ final class Connection: @unchecked Sendable {
     /// side, discard what the client still sends until it closes (at most 2 s or 1 MiB),
     /// then close.
     func finish() {
-        guard !draining, !isClosed else { return }
-        draining = true
+        guard state == .closing else { return }
+        move(to: .draining)
         shutdown(fd, Int32(SHUT_WR))
         cancelIdleTimer()
         let timer = DispatchSource.makeTimerSource(queue: queue)
@@ -312,8 +344,9 @@ final class Connection: @unchecked Sendable {
             guard let self else { return }
             let deadline = self.lastActivity + self.server.limits.idleTimeout
             if DispatchTime.now() >= deadline && !self.inFlight {
+                guard [.reading, .inputEnded, .refusing].contains(self.state) else { return }
                 self.write(Response.error(CoreError(.usage, "idle for \(Int(self.server.limits.idleTimeout)) s; closing the connection")).line)
-                self.closing = true
+                self.move(to: .closing)
                 self.flush()
             } else {
                 self.idleTimer?.schedule(deadline: deadline)
@@ -329,8 +362,8 @@ final class Connection: @unchecked Sendable {
     }
 
     func close() {
-        guard !isClosed else { return }
-        isClosed = true
+        guard state != .closed else { return }
+        move(to: .closed)
         cancelIdleTimer()
         lingerTimer?.cancel()
         lingerTimer = nil

@@ -23,7 +23,9 @@ public final class ControlServer: @unchecked Sendable {
         public init() {}
     }
 
-    let queue = DispatchQueue(label: "blockd.server")
+    let hub: EventHub
+    var queue: DispatchQueue { hub.queue }
+    var counters: EventHub.Counters { hub.counters }
     let engine: Engine
     let log: any LogSink
     let limits: Limits
@@ -32,35 +34,19 @@ public final class ControlServer: @unchecked Sendable {
     var acceptSource: DispatchSourceRead?
     var connections: [ObjectIdentifier: Connection] = [:]
     var perUser: [UInt32: Int] = [:]
-    let counters = Counters()
 
-    public init(listenFD: Int32, engine: Engine, log: any LogSink, limits: Limits = Limits(), group: String = "blockd") {
+    /// `hub` is the one the engine publishes its events into.
+    public init(listenFD: Int32, engine: Engine, hub: EventHub, log: any LogSink, limits: Limits = Limits(), group: String = "blockd") {
         self.listenFD = listenFD
         self.engine = engine
+        self.hub = hub
         self.log = log
         self.limits = limits
         var gid: UInt32 = 0
         blockdGroup = blockd_group_id(group, &gid) == 0 ? gid : nil
     }
 
-    /// Counters shown by `blockc status` (S3: drops are reported, never silent).
-    public final class Counters: @unchecked Sendable {
-        private let lock = NSLock()
-        private var _connections = 0, _watchers = 0, _dropped = 0, _refusedConnections = 0
-        func update(_ body: (inout Int, inout Int, inout Int, inout Int) -> Void) {
-            lock.withLock { body(&_connections, &_watchers, &_dropped, &_refusedConnections) }
-        }
-        public var json: JSONObject {
-            lock.withLock {
-                ["connections": .int(Int64(_connections)), "watchers": .int(Int64(_watchers)),
-                 "droppedEvents": .int(Int64(_dropped)), "refusedConnections": .int(Int64(_refusedConnections))]
-            }
-        }
-    }
-
     public func start() {
-        engine.onEvent = { [weak self] event in self?.broadcast(event) }
-        engine.serverStats = { [counters] in counters.json }
         let source = DispatchSource.makeReadSource(fileDescriptor: listenFD, queue: queue)
         source.setEventHandler { [weak self] in self?.acceptAll() }
         source.resume()
@@ -123,23 +109,7 @@ public final class ControlServer: @unchecked Sendable {
         guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
         perUser[connection.peer.uid, default: 1] -= 1
         if perUser[connection.peer.uid] == 0 { perUser[connection.peer.uid] = nil }
-        counters.update { c, w, _, _ in
-            c = connections.count
-            w = connections.values.filter(\.watching).count
-        }
+        hub.remove(connection)
+        counters.update { c, _, _, _ in c = connections.count }
     }
-
-    /// S3: called from the engine queue; never waits. Each watcher gets the event queued on
-    /// its own bounded buffer; a full buffer drops, counts, and later tells that watcher.
-    func broadcast(_ event: JSONObject) {
-        let line = Response.event(event).line
-        let time = event["time"] ?? .null
-        queue.async { [self] in
-            for connection in connections.values where connection.watching {
-                if !connection.enqueueEvent(line, time: time) { counters.update { _, _, dropped, _ in dropped += 1 } }
-            }
-        }
-    }
-
-    func watcherAdded() { counters.update { _, w, _, _ in w = connections.values.filter(\.watching).count } }
 }

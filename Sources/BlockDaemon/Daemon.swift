@@ -81,7 +81,7 @@ public enum BlockdMain {
             ?? DaemonConfig.defaults.applying(flags(options))
         // Only the hosts section, the nftables table (E5) and the browser policies (E7) outlive
         // blockd (E4); fanotify marks go with its process.
-        let enforcer = CompositeEnforcer([makeEnforcer(hostsFile: daemon.hostsFile, log: StderrSink()),
+        let enforcer = CompositeEnforcer([HostsEnforcer(path: daemon.hostsFile, log: StderrSink()),
                                           BrowserPolicyEnforcer(config: daemon, stateDir: options.stateDir, log: StderrSink())])
         var failures = enforcer.release()
         if let problem = FeltEnforcer.releaseTable(settings: daemon.felt) {
@@ -94,31 +94,16 @@ public enum BlockdMain {
         return failures.isEmpty ? 0 : 1
     }
 
-    /// The real enforcers (DESIGN §4): the hosts file (E1).
-    static func makeEnforcer(hostsFile: String, sink: HostsFile.Sink = .unspecified, log: any LogSink) -> HostsEnforcer {
-        HostsEnforcer(path: hostsFile, log: log, sink: sink)
-    }
-
     static func printError(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 }
 
-/// Forwards shield hits to a sink set later (the engine is built after the enforcers).
-final class ShieldHitRelay: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _target: ShieldHitSink?
-    var target: ShieldHitSink? {
-        get { lock.withLock { _target } }
-        set { lock.withLock { _target = newValue } }
-    }
-    var forward: ShieldHitSink { { [weak self] hit in self?.target?(hit) } }
-}
-
-/// The running daemon: everything wired together, then `dispatchMain()`.
+/// The running daemon: load what is on disk, build the engine and what it works with, serve.
 final class Daemon: @unchecked Sendable {
     let options: BlockdOptions
     let log: any LogSink
+    let clock = RealClock()
     var keep: [Any] = []  // timers, watchers and sources that must live as long as the daemon
     var boundSocket: String?
     /// Held for the life of the process (DESIGN §7: one daemon per state directory).
@@ -129,6 +114,12 @@ final class Daemon: @unchecked Sendable {
         self.log = makeLogSink(options.logTarget)
     }
 
+    /// Why the daemon could not start: logged, and printed when the log is not stderr.
+    struct StartFailure: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
+
     func fail(_ message: String) -> Int32 {
         log.log(LogEntry(message, priority: .error, event: .failure))
         if !(log is StderrSink) { BlockdMain.printError("blockd: \(message)") }
@@ -137,91 +128,115 @@ final class Daemon: @unchecked Sendable {
 
     func run() -> Int32 {
         signal(SIGPIPE, SIG_IGN)
-        let clock = RealClock()
+        do throws(StartFailure) {
+            let loaded = try load()
+            let (engine, server) = try build(loaded)
+            serve(engine, server, loaded)
+        } catch {
+            return fail(error.message)
+        }
+    }
+
+    /// What blockd starts from: the state file and the configuration (or its fallback), with
+    /// the problems found on the way, to be recorded as failures once the engine runs.
+    struct Loaded {
+        let store: StateStore
+        let state: DaemonState
+        let config: ConfigSet
+        let provenance: ConfigProvenance
+        let problems: [CoreError]
+        let directory: ConfigDirectory
+        let flags: DaemonConfig.Layer
+    }
+
+    func load() throws(StartFailure) -> Loaded {
         if mkdir(options.stateDir, 0o755) != 0 && errno != EEXIST {
-            return fail("cannot create the state directory \(options.stateDir): \(String(cString: strerror(errno))); run blockd as root or give --state-dir DIR")
+            throw StartFailure("cannot create the state directory \(options.stateDir): \(String(cString: strerror(errno))); run blockd as root or give --state-dir DIR")
         }
         // DESIGN §7: one daemon per state directory, decided before anything is read or written.
-        do { stateLock = try StateLock(directory: options.stateDir) } catch { return fail(error.description) }
+        do { stateLock = try StateLock(directory: options.stateDir) } catch { throw StartFailure(error.description) }
         let store = StateStore(directory: options.stateDir)
-        let (state, stateFailures) = Daemon.loadState(store, now: clock.wallNow())
+        let (state, stateProblems) = Daemon.loadState(store, now: clock.wallNow())
         let directory = ConfigDirectory(options.configDir)
         let flags = BlockdMain.flags(options)
         let (config, provenance) = Daemon.loadConfig(directory, flags: flags, lastGood: state.lastGoodConfig)
-        let startupFailures = stateFailures + (provenance.problem.map { [CoreError(.invalidConfig, $0)] } ?? [])
+        let problems = stateProblems + (provenance.problem.map { [CoreError(.invalidConfig, $0)] } ?? [])
+        return Loaded(store: store, state: state, config: config, provenance: provenance, problems: problems,
+                      directory: directory, flags: flags)
+    }
 
-        let felt = FeltEnforcer(settings: config.daemon.felt, log: log)  // E5
-        let hosts = BlockdMain.makeEnforcer(hostsFile: config.daemon.hostsFile, sink: felt.sink, log: log)
-        // E2: the shield reports hits through the engine, which does not exist yet; a relay
-        // forwards them once it does.
-        let relay = ShieldHitRelay()
-        let shield = AppShield(killGrace: TimeInterval(config.daemon.killGraceSeconds), log: log, hits: relay.forward)
-        let browsers = BrowserPolicyEnforcer(config: config.daemon, stateDir: options.stateDir, log: log)  // E7
-        let enforcer = CompositeEnforcer([hosts, felt, shield, browsers])
-        let engine = Engine(config: config, state: state, clock: clock, timeZone: SystemTimeZone.current(), enforcer: enforcer,
-                            log: log, store: store, configLoader: { () throws(CoreError) -> ConfigSet in try directory.load(flags: flags) },
-                            configPath: directory.daemonFile)
-        engine.configProvenance = provenance
-
-        let listenFD: Int32
-        do {
-            if let fd = try UnixSocket.fromSystemd() {
-                listenFD = fd
-            } else {
-                listenFD = try UnixSocket.listen(path: options.socketPath)
-                boundSocket = options.socketPath
-            }
-        } catch {
-            return fail("\(error.description)")
-        }
-        let server = ControlServer(listenFD: listenFD, engine: engine, log: log)
-        server.start()
-
+    /// The engine and everything around it. The inbox and the event hub come first: the
+    /// enforcers, the timer and the watchers report through the one, the server serves
+    /// through the other, so nothing needs the engine before it exists.
+    func build(_ loaded: Loaded) throws(StartFailure) -> (Engine, ControlServer) {
+        let inbox = EngineInbox()
+        let hub = EventHub()
+        let daemon = loaded.config.daemon
+        let felt = FeltEnforcer(settings: daemon.felt, log: log)  // E5
+        let hosts = HostsEnforcer(path: daemon.hostsFile, log: log, hits: inbox.shieldHits,
+                                  onChange: { inbox.post(.enforcementChanged) }, sink: felt.sink)  // E1
+        let shield = AppShield(killGrace: TimeInterval(daemon.killGraceSeconds), log: log, hits: inbox.shieldHits)  // E2
+        let browsers = BrowserPolicyEnforcer(config: daemon, stateDir: options.stateDir, log: log)  // E7
+        let usage = UsageMonitor(report: { running in inbox.post(.usage(running)) })  // §9
         let timer: TransitionTimer
-        do {
-            timer = try TransitionTimer(clock: clock, queue: engine.queue) { [engine] in engine.wake() }
-        } catch {
-            return fail(error.description)
+        do { timer = try TransitionTimer(clock: clock, queue: inbox.queue) { inbox.post(.wake) } } catch {
+            throw StartFailure(error.description)
         }
-        hosts.hits = engine.shieldHitSink()
-        hosts.onChange = { [engine] in engine.queue.async { engine.enforcementChanged() } }
-        relay.target = engine.shieldHitSink()
-        // §9: usage of limited apps, reported to the engine.
-        let usage = UsageMonitor(report: { [engine] running in
-            engine.queue.async { engine.usageChanged(running: running) }
-        })
-        engine.onLimitsChanged = { [engine, usage] in usage.follow(engine.limitedApps) }
-        engine.enforcementNotes = { [shield, usage, felt, engine, browsers] in
-            var notes = felt.notes(wallNow: clock.wallNow(), iso: engine.local.iso8601)
-            notes["apps"] = .string(shield.mode)
-            notes["usage"] = .string(usage.mode.rawValue)
-            for (key, value) in browsers.notes() { notes[key] = value }
-            if let reason = shield.modeReason { notes["appsReason"] = .string(reason) }
-            return notes
-        }
-        engine.hooks = engine.makeHookRunner()
-        engine.onNextTransition = { [timer] next in timer.arm(next) }
-        engine.onStatus = { Systemd.status($0) }
+        let (directory, flags, clock) = (loaded.directory, loaded.flags, clock)
+        let collaborators = Engine.Collaborators(
+            clock: clock, enforcer: CompositeEnforcer([hosts, felt, shield, browsers]),
+            log: log, store: loaded.store, loadConfig: { () throws(CoreError) -> ConfigSet in try directory.load(flags: flags) },
+            hooks: HookRunner(inbox: inbox), armTimer: { timer.arm($0) }, events: { hub.publish($0) },
+            limitsChanged: { usage.follow($0) },
+            enforcementNotes: { local in
+                var notes = felt.notes(wallNow: clock.wallNow(), iso: local.iso8601)
+                notes["apps"] = .string(shield.mode)
+                notes["usage"] = .string(usage.mode.rawValue)
+                for (key, value) in browsers.notes() { notes[key] = value }
+                if let reason = shield.modeReason { notes["appsReason"] = .string(reason) }
+                return notes
+            },
+            serverStats: { hub.counters.json }, status: { Systemd.status($0) })
+        let engine = Engine(config: loaded.config, state: loaded.state, timeZone: SystemTimeZone.current(),
+                            configPath: directory.daemonFile, inbox: inbox, collaborators: collaborators)
+        engine.configProvenance = loaded.provenance
+        let server = ControlServer(listenFD: try listen(), engine: engine, hub: hub, log: log)
         keep = [server, timer, usage]
-        if let watcher = TimeZoneWatcher(queue: engine.queue, onChange: { [engine] in
-            engine.timeZoneChanged(to: SystemTimeZone.current())
-        }) {
-            keep.append(watcher)
+        if let watcher = TimeZoneWatcher(queue: inbox.queue, onChange: { inbox.post(.timeZone(SystemTimeZone.current())) }) {
+            keep.append(watcher)  // T7
         }
+        return (engine, server)
+    }
 
+    /// The control socket: handed over by systemd, or bound at `--socket`.
+    func listen() throws(StartFailure) -> Int32 {
+        do {
+            if let fd = try UnixSocket.fromSystemd() { return fd }
+            let fd = try UnixSocket.listen(path: options.socketPath)
+            boundSocket = options.socketPath
+            return fd
+        } catch {
+            throw StartFailure(error.description)
+        }
+    }
+
+    /// Records what went wrong while loading, converges, tells systemd, and serves forever.
+    /// The signal handlers come first: a SIGTERM that arrives once clients can be answered must
+    /// find them (an ignored signal with no handler yet would be lost).
+    func serve(_ engine: Engine, _ server: ControlServer, _ loaded: Loaded) -> Never {
+        installSignals(engine: engine)
         engine.queue.sync {
             let now = clock.wallNow()
-            for failure in startupFailures { engine.recordFailure(failure, uid: nil, activity: nil, now: now) }
-            log.log(LogEntry("blockd \(BlockdVersion.version) starting: socket \(options.socketPath), state \(store.path), enforcement \(enforcer.mode), time zone \(engine.local.timeZone.identifier)",
+            for problem in loaded.problems { engine.recordFailure(problem, uid: nil, activity: nil, now: now) }
+            log.log(LogEntry("blockd \(BlockdVersion.version) starting: socket \(options.socketPath), state \(loaded.store.path), enforcement \(engine.enforcer.mode), time zone \(engine.local.timeZone.identifier)",
                              priority: .info))
             engine.startUp()
             Systemd.ready(status: engine.statusLine(now: now, blocked: engine.applied.count))
         }
+        server.start()
         if let watchdog = Systemd.startWatchdog(on: engine.queue) { keep.append(watchdog) }
-        installSignals(engine: engine)
         dispatchMain()
     }
-
     /// The state file, or an empty state with the reason when it was not usable (DESIGN §7).
     static func loadState(_ store: StateStore, now: Date) -> (DaemonState, [CoreError]) {
         switch store.load(now: now) {

@@ -91,30 +91,3 @@ public struct EnforcementFailure: Error, Equatable, Sendable {
         self.message = message
     }
 }
-
-/// Records every call, for tests; can be told to fail.
-public final class RecordingEnforcer: Enforcer, @unchecked Sendable {
-    public let mode = "recording"
-    private let lock = NSLock()
-    private var calls: [[String]] = []
-    private var failNext: [EnforcementFailure] = []
-
-    public init() {}
-
-    public func enforce(blocked: [Selection]) -> EnforcementReport {
-        lock.withLock {
-            calls.append(blocked.map(\.name).sorted())
-            defer { failNext = [] }
-            return EnforcementReport(failures: failNext)
-        }
-    }
-
-    public func release() -> [EnforcementFailure] {
-        lock.withLock { calls.append([]) }
-        return []
-    }
-
-    public var applied: [[String]] { lock.withLock { calls } }
-    public var current: [String] { lock.withLock { calls.last ?? [] } }
-    public func failOnce(_ failures: [EnforcementFailure]) { lock.withLock { failNext = failures } }
-}

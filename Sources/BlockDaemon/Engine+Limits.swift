@@ -80,7 +80,7 @@ extension Engine {
         try commit(since: before, now: now)
         log.log(LogEntry("Limit '\(l.name)' added by uid \(peer.uid): \(l.rule) for \(l.selections.joined(separator: ", "))",
                          priority: .info, event: .start, fields: [("ACTIVITY", l.name)]))
-        onLimitsChanged?()
+        followLimits()
         reconcile(now: now)
         return shapes.activity(registry.activity(named: l.name)!, at: now).object ?? [:]
     }
@@ -91,7 +91,7 @@ extension Engine {
         try commit(since: before, now: now)
         for sel in l.selections { pendingUnlockNotes[sel] = "limit '\(l.name)' removed by uid \(peer.uid)" }
         log.log(LogEntry("Limit '\(l.name)' removed by uid \(peer.uid)", priority: .info, event: .stop, fields: [("ACTIVITY", l.name)]))
-        onLimitsChanged?()
+        followLimits()
         reconcile(now: now)
         return ["removed": .string(l.name)]
     }

@@ -22,7 +22,6 @@ extension Engine {
     /// Saves the change made since `before`; if the save fails, puts `before` back (nothing of
     /// the change was enforced yet) and throws `not-saved` with what to do.
     func commit(since before: Snapshot, now: Date) throws(CoreError) {
-        guard let store else { return }
         do throws(AtomicFile.Failure) {
             try saveState(store)
         } catch {
@@ -38,7 +37,6 @@ extension Engine {
 
     /// Saves the state with no one waiting for the answer; a failure is recorded and retried.
     func persist() {
-        guard let store else { return }
         do throws(AtomicFile.Failure) {
             try saveState(store)
         } catch {

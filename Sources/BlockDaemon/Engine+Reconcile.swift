@@ -47,14 +47,14 @@ extension Engine {
         state.lastReconcile = now
         persist()
         armNextTransition(now: now)
-        onStatus?(statusLine(now: now, blocked: desired.count))
+        collaborators.status(statusLine(now: now, blocked: desired.count))
         return effects
     }
 
     /// Tells people what a reconcile decided and runs the hooks for its locks and unlocks.
     private func carryOut(_ effects: Reconciliation, now: Date) {
         for report in effects.reports { publish(report, now: now) }
-        guard let hooks else { return }
+        let hooks = collaborators.hooks
         for b in effects.locks {
             if let selection = resolved[b.selection] { hooks.run(.block, selection: selection, until: b.until.map(local.iso8601)) }
         }
@@ -70,7 +70,7 @@ extension Engine {
             let checkpoint = now.addingTimeInterval(60)
             if nextTransition.map({ checkpoint < $0 }) ?? true { nextTransition = checkpoint }
         }
-        onNextTransition?(nextTransition)
+        collaborators.armTimer(nextTransition)
     }
 
     /// The wall time every engine entry point works with (T6). It first accounts for a wall-clock

@@ -81,7 +81,7 @@ extension Engine {
         if let problem = configProvenance.problem { enforcement["configProblem"] = .string(problem) }
         if let problem = saveProblem { enforcement["stateProblem"] = .string(problem) }
         enforcement["notEnforced"] = notEnforcedJSON(desired.map(\.selection))
-        for (key, value) in enforcementNotes?() ?? [:] { enforcement[key] = value }
+        for (key, value) in collaborators.enforcementNotes(local) { enforcement[key] = value }
         return [
             "now": .string(local.iso8601(now)),
             "timeZone": .string(local.timeZone.identifier),
@@ -91,7 +91,7 @@ extension Engine {
             "enforcement": .object(enforcement),
             "nextTransition": nextTransition.map { .string(local.iso8601($0)) } ?? .null,
             "maxActivities": .int(Int64(registry.maxActivities)),
-            "server": .object(serverStats?() ?? [:]),
+            "server": .object(collaborators.serverStats()),
         ]
     }
 
@@ -193,10 +193,9 @@ extension Engine {
     /// records a failure (DESIGN §7). The new configuration is saved as the last good one
     /// before it takes effect; blocked selections it removes or narrows keep their targets.
     func reload(now: Date) throws(CoreError) -> JSONObject {
-        guard let configLoader else { throw CoreError(.usage, "this daemon has no configuration directory to reload") }
         let fresh: ConfigSet
         do throws(CoreError) {
-            fresh = try configLoader()
+            fresh = try collaborators.loadConfig()
         } catch {
             throw CoreError(.invalidConfig, "reload failed, the previous configuration stays in force: \(error.message)")
         }
@@ -206,7 +205,7 @@ extension Engine {
         state.lastGoodConfig = StoredConfig(fresh, at: now)
         installConfigSchedules(now: now)
         do throws(CoreError) { try commit(since: before, now: now) } catch {
-            onLimitsChanged?()
+            followLimits()
             throw error
         }
         resolved = [:]

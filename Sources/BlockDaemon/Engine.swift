@@ -2,17 +2,17 @@ import BlockCore
 import Dispatch
 import Foundation
 
-/// Owns all of blockd's mutable state on one serial queue (STYLE.md 10). Every change — a
+/// Owns all of blockd's mutable state on one serial queue. Every change — a
 /// request, the timer, a clock step, a time-zone change, a reload — ends in `reconcile`,
 /// which computes the desired set (T5), applies the difference, persists, and reports the
 /// next transition so the daemon can arm its one timer (T9).
 public final class Engine: @unchecked Sendable {
     public let queue: DispatchQueue
-    let clock: any SystemClock
-    let store: StateStore?
-    let enforcer: any Enforcer
-    let log: any LogSink
-    let configLoader: (@Sendable () throws(CoreError) -> ConfigSet)?
+    let collaborators: Collaborators
+    var clock: any SystemClock { collaborators.clock }
+    var store: StateStore { collaborators.store }
+    var enforcer: any Enforcer { collaborators.enforcer }
+    var log: any LogSink { collaborators.log }
 
     var config: ConfigSet
     var registry: Registry
@@ -47,38 +47,18 @@ public final class Engine: @unchecked Sendable {
     }
     var saveRetryDelay: TimeInterval = 1
 
-    /// Called on the engine queue after every reconcile with the next transition (nil: none).
-    public var onNextTransition: (@Sendable (Date?) -> Void)?
-    /// Events for `watch` subscribers; must not block (S3).
-    public var onEvent: (@Sendable (JSONObject) -> Void)?
-    /// Called when limits are added or removed, so the usage monitor can follow their apps.
-    public var onLimitsChanged: (@Sendable () -> Void)?
-    /// Extra facts for `status`'s enforcement object (the app shield's mode and why).
-    public var enforcementNotes: (@Sendable () -> JSONObject)?
-    /// E3 hooks; nil runs none.
-    public var hooks: HookRunner?
-    /// Connection counters from the control server, shown in `status`.
-    public var serverStats: (@Sendable () -> JSONObject)?
-    /// A one-line status for systemd (`STATUS=`).
-    public var onStatus: (@Sendable (String) -> Void)?
-
-    public init(config: ConfigSet, state: DaemonState, clock: any SystemClock, timeZone: TimeZone,
-                enforcer: any Enforcer, log: any LogSink, store: StateStore?,
-                configLoader: (@Sendable () throws(CoreError) -> ConfigSet)? = nil,
-                configPath: String = "/etc/blockd/blockd.conf",
-                queue: DispatchQueue = DispatchQueue(label: "blockd.engine")) {
-        self.queue = queue
-        self.clock = clock
-        self.store = store
-        self.enforcer = enforcer
-        self.log = log
-        self.configLoader = configLoader
+    /// `inbox` brings the engine what other threads report; its queue becomes the engine's.
+    public init(config: ConfigSet, state: DaemonState, timeZone: TimeZone, configPath: String = "/etc/blockd/blockd.conf",
+                inbox: EngineInbox, collaborators: Collaborators) {
+        self.queue = inbox.queue
+        self.collaborators = collaborators
         self.config = config
         self.state = state
         self.local = LocalClock(timeZone)
         self.registry = Registry(maxActivities: config.daemon.maxActivities, configPath: configPath,
                                  activities: state.activities.map(\.activity))
         for name in state.applied { applied[name] = [] }
+        inbox.open { [weak self] message in self?.receive(message) }
     }
 
     var policy: Policy { Policy(clock: local) }
@@ -123,7 +103,7 @@ public final class Engine: @unchecked Sendable {
         for refusal in registry.replaceConfigActivities(declared, now: now) {
             recordFailure(refusal, uid: nil, activity: nil, now: now)
         }
-        onLimitsChanged?()
+        followLimits()
     }
 
     // MARK: Failures (T4: never swallowed)
@@ -136,29 +116,9 @@ public final class Engine: @unchecked Sendable {
     /// The one place a report reaches people: the journal, then every watcher.
     func publish(_ report: Report, now: Date) {
         log.log(report.entry(clock: local))
-        for event in report.events(clock: local, now: now) { onEvent?(event.json) }
+        for event in report.events(clock: local, now: now) { collaborators.events(event.json) }
     }
 
-    /// A HookRunner whose failures land in this engine's failure list (T4).
-    public func makeHookRunner(timeout: TimeInterval = 30) -> HookRunner {
-        let queue = self.queue
-        return HookRunner(timeout: timeout) { [weak self] error, selection in
-            queue.async { [weak self] in
-                guard let self else { return }
-                self.recordFailure(error, uid: nil, activity: selection, now: self.observedNow())
-                self.persist()
-            }
-        }
-    }
-
-    /// S5: a shield hit from an enforcer (any thread): counted per local day and selection,
-    /// persisted, logged and streamed. Enforcement has already happened; this never blocks it.
-    public func shieldHitSink() -> ShieldHitSink {
-        let queue = self.queue
-        return { [weak self] hit in
-            queue.async { [weak self] in self?.recordShieldHit(hit) }
-        }
-    }
 
     func recordShieldHit(_ hit: ShieldHit) {
         assertOnQueue()

@@ -3,63 +3,108 @@ import Dispatch
 import Foundation
 import Glibc
 
+/// One inotify instance, read on a queue: the one place where inotify's event records are
+/// decoded. Watches are added and removed by the owner; each readable burst is handed over as
+/// one batch of events. The descriptor is closed by the read source's cancel handler, so no
+/// read can race a reused descriptor number.
+final class Inotify: @unchecked Sendable {
+    struct Event: Equatable {
+        let watch: Int32
+        /// The entry of a watched directory the event is about; empty for the watched file itself.
+        let name: String
+    }
+
+    private let fd: Int32
+    private let source: DispatchSourceRead
+
+    init?(queue: DispatchQueue, onEvents: @escaping @Sendable ([Event]) -> Void) {
+        let fd = blockd_inotify_init()
+        guard fd >= 0 else { return nil }
+        self.fd = fd
+        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            var events: [Event] = []
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                guard n > 0 else { break }
+                events += Inotify.decode(buffer[0..<n])
+            }
+            if !events.isEmpty { onEvents(events) }
+        }
+        source.setCancelHandler { close(fd) }
+        source.resume()
+    }
+
+    deinit { source.cancel() }
+
+    /// The watch descriptor, or nil when `path` cannot be watched.
+    func add(_ path: String, mask: UInt32) -> Int32? {
+        let wd = blockd_inotify_add_watch(fd, path, mask)
+        return wd >= 0 ? wd : nil
+    }
+
+    func remove(_ watch: Int32) { _ = blockd_inotify_rm_watch(fd, watch) }
+
+    /// Stops reading and closes the descriptor (also done when released).
+    func stop() { source.cancel() }
+
+    /// `struct inotify_event` records: wd, mask, cookie, len (native-endian 32-bit each), then
+    /// `len` bytes of NUL-padded name. A record cut short by the buffer's end is not read.
+    static func decode(_ bytes: ArraySlice<UInt8>) -> [Event] {
+        var events: [Event] = []
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset + 16 <= raw.count {
+                let wd = raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+                let len = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                let name = raw[(offset + 16)..<min(offset + 16 + len, raw.count)].prefix { $0 != 0 }
+                events.append(Event(watch: wd, name: String(decoding: name, as: UTF8.self)))
+                offset += 16 + len
+            }
+        }
+        return events
+    }
+}
+
 /// Watches files through their directories (so replacement by rename is seen) and the files
 /// themselves (so in-place writes are seen). Stops when released.
 final class FileWatch: @unchecked Sendable {
-    let fd: Int32
-    let source: DispatchSourceRead
+    let inotify: Inotify
     /// What is watched, for a caller that must watch again when a symlink's target changes.
     let paths: [String]
 
     /// `onChange(true)` for an event about one of `paths`, `onChange(false)` for any other
     /// entry of their directories (only when `everyEntry`: a file deleted there frees space).
     init?(paths: [String], queue: DispatchQueue, everyEntry: Bool = false, onChange: @escaping @Sendable (Bool) -> Void) {
-        fd = blockd_inotify_init()
-        guard fd >= 0 else { return nil }
-        self.paths = paths
-        var names: [Int32: Set<String>] = [:]  // directory watch → the watched names in it
-        var files: Set<Int32> = []
+        let watches = Watches()
+        guard let inotify = Inotify(queue: queue, onEvents: { events in
+            let aboutFile = events.contains { watches.isAboutFile($0) }
+            if aboutFile { onChange(true) } else if everyEntry { onChange(false) }
+        }) else { return nil }
         let dirMask = blockd_in_create() | blockd_in_moved_to() | blockd_in_close_write() | blockd_in_delete() | blockd_in_attrib()
         for path in paths {
-            let dir = (path as NSString).deletingLastPathComponent
-            let wd = blockd_inotify_add_watch(fd, dir.isEmpty ? "." : dir, dirMask)
-            guard wd >= 0 else {
-                close(fd)
-                return nil
-            }
-            names[wd, default: []].insert((path as NSString).lastPathComponent)
-            let file = blockd_inotify_add_watch(fd, path, blockd_in_modify() | blockd_in_close_write())
-            if file >= 0 { files.insert(file) }
+            guard let wd = inotify.add(AtomicFile.directory(of: path), mask: dirMask) else { return nil }
+            watches.addName(wd, (path as NSString).lastPathComponent)
+            if let file = inotify.add(path, mask: blockd_in_modify() | blockd_in_close_write()) { watches.addFile(file) }
         }
-        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [fd, names, files] in
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            var aboutFile = false, other = false
-            while true {
-                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                guard n > 0 else { break }
-                var offset = 0
-                while offset + 16 <= n {
-                    let wd = Int32(bitPattern: UInt32(buffer[offset]) | UInt32(buffer[offset + 1]) << 8 | UInt32(buffer[offset + 2]) << 16 | UInt32(buffer[offset + 3]) << 24)
-                    let len = Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16 | Int(buffer[offset + 15]) << 24
-                    let nameBytes = buffer[(offset + 16)..<min(offset + 16 + len, n)].prefix { $0 != 0 }
-                    if files.contains(wd) || names[wd]?.contains(String(decoding: nameBytes, as: UTF8.self)) == true {
-                        aboutFile = true
-                    } else {
-                        other = true
-                    }
-                    offset += 16 + len
-                }
-            }
-            if aboutFile { onChange(true) } else if other && everyEntry { onChange(false) }
-        }
-        source.setCancelHandler { [fd] in close(fd) }
-        source.resume()
+        self.inotify = inotify
+        self.paths = paths
     }
 
     convenience init?(path: String, queue: DispatchQueue, onChange: @escaping @Sendable () -> Void) {
         self.init(paths: [path], queue: queue) { _ in onChange() }
     }
 
-    deinit { source.cancel() }
+    /// Which watch stands for what: a directory (with the names watched in it) or a file.
+    private final class Watches: @unchecked Sendable {
+        private let lock = NSLock()
+        private var names: [Int32: Set<String>] = [:]
+        private var files: Set<Int32> = []
+        func addName(_ wd: Int32, _ name: String) { lock.withLock { _ = names[wd, default: []].insert(name) } }
+        func addFile(_ wd: Int32) { lock.withLock { _ = files.insert(wd) } }
+        func isAboutFile(_ e: Inotify.Event) -> Bool {
+            lock.withLock { files.contains(e.watch) || names[e.watch]?.contains(e.name) == true }
+        }
+    }
 }

@@ -6,17 +6,22 @@ import Glibc
 /// E3: runs a selection's `ExecOnBlock=` / `ExecOnUnblock=` when it is locked or unlocked,
 /// with `/bin/sh -c`, the selection and its targets in the environment, and a timeout.
 /// Hooks run on their own queue, one at a time in order; enforcement never waits for them.
-public final class HookRunner: @unchecked Sendable {
+public protocol HookRunning: Sendable {
+    func run(_ event: HookRunner.Event, selection: Selection, until: String?)
+}
+
+/// The real hooks: `/bin/sh -c` with a timeout; failures are posted to the engine's inbox.
+public final class HookRunner: HookRunning, @unchecked Sendable {
     public enum Event: String, Sendable { case block, unblock }
 
     let queue = DispatchQueue(label: "blockd.hooks")
     let timeout: TimeInterval
-    /// Called (from the hook queue) with a failure to record.
-    let onFailure: @Sendable (CoreError, String) -> Void
+    /// Where failures go (from the hook queue): the engine records them (T4).
+    let inbox: EngineInbox
 
-    public init(timeout: TimeInterval = 30, onFailure: @escaping @Sendable (CoreError, String) -> Void) {
+    public init(timeout: TimeInterval = 30, inbox: EngineInbox) {
         self.timeout = timeout
-        self.onFailure = onFailure
+        self.inbox = inbox
     }
 
     public func run(_ event: Event, selection: Selection, until: String?) {
@@ -33,7 +38,8 @@ public final class HookRunner: @unchecked Sendable {
         let env = environment
         queue.async { [self] in
             if let problem = execute(command, environment: env) {
-                onFailure(CoreError(.hookFailed, "\(key)= of '\(selection.name)' (\(command)) \(problem)"), selection.name)
+                let error = CoreError(.hookFailed, "\(key)= of '\(selection.name)' (\(command)) \(problem)")
+                inbox.post(.hookFailed(error, selection: selection.name))
             }
         }
     }
@@ -44,6 +50,18 @@ public final class HookRunner: @unchecked Sendable {
         var pipeFDs: [Int32] = [0, 0]
         guard pipe(&pipeFDs) == 0 else { return "could not be started: no pipe" }
         let (readEnd, writeEnd) = (pipeFDs[0], pipeFDs[1])
+        let (pid, spawned) = spawn(command, environment: environment, stderr: writeEnd, closing: readEnd)
+        close(writeEnd)
+        guard spawned == 0 else {
+            close(readEnd)
+            return "could not be started: \(String(cString: strerror(spawned)))"
+        }
+        return outcome(of: pid, stderr: readEnd)
+    }
+
+    /// `/bin/sh -c command` in its own process group, stdin and stdout on /dev/null, stderr
+    /// into `stderr`: its pid, and 0 or the errno of a failed start.
+    private func spawn(_ command: String, environment: [String: String], stderr writeEnd: Int32, closing readEnd: Int32) -> (pid_t, Int32) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -73,11 +91,12 @@ public final class HookRunner: @unchecked Sendable {
         }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
-        close(writeEnd)
-        guard spawned == 0 else {
-            close(readEnd)
-            return "could not be started: \(String(cString: strerror(spawned)))"
-        }
+        return (pid, spawned)
+    }
+
+    /// Waits for the hook (at most `timeout`), then kills what is left of its group; nil on
+    /// success, else what went wrong with the start of its stderr.
+    private func outcome(of pid: pid_t, stderr readEnd: Int32) -> String? {
         // Keep the start of stderr for the failure message; drain the rest so a chatty hook
         // never blocks on a full pipe. `kept` is read only after `drained`.
         final class Kept: @unchecked Sendable { var data: [UInt8] = [] }

@@ -4,9 +4,10 @@ import Glibc
 
 /// E1: reading and writing the hosts file. A symlinked file is followed: its final target is
 /// replaced in the target's directory and the link stays a link. The target is replaced
-/// atomically (temp file with the original's owner and mode, fsync, rename, fsync of the
-/// directory); only where rename is impossible by nature (EBUSY, EXDEV: a bind-mounted file)
-/// is it written in place, in a way that cannot lose a byte (AtomicFile.replaceInPlace).
+/// atomically by AtomicFile.replace (temp file with the original's owner and mode, fsync,
+/// rename, fsync of the directory); only where rename is impossible by nature (EBUSY, EXDEV: a
+/// bind-mounted file) is it written in place, in a way that cannot lose a byte
+/// (AtomicFile.replaceInPlace).
 extension HostsEnforcer {
     enum ReadResult { case success([UInt8]), failure(String) }
 
@@ -47,31 +48,22 @@ extension HostsEnforcer {
         }
         var st = stat()
         let exists = stat(file, &st) == 0
-        let dir = (file as NSString).deletingLastPathComponent.isEmpty ? "." : (file as NSString).deletingLastPathComponent
-        let temp = "\(dir)/.\((file as NSString).lastPathComponent).blockd-\(getpid())"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { return unchanged("cannot create a temporary file in \(dir)", errno) }
-        var step: String?
-        if fchmod(fd, exists ? st.st_mode & 0o7777 : 0o644) != 0 { step = "cannot set the mode of \(temp)" }
-        if step == nil && exists && (st.st_uid != geteuid() || st.st_gid != getegid()) && fchown(fd, st.st_uid, st.st_gid) != 0 {
-            step = "cannot set the owner of \(temp)"
-        }
-        if step == nil { do { try AtomicFile.writeAll(fd, Data(bytes), path: temp) } catch { step = "cannot write \(temp)" } }
-        if step == nil && fsync(fd) != 0 { step = "cannot sync \(temp)" }
-        let code = errno
-        close(fd)
-        if let step {
-            unlink(temp)
-            return unchanged(step, code)
-        }
-        if rename(temp, file) == 0 {
-            AtomicFile.syncDirectory(dir)
+        do throws(AtomicFile.StepFailure) {
+            try AtomicFile.replace(file, with: Data(bytes), mode: exists ? st.st_mode & 0o7777 : 0o644,
+                                   owner: exists ? (st.st_uid, st.st_gid) : nil)
             return nil
+        } catch {
+            switch error.step {
+            case .create: return unchanged("cannot create a temporary file in \(AtomicFile.directory(of: file))", error.code)
+            case .mode: return unchanged("cannot set the mode of \(error.temp)", error.code)
+            case .owner: return unchanged("cannot set the owner of \(error.temp)", error.code)
+            case .write: return unchanged("cannot write \(error.temp)", error.code)
+            case .sync: return unchanged("cannot sync \(error.temp)", error.code)
+            case .rename:
+                guard AtomicFile.renameImpossibleByNature(error.code) else { return unchanged("cannot replace \(file)", error.code) }
+                return writeInPlace(file, bytes, because: error.code)
+            }
         }
-        let renameCode = errno
-        unlink(temp)
-        guard AtomicFile.renameImpossibleByNature(renameCode) else { return unchanged("cannot replace \(file)", renameCode) }
-        return writeInPlace(file, bytes, because: renameCode)
     }
 
     /// A bind-mounted file (E1): written in place, which is not atomic, so it is logged (once).

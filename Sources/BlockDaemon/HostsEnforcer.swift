@@ -16,19 +16,11 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
     public let mode = "hosts"
     public let path: String
     let log: any LogSink
-    /// Where tamper repairs are reported (S5); set before the first apply.
-    public var hits: ShieldHitSink? {
-        get { queue.sync { _hits } }
-        set { queue.sync { _hits = newValue } }
-    }
-    var _hits: ShieldHitSink?
+    /// Where tamper repairs are reported (S5).
+    let hits: ShieldHitSink
     /// Called on `queue` when a retry or a repair changed the outcome (written at last, or a new
-    /// cause of failure): the engine enforces again to learn the truth. Set before the first apply.
-    public var onChange: (@Sendable () -> Void)? {
-        get { queue.sync { _onChange } }
-        set { queue.sync { _onChange = newValue } }
-    }
-    var _onChange: (@Sendable () -> Void)?
+    /// cause of failure): the engine enforces again to learn the truth.
+    let onChange: @Sendable () -> Void
     let flush: @Sendable () -> Void
     let queue = DispatchQueue(label: "blockd.hosts")
     /// The section that must be in the file (nil: none).
@@ -53,12 +45,14 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
     /// E5: where blocked names point (the refusing sink when blockd's nftables table is usable).
     public let sink: HostsFile.Sink
 
-    public init(path: String, log: any LogSink, hits: ShieldHitSink? = nil, sink: HostsFile.Sink = .unspecified,
-                flushResolvers: @escaping @Sendable () -> Void = ResolverCache.flush) {
+    /// `hits` and `onChange` default to nothing for `blockd --release`, which only removes the section.
+    public init(path: String, log: any LogSink, hits: @escaping ShieldHitSink = { _ in }, onChange: @escaping @Sendable () -> Void = {},
+                sink: HostsFile.Sink = .unspecified, flushResolvers: @escaping @Sendable () -> Void = ResolverCache.flush) {
         self.sink = sink
         self.path = path
         self.log = log
-        self._hits = hits
+        self.hits = hits
+        self.onChange = onChange
         self.flush = flushResolvers
     }
 
@@ -168,7 +162,7 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
     func retryNow() {
         retry = nil
         guard failure != nil else { return }
-        if settle(converge().failure) { _onChange?() }
+        if settle(converge().failure) { onChange() }
         followFile()
     }
 
@@ -221,9 +215,9 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
         var affected = Set(owners.filter { !present.contains($0.key) || overridden.contains($0.key) }.map(\.value))
         if affected.isEmpty { affected = Set(owners.values) }
         let outcome = converge()
-        if settle(outcome.failure) { _onChange?() }  // the engine records the failure (T4)
+        if settle(outcome.failure) { onChange() }  // the engine records the failure (T4)
         followFile()
         guard outcome.wrote else { return }
-        for selection in affected.sorted() { _hits?(ShieldHit(kind: .tamper, selection: selection, path: path)) }
+        for selection in affected.sorted() { hits(ShieldHit(kind: .tamper, selection: selection, path: path)) }
     }
 }

@@ -58,7 +58,7 @@ public enum LogEvent: String, Sendable, CaseIterable {
     }
 }
 
-/// Where log entries go (STYLE.md 9): passed in, never global.
+/// Where log entries go: passed in, never global.
 public protocol LogSink: Sendable {
     func log(_ entry: LogEntry)
 }
@@ -138,26 +138,6 @@ public struct JournalSink: LogSink {
             iov.append(iovec(iov_base: UnsafeMutableRawPointer(p), iov_len: bytes.count))
         }
         _ = iov.withUnsafeBufferPointer { sd_journal_sendv($0.baseAddress, Int32($0.count)) }
-    }
-}
-
-/// Keeps entries in memory, for tests.
-public final class MemorySink: LogSink, @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [LogEntry] = []
-
-    public init() {}
-
-    public func log(_ entry: LogEntry) {
-        lock.lock()
-        stored.append(entry)
-        lock.unlock()
-    }
-
-    public var entries: [LogEntry] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
     }
 }
 

@@ -146,7 +146,4 @@ public final class UsageMonitor: @unchecked Sendable {
         reported = running
         report(running)
     }
-
-    /// For tests: the limits with an app running, as last reported.
-    var runningLimits: Set<String> { queue.sync { reported } }
 }

@@ -46,11 +46,8 @@ uint32_t blockd_in_close_write(void) { return IN_CLOSE_WRITE; }
 uint32_t blockd_in_moved_to(void) { return IN_MOVED_TO; }
 uint32_t blockd_in_create(void) { return IN_CREATE; }
 uint32_t blockd_in_delete(void) { return IN_DELETE; }
-uint32_t blockd_in_delete_self(void) { return IN_DELETE_SELF; }
-uint32_t blockd_in_move_self(void) { return IN_MOVE_SELF; }
 uint32_t blockd_in_modify(void) { return IN_MODIFY; }
 uint32_t blockd_in_attrib(void) { return IN_ATTRIB; }
-uint32_t blockd_in_dont_follow(void) { return IN_DONT_FOLLOW; }
 
 int blockd_accept(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
 

@@ -217,15 +217,3 @@ int blockd_poll2(int fd, int wake, int timeout_ms) {
 }
 
 int blockd_inotify_rm_watch(int fd, int wd) { return inotify_rm_watch(fd, wd); }
-
-int blockd_inotify_drain(int fd) {
-    char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-    int total = 0;
-    for (;;) {
-        ssize_t n = read(fd, buf, sizeof buf);
-        if (n > 0) { total++; continue; }
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && errno != EAGAIN) return total ? total : -1;
-        return total;
-    }
-}

@@ -3,9 +3,9 @@ import BlockClient
 import BlockCore
 import Glibc
 
-// Thin by design (STYLE.md 1): parse, hand off to BlockcRunner, exit with its status.
+// Thin by design: parse, hand off to BlockcRunner, exit with its status.
 // SIGPIPE is ignored so that `blockc watch | head -1` ends through a failed write, not a
-// signal, and a daemon that closes the socket gives EPIPE (STYLE.md 10).
+// signal, and a daemon that closes the socket gives EPIPE.
 signal(SIGPIPE, SIG_IGN)
 var runner = BlockcRunner.system()
 let environment = runner.environment

@@ -3,25 +3,39 @@ import Foundation
 import Glibc
 import Testing
 
-/// Tests that need real desktop programs run where BLOCKD_PRIVILEGED_TESTS=1 (CI, `make
-/// check`, which installs them) and fail if they cannot; elsewhere they are skipped with the
-/// reason. Root is not needed: everything runs on a private bus in a temp dir.
+/// Tests that need real desktop programs are declared with `.enabled(if: Desktop.can(...),
+/// Desktop.needsPrograms)`: where BLOCKD_PRIVILEGED_TESTS=1 (CI, `make check`, which installs
+/// them) they always run and fail if they cannot; elsewhere they are skipped with the reason
+/// when the programs are missing. Root is not needed: everything runs on a private bus in a
+/// temp dir.
 enum Desktop {
     static var required: Bool { ProcessInfo.processInfo.environment["BLOCKD_PRIVILEGED_TESTS"] == "1" }
     static let dbusDaemon = "/usr/bin/dbus-daemon", busctl = "/usr/bin/busctl", dbusSend = "/usr/bin/dbus-send"
     static let xvfb = "/usr/bin/Xvfb", dunst = "/usr/bin/dunst", dunstctl = "/usr/bin/dunstctl"
     static let python = "/usr/bin/python3"
+    static let needsPrograms: Comment = "needs desktop programs that scripts/deps installs; runs (and fails without them) with BLOCKD_PRIVILEGED_TESTS=1"
 
-    /// Nil when the test can run; otherwise why not (recorded as an issue when it must run).
-    static func unavailable(needs tools: [String], pythonDBus: Bool = false) -> String? {
+    /// The condition of a test that needs `tools`: true when it must run or can.
+    static func can(needs tools: [String], pythonDBus: Bool = false) -> Bool {
+        required || missing(tools, pythonDBus: pythonDBus).isEmpty
+    }
+
+    static func missing(_ tools: [String], pythonDBus: Bool) -> [String] {
         var missing = tools.filter { !FileManager.default.isExecutableFile(atPath: $0) }
         if pythonDBus, missing.isEmpty,
            (try? Proc.capture(python, ["-c", "import dbus, dbus.service; from gi.repository import GLib"]).status) != 0 {
             missing.append("python3-dbus and python3-gi")
         }
+        return missing
+    }
+
+    /// Nil when the test can run; otherwise why not, recorded as an issue (the test was enabled
+    /// because BLOCKD_PRIVILEGED_TESTS=1 says it must run).
+    static func unavailable(needs tools: [String], pythonDBus: Bool = false) -> String? {
+        let missing = missing(tools, pythonDBus: pythonDBus)
         guard !missing.isEmpty else { return nil }
         let why = "needs \(missing.joined(separator: ", ")) (scripts/deps check installs them)"
-        if required { Issue.record("BLOCKD_PRIVILEGED_TESTS=1 but this test \(why)") } else { print("skipped: \(why)") }
+        if required { Issue.record("BLOCKD_PRIVILEGED_TESTS=1 but this test \(why)") }
         return why
     }
 }

@@ -20,7 +20,7 @@ import Testing
 
     func planner(_ language: Language) -> NotificationPlanner { NotificationPlanner(language: language, clock: PlannerTests.tokyo) }
 
-    @Test("issue 5: a denied launch reads \"Discord is blocked until 13:35 — 29 min left\"", arguments: [
+    @Test("S2, S6: a denied launch reads \"Discord is blocked until 13:35 — 29 min left\"", arguments: [
         (Language.en, "Discord is blocked", "Blocked until 13:35 — 29 min left."),
         (.ja, "Discordはブロック中です", "13:35まで使えません（残り29分）。"),
     ])

@@ -6,9 +6,9 @@ import Testing
 /// config and hosts file) and real dunst: `blockc start` → lock → notification; the timed
 /// unlock replaces it (S2). Proves the agent reads what the daemon really sends, including
 /// the selection's own texts from `selection-show` (S6).
-@Suite("Integration: the real blockd and dunst (issue 5)", .serialized)
+@Suite("Integration: the real blockd and dunst (S1-S4)", .serialized)
 struct RealDaemonTests {
-    @Test("a 2 s block: 'Focus time: focus' with its button, then the unlock replaces it in the same slot")
+    @Test("a 2 s block: 'Focus time: focus' with its button, then the unlock replaces it in the same slot", .enabled(if: Desktop.can(needs: NotifyIntegrationTests.dunstTools), Desktop.needsPrograms))
     func blockAndUnblock() throws {
         if Desktop.unavailable(needs: NotifyIntegrationTests.dunstTools) != nil { return }
         let session = try DesktopSession()

@@ -3,7 +3,7 @@ import BlockCore
 import Foundation
 
 /// Response objects built by the daemon's own encoders (Shapes, ActivityReply, BlockedReply,
-/// FailureReply) from model values, at a fixed instant in a fixed zone (STYLE.md 5: time is a
+/// FailureReply) from model values, at a fixed instant in a fixed zone (time is a
 /// parameter). Only the `status` envelope, which Engine+Requests.swift assembles, is written
 /// out here.
 enum Fixture {

@@ -3,7 +3,7 @@ import BlockCore
 import Foundation
 import Testing
 
-/// A daemon that answers from a script. Fails closed (STYLE.md, swiftly): a request nobody
+/// A daemon that answers from a script. Fails closed: a request nobody
 /// scripted is recorded as a test issue, not answered with something plausible.
 final class FakeTransport: Transport {
     var answers: [Result<Response, ClientError>]

@@ -17,7 +17,7 @@ struct ConfigSetTests {
         #expect(c.catalog.selection(named: "instagram") != nil)
     }
 
-    @Test("defaults, then the file, then flags (STYLE.md 7)")
+    @Test("defaults, then the file, then flags")
     func layers() throws {
         let file = ConfigSource(path: "/etc/blockd/blockd.conf", text: "[Daemon]\nMaxActivities=50\nHostsFile=/etc/hosts.blockd\n")
         let c = try ConfigSet.load(daemonFile: file, selectionFiles: [], scheduleFiles: [], flags: .init(hostsFile: "/tmp/hosts"))

@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestSupport
 @testable import BlockDaemon
 
 /// DESIGN §4 E2 and S5. Safe on a shared machine: the only inode ever marked is the test's own
@@ -13,14 +14,25 @@ struct AppShieldTests {
         Selection(name: name, apps: apps)
     }
 
-    /// A shield in the given mode, or nil (with the skip reason printed, or an issue recorded
-    /// under BLOCKD_PRIVILEGED_TESTS=1) where this machine cannot provide it.
+    static let needsMode: Comment = "needs root and a kernel with the shield mode it tests; runs as root with BLOCKD_PRIVILEGED_TESTS=1"
+
+    /// The condition of a test of `mode`: true when it must run (BLOCKD_PRIVILEGED_TESTS=1) or
+    /// this machine provides the mode.
+    static func can(_ mode: AppShield.Mode) -> Bool {
+        if Privileged.required { return true }
+        if mode != .procScan && !Privileged.isRoot { return false }
+        let shield = AppShield(killGrace: 0.3, log: MemorySink(), hits: { _ in }, forceMode: mode, scanInterval: 0.1)
+        defer { _ = shield.release() }
+        return shield.shieldMode == mode
+    }
+
+    /// A shield in the given mode, or nil (with an issue recorded: the test was enabled because
+    /// it must run) where this machine cannot provide it.
     static func shield(_ mode: AppShield.Mode, grace: TimeInterval = 0.3, hits: HitRecorder, log: MemorySink = MemorySink()) -> AppShield? {
         if mode != .procScan, Privileged.unavailable(needs: []) != nil { return nil }
         let shield = AppShield(killGrace: grace, log: log, hits: hits.sink, forceMode: mode, scanInterval: 0.1)
         guard shield.shieldMode == mode else {
-            let why = "\(mode.rawValue) is not available here: \(shield.modeReason ?? "?")"
-            if Privileged.required { Issue.record("BLOCKD_PRIVILEGED_TESTS=1 but \(why)") } else { print("skipped: \(why)") }
+            Issue.record("\(mode.rawValue) is not available here: \(shield.modeReason ?? "?")")
             _ = shield.release()
             return nil
         }
@@ -29,7 +41,7 @@ struct AppShieldTests {
 
     // MARK: fanotify
 
-    @Test("E2: a blocked app's exec fails with EPERM and is a denied-launch hit; others run; unblock lets it run again")
+    @Test("E2: a blocked app's exec fails with EPERM and is a denied-launch hit; others run; unblock lets it run again", .enabled(if: AppShieldTests.can(.fanotify), AppShieldTests.needsMode))
     func deniedLaunch() throws {
         let hits = HitRecorder()
         guard let shield = AppShieldTests.shield(.fanotify, hits: hits) else { return }
@@ -63,7 +75,7 @@ struct AppShieldTests {
         #expect(hits.of(.deniedLaunch).count == 21)
     }
 
-    @Test("E2: a shield dropped without release() still stops its reader and removes its marks")
+    @Test("E2: a shield dropped without release() still stops its reader and removes its marks", .enabled(if: AppShieldTests.can(.fanotify), AppShieldTests.needsMode))
     func droppedShieldReleases() throws {
         let s = try ShieldScratch()
         do {
@@ -95,7 +107,7 @@ struct AppShieldTests {
         }
     }
 
-    @Test("E2: running instances get SIGTERM at block start, a killed hit each; one ignoring SIGTERM gets SIGKILL after KillGrace")
+    @Test("E2: running instances get SIGTERM at block start, a killed hit each; one ignoring SIGTERM gets SIGKILL after KillGrace", .enabled(if: AppShieldTests.can(.fanotify), AppShieldTests.needsMode))
     func killsRunning() throws {
         let hits = HitRecorder()
         guard let shield = AppShieldTests.shield(.fanotify, grace: 0.4, hits: hits) else { return }
@@ -128,7 +140,7 @@ struct AppShieldTests {
         #expect(hits.of(.killed).count == 2)
     }
 
-    @Test("E2: replacing the executable (new inode at the same path) is re-marked; exec stays denied")
+    @Test("E2: replacing the executable (new inode at the same path) is re-marked; exec stays denied", .enabled(if: AppShieldTests.can(.fanotify), AppShieldTests.needsMode))
     func replacedIsRemarked() throws {
         let hits = HitRecorder()
         let log = MemorySink()
@@ -146,7 +158,7 @@ struct AppShieldTests {
         #expect(log.entries.contains { $0.message.contains("re-marked") })
     }
 
-    @Test("E2: apply converges to exactly the set: twice is a no-op, removal unblocks, a missing app is no error and is picked up once installed")
+    @Test("E2: apply converges to exactly the set: twice is a no-op, removal unblocks, a missing app is no error and is picked up once installed", .enabled(if: AppShieldTests.can(.fanotify), AppShieldTests.needsMode))
     func converges() throws {
         let hits = HitRecorder()
         guard let shield = AppShieldTests.shield(.fanotify, hits: hits) else { return }
@@ -177,7 +189,7 @@ struct AppShieldTests {
         #expect(s.wait(pid, timeout: 5) == 0, "release removes every mark")
     }
 
-    @Test("E2: block and unblock cycles leak no file descriptors")
+    @Test("E2: block and unblock cycles leak no file descriptors", .enabled(if: AppShieldTests.can(.fanotify), AppShieldTests.needsMode))
     func noFDLeak() throws {
         let hits = HitRecorder()
         guard let shield = AppShieldTests.shield(.fanotify, hits: hits) else { return }
@@ -198,7 +210,7 @@ struct AppShieldTests {
 
     // MARK: fallbacks
 
-    @Test("E2 fallback: the proc connector kills a blocked app right after exec and reports it")
+    @Test("E2 fallback: the proc connector kills a blocked app right after exec and reports it", .enabled(if: AppShieldTests.can(.procConnector), AppShieldTests.needsMode))
     func procConnector() throws {
         let hits = HitRecorder()
         guard let shield = AppShieldTests.shield(.procConnector, hits: hits) else { return }
@@ -208,7 +220,7 @@ struct AppShieldTests {
         try AppShieldTests.killedAfterLaunch(shield, hits, within: 2)
     }
 
-    @Test("E2 fallback: the /proc scan kills a blocked app while something is blocked (unprivileged)")
+    @Test("E2 fallback: the /proc scan kills a blocked app while something is blocked (unprivileged)", .enabled(if: AppShieldTests.can(.procScan), AppShieldTests.needsMode))
     func procScan() throws {
         let hits = HitRecorder()
         guard let shield = AppShieldTests.shield(.procScan, hits: hits) else { return }
@@ -218,7 +230,7 @@ struct AppShieldTests {
         try AppShieldTests.killedAfterLaunch(shield, hits, within: 2)
     }
 
-    @Test("E2 fallback: block start stops running instances in proc-scan mode too (unprivileged)")
+    @Test("E2 fallback: block start stops running instances in proc-scan mode too (unprivileged)", .enabled(if: AppShieldTests.can(.procScan), AppShieldTests.needsMode))
     func procScanKillsRunning() throws {
         let hits = HitRecorder()
         guard let shield = AppShieldTests.shield(.procScan, grace: 0.4, hits: hits) else { return }
@@ -239,16 +251,29 @@ struct AppShieldTests {
         #expect(s.runsToCompletion(), "after the unblock it runs to the end")
     }
 
-    @Test("E2: without CAP_SYS_ADMIN the shield falls back and says why (unprivileged only)")
-    func unprivilegedModeReason() {
-        guard !Privileged.isRoot else {
-            print("skipped: as root fanotify is available; this checks the unprivileged fallback")
-            return
+    static let setpriv = "/usr/bin/setpriv"
+
+    /// Runs for real as an unprivileged user: the tests' own user, or, when they run as root,
+    /// the real blockd started as nobody under setpriv (changing the user drops every capability).
+    @Test("E2: without CAP_SYS_ADMIN the shield falls back and says why in status (as root: blockd runs as nobody)",
+          .enabled(if: Privileged.can(tools: Privileged.isRoot ? [AppShieldTests.setpriv] : []), Privileged.needsTools))
+    func unprivilegedModeReason() throws {
+        if Privileged.isRoot, Privileged.unavailable(tools: [AppShieldTests.setpriv]) != nil { return }
+        let s = Sandbox()
+        if Privileged.isRoot {
+            // nobody must reach the sandbox: its directories and hosts file are opened up.
+            for path in [s.dir, s.configDir, s.configDir + "/selections.d", s.configDir + "/schedules.d"] { chmod(path, 0o777) }
+            chmod(s.hostsPath, 0o666)
+            try s.start(wrapper: [AppShieldTests.setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+        } else {
+            try s.start()
         }
-        let shield = AppShield(killGrace: 1, log: MemorySink(), hits: { _ in })
-        defer { _ = shield.release() }
-        print("unprivileged app shield: mode \(shield.mode) because \(shield.modeReason ?? "-")")
-        #expect(shield.shieldMode != .fanotify)
-        #expect(shield.modeReason?.contains("fanotify unavailable") == true)
+        defer { s.stop() }
+        let pid = try #require(s.daemon?.processIdentifier)
+        let uidLine = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("Uid:") }
+        #expect(uidLine?.split(whereSeparator: \.isWhitespace).dropFirst().allSatisfy { $0 != "0" } == true, "blockd runs without root: \(uidLine ?? "-")")
+        let enforcement = try s.status()["enforcement"]
+        #expect(enforcement?["apps"]?.string != "fanotify")
+        #expect(enforcement?["appsReason"]?.string?.contains("fanotify unavailable") == true, "\(String(describing: enforcement))")
     }
 }

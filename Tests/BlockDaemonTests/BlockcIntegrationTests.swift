@@ -86,7 +86,7 @@ struct BlockcIntegrationTests {
         #expect(s.eventually { FileManager.default.contents(atPath: s.hostsPath) == original }, "log:\n\(s.log)")
     }
 
-    @Test("E2 end to end: a blocked app cannot be launched, the denial is counted, and it runs again after the block")
+    @Test("E2 end to end: a blocked app cannot be launched, the denial is counted, and it runs again after the block", .enabled(if: Privileged.can(needs: []), Privileged.needsRoot))
     func appShieldEndToEnd() throws {
         if Privileged.unavailable(needs: []) != nil { return }
         let scratch = try ShieldScratch()
@@ -133,7 +133,7 @@ struct BlockcIntegrationTests {
         #expect(FileManager.default.contents(atPath: s.hostsPath) == original)
     }
 
-    @Test("§9 end to end: a 2-second daily limit stops a running test app and refuses it for the rest of the day")
+    @Test("§9 end to end: a 2-second daily limit stops a running test app and refuses it for the rest of the day", .enabled(if: Privileged.can(needs: []), Privileged.needsRoot))
     func limitEndToEnd() throws {
         if Privileged.unavailable(needs: []) != nil { return }
         let scratch = try ShieldScratch()

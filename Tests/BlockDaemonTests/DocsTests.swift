@@ -25,6 +25,39 @@ struct DocsTests {
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
+    @Test("README's Layout section names every source file, so it says where each concern lives")
+    func layoutComplete() throws {
+        let readme = try String(contentsOfFile: Repo.root + "/README.md", encoding: .utf8)
+        let start = try #require(readme.range(of: "## Layout\n"))
+        let layout = String(readme[start.upperBound...]).components(separatedBy: "\n## ").first ?? ""
+        var problems: [String] = []
+        for file in try DocsTests.files(under: "Sources") + DocsTests.files(under: "Tests/Support")
+        where file.hasSuffix(".swift") || file.hasSuffix(".c") {
+            let name = (file as NSString).lastPathComponent
+            if !layout.contains("`\(name)`") && !layout.contains("`\(file)`") { problems.append("\(file) is not in README.md's Layout section") }
+        }
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    @Test("no issue numbers anywhere: comments, suite names and scripts say what a thing is")
+    func noIssueNumbers() throws {
+        // Built from pieces so that this file does not match itself.
+        let pattern = try NSRegularExpression(pattern: "\\b" + "issues? ?#?[0-9]+" + "\\b", options: [.caseInsensitive])
+        var problems: [String] = []
+        for top in ["Sources", "Tests", "scripts", "bench", "torture", "man", "docs", ".ci", "Makefile", "Package.swift", "README.md"] {
+            let files = FileManager.default.fileExists(atPath: Repo.root + "/" + top + "/") ? try DocsTests.files(under: top) : [top]
+            for file in files {
+                guard let data = FileManager.default.contents(atPath: Repo.root + "/" + file),
+                      !data.contains(0) else { continue }  // text files only
+                let text = String(decoding: data, as: UTF8.self)
+                for m in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                    problems.append("\(file): \((text as NSString).substring(with: m.range))")
+                }
+            }
+        }
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
     @Test("every rule tag and § used in a test or suite name is defined in docs/")
     func tagsDefined() throws {
         let defined = try DocsTests.definedTags()

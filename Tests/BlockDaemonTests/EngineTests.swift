@@ -2,87 +2,8 @@ import BlockCore
 import Dispatch
 import Foundation
 import Testing
+import BlockTestSupport
 @testable import BlockDaemon
-
-/// A test harness around one Engine: manual clock, recording enforcer, memory log, temp state dir.
-final class Harness: @unchecked Sendable {
-    let clock: ManualClock
-    let enforcer = RecordingEnforcer()
-    let log = MemorySink()
-    let dir: String
-    var engine: Engine!
-    let zone = TimeZone(identifier: "Asia/Tokyo")!
-
-    let persistent: Bool
-    /// Set to an errno to make every state save fail with it (full disk, read-only).
-    let saveFault = SaveFault()
-
-    init(now: String = "2026-11-29T13:05:00+09:00", dir: String? = nil, config: ConfigSet = .builtIn, persistent: Bool = true) {
-        clock = ManualClock(wall: iso(now))
-        self.persistent = persistent
-        self.dir = dir ?? Harness.tempDir()
-        try? FileManager.default.createDirectory(atPath: self.dir, withIntermediateDirectories: true)
-        engine = makeEngine(config: config)
-        run { engine.startUp() }
-    }
-
-    static func tempDir() -> String {
-        let d = NSTemporaryDirectory() + "blockd-test-" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
-        return d
-    }
-
-    func makeEngine(config: ConfigSet = .builtIn, loader: (@Sendable () throws(CoreError) -> ConfigSet)? = nil) -> Engine {
-        let state: DaemonState
-        if case .loaded(let s) = StateStore(directory: dir).load(now: clock.wallNow()) { state = s } else { state = DaemonState() }
-        return Engine(config: config, state: state, clock: clock, timeZone: zone, enforcer: enforcer, log: log,
-                      store: persistent ? StateStore(directory: dir, writer: saveFault.writer) : nil, configLoader: loader)
-    }
-
-    func run<T>(_ body: () -> T) -> T { engine.queue.sync(execute: body) }
-
-    @discardableResult
-    func send(_ line: String, as peer: Peer = .root) -> Response {
-        let request: Request
-        do { request = try Request.parse(line) } catch { return .error(error) }
-        return run { engine.handle(request, from: peer) }
-    }
-
-    func advance(_ seconds: TimeInterval) {
-        clock.advance(seconds)
-        run { engine.wake() }
-    }
-
-    func entries(_ event: LogEvent) -> [LogEntry] { log.entries.filter { $0.event == event } }
-
-    deinit { try? FileManager.default.removeItem(atPath: dir) }
-}
-
-/// A state-file writer whose saves fail with `code` while it is set.
-final class SaveFault: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _code: Int32?
-    var code: Int32? {
-        get { lock.withLock { _code } }
-        set { lock.withLock { _code = newValue } }
-    }
-    var writer: StateStore.Writer {
-        { [self] data, path throws(AtomicFile.Failure) in
-            if let code { throw .system("cannot write \(path)", code) }
-            try AtomicFile.write(data, to: path, mode: 0o600)
-        }
-    }
-}
-
-func iso(_ text: String) -> Date {
-    try! TimeText.parseISO8601(text, clock: LocalClock(TimeZone(identifier: "UTC")!))
-}
-
-func ok(_ r: Response) -> JSONObject? {
-    if case .ok(let o) = r { return o }
-    Issue.record("expected OK, got \(r.line)")
-    return nil
-}
 
 @Suite("Engine: reconcile, timers, state (DESIGN §2, §7)")
 struct EngineTests {
@@ -321,15 +242,25 @@ struct EngineTests {
     }
 }
 
+@Suite("Test doubles")
+struct DoubleTests {
+    @Test("a collaborator the test did not supply (here the configuration loader) fails the test when the engine uses it")
+    func unsuppliedFailsLoudly() {
+        let h = Harness()
+        withKnownIssue("the harness supplies no configuration loader") {
+            _ = h.send("reload")
+        }
+    }
+}
+
 @Suite("S5: shield hits")
 struct ShieldHitTests {
     @Test("S5: hits are counted per selection per local day, persisted, logged and streamed")
     func counted() throws {
         let h = Harness(now: "2026-11-29T23:59:00+09:00")
         _ = ok(h.send(#"start {"selections":["discord"],"seconds":3600}"#))
-        let events = EventBox()
-        h.run { h.engine.onEvent = { events.add($0) } }
-        let sink = h.run { h.engine.shieldHitSink() }
+        let before = h.events.all.count
+        let sink = h.inbox.shieldHits
         sink(ShieldHit(kind: .deniedLaunch, selection: "discord", path: "/usr/bin/discord", app: "Discord", pid: 42))
         sink(ShieldHit(kind: .killed, selection: "discord", path: "/usr/bin/discord", pid: 43))
         h.run {}
@@ -343,7 +274,7 @@ struct ShieldHitTests {
         ])
         #expect(h.entries(.shieldHit).first?.message == "Denied launch of Discord (/usr/bin/discord): discord is blocked")
         #expect(h.entries(.tamper).first?.priority == .warning)
-        let first = try #require(events.all.first)
+        let first = try #require(h.events.all.dropFirst(before).first)
         #expect(first["event"] == "shield-hit")
         #expect(first["app"] == "Discord")
         #expect(first["until"] == "2026-11-30T00:59:00+09:00")
@@ -352,11 +283,4 @@ struct ShieldHitTests {
         h.run { h.engine.startUp() }
         #expect(ok(h.send("stats"))?["shieldHits"]?.array?.count == 2)
     }
-}
-
-final class EventBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var events: [JSONObject] = []
-    func add(_ e: JSONObject) { lock.withLock { events.append(e) } }
-    var all: [JSONObject] { lock.withLock { events } }
 }

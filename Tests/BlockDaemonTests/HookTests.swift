@@ -21,8 +21,7 @@ struct HookTests {
         let s = Sandbox()
         let out = s.dir + "/hook.out"
         let line = #"echo "$BLOCKD_EVENT|$BLOCKD_SELECTION|$BLOCKD_DOMAINS|$BLOCKD_APPS|${BLOCKD_UNTIL:-none}" >> "# + out
-        let h = Harness(dir: s.dir + "/state", config: try config(s, block: line, unblock: line))
-        h.engine.hooks = h.engine.makeHookRunner(timeout: 5)
+        let h = Harness(dir: s.dir + "/state", config: try config(s, block: line, unblock: line), hookTimeout: 5)
         _ = ok(h.send(#"start {"selections":["focus"],"seconds":60}"#))
         h.advance(60)
         #expect(s.eventually { ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").count == 2 })
@@ -36,9 +35,9 @@ struct HookTests {
     @Test("E3, T4: a failing or hanging hook is recorded as a failure, and enforcement went on")
     func failures() throws {
         let s = Sandbox()
-        let h = Harness(dir: s.dir + "/state", config: try config(s, block: "echo no-vpn >&2; exit 3", unblock: "sleep 30"))
         // Long enough that `echo; exit 3` finishes on a loaded machine, short next to `sleep 30`.
-        h.engine.hooks = h.engine.makeHookRunner(timeout: 3)
+        let h = Harness(dir: s.dir + "/state", config: try config(s, block: "echo no-vpn >&2; exit 3", unblock: "sleep 30"),
+                        hookTimeout: 3)
         _ = ok(h.send(#"start {"selections":["focus"],"seconds":60}"#))
         #expect(h.enforcer.current == ["focus"])
         h.advance(60)

@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestSupport
 @testable import BlockDaemon
 
 /// E1 on a sandbox hosts file (never the real /etc/hosts).
@@ -137,7 +138,7 @@ struct HostsEnforcerTests {
         #expect(!String(decoding: f.bytes, as: UTF8.self).contains("bank.com"))
     }
 
-    @Test("E1: where rename is impossible (a bind-mounted file) the file is written in place, and that is logged")
+    @Test("E1: where rename is impossible (a bind-mounted file) the file is written in place, and that is logged", .enabled(if: Privileged.can(needs: ["/usr/bin/unshare"]), Privileged.needsRoot))
     func bindMounted() throws {
         if Privileged.unavailable(needs: ["/usr/bin/unshare"]) != nil { return }
         let s = Sandbox()
@@ -229,8 +230,7 @@ struct HostsFaultTests {
         let dir = s.dir + "/missing"
         let log = MemorySink()
         let changes = Counter()
-        let enforcer = HostsEnforcer(path: dir + "/hosts", log: log, flushResolvers: {})
-        enforcer.onChange = { changes.bump() }
+        let enforcer = HostsEnforcer(path: dir + "/hosts", log: log, onChange: { changes.bump() }, flushResolvers: {})
         let reddit = Selection(name: "reddit", domains: ["reddit.com"])
         let report = enforcer.enforce(blocked: [reddit])
         #expect(report.failures.count == 1)

@@ -5,10 +5,10 @@ import Glibc
 import Testing
 @testable import BlockDaemon
 
-/// Issue 6: `make install` into a temp DESTDIR (never the real system, never systemctl), the
+/// `make install` into a temp DESTDIR (never the real system, never systemctl), the
 /// installed units through `systemd-analyze verify` and `security`, the journal catalog
 /// through a real `journalctl --update-catalog`, and the completions in the real shells.
-@Suite("Install: make install, units, catalog, completions (issue 6)")
+@Suite("Install: make install, units, catalog, completions")
 struct InstallTests {
     static let make = "/usr/bin/make"
     static let analyze = "/usr/bin/systemd-analyze"
@@ -40,7 +40,7 @@ struct InstallTests {
         ]
     }
 
-    @Test("make install puts every file where systemd, man and the shells look; make uninstall removes them",
+    @Test("make install puts every file where systemd, man and the shells look; make uninstall removes them", .enabled(if: Privileged.can(tools: [InstallTests.make]), Privileged.needsTools),
           arguments: ["/usr/local", "/usr", "/opt/blockd"])
     func installTree(prefix: String) throws {
         if Privileged.unavailable(tools: [InstallTests.make]) != nil { return }
@@ -77,7 +77,7 @@ struct InstallTests {
         #expect(dest.files().isEmpty, "left behind: \(dest.files())")
     }
 
-    @Test("the installed units pass systemd-analyze verify, with their man pages found and ExecStart executable")
+    @Test("the installed units pass systemd-analyze verify, with their man pages found and ExecStart executable", .enabled(if: Privileged.can(tools: [InstallTests.make, InstallTests.analyze, InstallTests.man]), Privileged.needsTools))
     func verifyUnits() throws {
         if Privileged.unavailable(tools: [InstallTests.make, InstallTests.analyze, InstallTests.man]) != nil { return }
         let dest = try TempDir()
@@ -107,7 +107,7 @@ struct InstallTests {
         #expect(failing.status != 0, "systemd-analyze verify accepted a missing ExecStart")
     }
 
-    @Test("the hardened service stays at or below exposure 3.0 in systemd-analyze security")
+    @Test("the hardened service stays at or below exposure 3.0 in systemd-analyze security", .enabled(if: Privileged.can(tools: [InstallTests.analyze]), Privileged.needsTools))
     func securityExposure() throws {
         if Privileged.unavailable(tools: [InstallTests.analyze]) != nil { return }
         let unit = Repo.root + "/systemd/blockd.service"
@@ -116,7 +116,7 @@ struct InstallTests {
         #expect(result.status == 0, "\(overall)\n\(result.output)")
     }
 
-    @Test("journalctl --update-catalog builds a catalog with one blockd entry per MESSAGE_ID")
+    @Test("journalctl --update-catalog builds a catalog with one blockd entry per MESSAGE_ID", .enabled(if: Privileged.can(tools: [InstallTests.make, InstallTests.journalctl]), Privileged.needsTools))
     func catalog() throws {
         if Privileged.unavailable(tools: [InstallTests.make, InstallTests.journalctl]) != nil { return }
         let dest = try TempDir()
@@ -150,7 +150,7 @@ struct InstallTests {
                         "\(event) uses @\(name)@")
             }
         }
-        // What journalctl -x shows for the events issue 6 names.
+        // What journalctl -x shows for the events an administrator acts on.
         #expect(subjects[LogEvent.lock.messageID] == "Blocked @BLOCKD_SELECTION@")
         #expect(subjects[LogEvent.unlock.messageID] == "Unblocked @BLOCKD_SELECTION@")
         #expect(subjects[LogEvent.refusal.messageID]?.contains("refused") == true)
@@ -193,7 +193,7 @@ struct InstallTests {
         #expect(names == InstallTests.selections, "\(file): \(fallback)")
     }
 
-    @Test("bash completes commands, flags and selection names")
+    @Test("bash completes commands, flags and selection names", .enabled(if: Privileged.can(tools: [InstallTests.bash]), Privileged.needsTools))
     func bashCompletion() throws {
         if Privileged.unavailable(tools: [InstallTests.bash]) != nil { return }
         for (line, expected) in InstallTests.cases {
@@ -203,7 +203,7 @@ struct InstallTests {
         }
     }
 
-    @Test("zsh completes commands, flags and selection names")
+    @Test("zsh completes commands, flags and selection names", .enabled(if: Privileged.can(tools: [InstallTests.zsh]), Privileged.needsTools))
     func zshCompletion() throws {
         if Privileged.unavailable(tools: [InstallTests.zsh]) != nil { return }
         for (line, expected) in InstallTests.cases {
@@ -212,7 +212,7 @@ struct InstallTests {
         }
     }
 
-    @Test("fish completes commands, flags and selection names")
+    @Test("fish completes commands, flags and selection names", .enabled(if: Privileged.can(tools: [InstallTests.fish]), Privileged.needsTools))
     func fishCompletion() throws {
         if Privileged.unavailable(tools: [InstallTests.fish]) != nil { return }
         for (line, expected) in InstallTests.cases {
@@ -222,7 +222,7 @@ struct InstallTests {
         }
     }
 
-    @Test("selection names come from 'blockc selections --json' when the daemon answers", arguments: [Shell.bash, .zsh, .fish])
+    @Test("selection names come from 'blockc selections --json' when the daemon answers", .enabled(if: Privileged.can(tools: [Shell.bash.path, Shell.zsh.path, Shell.fish.path]), Privileged.needsTools), arguments: [Shell.bash, .zsh, .fish])
     func liveSelections(shell: Shell) throws {
         if Privileged.unavailable(tools: [shell.path]) != nil { return }
         let dir = try TempDir()
@@ -313,16 +313,8 @@ struct InstallTests {
 
 extension Privileged {
     /// For tests that need tools but not root: nil when they are all there; otherwise the
-    /// reason, recorded as an issue when BLOCKD_PRIVILEGED_TESTS=1 and printed otherwise.
-    static func unavailable(tools: [String]) -> String? {
-        let missing = tools.filter { !FileManager.default.isExecutableFile(atPath: $0) }
-        guard !missing.isEmpty else { return nil }
-        let why = "needs \(missing.joined(separator: ", "))"
-        if required { Issue.record("BLOCKD_PRIVILEGED_TESTS=1 but this test \(why)") } else {
-            print("skipped: \(why) (scripts/deps check installs it)")
-        }
-        return why
-    }
+    /// reason, recorded as an issue when BLOCKD_PRIVILEGED_TESTS=1.
+    static func unavailable(tools: [String]) -> String? { report(missing(tools)) }
 }
 
 enum Repo {

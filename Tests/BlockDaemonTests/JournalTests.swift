@@ -4,22 +4,36 @@ import Glibc
 import Testing
 @testable import BlockDaemon
 
-/// Privileged tests run for real where BLOCKD_PRIVILEGED_TESTS=1 (CI, as root) and fail if
-/// they cannot; elsewhere they are skipped with the reason.
+/// Privileged tests are declared with `.enabled(if: Privileged.can(...), Privileged.needsRoot)`:
+/// where BLOCKD_PRIVILEGED_TESTS=1 (CI, as root) they always run, and fail if what they need is
+/// missing; elsewhere they run when they can and are reported as skipped, with the reason, when
+/// they cannot.
 enum Privileged {
     static var required: Bool { ProcessInfo.processInfo.environment["BLOCKD_PRIVILEGED_TESTS"] == "1" }
     static var isRoot: Bool { geteuid() == 0 }
+    static let needsRoot: Comment = "needs root and the tools it runs; runs as root with BLOCKD_PRIVILEGED_TESTS=1"
+    static let needsTools: Comment = "needs tools that scripts/deps installs; runs (and fails without them) with BLOCKD_PRIVILEGED_TESTS=1"
 
-    /// Nil when the test can run; otherwise why not. Records an issue when it must run.
+    /// The condition of a test that needs root and `tools`: true when it must run or can.
+    static func can(needs tools: [String]) -> Bool { required || (isRoot && missing(tools).isEmpty) }
+
+    /// The condition of a test that needs `tools` but not root.
+    static func can(tools: [String]) -> Bool { required || missing(tools).isEmpty }
+
+    static func missing(_ tools: [String]) -> [String] {
+        tools.filter { !FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Nil when the test can run; otherwise why not, recorded as an issue (the test was enabled
+    /// because BLOCKD_PRIVILEGED_TESTS=1 says it must run).
     static func unavailable(needs tools: [String]) -> String? {
-        var missing: [String] = []
-        if !isRoot { missing.append("root") }
-        for tool in tools where !FileManager.default.isExecutableFile(atPath: tool) { missing.append(tool) }
+        report((isRoot ? [] : ["root"]) + missing(tools))
+    }
+
+    static func report(_ missing: [String]) -> String? {
         guard !missing.isEmpty else { return nil }
         let why = "needs \(missing.joined(separator: ", "))"
-        if required { Issue.record("BLOCKD_PRIVILEGED_TESTS=1 but this test \(why)") } else {
-            print("skipped: \(why) (run as root with BLOCKD_PRIVILEGED_TESTS=1)")
-        }
+        if required { Issue.record("BLOCKD_PRIVILEGED_TESTS=1 but this test \(why) (scripts/deps check installs the tools)") }
         return why
     }
 }
@@ -33,7 +47,7 @@ struct JournalTests {
     /// A real systemd-journald in a private mount and PID namespace, with /run on a tmpfs (so
     /// the host's /run is never touched) and its journal files bind-mounted into the sandbox;
     /// blockd runs next to it and logs through sd_journal_sendv. Killing `unshare` kills both.
-    @Test("the unlock entry reaches a real journald with MESSAGE_ID and the BLOCKD_* fields")
+    @Test("the unlock entry reaches a real journald with MESSAGE_ID and the BLOCKD_* fields", .enabled(if: Privileged.can(needs: [JournalTests.journald, JournalTests.journalctl, JournalTests.unshare]), Privileged.needsRoot))
     func unlockEntry() throws {
         if Privileged.unavailable(needs: [JournalTests.journald, JournalTests.journalctl, JournalTests.unshare]) != nil { return }
         let s = Sandbox()

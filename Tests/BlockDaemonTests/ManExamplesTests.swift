@@ -60,7 +60,7 @@ struct ManExamplesTests {
         for example in ManExamplesTests.excluded.keys { #expect(examples.contains(example), "stale exclusion: \(example)") }
     }
 
-    @Test("each example of blockc(1) exits as documented, and each jq in it prints something")
+    @Test("each example of blockc(1) exits as documented, and each jq in it prints something", .enabled(if: Privileged.can(tools: ["/usr/bin/jq", "/usr/bin/timeout", "/bin/bash"]), Privileged.needsTools))
     func everyExample() throws {
         // The examples pipe into jq(1) and run timeout(1).
         if Privileged.unavailable(tools: ["/usr/bin/jq", "/usr/bin/timeout", "/bin/bash"]) != nil { return }

@@ -9,7 +9,7 @@ import Testing
 /// after the unlock; the file outside the section is byte-identical.
 @Suite("Integration: the real resolver in a private mount namespace", .serialized)
 struct NamespaceTests {
-    @Test("E1: getent answers 0.0.0.0 during `blockc start --for 3s instagram`, and as before after it")
+    @Test("E1: getent answers 0.0.0.0 during `blockc start --for 3s instagram`, and as before after it", .enabled(if: Privileged.can(needs: ["/usr/bin/unshare", "/usr/bin/getent"]), Privileged.needsRoot))
     func getentDuringBlock() throws {
         if Privileged.unavailable(needs: ["/usr/bin/unshare", "/usr/bin/getent"]) != nil { return }
         let s = Sandbox()
@@ -38,7 +38,7 @@ struct NamespaceTests {
         #expect(s.log.contains("writing it in place"), "the bind-mount fallback was used; log:\n\(s.log)")
     }
 
-    @Test("E6: a user's own line and one appended during the block give a blocked name no address, and come back byte for byte")
+    @Test("E6: a user's own line and one appended during the block give a blocked name no address, and come back byte for byte", .enabled(if: Privileged.can(needs: ["/usr/bin/unshare", "/usr/bin/getent"]), Privileged.needsRoot))
     func overrideLines() throws {
         if Privileged.unavailable(needs: ["/usr/bin/unshare", "/usr/bin/getent"]) != nil { return }
         let s = Sandbox()

@@ -4,7 +4,7 @@ import Glibc
 import Testing
 
 /// A temp directory with the real `blockd` running in it (unprivileged: its own socket,
-/// state and config dirs; log-only enforcement). Every process it starts is stopped when the
+/// state and config dirs; a hosts file of its own). Every process it starts is stopped when the
 /// sandbox goes away, whether the test passed or not.
 final class Sandbox: @unchecked Sendable {
     let dir: String
@@ -60,11 +60,13 @@ final class Sandbox: @unchecked Sendable {
         FileManager.default.createFile(atPath: dir + "/" + relative, contents: Data(text.utf8))
     }
 
-    /// Starts blockd and waits until it answers `hello`.
+    /// Starts blockd and waits until it answers `hello`; `wrapper` is a command that runs it
+    /// (`setpriv ... --`), or none.
     @discardableResult
-    func start(extraArgs: [String] = [], environment: [String: String] = [:], waitForSocket: Bool = true) throws -> Process {
-        let p = try launch(Sandbox.binDir + "/blockd", daemonArgs() + extraArgs,
-                           environment: environment, output: logPath)
+    func start(extraArgs: [String] = [], environment: [String: String] = [:], waitForSocket: Bool = true,
+               wrapper: [String] = []) throws -> Process {
+        let command = wrapper + [Sandbox.binDir + "/blockd"] + daemonArgs() + extraArgs
+        let p = try launch(command[0], Array(command.dropFirst()), environment: environment, output: logPath)
         daemon = p
         if waitForSocket { try waitUntilServing() }
         return p

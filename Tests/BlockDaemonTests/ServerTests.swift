@@ -19,7 +19,7 @@ struct ServerTests {
             var limits = ControlServer.Limits()
             configure(&limits)
             let fd = try UnixSocket.listen(path: sandbox.socket)
-            server = ControlServer(listenFD: fd, engine: harness.engine, log: harness.log, limits: limits)
+            server = ControlServer(listenFD: fd, engine: harness.engine, hub: harness.hub, log: harness.log, limits: limits)
             server.start()
         }
 

@@ -61,3 +61,27 @@ struct TimerTests {
         #expect(!fallback.isEmpty)
     }
 }
+
+@Suite("Inotify event records")
+struct InotifyDecodeTests {
+    /// A `struct inotify_event` as the kernel writes it: wd, mask, cookie, len, padded name.
+    static func record(wd: Int32, name: String, padTo: Int = 16) -> [UInt8] {
+        var name = Array(name.utf8)
+        if !name.isEmpty { name += [UInt8](repeating: 0, count: padTo - name.count % padTo) }
+        var out: [UInt8] = []
+        for field in [UInt32(bitPattern: wd), 0x100, 0, UInt32(name.count)] { withUnsafeBytes(of: field) { out += $0 } }
+        return out + name
+    }
+
+    @Test("records are decoded with their watch and NUL-padded name; a record cut short is not read", arguments: [
+        ("one file event, no name", record(wd: 3, name: ""), [Inotify.Event(watch: 3, name: "")]),
+        ("two directory events", record(wd: 1, name: "hosts") + record(wd: 2, name: "localtime"),
+         [Inotify.Event(watch: 1, name: "hosts"), Inotify.Event(watch: 2, name: "localtime")]),
+        ("a name of exactly the padding", record(wd: 5, name: "0123456789abcdef"), [Inotify.Event(watch: 5, name: "0123456789abcdef")]),
+        ("a header cut short", Array(record(wd: 1, name: "hosts") + record(wd: 9, name: "x").prefix(10)),
+         [Inotify.Event(watch: 1, name: "hosts")]),
+    ])
+    func decode(_ name: String, _ bytes: [UInt8], _ expected: [Inotify.Event]) {
+        #expect(Inotify.decode(bytes[...]) == expected, "\(name)")
+    }
+}

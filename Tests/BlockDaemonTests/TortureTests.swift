@@ -2,7 +2,7 @@ import BlockCore
 import Foundation
 import Testing
 
-/// Issue 7's bounded fast subset, in-process: a seeded random + mutation loop over the request
+/// The fault and abuse suite's bounded fast subset, in-process: a seeded random + mutation loop over the request
 /// parser (the same properties as torture/fuzz/FuzzRequest.swift, which `make torture` runs
 /// under libFuzzer for a million inputs). The daemon-level subset runs from `make check` as
 /// `torture/run BIN --quick`.

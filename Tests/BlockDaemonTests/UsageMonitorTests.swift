@@ -34,7 +34,7 @@ struct UsageMonitorTests {
         withExtendedLifetime(monitor) {}
     }
 
-    @Test("§9: starts and exits of a limited app, through fanotify notification marks")
+    @Test("§9: starts and exits of a limited app, through fanotify notification marks", .enabled(if: Privileged.can(needs: []), Privileged.needsRoot))
     func fanotify() throws {
         if Privileged.unavailable(needs: []) != nil { return }
         try check(forceScan: false)

@@ -27,11 +27,8 @@ uint32_t blockd_in_close_write(void);
 uint32_t blockd_in_moved_to(void);
 uint32_t blockd_in_create(void);
 uint32_t blockd_in_delete(void);
-uint32_t blockd_in_delete_self(void);
-uint32_t blockd_in_move_self(void);
 uint32_t blockd_in_modify(void);
 uint32_t blockd_in_attrib(void);
-uint32_t blockd_in_dont_follow(void);
 
 /* accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC (Glibc's module lacks accept4). */
 int blockd_accept(int fd);

@@ -68,7 +68,5 @@ int blockd_eventfd(void);
    or EINTR, -1 on error. timeout_ms < 0 waits forever. */
 int blockd_poll2(int fd, int wake, int timeout_ms);
 int blockd_inotify_rm_watch(int fd, int wd);
-/* Drains an inotify fd; returns how many events were read (0 when none), -1 on error. */
-int blockd_inotify_drain(int fd);
 
 #endif

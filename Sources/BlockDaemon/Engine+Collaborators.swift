@@ -1,0 +1,120 @@
+import BlockCore
+import Dispatch
+import Foundation
+
+extension Engine {
+    /// Everything the engine hands work to, reads from or reports to, given once at
+    /// construction; nothing is optional and nothing is wired in afterwards. What talks *to*
+    /// the engine from other threads (the timer, the enforcers, the watchers, the hooks) goes
+    /// through the `EngineInbox` instead, which exists before any of them.
+    public struct Collaborators {
+        public var clock: any SystemClock
+        public var enforcer: any Enforcer
+        public var log: any LogSink
+        public var store: StateStore
+        /// `blockc reload` and SIGHUP: the configuration files as they are now.
+        public var loadConfig: @Sendable () throws(CoreError) -> ConfigSet
+        /// E3: `ExecOnBlock=` / `ExecOnUnblock=`.
+        public var hooks: any HookRunning
+        /// Called on the engine queue after every reconcile with the next transition (nil:
+        /// none), to arm the one timer (T9).
+        public var armTimer: @Sendable (Date?) -> Void
+        /// Events for `watch` subscribers; must not block (S3).
+        public var events: @Sendable (JSONObject) -> Void
+        /// Limits were added or removed: limit name → its selections' `Apps=` entries, so the
+        /// usage monitor can follow their apps (§9).
+        public var limitsChanged: @Sendable ([String: [String]]) -> Void
+        /// Extra facts for `status`'s enforcement object (the app shield's mode and why), with
+        /// times written in the engine's local time.
+        public var enforcementNotes: @Sendable (LocalClock) -> JSONObject
+        /// Connection counters from the control server, shown in `status`.
+        public var serverStats: @Sendable () -> JSONObject
+        /// A one-line status for systemd (`STATUS=`).
+        public var status: @Sendable (String) -> Void
+
+        public init(clock: any SystemClock, enforcer: any Enforcer, log: any LogSink, store: StateStore,
+                    loadConfig: @escaping @Sendable () throws(CoreError) -> ConfigSet, hooks: any HookRunning,
+                    armTimer: @escaping @Sendable (Date?) -> Void, events: @escaping @Sendable (JSONObject) -> Void,
+                    limitsChanged: @escaping @Sendable ([String: [String]]) -> Void,
+                    enforcementNotes: @escaping @Sendable (LocalClock) -> JSONObject,
+                    serverStats: @escaping @Sendable () -> JSONObject, status: @escaping @Sendable (String) -> Void) {
+            (self.clock, self.enforcer, self.log, self.store) = (clock, enforcer, log, store)
+            (self.loadConfig, self.hooks, self.armTimer, self.events) = (loadConfig, hooks, armTimer, events)
+            (self.limitsChanged, self.enforcementNotes, self.serverStats, self.status) = (limitsChanged, enforcementNotes, serverStats, status)
+        }
+    }
+
+    /// Handles one message from the inbox, on the engine queue.
+    func receive(_ message: EngineInbox.Message) {
+        switch message {
+        case .wake: wake()
+        case .timeZone(let zone): timeZoneChanged(to: zone)
+        case .shieldHit(let hit): recordShieldHit(hit)
+        case .enforcementChanged: enforcementChanged()
+        case .usage(let running): usageChanged(running: running)
+        case .hookFailed(let error, let selection):
+            recordFailure(error, uid: nil, activity: selection, now: observedNow())
+            persist()
+        }
+    }
+
+    /// Tells the usage monitor which apps the limits cover now (§9).
+    func followLimits() { collaborators.limitsChanged(limitedApps) }
+}
+
+/// What other threads tell the engine. It is created first, with the engine's queue, and handed
+/// to everything that reports to the engine (the timer, the enforcers, the watchers, the
+/// hooks), so none of them needs the engine itself. The engine opens it in its initializer;
+/// a message posted before that waits in order and is delivered then, never dropped.
+public final class EngineInbox: @unchecked Sendable {
+    public enum Message: Sendable {
+        /// Time passed: the timer fired, the clock was stepped, the machine resumed.
+        case wake
+        /// T7: the system time zone changed.
+        case timeZone(TimeZone)
+        /// S5: an enforcer stopped something.
+        case shieldHit(ShieldHit)
+        /// An enforcer's retry or repair changed what is enforced.
+        case enforcementChanged
+        /// §9: the limits that have an app running now.
+        case usage(Set<String>)
+        /// E3: a hook failed.
+        case hookFailed(CoreError, selection: String)
+    }
+
+    public let queue: DispatchQueue
+    private let lock = NSLock()
+    private var waiting: [Message] = []
+    private var reader: (@Sendable (Message) -> Void)?
+
+    public init(queue: DispatchQueue = DispatchQueue(label: "blockd.engine")) {
+        self.queue = queue
+    }
+
+    public func post(_ message: Message) {
+        lock.withLock { waiting.append(message) }
+        queue.async { [self] in deliver() }
+    }
+
+    /// A shield-hit sink for an enforcer (any thread; never blocks).
+    public var shieldHits: ShieldHitSink { { [self] hit in post(.shieldHit(hit)) } }
+
+    /// Called once, by the engine's initializer.
+    func open(_ reader: @escaping @Sendable (Message) -> Void) {
+        lock.withLock {
+            precondition(self.reader == nil, "an EngineInbox belongs to one engine")
+            self.reader = reader
+        }
+        queue.async { [self] in deliver() }
+    }
+
+    private func deliver() {
+        let batch: ([Message], @Sendable (Message) -> Void)? = lock.withLock {
+            guard let open = self.reader else { return nil }
+            defer { waiting = [] }
+            return (waiting, open)
+        }
+        guard let (messages, handle) = batch else { return }
+        for message in messages { handle(message) }
+    }
+}

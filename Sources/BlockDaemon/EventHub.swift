@@ -1,0 +1,55 @@
+import BlockCore
+import Dispatch
+import Foundation
+
+/// S3: the `watch` subscribers and the control server's counters. Created before the engine,
+/// which publishes into it, and before the control server, which serves on its queue and adds
+/// and removes its watching connections; so neither needs the other to exist first.
+public final class EventHub: @unchecked Sendable {
+    /// The control server's queue: every connection's state lives here.
+    public let queue = DispatchQueue(label: "blockd.server")
+    public let counters = Counters()
+    /// The connections that asked for `watch`; owned by `queue`.
+    var watchers: [ObjectIdentifier: Connection] = [:]
+
+    public init() {}
+
+    /// Counters shown by `blockc status` (S3: drops are reported, never silent).
+    public final class Counters: @unchecked Sendable {
+        private let lock = NSLock()
+        private var _connections = 0, _watchers = 0, _dropped = 0, _refusedConnections = 0
+        func update(_ body: (inout Int, inout Int, inout Int, inout Int) -> Void) {
+            lock.withLock { body(&_connections, &_watchers, &_dropped, &_refusedConnections) }
+        }
+        public var json: JSONObject {
+            lock.withLock {
+                ["connections": .int(Int64(_connections)), "watchers": .int(Int64(_watchers)),
+                 "droppedEvents": .int(Int64(_dropped)), "refusedConnections": .int(Int64(_refusedConnections))]
+            }
+        }
+    }
+
+    /// S3: called from the engine queue; never waits. Each watcher gets the event queued on
+    /// its own bounded buffer; a full buffer drops, counts, and later tells that watcher.
+    public func publish(_ event: JSONObject) {
+        let line = Response.event(event).line
+        let time = event["time"] ?? .null
+        queue.async { [self] in
+            for connection in watchers.values where !connection.enqueueEvent(line, time: time) {
+                counters.update { _, _, dropped, _ in dropped += 1 }
+            }
+        }
+    }
+
+    func add(_ connection: Connection) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        watchers[ObjectIdentifier(connection)] = connection
+        counters.update { _, w, _, _ in w = watchers.count }
+    }
+
+    func remove(_ connection: Connection) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard watchers.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
+        counters.update { _, w, _, _ in w = watchers.count }
+    }
+}

@@ -1,0 +1,114 @@
+import BlockCore
+import Dispatch
+import Foundation
+import Testing
+import BlockTestSupport
+@testable import BlockDaemon
+
+/// A test harness around one Engine: manual clock, recording enforcer, memory log, temp state
+/// dir, recorded events and timer arms. What it does not supply (a configuration loader, hooks
+/// unless `hookTimeout` is given) fails the test if the engine uses it.
+final class Harness: @unchecked Sendable {
+    let clock: ManualClock
+    let enforcer = RecordingEnforcer()
+    let log = MemorySink()
+    let dir: String
+    var engine: Engine!
+    /// The inbox of the current engine (each engine gets its own).
+    private(set) var inbox = EngineInbox()
+    /// Where the engine publishes `watch` events (a ControlServer serves from it).
+    let hub = EventHub()
+    /// Every event the engine published, in order.
+    let events = EventBox()
+    let zone = TimeZone(identifier: "Asia/Tokyo")!
+    /// E3: run real hooks with this timeout (nil: a hook that would run fails the test).
+    let hookTimeout: TimeInterval?
+
+    let persistent: Bool
+    /// Set to an errno to make every state save fail with it (full disk, read-only).
+    let saveFault = SaveFault()
+
+    init(now: String = "2026-11-29T13:05:00+09:00", dir: String? = nil, config: ConfigSet = .builtIn, persistent: Bool = true,
+         hookTimeout: TimeInterval? = nil) {
+        clock = ManualClock(wall: iso(now))
+        self.persistent = persistent
+        self.hookTimeout = hookTimeout
+        self.dir = dir ?? Harness.tempDir()
+        try? FileManager.default.createDirectory(atPath: self.dir, withIntermediateDirectories: true)
+        engine = makeEngine(config: config)
+        run { engine.startUp() }
+    }
+
+    static func tempDir() -> String {
+        let d = NSTemporaryDirectory() + "blockd-test-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        return d
+    }
+
+    func makeEngine(config: ConfigSet = .builtIn, loader: (@Sendable () throws(CoreError) -> ConfigSet)? = nil) -> Engine {
+        let state: DaemonState
+        if case .loaded(let s) = StateStore(directory: dir).load(now: clock.wallNow()) { state = s } else { state = DaemonState() }
+        inbox = EngineInbox()
+        let discard: StateStore.Writer = { _, _ throws(AtomicFile.Failure) in }
+        let store = StateStore(directory: dir, writer: persistent ? saveFault.writer : discard)
+        var c = Engine.Collaborators.unsupplied(clock: clock, store: store)
+        (c.enforcer, c.log) = (enforcer, log)
+        if let loader { c.loadConfig = loader }
+        if let hookTimeout { c.hooks = HookRunner(timeout: hookTimeout, inbox: inbox) }
+        let (hub, events, arms) = (hub, events, timerArms)
+        c.armTimer = { arms.add($0) }
+        c.status = { _ in }
+        c.limitsChanged = { _ in }
+        c.events = { events.add($0); hub.publish($0) }
+        c.enforcementNotes = { _ in [:] }
+        c.serverStats = { hub.counters.json }
+        return Engine(config: config, state: state, timeZone: zone, inbox: inbox, collaborators: c)
+    }
+
+    /// Every instant the engine armed the timer for (nil: disarmed), in order.
+    let timerArms = ArmBox()
+
+    func run<T>(_ body: () -> T) -> T { engine.queue.sync(execute: body) }
+
+    @discardableResult
+    func send(_ line: String, as peer: Peer = .root) -> Response {
+        let request: Request
+        do { request = try Request.parse(line) } catch { return .error(error) }
+        return run { engine.handle(request, from: peer) }
+    }
+
+    func advance(_ seconds: TimeInterval) {
+        clock.advance(seconds)
+        run { engine.wake() }
+    }
+
+    func entries(_ event: LogEvent) -> [LogEntry] { log.entries.filter { $0.event == event } }
+
+    deinit { try? FileManager.default.removeItem(atPath: dir) }
+}
+
+/// A state-file writer whose saves fail with `code` while it is set.
+final class SaveFault: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _code: Int32?
+    var code: Int32? {
+        get { lock.withLock { _code } }
+        set { lock.withLock { _code = newValue } }
+    }
+    var writer: StateStore.Writer {
+        { [self] data, path throws(AtomicFile.Failure) in
+            if let code { throw .system("cannot write \(path)", code) }
+            try AtomicFile.write(data, to: path, mode: 0o600)
+        }
+    }
+}
+
+func iso(_ text: String) -> Date {
+    try! TimeText.parseISO8601(text, clock: LocalClock(TimeZone(identifier: "UTC")!))
+}
+
+func ok(_ r: Response) -> JSONObject? {
+    if case .ok(let o) = r { return o }
+    Issue.record("expected OK, got \(r.line)")
+    return nil
+}

@@ -1,0 +1,92 @@
+import BlockCore
+import BlockDaemon
+import Foundation
+
+// The test doubles of blockd's collaborators. Only test targets depend on this target.
+
+/// A clock that moves only when told, for tests: `advance` moves both clocks (time passes),
+/// `stepWall` moves only the wall clock (someone set the time).
+public final class ManualClock: SystemClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var wall: Date
+    private var boot: TimeInterval
+
+    public init(wall: Date, boot: TimeInterval = 1000) {
+        self.wall = wall
+        self.boot = boot
+    }
+
+    public func wallNow() -> Date { lock.withLock { wall } }
+    public func bootNow() -> TimeInterval { lock.withLock { boot } }
+
+    public func advance(_ seconds: TimeInterval) {
+        lock.withLock {
+            wall += seconds
+            boot += seconds
+        }
+    }
+
+    public func stepWall(_ seconds: TimeInterval) { lock.withLock { wall += seconds } }
+}
+
+/// Keeps every log entry, for tests.
+public final class MemorySink: LogSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [LogEntry] = []
+
+    public init() {}
+
+    public func log(_ entry: LogEntry) {
+        lock.lock()
+        stored.append(entry)
+        lock.unlock()
+    }
+
+    public var entries: [LogEntry] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+}
+
+/// Records every call, for tests.
+public final class RecordingEnforcer: Enforcer, @unchecked Sendable {
+    public let mode = "recording"
+    private let lock = NSLock()
+    private var calls: [[String]] = []
+
+    public init() {}
+
+    public func enforce(blocked: [Selection]) -> EnforcementReport {
+        lock.withLock {
+            calls.append(blocked.map(\.name).sorted())
+            return EnforcementReport(failures: [])
+        }
+    }
+
+    public func release() -> [EnforcementFailure] {
+        lock.withLock { calls.append([]) }
+        return []
+    }
+
+    public var applied: [[String]] { lock.withLock { calls } }
+    public var current: [String] { lock.withLock { calls.last ?? [] } }
+}
+
+/// The events an engine published, in order.
+public final class EventBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [JSONObject] = []
+    public init() {}
+    public func add(_ e: JSONObject) { lock.withLock { events.append(e) } }
+    public var all: [JSONObject] { lock.withLock { events } }
+}
+
+/// The instants an engine armed its timer for (nil: disarmed), in order.
+public final class ArmBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var arms: [Date?] = []
+    public init() {}
+    public func add(_ date: Date?) { lock.withLock { arms.append(date) } }
+    public var all: [Date?] { lock.withLock { arms } }
+}
