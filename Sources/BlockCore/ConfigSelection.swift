@@ -30,66 +30,66 @@ extension ConfigFiles {
     public static func parseSelection(file: String, text: String) throws(CoreError) -> Selection {
         let reader = ConfigReader(file: file, what: "a selection file")
         let doc = try INIDocument.parse(file: file, text: text)
-        let entries = try reader.entries(of: doc, section: selectionSection)
+        var selection = Selection(name: "")
         var name: String?
-        var domains: [String] = []
-        var apps: [String] = []
-        var paths: [String] = []
-        var openURL: String?
-        var execOnBlock: String?
-        var execOnUnblock: String?
-        var firewall: Bool?
-        var texts: [String: String] = [:]
-
-        for e in entries {
-            let v = e.value
-            switch e.key {
-            case "Name":
-                if !v.isEmpty { try reader.checked(e) { () throws(CoreError) in try Names.validate(v, what: "selection name") } }
-                name = v.isEmpty ? nil : v
-            case "Domains":
-                if v.isEmpty { domains = []; continue }
-                for word in try reader.words(e) {
-                    domains.append(try reader.checked(e) { () throws(CoreError) in try Domain.normalize(word) })
-                }
-            case "Apps":
-                if v.isEmpty { apps = []; continue }
-                for word in try reader.words(e) { apps.append(try reader.app(word, e)) }
-            case "Paths":  // E8: URL prefixes, a list like Domains=
-                if v.isEmpty { paths = []; continue }
-                for word in try reader.words(e) {
-                    paths.append(try reader.checked(e) { () throws(CoreError) in try URLPrefix.normalize(word) })
-                }
-            case "OpenURL":
-                openURL = try v.isEmpty ? nil : reader.url(e)
-                if let url = openURL {
-                    try reader.checked(e) { () throws(CoreError) in try PercentEncoding.validate(urlTemplate: url) }
-                }
-            case "ExecOnBlock":
-                execOnBlock = try v.isEmpty ? nil : reader.command(e)
-            case "ExecOnUnblock":
-                execOnUnblock = try v.isEmpty ? nil : reader.command(e)
-            case "Firewall":
-                firewall = try v.isEmpty ? nil : reader.boolean(e)
-            default:
-                guard try reader.isTextKey(e) else {
-                    throw reader.unknownKey(e, section: selectionSection, valid: selectionKeys + textKeys)
-                }
-                if v.isEmpty { texts[e.key] = nil; continue }
-                try reader.checked(e) { () throws(CoreError) in try Texts.validate(overrides: [e.key: v]) }
-                texts[e.key] = v
+        for e in try reader.entries(of: doc, section: selectionSection) {
+            guard e.key == "Name" else {
+                try readSelectionKey(e, into: &selection, reader: reader)
+                continue
             }
+            if !e.value.isEmpty { try reader.checked(e) { () throws(CoreError) in try Names.validate(e.value, what: "selection name") } }
+            name = e.value.isEmpty ? nil : e.value
         }
-
         guard let header = doc.sections.first else {
             throw CoreError(.invalidConfig, "\(file): has no [\(selectionSection)] section; a selection file needs one with at least Name=, e.g. [Selection] Name=social")
         }
         guard let name else {
             throw reader.fail(header.line, "[\(selectionSection)] has no Name=; add one, e.g. Name=social")
         }
-        return Selection(name: name, domains: Registry.unique(domains), apps: Registry.unique(apps),
-                         paths: Registry.unique(paths), openURL: openURL, texts: texts, execOnBlock: execOnBlock, execOnUnblock: execOnUnblock,
-                         firewall: firewall == true ? true : nil)
+        selection.name = name
+        selection.domains = Registry.unique(selection.domains)
+        selection.apps = Registry.unique(selection.apps)
+        selection.paths = Registry.unique(selection.paths)
+        if selection.firewall != true { selection.firewall = nil }
+        return selection
+    }
+
+    /// One key of a `[Selection]` other than `Name=`. An empty list value clears the list.
+    static func readSelectionKey(_ e: INIEntry, into s: inout Selection, reader: ConfigReader) throws(CoreError) {
+        let v = e.value
+        switch e.key {
+        case "Domains":
+            if v.isEmpty { s.domains = []; return }
+            for word in try reader.words(e) {
+                s.domains.append(try reader.checked(e) { () throws(CoreError) in try Domain.normalize(word) })
+            }
+        case "Apps":
+            if v.isEmpty { s.apps = []; return }
+            for word in try reader.words(e) { s.apps.append(try reader.app(word, e)) }
+        case "Paths":  // E8: URL prefixes, a list like Domains=
+            if v.isEmpty { s.paths = []; return }
+            for word in try reader.words(e) {
+                s.paths.append(try reader.checked(e) { () throws(CoreError) in try URLPrefix.normalize(word) })
+            }
+        case "OpenURL":
+            s.openURL = try v.isEmpty ? nil : reader.url(e)
+            if let url = s.openURL {
+                try reader.checked(e) { () throws(CoreError) in try PercentEncoding.validate(urlTemplate: url) }
+            }
+        case "ExecOnBlock":
+            s.execOnBlock = try v.isEmpty ? nil : reader.command(e)
+        case "ExecOnUnblock":
+            s.execOnUnblock = try v.isEmpty ? nil : reader.command(e)
+        case "Firewall":
+            s.firewall = try v.isEmpty ? nil : reader.boolean(e)
+        default:
+            guard try reader.isTextKey(e) else {
+                throw reader.unknownKey(e, section: selectionSection, valid: selectionKeys + textKeys)
+            }
+            if v.isEmpty { s.texts[e.key] = nil; return }
+            try reader.checked(e) { () throws(CoreError) in try Texts.validate(overrides: [e.key: v]) }
+            s.texts[e.key] = v
+        }
     }
 }
 

@@ -58,41 +58,6 @@ public struct INIDocument: Hashable, Sendable {
         var sections: [INISection] = []
         // A pending continued value: the key line's number and the text so far.
         var pending: (line: Int, text: String)?
-
-        func fail(_ line: Int, _ why: String) -> CoreError {
-            CoreError(.invalidConfig, "\(file):\(line): \(why)")
-        }
-
-        func finish(_ line: Int, _ raw: String) throws(CoreError) {
-            let content = raw.trimmingINISpace()
-            if content.first == "[" {
-                guard content.last == "]", content.count >= 2 else {
-                    throw fail(line, "'\(content)' starts a section header but does not end with ']'; write e.g. [Daemon]")
-                }
-                let name = String(content.dropFirst().dropLast())
-                guard !name.isEmpty else {
-                    throw fail(line, "the section header '[]' has no name; write e.g. [Daemon]")
-                }
-                guard !name.contains("[") && !name.contains("]") else {
-                    throw fail(line, "'\(content)' is not a section header; a section name cannot contain '[' or ']'")
-                }
-                sections.append(INISection(name: name, line: line))
-                return
-            }
-            guard let eq = content.firstIndex(of: "=") else {
-                throw fail(line, "'\(content)' is not a Key=Value assignment, a [Section] header or a comment; add '=' or start the line with '#' to comment it out")
-            }
-            let key = String(content[..<eq]).trimmingINISpace()
-            let value = String(content[content.index(after: eq)...]).trimmingINISpace()
-            guard !key.isEmpty else {
-                throw fail(line, "'\(content)' has no key before '='; write Key=Value")
-            }
-            guard !sections.isEmpty else {
-                throw fail(line, "\(key)= comes before any [Section] header; put it under a section such as [Daemon]")
-            }
-            sections[sections.count - 1].entries.append(INIEntry(key: key, value: value, line: line))
-        }
-
         var lineNumber = 0
         for rawLine in Self.lines(of: text) {
             lineNumber += 1
@@ -101,7 +66,7 @@ public struct INIDocument: Hashable, Sendable {
             if trimmed.isEmpty {
                 if let p = pending {
                     pending = nil
-                    try finish(p.line, p.text)
+                    try finish(p.line, p.text, file: file, into: &sections)
                 }
                 continue
             }
@@ -112,10 +77,44 @@ public struct INIDocument: Hashable, Sendable {
                 continue
             }
             pending = nil
-            try finish(start, sofar + trimmed)
+            try finish(start, sofar + trimmed, file: file, into: &sections)
         }
-        if let p = pending { try finish(p.line, p.text) }
+        if let p = pending { try finish(p.line, p.text, file: file, into: &sections) }
         return INIDocument(sections: sections)
+    }
+
+    /// One logical line (continuations joined): a section header or a `Key=Value` entry.
+    static func finish(_ line: Int, _ raw: String, file: String, into sections: inout [INISection]) throws(CoreError) {
+        func fail(_ line: Int, _ why: String) -> CoreError {
+            CoreError(.invalidConfig, "\(file):\(line): \(why)")
+        }
+        let content = raw.trimmingINISpace()
+        if content.first == "[" {
+            guard content.last == "]", content.count >= 2 else {
+                throw fail(line, "'\(content)' starts a section header but does not end with ']'; write e.g. [Daemon]")
+            }
+            let name = String(content.dropFirst().dropLast())
+            guard !name.isEmpty else {
+                throw fail(line, "the section header '[]' has no name; write e.g. [Daemon]")
+            }
+            guard !name.contains("[") && !name.contains("]") else {
+                throw fail(line, "'\(content)' is not a section header; a section name cannot contain '[' or ']'")
+            }
+            sections.append(INISection(name: name, line: line))
+            return
+        }
+        guard let eq = content.firstIndex(of: "=") else {
+            throw fail(line, "'\(content)' is not a Key=Value assignment, a [Section] header or a comment; add '=' or start the line with '#' to comment it out")
+        }
+        let key = String(content[..<eq]).trimmingINISpace()
+        let value = String(content[content.index(after: eq)...]).trimmingINISpace()
+        guard !key.isEmpty else {
+            throw fail(line, "'\(content)' has no key before '='; write Key=Value")
+        }
+        guard !sections.isEmpty else {
+            throw fail(line, "\(key)= comes before any [Section] header; put it under a section such as [Daemon]")
+        }
+        sections[sections.count - 1].entries.append(INIEntry(key: key, value: value, line: line))
     }
 
     /// Lines split on LF only (as systemd reads them), a CR before the LF dropped so CRLF

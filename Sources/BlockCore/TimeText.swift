@@ -37,42 +37,18 @@ public enum TimeText {
         func fail() -> CoreError {
             CoreError(.invalidTime, "'\(text)' is not a time: write HH:MM or an ISO 8601 date-time such as 2026-11-29T22:00 or 2026-11-29T22:00:00+09:00")
         }
-        let chars = Array(text.utf8)
-        var i = 0
-        func number(_ count: Int) -> Int? {
-            guard i + count <= chars.count else { return nil }
-            var v = 0
-            for k in i..<(i + count) {
-                let c = chars[k]
-                guard c >= 48 && c <= 57 else { return nil }
-                v = v * 10 + Int(c - 48)
-            }
-            i += count
-            return v
-        }
-        func expect(_ c: UInt8) -> Bool {
-            guard i < chars.count, chars[i] == c else { return false }
-            i += 1
-            return true
-        }
-        guard let y = number(4), expect(45), let mo = number(2), expect(45), let d = number(2) else { throw fail() }
-        guard i < chars.count, chars[i] == 84 || chars[i] == 116 || chars[i] == 32 else { throw fail() }  // T, t, space
-        i += 1
-        guard let h = number(2), expect(58), let mi = number(2) else { throw fail() }
+        var c = Cursor(Array(text.utf8))
+        guard let y = c.number(4), c.expect(45), let mo = c.number(2), c.expect(45), let d = c.number(2) else { throw fail() }
+        guard c.skip(where: { $0 == 84 || $0 == 116 || $0 == 32 }) else { throw fail() }  // T, t, space
+        guard let h = c.number(2), c.expect(58), let mi = c.number(2) else { throw fail() }
         var sec = 0
         var fraction = 0.0
-        if expect(58) {
-            guard let s = number(2) else { throw fail() }
+        if c.expect(58) {
+            guard let s = c.number(2) else { throw fail() }
             sec = s
-            if expect(46) {  // RFC 3339 §5.6 time-secfrac
-                var scale = 0.1
-                let digitsStart = i
-                while i < chars.count, chars[i] >= 48, chars[i] <= 57, i - digitsStart < 9 {
-                    fraction += Double(chars[i] - 48) * scale
-                    scale /= 10
-                    i += 1
-                }
-                guard i > digitsStart else { throw fail() }
+            if c.expect(46) {  // RFC 3339 §5.6 time-secfrac
+                guard let f = c.fraction() else { throw fail() }
+                fraction = f
             }
         }
         let date = CivilDate(year: y, month: mo, day: d)
@@ -80,23 +56,60 @@ public enum TimeText {
             throw CoreError(.invalidTime, "'\(text)' is not a valid date and time")
         }
         let sod = h * 3600 + mi * 60 + sec
-        if i == chars.count {
+        if c.atEnd {
             return clock.instant(date, secondsOfDay: sod).addingTimeInterval(fraction)
         }
         var offset = 0
-        if chars[i] == 90 || chars[i] == 122 {  // Z, z
-            i += 1
-        } else if chars[i] == 43 || chars[i] == 45 {  // + -
-            let sign = chars[i] == 45 ? -1 : 1
-            i += 1
-            guard let oh = number(2), oh <= 23 else { throw fail() }
-            _ = expect(58)
-            guard let om = number(2), om <= 59 else { throw fail() }
-            offset = sign * (oh * 3600 + om * 60)
-        } else {
-            throw fail()
+        if !c.skip(where: { $0 == 90 || $0 == 122 }) {  // not Z or z: +HH:MM, -HH:MM, +HHMM
+            guard let signByte = c.next, signByte == 43 || signByte == 45, c.skip(where: { _ in true }) else { throw fail() }
+            guard let oh = c.number(2), oh <= 23 else { throw fail() }
+            _ = c.expect(58)
+            guard let om = c.number(2), om <= 59 else { throw fail() }
+            offset = (signByte == 45 ? -1 : 1) * (oh * 3600 + om * 60)
         }
-        guard i == chars.count else { throw fail() }
+        guard c.atEnd else { throw fail() }
         return Date(timeIntervalSince1970: TimeInterval(date.dayNumber * 86_400 + sod - offset) + fraction)
+    }
+}
+
+/// A read position in ASCII bytes, for the hand-written ISO 8601 parser.
+private struct Cursor {
+    let chars: [UInt8]
+    var i = 0
+    init(_ chars: [UInt8]) { self.chars = chars }
+
+    var atEnd: Bool { i == chars.count }
+    var next: UInt8? { i < chars.count ? chars[i] : nil }
+
+    /// `count` decimal digits as a number, or nil (and nothing consumed).
+    mutating func number(_ count: Int) -> Int? {
+        guard i + count <= chars.count else { return nil }
+        var v = 0
+        for k in i..<(i + count) {
+            guard chars[k] >= 48 && chars[k] <= 57 else { return nil }
+            v = v * 10 + Int(chars[k] - 48)
+        }
+        i += count
+        return v
+    }
+
+    mutating func expect(_ c: UInt8) -> Bool { skip { $0 == c } }
+
+    mutating func skip(where matches: (UInt8) -> Bool) -> Bool {
+        guard let c = next, matches(c) else { return false }
+        i += 1
+        return true
+    }
+
+    /// Up to nine digits after a decimal point as a fraction of a second; nil without one.
+    mutating func fraction() -> Double? {
+        var fraction = 0.0, scale = 0.1
+        let start = i
+        while let c = next, c >= 48, c <= 57, i - start < 9 {
+            fraction += Double(c - 48) * scale
+            scale /= 10
+            i += 1
+        }
+        return i > start ? fraction : nil
     }
 }

@@ -183,10 +183,9 @@ public final class AppShield: Enforcer, @unchecked Sendable {
 
     // MARK: - Converging
 
-    /// Makes the marks, the table and the watches match `selections` exactly. Idempotent:
-    /// unchanged inodes are left alone, and only newly blocked ones trigger a process scan.
-    private func converge() -> [EnforcementFailure] {
-        dispatchPrecondition(condition: .onQueue(queue))
+    /// The executables the selections name, by inode, the directories to watch for them,
+    /// and what could not be resolved. Apps not installed are noted once (they are watched for).
+    private func resolveSelections() -> (desired: [FileID: ResolvedApp], dirs: Set<String>, failures: [EnforcementFailure]) {
         var failures: [EnforcementFailure] = []
         var desired: [FileID: ResolvedApp] = [:]
         var dirs = Set<String>()
@@ -211,7 +210,15 @@ public final class AppShield: Enforcer, @unchecked Sendable {
             }
         }
         missing = nowMissing
+        return (desired, dirs, failures)
+    }
 
+    /// Makes the marks, the table and the watches match `selections` exactly. Idempotent:
+    /// unchanged inodes are left alone, and only newly blocked ones trigger a process scan.
+    private func converge() -> [EnforcementFailure] {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let (desired, dirs, unresolved) = resolveSelections()
+        var failures = unresolved
         // Unblock first: the table entry goes before the mark, so an exec racing the unblock is allowed.
         for (id, mark) in marks where desired[id] == nil {
             unblock(id, mark)
