@@ -200,7 +200,7 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
 
     func repair() {
         repairPending = false
-        guard let expected, failure == nil else { return }
+        guard expected != nil, failure == nil else { return }
         let current: [UInt8]
         switch HostsEnforcer.read(path) {
         case .success(let bytes): current = bytes
