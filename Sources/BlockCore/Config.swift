@@ -65,7 +65,7 @@ public struct DaemonConfig: Equatable, Sendable {
                               "BrowserPolicies", "PolicyRoot", "FirefoxPolicies"]
 
     /// One layer of settings; nil means "not set here, keep what the layer below says".
-    public struct Layer: Equatable, Sendable {
+    public struct Layer: Equatable, Sendable, Codable {
         public var maxActivities: Int?
         public var hostsFile: String?
         public var killGraceSeconds: Int?
@@ -87,6 +87,15 @@ public struct DaemonConfig: Equatable, Sendable {
             self.cutSockets = cutSockets
             self.resolvConf = resolvConf
         }
+    }
+
+    /// Every setting of this configuration as a layer (for the last good configuration, §7).
+    public var layer: Layer {
+        var l = Layer(maxActivities: maxActivities, hostsFile: hostsFile, killGraceSeconds: killGraceSeconds,
+                      connectGraceSeconds: felt.connectGraceSeconds, firewall: felt.firewall, cutSockets: felt.cutSockets,
+                      resolvConf: felt.resolvConf)
+        (l.browserPolicies, l.policyRoot, l.firefoxPolicies) = (browserPolicies, policyRoot, firefoxPolicies)
+        return l
     }
 
     public func applying(_ layer: Layer) -> DaemonConfig {

@@ -8,15 +8,9 @@ public struct StoredConfig: Codable, Equatable, Sendable {
     public var maxActivities: Int
     public var hostsFile: String
     public var killGraceSeconds: Int
-    /// The E5 and E7 settings. Optional so that a state file from before they existed decodes
-    /// (their defaults apply then).
-    public var connectGraceSeconds: Int?
-    public var firewall: Bool?
-    public var cutSockets: Bool?
-    public var resolvConf: String?
-    public var browserPolicies: Bool?
-    public var policyRoot: String?
-    public var firefoxPolicies: String?
+    /// Every [Daemon] setting, the E5 and E7 ones included. Optional so that a state file from
+    /// before it was kept decodes (the three above and the defaults apply then).
+    public var settings: DaemonConfig.Layer?
     /// Selections that differ from the built-in catalog (configured, or replacing a built-in).
     public var selections: [Selection]
     public var schedules: [Schedule]
@@ -29,9 +23,7 @@ public struct StoredConfig: Codable, Equatable, Sendable {
         maxActivities = config.daemon.maxActivities
         hostsFile = config.daemon.hostsFile
         killGraceSeconds = config.daemon.killGraceSeconds
-        let d = config.daemon
-        (connectGraceSeconds, firewall, cutSockets, resolvConf) = (d.felt.connectGraceSeconds, d.felt.firewall, d.felt.cutSockets, d.felt.resolvConf)
-        (browserPolicies, policyRoot, firefoxPolicies) = (d.browserPolicies, d.policyRoot, d.firefoxPolicies)
+        settings = config.daemon.layer
         let standard = Catalog.standard
         selections = config.catalog.selections.filter { standard.selection(named: $0.name) != $0 }
         schedules = config.schedules
@@ -43,15 +35,8 @@ public struct StoredConfig: Codable, Equatable, Sendable {
     /// The configuration again, with the command line's flags on top (they always win).
     public func configSet(flags: DaemonConfig.Layer) -> ConfigSet {
         var config = ConfigSet.builtIn
-        let felt = DaemonConfig.FeltSettings.defaults
-        var daemon = DaemonConfig(maxActivities: maxActivities, hostsFile: hostsFile, killGraceSeconds: killGraceSeconds,
-                                  felt: .init(connectGraceSeconds: connectGraceSeconds ?? felt.connectGraceSeconds,
-                                              firewall: firewall ?? felt.firewall, cutSockets: cutSockets ?? felt.cutSockets,
-                                              resolvConf: resolvConf ?? felt.resolvConf))
-        daemon.browserPolicies = browserPolicies ?? daemon.browserPolicies
-        daemon.policyRoot = policyRoot ?? daemon.policyRoot
-        daemon.firefoxPolicies = firefoxPolicies
-        config.daemon = daemon.applying(flags)
+        config.daemon = DaemonConfig(maxActivities: maxActivities, hostsFile: hostsFile, killGraceSeconds: killGraceSeconds)
+            .applying(settings ?? DaemonConfig.Layer()).applying(flags)
         config.catalog = Catalog.standard.merging(selections)
         config.schedules = schedules
         config.limits = limits

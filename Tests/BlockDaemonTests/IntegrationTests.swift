@@ -121,13 +121,7 @@ struct IntegrationTests {
         let path = s.dir + "/notify.sock"
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         defer { close(fd) }
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        #expect(bound == 0)
+        #expect(UnixSocket.withAddress(path) { bind(fd, $0, $1) } == 0)
         var tv = timeval(tv_sec: 15, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         try s.start(environment: ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "200000"], waitForSocket: false)
@@ -162,8 +156,7 @@ struct IntegrationTests {
         let path = s.dir + "/notify.sock"
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         defer { close(fd) }
-        let bound = UnixSocket.withAddress(path) { bind(fd, $0, $1) }
-        #expect(bound == 0)
+        #expect(UnixSocket.withAddress(path) { bind(fd, $0, $1) } == 0)
         // Pings every 10 ms into a queue nobody reads: full after about 0.1 s.
         try s.start(environment: ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "20000"], waitForSocket: false)
         try s.waitUntilServing()
