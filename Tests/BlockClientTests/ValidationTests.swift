@@ -12,7 +12,7 @@ struct ValidationTests {
     static let peer = Peer(uid: 1000, mayModify: true)
 
     /// (blockc argv, protocol line, what the registry is asked to add).
-    nonisolated(unsafe) static let cases: [(String, [String], String, @Sendable (inout Registry) throws(CoreError) -> Void)] = [
+    static let cases: [(String, [String], String, @Sendable (inout Registry) throws(CoreError) -> Void)] = [
         ("a bad block name", ["start", "--minutes", "5", "--name", "a b", "x"], #"start {"selections":["x"],"seconds":300,"name":"a b"}"#,
          { r throws(CoreError) in _ = try r.startBlock(name: "a b", selections: ["x"], end: now + 300, locked: false, by: peer, now: now) }),
         ("a zero-length block", ["start", "--minutes", "0", "x"], #"start {"selections":["x"],"seconds":0}"#,
