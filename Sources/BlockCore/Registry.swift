@@ -19,6 +19,9 @@ public struct Peer: Hashable, Sendable {
 /// calls it on every wake-up and logs each one it returns as an unlock.
 public struct Registry: Sendable {
     public private(set) var activities: [Activity] = []
+    /// Names of the activities added, replaced or removed since the last `takeChanges()`:
+    /// what the state log must record for this change (T8), whatever the number of others.
+    public private(set) var changed: Set<String> = []
     public var maxActivities: Int
     /// Where to raise the cap, named in the refusal message.
     public var configPath: String
@@ -46,7 +49,14 @@ public struct Registry: Sendable {
             if case .block(let b) = activity, b.end <= now { ended.append(b); return true }
             return false
         }
+        for b in ended { changed.insert(b.name) }
         return ended
+    }
+
+    /// The names changed since the last call, and forgets them.
+    public mutating func takeChanges() -> Set<String> {
+        defer { changed = [] }
+        return changed
     }
 
     public enum BlockOutcome: Equatable, Sendable {
@@ -86,12 +96,14 @@ public struct Registry: Sendable {
             if existing.end <= now {
                 // The old block has ended but not been expired yet: this is a new block.
                 activities.remove(at: index)
+                changed.insert(name)
             } else {
                 let before = existing
                 existing.selections = Registry.unique(existing.selections + selections)
                 existing.end = max(existing.end, end)
                 existing.locked = existing.locked || locked
                 activities[index] = .block(existing)
+                if existing != before { changed.insert(name) }
                 return existing == before ? .unchanged(existing) : .extended(from: before, to: existing)
             }
         }
@@ -99,6 +111,7 @@ public struct Registry: Sendable {
         let block = Block(name: name, selections: selections, start: now, end: end, locked: locked,
                           origin: .client(uid: peer.uid))
         activities.append(.block(block))
+        changed.insert(name)
         return .created(block)
     }
 
@@ -114,6 +127,7 @@ public struct Registry: Sendable {
         s.selections = Registry.unique(s.selections)
         s.origin = .client(uid: peer.uid)
         activities.append(.schedule(s))
+        changed.insert(s.name)
     }
 
     /// Adds a daily usage limit (§9). It is an activity: it counts against the cap (T4).
@@ -128,6 +142,7 @@ public struct Registry: Sendable {
         l.selections = Registry.unique(l.selections)
         l.origin = .client(uid: peer.uid)
         activities.append(.limit(l))
+        changed.insert(l.name)
     }
 
     /// Removes a limit a client added: root or the uid that added it.
@@ -143,13 +158,16 @@ public struct Registry: Sendable {
         }
         try Registry.checkOwner(limit.origin, peer: peer, what: "remove the limit '\(name)'")
         activities.remove(at: index)
+        changed.insert(name)
         return limit
     }
 
     /// Replaces the limits' usage-derived state (the engine refreshes it before every look).
     public mutating func updateLimits(_ transform: (Limit) -> Limit) {
         for i in activities.indices {
-            if case .limit(let l) = activities[i] { activities[i] = .limit(transform(l)) }
+            guard case .limit(let l) = activities[i] else { continue }
+            let updated = transform(l)
+            if updated != l { activities[i] = .limit(updated); changed.insert(l.name) }
         }
     }
 
@@ -169,6 +187,7 @@ public struct Registry: Sendable {
         }
         try Registry.checkOwner(block.origin, peer: peer, what: "stop the block '\(name)'")
         activities.remove(at: index)
+        changed.insert(name)
         return block
     }
 
@@ -186,6 +205,7 @@ public struct Registry: Sendable {
         }
         try Registry.checkOwner(schedule.origin, peer: peer, what: "remove the schedule '\(name)'")
         activities.remove(at: index)
+        changed.insert(name)
         return schedule
     }
 
@@ -194,7 +214,11 @@ public struct Registry: Sendable {
     /// or clashing with a client activity's name, are refused and returned as errors (T4:
     /// never swallowed).
     public mutating func replaceConfigActivities(_ declared: [Activity], now: Date) -> [CoreError] {
-        activities.removeAll { if case .config = $0.origin { return true } else { return false } }
+        activities.removeAll {
+            guard case .config = $0.origin else { return false }
+            changed.insert($0.name)
+            return true
+        }
         var refused: [CoreError] = []
         for activity in declared {
             let what = "configured \(activity.kind.rawValue) '\(activity.name)'"
@@ -205,6 +229,7 @@ public struct Registry: Sendable {
             do throws(CoreError) {
                 try checkCap(adding: what, now: now)
                 activities.append(activity)
+                changed.insert(activity.name)
             } catch {
                 refused.append(error)
             }

@@ -21,6 +21,22 @@ struct RegistryTests {
         return r
     }
 
+    @Test("T8: the registry names exactly the activities a change touched, for the state log")
+    func changesAreNamed() throws {
+        var r = Registry()
+        _ = try r.startBlock(name: "a", selections: ["reddit"], end: now + 3600, locked: false, by: member, now: now)
+        try r.addSchedule(schedule("s", "22:00-07:00"), by: member, now: now)
+        #expect(r.takeChanges() == ["a", "s"])
+        _ = try r.startBlock(name: "a", selections: ["reddit"], end: now + 60, locked: false, by: member, now: now)
+        #expect(r.takeChanges() == [], "an unchanged block (T10: never shortened) is no change")
+        _ = try r.startBlock(name: "b", selections: ["x"], end: now + 60, locked: false, by: member, now: now)
+        _ = try r.stopBlock(named: "a", by: member, now: now)
+        #expect(r.takeChanges() == ["a", "b"])
+        #expect(r.expire(now: now + 61).map(\.name) == ["b"])
+        _ = try r.removeSchedule(named: "s", by: member)
+        #expect(r.takeChanges() == ["b", "s"])
+    }
+
     @Test("T4: the cap is 20 by default, blocks and schedules together; the 21st is refused with activity-limit")
     func capRefusal() throws {
         var r = try full()
