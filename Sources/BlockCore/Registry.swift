@@ -21,7 +21,10 @@ public struct Registry: Sendable {
     public private(set) var activities: [Activity] = []
     /// Names of the activities added, replaced or removed since the last `takeChanges()`:
     /// what the state log must record for this change (T8), whatever the number of others.
-    public private(set) var changed: Set<String> = []
+    public var changed: Set<String> { Set(before.keys) }
+    /// Each changed name's activity as it was before the first change since `takeChanges()`
+    /// (nil: there was none), so that a change that cannot be saved is undone in O(changes).
+    public private(set) var before: [String: Activity?] = [:]
     public var maxActivities: Int
     /// Where to raise the cap, named in the refusal message.
     public var configPath: String
@@ -49,14 +52,30 @@ public struct Registry: Sendable {
             if case .block(let b) = activity, b.end <= now { ended.append(b); return true }
             return false
         }
-        for b in ended { changed.insert(b.name) }
+        for b in ended where before[b.name] == nil { before[b.name] = .some(.block(b)) }
         return ended
     }
 
     /// The names changed since the last call, and forgets them.
+    @discardableResult
     public mutating func takeChanges() -> Set<String> {
-        defer { changed = [] }
+        defer { before = [:] }
         return changed
+    }
+
+    /// Puts back every activity changed since the last `takeChanges()` (DESIGN §7: a change
+    /// that could not be saved is not made). Restored activities move to the end of the order.
+    public mutating func rollBack() {
+        let prior = before
+        before = [:]
+        activities.removeAll { prior[$0.name] != nil }
+        for case let activity? in prior.values { activities.append(activity) }
+    }
+
+    /// Records `name`'s activity before its first change since the last `takeChanges()`.
+    private mutating func noteChange(_ name: String) {
+        guard before[name] == nil else { return }
+        before[name] = .some(activity(named: name))
     }
 
     public enum BlockOutcome: Equatable, Sendable {
@@ -95,23 +114,23 @@ public struct Registry: Sendable {
             }
             if existing.end <= now {
                 // The old block has ended but not been expired yet: this is a new block.
+                noteChange(name)
                 activities.remove(at: index)
-                changed.insert(name)
             } else {
                 let before = existing
                 existing.selections = Registry.unique(existing.selections + selections)
                 existing.end = max(existing.end, end)
                 existing.locked = existing.locked || locked
+                if existing != before { noteChange(name) }
                 activities[index] = .block(existing)
-                if existing != before { changed.insert(name) }
                 return existing == before ? .unchanged(existing) : .extended(from: before, to: existing)
             }
         }
         try checkCap(adding: "block '\(name)'", now: now)
         let block = Block(name: name, selections: selections, start: now, end: end, locked: locked,
                           origin: .client(uid: peer.uid))
+        noteChange(name)
         activities.append(.block(block))
-        changed.insert(name)
         return .created(block)
     }
 
@@ -126,8 +145,8 @@ public struct Registry: Sendable {
         var s = schedule
         s.selections = Registry.unique(s.selections)
         s.origin = .client(uid: peer.uid)
+        noteChange(s.name)
         activities.append(.schedule(s))
-        changed.insert(s.name)
     }
 
     /// Adds a daily usage limit (§9). It is an activity: it counts against the cap (T4).
@@ -141,8 +160,8 @@ public struct Registry: Sendable {
         var l = limit
         l.selections = Registry.unique(l.selections)
         l.origin = .client(uid: peer.uid)
+        noteChange(l.name)
         activities.append(.limit(l))
-        changed.insert(l.name)
     }
 
     /// Removes a limit a client added: root or the uid that added it.
@@ -157,8 +176,8 @@ public struct Registry: Sendable {
             throw CoreError(.permissionDenied, "the limit '\(name)' comes from \(file); delete that file and run 'blockc reload'")
         }
         try Registry.checkOwner(limit.origin, peer: peer, what: "remove the limit '\(name)'")
+        noteChange(name)
         activities.remove(at: index)
-        changed.insert(name)
         return limit
     }
 
@@ -167,7 +186,9 @@ public struct Registry: Sendable {
         for i in activities.indices {
             guard case .limit(let l) = activities[i] else { continue }
             let updated = transform(l)
-            if updated != l { activities[i] = .limit(updated); changed.insert(l.name) }
+            guard updated != l else { continue }
+            if before[l.name] == nil { before[l.name] = .some(.limit(l)) }
+            activities[i] = .limit(updated)
         }
     }
 
@@ -186,8 +207,8 @@ public struct Registry: Sendable {
             throw CoreError(.locked, "'\(name)' was started with --lock and cannot be stopped early; it ends at its set time")
         }
         try Registry.checkOwner(block.origin, peer: peer, what: "stop the block '\(name)'")
+        noteChange(name)
         activities.remove(at: index)
-        changed.insert(name)
         return block
     }
 
@@ -204,8 +225,8 @@ public struct Registry: Sendable {
             throw CoreError(.permissionDenied, "the schedule '\(name)' comes from \(file); delete that file and run 'blockc reload'")
         }
         try Registry.checkOwner(schedule.origin, peer: peer, what: "remove the schedule '\(name)'")
+        noteChange(name)
         activities.remove(at: index)
-        changed.insert(name)
         return schedule
     }
 
@@ -216,7 +237,7 @@ public struct Registry: Sendable {
     public mutating func replaceConfigActivities(_ declared: [Activity], now: Date) -> [CoreError] {
         activities.removeAll {
             guard case .config = $0.origin else { return false }
-            changed.insert($0.name)
+            if before[$0.name] == nil { before[$0.name] = .some($0) }
             return true
         }
         var refused: [CoreError] = []
@@ -228,8 +249,8 @@ public struct Registry: Sendable {
             }
             do throws(CoreError) {
                 try checkCap(adding: what, now: now)
+                noteChange(activity.name)
                 activities.append(activity)
-                changed.insert(activity.name)
             } catch {
                 refused.append(error)
             }

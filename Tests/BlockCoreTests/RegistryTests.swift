@@ -35,6 +35,19 @@ struct RegistryTests {
         #expect(r.expire(now: now + 61).map(\.name) == ["b"])
         _ = try r.removeSchedule(named: "s", by: member)
         #expect(r.takeChanges() == ["b", "s"])
+
+        // DESIGN §7: a change that cannot be saved is undone from the before-images alone.
+        _ = try r.startBlock(name: "c", selections: ["y"], end: now + 3600, locked: false, by: member, now: now)
+        try r.addSchedule(schedule("t", "22:00-07:00"), by: member, now: now)
+        r.takeChanges()
+        let saved = Set(r.activities)
+        _ = try r.startBlock(name: "c", selections: ["z"], end: now + 7200, locked: false, by: member, now: now)
+        _ = try r.removeSchedule(named: "t", by: member)
+        _ = try r.startBlock(name: "d", selections: ["w"], end: now + 60, locked: false, by: member, now: now)
+        #expect(r.changed == ["c", "t", "d"])
+        r.rollBack()
+        #expect(r.changed.isEmpty)
+        #expect(Set(r.activities) == saved)
     }
 
     @Test("T4: the cap is 20 by default, blocks and schedules together; the 21st is refused with activity-limit")
