@@ -6,17 +6,30 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 SWIFTFLAGS ?=
 
-.PHONY: all build release run check test clean install uninstall lint-man bench torture
+.PHONY: all build release run check test clean install uninstall lint-man bench torture nss
 
 all: build
 
-build:
+build: nss
 	@scripts/deps build
 	$(SWIFT) build $(SWIFTFLAGS)
 
-release:
+release: nss
 	@scripts/deps build
 	$(SWIFT) build -c release $(SWIFTFLAGS)
+
+# libnss_blockd.so.2, the NSS hosts module for per-user web blocks (nss/nss_blockd.c), built
+# with the system's gcc outside SwiftPM: glibc loads it into every program that resolves a
+# name, so it links nothing but libc. Written to a temp name and renamed, so parallel builds
+# (the install tests) never see half a library.
+NSS_CC ?= gcc
+NSS_CFLAGS ?= -O2 -g
+NSS_OUT := .build/nss/libnss_blockd.so.2
+nss: $(NSS_OUT)
+$(NSS_OUT): nss/nss_blockd.c
+	@mkdir -p $(@D)
+	$(NSS_CC) -std=c11 -Wall -Wextra -Werror $(NSS_CFLAGS) -fPIC -fvisibility=hidden -shared \
+	  -Wl,-soname,libnss_blockd.so.2 -Wl,-z,relro,-z,now -o $@.$$$$ $< && mv -f $@.$$$$ $@
 
 # The main job: blockd in the foreground on its built-in defaults.
 run: build
@@ -26,8 +39,10 @@ run: build
 # directories (units, sysusers.d, catalog); see scripts/install. On a live system with systemd
 # as PID 1 it also creates group blockd and enables blockd.socket and blockd.service.
 # BINDIR_SRC=DIR installs already-built binaries from DIR instead of a release build (tests).
-install: $(if $(BINDIR_SRC),,release)
-	@PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' \
+# It also installs libnss_blockd.so.2 and puts `blockd` first on the hosts: line of
+# $(DESTDIR)/etc/nsswitch.conf (uninstall takes exactly that out again).
+install: $(if $(BINDIR_SRC),,release) nss
+	@PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' NSS_SRC='$(CURDIR)/$(NSS_OUT)' \
 	  BINDIR_SRC="$(or $(BINDIR_SRC),$$($(SWIFT) build -c release $(SWIFTFLAGS) --show-bin-path))" \
 	  scripts/install install
 

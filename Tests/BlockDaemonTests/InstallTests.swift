@@ -18,6 +18,12 @@ struct InstallTests {
     static let zsh = "/usr/bin/zsh"
     static let fish = "/usr/bin/fish"
 
+    /// The multiarch triplet (x86_64-linux-gnu), as scripts/install finds it.
+    static let multiarch: String = {
+        let out = try? Run.capture("/usr/bin/gcc", ["-print-multiarch"])
+        return out?.output.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown"
+    }()
+
     /// What `make install` puts where, relative to DESTDIR, per PREFIX.
     static func expectedTree(prefix: String) -> [String: (mode: Int, source: String)] {
         let lib = ["/usr", "/usr/local"].contains(prefix) ? prefix + "/lib" : "/usr/local/lib"
@@ -37,6 +43,8 @@ struct InstallTests {
             prefix + "/share/fish/vendor_completions.d/blockc.fish": (0o644, "completions/blockc.fish"),
             lib + "/systemd/user/blockd-agent.service": (0o644, "systemd/user/blockd-agent.service"),
             "/etc/xdg/autostart/blockd-agent.desktop": (0o644, "systemd/user/blockd-agent.desktop"),
+            // U3: where glibc finds its own NSS modules, whatever the PREFIX (scripts/install).
+            "/usr/lib/\(multiarch)/libnss_blockd.so.2": (0o644, ".build/nss/libnss_blockd.so.2"),
         ]
     }
 

@@ -1,0 +1,46 @@
+import Testing
+@testable import BlockCore
+
+@Suite("U3: the per-user table libnss_blockd.so.2 reads")
+struct UserTableTests {
+    @Test("a table lists the uid's names normalised, sorted and once each, after one header line")
+    func rendersSortedAndDeduplicated() throws {
+        let bytes = try UserTable.render(uid: 1000, domains: ["www.Reddit.com", "instagram.com", "reddit.com", "instagram.com."])
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text == """
+            # blockd: names blocked for uid 1000 only; read by libnss_blockd.so.2, rewritten by blockd(8)
+            instagram.com
+            reddit.com
+            www.reddit.com
+
+            """)
+        #expect(UserTable.domains(in: bytes) == ["instagram.com", "reddit.com", "www.reddit.com"])
+    }
+
+    @Test("the same names in any order give the same bytes (an unchanged table is never rewritten)")
+    func deterministic() throws {
+        let a = try UserTable.render(uid: 7, domains: ["b.example", "a.example", "c.example"])
+        let b = try UserTable.render(uid: 7, domains: ["c.example", "b.example", "a.example", "b.example"])
+        #expect(a == b)
+    }
+
+    @Test("non-ASCII names go in as punycode, as in the hosts file")
+    func punycode() throws {
+        let bytes = try UserTable.render(uid: 1, domains: ["bücher.example"])
+        #expect(UserTable.domains(in: bytes) == ["xn--bcher-kva.example"])
+    }
+
+    @Test("a name that could not go into the hosts file cannot go into a table either", arguments: [
+        "evil.com\n0.0.0.0 other.com", "a b.com", "#comment.com", "", "localhost",
+    ])
+    func refusesWhatTheHostsFileRefuses(name: String) {
+        #expect(throws: CoreError.self) { try UserTable.render(uid: 1000, domains: [name]) }
+    }
+
+    @Test("file names are the uid in decimal; the directory is the one compiled into the module")
+    func paths() {
+        #expect(UserTable.fileName(uid: 0) == "0")
+        #expect(UserTable.fileName(uid: 4_294_967_294) == "4294967294")
+        #expect(UserTable.directory == "/run/blockd/users")
+    }
+}

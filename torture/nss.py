@@ -1,0 +1,217 @@
+"""U3: libnss_blockd.so.2 for real, as root, inside a private mount + network + PID namespace
+(torture/rig.py: loopback only, an overlay over /etc, nothing outside changes).
+
+    python3 torture/nss.py BIN_DIR
+
+- The module is installed by scripts/install into a temp DESTDIR and placed with a read-only
+  overlay over the multiarch library directory, so glibc finds it by soname exactly as it
+  finds an installed one; /run gets a tmpfs, so the table directory /run/blockd/users
+  (compiled into the module) is the namespace's own.
+- scripts/nsswitch puts blockd on the overlay's `hosts: files` line; /etc/hosts gets
+  `127.0.0.1 site.test`; a table for throwaway user A (created in the overlay's /etc/passwd, gone with it)
+  lists site.test. `getent ahosts site.test` as A gives the sink 127.0.0.253 and 100::1, as
+  throwaway user B 127.0.0.1; real headless Chromium, run as each user, is refused for A and
+  loads the page for B.
+- The NSS contract through ctypes (as root, uid 0's table): ERANGE for every buffer too small,
+  case and a trailing dot, no subdomains, malformed tables, tables not to trust, 8 threads.
+- Uninstall leaves nsswitch.conf byte-identical (the overlay's, and a DESTDIR copy of this
+  machine's own).
+Without root this prints a skipped RESULT; with BLOCKD_PRIVILEGED_TESTS=1 anything missing fails."""
+import ctypes, http.server, os, pwd, shutil, socket, subprocess, sys, threading
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import Tally  # noqa: E402
+from rig import Rig, enter, sh  # noqa: E402
+
+t = Tally("nss")
+bindir = os.path.abspath(sys.argv[1])
+repo = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+USERS = ("bdnss-a", "bdnss-b")
+enter(t, ["chromium", "gcc", "make", "perl", "dnsmasq", "ip", "unshare", "setpriv", "useradd", "getent"],
+      "needs root for a private mount and network namespace and throwaway users")
+
+SUCCESS, NOTFOUND, TRYAGAIN = 1, 0, -2
+ERANGE = 34
+
+
+class Page(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(b"<html><body>SITE-OK</body></html>")
+
+    def log_message(self, *args):
+        pass
+
+
+def install_module(work):
+    """scripts/install into DESTDIR (with a copy of this machine's nsswitch.conf), then the
+    module's directory overlaid read-only in this namespace."""
+    sh("make", "-s", "-C", repo, "nss", timeout=120)
+    triplet = sh("gcc", "-print-multiarch").stdout.strip()
+    dest = f"{work}/root"
+    os.makedirs(f"{dest}/etc")
+    shutil.copyfile("/etc/nsswitch.conf", f"{dest}/etc/nsswitch.conf")
+    shutil.copyfile("/etc/nsswitch.conf", f"{dest}/machine-nsswitch.conf")
+    env = dict(os.environ, DESTDIR=dest, BINDIR_SRC=bindir, NSS_SRC=f"{repo}/.build/nss/libnss_blockd.so.2")
+    sh(f"{repo}/scripts/install", "install", env=env, timeout=60)
+    libdir = f"/usr/lib/{triplet}"
+    sh("mount", "-t", "overlay", "overlay", "-o", f"lowerdir={dest}{libdir}:{libdir}", libdir)
+    return dest, env, f"{libdir}/libnss_blockd.so.2"
+
+
+def table(uid, text, mode=0o644, owner=0):
+    path = f"/run/blockd/users/{uid}"
+    with open(path, "wb") as f:
+        f.write(text)
+    os.chown(path, owner, owner)
+    os.chmod(path, mode)
+
+
+def getent(user, name):
+    pw = pwd.getpwnam(user)
+    p = sh("setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--init-groups", "getent", "ahosts", name, check=False)
+    return {line.split()[0] for line in p.stdout.splitlines() if line.strip()}
+
+
+def chromium(rig, user, url):
+    pw = pwd.getpwnam(user)
+    home = f"/tmp/bd-nss-{user}"
+    shutil.rmtree(home, ignore_errors=True)
+    os.makedirs(home)
+    os.chown(home, pw.pw_uid, pw.pw_gid)
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    env.update(HOME=home, XDG_CONFIG_HOME=f"{home}/.config")
+    argv = ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--init-groups",
+            "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+            f"--user-data-dir={home}/profile", "--dump-dom", url]
+    try:
+        p = sh(*argv, check=False, timeout=60, env=env)
+        return p.stdout + p.stderr
+    except subprocess.TimeoutExpired:
+        return "TIMEOUT"
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+class Hostent(ctypes.Structure):
+    _fields_ = [("h_name", ctypes.c_char_p), ("h_aliases", ctypes.POINTER(ctypes.c_char_p)),
+                ("h_addrtype", ctypes.c_int), ("h_length", ctypes.c_int),
+                ("h_addr_list", ctypes.POINTER(ctypes.POINTER(ctypes.c_ubyte)))]
+
+
+class Tuple(ctypes.Structure):
+    pass
+
+
+Tuple._fields_ = [("next", ctypes.POINTER(Tuple)), ("name", ctypes.c_char_p), ("family", ctypes.c_int),
+                  ("addr", ctypes.c_uint32 * 4), ("scopeid", ctypes.c_uint32)]
+
+
+def by3(lib, name, af, size):
+    host, buf = Hostent(), ctypes.create_string_buffer(size) if size else None
+    err, herr, ttl, canon = ctypes.c_int(0), ctypes.c_int(0), ctypes.c_int32(-1), ctypes.c_char_p()
+    status = lib._nss_blockd_gethostbyname3_r(name, af, ctypes.byref(host), buf, size, ctypes.byref(err),
+                                              ctypes.byref(herr), ctypes.byref(ttl), ctypes.byref(canon))
+    addr = bytes(host.h_addr_list[0][:host.h_length]) if status == SUCCESS else None
+    return status, err.value, addr, host.h_name if status == SUCCESS else None
+
+
+def by4(lib, name, size):
+    pat, buf = ctypes.POINTER(Tuple)(), ctypes.create_string_buffer(size) if size else None
+    err, herr, ttl = ctypes.c_int(0), ctypes.c_int(0), ctypes.c_int32(-1)
+    status = lib._nss_blockd_gethostbyname4_r(name, ctypes.byref(pat), buf, size, ctypes.byref(err), ctypes.byref(herr), ctypes.byref(ttl))
+    found = []
+    node = pat
+    while status == SUCCESS and node:
+        found.append((node.contents.family, bytes(node.contents.addr)[:4 if node.contents.family == socket.AF_INET else 16]))
+        node = node.contents.next
+    return status, err.value, found
+
+
+def contract(lib):
+    v4, v6 = bytes([127, 0, 0, 253]), bytes([1] + [0] * 14 + [1])
+    table(0, b"# header\nsite.test\n  Spaced.Test \t\r\n" + b"x" * 10000 + b"\nnul\0.test\nlast.test")
+    needed = next(n for n in range(0, 512) if by3(lib, b"site.test", socket.AF_INET, n)[0] == SUCCESS)
+    small = [by3(lib, b"site.test", socket.AF_INET, n)[:2] for n in range(needed)]
+    t.check(all(s == (TRYAGAIN, ERANGE) for s in small), f"every buffer under {needed} bytes gives TRYAGAIN/ERANGE: {set(small)}")
+    t.check(by3(lib, b"SITE.Test.", socket.AF_INET6, 512)[2:] == (v6, b"site.test"), "case and a trailing dot are ignored; AF_INET6 gives 100::1")
+    t.check(by3(lib, b"site.test", socket.AF_INET, 512)[2] == v4, "AF_INET gives 127.0.0.253")
+    needed4 = next(n for n in range(0, 512) if by4(lib, b"site.test", n)[0] == SUCCESS)
+    t.check(all(by4(lib, b"site.test", n)[:2] == (TRYAGAIN, ERANGE) for n in range(needed4)), "gethostbyname4_r: ERANGE below its size")
+    t.check(by4(lib, b"site.test", 512)[2] == [(socket.AF_INET, v4), (socket.AF_INET6, v6)], "gethostbyname4_r gives both sinks")
+    for name, want in ((b"spaced.test", SUCCESS), (b"last.test", SUCCESS), (b"www.site.test", NOTFOUND), (b"test", NOTFOUND),
+                       (b"nul", NOTFOUND), (b"x" * 300, NOTFOUND), (b"", NOTFOUND), (b".", NOTFOUND)):
+        t.check(by3(lib, name, socket.AF_INET, 512)[0] == want, f"{name[:40]!r}: status {want} expected (exact match, malformed lines skipped)")
+    t.check(by3(lib, b"other.test", socket.AF_INET, 0)[0] == NOTFOUND, "a name not listed is NOTFOUND whatever the buffer")
+    results = []
+
+    def hammer():
+        results.extend(by4(lib, b"site.test", 256)[0] == SUCCESS and by3(lib, b"nope.test", socket.AF_INET, 256)[0] == NOTFOUND for _ in range(300))
+    threads = [threading.Thread(target=hammer) for _ in range(8)]
+    [th.start() for th in threads]
+    [th.join() for th in threads]
+    t.check(len(results) == 2400 and all(results), "8 threads x 300 lookups all answered right")
+    for what, mode, owner in (("group-writable", 0o664, 0), ("world-writable", 0o646, 0), ("not root's", 0o644, 65534)):
+        table(0, b"site.test\n", mode, owner)
+        t.check(by3(lib, b"site.test", socket.AF_INET, 512)[0] == NOTFOUND, f"a {what} table is not trusted")
+    os.remove("/run/blockd/users/0")
+    os.symlink("/run/blockd/elsewhere", "/run/blockd/users/0")
+    table("../elsewhere", b"site.test\n")
+    t.check(by3(lib, b"site.test", socket.AF_INET, 512)[0] == NOTFOUND, "a symlinked table is not trusted")
+    os.remove("/run/blockd/users/0")
+    table(0, b"site.test\n")
+    os.chmod("/run/blockd/users", 0o777)
+    t.check(by3(lib, b"site.test", socket.AF_INET, 512)[0] == NOTFOUND, "a table in a world-writable directory is not trusted")
+    os.chmod("/run/blockd/users", 0o755)
+    os.remove("/run/blockd/users/0")
+
+
+def checks(rig):
+    dest, env, module = install_module(rig.work)
+    sh("mount", "-t", "tmpfs", "-o", "mode=0755,size=4m", "tmpfs", "/run")
+    os.makedirs("/run/blockd/users", mode=0o755)
+    contract(ctypes.CDLL(module))
+
+    with open("/etc/nsswitch.conf", "rb") as f:
+        lines = [line for line in f.read().split(b"\n") if not line.lstrip().startswith(b"hosts")]
+    with open("/etc/nsswitch.conf", "wb") as f:
+        f.write(b"\n".join(lines).rstrip(b"\n") + b"\nhosts:  files   # the test's own line\n")
+    with open("/etc/nsswitch.conf", "rb") as f:
+        before = f.read()
+    t.check(sh(f"{repo}/scripts/nsswitch", "add", "/etc/nsswitch.conf").stdout == "added\n", "scripts/nsswitch adds blockd")
+    with open("/etc/nsswitch.conf", "rb") as f:
+        t.check(b"\nhosts:  blockd files   # the test's own line\n" in f.read(), "hosts: blockd files")
+    with open("/etc/hosts", "a") as f:
+        f.write("127.0.0.1 site.test\n")
+    a, b = USERS
+    table(pwd.getpwnam(a).pw_uid, b"# blocked for A\nsite.test\n")
+    got_a, got_b = getent(a, "site.test"), getent(b, "site.test")
+    t.check(got_a == {"127.0.0.253", "100::1"}, f"getent ahosts site.test as A gives the sink: {got_a}")
+    t.check(got_b == {"127.0.0.1"}, f"getent ahosts site.test as B gives its address: {got_b}")
+    t.check(getent(a, "SITE.TEST.") == {"127.0.0.253", "100::1"}, "as A, SITE.TEST. is blocked too")
+
+    rig.serve("127.0.0.1", Page)
+    dom_b, dom_a = chromium(rig, b, "http://site.test/"), chromium(rig, a, "http://site.test/")
+    t.check("SITE-OK" in dom_b, f"Chromium as B loads http://site.test/: {dom_b[-300:]}")
+    # Refused, not "not resolved": Chromium got the sink from glibc (its own resolver, which
+    # reads /etc/hosts itself, steps aside when nsswitch.conf names a module it does not know).
+    t.check("SITE-OK" not in dom_a and "ERR_CONNECTION_REFUSED" in dom_a, f"Chromium as A is refused (the sink): {dom_a[-300:]}")
+    t.figures["chromiumAsA"] = "refused" if "SITE-OK" not in dom_a else "loaded"
+
+    t.check(sh(f"{repo}/scripts/nsswitch", "remove", "/etc/nsswitch.conf").stdout == "removed\n", "scripts/nsswitch removes blockd")
+    with open("/etc/nsswitch.conf", "rb") as f:
+        t.check(f.read() == before, "the overlay's nsswitch.conf is byte-identical after the removal")
+    t.check(getent(a, "site.test") == {"127.0.0.1"}, "without blockd on the hosts: line A resolves site.test again")
+    t.check("SITE-OK" in chromium(rig, a, "http://site.test/"), "without blockd on the hosts: line Chromium as A loads the page")
+    sh(f"{repo}/scripts/install", "uninstall", env=env, timeout=60)
+    with open(f"{dest}/etc/nsswitch.conf", "rb") as f, open(f"{dest}/machine-nsswitch.conf", "rb") as g:
+        t.check(f.read() == g.read(), "scripts/install uninstall gives this machine's nsswitch.conf back byte for byte (DESTDIR copy)")
+
+
+with Rig(t, bindir, "bd-nss.", [], {}) as rig:
+    # The throwaway users live in the overlay's /etc/passwd: they vanish with the namespace.
+    for u in USERS:
+        sh("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", u)
+    checks(rig)
+t.done()
