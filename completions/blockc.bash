@@ -38,13 +38,13 @@ _blockc() {
         word=${COMP_WORDS[i]}
         case "$word" in
             --socket) client+=(--socket "${COMP_WORDS[i+1]}"); ((i++)) ;;
-            --minutes | --for | --until | --name | --daily | --weekly) ((i++)) ;;
+            --minutes | --for | --until | --name | --daily | --weekly | --reason) ((i++)) ;;
             -*) ;;
             *) words+=("$word") ;;
         esac
     done
 
-    local commands="start stop status schedule selections failures limit stats watch reload version help"
+    local commands="start stop status schedule selections failures limit more requests approve deny cancel stats watch reload version help"
     if ((${#words[@]} == 0)); then
         if [[ $cur == -* ]]; then
             COMPREPLY=($(compgen -W "--socket --help --version" -- "$cur"))
@@ -59,7 +59,12 @@ _blockc() {
         start)
             flags="--minutes --for --until --lock --name --json"
             selections=true ;;
-        stop | reload | version) ;;
+        stop | reload | version | cancel) ;;
+        more)
+            flags="--today --reason --json"
+            ((${#words[@]} == 1)) && selections=true ;;
+        requests | approve) flags="--json" ;;
+        deny) flags="--reason --json" ;;
         status) flags="--json --watch" ;;
         schedule)
             case "${words[1]:-}" in

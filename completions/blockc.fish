@@ -81,13 +81,20 @@ complete -c blockc -n __blockc_needs_command -a schedule -d 'add, remove or list
 complete -c blockc -n __blockc_needs_command -a selections -d 'list the selections or show one'
 complete -c blockc -n __blockc_needs_command -a failures -d 'refused registrations and enforcement errors'
 complete -c blockc -n __blockc_needs_command -a limit -d 'add, remove or list daily usage limits'
+complete -c blockc -n __blockc_needs_command -a more -d 'ask for more time for a blocked selection'
+complete -c blockc -n __blockc_needs_command -a requests -d 'pending more-time requests, grants and delayed changes'
+complete -c blockc -n __blockc_needs_command -a approve -d 'grant a more-time request'
+complete -c blockc -n __blockc_needs_command -a deny -d 'refuse a more-time request'
+complete -c blockc -n __blockc_needs_command -a cancel -d 'keep an activity whose stop waits for Delay=, or withdraw a request'
 complete -c blockc -n __blockc_needs_command -a stats -d 'shield hits per selection per day'
 complete -c blockc -n __blockc_needs_command -a watch -d "follow the daemon's events"
 complete -c blockc -n __blockc_needs_command -a reload -d "reload the daemon's configuration"
 complete -c blockc -n __blockc_needs_command -a version -d 'print the client and daemon versions'
 complete -c blockc -n __blockc_needs_command -a help -d 'help for a command'
 
-complete -c blockc -n '__blockc_at help' -a 'start stop status schedule selections failures limit stats watch reload version'
+complete -c blockc -n '__blockc_at help' -a 'start stop status schedule selections failures limit more requests approve deny cancel stats watch reload version'
+complete -c blockc -n '__blockc_in more' -l today -d 'the rest of the local day'
+complete -c blockc -n '__blockc_in more; or __blockc_in deny' -l reason -x -d 'why, shown to whoever answers'
 
 complete -c blockc -n '__blockc_in start' -l minutes -x -d 'whole minutes'
 complete -c blockc -n '__blockc_in start' -l for -x -d 'a duration such as 1h30m'
@@ -110,4 +117,4 @@ complete -c blockc -n '__blockc_at limit' -a 'add remove list'
 
 complete -c blockc -n '__blockc_in watch' -l notify -d 'desktop notifications'
 
-complete -c blockc -n '__blockc_in start; or __blockc_in status; or __blockc_in schedule list; or __blockc_in selections; or __blockc_in failures; or __blockc_in limit list; or __blockc_in stats; or __blockc_in watch' -l json -d 'JSON output'
+complete -c blockc -n '__blockc_in start; or __blockc_in status; or __blockc_in schedule list; or __blockc_in selections; or __blockc_in failures; or __blockc_in limit list; or __blockc_in more; or __blockc_in requests; or __blockc_in approve; or __blockc_in deny; or __blockc_in stats; or __blockc_in watch' -l json -d 'JSON output'

@@ -7,9 +7,13 @@
   group if it does not exist, and removed at the end): a member cannot stop another member's
   block; nobody (members, the creator, root) can stop a --lock block early; the creator can
   stop their own.
+- M1 with three throwaway users (and group blockd-admin, created here if missing): a member's
+  request for more time under MoreTime=approval waits; the asker and another plain member
+  cannot approve it; a member of blockd-admin can; the grant lifts the selection for exactly
+  what was granted, then it is blocked again.
 Usage: torture/perms.py BLOCKD
 """
-import grp, os, pwd, subprocess, sys, time
+import grp, json, os, pwd, subprocess, sys, time
 from common import Sandbox, Tally
 
 blockd = sys.argv[1]
@@ -28,12 +32,31 @@ def as_user(user, sock, line):
     return (p.stdout + p.stderr).strip()
 
 
+def approval_round_trip(c, a, b, admin):
+    """M1: ask as one user, refused to the asker and a plain member, approved by an admin."""
+    c.ok('start {"selections":["more.example.com"],"seconds":3600,"name":"ask","moreTime":{"mode":"approval"}}')
+    r = as_user(a, sb.socket, 'more {"selection":"more.example.com","seconds":3,"reason":"homework"}')
+    t.check(r.startswith("OK ") and '"pending"' in r, f"M1: a member's request under MoreTime=approval did not wait: {r}")
+    rid = json.loads(r[3:]).get("id", "?") if r.startswith("OK ") else "?"
+    for who in (a, b):
+        r = as_user(who, sb.socket, "approve " + json.dumps({"id": rid}))
+        t.check(r.startswith("ERR permission-denied"), f"M1: {who}, not in blockd-admin, approved a request: {r}")
+    r = as_user(admin, sb.socket, "approve " + json.dumps({"id": rid}))
+    t.check(r.startswith("OK ") and '"granted"' in r, f"M1: a blockd-admin member could not approve: {r}")
+    blocked = lambda: {x["selection"] for x in c.ok("status")["blocked"]}
+    t.check("more.example.com" not in blocked(), "M3: the grant did not lift the selection")
+    grants = c.ok("status")["grants"]
+    t.check(grants and grants[0]["grantedBy"] == pwd.getpwnam(admin).pw_uid, f"M3: status does not say who granted it: {grants}")
+    time.sleep(3.5)
+    t.check("more.example.com" in blocked(), "M3: the selection was not blocked again at the grant's end")
+
+
 if os.geteuid() != 0:
     print("perms: skipped (needs root to run clients as other users)")
     t.figures["skipped"] = "not root"
     t.done()
 
-created_users, created_group = [], False
+created_users, created_group, created_admin = [], False, False
 sb = None
 try:
     privileged = os.environ.get("BLOCKD_PRIVILEGED_TESTS") == "1"
@@ -43,8 +66,13 @@ try:
         except KeyError:
             subprocess.run(["groupadd", "--system", "blockd"], check=True)
             created_group = True
-        for u in ("bdtort-a", "bdtort-b"):
-            subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "-G", "blockd", u], check=True)
+        try:
+            grp.getgrnam("blockd-admin")
+        except KeyError:
+            subprocess.run(["groupadd", "--system", "blockd-admin"], check=True)
+            created_admin = True
+        for u, groups in (("bdtort-a", "blockd"), ("bdtort-b", "blockd"), ("bdtort-c", "blockd,blockd-admin")):
+            subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "-G", groups, u], check=True)
             created_users.append(u)
     sb = Sandbox(blockd, prefix="bd-pm-")
     os.chmod(sb.dir, 0o711)  # the socket's own mode decides, not the temp dir's
@@ -67,7 +95,7 @@ try:
     os.chmod(sb.socket, 0o660)
 
     if privileged:
-        a, b = created_users
+        a, b, admin = created_users
         r = as_user(a, sb.socket, 'start {"selections":["a.example.com"],"seconds":3600,"name":"a-block"}')
         t.check(r.startswith("OK "), f"§5: a member may start a block: {r}")
         r = as_user(b, sb.socket, 'stop {"name":"a-block"}')
@@ -86,6 +114,7 @@ try:
         t.check(r.startswith("OK "), f"§5: the creator may stop their own block: {r}")
         names = {x["name"] for x in c.ok("status")["activities"]}
         t.check(names == {"rootblock", "locked", "a-locked"}, f"activities after the permission checks: {names}")
+        approval_round_trip(c, a, b, admin)
     else:
         print("perms: member checks skipped (set BLOCKD_PRIVILEGED_TESTS=1 to create throwaway users)")
         t.figures["memberChecks"] = "skipped"
@@ -100,4 +129,6 @@ finally:
         subprocess.run(["userdel", u], check=False)
     if created_group:
         subprocess.run(["groupdel", "blockd"], check=False)
+    if created_admin:
+        subprocess.run(["groupdel", "blockd-admin"], check=False)
 t.done()

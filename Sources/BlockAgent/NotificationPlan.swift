@@ -99,7 +99,7 @@ public struct NotificationPlanner: Sendable {
             values.until = nil
             values.remaining = starts.flatMap { remaining($0.timeIntervalSince(now)) }
             (title, body) = (.warningTitle, .warningBody)
-        case .refusal, .failure, .tamper, .limit, .dropped, nil:
+        case .refusal, .failure, .tamper, .limit, .dropped, .moreTime, nil:  // M4's buttons are not built yet
             return nil
         }
         var action: PlannedNotification.Action?

@@ -35,6 +35,8 @@ public enum BlockcCommand: Equatable, Sendable {
     case limitAdd(name: String, seconds: Int, selections: [String], days: WeekdaySet, warnSeconds: Int?)
     case limitRemove(name: String)
     case limitList(json: Bool)
+    /// M1, M2: `more`, `requests`, `approve`, `deny`, `cancel`, carried as their request.
+    case moreTime(Request, json: Bool)
     case stats(json: Bool)
     case watch(json: Bool, notify: Bool)
     case reload
@@ -95,7 +97,7 @@ extension BlockcInvocation {
         return first
     }
 
-    static let valued: Set<String> = ["--minutes", "--for", "--until", "--name", "--daily", "--weekly", "--days", "--warn"]
+    static let valued: Set<String> = ["--minutes", "--for", "--until", "--name", "--daily", "--weekly", "--days", "--warn", "--reason"]
 }
 
 /// Parses one command's words and flags; every flag must be used by the command it follows.
@@ -153,6 +155,9 @@ struct CommandParser {
         case .limitAdd: return try limitAdd()
         case .limitRemove: return .limitRemove(name: try single("NAME"))
         case .limitList: return .limitList(json: try jsonOnly())
+        case .more, .requests, .approve, .deny, .cancel:
+            let json = take("--json")
+            return .moreTime(try moreTimeRequest(command), json: json)
         case .stats: return .stats(json: try jsonOnly())
         case .watch:
             let json = take("--json"), notify = take("--notify")
@@ -238,25 +243,25 @@ struct CommandParser {
         return .limitAdd(name: name, seconds: seconds, selections: words, days: days, warnSeconds: warn)
     }
 
-    private mutating func take(_ flag: String) -> Bool {
+    mutating func take(_ flag: String) -> Bool {
         guard let i = flags.firstIndex(where: { $0.name == flag }) else { return false }
         flags.remove(at: i)
         return true
     }
 
-    private mutating func value(_ flag: String) -> String? {
+    mutating func value(_ flag: String) -> String? {
         guard let i = flags.firstIndex(where: { $0.name == flag }) else { return nil }
         return flags.remove(at: i).value
     }
 
-    private mutating func single(_ what: String) throws(CoreError) -> String {
+    mutating func single(_ what: String) throws(CoreError) -> String {
         guard words.count == 1 else {
             throw scanner.usage(words.isEmpty ? "'\(verb)' needs \(what)" : "'\(verb)' takes one \(what)")
         }
         return words.removeFirst()
     }
 
-    private func none() throws(CoreError) {
+    func none() throws(CoreError) {
         if let w = words.first { throw scanner.usage("unexpected argument '\(w)' for '\(verb)'") }
     }
 }

@@ -80,6 +80,12 @@ extension Command {
                          "block SELECTIONs' apps for the rest of the day after DURATION of use")
         case .limitRemove: ("limit remove NAME", "remove a daily limit")
         case .limitList: ("limit list [--json]", "list daily limits with today's use")
+        case .more: ("more SELECTION (DURATION | --today) [--reason TEXT] [--json]",
+                     "ask for more time for a blocked SELECTION (granted, or a request for an admin)")
+        case .requests: ("requests [--json]", "pending more-time requests, grants, and changes waiting for Delay=")
+        case .approve: ("approve ID [DURATION] [--json]", "grant a more-time request (root and group blockd-admin)")
+        case .deny: ("deny ID [--reason TEXT] [--json]", "refuse a more-time request (root and group blockd-admin)")
+        case .cancel: ("cancel NAME", "keep an activity whose stop or removal waits for Delay=, or withdraw a request")
         case .stats: ("stats [--json]", "shield hits per selection per day")
         case .watch: ("watch [--json] [--notify]", "follow the daemon's events (--notify: desktop notifications)")
         case .reload: ("reload", "reload the daemon's configuration")

@@ -168,6 +168,7 @@ public struct BlockcRunner {
             return .limitAdd(Limit(name: name, selections: selections, seconds: seconds, days: days, warnSeconds: warn))
         case .limitRemove(let name): return .limitRemove(name: name)
         case .limitList: return .limitList
+        case .moreTime(let request, _): return request
         case .stats: return .stats
         case .watch: return .watch
         case .reload: return .reload
@@ -209,10 +210,10 @@ public struct BlockcRunner {
         let out = output
         switch command {
         case .start: return out.start(o)
-        case .stop: return out.stop(o)
+        case .stop: return o["pending"] != nil ? out.moreTime(o) : out.stop(o)
         case .status: return out.status(o)
         case .scheduleAdd: return out.scheduleAdded(o)
-        case .scheduleRemove: return out.scheduleRemoved(o)
+        case .scheduleRemove: return o["pending"] != nil ? out.moreTime(o) : out.scheduleRemoved(o)
         case .scheduleList: return out.schedules(o)
         case .selections: return out.selections(o)
         case .selectionShow: return out.selection(o)
@@ -221,7 +222,8 @@ public struct BlockcRunner {
         case .reload: return out.reload(o)
         case .limitList: return out.limits(o)
         case .limitAdd: return out.limitAdded(o)
-        case .limitRemove: return out.limitRemoved(o)
+        case .limitRemove: return o["pending"] != nil ? out.moreTime(o) : out.limitRemoved(o)
+        case .moreTime: return out.moreTime(o)
         default: return out.generic(o)
         }
     }

@@ -126,6 +126,8 @@ extension Output {
             // S3: the daemon's queue for this watcher overflowed; the count says how much is missing.
             let n = e.count ?? 0
             body = paint("(\(plural(n, "event")) \(n == 1 ? "was" : "were") dropped: this watcher fell behind)", .yellow)
+        case .moreTime:
+            body = paint("More time", .cyan) + ": \(Output.clean(e.message ?? ""))"
         case .shieldHit, .tamper, .limit, .warning, nil:
             // An event without a line of its own, or a newer daemon's: show it rather than drop it.
             var rest = e.json

@@ -18,6 +18,8 @@ public enum Command: String, CaseIterable, Sendable, CustomStringConvertible {
     case limitAdd = "limit-add"
     case limitRemove = "limit-remove"
     case limitList = "limit-list"
+    // M1, M2: more time.
+    case more, requests, approve, deny, cancel
     case stats
     case watch
     case reload
@@ -41,6 +43,7 @@ public enum Command: String, CaseIterable, Sendable, CustomStringConvertible {
         // `blockc version` prints the client's version and the daemon's answer to hello.
         case .hello: "version"
         case .start, .stop, .status, .selections, .failures, .stats, .watch, .reload: rawValue
+        case .more, .requests, .approve, .deny, .cancel: rawValue
         }
     }
 
@@ -48,7 +51,8 @@ public enum Command: String, CaseIterable, Sendable, CustomStringConvertible {
     public var modifies: Bool {
         switch self {
         case .start, .stop, .scheduleAdd, .scheduleRemove, .failuresClear, .limitAdd, .limitRemove, .reload: true
-        case .status, .scheduleList, .selections, .selectionShow, .failures, .limitList, .stats, .watch, .hello: false
+        case .more, .approve, .deny, .cancel: true
+        case .status, .scheduleList, .selections, .selectionShow, .failures, .limitList, .stats, .watch, .hello, .requests: false
         }
     }
 

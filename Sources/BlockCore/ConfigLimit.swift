@@ -1,6 +1,6 @@
 extension ConfigFiles {
     public static let limitSection = "Limit"
-    public static let limitKeys = ["Name", "Daily", "Days", "Warn", "Selections"]
+    public static let limitKeys = ["Name", "Daily", "Days", "Warn", "Selections"] + MoreTimePolicy.keys
 
     /// Reads one file of `limits.d/` (DESIGN §9): a `[Limit]` section with `Name=`, `Daily=`
     /// (the allowance per day, a DURATION up to 24h) and `Selections=` (all required), `Days=`
@@ -15,6 +15,7 @@ extension ConfigFiles {
         var warn: Int?
         var days = WeekdaySet.all
         var selections: [String] = []
+        var moreTime: MoreTimePolicy?
         for e in entries {
             let v = e.value
             switch e.key {
@@ -29,6 +30,8 @@ extension ConfigFiles {
                 days = try reader.days(e)
             case "Selections":
                 selections = try reader.selections(e, adding: selections)
+            case _ where MoreTimePolicy.keys.contains(e.key):
+                moreTime = try reader.moreTime(e, adding: moreTime)
             default:
                 throw reader.unknownKey(e, section: limitSection, valid: limitKeys)
             }
@@ -46,7 +49,9 @@ extension ConfigFiles {
         if let warn, warn >= daily {
             throw reader.fail(header.line, "[\(limitSection)] '\(name)' has Warn= not shorter than Daily=; warn before the allowance runs out")
         }
-        return Limit(name: name, selections: Registry.unique(selections), seconds: daily, days: days, warnSeconds: warn,
-                     origin: .config(file: file))
+        var limit = Limit(name: name, selections: Registry.unique(selections), seconds: daily, days: days, warnSeconds: warn,
+                         origin: .config(file: file))
+        limit.moreTime = moreTime
+        return limit
     }
 }

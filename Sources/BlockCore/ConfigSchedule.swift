@@ -1,6 +1,6 @@
 extension ConfigFiles {
     public static let scheduleSection = "Schedule"
-    public static let scheduleKeys = ["Name", "Window", "Days", "Selections"]
+    public static let scheduleKeys = ["Name", "Window", "Days", "Selections"] + MoreTimePolicy.keys
 
     /// Reads one file of `schedules.d/` (DESIGN §7): a `[Schedule]` section with `Name=`,
     /// `Window=HH:MM-HH:MM` and `Selections=` (all required) and `Days=` (default daily).
@@ -19,6 +19,7 @@ extension ConfigFiles {
         var window: (start: WallTime, end: WallTime)?
         var days = WeekdaySet.all
         var selections: [String] = []
+        var moreTime: MoreTimePolicy?
 
         for e in entries {
             let v = e.value
@@ -32,6 +33,8 @@ extension ConfigFiles {
                 days = try reader.days(e)
             case "Selections":
                 selections = try reader.selections(e, adding: selections)
+            case _ where MoreTimePolicy.keys.contains(e.key):
+                moreTime = try reader.moreTime(e, adding: moreTime)
             default:
                 throw reader.unknownKey(e, section: scheduleSection, valid: scheduleKeys)
             }
@@ -49,8 +52,10 @@ extension ConfigFiles {
         guard !selections.isEmpty else {
             throw reader.fail(header.line, "[\(scheduleSection)] '\(name)' has no Selections=; add the selections it blocks, e.g. Selections=social video")
         }
-        return Schedule(name: name, selections: Registry.unique(selections), days: days,
-                        start: window.start, end: window.end, origin: .config(file: file))
+        var schedule = Schedule(name: name, selections: Registry.unique(selections), days: days,
+                                start: window.start, end: window.end, origin: .config(file: file))
+        schedule.moreTime = moreTime
+        return schedule
     }
 }
 

@@ -11,10 +11,12 @@ public struct Limit: Hashable, Sendable, Codable {
     /// Warn this long before the allowance runs out (nil: no warning).
     public var warnSeconds: Int?
     public var origin: Origin
+    /// M1: `MoreTime=`, `Delay=`, `MoreTimePerDay=`, `RequestTimeout=` (nil: the defaults).
+    public var moreTime: MoreTimePolicy?
     /// Where the limit stands now, computed from the ledger by `refreshed(...)`; not stored.
     public var state: LimitState?
 
-    enum CodingKeys: String, CodingKey { case name, selections, seconds, days, warnSeconds, origin }
+    enum CodingKeys: String, CodingKey { case name, selections, seconds, days, warnSeconds, origin, moreTime }
 
     public init(name: String, selections: [String], seconds: Int, days: WeekdaySet = .all, warnSeconds: Int? = nil,
                 origin: Origin = .client(uid: 0)) {

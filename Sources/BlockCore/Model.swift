@@ -50,6 +50,8 @@ public struct Block: Hashable, Sendable, Codable {
     public var end: Date
     public var locked: Bool
     public var origin: Origin
+    /// M1: `--more-time`, `--delay` (nil: the defaults; `locked` always means no).
+    public var moreTime: MoreTimePolicy?
 
     public init(name: String, selections: [String], start: Date, end: Date, locked: Bool = false,
                 origin: Origin = .client(uid: 0)) {
@@ -85,6 +87,8 @@ public struct Schedule: Hashable, Sendable, Codable {
     public var start: WallTime
     public var end: WallTime
     public var origin: Origin
+    /// M1: `MoreTime=`, `Delay=`, `MoreTimePerDay=`, `RequestTimeout=` (nil: the defaults).
+    public var moreTime: MoreTimePolicy?
 
     public init(name: String, selections: [String], days: WeekdaySet = .all, start: WallTime, end: WallTime,
                 origin: Origin = .client(uid: 0)) {

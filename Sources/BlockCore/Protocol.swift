@@ -21,6 +21,12 @@ public enum Request: Equatable, Sendable {
     case limitAdd(Limit)
     case limitRemove(name: String)
     case limitList
+    /// M1, M2: `more`, `requests`, `approve`, `deny`, `cancel` (ProtocolMoreTime.swift).
+    case more(MoreArguments)
+    case requests
+    case approve(id: String, seconds: Int?)
+    case deny(id: String, reason: String?)
+    case cancel(name: String)
     case stats
     case watch
     case reload
@@ -33,6 +39,8 @@ public enum Request: Equatable, Sendable {
         public var until: Date?
         public var lock: Bool
         public var name: String?
+        /// M1: `--more-time`, `--delay` (nil: the defaults).
+        public var moreTime: MoreTimePolicy?
 
         public init(selections: [String], seconds: Int? = nil, until: Date? = nil, lock: Bool = false, name: String? = nil) {
             self.selections = selections
@@ -62,6 +70,11 @@ public enum Request: Equatable, Sendable {
         case .limitAdd: .limitAdd
         case .limitRemove: .limitRemove
         case .limitList: .limitList
+        case .more: .more
+        case .requests: .requests
+        case .approve: .approve
+        case .deny: .deny
+        case .cancel: .cancel
         case .stats: .stats
         case .watch: .watch
         case .reload: .reload
@@ -120,6 +133,7 @@ extension Request {
         case .stop(let name), .scheduleRemove(let name), .limitRemove(let name): try Names.validate(name, what: "name")
         case .hello, .status, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitList, .stats, .watch, .reload:
             break
+        case .more, .requests, .approve, .deny, .cancel: try validateMoreTime()
         }
     }
 
@@ -134,12 +148,14 @@ extension Request {
         switch self {
         case .hello, .status, .scheduleList, .selections, .failures, .failuresClear, .limitList, .stats, .watch, .reload:
             break
+        case .more, .requests, .approve, .deny, .cancel: o = moreTimeArguments
         case .start(let s):
             o["selections"] = .array(s.selections.map { .string($0) })
             if let seconds = s.seconds { o["seconds"] = .int(Int64(seconds)) }
             if let until = s.until { o["until"] = .string(LocalClock(TimeZone(identifier: "UTC")!).iso8601(until)) }
             if s.lock { o["lock"] = .bool(true) }
             if let name = s.name { o["name"] = .string(name) }
+            if let p = s.moreTime { o["moreTime"] = p.json }
         case .stop(let name), .scheduleRemove(let name), .selectionShow(let name), .limitRemove(let name):
             o["name"] = .string(name)
         case .scheduleAdd(let s):
@@ -147,12 +163,14 @@ extension Request {
             o["window"] = .string("\(s.start)-\(s.end)")
             o["days"] = .string(s.days.description)
             o["selections"] = .array(s.selections.map { .string($0) })
+            if let p = s.moreTime { o["moreTime"] = p.json }
         case .limitAdd(let l):
             o["name"] = .string(l.name)
             o["seconds"] = .int(Int64(l.seconds))
             o["days"] = .string(l.days.description)
             if let warn = l.warnSeconds { o["warn"] = .int(Int64(warn)) }
             o["selections"] = .array(l.selections.map { .string($0) })
+            if let p = l.moreTime { o["moreTime"] = p.json }
         }
         return o
     }
@@ -160,7 +178,7 @@ extension Request {
 
 /// Typed, strict access to a request's argument object: wrong types and unknown keys are
 /// `usage` errors that name the argument.
-private struct Arguments {
+struct Arguments {
     let command: Command
     var object: JSONObject
     var used: Set<String> = []
@@ -181,6 +199,7 @@ private struct Arguments {
         case .scheduleRemove: return .scheduleRemove(name: try string("name"))
         case .selectionShow: return .selectionShow(name: try string("name"))
         case .limitRemove: return .limitRemove(name: try string("name"))
+        case .more, .requests, .approve, .deny, .cancel: return try moreTimeRequest()
         case .start: return .start(try start())
         case .scheduleAdd: return .scheduleAdd(try schedule())
         case .limitAdd:
@@ -191,6 +210,7 @@ private struct Arguments {
                 limit.days = try WeekdaySet.parse(text)
             }
             if let v = optional("warn") { limit.warnSeconds = try intValue("warn", v) }
+            limit.moreTime = try moreTimePolicy()
             return .limitAdd(limit)
         }
     }
@@ -213,6 +233,7 @@ private struct Arguments {
             guard case .string(let n) = v else { throw wrongType("name", "a string") }
             s.name = n
         }
+        s.moreTime = try moreTimePolicy()
         return s
     }
 
@@ -227,7 +248,9 @@ private struct Arguments {
             guard case .string(let text) = v else { throw wrongType("days", "a string such as mon-fri") }
             days = try WeekdaySet.parse(text)
         }
-        return Schedule(name: name, selections: try selections(), days: days, start: start, end: end)
+        var schedule = Schedule(name: name, selections: try selections(), days: days, start: start, end: end)
+        schedule.moreTime = try moreTimePolicy()
+        return schedule
     }
 
 

@@ -5,11 +5,13 @@ import Foundation
 public struct Peer: Hashable, Sendable {
     public var uid: UInt32
     public var mayModify: Bool
+    /// M1: root or a member of group `blockd-admin`: may approve and deny more-time requests.
+    public var isAdmin = false
     public init(uid: UInt32, mayModify: Bool) {
         self.uid = uid
         self.mayModify = mayModify
     }
-    public static let root = Peer(uid: 0, mayModify: true)
+    public static let root = { var p = Peer(uid: 0, mayModify: true); p.isAdmin = true; return p }()
     public var isRoot: Bool { uid == 0 }
 }
 
@@ -26,6 +28,8 @@ public struct Registry: Sendable {
     /// (nil: there was none), so that a change that cannot be saved is undone in O(changes).
     public private(set) var before: [String: Activity?] = [:]
     public var maxActivities: Int
+    /// T4, M3: slots taken by more-time grants and requests, which count toward the cap.
+    public var reserved = 0
     /// Where to raise the cap, named in the refusal message.
     public var configPath: String
 
@@ -96,7 +100,7 @@ public struct Registry: Sendable {
     /// the block is named after its selections (`defaultBlockName`), so starting the same
     /// selections again extends it rather than taking another slot.
     public mutating func startBlock(name explicitName: String?, selections: [String], end: Date, locked: Bool,
-                                    by peer: Peer, now: Date) throws(CoreError) -> BlockOutcome {
+                                    moreTime: MoreTimePolicy? = nil, by peer: Peer, now: Date) throws(CoreError) -> BlockOutcome {
         guard peer.mayModify else { throw Registry.denied("start blocks") }
         let selections = Registry.unique(selections)
         let name = explicitName ?? Registry.defaultBlockName(for: selections)
@@ -121,14 +125,16 @@ public struct Registry: Sendable {
                 existing.selections = Registry.unique(existing.selections + selections)
                 existing.end = max(existing.end, end)
                 existing.locked = existing.locked || locked
+                if let p = moreTime { existing.moreTime = MoreTimePolicy.strictest([existing.moreTime ?? .standard, p]) }  // M1: only tightened
                 if existing != before { noteChange(name) }
                 activities[index] = .block(existing)
                 return existing == before ? .unchanged(existing) : .extended(from: before, to: existing)
             }
         }
         try checkCap(adding: "block '\(name)'", now: now)
-        let block = Block(name: name, selections: selections, start: now, end: end, locked: locked,
+        var block = Block(name: name, selections: selections, start: now, end: end, locked: locked,
                           origin: .client(uid: peer.uid))
+        block.moreTime = moreTime
         noteChange(name)
         activities.append(.block(block))
         return .created(block)
@@ -259,7 +265,7 @@ public struct Registry: Sendable {
     }
 
     private func checkCap(adding what: String, now: Date) throws(CoreError) {
-        let count = live(at: now).count
+        let count = live(at: now).count + reserved
         guard count < maxActivities else {
             throw CoreError(.activityLimit,
                 "cannot add \(what): \(count) of \(maxActivities) activities are in use (MaxActivities=\(maxActivities)). "

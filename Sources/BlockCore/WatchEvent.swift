@@ -5,6 +5,8 @@
 public struct WatchEvent: Equatable, Sendable {
     public enum Name: String, CaseIterable, Sendable {
         case lock, unlock, refusal, failure, shieldHit = "shield-hit", tamper, limit, warning, dropped
+        /// M3: a more-time request or grant changed (`kind`: asked, granted, denied, expired, ended).
+        case moreTime = "more-time"
     }
 
     /// The event word; a newer daemon's word that this build does not know is kept as it came.
@@ -104,6 +106,7 @@ extension WatchEvent {
         case .limit: ["time", "activity", "selections", "until"]
         case .warning: ["time", "activity", "selection", "starts", "remaining"]
         case .dropped: ["count", "time"]
+        case .moreTime: ["time", "kind", "activity", "selection", "until", "message"]
         case nil: []
         }
     }

@@ -31,6 +31,8 @@ public final class ControlServer: @unchecked Sendable {
     let limits: Limits
     let listenFD: Int32
     let blockdGroup: UInt32?
+    /// M1: looked up on every connection, so a group created after start counts.
+    let adminGroup: String
     var acceptSource: DispatchSourceRead?
     var connections: [ObjectIdentifier: Connection] = [:]
     var perUser: [UInt32: Int] = [:]
@@ -44,6 +46,7 @@ public final class ControlServer: @unchecked Sendable {
         self.limits = limits
         var gid: UInt32 = 0
         blockdGroup = blockd_group_id(group, &gid) == 0 ? gid : nil
+        adminGroup = "\(group)-admin"
     }
 
     public func start() {
@@ -101,7 +104,11 @@ public final class ControlServer: @unchecked Sendable {
         guard blockd_peer_credentials(fd, &uid, &gid, &pid) == 0 else { return Peer(uid: UInt32.max, mayModify: false) }
         var may = uid == 0 || uid == geteuid()
         if !may, let group = blockdGroup { may = blockd_user_in_group(uid, gid, group) == 1 }
-        return Peer(uid: uid, mayModify: may)
+        var peer = Peer(uid: uid, mayModify: may)
+        // M1: root, the daemon's own user and members of group blockd-admin answer more-time requests.
+        var admin: UInt32 = 0
+        peer.isAdmin = uid == 0 || uid == geteuid() || (blockd_group_id(adminGroup, &admin) == 0 && blockd_user_in_group(uid, gid, admin) == 1)
+        return peer
     }
 
     func closed(_ connection: Connection) {

@@ -19,9 +19,10 @@ extension Engine {
     @discardableResult
     func reconcile(now: Date) -> Reconciliation {
         assertOnQueue()
+        settleMoreTime(now: now)  // M3
         let ended = registry.expire(now: now)
         refreshLimits(now: now)
-        let desired = policy.desired(at: now, activities: registry.activities)
+        let desired = policy.lifting(policy.desired(at: now, activities: registry.activities), grants: book.grants, at: now)  // M3
         var next: [String: [Reason]] = [:]
         for b in desired { next[b.selection] = b.reasons }
 
@@ -65,6 +66,7 @@ extension Engine {
 
     private func armNextTransition(now: Date) {
         nextTransition = policy.nextTransition(after: now, activities: registry.activities)
+        if let m = book.nextBoundary(after: now), nextTransition.map({ m < $0 }) ?? true { nextTransition = m }  // M3, T9
         if anyLimitRunning {
             // Checkpoint running usage at least once a minute (only while a limited app runs).
             let checkpoint = now.addingTimeInterval(60)

@@ -5,13 +5,15 @@ import Foundation
 /// the error is mapped to `ERR <code> <message>` in one place (`handle`).
 extension Engine {
     /// Handles one request on the engine queue. `watch` is the server's business.
-    public func handle(_ request: Request, from peer: Peer) -> Response {
+    /// `delaying` false: a loosening whose `Delay=` has passed is carried out (M2).
+    public func handle(_ request: Request, from peer: Peer, delaying: Bool = true) -> Response {
         assertOnQueue()
         let now = observedNow()
         do throws(CoreError) {
             if request.modifies && !peer.mayModify && !Engine.ownerMayAct(request) {
                 throw CoreError(.permissionDenied, "only root and members of group 'blockd' may use '\(request.command)'; ask an administrator to run 'usermod -aG blockd $USER', then log in again")
             }
+            if delaying, let o = try delayedLoosening(request, peer: peer, now: now) { return .ok(o) }  // M2
             return .ok(try dispatch(request, peer: peer, now: now))
         } catch {
             // T4: refusals of well-formed changes are recorded (the cap, permissions, locks);
@@ -32,6 +34,7 @@ extension Engine {
     static func ownerMayAct(_ request: Request) -> Bool {
         switch request {
         case .stop, .scheduleRemove, .limitRemove: true
+        case .approve, .deny, .cancel: true  // M1: the engine checks blockd-admin and the asker
         default: false
         }
     }
@@ -63,6 +66,7 @@ extension Engine {
         case .reload: return try reload(now: now)
         case .limitAdd(let limit): return try addLimit(limit, peer: peer, now: now)
         case .limitRemove(let name): return try removeLimit(name, peer: peer, now: now)
+        case .more, .requests, .approve, .deny, .cancel: return try moreTime(request, peer: peer, now: now)
         case .limitList:
             let limits = activitiesForDisplay(at: now).filter { $0.kind == .limit }
             return ["limits": .array(limits.map { shapes.activity($0, at: now) })]
@@ -73,7 +77,7 @@ extension Engine {
 
     func status(now: Date) -> JSONObject {
         let activities = activitiesForDisplay(at: now)
-        let desired = policy.desired(at: now, activities: activities)
+        let desired = policy.lifting(policy.desired(at: now, activities: activities), grants: book.grants, at: now)  // M3
         var enforcement: JSONObject = ["mode": .string(enforcer.mode), "applied": .array(applied.keys.sorted().map { .string($0) })]
         enforcement["hostsFile"] = .string(config.daemon.hostsFile)
         // DESIGN §7 "Truth": which configuration is in force, and whether the state is on disk.
@@ -82,7 +86,7 @@ extension Engine {
         if let problem = saveProblem { enforcement["stateProblem"] = .string(problem) }
         enforcement["notEnforced"] = notEnforcedJSON(desired.map(\.selection))
         for (key, value) in collaborators.enforcementNotes(local) { enforcement[key] = value }
-        return [
+        var o: JSONObject = [
             "now": .string(local.iso8601(now)),
             "timeZone": .string(local.timeZone.identifier),
             "blocked": .array(desired.map { shapes.blocked($0) }),
@@ -93,6 +97,8 @@ extension Engine {
             "maxActivities": .int(Int64(registry.maxActivities)),
             "server": .object(collaborators.serverStats()),
         ]
+        for (key, value) in requestsJSON(now: now) { o[key] = value }  // M3: grants, requests, delayed
+        return o
     }
 
     func failuresJSON() -> JSON {
@@ -119,7 +125,8 @@ extension Engine {
             end = args.until!
         }
         let before = snapshot()
-        let outcome = try registry.startBlock(name: args.name, selections: names, end: end, locked: args.lock, by: peer, now: now)
+        let outcome = try registry.startBlock(name: args.name, selections: names, end: end, locked: args.lock, moreTime: args.moreTime,
+                                             by: peer, now: now)
         try commit(since: before, now: now)
         let block = outcome.block
         switch outcome {

@@ -78,12 +78,14 @@ public final class Engine: @unchecked Sendable {
         if configProvenance.kind == .files { state.lastGoodConfig = StoredConfig(config, at: now) }
         installConfigSchedules(now: now)
         catchUp(now: now)
+        performDueLoosenings(now: now)  // M2, T8
         reconcile(now: now)
     }
 
     /// Time passed (the timer fired, the clock was stepped, the machine resumed).
     public func wake() {
         assertOnQueue()
+        performDueLoosenings(now: observedNow())  // M2
         reconcile(now: observedNow())
     }
 

@@ -37,6 +37,9 @@ public enum LogEvent: String, Sendable, CaseIterable {
     case lock, unlock, catchUp = "catch-up", refusal, failure, shieldHit = "shield-hit", tamper, start, stop, reload, limit, warning
     /// E5: open connections to a blocked site's addresses destroyed; blockd's nftables table changed.
     case socketsCut = "sockets-cut", firewall
+    /// M1-M3: more time asked for, granted, denied, expired unanswered, ended; a loosening delayed.
+    case moreAsked = "more-asked", moreGranted = "more-granted", moreDenied = "more-denied", moreExpired = "more-expired"
+    case moreEnded = "more-ended", delayed
 
     public var messageID: String {
         switch self {
@@ -54,6 +57,12 @@ public enum LogEvent: String, Sendable, CaseIterable {
         case .reload: "dfe2596177a74f71b9230fdd7eea5771"
         case .socketsCut: "4b0f1e6c8a3d4f52b7e9c2d5a1f08e63"
         case .firewall: "a7c3e95d02b84e1f9d6c4b8e3f1a2d70"
+        case .moreAsked: "3e1c0f5a7b2d4c8e9a6f1b0d2c4e6a81"
+        case .moreGranted: "b84d2e6f1a3c4b5d8e7f9a0c1d2e3f42"
+        case .moreDenied: "c2f7a9e1d3b54f6a8c0e2d4f6a8b0c13"
+        case .moreExpired: "d9a1c3e5f7b94d2e6a8c0f1e3d5b7a94"
+        case .moreEnded: "e5b7d9f1a3c24e6b8d0f2a4c6e8b0d25"
+        case .delayed: "f1c3e5a7b9d04f2a6c8e0b2d4f6a8c36"
         }
     }
 }

@@ -21,6 +21,8 @@ enum Report {
     case limitWarning(Limit, remaining: String, starts: String)
     /// A block ended without unlocking anything (journal only: watchers see no change).
     case ended(Block, message: String)
+    /// M1-M3: a more-time request or grant changed, or a loosening was delayed (Report+MoreTime.swift).
+    case moreTime(MoreTimeNote)
 
     var logEvent: LogEvent {
         switch self {
@@ -31,6 +33,7 @@ enum Report {
         case .limitReached: .limit
         case .limitWarning: .warning
         case .ended: .stop
+        case .moreTime(let note): note.event
         }
     }
 
@@ -64,6 +67,7 @@ enum Report {
                             priority: .info, event: logEvent, fields: [("ACTIVITY", l.name), ("SELECTION", l.selections.joined(separator: " "))])
         case .ended(let block, let message):
             return LogEntry(message, priority: .info, event: logEvent, fields: [("ACTIVITY", block.name)])
+        case .moreTime(let note): return note.entry(clock: clock)
         }
     }
 
@@ -86,6 +90,7 @@ enum Report {
             return l.selections.map { .warning(time: time, activity: l.name, selection: $0, starts: starts, remaining: remaining) }
         case .ended:
             return []
+        case .moreTime(let note): return note.events(clock: clock, now: now)
         }
     }
 

@@ -24,11 +24,13 @@ public struct DaemonState: Codable, Equatable, Sendable {
     /// What each blocked selection was enforced with: an active activity keeps these targets
     /// until it ends, whatever the configuration says meanwhile (DESIGN §7).
     public var targets: [String: Selection] = [:]
+    /// M3: more-time grants, requests, delayed loosenings and the day's allowances (T8).
+    public var moreTime = MoreTimeBook()
 
     public init() {}
 
     enum CodingKeys: String, CodingKey {
-        case version, activities, failures, shieldHits, lastReconcile, applied, usage, lastGoodConfig, targets
+        case version, activities, failures, shieldHits, lastReconcile, applied, usage, lastGoodConfig, targets, moreTime
     }
 
     /// Keys added in later versions may be missing from an older file: they start empty.
@@ -45,6 +47,7 @@ public struct DaemonState: Codable, Equatable, Sendable {
         usage = try c.decodeIfPresent(UsageLedger.self, forKey: .usage) ?? UsageLedger()
         lastGoodConfig = try c.decodeIfPresent(StoredConfig.self, forKey: .lastGoodConfig)
         targets = try c.decodeIfPresent([String: Selection].self, forKey: .targets) ?? [:]
+        moreTime = try c.decodeIfPresent(MoreTimeBook.self, forKey: .moreTime) ?? MoreTimeBook()
     }
 
     public mutating func record(_ failure: FailureRecord) {

@@ -34,7 +34,7 @@ struct WatchEventTests {
 
     @Test("every event name has a shape")
     func everyName() {
-        #expect(Set(WatchEvent.Name.allCases.map(\.rawValue)) == ["lock", "unlock", "refusal", "failure", "shield-hit", "tamper", "limit", "warning", "dropped"])
+        #expect(Set(WatchEvent.Name.allCases.map(\.rawValue)) == ["lock", "unlock", "refusal", "failure", "shield-hit", "tamper", "limit", "warning", "dropped", "more-time"])
     }
 
     @Test("a newer daemon's event, or a key this build does not know, is kept as it came")

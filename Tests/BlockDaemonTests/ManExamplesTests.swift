@@ -11,6 +11,13 @@ struct ManExamplesTests {
     static let excluded: [String: String] = [
         // Enables a unit in the user's real service manager: it would touch the system.
         "systemctl --user enable --now blockd-agent.service": "changes the real user session's units",
+        // M1: need a selection blocked now, or a pending request or delayed stop by that name;
+        // MoreTimeEngineTests and the approval round trip in BlockcIntegrationTests run them.
+        "blockc more games 15m --reason \"finish the level\"": "needs games to be blocked",
+        "blockc more instagram --today": "needs instagram to be blocked",
+        "blockc approve m3 30m": "needs a pending request m3",
+        "blockc deny m3 --reason \"not on a school night\"": "needs a pending request m3",
+        "blockc cancel work": "needs a stop of 'work' waiting for its Delay=",
     ]
 
     /// Examples that follow events until interrupted: run for a few seconds while the test

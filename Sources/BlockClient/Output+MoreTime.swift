@@ -1,0 +1,64 @@
+import BlockCore
+import Foundation
+
+/// Human output of `more`, `requests`, `approve`, `deny`, `cancel`, and of a stop or removal
+/// that waits for its `Delay=` (M1-M3).
+extension Output {
+    public func moreTime(_ o: JSONObject) -> String {
+        if o["pending"] != nil { return delayed(o) }
+        if let id = o["denied"] { return "Denied request \(text(id)) for \(text(o["selection"]))." }
+        if let name = o["cancelled"] {
+            return text(o["kind"]) == "request" ? "Withdrew request \(text(name))." : "Cancelled the \(text(o["kind"])) of '\(text(name))'; it stays."
+        }
+        if o["requests"] != nil { return requests(o) }
+        switch text(o["state"]) {
+        case "granted": return granted(o)
+        case "pending":
+            let expires = instant(o["expires"]).map(time) ?? text(o["expires"])
+            return "Asked for more time for \(text(o["selection"])) (request \(text(o["id"]))); an administrator answers with 'blockc approve \(text(o["id"]))' or 'blockc deny \(text(o["id"]))'. It expires at \(expires) if unanswered."
+        default: return generic(o)
+        }
+    }
+
+    func granted(_ o: JSONObject) -> String {
+        let start = instant(o["start"]), end = instant(o["end"])
+        let from = start.map { $0 > now ? " from \(time($0)) (after the delay)" : "" } ?? ""
+        let by = o["grantedBy"]?.int.map { " by uid \($0)" } ?? ""
+        return "More time for \(text(o["selection"])) (\(text(o["id"])))\(by)\(from) \(end.map { until($0) } ?? ""); blocked again at its end if a reason still holds."
+    }
+
+    /// `stop`, `schedule remove` or `limit remove` of an activity with `Delay=` (M2).
+    func delayed(_ o: JSONObject) -> String {
+        let name = text(o["pending"])
+        let at = instant(o["at"]).map { self.at($0) } ?? text(o["at"])
+        return "The \(text(o["kind"])) of '\(name)' takes effect \(at) (Delay=); 'blockc cancel \(name)' keeps it."
+    }
+
+    public func requests(_ o: JSONObject) -> String {
+        let requests = o["requests"]?.array ?? [], grants = o["grants"]?.array ?? [], delayed = o["delayed"]?.array ?? []
+        if requests.isEmpty && grants.isEmpty && delayed.isEmpty { return "No requests, grants or delayed changes." }
+        var lines: [String] = []
+        if !requests.isEmpty {
+            lines.append(heading("Requests"))
+            lines += table(requests.map { r in
+                let asked = r["seconds"]?.int.map(DurationText.format) ?? "rest of the day"
+                return [Cell(text(r["id"]), .bold), Cell(text(r["selection"])), Cell(asked), Cell("uid \(r["uid"]?.int ?? -1)"),
+                        Cell(text(r["reason"]))]
+            })
+        }
+        if !grants.isEmpty {
+            lines.append(heading("More time"))
+            lines += table(grants.map { g in
+                [Cell(text(g["id"]), .bold), Cell(text(g["selection"])), Cell(until(g["end"])), Cell("uid \(g["uid"]?.int ?? -1)"),
+                 Cell(g["grantedBy"]?.int.map { "granted by uid \($0)" } ?? "by policy")]
+            })
+        }
+        if !delayed.isEmpty {
+            lines.append(heading("Waiting for Delay="))
+            lines += table(delayed.map { d in
+                [Cell(text(d["pending"]), .bold), Cell(text(d["kind"])), Cell(instant(d["at"]).map { at($0) } ?? "")]
+            })
+        }
+        return lines.joined(separator: "\n")
+    }
+}

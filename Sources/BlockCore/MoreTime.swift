@@ -1,0 +1,173 @@
+import Foundation
+
+/// How an activity answers `blockc more` (M1). Ordered from the most permissive to the
+/// strictest, so that the strictest of several is their maximum.
+public enum MoreTimeMode: String, Codable, Hashable, Sendable, CaseIterable, Comparable {
+    /// `self`: granted to the asker after `Delay=`, within `MoreTimePerDay=`.
+    case selfService = "self"
+    /// Pending until root or a member of group `blockd-admin` approves it.
+    case approval
+    /// Refused (always the case for a `--lock` block).
+    case no
+
+    private var rank: Int { MoreTimeMode.allCases.firstIndex(of: self)! }
+    public static func < (a: MoreTimeMode, b: MoreTimeMode) -> Bool { a.rank < b.rank }
+}
+
+/// An activity's more-time keys (`MoreTime=`, `Delay=`, `MoreTimePerDay=`, `RequestTimeout=`).
+public struct MoreTimePolicy: Codable, Hashable, Sendable {
+    public var mode: MoreTimeMode
+    /// M2: how long every loosening of the activity waits (stop, remove, a grant).
+    public var delay: Int
+    /// M1: the more time one activity gives per local day (T7), in seconds.
+    public var perDay: Int
+    /// How long a request waits for an answer before it expires.
+    public var requestTimeout: Int
+
+    public static let defaultPerDay = 30 * 60
+    public static let defaultRequestTimeout = 3600
+    public static let standard = MoreTimePolicy()
+    /// A `--lock` block: nobody shortens it, not even by asking.
+    public static let never = MoreTimePolicy(mode: .no)
+
+    public init(mode: MoreTimeMode = .selfService, delay: Int = 0, perDay: Int = MoreTimePolicy.defaultPerDay,
+                requestTimeout: Int = MoreTimePolicy.defaultRequestTimeout) {
+        (self.mode, self.delay, self.perDay, self.requestTimeout) = (mode, delay, perDay, requestTimeout)
+    }
+
+    /// T5, M1: of several policies the strictest wins, key by key.
+    public static func strictest(_ policies: [MoreTimePolicy]) -> MoreTimePolicy {
+        guard var out = policies.first else { return .standard }
+        for p in policies.dropFirst() {
+            out.mode = max(out.mode, p.mode)
+            out.delay = max(out.delay, p.delay)
+            out.perDay = min(out.perDay, p.perDay)
+            out.requestTimeout = min(out.requestTimeout, p.requestTimeout)
+        }
+        return out
+    }
+
+    /// The config keys, in the order blockd.conf(5) documents them.
+    public static let keys = ["MoreTime", "Delay", "MoreTimePerDay", "RequestTimeout"]
+
+    /// Sets one key from a config file's value; false when `key` is not one of `keys`.
+    public mutating func set(_ key: String, _ value: String) throws(CoreError) -> Bool {
+        switch key {
+        case "MoreTime":
+            guard let m = MoreTimeMode(rawValue: value) else {
+                throw CoreError(.invalidConfig, "must be no, self or approval, not '\(value)'")
+            }
+            mode = m
+        case "Delay": delay = try MoreTimePolicy.seconds(value, in: 0...86_400)
+        case "MoreTimePerDay": perDay = try MoreTimePolicy.seconds(value, in: 0...86_400)
+        case "RequestTimeout": requestTimeout = try MoreTimePolicy.seconds(value, in: 1...86_400)
+        default: return false
+        }
+        return true
+    }
+
+    static func seconds(_ value: String, in range: ClosedRange<Int>) throws(CoreError) -> Int {
+        if value == "0" && range.contains(0) { return 0 }
+        let n: Int
+        do throws(CoreError) { n = try DurationText.parse(value) } catch {
+            throw CoreError(.invalidConfig, "must be a duration such as 2m or 1h30m, not '\(value)'")
+        }
+        guard range.contains(n) else {
+            throw CoreError(.invalidConfig, "must be at most \(DurationText.format(range.upperBound)), not '\(value)'")
+        }
+        return n
+    }
+}
+
+extension Activity {
+    /// M1: the activity's policy; a `--lock` block never gives more time.
+    public var moreTime: MoreTimePolicy {
+        switch self {
+        case .block(let b): b.locked ? .never : (b.moreTime ?? .standard)
+        case .schedule(let s): s.moreTime ?? .standard
+        case .limit(let l): l.moreTime ?? .standard
+        }
+    }
+}
+
+/// M3: an exception for one selection from `start` to `end`, given over the activities that
+/// blocked it when it was granted. A reason that began later is not covered by it.
+public struct Grant: Codable, Hashable, Sendable {
+    public var id: String
+    public var selection: String
+    public var start: Date
+    public var end: Date
+    /// The activities the grant was given over.
+    public var activities: [String]
+    /// Who asked, and who granted it (nil: granted by policy, with no one asked).
+    public var uid: UInt32
+    public var grantedBy: UInt32?
+    public var reason: String?
+
+    public init(id: String, selection: String, start: Date, end: Date, activities: [String], uid: UInt32,
+                grantedBy: UInt32? = nil, reason: String? = nil) {
+        (self.id, self.selection, self.start, self.end, self.activities) = (id, selection, start, end, activities)
+        (self.uid, self.grantedBy, self.reason) = (uid, grantedBy, reason)
+    }
+
+    public var window: Window { Window(start: start, end: end) }
+
+    /// M3: whether the grant lifts `blocked` at `t`: it is in its window and every reason
+    /// blocking the selection now is one it was given over.
+    public func lifts(_ blocked: Policy.Blocked, at t: Date) -> Bool {
+        blocked.selection == selection && window.contains(t) && blocked.reasons.allSatisfy { activities.contains($0.activity) }
+    }
+}
+
+/// A request waiting for an administrator (M1 `MoreTime=approval`).
+public struct MoreTimeRequest: Codable, Hashable, Sendable {
+    public var id: String
+    public var selection: String
+    /// Seconds asked for; nil: the rest of the local day (`--today`).
+    public var seconds: Int?
+    public var activities: [String]
+    public var uid: UInt32
+    public var reason: String?
+    public var asked: Date
+    /// Unanswered by then, it expires: `RequestTimeout=` after asking, or the block's end.
+    public var expires: Date
+
+    public init(id: String, selection: String, seconds: Int?, activities: [String], uid: UInt32, reason: String?,
+                asked: Date, expires: Date) {
+        (self.id, self.selection, self.seconds, self.activities, self.uid) = (id, selection, seconds, activities, uid)
+        (self.reason, self.asked, self.expires) = (reason, asked, expires)
+    }
+}
+
+/// M2: a loosening that waits for its activity's `Delay=`: `blockc stop`, `schedule remove`,
+/// `limit remove`. It takes effect at `due` unless cancelled with `blockc cancel NAME`.
+public struct PendingLoosening: Codable, Hashable, Sendable {
+    public enum Kind: String, Codable, Sendable { case stop, scheduleRemove = "schedule-remove", limitRemove = "limit-remove" }
+    public var kind: Kind
+    public var name: String
+    public var uid: UInt32
+    public var asked: Date
+    public var due: Date
+
+    public init(kind: Kind, name: String, uid: UInt32, asked: Date, due: Date) {
+        (self.kind, self.name, self.uid, self.asked, self.due) = (kind, name, uid, asked, due)
+    }
+}
+
+extension Policy {
+    /// M3: the desired set with what grants lift taken out. Applied after the union (T5), so a
+    /// grant never changes why a selection is blocked, only whether it is enforced now.
+    public func lifting(_ desired: [Blocked], grants: [Grant], at t: Date) -> [Blocked] {
+        guard !grants.isEmpty else { return desired }
+        return desired.filter { b in !grants.contains { $0.lifts(b, at: t) } }
+    }
+}
+
+extension ConfigReader {
+    /// One of `MoreTimePolicy.keys` in a schedule or limit file; unset keys keep their defaults.
+    func moreTime(_ e: INIEntry, adding so_far: MoreTimePolicy?) throws(CoreError) -> MoreTimePolicy {
+        var policy = so_far ?? .standard
+        _ = try checked(e) { () throws(CoreError) in try policy.set(e.key, e.value) }
+        return policy
+    }
+}

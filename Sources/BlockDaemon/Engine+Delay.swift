@@ -1,0 +1,108 @@
+import BlockCore
+import Foundation
+
+/// M2: `Delay=` makes every loosening wait (stop, schedule remove, limit remove); tightening
+/// never waits. And the more-time book's upkeep on every reconcile (M3, T8, T9).
+extension Engine {
+    /// A stop or removal of an activity with `Delay=`: checked now as if done now (permission,
+    /// `--lock`), then kept until its due instant. Nil when the request does not wait.
+    func delayedLoosening(_ request: Request, peer: Peer, now: Date) throws(CoreError) -> JSONObject? {
+        let kind: PendingLoosening.Kind
+        let name: String
+        switch request {
+        case .stop(let n): (kind, name) = (.stop, n)
+        case .scheduleRemove(let n): (kind, name) = (.scheduleRemove, n)
+        case .limitRemove(let n): (kind, name) = (.limitRemove, n)
+        default: return nil
+        }
+        guard let activity = registry.activity(named: name), activity.moreTime.delay > 0 else { return nil }
+        if let pending = book.loosenings.first(where: { $0.name == name }) { return looseningJSON(pending) }
+        var trial = registry
+        switch kind {
+        case .stop: _ = try trial.stopBlock(named: name, by: peer, now: now)
+        case .scheduleRemove: _ = try trial.removeSchedule(named: name, by: peer)
+        case .limitRemove: _ = try trial.removeLimit(named: name, by: peer)
+        }
+        let due = now.addingTimeInterval(TimeInterval(activity.moreTime.delay))
+        let l = PendingLoosening(kind: kind, name: name, uid: peer.uid, asked: now, due: due)
+        let before = snapshot()
+        book.loosenings.append(l)
+        try commit(since: before, now: now)
+        publish(.moreTime(MoreTimeNote(event: .delayed, kind: "delayed", id: name, selection: activity.selections.joined(separator: " "), until: due,
+                                       message: "The \(kind.rawValue) of '\(name)' asked by uid \(peer.uid) takes effect at \(local.iso8601(due)) (Delay=); 'blockc cancel \(name)' keeps it",
+                                       uid: peer.uid)), now: now)
+        reconcile(now: now)
+        return looseningJSON(l)
+    }
+
+    /// M2: carries out the loosenings whose delay has passed, as their asker would have.
+    /// Called before a timer's or start-up's reconcile, never from inside one.
+    func performDueLoosenings(now: Date) {
+        let due = book.loosenings.filter { $0.due <= now }
+        guard !due.isEmpty else { return }
+        book.loosenings.removeAll { $0.due <= now }
+        for l in due {
+            var peer = Peer(uid: l.uid, mayModify: true)
+            peer.isAdmin = l.uid == 0
+            let request: Request = switch l.kind {
+            case .stop: .stop(name: l.name)
+            case .scheduleRemove: .scheduleRemove(name: l.name)
+            case .limitRemove: .limitRemove(name: l.name)
+            }
+            if case .error(let e) = handle(request, from: peer, delaying: false) {
+                log.log(LogEntry("The delayed \(l.kind.rawValue) of '\(l.name)' could not be done: \(e.message)", priority: .notice, event: .delayed,
+                                 fields: [("ACTIVITY", l.name)]))
+            }
+        }
+        persist()
+    }
+
+    /// M3, T8: ends grants whose end has passed (a grant that ended while blockd was down is
+    /// not extended), expires unanswered requests, and keeps their slots counted (T4).
+    func settleMoreTime(now: Date) {
+        for g in book.grants where g.end <= now {
+            publish(.moreTime(MoreTimeNote(event: .moreEnded, kind: "ended", id: g.id, selection: g.selection, until: g.end,
+                                           message: "More time for \(g.selection) (\(g.id)) ended at \(local.iso8601(g.end))", uid: g.uid)), now: now)
+        }
+        for r in book.requests where r.expires <= now {
+            publish(.moreTime(MoreTimeNote(event: .moreExpired, kind: "expired", id: r.id, selection: r.selection, until: nil,
+                                           message: "Request \(r.id) of uid \(r.uid) for more time for \(r.selection) expired unanswered", uid: r.uid)), now: now)
+        }
+        book.grants.removeAll { $0.end <= now }
+        book.requests.removeAll { $0.expires <= now }
+        for g in book.grants where g.window.contains(now) && applied[g.selection] != nil {
+            pendingUnlockNotes[g.selection] = "more time (\(g.id)) until \(local.iso8601(g.end))"
+        }
+        book.prune(keepingFrom: local.civil(of: now).date)
+        registry.reserved = book.count
+    }
+
+    func grantJSON(_ g: Grant) -> JSONObject {
+        var o: JSONObject = ["id": .string(g.id), "selection": .string(g.selection), "state": "granted",
+                             "start": .string(local.iso8601(g.start)), "end": .string(local.iso8601(g.end)),
+                             "uid": .int(Int64(g.uid)), "activities": .array(g.activities.map { .string($0) })]
+        o["grantedBy"] = g.grantedBy.map { .int(Int64($0)) } ?? .null
+        if let r = g.reason { o["reason"] = .string(r) }
+        return o
+    }
+
+    func requestJSON(_ r: MoreTimeRequest) -> JSONObject {
+        var o: JSONObject = ["id": .string(r.id), "selection": .string(r.selection), "state": "pending",
+                             "asked": .string(local.iso8601(r.asked)), "expires": .string(local.iso8601(r.expires)),
+                             "uid": .int(Int64(r.uid)), "activities": .array(r.activities.map { .string($0) })]
+        o["seconds"] = r.seconds.map { .int(Int64($0)) } ?? .null
+        if let reason = r.reason { o["reason"] = .string(reason) }
+        return o
+    }
+
+    func looseningJSON(_ l: PendingLoosening) -> JSONObject {
+        ["pending": .string(l.name), "kind": .string(l.kind.rawValue), "uid": .int(Int64(l.uid)), "at": .string(local.iso8601(l.due))]
+    }
+
+    /// `requests`, and the more-time keys of `status`.
+    func requestsJSON(now: Date) -> JSONObject {
+        ["requests": .array(book.requests.map { .object(requestJSON($0)) }),
+         "grants": .array(book.grants.map { .object(grantJSON($0)) }),
+         "delayed": .array(book.loosenings.map { .object(looseningJSON($0)) })]
+    }
+}

@@ -1,0 +1,133 @@
+import BlockCore
+import Foundation
+
+/// More time (M1-M3): `more`, `requests`, `approve`, `deny`, `cancel`, and the book's upkeep on
+/// every reconcile. Grants are applied as a filter on the desired set after the union
+/// (`Policy.lifting`), so the union itself never knows about them.
+extension Engine {
+    var book: MoreTimeBook {
+        get { state.moreTime }
+        set { state.moreTime = newValue }
+    }
+
+    func moreTime(_ request: Request, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
+        switch request {
+        case .more(let m): return try more(m, peer: peer, now: now)
+        case .approve(let id, let seconds): return try answer(id, approve: true, seconds: seconds, reason: nil, peer: peer, now: now)
+        case .deny(let id, let reason): return try answer(id, approve: false, seconds: nil, reason: reason, peer: peer, now: now)
+        case .cancel(let name): return try cancel(name, peer: peer, now: now)
+        default: return requestsJSON(now: now)
+        }
+    }
+
+    private func more(_ m: Request.MoreArguments, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
+        let name = try config.catalog.resolve(m.selection).name
+        guard let blocked = policy.desired(at: now, activities: registry.activities).first(where: { $0.selection == name }) else {
+            throw CoreError(.notFound, "\(name) is not blocked now; there is nothing to ask more time for")
+        }
+        if let g = book.grants.first(where: { $0.lifts(blocked, at: now) || ($0.selection == name && $0.start > now) }) {
+            throw CoreError(.exists, "\(name) already has more time (\(g.id)) until \(local.iso8601(g.end))")
+        }
+        if let r = book.requests.first(where: { $0.selection == name && $0.uid == peer.uid }) {
+            throw CoreError(.exists, "you already asked for more time for \(name) (\(r.id)); wait for the answer or withdraw it with 'blockc cancel \(r.id)'")
+        }
+        try checkMoreTimeCap(now: now)
+        let decision = try book.decide(blocked, seconds: m.seconds, activities: registry.activities, now: now, clock: local)
+        let before = snapshot()
+        let id = book.takeID()
+        let over = blocked.reasons.map(\.activity)
+        switch decision {
+        case .grant(let start, let end, let minute):
+            let grant = Grant(id: id, selection: name, start: start, end: end, activities: over, uid: peer.uid, reason: m.reason)
+            book.charge(grant, oneMoreMinute: minute, activities: registry.activities, now: now, clock: local)
+            book.grants.append(grant)
+            try commit(since: before, now: now)
+            let when = start > now ? "from \(local.iso8601(start)) (Delay=) " : ""
+            publish(.moreTime(MoreTimeNote(event: .moreGranted, kind: "granted", id: id, selection: name, until: end,
+                                           message: "More time for \(name) granted to uid \(peer.uid) \(when)until \(local.iso8601(end))\(minute ? " (one more minute)" : "")",
+                                           uid: peer.uid)), now: now)
+            reconcile(now: now)
+            return grantJSON(grant)
+        case .pending(let expires):
+            let r = MoreTimeRequest(id: id, selection: name, seconds: m.seconds, activities: over, uid: peer.uid, reason: m.reason,
+                                    asked: now, expires: expires)
+            book.requests.append(r)
+            try commit(since: before, now: now)
+            let asked = m.seconds.map { DurationText.format($0) } ?? "the rest of the day"
+            publish(.moreTime(MoreTimeNote(event: .moreAsked, kind: "asked", id: id, selection: name, until: expires,
+                                           message: "uid \(peer.uid) asked for \(asked) more of \(name) (\(id))\(m.reason.map { ": \($0)" } ?? ""); 'blockc approve \(id)' or 'blockc deny \(id)' answers it",
+                                           uid: peer.uid)), now: now)
+            reconcile(now: now)
+            return requestJSON(r)
+        }
+    }
+
+    /// T4: grants and requests take slots like activities.
+    private func checkMoreTimeCap(now: Date) throws(CoreError) {
+        let used = registry.live(at: now).count + book.count
+        guard used < registry.maxActivities else {
+            throw CoreError(.activityLimit, "cannot ask for more time: \(used) of \(registry.maxActivities) activities, grants and requests are in use (MaxActivities=); free a slot or raise MaxActivities= in \(registry.configPath)")
+        }
+    }
+
+    private func answer(_ id: String, approve: Bool, seconds: Int?, reason: String?, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
+        guard peer.isAdmin else {
+            throw CoreError(.permissionDenied, "only root and members of group 'blockd-admin' may approve or deny more time; ask one of them")
+        }
+        guard let index = book.requests.firstIndex(where: { $0.id == id }) else {
+            throw CoreError(.notFound, "no pending request '\(id)'; 'blockc requests' lists them")
+        }
+        let r = book.requests[index]
+        let dayEnd = MoreTimeBook.endOfDay(now, clock: local)
+        let end = (seconds ?? r.seconds).map { min(now.addingTimeInterval(TimeInterval($0)), dayEnd) } ?? dayEnd
+        let before = snapshot()
+        book.requests.remove(at: index)
+        guard approve else {
+            try commit(since: before, now: now)
+            publish(.moreTime(MoreTimeNote(event: .moreDenied, kind: "denied", id: id, selection: r.selection, until: nil,
+                                           message: "More time for \(r.selection) (\(id)) denied by uid \(peer.uid)\(reason.map { ": \($0)" } ?? "")",
+                                           uid: peer.uid)), now: now)
+            reconcile(now: now)
+            return ["denied": .string(id), "selection": .string(r.selection)]
+        }
+        let grant = Grant(id: id, selection: r.selection, start: now, end: end, activities: r.activities, uid: r.uid,
+                          grantedBy: peer.uid, reason: r.reason)
+        book.grants.append(grant)
+        try commit(since: before, now: now)
+        publish(.moreTime(MoreTimeNote(event: .moreGranted, kind: "granted", id: id, selection: r.selection, until: end,
+                                       message: "More time for \(r.selection) granted to uid \(r.uid) by uid \(peer.uid) until \(local.iso8601(end))",
+                                       uid: peer.uid)), now: now)
+        reconcile(now: now)
+        return grantJSON(grant)
+    }
+
+    private func cancel(_ name: String, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
+        let before = snapshot()
+        if let i = book.loosenings.firstIndex(where: { $0.name == name }) {
+            let l = book.loosenings[i]
+            guard peer.isRoot || peer.uid == l.uid else {
+                throw CoreError(.permissionDenied, "only root or uid \(l.uid), who asked for it, may cancel the \(l.kind.rawValue) of '\(name)'")
+            }
+            book.loosenings.remove(at: i)
+            try commit(since: before, now: now)
+            publish(.moreTime(MoreTimeNote(event: .delayed, kind: "cancelled", id: name, selection: name, until: nil,
+                                           message: "The \(l.kind.rawValue) of '\(name)' due at \(local.iso8601(l.due)) was cancelled by uid \(peer.uid); it stays",
+                                           uid: peer.uid)), now: now)
+            reconcile(now: now)
+            return ["cancelled": .string(name), "kind": .string(l.kind.rawValue)]
+        }
+        if let i = book.requests.firstIndex(where: { $0.id == name }) {
+            let r = book.requests[i]
+            guard peer.isRoot || peer.uid == r.uid else {
+                throw CoreError(.permissionDenied, "only root or uid \(r.uid), who asked, may withdraw request '\(name)'")
+            }
+            book.requests.remove(at: i)
+            try commit(since: before, now: now)
+            publish(.moreTime(MoreTimeNote(event: .moreExpired, kind: "cancelled", id: name, selection: r.selection, until: nil,
+                                           message: "Request \(name) for more time for \(r.selection) withdrawn by uid \(peer.uid)", uid: peer.uid)), now: now)
+            reconcile(now: now)
+            return ["cancelled": .string(name), "kind": "request"]
+        }
+        throw CoreError(.notFound, "nothing named '\(name)' is waiting: no delayed stop or removal and no pending request; 'blockc status' shows what waits")
+    }
+}
