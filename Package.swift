@@ -31,7 +31,11 @@ let package = Package(
         .executableTarget(name: "blockd", dependencies: ["BlockCore", "BlockDaemon"]),
         .target(name: "BlockClient", dependencies: ["BlockCore"]),
         .target(name: "BlockAgent", dependencies: ["BlockCore", "BlockClient", "CSystemd"]),
-        .executableTarget(name: "blockc", dependencies: ["BlockCore", "BlockClient"]),
+        // The Swift runtime and Foundation linked statically: loading and relocating their
+        // twenty shared libraries was most of a `blockc status` (8 ms of CPU against redis-cli's
+        // 3 ms); static, it starts like a C client. Costs ~70 MB of disk, most of it ICU data.
+        .executableTarget(name: "blockc", dependencies: ["BlockCore", "BlockClient"],
+                          swiftSettings: [.unsafeFlags(["-static-stdlib"])], linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
         .executableTarget(name: "blockc-agent", dependencies: ["BlockCore", "BlockClient", "BlockAgent"]),
         // Test doubles (manual clock, memory log, recording enforcer, unsupplied collaborators):
         // only test targets depend on it.
