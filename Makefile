@@ -69,7 +69,10 @@ check:
 test: check
 
 # Measurements, not tests (not part of `check`): each figure with a baseline from the same
-# run. Writes bench/results.json. The unlock-lateness bench needs root (a private journald).
+# run, then the targets with pass or below and the cause of each below (bench/targets.py,
+# bench/causes.json). Writes bench/results.json. A few minutes; bench/run lists the budget
+# variables (BENCH_ONLY=targets, BENCH_SCALE_BUDGET, ...). The unlock-lateness bench needs
+# root (a private journald).
 bench: release
 	@scripts/deps bench
 	PYTHONDONTWRITEBYTECODE=1 bench/run "$$($(SWIFT) build -c release $(SWIFTFLAGS) --show-bin-path)"

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """IPC and idle cost against redis-server, all in one run.
 
-- round trips/s of `hello` and `status` on one connection and with 50 concurrent clients,
-  measured by bench/linebench (C, no pipelining) against blockd and, as the baseline, against
-  a redis-server started here on a Unix socket (inline PING, the same client); redis-benchmark's
-  own PING_INLINE figures are reported next to it;
-- `blockc status` whole-process wall time vs `redis-cli -s SOCK ping` (hyperfine);
+- round trips/s on one connection and with 50 concurrent clients, measured by
+  bench/linebench (C, no pipelining) against blockd and, as the baseline, against a
+  redis-server started here on a Unix socket in a temp dir (the same client): `status` with
+  5 active blocks against a GET of a value of the same size as that reply (the targets), and
+  `hello` against inline PING; redis-benchmark's own PING_INLINE figures next to them;
+- `blockc status` (5 active blocks) whole-process wall time vs `redis-cli -s SOCK ping`
+  (hyperfine), and blockd's RSS right after start;
 - idle cost: RSS after start and with 20 activities, and context switches over IDLE seconds
   with nothing due, for blockd and the idle redis-server in the same window. WATCHDOG_USEC is
   not set, so blockd should not wake at all; any thread that does is named.
@@ -19,11 +21,13 @@ from sandbox import Sandbox, rss_kib, thread_switches
 bindir = os.path.abspath(sys.argv[1])
 linebench = os.path.abspath(sys.argv[2])
 idle_seconds = int(sys.argv[3]) if len(sys.argv) > 3 else 60
-ONE, MANY, PER_MANY = 50_000, 50, 2_000
+ONE, MANY, PER_MANY = 20_000, 50, 1_000
+ACTIVE = 5
 
 
-def lb(sock, request, expect, clients, per):
-    out = subprocess.run([linebench, sock, request, expect, str(clients), str(per)], capture_output=True, text=True, check=True).stdout
+def lb(sock, request, expect, clients, per, min_bytes=0):
+    out = subprocess.run([linebench, sock, request, expect, str(clients), str(per), str(min_bytes)],
+                         capture_output=True, text=True, check=True).stdout
     rate, errors = out.split()
     if int(errors):
         raise SystemExit(f"linebench: {errors} unexpected replies to {request!r}")
@@ -70,23 +74,35 @@ try:
     result["redisRssAfterStartKiB"] = rss_kib(redis.pid)
 
     r = result
+    # `status` with 5 active blocks (two domains each), and a redis value of the reply's size.
+    c = sb.client()
+    for i in range(ACTIVE):
+        c.ok("start " + json.dumps({"selections": [f"focus{i}.example.com", f"www.focus{i}.example.com"], "seconds": 86400, "name": f"focus{i}"}))
+    r["statusBytes"] = len(c.request("status")) + 1
+    c.close()
+    value = "x" * r["statusBytes"]
+    reply = f"${len(value)}\r\n{value}\r\n"
+    subprocess.run(["redis-cli", "-s", rsock, "-x", "set", "bench:status"], input=value, text=True, check=True, stdout=subprocess.DEVNULL)
     r["helloOne"] = lb(sb.socket, "hello", "OK ", 1, ONE)
     r["statusOne"] = lb(sb.socket, "status", "OK ", 1, ONE)
     r["redisPingOne"] = lb(rsock, "PING\r", "+PONG", 1, ONE)
+    r["redisGetOne"] = lb(rsock, "GET bench:status\r", "$", 1, ONE, len(reply))
     r["helloFifty"] = lb(sb.socket, "hello", "OK ", MANY, PER_MANY)
     r["statusFifty"] = lb(sb.socket, "status", "OK ", MANY, PER_MANY)
     r["redisPingFifty"] = lb(rsock, "PING\r", "+PONG", MANY, PER_MANY)
+    r["redisGetFifty"] = lb(rsock, "GET bench:status\r", "$", MANY, PER_MANY, len(reply))
     r["redisBenchmarkOne"] = redis_benchmark(rsock, 1, ONE)
     r["redisBenchmarkFifty"] = redis_benchmark(rsock, MANY, MANY * PER_MANY)
     r["helloOneVsRedis"] = round(r["helloOne"] / r["redisPingOne"], 2)
-    r["statusOneVsRedis"] = round(r["statusOne"] / r["redisPingOne"], 2)
+    r["statusOneVsRedis"] = round(r["statusOne"] / r["redisGetOne"], 2)
     r["helloFiftyVsRedis"] = round(r["helloFifty"] / r["redisPingFifty"], 2)
-    r["statusFiftyVsRedis"] = round(r["statusFifty"] / r["redisPingFifty"], 2)
-    print(f"IPC round trips/s (bench/linebench, no pipelining; baseline redis-server inline PING, same client):")
-    print(f"  1 connection:   hello {r['helloOne']}  status {r['statusOne']}  redis PING {r['redisPingOne']}"
-          f"  (hello {r['helloOneVsRedis']}x, status {r['statusOneVsRedis']}x of redis; target 0.8x)")
-    print(f"  50 connections: hello {r['helloFifty']}  status {r['statusFifty']}  redis PING {r['redisPingFifty']}"
-          f"  (hello {r['helloFiftyVsRedis']}x, status {r['statusFiftyVsRedis']}x)")
+    r["statusFiftyVsRedis"] = round(r["statusFifty"] / r["redisGetFifty"], 2)
+    print(f"IPC round trips/s (bench/linebench, no pipelining; baseline redis-server, same client):")
+    print(f"  1 connection:   status ({ACTIVE} active blocks, {r['statusBytes']:,} bytes) {r['statusOne']} vs redis GET of a"
+          f" same-size value {r['redisGetOne']} ({r['statusOneVsRedis']}x; target 0.8x); hello {r['helloOne']} vs PING {r['redisPingOne']}"
+          f" ({r['helloOneVsRedis']}x)")
+    print(f"  50 connections: status {r['statusFifty']} vs redis GET {r['redisGetFifty']} ({r['statusFiftyVsRedis']}x; target 0.5x);"
+          f" hello {r['helloFifty']} vs PING {r['redisPingFifty']} ({r['helloFiftyVsRedis']}x)")
     print(f"  redis-benchmark PING_INLINE: {r['redisBenchmarkOne']}/s with -c 1, {r['redisBenchmarkFifty']}/s with -c 50")
 
     env_blockc = f"{bindir}/blockc"
@@ -99,17 +115,16 @@ try:
     print(f"whole-process wall time (hyperfine, median of 200): blockc status {r['blockcStatusMs']} ms,"
           f" redis-cli ping {r['redisCliPingMs']} ms ({r['blockcVsRedisCli']}x)")
 
-    # Idle: 20 activities, none due within the window (10 day-long blocks, 10 schedules whose
-    # window opens in 6 hours).
+    # Idle: 20 activities, none due within the window (the 5 blocks above, 5 more day-long
+    # blocks, 10 schedules whose window opens in 6 hours).
     c = sb.client()
-    for i in range(10):
+    for i in range(10 - ACTIVE):
         c.ok('start ' + json.dumps({"selections": [f"idle{i}.example.com"], "seconds": 86400}))
     start = datetime.now(timezone.utc) + timedelta(hours=6)
     window = f"{start:%H}:00-{(start + timedelta(hours=1)):%H}:00"
     for i in range(10):
         c.ok('schedule-add ' + json.dumps({"name": f"idle{i}", "window": window, "selections": [f"sched{i}.example.com"]}))
-    status = c.ok("status")
-    assert len(status["activities"]) == 20, len(status["activities"])
+    assert len(c.ok("schedule-list")["schedules"]) == 10
     c.close()
     time.sleep(10)  # connection linger timers (2 s) have run and idle libdispatch workers have exited
     r["rssWith20KiB"] = rss_kib(sb.pid)

@@ -2,7 +2,9 @@
  * for the redis-server baseline: CLIENTS threads, each on its own connection,
  * each sending REQUEST+"\n" and reading up to the reply's LF before the next request (no
  * pipelining). Prints: "<round trips per second> <errors>". Every reply must start with
- * EXPECT. Usage: linebench SOCKET REQUEST EXPECT CLIENTS REQUESTS_PER_CLIENT */
+ * EXPECT. A reply ends at an LF once it is at least MIN_BYTES long (0 by default; redis's bulk
+ * reply to GET, "$N\r\n<value>\r\n", has CRLFs before its end).
+ * Usage: linebench SOCKET REQUEST EXPECT CLIENTS REQUESTS_PER_CLIENT [MIN_BYTES] */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 
 static const char *path, *request, *expect;
 static int per_client;
+static size_t min_bytes;
 static pthread_barrier_t barrier;
 static long errors_total;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -42,7 +45,7 @@ static void *client(void *arg) {
             ssize_t n = recv(fd, buf + have, sizeof buf - have, 0);
             if (n <= 0) { fprintf(stderr, "linebench: connection closed or timed out\n"); exit(1); }
             have += (size_t)n;
-            if (buf[have - 1] == '\n') break;
+            if (buf[have - 1] == '\n' && have >= min_bytes) break;
             if (have == sizeof buf) { fprintf(stderr, "linebench: reply longer than 1 MiB\n"); exit(1); }
         }
         if (have < expect_len || memcmp(buf, expect, expect_len) != 0) errors++;
@@ -56,7 +59,8 @@ static void *client(void *arg) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 6) { fprintf(stderr, "usage: linebench SOCKET REQUEST EXPECT CLIENTS REQUESTS_PER_CLIENT\n"); return 2; }
+    if (argc != 6 && argc != 7) { fprintf(stderr, "usage: linebench SOCKET REQUEST EXPECT CLIENTS REQUESTS_PER_CLIENT [MIN_BYTES]\n"); return 2; }
+    if (argc == 7) min_bytes = (size_t)atol(argv[6]);
     path = argv[1]; request = argv[2]; expect = argv[3];
     int clients = atoi(argv[4]);
     per_client = atoi(argv[5]);

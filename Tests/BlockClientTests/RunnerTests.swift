@@ -265,6 +265,15 @@ struct RunnerTests {
         #expect(bare.err.hasPrefix("blockc: this blockc was built without the notification agent; use blockc watch"))
     }
 
+    @Test("watch --notify looks for blockc-agent next to blockc, then in ../libexec/blockd (make install)")
+    func agentCandidates() {
+        #expect(AgentLauncher.candidates(executable: "/usr/local/bin/blockc") == ["/usr/local/bin/blockc-agent", "/usr/local/libexec/blockd/blockc-agent"])
+        #expect(AgentLauncher.candidates(executable: "/work/.build/debug/blockc") == ["/work/.build/debug/blockc-agent", "/work/.build/libexec/blockd/blockc-agent"])
+        #expect(AgentLauncher.candidates(executable: "/blockc") == ["/blockc-agent", "/libexec/blockd/blockc-agent"])
+        #expect(AgentLauncher.candidates(executable: "blockc").isEmpty, "only an absolute path (from /proc/self/exe) is searched")
+        #expect(AgentLauncher.arguments(agent: "/a/blockc-agent", socketPath: "/run/x.sock") == ["/a/blockc-agent", "--socket", "/run/x.sock", "watch", "--notify"])
+    }
+
     @Test("status --watch re-queries every frame; a TTY is redrawn in place, a pipe gets a new block")
     func statusWatch() {
         let frames = 3

@@ -31,6 +31,7 @@ struct InstallTests {
         return [
             prefix + "/bin/blockd": (0o755, "@bin/blockd"),
             prefix + "/bin/blockc": (0o755, "@bin/blockc"),
+            prefix + "/libexec/blockd/blockc-agent": (0o755, "@bin/blockc-agent"),
             lib + "/systemd/system/blockd.service": (0o644, "systemd/blockd.service"),
             lib + "/systemd/system/blockd.socket": (0o644, "systemd/blockd.socket"),
             lib + "/sysusers.d/blockd.conf": (0o644, "systemd/sysusers.d/blockd.conf"),

@@ -1,0 +1,73 @@
+import BlockClient
+import Foundation
+import Glibc
+import Testing
+
+/// Only `watch --notify` loads libsystemd: the agent is its own executable, blockc-agent, which
+/// `blockc watch --notify` execs (found next to blockc, or in ../libexec/blockd/ once installed).
+@Suite("blockc-agent: the notification agent's own executable, the only one that loads libsystemd", .serialized)
+struct AgentExecutableTests {
+    static let bin = NotifyIntegrationTests.binDir
+
+    /// The libraries one run loads, from the dynamic loader's own trace (LD_DEBUG=libs).
+    static func loaded(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String, libraries: [String]) {
+        let r = try Proc.capture(path, arguments, environment: ["LD_DEBUG": "libs", "BLOCKD_SOCKET": "/nonexistent/blockd.sock"])
+        let libraries = r.output.split(separator: "\n").compactMap { line -> String? in
+            guard let range = line.range(of: "find library=") else { return nil }
+            return String(line[range.upperBound...].prefix { $0 != " " })
+        }
+        return (r.status, r.output, libraries)
+    }
+
+    /// A temp dir that is removed afterwards, holding copies of the built executables.
+    static func copy(_ names: [String: String]) throws -> String {
+        var template = Array("/tmp/ba-exe-XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        for (name, to) in names {
+            let target = dir + "/" + to
+            try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: bin + "/" + name, toPath: target)
+        }
+        return dir
+    }
+
+    @Test("blockc's commands load no libsystemd; blockc-agent does, and runs nothing but watch --notify",
+          arguments: [["status"], ["watch"], ["--help"], ["start", "--minutes", "5", "instagram"]])
+    func onlyTheAgentLoadsLibsystemd(arguments: [String]) throws {
+        let client = try AgentExecutableTests.loaded(AgentExecutableTests.bin + "/blockc", arguments)
+        #expect(!client.libraries.isEmpty, "no loader trace:\n\(client.output)")
+        #expect(!client.libraries.contains { $0.hasPrefix("libsystemd") }, "blockc \(arguments) loaded \(client.libraries)")
+
+        let agent = try AgentExecutableTests.loaded(AgentExecutableTests.bin + "/blockc-agent", arguments)
+        #expect(agent.libraries.contains { $0.hasPrefix("libsystemd") }, "blockc-agent loaded \(agent.libraries)")
+        #expect(agent.status == 2)
+        #expect(agent.output.contains("blockc: blockc-agent runs only 'watch --notify'"), "\(agent.output.suffix(500))")
+    }
+
+    @Test("without blockc-agent next to blockc or in ../libexec/blockd, watch --notify says where it looked (exit 2)")
+    func missingAgent() throws {
+        let dir = try AgentExecutableTests.copy(["blockc": "bin/blockc"])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try Proc.capture(dir + "/bin/blockc", ["--socket", dir + "/blockd.sock", "watch", "--notify"])
+        #expect(r.status == 2)
+        #expect(r.output == "blockc: the notification agent blockc-agent is missing: looked for \(dir)/bin/blockc-agent and \(dir)/libexec/blockd/blockc-agent; reinstall blockd (make install), or use blockc watch\n")
+    }
+
+    @Test("installed layout: blockc in bin/ execs libexec/blockd/blockc-agent, which subscribes on blockc's socket")
+    func installedLayout() throws {
+        let dir = try AgentExecutableTests.copy(["blockc": "bin/blockc", "blockc-agent": "libexec/blockd/blockc-agent"])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let processes = Processes()
+        defer { processes.stopAll() }
+        let daemon = try FakeDaemon(path: dir + "/blockd.sock", selections: [:])
+        defer { daemon.stop() }
+        let env = ["XDG_RUNTIME_DIR": dir, "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(dir)/no-bus", "PATH": dir]
+        let agent = try processes.launch(dir + "/bin/blockc", ["--socket", daemon.path, "watch", "--notify"], environment: env, output: dir + "/agent.log")
+        let log = { (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? "" }
+        #expect(Proc.eventually { daemon.watcherCount == 1 }, "no subscription: \(log())")
+        let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(agent.pid)/exe")
+        #expect(exe == dir + "/libexec/blockd/blockc-agent", "the same process now runs the agent")
+        agent.stop()
+        #expect(agent.exitStatus == 0, "SIGTERM ends the agent cleanly: \(log())")
+    }
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""The targets `make bench` is held to, checked against bench/results.json and written back
+into it as "targets": each figure with its target, whether it meets it, and for one below
+target the cause named in bench/causes.json (key -> text; written by whoever explains it, so
+that a figure below target is never printed without a reason or an admission that none was
+found). Usage: bench/targets.py bench/results.json [bench/causes.json]
+"""
+import json, os, sys
+
+path = sys.argv[1]
+causes_path = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "causes.json")
+r = json.load(open(path))
+causes = json.load(open(causes_path)) if os.path.exists(causes_path) else {}
+causes.pop("_comment", None)
+targets = []
+
+
+def target(key, what, figure, value, limit, higher_is_better, unit=""):
+    """value None: not measured in this run (a budget option left it out)."""
+    ok = None if value is None else (value >= limit if higher_is_better else value <= limit)
+    entry = {"key": key, "what": what, "figure": figure, "value": value,
+             "target": f"{'≥' if higher_is_better else '≤'} {limit}{unit}", "ok": ok}
+    if ok is False:
+        entry["cause"] = causes.get(key) or "not named yet: add the cause to bench/causes.json under " + json.dumps(key)
+    targets.append(entry)
+
+
+s = r.get("scale") or {}
+sizes = s.get("sizes", {})
+ratio = s.get("startRatio")
+if ratio and ratio["high"] >= 100_000:
+    target("startRatio", f"`start` at {ratio['high']:,} activities vs at {ratio['low']:,}", f"{ratio['ratio']}×", ratio["ratio"], 2, False, "×")
+else:
+    target("startRatio", "`start` at 100,000 activities vs at 10", "not measured (BENCH_SCALE_SIZES)", None, 2, False, "×")
+if "registered" in s:
+    done, secs, est = s["registered"], s["registerSeconds"], s.get("estimatedSecondsFor100k")
+    value = secs if done >= 100_000 else est
+    figure = f"{secs} s" if done >= 100_000 else f"{done:,} in {secs} s, budget ran out; fit for 100,000: ~{est if est is not None else '?'} s"
+    target("register100k", "100,000 blocks registered over one connection, pipelined", figure, value, 30, False, " s")
+big = sizes.get("100000")
+target("status100k", "`status` at 100,000 activities, 5 active", f"{big['statusMs']} ms" if big else "not measured",
+       big and big["statusMs"], 5, False, " ms")
+target("rss100k", "blockd RSS with 100,000 activities", f"{big['rssKiB'] / 1024:.0f} MiB" if big else "not measured",
+       big and round(big["rssKiB"] / 1024), 200, False, " MiB")
+i = r.get("ipc") or {}
+if i:
+    target("statusOneVsRedis", "`status` (5 active blocks) vs redis GET of a same-size value, 1 connection",
+           f"{i['statusOne']:,}/s vs {i['redisGetOne']:,}/s: {i['statusOneVsRedis']}×", i["statusOneVsRedis"], 0.8, True, "×")
+    target("statusFiftyVsRedis", "the same with 50 connections",
+           f"{i['statusFifty']:,}/s vs {i['redisGetFifty']:,}/s: {i['statusFiftyVsRedis']}×", i["statusFiftyVsRedis"], 0.5, True, "×")
+    target("blockcVsRedisCli", "`blockc status` whole process vs `redis-cli ping`",
+           f"{i['blockcStatusMs']} ms vs {i['redisCliPingMs']} ms: {i['blockcVsRedisCli']}×", i["blockcVsRedisCli"], 1.5, False, "×")
+    target("rssAfterStart", "blockd RSS after start", f"{i['rssAfterStartKiB'] / 1024:.1f} MiB", round(i["rssAfterStartKiB"] / 1024, 1), 20, False, " MiB")
+
+r["targets"] = targets
+with open(path, "w") as f:
+    json.dump(r, f)
+    f.write("\n")
+for t in targets:
+    mark = "not measured" if t["ok"] is None else ("pass" if t["ok"] else "BELOW")
+    print(f"  {mark:>12}  {t['what']}: {t['figure']} (target {t['target']})" + (f"\n{'':>16}cause: {t['cause']}" if t.get("cause") else ""))
