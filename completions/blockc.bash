@@ -60,7 +60,7 @@ _blockc() {
             flags="--minutes --for --until --lock --name --json"
             selections=true ;;
         stop | reload | version) ;;
-        status) flags="--json --watch" ;;
+        status) flags="--json --watch --all" ;;
         schedule)
             case "${words[1]:-}" in
                 "") COMPREPLY=($(compgen -W "add remove list" -- "$cur")); return ;;
