@@ -65,7 +65,7 @@ _blockc() {
             ((${#words[@]} == 1)) && selections=true ;;
         requests | approve) flags="--json" ;;
         deny) flags="--reason --json" ;;
-        status) flags="--json --watch" ;;
+        status) flags="--json --watch --all" ;;
         schedule)
             case "${words[1]:-}" in
                 "") COMPREPLY=($(compgen -W "add remove list" -- "$cur")); return ;;

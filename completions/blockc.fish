@@ -104,6 +104,7 @@ complete -c blockc -n '__blockc_in start' -l name -x -d 'name of the block'
 complete -c blockc -n __blockc_selection_position -a '(__blockc_selections)' -d selection
 
 complete -c blockc -n '__blockc_in status' -l watch -d 'redraw a live countdown'
+complete -c blockc -n '__blockc_in status' -l all -d 'every activity, idle ones too'
 
 complete -c blockc -n '__blockc_at schedule' -a 'add remove list'
 complete -c blockc -n '__blockc_in schedule add' -l daily -x -d 'a window HH:MM-HH:MM every day'

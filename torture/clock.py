@@ -84,7 +84,7 @@ try:
     t.check(code == 0, f"midnight: blockc start --until 00:05 failed: {out}")
     c = sb.client()
     c.ok('start {"selections":["across-midnight.example.com"],"seconds":8,"name":"across"}')
-    st = c.ok("status")
+    st = c.ok('status {"all":true}')
     late = activity(st, "late")
     t.check(late is not None and iso(late["end"]) == utc("2026-03-07 05:05:00"),
             f"T3: --until 00:05 at 23:59:55 should end 2026-03-07T00:05-05:00, got {late and late['end']}")
@@ -94,7 +94,7 @@ try:
     t.check("across-midnight.example.com" in section_domains(sb.read_hosts()), "midnight: the 8 s block is not in the hosts file")
     t.check(wait_until(sb, lambda: "across-midnight.example.com" not in section_domains(sb.read_hosts())),
             "midnight: the 8 s block across midnight was not lifted")
-    now = iso(c.ok("status")["now"])
+    now = iso(c.ok('status {"all":true}')["now"])
     t.check(now >= utc("2026-03-07 05:00:00"), f"midnight: the daemon's clock did not pass midnight ({now})")
     t.check("until-midnight.example.com" in section_domains(sb.read_hosts()), "midnight: the --until 00:05 block was lifted early")
     c.close()
@@ -106,7 +106,7 @@ try:
     c.ok('schedule-add {"name":"gap-end","window":"01:00-02:30","selections":["gap-end.example.com"]}')
     c.ok('schedule-add {"name":"gap-start","window":"02:30-04:00","selections":["gap-start.example.com"]}')
     c.ok('start {"selections":["hour.example.com"],"seconds":3600,"name":"hour"}')
-    st = c.ok("status")
+    st = c.ok('status {"all":true}')
     started = iso(st["now"])
     ge, gs, hour = activity(st, "gap-end"), activity(st, "gap-start"), activity(st, "hour")
     t.check(ge["active"] and iso(ge["end"]) == utc("2026-03-08 07:00:00"),
@@ -130,7 +130,7 @@ try:
     c = sb.client()
     c.ok('schedule-add {"name":"first","window":"01:30-01:45","selections":["first.example.com"]}')
     c.ok('schedule-add {"name":"long","window":"01:00-02:00","selections":["long.example.com"]}')
-    st = c.ok("status")
+    st = c.ok('status {"all":true}')
     first, long_ = activity(st, "first"), activity(st, "long")
     t.check(first["active"] and iso(first["end"]) == utc("2026-11-01 05:45:00"),
             f"T7: 01:30-01:45 on fall-back night takes the first occurrence (ends 01:45 EDT), got {first['start']} to {first['end']}")
@@ -138,7 +138,7 @@ try:
             f"T7: 01:00-02:00 on fall-back night lasts two hours (01:00 EDT to 02:00 EST), got {long_['start']} to {long_['end']}")
     t.check(wait_until(sb, lambda: "first.example.com" not in section_domains(sb.read_hosts())),
             "T7: the 01:30-01:45 window was not lifted at 01:45 EDT")
-    st = c.ok("status")
+    st = c.ok('status {"all":true}')
     first = activity(st, "first")
     t.check(not first["active"] and iso(first["start"]) == utc("2026-11-02 06:30:00"),
             f"T7: after 01:45 EDT the next 01:30-01:45 window is tomorrow's (not 01:30 EST tonight), got {first['start']}")

@@ -25,7 +25,8 @@ public enum BlockEnd: Equatable, Sendable {
 public enum BlockcCommand: Equatable, Sendable {
     case start(end: BlockEnd, lock: Bool, name: String?, selections: [String], json: Bool)
     case stop(name: String)
-    case status(json: Bool, watch: Bool)
+    /// `all`: every activity, not only the active ones and counts.
+    case status(json: Bool, watch: Bool, all: Bool = false)
     case scheduleAdd(name: String, days: WeekdaySet, start: WallTime, end: WallTime, selections: [String])
     case scheduleRemove(name: String)
     case scheduleList(json: Bool)
@@ -138,9 +139,9 @@ struct CommandParser {
         case .start: return try start()
         case .stop: return .stop(name: try single("NAME"))
         case .status:
-            let json = take("--json"), watch = take("--watch")
+            let json = take("--json"), watch = take("--watch"), all = take("--all")
             try none()
-            return .status(json: json, watch: watch)
+            return .status(json: json, watch: watch, all: all)
         case .scheduleAdd: return try scheduleAdd()
         case .scheduleRemove: return .scheduleRemove(name: try single("NAME"))
         case .scheduleList: return .scheduleList(json: try jsonOnly())

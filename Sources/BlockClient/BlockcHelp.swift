@@ -67,7 +67,8 @@ extension Command {
         case .start: ("start (--minutes N | --for DURATION | --until TIME) [--lock] [--name NAME] [--json] SELECTION...",
                       "block SELECTIONs now until the end; starting again extends, never shortens")
         case .stop: ("stop NAME", "end a block early (not one started with --lock)")
-        case .status: ("status [--json] [--watch]", "what is blocked, why, and until when")
+        case .status: ("status [--json] [--watch] [--all]",
+                       "what is blocked, why, and until when; the active activities and counts (--all: every one)")
         case .scheduleAdd: ("schedule add NAME (--daily HH:MM-HH:MM | --weekly DAYS HH:MM-HH:MM) SELECTION...",
                             "block SELECTIONs every day (or on DAYS) in a window of local time")
         case .scheduleRemove: ("schedule remove NAME", "remove a schedule")

@@ -8,7 +8,7 @@ extension BlockcRunner {
     /// arrays; `selections show` prints the one selection object.
     static func jsonDocument(_ command: BlockcCommand, _ o: JSONObject) -> JSON? {
         switch command {
-        case .start(_, _, _, _, json: true), .status(json: true, _): .object(o)
+        case .start(_, _, _, _, json: true), .status(json: true, _, _): .object(o)
         case .scheduleList(json: true): o["schedules"] ?? []
         case .selections(json: true): o["selections"] ?? []
         case .selectionShow(_, json: true): o["selection"] ?? .object(o)

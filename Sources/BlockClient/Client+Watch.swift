@@ -70,7 +70,7 @@ extension BlockcRunner {
     /// `status --watch`: the status again every second, redrawn in place on a terminal and as
     /// a new block (or, with --json, a new line) otherwise. The daemon going away mid-watch
     /// is shown and retried; being unreachable at the start is exit 3 like any command.
-    func statusWatch(path: String, json: Bool) -> Int32 {
+    func statusWatch(path: String, json: Bool, all: Bool) -> Int32 {
         var transport: (any Transport)?
         do {
             transport = try connect(path)
@@ -84,7 +84,7 @@ extension BlockcRunner {
             var frame: String
             do {
                 if transport == nil { transport = try connect(path) }
-                switch try transport!.send(.status) {
+                switch try transport!.send(.status(all: all)) {
                 case .ok(let o): frame = json ? JSON.object(o).serialized() : output.status(o)
                 case .error(let e): frame = "blockc: \(Output.clean(e.message)) (\(e.code.rawValue))"
                 case .event: frame = "blockc: blockd sent an event instead of the status"

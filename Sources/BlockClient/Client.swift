@@ -119,8 +119,8 @@ public struct BlockcRunner {
             return watchNotify(path: path)
         case .watch(let json, notify: false):
             return watch(path: path, json: json)
-        case .status(let json, watch: true):
-            return statusWatch(path: path, json: json)
+        case .status(let json, watch: true, let all):
+            return statusWatch(path: path, json: json, all: all)
         default:
             break
         }
@@ -156,7 +156,7 @@ public struct BlockcRunner {
             }
             return .start(args)
         case .stop(let name): return .stop(name: name)
-        case .status: return .status
+        case .status(_, _, let all): return .status(all: all)
         case .scheduleAdd(let name, let days, let start, let end, let selections):
             return .scheduleAdd(Schedule(name: name, selections: selections, days: days, start: start, end: end))
         case .scheduleRemove(let name): return .scheduleRemove(name: name)

@@ -23,13 +23,19 @@ extension Output {
 
         let activities = (s["activities"]?.array ?? []).compactMap(\.object).map(ActivityReply.init)
         lines.append("")
-        let cap = s["maxActivities"]?.int.map { " (\(activities.count) of \($0))" } ?? ""
+        // Without --all the daemon sends the active activities and `counts` of all of them.
+        let counts = s["counts"]?.object ?? [:]
+        let total = counts["activities"]?.int ?? activities.count
+        let cap = s["maxActivities"]?.int.map { " (\(Output.grouped(total)) of \(Output.grouped($0)))" } ?? ""
         lines.append(heading("Activities") + cap)
-        if activities.isEmpty {
+        if total == 0 {
             lines.append("  None. Start one with 'blockc start --minutes 30 SELECTION'.")
+        } else if activities.isEmpty {
+            lines.append("  None active.")
         } else {
             lines += table(activities.map(activityRow))
         }
+        if let idle = idleLine(counts, shown: activities.count) { lines.append(idle) }
 
         // T4: a failure is never swallowed, so status shows the latest ones.
         let failures = (s["failures"]?.array ?? []).compactMap(\.object).map(FailureReply.init)
@@ -45,6 +51,30 @@ extension Output {
         lines.append("")
         lines.append(enforcementLine(s))
         return lines.joined(separator: "\n")
+    }
+
+    /// "  12 schedules, 3 limits, 99,985 idle activities; ...": what a status without --all
+    /// leaves out, so that 100,000 idle schedules take one line; nil when nothing is left out.
+    func idleLine(_ counts: JSONObject, shown: Int) -> String? {
+        guard let total = counts["activities"]?.int, total > shown else { return nil }
+        var parts: [String] = []
+        for (key, word) in [("schedules", "schedule"), ("limits", "limit")] {
+            if let n = counts[key]?.int, n > 0 { parts.append(Output.grouped(n) + " " + word + (n == 1 ? "" : "s")) }
+        }
+        let idle = total - shown
+        parts.append("\(Output.grouped(idle)) idle activit\(idle == 1 ? "y" : "ies")")
+        return "  " + parts.joined(separator: ", ") + "; 'blockc status --all' or 'blockc schedule list' lists them."
+    }
+
+    /// 99985 → "99,985".
+    static func grouped(_ n: Int) -> String {
+        let digits = String(n.magnitude)
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return (n < 0 ? "-" : "") + out
     }
 
     func enforcementLine(_ s: JSONObject) -> String {

@@ -58,15 +58,19 @@ public struct LocalClock: Sendable {
         return [hi]
     }
 
-    /// `2026-11-29T13:05:00+09:00` (RFC 3339, seconds precision, the zone's offset then).
+    /// `2026-11-29T13:05:00.250+09:00`: RFC 3339 with milliseconds and the zone's offset then,
+    /// so that an instant on the wire or in `--json` is exact to the millisecond (a `--for 90s`
+    /// block ends 90 s after its start, not at a rounded second). Rounded to the nearest
+    /// millisecond once, so the seconds and the fraction always agree.
     public func iso8601(_ instant: Date) -> String {
-        let s = Int(instant.timeIntervalSince1970.rounded(.down))
+        let ms = Int((instant.timeIntervalSince1970 * 1000).rounded())
+        let s = floorDiv(ms, 1000)
         let off = offset(at: s)
-        let c = civil(of: instant)
+        let c = civil(of: Date(timeIntervalSince1970: TimeInterval(s)))
         let sod = c.secondsOfDay
         let sign = off < 0 ? "-" : "+"
         let a = abs(off)
-        return "\(c.date)T\(pad(sod / 3600, 2)):\(pad(sod / 60 % 60, 2)):\(pad(sod % 60, 2))"
+        return "\(c.date)T\(pad(sod / 3600, 2)):\(pad(sod / 60 % 60, 2)):\(pad(sod % 60, 2)).\(pad(ms - s * 1000, 3))"
             + "\(sign)\(pad(a / 3600, 2)):\(pad(a / 60 % 60, 2))"
     }
 }

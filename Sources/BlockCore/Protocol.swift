@@ -8,7 +8,9 @@ import Foundation
 /// After `watch` the connection carries `EVENT {json}` lines.
 public enum Request: Equatable, Sendable {
     case hello
-    case status
+    /// `all`: every activity; without it, what is blocked, the active activities and counts
+    /// (a status with a hundred thousand idle schedules stays short).
+    case status(all: Bool = false)
     case start(StartArguments)
     case stop(name: String)
     case scheduleAdd(Schedule)
@@ -146,9 +148,11 @@ extension Request {
     var arguments: JSONObject {
         var o = JSONObject()
         switch self {
-        case .hello, .status, .scheduleList, .selections, .failures, .failuresClear, .limitList, .stats, .watch, .reload:
+        case .hello, .scheduleList, .selections, .failures, .failuresClear, .limitList, .stats, .watch, .reload:
             break
         case .more, .requests, .approve, .deny, .cancel: o = moreTimeArguments
+        case .status(let all):
+            if all { o["all"] = .bool(true) }
         case .start(let s):
             o["selections"] = .array(s.selections.map { .string($0) })
             if let seconds = s.seconds { o["seconds"] = .int(Int64(seconds)) }
@@ -186,7 +190,10 @@ struct Arguments {
     mutating func build() throws(CoreError) -> Request {
         switch command {
         case .hello: return .hello
-        case .status: return .status
+        case .status:
+            guard let v = optional("all") else { return .status(all: false) }
+            guard case .bool(let all) = v else { throw wrongType("all", "true or false") }
+            return .status(all: all)
         case .scheduleList: return .scheduleList
         case .selections: return .selections
         case .failures: return .failures

@@ -2,8 +2,8 @@ import Foundation
 
 /// TIME as users write it (DESIGN §6): `HH:MM`, the next occurrence strictly after now in
 /// local time (T3: `00:05` at 23:58 is seven minutes away), or an ISO 8601 date-time
-/// (`2026-11-29T22:00`, with optional seconds and an optional `Z`/`±HH:MM` offset; without an
-/// offset it is local wall time).
+/// (`2026-11-29T22:00`, with optional seconds and milliseconds, `22:00:05.250`, and an optional
+/// `Z`/`±HH:MM` offset; without an offset it is local wall time).
 public enum TimeText {
     public static func parse(_ text: String, now: Date, clock: LocalClock) throws(CoreError) -> Date {
         if text.count <= 5, text.contains(":") {
@@ -102,14 +102,16 @@ private struct Cursor {
     }
 
     /// Up to nine digits after a decimal point as a fraction of a second; nil without one.
+    /// The digits are read as one whole number and divided once, so `.606` is the nearest
+    /// double to 0.606 and a formatted instant reads back to the same millisecond.
     mutating func fraction() -> Double? {
-        var fraction = 0.0, scale = 0.1
+        var digits = 0, scale = 1
         let start = i
         while let c = next, c >= 48, c <= 57, i - start < 9 {
-            fraction += Double(c - 48) * scale
-            scale /= 10
+            digits = digits * 10 + Int(c - 48)
+            scale *= 10
             i += 1
         }
-        return i > start ? fraction : nil
+        return i > start ? Double(digits) / Double(scale) : nil
     }
 }

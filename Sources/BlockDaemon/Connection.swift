@@ -183,6 +183,13 @@ final class Connection: @unchecked Sendable {
             write(Response.ok(["watching": true, "protocol": .int(Int64(BlockdVersion.protocolVersion))]).line)
             return
         }
+        // The read-only requests are answered here, from what the engine last published,
+        // without waiting for the engine; the rest (and a stale snapshot) go to the engine.
+        if let response = server.engine.answerFromSnapshot(request) {
+            write(response.line)
+            handleNext()
+            return
+        }
         inFlight = true
         let engine = server.engine
         let peer = self.peer

@@ -56,6 +56,8 @@ extension Engine {
             recordFailure(error, uid: nil, activity: selection, now: observedNow())
             persist()
         }
+        // Shield hits and failures change what the read-only answers show without a reconcile.
+        publishSnapshot()
     }
 
     /// Tells the usage monitor which apps the limits cover now (§9).

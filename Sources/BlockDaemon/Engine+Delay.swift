@@ -100,7 +100,7 @@ extension Engine {
     }
 
     /// `requests`, and the more-time keys of `status`.
-    func requestsJSON(now: Date) -> JSONObject {
+    func requestsJSON() -> JSONObject {
         ["requests": .array(book.requests.map { .object(requestJSON($0)) }),
          "grants": .array(book.grants.map { .object(grantJSON($0)) }),
          "delayed": .array(book.loosenings.map { .object(looseningJSON($0)) })]

@@ -16,7 +16,7 @@ extension Engine {
         case .approve(let id, let seconds): return try answer(id, approve: true, seconds: seconds, reason: nil, peer: peer, now: now)
         case .deny(let id, let reason): return try answer(id, approve: false, seconds: nil, reason: reason, peer: peer, now: now)
         case .cancel(let name): return try cancel(name, peer: peer, now: now)
-        default: return requestsJSON(now: now)
+        default: return requestsJSON()
         }
     }
 

@@ -49,6 +49,7 @@ extension Engine {
         persist()
         armNextTransition(now: now)
         collaborators.status(statusLine(now: now, blocked: desired.count))
+        publishSnapshot(desired: desired)
         return effects
     }
 

@@ -13,8 +13,13 @@ extension Engine {
             if request.modifies && !peer.mayModify && !Engine.ownerMayAct(request) {
                 throw CoreError(.permissionDenied, "only root and members of group 'blockd' may use '\(request.command)'; ask an administrator to run 'usermod -aG blockd $USER', then log in again")
             }
-            if delaying, let o = try delayedLoosening(request, peer: peer, now: now) { return .ok(o) }  // M2
-            return .ok(try dispatch(request, peer: peer, now: now))
+            if delaying, let o = try delayedLoosening(request, peer: peer, now: now) {  // M2
+                publishSnapshot()
+                return .ok(o)
+            }
+            let reply = try dispatch(request, peer: peer, now: now)
+            if request.modifies { publishSnapshot() }
+            return .ok(reply)
         } catch {
             // T4: refusals of well-formed changes are recorded (the cap, permissions, locks);
             // input mistakes are answered on the spot and not kept, so they cannot push real
@@ -23,6 +28,7 @@ extension Engine {
                 recordFailure(error, uid: peer.uid, activity: nil, now: now)
                 persist()
             }
+            if request.modifies { publishSnapshot() }
             return .error(error)
         }
     }
@@ -43,76 +49,30 @@ extension Engine {
         switch request {
         case .hello:
             return ["protocol": .int(Int64(BlockdVersion.protocolVersion)), "version": .string(BlockdVersion.version), "daemon": "blockd"]
-        case .status: return status(now: now)
+        // The read-only answers come from the published snapshot on the connection's side
+        // (Engine+Snapshot.swift); they reach the engine only when that cannot answer.
+        case .status, .scheduleList, .limitList, .failures, .stats: return answerNow(request, now: now)
         case .start(let args): return try start(args, peer: peer, now: now)
         case .stop(let name): return try stop(name, peer: peer, now: now)
         case .scheduleAdd(let schedule): return try addSchedule(schedule, peer: peer, now: now)
         case .scheduleRemove(let name): return try removeSchedule(name, peer: peer, now: now)
-        case .scheduleList:
-            let schedules = registry.activities.filter { $0.kind == .schedule }
-            return ["schedules": .array(schedules.map { shapes.activity($0, at: now) })]
         case .selections:
             return ["selections": .array(config.catalog.selections.map { shapes.selection($0) })]
         case .selectionShow(let name):
             return ["selection": shapes.selection(try config.catalog.resolve(name))]
-        case .failures: return ["failures": failuresJSON()]
         case .failuresClear:
             let before = snapshot()
             let count = state.failures.count
             state.failures = []
             try commit(since: before, now: now)
             return ["cleared": .int(Int64(count))]
-        case .stats: return ["shieldHits": statsJSON()]
         case .reload: return try reload(now: now)
         case .limitAdd(let limit): return try addLimit(limit, peer: peer, now: now)
         case .limitRemove(let name): return try removeLimit(name, peer: peer, now: now)
         case .more, .requests, .approve, .deny, .cancel: return try moreTime(request, peer: peer, now: now)
-        case .limitList:
-            let limits = activitiesForDisplay(at: now).filter { $0.kind == .limit }
-            return ["limits": .array(limits.map { shapes.activity($0, at: now) })]
         case .watch:
             throw CoreError(.internal, "watch is handled by the connection, not the engine")
         }
-    }
-
-    func status(now: Date) -> JSONObject {
-        let activities = activitiesForDisplay(at: now)
-        let desired = policy.lifting(policy.desired(at: now, activities: activities), grants: book.grants, at: now)  // M3
-        var enforcement: JSONObject = ["mode": .string(enforcer.mode), "applied": .array(applied.keys.sorted().map { .string($0) })]
-        enforcement["hostsFile"] = .string(config.daemon.hostsFile)
-        // DESIGN §7 "Truth": which configuration is in force, and whether the state is on disk.
-        enforcement["config"] = .string(configProvenance.kind.rawValue)
-        if let problem = configProvenance.problem { enforcement["configProblem"] = .string(problem) }
-        if let problem = saveProblem { enforcement["stateProblem"] = .string(problem) }
-        enforcement["notEnforced"] = notEnforcedJSON(desired.map(\.selection))
-        for (key, value) in collaborators.enforcementNotes(local) { enforcement[key] = value }
-        var o: JSONObject = [
-            "now": .string(local.iso8601(now)),
-            "timeZone": .string(local.timeZone.identifier),
-            "blocked": .array(desired.map { shapes.blocked($0) }),
-            "activities": .array(activities.map { shapes.activity($0, at: now) }),
-            "failures": failuresJSON(),
-            "enforcement": .object(enforcement),
-            "nextTransition": nextTransition.map { .string(local.iso8601($0)) } ?? .null,
-            "maxActivities": .int(Int64(registry.maxActivities)),
-            "server": .object(collaborators.serverStats()),
-        ]
-        for (key, value) in requestsJSON(now: now) { o[key] = value }  // M3: grants, requests, delayed
-        return o
-    }
-
-    func failuresJSON() -> JSON {
-        .array(state.failures.map { shapes.failure(time: $0.time, code: $0.code, message: $0.message, uid: $0.uid, activity: $0.activity) })
-    }
-
-    func statsJSON() -> JSON {
-        var out: [JSON] = []
-        for day in state.shieldHits.keys.sorted() {
-            for (selection, count) in state.shieldHits[day]!.sorted(by: { $0.key < $1.key }) {
-                out.append(["day": .string(day), "selection": .string(selection), "hits": .int(Int64(count))])
-            }
-        }
-        return .array(out)
     }
 
     private func start(_ args: Request.StartArguments, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
@@ -231,6 +191,7 @@ extension Engine {
             guard error.code != .notSaved else { return }  // recorded once by the failed save
             recordFailure(error, uid: nil, activity: nil, now: now)
             persist()
+            publishSnapshot()
         }
     }
 }

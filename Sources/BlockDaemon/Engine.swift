@@ -1,6 +1,7 @@
 import BlockCore
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Owns all of blockd's mutable state on one serial queue. Every change — a
 /// request, the timer, a clock step, a time-zone change, a reload — ends in `reconcile`,
@@ -46,6 +47,8 @@ public final class Engine: @unchecked Sendable {
         didSet { saveRetryDelay = saveRetryBase }
     }
     var saveRetryDelay: TimeInterval = 1
+    /// What the read-only requests are answered from, off the queue (Engine+Snapshot.swift).
+    let published = Mutex<StatusSnapshot?>(nil)
 
     /// `inbox` brings the engine what other threads report; its queue becomes the engine's.
     public init(config: ConfigSet, state: DaemonState, timeZone: TimeZone, configPath: String = "/etc/blockd/blockd.conf",

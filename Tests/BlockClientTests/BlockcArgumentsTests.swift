@@ -14,6 +14,7 @@ struct BlockcArgumentsTests {
         (["status"], .status(json: false, watch: false)),
         (["status", "--json"], .status(json: true, watch: false)),
         (["status", "--watch"], .status(json: false, watch: true)),
+        (["status", "--all", "--json"], .status(json: true, watch: false, all: true)),
         (["schedule", "add", "bedtime", "--daily", "22:00-07:00", "instagram", "reddit"],
          .scheduleAdd(name: "bedtime", days: .all, start: WallTime(hour: 22, minute: 0), end: WallTime(hour: 7, minute: 0), selections: ["instagram", "reddit"])),
         (["schedule", "add", "school", "--weekly", "mon-fri", "09:00-15:00", "youtube"],

@@ -56,7 +56,7 @@ struct ControlConnectionTests {
             Self.write(fd, "OK\nEVENT {\"event\":\"lock\"}\nEVENT {\"event\":\"unlock\"}\n")
         }
         let connection = try ControlConnection(path: path, timeout: 5)
-        #expect(try connection.send(.status) == .ok(["now": "2026-11-29T13:05:00+09:00", "blocked": []]))
+        #expect(try connection.send(.status()) == .ok(["now": "2026-11-29T13:05:00+09:00", "blocked": []]))
         #expect(try connection.send(.stop(name: "x")) == .error(CoreError(.notFound, "no block named 'x'")))
         #expect(try connection.send(.watch) == .ok([:]))
         #expect(try connection.readLine() == #"EVENT {"event":"lock"}"#)
@@ -95,7 +95,7 @@ struct ControlConnectionTests {
         }
         let connection = try ControlConnection(path: path, timeout: 0.2)
         do {
-            _ = try connection.send(.status)
+            _ = try connection.send(.status())
             Issue.record("no timeout")
         } catch {
             guard case .unreachable(_, let reason) = error else { Issue.record("\(error)"); return }
@@ -110,7 +110,7 @@ struct ControlConnectionTests {
         let (path, done) = try Self.listen { fd in _ = Self.readLine(fd) }
         let connection = try ControlConnection(path: path, timeout: 5)
         #expect(throws: ClientError.protocolError("blockd closed the connection without answering 'status'; see 'journalctl -u blockd'")) {
-            _ = try connection.send(.status)
+            _ = try connection.send(.status())
         }
         done.wait()
     }

@@ -163,4 +163,18 @@ extension OutputTests {
         let text = Fixture.output().status(Fixture.status(blocked: [], activities: [Fixture.instagramBlock]))
         #expect(text.contains("\n  instagram  block  instagram  active, until 13:35 (30m left)\n"))
     }
+
+    @Test("status without --all: the active activities, then one line for 99,985 idle ones")
+    func idleActivitiesOneLine() {
+        var status = Fixture.status(blocked: [], activities: [Fixture.instagramBlock])
+        status["maxActivities"] = 100_000
+        status["all"] = false
+        status["counts"] = ["activities": 99_986, "active": 1, "blocks": 1, "schedules": 99_982, "limits": 3]
+        let text = Fixture.output().status(status)
+        #expect(text.contains("Activities (99,986 of 100,000)\n  instagram  block  instagram  active, until 13:35 (30m left)\n"))
+        #expect(text.contains("\n  99,982 schedules, 3 limits, 99,985 idle activities; 'blockc status --all' or 'blockc schedule list' lists them.\n"))
+        status["all"] = true
+        status["counts"] = ["activities": 1, "active": 1, "blocks": 1, "schedules": 0, "limits": 0]
+        #expect(!Fixture.output().status(status).contains("idle"))
+    }
 }

@@ -188,7 +188,8 @@ struct RunnerTests {
 
     @Test("each command sends its wire request",
           arguments: [
-              (["status"], Request.status),
+              (["status"], Request.status()),
+              (["status", "--all"], .status(all: true)),
               (["schedule", "add", "bedtime", "--weekly", "mon-fri", "22:00-07:00", "instagram"],
                .scheduleAdd(Schedule(name: "bedtime", selections: ["instagram"], days: .weekdays,
                                      start: WallTime(hour: 22, minute: 0), end: WallTime(hour: 7, minute: 0)))),
@@ -279,7 +280,7 @@ struct RunnerTests {
         let frames = 3
         let pipe = Harness(FakeTransport(Array(repeating: .success(.ok(Fixture.emptyStatus)), count: frames)))
         #expect(pipe.run(["status", "--watch"], frames: frames) == 0)
-        #expect(pipe.transport?.sent == Array(repeating: .status, count: frames))
+        #expect(pipe.transport?.sent == Array(repeating: .status(), count: frames))
         #expect(pipe.out.components(separatedBy: "Nothing is blocked.").count == frames + 1)
         #expect(!pipe.out.contains("\u{1B}"))
 

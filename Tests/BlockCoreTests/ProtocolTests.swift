@@ -5,7 +5,7 @@ import Testing
 @Suite("DESIGN §8: the line protocol")
 struct ProtocolTests {
     @Test("requests round-trip through their line form", arguments: [
-        Request.hello, .status, .scheduleList, .selections, .failures, .failuresClear, .limitList, .stats, .watch, .reload,
+        Request.hello, .status(), .status(all: true), .scheduleList, .selections, .failures, .failuresClear, .limitList, .stats, .watch, .reload,
         .stop(name: "instagram"), .scheduleRemove(name: "bedtime"), .selectionShow(name: "youtube"), .limitRemove(name: "games"),
         .start(.init(selections: ["instagram"], seconds: 1800)),
         .start(.init(selections: ["instagram", "example.com"], until: at("2026-11-29T13:35:00Z"), lock: true, name: "focus")),
@@ -29,7 +29,9 @@ struct ProtocolTests {
         (#"stop {"name":"instagram"}"#, .stop(name: "instagram")),
         (#"schedule-add {"name":"bedtime","window":"22:00-07:00","selections":["instagram"]}"#,
          .scheduleAdd(Schedule(name: "bedtime", selections: ["instagram"], start: WallTime(hour: 22, minute: 0), end: WallTime(hour: 7, minute: 0)))),
-        ("status   ", .status),
+        ("status   ", .status()),
+        (#"status {"all":true}"#, .status(all: true)),
+        (#"status {"all":false}"#, .status(all: false)),
     ])
     func examples(line: String, request: Request) throws {
         #expect(try Request.parse(line) == request)

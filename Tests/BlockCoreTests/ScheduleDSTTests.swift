@@ -92,11 +92,11 @@ struct ScheduleDSTTests {
     }
 
     @Test("iso8601 prints the offset in force at the instant", arguments: [
-        ("America/New_York", "2026-03-08T06:59:59Z", "2026-03-08T01:59:59-05:00"),
-        ("America/New_York", "2026-03-08T07:00:00Z", "2026-03-08T03:00:00-04:00"),
-        ("Australia/Lord_Howe", "2026-10-03T15:30:00Z", "2026-10-04T02:30:00+11:00"),
-        ("Australia/Lord_Howe", "2026-10-03T15:29:00Z", "2026-10-04T01:59:00+10:30"),
-        ("Asia/Tokyo", "2026-11-29T04:05:00Z", "2026-11-29T13:05:00+09:00"),
+        ("America/New_York", "2026-03-08T06:59:59Z", "2026-03-08T01:59:59.000-05:00"),
+        ("America/New_York", "2026-03-08T07:00:00Z", "2026-03-08T03:00:00.000-04:00"),
+        ("Australia/Lord_Howe", "2026-10-03T15:30:00Z", "2026-10-04T02:30:00.000+11:00"),
+        ("Australia/Lord_Howe", "2026-10-03T15:29:00Z", "2026-10-04T01:59:00.000+10:30"),
+        ("Asia/Tokyo", "2026-11-29T04:05:00Z", "2026-11-29T13:05:00.000+09:00"),
     ])
     func iso(zoneID: String, utc: String, local: String) {
         #expect(zone(zoneID).iso8601(at(utc)) == local)

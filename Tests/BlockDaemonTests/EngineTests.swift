@@ -12,11 +12,11 @@ struct EngineTests {
         let h = Harness()
         let o = ok(h.send(#"start {"selections":["instagram"],"seconds":1800}"#))
         #expect(o?["outcome"] == "created")
-        #expect(o?["end"] == "2026-11-29T13:35:00+09:00")
+        #expect(o?["end"] == "2026-11-29T13:35:00.000+09:00")
         #expect(h.enforcer.current == ["instagram"])
-        #expect(h.run { h.engine.nextTransition } == iso("2026-11-29T13:35:00+09:00"))
+        #expect(h.run { h.engine.nextTransition } == iso("2026-11-29T13:35:00.000+09:00"))
         let lock = try #require(h.entries(.lock).first)
-        #expect(lock.message.hasPrefix("Blocked instagram: block 'instagram', until 2026-11-29T13:35:00+09:00"))
+        #expect(lock.message.hasPrefix("Blocked instagram: block 'instagram', until 2026-11-29T13:35:00.000+09:00"))
         #expect(lock.field("SELECTION") == "instagram")
 
         h.advance(1799)
@@ -26,13 +26,13 @@ struct EngineTests {
         let unlock = try #require(h.entries(.unlock).first)
         #expect(unlock.message == "Unblocked instagram: timed block 'instagram' ended (30m)")
         #expect(unlock.field("LATE_MS") == "250")
-        #expect(unlock.field("END") == "2026-11-29T13:35:00+09:00")
+        #expect(unlock.field("END") == "2026-11-29T13:35:00.000+09:00")
         #expect(h.run { h.engine.nextTransition } == nil)
     }
 
     @Test("T5: a manual block ending inside bedtime leaves the selection blocked until bedtime ends")
     func unionAcrossEnd() {
-        let h = Harness(now: "2026-11-29T23:00:00+09:00")
+        let h = Harness(now: "2026-11-29T23:00:00.000+09:00")
         _ = ok(h.send(#"schedule-add {"name":"bedtime","window":"22:00-07:00","selections":["instagram","youtube"]}"#))
         _ = ok(h.send(#"start {"selections":["instagram"],"seconds":1800}"#))
         #expect(h.enforcer.current == ["instagram", "youtube"])
@@ -40,7 +40,7 @@ struct EngineTests {
         #expect(h.enforcer.current == ["instagram", "youtube"])
         #expect(h.entries(.unlock).isEmpty)
         let status = h.run { h.engine.status(now: h.clock.wallNow()) }
-        #expect(status["blocked"]?[0]?["until"] == "2026-11-30T07:00:00+09:00")
+        #expect(status["blocked"]?[0]?["until"] == "2026-11-30T07:00:00.000+09:00")
         h.advance(7.5 * 3600)
         #expect(h.enforcer.current == [])
         #expect(h.entries(.unlock).map(\.message).sorted() == [
@@ -153,13 +153,13 @@ struct EngineTests {
 
     @Test("T8: a schedule window that opened while the daemon was down is locked at start")
     func catchUpScheduleStart() throws {
-        let h = Harness(now: "2026-11-29T21:00:00+09:00")
+        let h = Harness(now: "2026-11-29T21:00:00.000+09:00")
         _ = ok(h.send(#"schedule-add {"name":"bedtime","window":"22:00-07:00","selections":["youtube"]}"#))
         h.clock.advance(2 * 3600)
         h.engine = h.makeEngine()
         h.run { h.engine.startUp() }
         #expect(h.enforcer.current == ["youtube"])
-        #expect(h.entries(.catchUp).first?.message.contains("started at 2026-11-29T22:00:00+09:00") == true)
+        #expect(h.entries(.catchUp).first?.message.contains("started at 2026-11-29T22:00:00.000+09:00") == true)
     }
 
     @Test("§7: an unreadable state file is moved aside, never deleted, and the daemon starts empty")
@@ -222,7 +222,7 @@ struct EngineTests {
         #expect(ok(h.send(#"start {"selections":["instagram"],"seconds":60}"#))?["outcome"] == "unchanged")
         let o = ok(h.send(#"start {"selections":["instagram"],"seconds":3600}"#))
         #expect(o?["outcome"] == "extended")
-        #expect(o?["end"] == "2026-11-29T14:05:00+09:00")
+        #expect(o?["end"] == "2026-11-29T14:05:00.000+09:00")
     }
 
     @Test("status has the documented shape (DESIGN §6)")
@@ -231,7 +231,7 @@ struct EngineTests {
         _ = ok(h.send(#"start {"selections":["instagram"],"seconds":1800}"#))
         let o = try #require(ok(h.send("status")))
         #expect(Array(o.keys.prefix(5)) == ["now", "timeZone", "blocked", "activities", "failures"])
-        #expect(o["now"] == "2026-11-29T13:05:00+09:00")
+        #expect(o["now"] == "2026-11-29T13:05:00.000+09:00")
         let blocked = try #require(o["blocked"]?[0])
         #expect(blocked["selection"] == "instagram")
         #expect(blocked["reasons"] == ["instagram"])
@@ -257,7 +257,7 @@ struct DoubleTests {
 struct ShieldHitTests {
     @Test("S5: hits are counted per selection per local day, persisted, logged and streamed")
     func counted() throws {
-        let h = Harness(now: "2026-11-29T23:59:00+09:00")
+        let h = Harness(now: "2026-11-29T23:59:00.000+09:00")
         _ = ok(h.send(#"start {"selections":["discord"],"seconds":3600}"#))
         let before = h.events.all.count
         let sink = h.inbox.shieldHits
@@ -277,7 +277,7 @@ struct ShieldHitTests {
         let first = try #require(h.events.all.dropFirst(before).first)
         #expect(first["event"] == "shield-hit")
         #expect(first["app"] == "Discord")
-        #expect(first["until"] == "2026-11-30T00:59:00+09:00")
+        #expect(first["until"] == "2026-11-30T00:59:00.000+09:00")
         // Persisted: a restart keeps the counts.
         h.engine = h.makeEngine()
         h.run { h.engine.startUp() }

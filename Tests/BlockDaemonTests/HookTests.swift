@@ -27,7 +27,7 @@ struct HookTests {
         #expect(s.eventually { ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").count == 2 })
         let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
         #expect(lines == [
-            "block|focus|focus.example www.focus.example|/usr/bin/focus-game|2026-11-29T13:06:00+09:00",
+            "block|focus|focus.example www.focus.example|/usr/bin/focus-game|2026-11-29T13:06:00.000+09:00",
             "unblock|focus|focus.example www.focus.example|/usr/bin/focus-game|none",
         ])
     }

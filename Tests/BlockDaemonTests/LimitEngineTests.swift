@@ -7,19 +7,19 @@ import Testing
 struct LimitEngineTests {
     @Test("§9: a limit blocks at the exact instant the allowance runs out, until local midnight")
     func reached() throws {
-        let h = Harness(now: "2026-11-29T20:00:00+09:00")
+        let h = Harness(now: "2026-11-29T20:00:00.000+09:00")
         _ = ok(h.send(#"limit-add {"name":"games","seconds":3600,"selections":["steam"],"warn":300}"#))
         #expect(h.enforcer.current == [])
         h.run { h.engine.usageChanged(running: ["games"]) }
         // Only the minute checkpoints and the warning fall before the limit.
-        #expect(h.run { h.engine.nextTransition } == iso("2026-11-29T20:01:00+09:00"))
+        #expect(h.run { h.engine.nextTransition } == iso("2026-11-29T20:01:00.000+09:00"))
         h.advance(55 * 60)
         #expect(h.entries(.warning).count == 1)
         #expect(h.enforcer.current == [])
         h.advance(5 * 60)
         #expect(h.enforcer.current == ["steam"])
         let reached = try #require(h.entries(.limit).first)
-        #expect(reached.message == "Daily limit 'games' reached (1h of use): steam blocked until 2026-11-30T00:00:00+09:00")
+        #expect(reached.message == "Daily limit 'games' reached (1h of use): steam blocked until 2026-11-30T00:00:00.000+09:00")
         let list = try #require(ok(h.send("limit-list"))?["limits"]?[0])
         #expect(list["used"] == 3600)
         #expect(list["left"] == 0)
@@ -35,7 +35,7 @@ struct LimitEngineTests {
 
     @Test("T5: a manual block of steam ends while its daily limit is exhausted: steam stays blocked")
     func union() throws {
-        let h = Harness(now: "2026-11-29T20:00:00+09:00")
+        let h = Harness(now: "2026-11-29T20:00:00.000+09:00")
         _ = ok(h.send(#"limit-add {"name":"games","seconds":60,"selections":["steam"]}"#))
         _ = ok(h.send(#"start {"selections":["steam"],"seconds":600}"#))
         h.run { h.engine.usageChanged(running: ["games"]) }  // steam ran despite the block? the limit still counts
@@ -46,12 +46,12 @@ struct LimitEngineTests {
         #expect(h.entries(.unlock).isEmpty)
         let status = try #require(ok(h.send("status")))
         #expect(status["blocked"]?[0]?["reasons"] == ["games"])
-        #expect(status["blocked"]?[0]?["until"] == "2026-11-30T00:00:00+09:00")
+        #expect(status["blocked"]?[0]?["until"] == "2026-11-30T00:00:00.000+09:00")
     }
 
     @Test("§9: a restart keeps the day's usage and the reached limit; time while down is not counted")
     func restart() throws {
-        let h = Harness(now: "2026-11-29T20:00:00+09:00")
+        let h = Harness(now: "2026-11-29T20:00:00.000+09:00")
         _ = ok(h.send(#"limit-add {"name":"games","seconds":3600,"selections":["steam"]}"#))
         h.run { h.engine.usageChanged(running: ["games"]) }
         h.advance(20 * 60)  // a checkpoint happens on each wake-up
@@ -70,7 +70,7 @@ struct LimitEngineTests {
 struct LimitDisplayTests {
     @Test("§9: limit list shows use up to the moment asked, not the last reconcile")
     func current() throws {
-        let h = Harness(now: "2026-11-29T20:00:00+09:00")
+        let h = Harness(now: "2026-11-29T20:00:00.000+09:00")
         _ = ok(h.send(#"limit-add {"name":"games","seconds":3600,"selections":["steam"]}"#))
         h.run { h.engine.usageChanged(running: ["games"]) }
         h.clock.advance(30)  // no wake-up: the answer itself must count the running time

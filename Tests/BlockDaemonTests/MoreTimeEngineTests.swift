@@ -33,7 +33,7 @@ struct MoreTimeEngineTests {
         h.advance(0.001)
         #expect(h.enforcer.current == ["steam"])
         #expect(h.entries(.moreGranted).count == 1)
-        #expect(h.entries(.moreEnded).first?.message == "More time for steam (m1) ended at 2026-11-29T20:01:05+09:00")
+        #expect(h.entries(.moreEnded).first?.message == "More time for steam (m1) ended at 2026-11-29T20:01:05.000+09:00")
         #expect(h.entries(.unlock).first?.message.contains("more time (m1)") == true)
     }
 

@@ -38,8 +38,8 @@ struct ReconcileTests {
         .problem(CoreError(.internal, "hosts file not written"), uid: nil, activity: nil),
         .hit(ShieldHit(kind: .deniedLaunch, selection: "x", path: "/usr/bin/x", app: "X"), until: nil),
         .hit(ShieldHit(kind: .tamper, selection: "x", path: "/etc/hosts"), until: now + 60),
-        .limitReached(limit, until: "2026-11-30T00:00:00+09:00"),
-        .limitWarning(limit, remaining: "5m", starts: "2026-11-29T13:10:00+09:00"),
+        .limitReached(limit, until: "2026-11-30T00:00:00.000+09:00"),
+        .limitWarning(limit, remaining: "5m", starts: "2026-11-29T13:10:00.000+09:00"),
     ]
 
     @Test("each report's watch events carry the journal entry's event name and selection", arguments: 0..<reports.count)
@@ -51,7 +51,7 @@ struct ReconcileTests {
         #expect(entry.event == report.logEvent)
         for event in events {
             #expect(event.word == report.logEvent.rawValue)
-            #expect(event.time == "2026-11-29T13:05:00+09:00")
+            #expect(event.time == "2026-11-29T13:05:00.000+09:00")
             if let selection = event.selection { #expect(entry.field("SELECTION")?.split(separator: " ").contains(Substring(selection)) == true) }
         }
     }

@@ -1,0 +1,147 @@
+import BlockCore
+import Dispatch
+import Foundation
+import Glibc
+import Testing
+@testable import BlockDaemon
+
+/// The read-only requests are answered from the snapshot the engine publishes, on the
+/// connection's side: readers never wait behind the engine, and what depends on `now` is
+/// worked out when the answer is given.
+@Suite("Status from the published snapshot", .serialized)
+struct SnapshotTests {
+    /// An in-process server over a harness whose engine queue can be parked.
+    final class Fixture: @unchecked Sendable {
+        let sandbox = Sandbox()
+        let harness: Harness
+        let server: ControlServer
+        private let parked = DispatchSemaphore(value: 0)
+        private var isParked = false
+
+        init() throws {
+            var config = ConfigSet.builtIn
+            config.daemon.maxActivities = 1000
+            harness = Harness(dir: sandbox.dir + "/state", config: config, persistent: false)
+            server = ControlServer(listenFD: try UnixSocket.listen(path: sandbox.socket), engine: harness.engine,
+                                   hub: harness.hub, log: harness.log)
+            server.start()
+        }
+
+        /// Keeps the engine's queue busy until `release()` (or the end of the test).
+        func park() {
+            let entered = DispatchSemaphore(value: 0)
+            isParked = true
+            harness.engine.queue.async { [parked] in
+                entered.signal()
+                parked.wait()
+            }
+            entered.wait()
+        }
+
+        func release() {
+            guard isParked else { return }
+            isParked = false
+            parked.signal()
+        }
+
+        /// A client that gives up after `seconds` instead of the usual 10.
+        func client(timeout seconds: Int = 2) throws -> RawClient {
+            let c = try RawClient(path: sandbox.socket)
+            var tv = timeval(tv_sec: seconds, tv_usec: 0)
+            setsockopt(c.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            return c
+        }
+
+        deinit {
+            release()
+            close(server.listenFD)
+        }
+    }
+
+    static func object(_ line: String) throws -> JSON {
+        #expect(line.hasPrefix("OK "), "\(line)")
+        return try JSON.parse(String(line.dropFirst(3)))
+    }
+
+    @Test("status, schedule list, limit list, failures and stats answer while the engine's queue is busy")
+    func readersDoNotWaitForTheEngine() throws {
+        let f = try Fixture()
+        _ = f.harness.send(#"start {"selections":["instagram"],"seconds":600}"#)
+        f.park()
+        defer { f.release() }
+        let c = try f.client()
+        for line in ["status", "schedule-list", "limit-list", "failures", "stats"] {
+            let answer = try? c.request(line)
+            #expect(answer?.hasPrefix("OK ") == true, "\(line) answered while the engine is busy: \(answer ?? "no answer in 2 s")")
+        }
+        let status = try SnapshotTests.object(try c.request("status"))
+        #expect(status["blocked"]?[0]?["selection"] == "instagram")
+    }
+
+    @Test("remaining is worked out when status is answered, not when the snapshot was published")
+    func remainingAtAnswerTime() throws {
+        let f = try Fixture()
+        _ = f.harness.send(#"start {"selections":["instagram"],"seconds":90}"#)
+        f.park()
+        defer { f.release() }
+        f.harness.clock.advance(30)  // no wake: the engine has not seen this instant
+        let status = try SnapshotTests.object(try f.client().request("status"))
+        #expect(status["activities"]?[0]?["remaining"] == 60)
+        #expect(status["now"] == .string(LocalClock(f.harness.zone).iso8601(f.harness.clock.wallNow())))
+    }
+
+    @Test("T6: after a wall-clock step the engine answers, so that no end is shown shifted by the step")
+    func wallStepGoesThroughTheEngine() throws {
+        let f = try Fixture()
+        _ = f.harness.send(#"start {"selections":["instagram"],"seconds":90}"#)
+        #expect(f.harness.engine.answerFromSnapshot(.status()) != nil)
+        f.harness.clock.stepWall(3600)
+        #expect(f.harness.engine.answerFromSnapshot(.status()) == nil, "the snapshot predates the step")
+        let status = try SnapshotTests.object(try f.client().request("status"))
+        #expect(status["activities"]?[0]?["remaining"] == 90, "the block keeps its elapsed time")
+        let end = try TimeText.parseISO8601WithOffset(try #require(status["activities"]?[0]?["end"]?.string))
+        #expect(end == f.harness.clock.wallNow().addingTimeInterval(90))
+    }
+
+    @Test("a boundary the engine has not handled yet sends status to the engine")
+    func passedBoundaryGoesThroughTheEngine() throws {
+        let f = try Fixture()
+        _ = f.harness.send(#"start {"selections":["instagram"],"seconds":90}"#)
+        f.harness.clock.advance(91)  // past the end, no wake
+        #expect(f.harness.engine.answerFromSnapshot(.status()) == nil)
+        let status = try SnapshotTests.object(try f.client().request("status"))
+        #expect(status["blocked"] == [])
+    }
+
+    @Test("status shows what is active and counts; status --all and schedule list give every activity")
+    func idleActivitiesAreCounted() throws {
+        let f = try Fixture()
+        for i in 0..<300 {
+            // 03:00-04:00 Tokyo: the harness's 13:05 is outside every window.
+            _ = f.harness.send(#"schedule-add {"name":"s\#(i)","window":"03:00-04:00","selections":["reddit"]}"#)
+        }
+        _ = f.harness.send(#"start {"selections":["instagram"],"seconds":600}"#)
+        let c = try f.client()
+        let status = try SnapshotTests.object(try c.request("status"))
+        #expect(status["activities"]?.array?.map { $0["name"] } == ["instagram"])
+        #expect(status["counts"] == ["activities": 301, "active": 1, "blocks": 1, "schedules": 300, "limits": 0])
+        let all = try SnapshotTests.object(try c.request(#"status {"all":true}"#))
+        #expect(all["activities"]?.array?.count == 301)
+        let schedules = try SnapshotTests.object(try c.request("schedule-list"))
+        #expect(schedules["schedules"]?.array?.count == 300)
+    }
+
+    @Test("a --for 90s block started at a fractional second is reported exactly, to the millisecond")
+    func ninetySecondsExactly() throws {
+        let f = try Fixture()
+        f.harness.clock.advance(0.606)
+        let start = try #require(ok(f.harness.send(#"start {"selections":["instagram"],"seconds":90}"#)))
+        let zone = LocalClock(f.harness.zone)
+        #expect(start["end"] == .string(zone.iso8601(f.harness.clock.wallNow().addingTimeInterval(90))))
+        #expect(start["end"]?.string?.hasSuffix(":06:30.606+09:00") == true, "\(start["end"] ?? .null)")
+        let status = try SnapshotTests.object(try f.client().request("status"))
+        let end = try TimeText.parseISO8601WithOffset(try #require(status["activities"]?[0]?["end"]?.string))
+        let begun = try TimeText.parseISO8601WithOffset(try #require(status["activities"]?[0]?["start"]?.string))
+        #expect(end.timeIntervalSince(begun) == 90)
+    }
+}
