@@ -56,7 +56,7 @@ public final class Engine: @unchecked Sendable {
         self.state = state
         self.local = LocalClock(timeZone)
         self.registry = Registry(maxActivities: config.daemon.maxActivities, configPath: configPath,
-                                 activities: state.activities.map(\.activity))
+                                 activities: state.activities.map(\.activity), clock: LocalClock(timeZone))
         for name in state.applied { applied[name] = [] }
         inbox.open { [weak self] message in self?.receive(message) }
     }
@@ -94,6 +94,7 @@ public final class Engine: @unchecked Sendable {
         log.log(LogEntry("Time zone changed from \(local.timeZone.identifier) to \(zone.identifier); schedules follow the new local time",
                          priority: .notice))
         local = LocalClock(zone)
+        registry.clock = local
         reconcile(now: observedNow())
     }
 
@@ -129,7 +130,7 @@ public final class Engine: @unchecked Sendable {
             // E1, E6: an undone edit is also a failure the user sees in status and failures.
             state.record(FailureRecord(time: now, code: ErrorCode.tamper.rawValue, message: Report.message(hit), uid: nil, activity: hit.selection))
         }
-        let until = applied[hit.selection].flatMap { _ in policy.until(hit.selection, from: now, activities: registry.activities) }
+        let until = applied[hit.selection].flatMap { _ in registry.index.until(hit.selection, from: now) }
         publish(.hit(hit, until: until), now: now)
         persist()
     }
