@@ -34,7 +34,7 @@ public struct Registry: Sendable {
     /// Where to raise the cap, named in the refusal message.
     public var configPath: String
 
-    public static let defaultMaxActivities = 20
+    public static let defaultMaxActivities = 10_000
 
     /// `clock` is the local time schedules follow (T7); the daemon passes the system's zone.
     public init(maxActivities: Int = Registry.defaultMaxActivities, configPath: String = "/etc/blockd/blockd.conf",
