@@ -29,7 +29,7 @@ struct ActivityIndexTests {
         #expect(r.index.nextTransition == at("2026-11-30T22:00:00+09:00"))
     }
 
-    @Test("T4: the cap counts blocks past their end only until they are expired, without a walk")
+    @Test("T4: a block past its end stops counting against the cap at once, before it is expired")
     func liveCount() throws {
         var r = Registry(maxActivities: 3)
         let now = at("2026-11-29T13:00:00+09:00")
