@@ -19,8 +19,13 @@ public struct Peer: Hashable, Sendable {
 ///
 /// Blocks whose end has passed no longer count and are dropped by `expire(now:)`; the daemon
 /// calls it on every wake-up and logs each one it returns as an unlock.
+///
+/// The activities live in an `ActivityIndex`: a change costs O(log n) whatever their number,
+/// including the cap's count. `activities` lists them in registration order, for listings.
 public struct Registry: Sendable {
-    public private(set) var activities: [Activity] = []
+    public private(set) var index: ActivityIndex
+    /// Every activity in registration order. O(n log n): for listings, never per change.
+    public var activities: [Activity] { index.activities }
     /// Names of the activities added, replaced or removed since the last `takeChanges()`:
     /// what the state log must record for this change (T8), whatever the number of others.
     public var changed: Set<String> { Set(before.keys) }
@@ -33,29 +38,41 @@ public struct Registry: Sendable {
     /// Where to raise the cap, named in the refusal message.
     public var configPath: String
 
-    public static let defaultMaxActivities = 20
+    public static let defaultMaxActivities = 10_000
 
+    /// `clock` is the local time schedules follow (T7); the daemon passes the system's zone.
     public init(maxActivities: Int = Registry.defaultMaxActivities, configPath: String = "/etc/blockd/blockd.conf",
-                activities: [Activity] = []) {
+                activities: [Activity] = [], clock: LocalClock = LocalClock(TimeZone(secondsFromGMT: 0)!)) {
         self.maxActivities = maxActivities
         self.configPath = configPath
-        self.activities = activities
+        self.index = ActivityIndex(clock: clock, activities: activities)
     }
 
-    public func activity(named name: String) -> Activity? { activities.first { $0.name == name } }
+    public func activity(named name: String) -> Activity? { index.activity(named: name) }
+
+    /// T7: schedules follow another time zone from the next `advance(to:)` on.
+    public var clock: LocalClock {
+        get { index.clock }
+        set { index.setClock(newValue) }
+    }
+
+    /// Brings the kept union (T5) and the next transition (T9) to `now`.
+    public mutating func advance(to now: Date) { index.advance(to: now) }
+
+    /// The selections whose reasons may have changed since the last call.
+    public mutating func takeTouchedSelections() -> Set<String> { index.takeTouched() }
 
     /// Activities that still count at `now` (schedules always; blocks until their end).
     public func live(at now: Date) -> [Activity] {
         activities.filter { if case .block(let b) = $0 { return b.end > now } else { return true } }
     }
 
-    /// Removes and returns the blocks that have ended by `now`.
+    /// How many activities count at `now` (`live(at:).count` without the walk).
+    public func liveCount(at now: Date) -> Int { index.count - index.endedBlockCount(by: now) }
+
+    /// Removes and returns the blocks that have ended by `now`, in registration order.
     public mutating func expire(now: Date) -> [Block] {
-        var ended: [Block] = []
-        activities.removeAll { activity in
-            if case .block(let b) = activity, b.end <= now { ended.append(b); return true }
-            return false
-        }
+        let ended = index.removeEndedBlocks(by: now)
         for b in ended where before[b.name] == nil { before[b.name] = .some(.block(b)) }
         return ended
     }
@@ -68,12 +85,13 @@ public struct Registry: Sendable {
     }
 
     /// Puts back every activity changed since the last `takeChanges()` (DESIGN §7: a change
-    /// that could not be saved is not made). Restored activities move to the end of the order.
+    /// that could not be saved is not made). Restored activities move to the end of the order,
+    /// by name.
     public mutating func rollBack() {
         let prior = before
         before = [:]
-        activities.removeAll { prior[$0.name] != nil }
-        for case let activity? in prior.values { activities.append(activity) }
+        for name in prior.keys { index.remove(name) }
+        for case let (_, activity?) in prior.sorted(by: { $0.key < $1.key }) { index.put(activity) }
     }
 
     /// Records `name`'s activity before its first change since the last `takeChanges()`.
@@ -112,22 +130,24 @@ public struct Registry: Sendable {
             throw CoreError(.invalidDuration, "a block can last at most 366 days; give an earlier end")
         }
 
-        if let index = activities.firstIndex(where: { $0.name == name }) {
-            guard case .block(var existing) = activities[index] else {
+        if let found = activity(named: name) {
+            guard case .block(var existing) = found else {
                 throw CoreError(.exists, "'\(name)' is a schedule; choose another name with --name")
             }
             if existing.end <= now {
                 // The old block has ended but not been expired yet: this is a new block.
                 noteChange(name)
-                activities.remove(at: index)
+                index.remove(name)
             } else {
                 let before = existing
                 existing.selections = Registry.unique(existing.selections + selections)
                 existing.end = max(existing.end, end)
                 existing.locked = existing.locked || locked
                 if let p = moreTime { existing.moreTime = MoreTimePolicy.strictest([existing.moreTime ?? .standard, p]) }  // M1: only tightened
-                if existing != before { noteChange(name) }
-                activities[index] = .block(existing)
+                if existing != before {
+                    noteChange(name)
+                    index.put(.block(existing))
+                }
                 return existing == before ? .unchanged(existing) : .extended(from: before, to: existing)
             }
         }
@@ -136,7 +156,7 @@ public struct Registry: Sendable {
                           origin: .client(uid: peer.uid))
         block.moreTime = moreTime
         noteChange(name)
-        activities.append(.block(block))
+        index.put(.block(block))
         return .created(block)
     }
 
@@ -152,7 +172,7 @@ public struct Registry: Sendable {
         s.selections = Registry.unique(s.selections)
         s.origin = .client(uid: peer.uid)
         noteChange(s.name)
-        activities.append(.schedule(s))
+        index.put(.schedule(s))
     }
 
     /// Adds a daily usage limit (§9). It is an activity: it counts against the cap (T4).
@@ -167,44 +187,44 @@ public struct Registry: Sendable {
         l.selections = Registry.unique(l.selections)
         l.origin = .client(uid: peer.uid)
         noteChange(l.name)
-        activities.append(.limit(l))
+        index.put(.limit(l))
     }
 
     /// Removes a limit a client added: root or the uid that added it.
     public mutating func removeLimit(named name: String, by peer: Peer) throws(CoreError) -> Limit {
-        guard let index = activities.firstIndex(where: { $0.name == name }) else {
+        guard let found = activity(named: name) else {
             throw CoreError(.notFound, "no limit named '\(name)'; 'blockc limit list' lists them")
         }
-        guard case .limit(let limit) = activities[index] else {
-            throw CoreError(.usage, "'\(name)' is a \(activities[index].kind.rawValue), not a limit")
+        guard case .limit(let limit) = found else {
+            throw CoreError(.usage, "'\(name)' is a \(found.kind.rawValue), not a limit")
         }
         if case .config(let file) = limit.origin {
             throw CoreError(.permissionDenied, "the limit '\(name)' comes from \(file); delete that file and run 'blockc reload'")
         }
         try Registry.checkOwner(limit.origin, peer: peer, what: "remove the limit '\(name)'")
         noteChange(name)
-        activities.remove(at: index)
+        index.remove(name)
         return limit
     }
 
     /// Replaces the limits' usage-derived state (the engine refreshes it before every look).
+    /// O(limits), not O(activities).
     public mutating func updateLimits(_ transform: (Limit) -> Limit) {
-        for i in activities.indices {
-            guard case .limit(let l) = activities[i] else { continue }
+        for l in index.limits {
             let updated = transform(l)
             guard updated != l else { continue }
             if before[l.name] == nil { before[l.name] = .some(.limit(l)) }
-            activities[i] = .limit(updated)
+            index.put(.limit(updated))
         }
     }
 
     /// Ends a block early (DESIGN §5): root or the uid that started it, and never a `--lock` block.
     public mutating func stopBlock(named name: String, by peer: Peer, now: Date) throws(CoreError) -> Block {
-        guard let index = activities.firstIndex(where: { $0.name == name }) else {
+        guard let found = activity(named: name) else {
             throw CoreError(.notFound, "no block named '\(name)'; 'blockc status' lists the active ones")
         }
-        guard case .block(let block) = activities[index], block.end > now else {
-            if case .schedule = activities[index] {
+        guard case .block(let block) = found, block.end > now else {
+            if case .schedule = found {
                 throw CoreError(.usage, "'\(name)' is a schedule; remove it with 'blockc schedule remove \(name)'")
             }
             throw CoreError(.notFound, "the block '\(name)' has already ended")
@@ -214,17 +234,17 @@ public struct Registry: Sendable {
         }
         try Registry.checkOwner(block.origin, peer: peer, what: "stop the block '\(name)'")
         noteChange(name)
-        activities.remove(at: index)
+        index.remove(name)
         return block
     }
 
     /// Removes a schedule a client added: root or the uid that added it. Schedules from
     /// `schedules.d/` belong to the configuration and are removed by deleting their file.
     public mutating func removeSchedule(named name: String, by peer: Peer) throws(CoreError) -> Schedule {
-        guard let index = activities.firstIndex(where: { $0.name == name }) else {
+        guard let found = activity(named: name) else {
             throw CoreError(.notFound, "no schedule named '\(name)'; 'blockc schedule list' lists them")
         }
-        guard case .schedule(let schedule) = activities[index] else {
+        guard case .schedule(let schedule) = found else {
             throw CoreError(.usage, "'\(name)' is a block, not a schedule; stop it with 'blockc stop \(name)'")
         }
         if case .config(let file) = schedule.origin {
@@ -232,7 +252,7 @@ public struct Registry: Sendable {
         }
         try Registry.checkOwner(schedule.origin, peer: peer, what: "remove the schedule '\(name)'")
         noteChange(name)
-        activities.remove(at: index)
+        index.remove(name)
         return schedule
     }
 
@@ -241,10 +261,10 @@ public struct Registry: Sendable {
     /// or clashing with a client activity's name, are refused and returned as errors (T4:
     /// never swallowed).
     public mutating func replaceConfigActivities(_ declared: [Activity], now: Date) -> [CoreError] {
-        activities.removeAll {
-            guard case .config = $0.origin else { return false }
-            if before[$0.name] == nil { before[$0.name] = .some($0) }
-            return true
+        for old in activities {
+            guard case .config = old.origin else { continue }
+            if before[old.name] == nil { before[old.name] = .some(old) }
+            index.remove(old.name)
         }
         var refused: [CoreError] = []
         for activity in declared {
@@ -256,7 +276,7 @@ public struct Registry: Sendable {
             do throws(CoreError) {
                 try checkCap(adding: what, now: now)
                 noteChange(activity.name)
-                activities.append(activity)
+                index.put(activity)
             } catch {
                 refused.append(error)
             }
@@ -265,7 +285,7 @@ public struct Registry: Sendable {
     }
 
     private func checkCap(adding what: String, now: Date) throws(CoreError) {
-        let count = live(at: now).count + reserved
+        let count = liveCount(at: now) + reserved
         guard count < maxActivities else {
             throw CoreError(.activityLimit,
                 "cannot add \(what): \(count) of \(maxActivities) activities are in use (MaxActivities=\(maxActivities)). "

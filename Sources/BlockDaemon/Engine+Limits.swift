@@ -9,8 +9,7 @@ extension Engine {
     public func usageChanged(running: Set<String>) {
         assertOnQueue()
         let now = observedNow()
-        for activity in registry.activities {
-            guard case .limit(let l) = activity else { continue }
+        for l in registry.index.limits {
             state.usage.setRunning(l.name, running.contains(l.name), at: now, clock: local)
         }
         reconcile(now: now)
@@ -19,8 +18,7 @@ extension Engine {
     /// The limits' apps, for the usage monitor: limit name → its selections' `Apps=` entries.
     public var limitedApps: [String: [String]] {
         var out: [String: [String]] = [:]
-        for activity in registry.activities {
-            guard case .limit(let l) = activity else { continue }
+        for l in registry.index.limits {
             out[l.name] = l.selections.flatMap { (try? config.catalog.resolve($0))?.apps ?? [] }
         }
         return out

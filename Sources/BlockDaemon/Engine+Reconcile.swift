@@ -16,41 +16,80 @@ extension Engine {
     /// unlocks only what no activity covers any more, then persists and reports the next
     /// transition. Idempotent: a second call with nothing changed does nothing visible.
     /// Returns what it decided; everything it did follows from that value.
+    ///
+    /// The work is proportional to the selections whose reasons changed (the registry's index
+    /// keeps the union, T5), not to the number of activities; the enforcer is called only
+    /// when the blocked set changed, and then with all of it.
     @discardableResult
     func reconcile(now: Date) -> Reconciliation {
         assertOnQueue()
         settleMoreTime(now: now)  // M3
         let ended = registry.expire(now: now)
         refreshLimits(now: now)
-        let desired = policy.lifting(policy.desired(at: now, activities: registry.activities), grants: book.grants, at: now)  // M3
-        var next: [String: [Reason]] = [:]
-        for b in desired { next[b.selection] = b.reasons }
+        // A rebuild (first look, time zone, clock stepped back) does not know what was
+        // blocked before it: every applied selection is looked at again.
+        let rebuilds = registry.index.evaluatedAt.map { now < $0 } ?? true
+        registry.advance(to: now)
+        var candidates = registry.takeTouchedSelections().union(notEnforced.keys)
+        if rebuilds || mustApply { candidates.formUnion(applied.keys); candidates.formUnion(blockedView.keys) }
+        if mustApply { candidates.formUnion(registry.index.blockedSelections) }
+        // M3: a grant lifts its selection while every reason allows it. Grants are few, so the
+        // lifted set is worked out whole; what was lifted before is looked at again.
+        let lifting = liftedSelections(now: now)
+        candidates.formUnion(lifting.union(lifted))
+        lifted = lifting
 
         var effects = Reconciliation()
-        effects.unlocks = applied.keys.filter { next[$0] == nil }.sorted()
-        if mustApply || desired.contains(where: { applied[$0.selection] == nil }) || !effects.unlocks.isEmpty || state.applied != next.keys.sorted() {
+        effects.unlocks = candidates.filter { applied[$0] != nil && blockedReasons($0) == nil }.sorted()
+        let newlyBlocked = candidates.filter { applied[$0] == nil && blockedReasons($0) != nil }.sorted()
+        if mustApply || !newlyBlocked.isEmpty || !effects.unlocks.isEmpty {
             mustApply = false
-            let targets = enforcementTargets(next.keys.sorted(), now: now)
+            let targets = enforcementTargets(registry.index.blockedSelections.filter { !lifted.contains($0) }, now: now)
             effects.targets = targets.map(\.name)
             record(enforcer.enforce(blocked: targets), now: now)
+            candidates.formUnion(notEnforced.keys)
         }
         // Truth (DESIGN §7): what failed to be enforced is not applied, and is not "Blocked" in
         // the journal until a retry enforces it.
-        next = next.filter { notEnforced[$0.key] == nil }
-        effects.locks = desired.filter { applied[$0.selection] == nil && next[$0.selection] != nil }
+        effects.locks = newlyBlocked.filter { notEnforced[$0] == nil }.compactMap { registry.index.blocked($0) }
         effects.reports = effects.locks.map(Report.lock)
             + effects.unlocks.map { unlockReport($0, previous: applied[$0] ?? [], ended: ended, now: now) }
-            + ended.filter { !$0.selections.contains(where: effects.unlocks.contains) }.map { endedReport($0, stillBlocked: next) }
+            + ended.filter { !$0.selections.contains(where: effects.unlocks.contains) }.map(endedReport)
         carryOut(effects, now: now)
-        applied = next
+        var appliedChanged = false
+        for selection in candidates {
+            let reasons = appliedReasons(selection)
+            if (applied[selection] == nil) != (reasons == nil) { appliedChanged = true }
+            applied[selection] = reasons
+        }
         pendingUnlockNotes = [:]
-        state.applied = next.keys.sorted()
+        if appliedChanged || state.applied.count != applied.count { state.applied = applied.keys.sorted() }
         state.lastReconcile = now
         persist()
         armNextTransition(now: now)
-        collaborators.status(statusLine(now: now, blocked: desired.count))
-        publishSnapshot(desired: desired)
+        collaborators.status(statusLine(now: now, blocked: registry.index.blockedCount - lifted.count))
+        publishSnapshot(changed: candidates)
         return effects
+    }
+
+    /// What `applied` holds for `selection` after this reconcile: its reasons if it is blocked
+    /// and enforced.
+    private func appliedReasons(_ selection: String) -> [Reason]? {
+        notEnforced[selection] == nil ? blockedReasons(selection) : nil
+    }
+
+    /// T5 with M3: the reasons blocking `selection` now, unless a grant lifts it.
+    func blockedReasons(_ selection: String) -> [Reason]? {
+        lifted.contains(selection) ? nil : registry.index.reasons(for: selection)
+    }
+
+    /// M3: the selections a grant lifts at `now` (every reason blocking it allows more time).
+    private func liftedSelections(now: Date) -> Set<String> {
+        var out: Set<String> = []
+        for grant in book.grants where grant.window.contains(now) {
+            if let b = registry.index.blocked(grant.selection), grant.lifts(b, at: now) { out.insert(grant.selection) }
+        }
+        return out
     }
 
     /// Tells people what a reconcile decided and runs the hooks for its locks and unlocks.
@@ -66,7 +105,7 @@ extension Engine {
     }
 
     private func armNextTransition(now: Date) {
-        nextTransition = policy.nextTransition(after: now, activities: registry.activities)
+        nextTransition = registry.index.nextTransition  // T9: the top of the boundary queue
         if let m = book.nextBoundary(after: now), nextTransition.map({ m < $0 }) ?? true { nextTransition = m }  // M3, T9
         if anyLimitRunning {
             // Checkpoint running usage at least once a minute (only while a limited app runs).
@@ -129,7 +168,7 @@ extension Engine {
             b.end += step
             shifted.append(.block(b))
         }
-        registry = Registry(maxActivities: registry.maxActivities, configPath: registry.configPath, activities: shifted)
+        registry = Registry(maxActivities: registry.maxActivities, configPath: registry.configPath, activities: shifted, clock: local)
         log.log(LogEntry("The wall clock was stepped by \(String(format: "%+.0f", step)) s; blocks keep their remaining time and schedules follow the new local time",
                          priority: .notice))
     }
@@ -182,9 +221,9 @@ extension Engine {
     /// A block ended without unlocking anything. Say why truthfully: only selections another
     /// activity still covers "stay blocked"; the others were never enforced by this daemon
     /// (the block began and ended while it was not looking, e.g. while it was down).
-    func endedReport(_ block: Block, stillBlocked: [String: [Reason]]) -> Report {
-        let covered = block.selections.filter { stillBlocked[$0] != nil }
-        let others = Set(covered.flatMap { stillBlocked[$0]!.map(\.activity) }).subtracting([block.name]).sorted()
+    func endedReport(_ block: Block) -> Report {
+        let covered = block.selections.filter { appliedReasons($0) != nil }
+        let others = Set(covered.flatMap { appliedReasons($0)!.map(\.activity) }).subtracting([block.name]).sorted()
         let message: String
         if covered.count == block.selections.count {
             message = "Block '\(block.name)' ended; its selections stay blocked by \(others.map { "'\($0)'" }.joined(separator: ", "))"
@@ -198,6 +237,6 @@ extension Engine {
 
     func statusLine(now: Date, blocked: Int) -> String {
         let next = nextTransition.map { "next change \(local.iso8601($0))" } ?? "nothing scheduled"
-        return "\(blocked) selection\(blocked == 1 ? "" : "s") blocked, \(registry.activities.count) of \(registry.maxActivities) activities; \(next)"
+        return "\(blocked) selection\(blocked == 1 ? "" : "s") blocked, \(registry.index.count) of \(registry.maxActivities) activities; \(next)"
     }
 }

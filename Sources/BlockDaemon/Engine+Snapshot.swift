@@ -5,24 +5,37 @@ import Foundation
 /// change, on the connection's side: a reader never waits behind the engine (a reconcile, a
 /// hosts write, an fsync), and the engine never renders a reply for a reader.
 extension Engine {
-    /// Publishes what the engine knows now. `desired` is the blocked set a reconcile just
-    /// computed; without it the last published one still holds (only a reconcile changes it).
-    func publishSnapshot(desired: [Policy.Blocked]? = nil) {
+    /// Publishes what the engine knows now. `changed`: the selections a reconcile looked at,
+    /// whose blocked view is brought up to date (nil: nothing blocked changed). O(blocked).
+    func publishSnapshot(changed: Set<String>? = nil) {
         assertOnQueue()
-        let last = published.withLock { $0 }
-        let snapshot = makeSnapshot(desired: desired ?? last?.desired ?? [])
+        for selection in changed ?? [] {
+            blockedView[selection] = blockedReasons(selection) == nil ? nil : registry.index.blocked(selection)
+        }
+        let snapshot = makeSnapshot(parts: snapshotParts(desired: blockedView.keys.sorted().map { blockedView[$0]! }))
         published.withLock { $0 = snapshot }
     }
 
-    func makeSnapshot(desired: [Policy.Blocked]) -> StatusSnapshot {
+    /// What `status` shows, worked out from the index without a walk over the registry.
+    func snapshotParts(desired: [Policy.Blocked]) -> StatusSnapshot.Parts {
+        let active = registry.index.activities(named: Set(desired.flatMap { $0.reasons.map(\.activity) }))
+        let n = registry.index.kindCounts
+        let counts: JSONObject = [
+            "activities": .int(Int64(registry.index.count)), "active": .int(Int64(active.count)),
+            "blocks": .int(Int64(n[.block] ?? 0)), "schedules": .int(Int64(n[.schedule] ?? 0)), "limits": .int(Int64(n[.limit] ?? 0)),
+        ]
+        return StatusSnapshot.Parts(active: active, limits: registry.index.limits.map(Activity.limit), counts: counts, desired: desired)
+    }
+
+    func makeSnapshot(parts: StatusSnapshot.Parts) -> StatusSnapshot {
         var enforcement: JSONObject = ["mode": .string(enforcer.mode), "applied": .array(applied.keys.sorted().map { .string($0) })]
         enforcement["hostsFile"] = .string(config.daemon.hostsFile)
         // DESIGN §7 "Truth": which configuration is in force, and whether the state is on disk.
         enforcement["config"] = .string(configProvenance.kind.rawValue)
         if let problem = configProvenance.problem { enforcement["configProblem"] = .string(problem) }
         if let problem = saveProblem { enforcement["stateProblem"] = .string(problem) }
-        enforcement["notEnforced"] = notEnforcedJSON(desired.map(\.selection))
-        return StatusSnapshot(local: local, activities: registry.activities, usage: state.usage, desired: desired,
+        enforcement["notEnforced"] = notEnforcedJSON(parts.desired.map(\.selection))
+        return StatusSnapshot(local: local, parts: parts, usage: state.usage,
                               failures: state.failures, shieldHits: state.shieldHits, enforcement: enforcement,
                               nextTransition: nextTransition, maxActivities: registry.maxActivities,
                               wallMinusBoot: wallMinusBoot, saveFailing: saveProblem != nil,
@@ -42,11 +55,17 @@ extension Engine {
     }
 
     /// The same answers on the engine's queue, from what the engine knows at `now` (the way
-    /// every read goes when the snapshot cannot answer).
+    /// every read goes when the snapshot cannot answer, and `status --all` and `schedule list`,
+    /// which list every activity).
     func answerNow(_ request: Request, now: Date) -> JSONObject {
-        let activities = activitiesForDisplay(at: now)
-        let desired = policy.lifting(policy.desired(at: now, activities: activities), grants: book.grants, at: now)  // M3
-        return makeSnapshot(desired: desired).answer(request, now: now) ?? [:]
+        let every = activitiesForDisplay(at: now)
+        let desired = policy.lifting(policy.desired(at: now, activities: every), grants: book.grants, at: now)  // M3
+        let snapshot = makeSnapshot(parts: snapshotParts(desired: desired))
+        switch request {
+        case .status(let all): return snapshot.status(all: all, every: all ? every : nil, now: now)
+        case .scheduleList: return ["schedules": .array(every.filter { $0.kind == .schedule }.map { shapes.activity($0, at: now) })]
+        default: return snapshot.answer(request, now: now) ?? [:]
+        }
     }
 
     /// `status` with every activity, on the engine's queue.

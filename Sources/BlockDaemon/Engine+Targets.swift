@@ -30,8 +30,7 @@ extension Engine {
         }
         // Selections not blocked now keep their last targets while an activity still names
         // them, for the day the configuration no longer does.
-        let named = Set(registry.activities.flatMap(\.selections))
-        for (name, pin) in state.targets where kept[name] == nil && named.contains(name) { kept[name] = pin }
+        for (name, pin) in state.targets where kept[name] == nil && registry.index.isNamed(name) { kept[name] = pin }
         state.targets = kept
         return out
     }
@@ -59,9 +58,9 @@ extension Engine {
             } else {
                 what = "Selection '\(name)' was removed from the configuration"
             }
-            let holders = registry.activities.filter { $0.selections.contains(name) && $0.activeWindow(at: now, clock: local) != nil }
+            let holders = registry.index.activities(covering: name).filter { $0.activeWindow(at: now, clock: local) != nil }
             let who = holders.map { "\($0.kind.rawValue) '\($0.name)'" }.joined(separator: " and ")
-            let until = policy.until(name, from: now, activities: registry.activities).map { " at \(local.iso8601($0))" } ?? ""
+            let until = registry.index.until(name, from: now).map { " at \(local.iso8601($0))" } ?? ""
             let keeps = holders.count > 1 ? "keep its targets until they end" : "keeps its targets until it ends"
             log.log(LogEntry("\(what); \(who.isEmpty ? "it" : who) \(keeps)\(until)", priority: .notice, event: .reload,
                              fields: [("SELECTION", name), ("ACTIVITY", holders.map(\.name).joined(separator: " "))]))

@@ -35,6 +35,11 @@ public final class Engine: @unchecked Sendable {
     var resolved: [String: Selection] = [:]
     /// Why a selection is about to be unlocked, when a request (not time) lifts it.
     var pendingUnlockNotes: [String: String] = [:]
+    /// M3: the selections a grant lifted at the last reconcile.
+    var lifted: Set<String> = []
+    /// What the published snapshot shows as blocked (T5 with grants), kept per selection and
+    /// updated for the selections a reconcile looked at: publishing costs O(blocked), not O(n).
+    var blockedView: [String: Policy.Blocked] = [:]
     public internal(set) var nextTransition: Date?
     /// Where `config` came from: the files, or (when they are broken) the last good
     /// configuration or the built-in defaults (DESIGN §7); shown in `status`.
@@ -59,7 +64,7 @@ public final class Engine: @unchecked Sendable {
         self.state = state
         self.local = LocalClock(timeZone)
         self.registry = Registry(maxActivities: config.daemon.maxActivities, configPath: configPath,
-                                 activities: state.activities.map(\.activity))
+                                 activities: state.activities.map(\.activity), clock: LocalClock(timeZone))
         for name in state.applied { applied[name] = [] }
         inbox.open { [weak self] message in self?.receive(message) }
     }
@@ -99,6 +104,7 @@ public final class Engine: @unchecked Sendable {
         log.log(LogEntry("Time zone changed from \(local.timeZone.identifier) to \(zone.identifier); schedules follow the new local time",
                          priority: .notice))
         local = LocalClock(zone)
+        registry.clock = local
         reconcile(now: observedNow())
     }
 
@@ -134,7 +140,7 @@ public final class Engine: @unchecked Sendable {
             // E1, E6: an undone edit is also a failure the user sees in status and failures.
             state.record(FailureRecord(time: now, code: ErrorCode.tamper.rawValue, message: Report.message(hit), uid: nil, activity: hit.selection))
         }
-        let until = applied[hit.selection].flatMap { _ in policy.until(hit.selection, from: now, activities: registry.activities) }
+        let until = applied[hit.selection].flatMap { _ in registry.index.until(hit.selection, from: now) }
         publish(.hit(hit, until: until), now: now)
         persist()
     }

@@ -3,20 +3,24 @@ import Foundation
 import Synchronization
 
 /// What the engine knew after its last change, for the read-only requests (`status`,
-/// `schedule list`, `limit list`, `failures`, `stats`): published by the engine on its queue
-/// and read by the connections on theirs, so that a reader never waits behind the engine.
+/// `limit list`, `failures`, `stats`): published by the engine on its queue and read by the
+/// connections on theirs, so that a reader never waits behind the engine.
 ///
-/// Producing one costs the same at 100,000 activities as at 10: it keeps the registry's array
-/// and the state's values as they are (copy-on-write values, not copies) and renders nothing.
-/// Each answer renders what it shows at answer time, with `now`-dependent fields (remaining
-/// seconds, a limit's use today) computed from the data and the clock then. What more than one
-/// answer needs (the counts, the active activities) is worked out once, on first use.
+/// Producing one costs the same at 100,000 activities as at 10: it holds what `status` shows
+/// (the blocked selections, the active activities, the limits, the counts), never the whole
+/// registry. Holding the registry's storage would make the engine's next change copy all of
+/// it (copy-on-write), so `status --all` and `schedule list`, which list every activity
+/// anyway, are answered by the engine. Each answer renders at answer time, with
+/// `now`-dependent fields (remaining seconds, a limit's use today) computed then.
 final class StatusSnapshot: Sendable {
     let local: LocalClock
-    /// The registered activities, in the registry's order.
-    let activities: [Activity]
-    /// §9: the usage ledger, so that a limit's use is brought up to the answer's `now`.
+    /// The activities that are reasons for a blocked selection, in registration order.
+    let active: [Activity]
+    /// §9: the usage limits, and the usage ledger to bring their use up to the answer's `now`.
+    let limits: [Activity]
     let usage: UsageLedger
+    /// `{"activities", "active", "blocks", "schedules", "limits"}`.
+    let counts: JSONObject
     /// T5: what the last reconcile found blocked; it holds until `nextTransition`.
     let desired: [Policy.Blocked]
     let failures: [FailureRecord]
@@ -34,14 +38,20 @@ final class StatusSnapshot: Sendable {
     /// Asked at answer time: the enforcers' notes (E2, E5, E7) and the server's counters.
     let enforcementNotes: @Sendable (LocalClock) -> JSONObject
     let serverStats: @Sendable () -> JSONObject
-    private let derived = Mutex<Derived?>(nil)
 
-    init(local: LocalClock, activities: [Activity], usage: UsageLedger, desired: [Policy.Blocked], failures: [FailureRecord],
+    struct Parts {
+        var active: [Activity]
+        var limits: [Activity]
+        var counts: JSONObject
+        var desired: [Policy.Blocked]
+    }
+
+    init(local: LocalClock, parts: Parts, usage: UsageLedger, failures: [FailureRecord],
          shieldHits: [String: [String: Int]], enforcement: JSONObject, nextTransition: Date?, maxActivities: Int,
          wallMinusBoot: TimeInterval?, saveFailing: Bool, moreTime: JSONObject = [:],
          enforcementNotes: @escaping @Sendable (LocalClock) -> JSONObject, serverStats: @escaping @Sendable () -> JSONObject) {
-        (self.local, self.activities, self.usage, self.desired) = (local, activities, usage, desired)
-        (self.failures, self.shieldHits, self.enforcement) = (failures, shieldHits, enforcement)
+        (self.local, self.active, self.limits, self.counts, self.desired) = (local, parts.active, parts.limits, parts.counts, parts.desired)
+        (self.usage, self.failures, self.shieldHits, self.enforcement) = (usage, failures, shieldHits, enforcement)
         (self.nextTransition, self.maxActivities, self.wallMinusBoot, self.saveFailing) = (nextTransition, maxActivities, wallMinusBoot, saveFailing)
         (self.enforcementNotes, self.serverStats, self.moreTime) = (enforcementNotes, serverStats, moreTime)
     }
@@ -66,9 +76,8 @@ final class StatusSnapshot: Sendable {
 
     func answer(_ request: Request, now: Date) -> JSONObject? {
         switch request {
-        case .status(let all): return status(all: all, now: now)
-        case .scheduleList: return ["schedules": .array(activities.filter { $0.kind == .schedule }.map { shapes.activity($0, at: now) })]
-        case .limitList: return ["limits": .array(activities.filter { $0.kind == .limit }.map { shapes.activity(current($0, now), at: now) })]
+        case .status(let all): return all ? nil : status(all: false, now: now)
+        case .limitList: return ["limits": .array(limits.map { shapes.activity(current($0, now), at: now) })]
         case .failures: return ["failures": failuresJSON]
         case .stats: return ["shieldHits": statsJSON]
         default: return nil
@@ -83,11 +92,11 @@ final class StatusSnapshot: Sendable {
         return .limit(l.refreshed(ledger: usage, at: now, clock: local))
     }
 
-    /// `status`: what is blocked, the activities (every one with `all`, else the active ones)
-    /// and `counts`, so that a status with 100,000 idle schedules stays short.
-    func status(all: Bool, now: Date) -> JSONObject {
-        let d = derive()
-        let shown = all ? activities : d.active
+    /// `status`: what is blocked, the activities (the active ones; `all` adds every idle one,
+    /// which the engine passes in) and `counts`, so that a status with 100,000 idle schedules
+    /// stays short.
+    func status(all: Bool, every: [Activity]? = nil, now: Date) -> JSONObject {
+        let shown = every ?? active
         var enforcement = self.enforcement
         for (key, value) in enforcementNotes(local) { enforcement[key] = value }
         var o: JSONObject = [
@@ -97,7 +106,7 @@ final class StatusSnapshot: Sendable {
             "activities": .array(shown.map { shapes.activity(current($0, now), at: now) }),
             "failures": failuresJSON,
             "all": .bool(all),
-            "counts": .object(d.counts),
+            "counts": .object(counts),
             "enforcement": .object(enforcement),
             "nextTransition": nextTransition.map { .string(local.iso8601($0)) } ?? .null,
             "maxActivities": .int(Int64(maxActivities)),
@@ -119,40 +128,5 @@ final class StatusSnapshot: Sendable {
             }
         }
         return .array(out)
-    }
-
-    // MARK: Worked out once per snapshot
-
-    struct Derived: Sendable {
-        /// The activities that are active, in registry order.
-        var active: [Activity]
-        /// `{"activities", "active", "blocks", "schedules", "limits"}`.
-        var counts: JSONObject
-    }
-
-    /// An activity is active exactly when it is one of the reasons of the blocked set (T5),
-    /// which holds until the next transition, like the snapshot. Names are only compared for
-    /// the kinds that have a reason, so a pass over 100,000 idle schedules with one block
-    /// active compares no schedule name.
-    private func derive() -> Derived {
-        derived.withLock { memo in
-            if let memo { return memo }
-            let reasons = desired.flatMap(\.reasons)
-            let names = Set(reasons.map(\.activity))
-            let kinds = Set(reasons.map(\.kind))
-            var active: [Activity] = []
-            var counts: [Activity.Kind: Int] = [:]
-            for a in activities {
-                counts[a.kind, default: 0] += 1
-                if kinds.contains(a.kind) && names.contains(a.name) { active.append(a) }
-            }
-            let d = Derived(active: active, counts: [
-                "activities": .int(Int64(activities.count)), "active": .int(Int64(active.count)),
-                "blocks": .int(Int64(counts[.block] ?? 0)), "schedules": .int(Int64(counts[.schedule] ?? 0)),
-                "limits": .int(Int64(counts[.limit] ?? 0)),
-            ])
-            memo = d
-            return d
-        }
     }
 }

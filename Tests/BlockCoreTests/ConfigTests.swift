@@ -32,10 +32,10 @@ struct ConfigTests {
     ])
     func daemonDefaults(_ text: String) throws {
         #expect(try DaemonConfig.parse(file: conf, text: text) == .defaults)
-        #expect(DaemonConfig.defaults == DaemonConfig(maxActivities: 20, hostsFile: "/etc/hosts", killGraceSeconds: 3))
+        #expect(DaemonConfig.defaults == DaemonConfig(maxActivities: 10_000, hostsFile: "/etc/hosts", killGraceSeconds: 3))
     }
 
-    @Test("T4: MaxActivities= configurable, default 20; E1 HostsFile=; E2 KillGrace=", arguments: [
+    @Test("T4: MaxActivities= configurable, default 10,000; E1 HostsFile=; E2 KillGrace=", arguments: [
         Named(name: "MaxActivities=", text: "[Daemon]\nMaxActivities=5\n",
               expected: DaemonConfig(maxActivities: 5, hostsFile: "/etc/hosts", killGraceSeconds: 3)),
         Named(name: "the last assignment wins", text: "[Daemon]\nMaxActivities=5\nMaxActivities = 1000000\n",

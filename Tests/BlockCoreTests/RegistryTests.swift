@@ -50,16 +50,17 @@ struct RegistryTests {
         #expect(Set(r.activities) == saved)
     }
 
-    @Test("T4: the cap is 20 by default, blocks and schedules together; the 21st is refused with activity-limit")
+    @Test("T4: the cap is 10,000 by default, blocks and schedules together; the next one is refused with activity-limit")
     func capRefusal() throws {
+        #expect(Registry.defaultMaxActivities == 10_000)
         var r = try full()
-        #expect(r.activities.count == 20)
+        #expect(r.activities.count == 10_000)
         do {
             _ = try r.startBlock(name: nil, selections: ["instagram"], end: now + 60, locked: false, by: member, now: now)
-            Issue.record("the 21st activity was accepted")
+            Issue.record("the 10,001st activity was accepted")
         } catch {
             #expect(error.code == .activityLimit)
-            #expect(error.message.contains("20 of 20"))
+            #expect(error.message.contains("10000 of 10000"))
             #expect(error.message.contains("blockc stop"))
             #expect(error.message.contains("blockc schedule remove"))
             #expect(error.message.contains("MaxActivities="))
@@ -67,7 +68,7 @@ struct RegistryTests {
         do { try r.addSchedule(schedule("late", "01:00-02:00"), by: member, now: now) } catch {
             #expect(error.code == .activityLimit)
         }
-        #expect(r.activities.count == 20)
+        #expect(r.activities.count == 10_000)
     }
 
     @Test("T4: a schedule counts once whatever its weekday set", arguments: ["daily", "mon", "mon-fri", "sat,sun"])
@@ -85,7 +86,7 @@ struct RegistryTests {
 
     @Test("T4: ended blocks free their slot")
     func endedBlocksFreeSlots() throws {
-        var r = try full()
+        var r = try full(20)
         let later = now + 3601
         _ = try r.startBlock(name: nil, selections: ["instagram"], end: later + 60, locked: false, by: member, now: later)
         let ended = r.expire(now: later)

@@ -155,7 +155,7 @@ struct InstallTests {
             // Only fields blockd sends can be substituted (blockd(8), LOGGING).
             let placeholders = dump.output.matches(of: /@([A-Z_]+)@/).map { String($0.1) }
             for name in placeholders {
-                #expect(["BLOCKD_SELECTION", "BLOCKD_ACTIVITY", "BLOCKD_CODE", "BLOCKD_LATE_MS", "BLOCKD_END", "BLOCKD_ADDRESSES"].contains(name),
+                #expect(["BLOCKD_SELECTION", "BLOCKD_ACTIVITY", "BLOCKD_CODE", "BLOCKD_LATE_MS", "BLOCKD_END", "BLOCKD_ADDRESSES", "BLOCKD_MORE_ID"].contains(name),
                         "\(event) uses @\(name)@")
             }
         }
