@@ -93,6 +93,7 @@ final class SaveFault: @unchecked Sendable {
     private var _code: Int32?
     private var _syncCode: Int32?
     private var _bytes = 0
+    private var _syncs = 0
     var code: Int32? {
         get { lock.withLock { _code } }
         set { lock.withLock { _code = newValue } }
@@ -104,6 +105,8 @@ final class SaveFault: @unchecked Sendable {
     }
     /// Bytes handed to the disk (snapshots and log appends).
     var bytes: Int { lock.withLock { _bytes } }
+    /// fdatasyncs of the log that succeeded.
+    var syncs: Int { lock.withLock { _syncs } }
     private func count(_ n: Int) { lock.withLock { _bytes += n } }
 
     var io: StateStore.IO {
@@ -121,6 +124,7 @@ final class SaveFault: @unchecked Sendable {
             sync: { [self] fd throws(AtomicFile.Failure) in
                 if let code = code ?? syncCode { throw .system("cannot sync the state log", code) }
                 try StateStore.IO.real.sync(fd)
+                lock.withLock { _syncs += 1 }
             })
     }
 
