@@ -194,14 +194,16 @@ final class Connection: @unchecked Sendable {
         let engine = server.engine
         let peer = self.peer
         engine.queue.async { [weak self] in
-            let response = engine.handle(request, from: peer)
-            let line = response.line
-            self?.queue.async { [weak self] in
-                guard let self, !self.isClosed else { return }
-                self.inFlight = false
-                self.write(line)
-                self.handleNext()
-                self.closeIfAnswered()
+            // The answer comes once the change is on disk (group commit, DESIGN §7).
+            engine.handle(request, from: peer) { [weak self] response in
+                let line = response.line
+                self?.queue.async { [weak self] in
+                    guard let self, !self.isClosed else { return }
+                    self.inFlight = false
+                    self.write(line)
+                    self.handleNext()
+                    self.closeIfAnswered()
+                }
             }
         }
     }

@@ -239,9 +239,10 @@ final class Daemon: @unchecked Sendable {
     }
     /// The state file, or an empty state with the reason when it was not usable (DESIGN §7).
     static func loadState(_ store: StateStore, now: Date) -> (DaemonState, [CoreError]) {
-        switch store.load(now: now) {
+        let (result, cuts) = store.open(now: now, repair: true)
+        switch result {
         case .fresh: return (DaemonState(), [])
-        case .loaded(let s): return (s, [])
+        case .loaded(let s): return (s, cuts.map { CoreError(.internal, $0) })
         case .corrupt(let problem, let movedTo):
             let where_ = movedTo.map { "it was moved to \($0)" } ?? "it could not be moved aside"
             return (DaemonState(), [CoreError(.internal, "the state file \(store.path) was not usable: \(problem); \(where_) and blockd started with no activities")])
@@ -280,7 +281,7 @@ final class Daemon: @unchecked Sendable {
                 }
                 // E4: enforcement stays in place; the next start reconciles.
                 Systemd.stopping()
-                engine.persist()
+                engine.saveBeforeExit()
                 log.log(LogEntry("blockd stopping on \(sig == SIGTERM ? "SIGTERM" : "SIGINT"); enforcement stays in place until the next start",
                                  priority: .info))
                 if let path = boundSocket { unlink(path) }

@@ -2,60 +2,203 @@ import BlockCore
 import Dispatch
 import Foundation
 
-/// DESIGN §7 "Truth": `OK` means on disk. A request's change is saved before it is enforced or
-/// answered; if it cannot be saved it is undone and answered `ERR not-saved`. Saves that no
-/// request waits for (timers, shield hits) are retried with backoff until they succeed, and a
-/// failing cause is recorded once, not on every attempt.
+/// DESIGN §7 "Truth": `OK` means on disk. A request's change is appended to the state log
+/// before it is enforced, and answered once an fdatasync has made it durable; if it cannot be
+/// written it is undone and answered `ERR not-saved`. One fdatasync covers every change
+/// appended since the last (group commit); if it fails, every change it covered is undone and
+/// answered not-saved. Saves that no request waits for (timers, shield hits) are retried with
+/// backoff until they succeed, and a failing cause is recorded once, not on every attempt.
 extension Engine {
-    /// What a request may change, taken before it changes anything.
+    /// What saving keeps between changes, on the engine's queue.
+    struct Saving {
+        var journal: StateJournal
+        /// The state other than the activities as last written: the base of the next delta.
+        var persisted: DaemonState
+        /// Activities whose change a failed save did not write; the next save writes them.
+        var unwritten: Set<String> = []
+        /// Since the last fdatasync: each changed activity as it was before (nil: none), and
+        /// the state and configuration before the first request's change. A failed fdatasync
+        /// puts them back.
+        var batchBefore: [String: Activity?] = [:]
+        var batchMark: Snapshot?
+        /// Answers waiting for the fdatasync that makes their change durable.
+        var waiting: [(response: Response, reply: (Response) -> Void)] = []
+        var flushScheduled = false
+        /// T6: the wall-minus-boot offset at the last save. A wall-clock step shifts every
+        /// block at once, so the save after one writes a snapshot.
+        var wallMinusBoot: TimeInterval?
+    }
+
+    /// What a request may change besides the activities (those are undone by the registry).
     struct Snapshot {
-        var registry: Registry
         var state: DaemonState
         var config: ConfigSet
         var configProvenance: ConfigProvenance
+        /// The cap follows the configuration (a reload sets it).
+        var maxActivities: Int
     }
 
     func snapshot() -> Snapshot {
-        Snapshot(registry: registry, state: state, config: config, configProvenance: configProvenance)
+        // Changes no request made are not this request's to undo; the next save writes them.
+        saving.unwritten.formUnion(registry.takeChanges())
+        return Snapshot(state: state, config: config, configProvenance: configProvenance, maxActivities: registry.maxActivities)
     }
 
-    /// Saves the change made since `before`; if the save fails, puts `before` back (nothing of
-    /// the change was enforced yet) and throws `not-saved` with what to do.
+    /// Writes the change made since `before`; if it cannot be written, puts `before` back
+    /// (nothing of the change was enforced yet) and throws `not-saved` with what to do.
     func commit(since before: Snapshot, now: Date) throws(CoreError) {
         do throws(AtomicFile.Failure) {
-            try saveState(store)
+            try write()
         } catch {
-            registry = before.registry
+            registry.rollBack()
             state = before.state
             config = before.config
             configProvenance = before.configProvenance
-            saveFailed(error, store: store, now: now)
+            registry.maxActivities = before.maxActivities
+            saveFailed(error, now: now)
             throw CoreError(.notSaved, "the change was not made: \(store.notSaved(error).message)")
         }
-        saveSucceeded(store)
+        if saving.journal.unsynced && saving.batchMark == nil { saving.batchMark = before }
     }
 
-    /// Saves the state with no one waiting for the answer; a failure is recorded and retried.
+    /// Writes the state with no one waiting for the answer; a failure is recorded and retried.
     func persist() {
         do throws(AtomicFile.Failure) {
-            try saveState(store)
+            try write()
         } catch {
-            saveFailed(error, store: store, now: clock.wallNow())
+            saving.unwritten.formUnion(registry.takeChanges())
+            saveFailed(error, now: clock.wallNow())
             return
         }
-        saveSucceeded(store)
+        if saving.journal.unsynced { scheduleFlush() } else { saveSucceeded() }
     }
 
-    private func saveState(_ store: StateStore) throws(AtomicFile.Failure) {
+    /// SIGTERM: everything into a fresh snapshot (or at least synced), so that the next start
+    /// replays nothing.
+    public func saveBeforeExit() {
         assertOnQueue()
-        state.activities = registry.activities.filter {
-            if case .client = $0.origin { return true } else { return false }
-        }.map(StoredActivity.init)
-        try store.save(state)
+        persist()
+        do throws(AtomicFile.Failure) { try compactNow() } catch { flush() }
+    }
+
+    /// Appends a record per changed client activity and one for the rest of the state, or
+    /// writes a snapshot when no log is open (at start, or after a failed sync) or the wall
+    /// clock was stepped.
+    private func write() throws(AtomicFile.Failure) {
+        assertOnQueue()
+        let changes = registry.before
+        if saving.journal.fd < 0 || wallMinusBoot != saving.wallMinusBoot {
+            try compactNow()
+        } else {
+            try saving.journal.append(records(changes))
+            saving.batchBefore.merge(changes) { first, _ in first }
+        }
+        registry.takeChanges()
+        saving.unwritten = []
+        saving.persisted = state
+        saving.wallMinusBoot = wallMinusBoot
+    }
+
+    /// The records for the activities changed (`changes`: each one's activity before) and for
+    /// the rest of the state, if it changed.
+    private func records(_ changes: [String: Activity?]) -> [StateLog.Record] {
+        var out: [StateLog.Record] = []
+        for name in saving.unwritten.union(changes.keys).sorted() {
+            let forced = saving.unwritten.contains(name)
+            let now = registry.activity(named: name).flatMap(Engine.stored)
+            let was = changes[name].flatMap { $0 }.flatMap(Engine.stored)
+            if let now, forced || now != was {
+                out.append(.put(now))
+            } else if now == nil, forced || was != nil {
+                out.append(.remove(name))
+            }
+        }
+        let delta = StateDelta(from: saving.persisted, to: state)
+        if !delta.isEmpty { out.append(.state(delta)) }
+        return out
+    }
+
+    /// An activity as the state keeps it: client ones only (configured ones come from files).
+    static func stored(_ activity: Activity) -> StoredActivity? {
+        if case .client = activity.origin { return StoredActivity(activity) } else { return nil }
+    }
+
+    /// The whole state as a new snapshot; every change of the batch is then on disk.
+    private func compactNow() throws(AtomicFile.Failure) {
+        var full = state
+        full.activities = registry.activities.compactMap(Engine.stored)
+        try saving.journal.compact(full)
+        saving.persisted = state
+        batchSynced()
+    }
+
+    func scheduleFlush() {
+        guard !saving.flushScheduled else { return }
+        saving.flushScheduled = true
+        // Requests already queued run first and join this fdatasync (group commit).
+        queue.async { [weak self] in
+            guard let self else { return }
+            self.saving.flushScheduled = false
+            self.flush()
+        }
+    }
+
+    /// Makes the batch durable and answers it: one fdatasync, or a snapshot when the log is
+    /// due for compaction (if that fails, the log is still good and is synced instead).
+    func flush() {
+        assertOnQueue()
+        guard saving.journal.unsynced else { return batchSynced() }
+        do throws(AtomicFile.Failure) {
+            if saving.journal.needsCompaction(activities: registry.index.count) {
+                do throws(AtomicFile.Failure) { return try compactNow() } catch { saving.journal.compactionFailed() }
+            }
+            try saving.journal.sync()
+        } catch {
+            return batchFailed(error)
+        }
+        batchSynced()
+    }
+
+    private func batchSynced() {
+        saving.batchBefore = [:]
+        saving.batchMark = nil
+        let waiting = saving.waiting
+        saving.waiting = []
+        for w in waiting { w.reply(w.response) }
+        saveSucceeded()
+    }
+
+    /// The fdatasync failed: nothing since the last one is known to be on disk. Every change
+    /// it covered is undone (the registry rebuilt once, O(activities), on this rare path), the
+    /// requests waiting on it are answered not-saved, and enforcement converges back.
+    private func batchFailed(_ failure: AtomicFile.Failure) {
+        let now = clock.wallNow()
+        registry.rollBack()
+        if !saving.batchBefore.isEmpty {
+            let restored = registry.activities.filter { saving.batchBefore[$0.name] == nil } + saving.batchBefore.values.compactMap { $0 }
+            registry = Registry(maxActivities: registry.maxActivities, configPath: registry.configPath, activities: restored, clock: local)
+        }
+        if let mark = saving.batchMark {
+            (state, config, configProvenance) = (mark.state, mark.config, mark.configProvenance)
+            registry.maxActivities = mark.maxActivities
+            resolved = [:]
+            mustApply = true
+        }
+        saving.batchBefore = [:]
+        saving.batchMark = nil
+        let notSaved = CoreError(.notSaved, "the change was not made: \(store.notSaved(failure).message)")
+        let waiting = saving.waiting
+        saving.waiting = []
+        for w in waiting {
+            if case .ok = w.response { w.reply(.error(notSaved)) } else { w.reply(w.response) }
+        }
+        saveFailed(failure, now: now)
+        followLimits()
+        reconcile(now: now)
     }
 
     /// T4: recorded once per distinct cause; the retry runs whatever the cause.
-    private func saveFailed(_ failure: AtomicFile.Failure, store: StateStore, now: Date) {
+    private func saveFailed(_ failure: AtomicFile.Failure, now: Date) {
         scheduleSaveRetry()
         let cause = failure.description
         guard cause != saveProblem else { return }
@@ -65,7 +208,7 @@ extension Engine {
                       uid: nil, activity: nil, now: now)
     }
 
-    private func saveSucceeded(_ store: StateStore) {
+    private func saveSucceeded() {
         saveRetry?.cancel()
         saveRetry = nil
         saveRetryDelay = saveRetryBase

@@ -169,6 +169,7 @@ extension Engine {
             shifted.append(.block(b))
         }
         registry = Registry(maxActivities: registry.maxActivities, configPath: registry.configPath, activities: shifted, clock: local)
+        registry.reserved = book.count  // M3: grants and requests keep their slots (T4)
         log.log(LogEntry("The wall clock was stepped by \(String(format: "%+.0f", step)) s; blocks keep their remaining time and schedules follow the new local time",
                          priority: .notice))
     }

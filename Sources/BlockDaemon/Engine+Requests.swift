@@ -4,9 +4,26 @@ import Foundation
 /// Request handlers (DESIGN §6, §8). Each returns the response object or throws a CoreError;
 /// the error is mapped to `ERR <code> <message>` in one place (`handle`).
 extension Engine {
-    /// Handles one request on the engine queue. `watch` is the server's business.
-    /// `delaying` false: a loosening whose `Delay=` has passed is carried out (M2).
+    /// Handles one request on the engine queue; `reply` gets the answer once the change it made
+    /// is on disk (DESIGN §7), so that one fdatasync covers the changes of every request handled
+    /// meanwhile (group commit). `watch` is the server's business. `delaying` false: a
+    /// loosening whose `Delay=` has passed is carried out (M2).
+    public func handle(_ request: Request, from peer: Peer, delaying: Bool = true, reply: @escaping (Response) -> Void) {
+        let response = answer(request, from: peer, delaying: delaying)
+        guard request.modifies && saving.journal.unsynced else { return reply(response) }
+        saving.waiting.append((response, reply))
+        scheduleFlush()
+    }
+
+    /// Handles one request and syncs at once: the answer, with its change on disk.
     public func handle(_ request: Request, from peer: Peer, delaying: Bool = true) -> Response {
+        var out: Response?
+        handle(request, from: peer, delaying: delaying) { out = $0 }
+        if out == nil { flush() }
+        return out!
+    }
+
+    private func answer(_ request: Request, from peer: Peer, delaying: Bool) -> Response {
         assertOnQueue()
         let now = observedNow()
         do throws(CoreError) {

@@ -54,6 +54,8 @@ public final class Engine: @unchecked Sendable {
     var saveRetryDelay: TimeInterval = 1
     /// What the read-only requests are answered from, off the queue (Engine+Snapshot.swift).
     let published = Mutex<StatusSnapshot?>(nil)
+    /// The state log and what saving keeps between changes (Engine+Persistence).
+    var saving: Saving
 
     /// `inbox` brings the engine what other threads report; its queue becomes the engine's.
     public init(config: ConfigSet, state: DaemonState, timeZone: TimeZone, configPath: String = "/etc/blockd/blockd.conf",
@@ -61,10 +63,15 @@ public final class Engine: @unchecked Sendable {
         self.queue = inbox.queue
         self.collaborators = collaborators
         self.config = config
-        self.state = state
         self.local = LocalClock(timeZone)
         self.registry = Registry(maxActivities: config.daemon.maxActivities, configPath: configPath,
                                  activities: state.activities.map(\.activity), clock: LocalClock(timeZone))
+        // The activities live in the registry from here on; the state keeps the rest.
+        var rest = state
+        rest.activities = []
+        self.state = rest
+        self.saving = Saving(journal: StateJournal(store: collaborators.store, generation: state.generation, seq: state.seq),
+                             persisted: rest)
         for name in state.applied { applied[name] = [] }
         inbox.open { [weak self] message in self?.receive(message) }
     }

@@ -26,11 +26,15 @@ public struct DaemonState: Codable, Equatable, Sendable {
     public var targets: [String: Selection] = [:]
     /// M3: more-time grants, requests, delayed loosenings and the day's allowances (T8).
     public var moreTime = MoreTimeBook()
+    /// The snapshot's generation: state-log records of an older one are already in it.
+    public var generation = 0
+    /// The sequence number of the last state-log record this state includes.
+    public var seq = 0
 
     public init() {}
 
     enum CodingKeys: String, CodingKey {
-        case version, activities, failures, shieldHits, lastReconcile, applied, usage, lastGoodConfig, targets, moreTime
+        case version, activities, failures, shieldHits, lastReconcile, applied, usage, lastGoodConfig, targets, moreTime, generation, seq
     }
 
     /// Keys added in later versions may be missing from an older file: they start empty.
@@ -48,6 +52,8 @@ public struct DaemonState: Codable, Equatable, Sendable {
         lastGoodConfig = try c.decodeIfPresent(StoredConfig.self, forKey: .lastGoodConfig)
         targets = try c.decodeIfPresent([String: Selection].self, forKey: .targets) ?? [:]
         moreTime = try c.decodeIfPresent(MoreTimeBook.self, forKey: .moreTime) ?? MoreTimeBook()
+        generation = try c.decodeIfPresent(Int.self, forKey: .generation) ?? 0
+        seq = try c.decodeIfPresent(Int.self, forKey: .seq) ?? 0
     }
 
     public mutating func record(_ failure: FailureRecord) {
@@ -108,21 +114,45 @@ public struct FailureRecord: Codable, Equatable, Sendable {
     }
 }
 
-/// The state file: one JSON document, written atomically. A file that cannot be parsed is
-/// moved aside (never deleted) and the daemon starts empty rather than refusing to start.
+/// The state on disk (DESIGN §7): the snapshot `state.json`, one JSON document written
+/// atomically, and the state log `state.log` of the changes since (`StateLog`). A snapshot that
+/// cannot be parsed is moved aside (never deleted) and the daemon starts empty rather than
+/// refusing to start; a damaged log tail is cut, kept aside, and reported.
 public struct StateStore: Sendable {
     public typealias Writer = @Sendable (Data, String) throws(AtomicFile.Failure) -> Void
+
+    /// How the bytes reach the disk; tests inject failures here (full disk, read-only).
+    public struct IO: Sendable {
+        /// Replaces the snapshot atomically (temp, fsync, rename, fsync of the directory).
+        public var replace: Writer
+        /// Appends to the open log (write(2), all of it or a failure).
+        public var append: @Sendable (Int32, Data) throws(AtomicFile.Failure) -> Void
+        /// Makes what was appended durable (fdatasync).
+        public var sync: @Sendable (Int32) throws(AtomicFile.Failure) -> Void
+
+        public init(replace: @escaping Writer, append: @escaping @Sendable (Int32, Data) throws(AtomicFile.Failure) -> Void,
+                    sync: @escaping @Sendable (Int32) throws(AtomicFile.Failure) -> Void) {
+            (self.replace, self.append, self.sync) = (replace, append, sync)
+        }
+
+        public static let real = IO(
+            replace: { data, path throws(AtomicFile.Failure) in try AtomicFile.write(data, to: path, mode: 0o600) },
+            append: { fd, data throws(AtomicFile.Failure) in try AtomicFile.writeAll(fd, data, path: "the state log") },
+            sync: { fd throws(AtomicFile.Failure) in
+                if fdatasync(fd) != 0 { throw .system("cannot sync the state log", errno) }
+            })
+    }
+
     public let directory: String
     public let path: String
-    /// How the bytes reach the disk; tests inject failures here (full disk, read-only).
-    let writer: Writer
+    public let logPath: String
+    let io: IO
 
-    public init(directory: String, writer: @escaping Writer = { data, path throws(AtomicFile.Failure) in
-        try AtomicFile.write(data, to: path, mode: 0o600)
-    }) {
+    public init(directory: String, io: IO = .real) {
         self.directory = directory
         self.path = directory + "/state.json"
-        self.writer = writer
+        self.logPath = directory + "/state.log"
+        self.io = io
     }
 
     public enum LoadResult: Sendable {
@@ -132,8 +162,46 @@ public struct StateStore: Sendable {
         case corrupt(problem: String, movedTo: String?)
     }
 
-    public func load(now: Date) -> LoadResult {
-        guard FileManager.default.fileExists(atPath: path) else { return .fresh }
+    /// The snapshot with the log replayed onto it (a damaged file is dealt with as by `open`).
+    public func load(now: Date) -> LoadResult { open(now: now, repair: true).result }
+
+    /// The snapshot with the log replayed onto it. With `repair` (the daemon at start) a damaged
+    /// log tail is cut from the file and kept beside it, and a log that follows a snapshot that
+    /// was moved aside is moved aside too; `problems` says what was done, for the failure list.
+    public func open(now: Date, repair: Bool) -> (result: LoadResult, problems: [String]) {
+        let snapshot = loadSnapshot(now: now, repair: repair)
+        let stamp = Int(now.timeIntervalSince1970)
+        guard case .loaded(let state) = snapshot else {
+            if case .corrupt = snapshot, repair, FileManager.default.fileExists(atPath: logPath) {
+                rename(logPath, "\(logPath).corrupt-\(stamp)")
+            }
+            return (snapshot, [])
+        }
+        guard let bytes = FileManager.default.contents(atPath: logPath).map(Array.init) else { return (.loaded(state), []) }
+        let replay = StateLog.replay(bytes, onto: state)
+        guard let cut = replay.cut else { return (.loaded(replay.state), []) }
+        guard repair else { return (.loaded(replay.state), []) }
+        let aside = "\(logPath).cut-\(stamp)"
+        let kept = (try? AtomicFile.write(Data(bytes[cut.offset...]), to: aside, mode: 0o600)) != nil
+        let truncated = kept && truncate(logPath, off_t(cut.offset)) == 0
+        return (.loaded(replay.state), [StateStore.describe(cut, log: logPath, aside: kept ? aside : nil, truncated: truncated, applied: replay.applied)])
+    }
+
+    /// What a cut dropped, in words, for the failure list (T4).
+    static func describe(_ cut: StateLog.Cut, log: String, aside: String?, truncated: Bool, applied: Int) -> String {
+        let kept = aside.map { "kept in \($0)" } ?? "could not be kept aside"
+        let how = truncated ? "cut from the log" : "skipped (the log could not be truncated; the next snapshot replaces it)"
+        if cut.damage == .incomplete {
+            return "the state log \(log) ended in an incomplete record of \(cut.bytes) bytes (blockd or the machine stopped while writing it); it was \(how) and \(kept). A change is answered OK only once its record is whole on disk, so it was never acknowledged"
+        }
+        return "the state log \(log) is damaged at byte \(cut.offset): \(cut.damage). The \(cut.lines) record\(cut.lines == 1 ? "" : "s") from there (\(cut.bytes) bytes) were \(how) and \(kept); blockd started from the snapshot and the \(applied) record\(applied == 1 ? "" : "s") before the damage. Changes in the cut part are lost: check the disk ('dmesg', 'smartctl -a') and make them again"
+    }
+
+    private func loadSnapshot(now: Date, repair: Bool) -> LoadResult {
+        guard FileManager.default.fileExists(atPath: path) else {
+            // A log without a snapshot follows a snapshot that is gone: replay it onto nothing.
+            return FileManager.default.fileExists(atPath: logPath) ? .loaded(DaemonState()) : .fresh
+        }
         let problem: String
         if let data = FileManager.default.contents(atPath: path) {
             do {
@@ -146,19 +214,26 @@ public struct StateStore: Sendable {
         } else {
             problem = "it cannot be read"
         }
+        guard repair else { return .corrupt(problem: problem, movedTo: nil) }
         let aside = "\(path).corrupt-\(Int(now.timeIntervalSince1970))"
         let moved = rename(path, aside) == 0
         return .corrupt(problem: problem, movedTo: moved ? aside : nil)
     }
 
+    /// Writes `state` as a new snapshot (its generation plus one, so that the old log's
+    /// records are skipped) and empties the log: `blockd --release` and tests.
     public func save(_ state: DaemonState) throws(AtomicFile.Failure) {
-        let data: Data
-        do { data = try StateStore.encoder.encode(state) } catch {
-            throw .system("cannot encode the state", EINVAL)
-        }
-        try writer(data + Data("\n".utf8), path)
+        var s = state
+        s.generation += 1
+        try io.replace(try encode(s), path)
+        truncate(logPath, 0)
     }
 
+    func encode(_ state: DaemonState) throws(AtomicFile.Failure) -> Data {
+        do { return try StateStore.encoder.encode(state) + Data("\n".utf8) } catch {
+            throw .system("cannot encode the state", EINVAL)
+        }
+    }
     /// "OK means on disk" (DESIGN §7): why a change was not made, and what to do about it.
     public func notSaved(_ failure: AtomicFile.Failure) -> CoreError {
         CoreError(.notSaved, "blockd cannot save its state file \(path) (\(failure)); \(advice(failure)), then try again")

@@ -49,8 +49,7 @@ final class Harness: @unchecked Sendable {
         let state: DaemonState
         if case .loaded(let s) = StateStore(directory: dir).load(now: clock.wallNow()) { state = s } else { state = DaemonState() }
         inbox = EngineInbox()
-        let discard: StateStore.Writer = { _, _ throws(AtomicFile.Failure) in }
-        let store = StateStore(directory: dir, writer: persistent ? saveFault.writer : discard)
+        let store = StateStore(directory: dir, io: persistent ? saveFault.io : SaveFault.discard)
         var c = Engine.Collaborators.unsupplied(clock: clock, store: store)
         (c.enforcer, c.log) = (enforcer, log)
         if let loader { c.loadConfig = loader }
@@ -87,20 +86,50 @@ final class Harness: @unchecked Sendable {
     deinit { try? FileManager.default.removeItem(atPath: dir) }
 }
 
-/// A state-file writer whose saves fail with `code` while it is set.
+/// State I/O whose every write (snapshot, log append, sync) fails with `code` while it is set,
+/// and that counts the bytes written.
 final class SaveFault: @unchecked Sendable {
     private let lock = NSLock()
     private var _code: Int32?
+    private var _syncCode: Int32?
+    private var _bytes = 0
+    private var _syncs = 0
     var code: Int32? {
         get { lock.withLock { _code } }
         set { lock.withLock { _code = newValue } }
     }
-    var writer: StateStore.Writer {
-        { [self] data, path throws(AtomicFile.Failure) in
-            if let code { throw .system("cannot write \(path)", code) }
-            try AtomicFile.write(data, to: path, mode: 0o600)
-        }
+    /// Set to an errno to make only the fdatasync of the log fail with it.
+    var syncCode: Int32? {
+        get { lock.withLock { _syncCode } }
+        set { lock.withLock { _syncCode = newValue } }
     }
+    /// Bytes handed to the disk (snapshots and log appends).
+    var bytes: Int { lock.withLock { _bytes } }
+    /// fdatasyncs of the log that succeeded.
+    var syncs: Int { lock.withLock { _syncs } }
+    private func count(_ n: Int) { lock.withLock { _bytes += n } }
+
+    var io: StateStore.IO {
+        StateStore.IO(
+            replace: { [self] data, path throws(AtomicFile.Failure) in
+                if let code { throw .system("cannot write \(path)", code) }
+                count(data.count)
+                try StateStore.IO.real.replace(data, path)
+            },
+            append: { [self] fd, data throws(AtomicFile.Failure) in
+                if let code { throw .system("cannot write the state log", code) }
+                count(data.count)
+                try StateStore.IO.real.append(fd, data)
+            },
+            sync: { [self] fd throws(AtomicFile.Failure) in
+                if let code = code ?? syncCode { throw .system("cannot sync the state log", code) }
+                try StateStore.IO.real.sync(fd)
+                lock.withLock { _syncs += 1 }
+            })
+    }
+
+    static let discard = StateStore.IO(replace: { _, _ throws(AtomicFile.Failure) in }, append: { _, _ throws(AtomicFile.Failure) in },
+                                       sync: { _ throws(AtomicFile.Failure) in })
 }
 
 func iso(_ text: String) -> Date {

@@ -28,7 +28,9 @@ struct IntegrationTests {
         #expect(refused.hasPrefix("ERR activity-limit "))
         #expect(refused.contains("MaxActivities= in \(s.configDir)/blockd.conf"), "the message names the real config file")
         #expect(try s.status()["failures"]?[0]?["code"] == "activity-limit")
+        // The snapshot or the state log after it (DESIGN §7).
         let state = try String(contentsOfFile: s.stateDir + "/state.json", encoding: .utf8)
+            + String(contentsOfFile: s.stateDir + "/state.log", encoding: .utf8)
         #expect(state.contains("activity-limit"))
     }
 

@@ -1,0 +1,89 @@
+import BlockCore
+import Foundation
+
+/// The part of the state other than the activities, as the change from one state to the next
+/// (DESIGN §7). Only what changed is kept, and the parts that grow with the number of blocked
+/// selections or days (applied, targets, shield hits, failures) are kept as keyed changes, so a
+/// state-log record costs the size of the change, not of the state.
+public struct StateDelta: Codable, Equatable, Sendable {
+    public var lastReconcile: Date?
+    public var appliedAdd: [String]?
+    public var appliedRemove: [String]?
+    /// Targets set (added or changed), by selection.
+    public var targets: [String: Selection]?
+    public var targetsRemove: [String]?
+    /// Failures appended at the end of the list (the list stays bounded, T4).
+    public var failuresAdd: [FailureRecord]?
+    /// The whole failure list, when it changed other than by appending (`failures --clear`).
+    public var failures: [FailureRecord]?
+    /// Shield hits of these days, each day replaced whole (an empty day is removed).
+    public var shieldHits: [String: [String: Int]]?
+    public var usage: UsageLedger?
+    public var lastGoodConfig: StoredConfig?
+    /// M3: grants, requests, delayed loosenings and allowances, whole (a handful of entries).
+    public var moreTime: MoreTimeBook?
+
+    public init() {}
+
+    public var isEmpty: Bool { self == StateDelta() }
+
+    public init(from old: DaemonState, to new: DaemonState) {
+        if new.lastReconcile != old.lastReconcile { lastReconcile = new.lastReconcile }
+        if new.applied != old.applied {
+            let (o, n) = (Set(old.applied), Set(new.applied))
+            appliedAdd = StateDelta.nonEmpty(n.subtracting(o).sorted())
+            appliedRemove = StateDelta.nonEmpty(o.subtracting(n).sorted())
+        }
+        if new.targets != old.targets {
+            var set: [String: Selection] = [:]
+            for (name, target) in new.targets where old.targets[name] != target { set[name] = target }
+            targets = set.isEmpty ? nil : set
+            targetsRemove = StateDelta.nonEmpty(old.targets.keys.filter { new.targets[$0] == nil }.sorted())
+        }
+        if new.failures != old.failures {
+            if let added = StateDelta.appended(old.failures, new.failures) {
+                failuresAdd = Array(new.failures.suffix(added))
+            } else {
+                failures = new.failures
+            }
+        }
+        if new.shieldHits != old.shieldHits {
+            var days: [String: [String: Int]] = [:]
+            for day in Set(old.shieldHits.keys).union(new.shieldHits.keys) where old.shieldHits[day] != new.shieldHits[day] {
+                days[day] = new.shieldHits[day] ?? [:]
+            }
+            shieldHits = days
+        }
+        if new.usage != old.usage { usage = new.usage }
+        if new.lastGoodConfig != old.lastGoodConfig { lastGoodConfig = new.lastGoodConfig }
+        if new.moreTime != old.moreTime { moreTime = new.moreTime }
+    }
+
+    public func apply(to state: inout DaemonState) {
+        if let lastReconcile { state.lastReconcile = lastReconcile }
+        if appliedAdd != nil || appliedRemove != nil {
+            state.applied = Set(state.applied).subtracting(appliedRemove ?? []).union(appliedAdd ?? []).sorted()
+        }
+        for (name, target) in targets ?? [:] { state.targets[name] = target }
+        for name in targetsRemove ?? [] { state.targets[name] = nil }
+        if let failures { state.failures = FailureRecord.bounded(failures) }
+        if let failuresAdd { state.failures = FailureRecord.bounded(state.failures + failuresAdd) }
+        for (day, hits) in shieldHits ?? [:] { state.shieldHits[day] = hits.isEmpty ? nil : hits }
+        if let usage { state.usage = usage }
+        if let lastGoodConfig { state.lastGoodConfig = lastGoodConfig }
+        if let moreTime { state.moreTime = moreTime }
+    }
+
+    /// How many records `new` has that were appended to `old` (which the bound may have cut
+    /// at the front); nil when `new` is not `old` plus appended records.
+    static func appended(_ old: [FailureRecord], _ new: [FailureRecord]) -> Int? {
+        guard !new.isEmpty else { return nil }
+        for added in 1...new.count {
+            let kept = new.count - added
+            if kept <= old.count && new.prefix(kept).elementsEqual(old.suffix(kept)) { return added }
+        }
+        return nil
+    }
+
+    private static func nonEmpty(_ names: [String]) -> [String]? { names.isEmpty ? nil : names }
+}
