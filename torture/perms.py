@@ -21,7 +21,7 @@ t = Tally("perms")
 CLIENT = ("import socket,sys\n"
           "s=socket.socket(socket.AF_UNIX)\n"
           "try:\n s.connect(sys.argv[1])\nexcept OSError as e:\n print('CONNECT-ERROR', e.errno); sys.exit(0)\n"
-          "f=s.makefile('rwb'); f.write(sys.argv[2].encode()+b'\\n'); f.flush(); print(f.readline().decode().strip()[:200])\n")
+          "f=s.makefile('rwb'); f.write(sys.argv[2].encode()+b'\\n'); f.flush(); print(f.readline().decode().strip()[:4000])\n")
 
 
 def as_user(user, sock, line):

@@ -35,8 +35,12 @@ final class Connection: @unchecked Sendable {
     var pending: [String] = []  // complete lines not yet handled
     var output: [UInt8] = []
     var outputOffset = 0
-    /// A request is with the engine; the next one waits for its answer.
-    var inFlight = false
+    /// Requests with the engine. Consecutive engine-bound requests are pipelined (so that one
+    /// fdatasync covers several, group commit); the engine answers them in order. Anything
+    /// answered here (a parse error, `watch`, a snapshot answer) waits until none is in flight,
+    /// so answers always come back in request order.
+    var inFlight = 0
+    static let maxInFlight = 64
     private(set) var state = State.reading
     var isClosed: Bool { state == .closed }
     var queuedEvents = 0
@@ -155,27 +159,30 @@ final class Connection: @unchecked Sendable {
         move(to: .refusing)
     }
 
-    // MARK: Requests, one at a time, in order
+    // MARK: Requests, answered in order
 
     func handleNext() {
-        guard !inFlight, [.reading, .inputEnded, .refusing].contains(state) else { return }
-        guard !pending.isEmpty else {
-            if state == .refusing {
+        guard inFlight < Connection.maxInFlight, [.reading, .inputEnded, .refusing].contains(state) else { return }
+        guard let line = pending.first else {
+            if state == .refusing && inFlight == 0 {
                 write(Response.error(CoreError(.lineTooLong, "a request is at most \(Request.maxLineBytes) bytes; closing the connection")).line)
                 move(to: .closing)
                 flush()
             }
             return
         }
-        let line = pending.removeFirst()
-        defer { resumeReadingIfPossible() }
         let request: Request
         do { request = try Request.parse(line) } catch {
+            guard inFlight == 0 else { return }
+            pending.removeFirst()
+            defer { resumeReadingIfPossible() }
             write(Response.error(error).line)
             handleNext()
             return
         }
         if case .watch = request {
+            guard inFlight == 0 else { return }
+            pending.removeFirst()
             move(to: .watching(inputEnded: state == .inputEnded))
             pending = []
             server.hub.add(self)
@@ -185,12 +192,16 @@ final class Connection: @unchecked Sendable {
         }
         // The read-only requests are answered here, from what the engine last published,
         // without waiting for the engine; the rest (and a stale snapshot) go to the engine.
-        if let response = server.engine.answerFromSnapshot(request) {
+        if inFlight == 0, let response = server.engine.answerFromSnapshot(request) {
+            pending.removeFirst()
+            defer { resumeReadingIfPossible() }
             write(response.line)
             handleNext()
             return
         }
-        inFlight = true
+        pending.removeFirst()
+        defer { resumeReadingIfPossible() }
+        inFlight += 1
         let engine = server.engine
         let peer = self.peer
         engine.queue.async { [weak self] in
@@ -199,13 +210,14 @@ final class Connection: @unchecked Sendable {
                 let line = response.line
                 self?.queue.async { [weak self] in
                     guard let self, !self.isClosed else { return }
-                    self.inFlight = false
+                    self.inFlight -= 1
                     self.write(line)
                     self.handleNext()
                     self.closeIfAnswered()
                 }
             }
         }
+        handleNext()
     }
 
     // MARK: Writing
@@ -293,7 +305,7 @@ final class Connection: @unchecked Sendable {
     }
 
     func closeIfAnswered() {
-        guard state == .inputEnded, pending.isEmpty, !inFlight, outputOffset >= output.count else { return }
+        guard state == .inputEnded, pending.isEmpty, inFlight == 0, outputOffset >= output.count else { return }
         close()
     }
 
@@ -352,7 +364,7 @@ final class Connection: @unchecked Sendable {
         timer.setEventHandler { [weak self] in
             guard let self else { return }
             let deadline = self.lastActivity + self.server.limits.idleTimeout
-            if DispatchTime.now() >= deadline && !self.inFlight {
+            if DispatchTime.now() >= deadline && self.inFlight == 0 {
                 guard [.reading, .inputEnded, .refusing].contains(self.state) else { return }
                 self.write(Response.error(CoreError(.usage, "idle for \(Int(self.server.limits.idleTimeout)) s; closing the connection")).line)
                 self.move(to: .closing)

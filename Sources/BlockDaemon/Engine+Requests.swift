@@ -10,9 +10,12 @@ extension Engine {
     /// loosening whose `Delay=` has passed is carried out (M2).
     public func handle(_ request: Request, from peer: Peer, delaying: Bool = true, reply: @escaping (Response) -> Void) {
         let response = answer(request, from: peer, delaying: delaying)
-        guard request.modifies && saving.journal.unsynced else { return reply(response) }
-        saving.waiting.append((response, reply))
-        scheduleFlush()
+        // An answer never overtakes one waiting for the fdatasync (a connection pipelines).
+        guard saving.waiting.isEmpty && !(request.modifies && saving.journal.unsynced) else {
+            saving.waiting.append((response, reply))
+            return scheduleFlush()
+        }
+        reply(response)
     }
 
     /// Handles one request and syncs at once: the answer, with its change on disk.
