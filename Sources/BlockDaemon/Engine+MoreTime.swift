@@ -16,7 +16,10 @@ extension Engine {
         case .approve(let id, let seconds): return try answer(id, approve: true, seconds: seconds, reason: nil, peer: peer, now: now)
         case .deny(let id, let reason): return try answer(id, approve: false, seconds: nil, reason: reason, peer: peer, now: now)
         case .cancel(let name): return try cancel(name, peer: peer, now: now)
-        default: return requestsJSON(now: now)
+        default:
+            var o = requestsJSON(now: now)
+            o["admin"] = .bool(peer.isAdmin)  // M4: the agent offers Approve/Deny only to those who may
+            return o
         }
     }
 
@@ -62,6 +65,18 @@ extension Engine {
         }
     }
 
+    /// M4, S4: a lock or shield-hit event says what a "more time" button would get now, so
+    /// that the agent shows one only when pressing it can succeed.
+    func offeringMoreTime(_ event: WatchEvent, now: Date) -> WatchEvent {
+        guard event.name == .lock || (event.name == .shieldHit), let name = event.selection,
+              registry.live(at: now).count + book.count < registry.maxActivities,
+              let blocked = policy.desired(at: now, activities: registry.activities).first(where: { $0.selection == name })
+        else { return event }
+        var e = event
+        e.more = book.offer(blocked, activities: registry.activities, now: now, clock: local)?.rawValue
+        return e
+    }
+
     /// T4: grants and requests take slots like activities.
     private func checkMoreTimeCap(now: Date) throws(CoreError) {
         let used = registry.live(at: now).count + book.count
@@ -86,7 +101,7 @@ extension Engine {
             try commit(since: before, now: now)
             publish(.moreTime(MoreTimeNote(event: .moreDenied, kind: "denied", id: id, selection: r.selection, until: nil,
                                            message: "More time for \(r.selection) (\(id)) denied by uid \(peer.uid)\(reason.map { ": \($0)" } ?? "")",
-                                           uid: peer.uid)), now: now)
+                                           uid: peer.uid, asker: r.uid)), now: now)
             reconcile(now: now)
             return ["denied": .string(id), "selection": .string(r.selection)]
         }
@@ -96,7 +111,7 @@ extension Engine {
         try commit(since: before, now: now)
         publish(.moreTime(MoreTimeNote(event: .moreGranted, kind: "granted", id: id, selection: r.selection, until: end,
                                        message: "More time for \(r.selection) granted to uid \(r.uid) by uid \(peer.uid) until \(local.iso8601(end))",
-                                       uid: peer.uid)), now: now)
+                                       uid: peer.uid, asker: r.uid)), now: now)
         reconcile(now: now)
         return grantJSON(grant)
     }
