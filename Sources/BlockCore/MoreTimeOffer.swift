@@ -20,7 +20,8 @@ extension MoreTimeBook {
     /// M4: the offer for `blocked` now, or nil when asking would be refused (MoreTime=no, no
     /// allowance left, already lifted or about to be, the day ends first).
     public func offer(_ blocked: Policy.Blocked, activities: [Activity], now: Date, clock: LocalClock) -> MoreTimeOffer? {
-        if grants.contains(where: { $0.selection == blocked.selection && $0.end > now }) { return nil }
+        // As `more` refuses: a grant that lifts the selection now, or one still to begin.
+        if grants.contains(where: { $0.lifts(blocked, at: now) || ($0.selection == blocked.selection && $0.start > now) }) { return nil }
         switch try? decide(blocked, seconds: MoreTimeOffer.buttonSeconds, activities: activities, now: now, clock: clock) {
         case .grant(_, _, let minute)?: return minute ? .minute : .grant
         case .pending?: return .ask

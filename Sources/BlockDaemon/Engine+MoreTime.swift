@@ -41,7 +41,7 @@ extension Engine {
         let over = blocked.reasons.map(\.activity)
         switch decision {
         case .grant(let start, let end, let minute):
-            let grant = Grant(id: id, selection: name, start: start, end: end, activities: over, uid: peer.uid, reason: m.reason)
+            let grant = makeGrant(id: id, selection: name, start: start, end: end, over: over, uid: peer.uid, grantedBy: nil, reason: m.reason)
             book.charge(grant, oneMoreMinute: minute, activities: registry.activities, now: now, clock: local)
             book.grants.append(grant)
             try commit(since: before, now: now)
@@ -105,8 +105,8 @@ extension Engine {
             reconcile(now: now)
             return ["denied": .string(id), "selection": .string(r.selection)]
         }
-        let grant = Grant(id: id, selection: r.selection, start: now, end: end, activities: r.activities, uid: r.uid,
-                          grantedBy: peer.uid, reason: r.reason)
+        let grant = makeGrant(id: id, selection: r.selection, start: now, end: end, over: r.activities, uid: r.uid,
+                              grantedBy: peer.uid, reason: r.reason)
         book.grants.append(grant)
         try commit(since: before, now: now)
         publish(.moreTime(MoreTimeNote(event: .moreGranted, kind: "granted", id: id, selection: r.selection, until: end,
