@@ -30,6 +30,7 @@ extension Output {
         } else {
             lines += table(activities.map(activityRow))
         }
+        lines += moreTimeStatus(s)  // M2, M3
 
         // T4: a failure is never swallowed, so status shows the latest ones.
         let failures = (s["failures"]?.array ?? []).compactMap(\.object).map(FailureReply.init)
