@@ -57,7 +57,7 @@ _blockc() {
     local flags="" selections=false
     case "${words[0]}" in
         start)
-            flags="--minutes --for --until --lock --name --json"
+            flags="--minutes --for --until --lock --name --json --more-time --delay --more-time-per-day"
             selections=true ;;
         stop | reload | version | cancel) ;;
         more)
@@ -70,7 +70,7 @@ _blockc() {
             case "${words[1]:-}" in
                 "") COMPREPLY=($(compgen -W "add remove list" -- "$cur")); return ;;
                 add)
-                    flags="--daily --weekly"
+                    flags="--daily --weekly --more-time --delay --more-time-per-day"
                     ((${#words[@]} >= 3)) && selections=true ;;
                 list) flags="--json" ;;
             esac ;;
@@ -87,7 +87,9 @@ _blockc() {
         limit)
             case "${words[1]:-}" in
                 "") COMPREPLY=($(compgen -W "add remove list" -- "$cur")); return ;;
-                add) ((${#words[@]} >= 4)) && selections=true ;;
+                add)
+                    flags="--days --warn --more-time --delay --more-time-per-day"
+                    ((${#words[@]} >= 4)) && selections=true ;;
                 list) flags="--json" ;;
             esac ;;
         stats) flags="--json" ;;

@@ -118,4 +118,9 @@ complete -c blockc -n '__blockc_at limit' -a 'add remove list'
 
 complete -c blockc -n '__blockc_in watch' -l notify -d 'desktop notifications'
 
+set -l __blockc_policy '__blockc_in start; or __blockc_in schedule add; or __blockc_in limit add'
+complete -c blockc -n $__blockc_policy -l more-time -x -a 'no self approval' -d 'who may get more time'
+complete -c blockc -n $__blockc_policy -l delay -x -d 'how long a stop, removal or grant waits'
+complete -c blockc -n $__blockc_policy -l more-time-per-day -x -d 'more time given a day'
+
 complete -c blockc -n '__blockc_in start; or __blockc_in status; or __blockc_in schedule list; or __blockc_in selections; or __blockc_in failures; or __blockc_in limit list; or __blockc_in more; or __blockc_in requests; or __blockc_in approve; or __blockc_in deny; or __blockc_in stats; or __blockc_in watch' -l json -d 'JSON output'

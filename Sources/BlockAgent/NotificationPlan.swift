@@ -37,6 +37,11 @@ public struct PlannedNotification: Sendable, Equatable {
     public var action: Action?
     /// freedesktop urgency: 0 low, 1 normal, 2 critical.
     public var urgency: UInt8
+    /// M4: more-time buttons, each sending one request to blockd as this user.
+    public var buttons: [Button] = []
+    /// S2: the slot when it is not the selection's (an administrator's request notification).
+    public var slot: String? = nil
+    public var slotKey: String { slot ?? selection }
 
     public struct Action: Sendable, Equatable {
         public var label: String
@@ -71,7 +76,8 @@ public struct NotificationPlanner: Sendable {
 
     /// The notification for an event, or nil for events people are not shown (tamper repairs,
     /// refusals and failures go to `blockc failures` and the journal, not to the desktop).
-    public func plan(_ event: WatchEvent, selection info: SelectionInfo?, now: Date, abilities: Abilities) -> PlannedNotification? {
+    public func plan(_ event: WatchEvent, selection info: SelectionInfo?, now: Date, abilities: Abilities,
+                     viewer: Viewer = Viewer()) -> PlannedNotification? {
         guard let selection = event.selection, !selection.isEmpty else { return nil }
         let texts = info?.texts ?? [:]
         let until = instant(event.until)
@@ -99,7 +105,7 @@ public struct NotificationPlanner: Sendable {
             values.until = nil
             values.remaining = starts.flatMap { remaining($0.timeIntervalSince(now)) }
             (title, body) = (.warningTitle, .warningBody)
-        case .refusal, .failure, .tamper, .limit, .dropped, .moreTime, nil:  // M4's buttons are not built yet
+        case .refusal, .failure, .tamper, .limit, .dropped, .moreTime, nil:  // more-time: planMoreTime
             return nil
         }
         var action: PlannedNotification.Action?
@@ -108,8 +114,10 @@ public struct NotificationPlanner: Sendable {
             action = .init(label: text(.openLabel, texts, values),
                            url: PercentEncoding.expand(urlTemplate: url, values: values))
         }
-        return PlannedNotification(selection: selection, summary: text(title, texts, values), body: text(body, texts, values),
-                                   action: action, urgency: urgency)
+        var plan = PlannedNotification(selection: selection, summary: text(title, texts, values), body: text(body, texts, values),
+                                       action: action, urgency: urgency)
+        if offersAlternative, abilities.serverActions { plan.buttons = moreButtons(event, viewer: viewer, texts, values) }  // M4
+        return plan
     }
 
     /// S6: `Key[lang]`, then `Key`, then the built-in text; the values are daemon text and are

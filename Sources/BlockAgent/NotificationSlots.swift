@@ -10,6 +10,8 @@ public struct NotificationSlots: Sendable {
     public private(set) var ids: [String: UInt32] = [:]
     /// Our notification id → the URL its action opens (nil: it has no action).
     public private(set) var actions: [UInt32: String?] = [:]
+    /// M4: our notification id → its more-time buttons' requests, by action key.
+    public private(set) var requests: [UInt32: [String: Request]] = [:]
     /// Selection → what its notification last said, as a key ("lock|until|reasons", "unlock").
     private var shownState: [String: String] = [:]
     /// Recently shown events, exactly as received, oldest first (bounded).
@@ -45,10 +47,17 @@ public struct NotificationSlots: Sendable {
     public func replacesID(for selection: String) -> UInt32 { ids[selection] ?? 0 }
 
     /// The server's answer to Notify for this selection.
-    public mutating func record(id: UInt32, selection: String, url: String?) {
-        if let old = ids[selection], old != id { actions[old] = nil }
+    public mutating func record(id: UInt32, selection: String, url: String?, requests buttons: [String: Request] = [:]) {
+        if let old = ids[selection], old != id { (actions[old], requests[old]) = (nil, nil) }
         ids[selection] = id
         actions[id] = .some(url)
+        requests[id] = buttons.isEmpty ? nil : buttons
+    }
+
+    /// M4: `ActionInvoked(id, key)` for a more-time button: the request to send, only for our
+    /// own id and a key we gave it.
+    public func request(forAction id: UInt32, key: String) -> Request? {
+        requests[id]?[key]
     }
 
     /// `ActionInvoked(id, key)`: the URL to open, only for our own id and our own key.
@@ -61,7 +70,7 @@ public struct NotificationSlots: Sendable {
     /// for that selection is a new one.
     public mutating func closed(id: UInt32) {
         guard actions[id] != nil else { return }
-        actions[id] = nil
+        (actions[id], requests[id]) = (nil, nil)
         for (selection, held) in ids where held == id { ids[selection] = nil }
     }
 
@@ -69,6 +78,7 @@ public struct NotificationSlots: Sendable {
     public mutating func forgetServer() {
         ids = [:]
         actions = [:]
+        requests = [:]
     }
 
     public static let openKey = "open"

@@ -35,13 +35,18 @@ final class Notifier {
     private var logged: Set<String> = []
     private(set) var counts = Counts()
 
+    /// M4: the daemon, as this user: sends a button's request and says whether we may approve.
+    let daemon: MoreTimeDaemon
+    var moreTime = MoreTimeMemory()
+
     init(planner: NotificationPlanner, opener: Opener, lookup: @escaping (String) -> SelectionInfo?,
-         log: @escaping (String) -> Void, now: @escaping () -> Date) {
+         log: @escaping (String) -> Void, now: @escaping () -> Date, daemon: MoreTimeDaemon = MoreTimeDaemon()) {
         self.planner = planner
         self.opener = opener
         self.lookup = lookup
         self.log = log
         self.now = now
+        self.daemon = daemon
     }
 
     func handle(_ input: AgentInput) {
@@ -49,6 +54,7 @@ final class Notifier {
         case .resubscribed:
             // The daemon restarted and may have reloaded its selection files.
             selections = [:]
+            moreTime.admin = nil
         case .event(let event) where event.name == .dropped:
             missed(event.count ?? 0)
         case .event(let event):
@@ -73,9 +79,14 @@ final class Notifier {
     private func show(_ event: WatchEvent) {
         guard let selection = event.selection, slots.admit(event) else { return }
         let info = selectionInfo(selection)
+        let viewer = self.viewer(for: event)
         // Planned before the bus is touched: events people never see cost no D-Bus call.
-        let probe = planner.plan(event, selection: info, now: now(), abilities: .init(serverActions: false, opener: false))
-        guard probe != nil else { return }
+        let probe = NotificationPlanner.Abilities(serverActions: false, opener: false)
+        let plan: (NotificationPlanner.Abilities) -> [PlannedNotification] = { abilities in
+            if event.name == .moreTime { return self.planner.planMoreTime(event, selection: info, now: self.now(), abilities: abilities, viewer: viewer) }
+            return self.planner.plan(event, selection: info, now: self.now(), abilities: abilities, viewer: viewer).map { [$0] } ?? []
+        }
+        guard !plan(probe).isEmpty else { return }
         guard let bus = openBus(), let server = currentServer(bus) else {
             counts.skipped += 1
             return
@@ -83,12 +94,17 @@ final class Notifier {
         // S4: the button needs all of OpenURL=, the server's `actions` and an opener.
         let abilities = NotificationPlanner.Abilities(serverActions: server.capabilities.contains("actions"),
                                                       opener: opener.find() != nil)
-        guard let plan = planner.plan(event, selection: info, now: now(), abilities: abilities) else { return }
-        let markup = server.capabilities.contains("body-markup")
+        for p in plan(abilities) {
+            deliver(p, bus: bus, markup: server.capabilities.contains("body-markup"))
+            moreTime.shown(p)
+        }
+    }
+
+    private func deliver(_ plan: PlannedNotification, bus: SessionBus, markup: Bool) {
         do {
             let reply = try bus.call(Notifier.service, Notifier.path, Notifier.service, "Notify") { m in
                 try m.append("blockd")
-                try m.append(self.slots.replacesID(for: plan.selection))  // S2
+                try m.append(self.slots.replacesID(for: plan.slotKey))  // S2
                 try m.append("")
                 try m.append(plan.summary)
                 try m.append(markup ? Notifier.escapeMarkup(plan.body) : plan.body)
@@ -96,6 +112,10 @@ final class Notifier {
                     if let action = plan.action {
                         try m.append(NotificationSlots.openKey)
                         try m.append(action.label)
+                    }
+                    for button in plan.buttons {  // M4
+                        try m.append(button.key)
+                        try m.append(button.label)
                     }
                 }
                 try m.container("a", "{sv}") {
@@ -107,7 +127,8 @@ final class Notifier {
                 try m.append(Int32(-1))  // the server's default timeout
             }
             let id = try reply.readUInt32()
-            slots.record(id: id, selection: plan.selection, url: plan.action?.url)
+            slots.record(id: id, selection: plan.slotKey, url: plan.action?.url,
+                         requests: Dictionary(plan.buttons.map { ($0.key, $0.request) }) { first, _ in first })
             counts.shown += 1
             logged.remove("notify-failed")
         } catch {
@@ -202,6 +223,7 @@ final class Notifier {
         case "ActionInvoked":
             guard let id = try? message.readUInt32(), let key = try? message.readString() else { return }
             // Our ids only: the same server shows other programs' notifications too.
+            if let request = slots.request(forAction: id, key: key) { return send(request) }  // M4
             guard let url = slots.url(forAction: id, key: key) else { return }
             switch opener.open(url) {
             case .success(let pid):

@@ -71,7 +71,8 @@ public enum NotifyAgent {
             opener: Opener(environment: environment),
             lookup: { name in selection(name, path: path) },
             log: log,
-            now: { Date() })
+            now: { Date() },
+            daemon: .at(path))  // M4
         log("watching blockd at \(path); notifications go to \(Notifier.service) on the session bus")
         loop(queue: queue, notifier: notifier, drainSeconds: options.drainSeconds)
         let c = notifier.counts

@@ -33,4 +33,38 @@ extension CommandParser {
         try request.validateMoreTime()
         return request
     }
+
+    /// `--more-time no|self|approval`, `--delay DURATION`, `--more-time-per-day DURATION` (M1,
+    /// M2), checked as the config keys `MoreTime=`, `Delay=`, `MoreTimePerDay=` are.
+    mutating func moreTimeFlags() throws(CoreError) {
+        var policy = MoreTimePolicy.standard
+        var given = false
+        for (flag, key) in [("--more-time", "MoreTime"), ("--delay", "Delay"), ("--more-time-per-day", "MoreTimePerDay")] {
+            guard let text = value(flag) else { continue }
+            given = true
+            do throws(CoreError) { _ = try policy.set(key, text) } catch {
+                throw CoreError(.usage, "\(flag): \(error.message)")
+            }
+        }
+        if given { moreTime = policy }
+    }
+}
+
+extension Request {
+    /// The request with the command line's more-time policy, for the commands that carry one.
+    func with(moreTime policy: MoreTimePolicy?) -> Request {
+        guard let policy else { return self }
+        switch self {
+        case .start(var a):
+            a.moreTime = policy
+            return .start(a)
+        case .scheduleAdd(var s):
+            s.moreTime = policy
+            return .scheduleAdd(s)
+        case .limitAdd(var l):
+            l.moreTime = policy
+            return .limitAdd(l)
+        default: return self
+        }
+    }
 }

@@ -6,6 +6,9 @@ public struct BlockcInvocation: Equatable, Sendable {
     /// `--socket PATH`; nil means `BLOCKD_SOCKET`, then the default path.
     public var socketPath: String?
     public var command: BlockcCommand
+    /// M1, M2: `--more-time`, `--delay`, `--more-time-per-day` of `start`, `schedule add` and
+    /// `limit add` (nil: the defaults).
+    public var moreTime: MoreTimePolicy? = nil
 
     public static let defaultSocket = "/run/blockd/blockd.sock"
 
@@ -86,7 +89,8 @@ extension BlockcInvocation {
         if let s = socket, s.isEmpty { throw scanner.usage("--socket needs a non-empty path") }
         guard let verb = words.first else { throw scanner.usage("no command given") }
         var p = CommandParser(scanner: scanner, words: Array(words.dropFirst()), flags: flags, verb: verb)
-        return BlockcInvocation(socketPath: socket, command: try p.parse())
+        let command = try p.parse()
+        return BlockcInvocation(socketPath: socket, command: command, moreTime: p.moreTime)
     }
 
     /// `blockc -h schedule add` and `blockc schedule add --help` both ask about "schedule add";
@@ -98,7 +102,8 @@ extension BlockcInvocation {
         return first
     }
 
-    static let valued: Set<String> = ["--minutes", "--for", "--until", "--name", "--daily", "--weekly", "--days", "--warn", "--reason"]
+    static let valued: Set<String> = ["--minutes", "--for", "--until", "--name", "--daily", "--weekly", "--days", "--warn", "--reason",
+                                      "--more-time", "--delay", "--more-time-per-day"]
 }
 
 /// Parses one command's words and flags; every flag must be used by the command it follows.
@@ -107,6 +112,8 @@ struct CommandParser {
     var words: [String]
     var flags: [(name: String, value: String?)]
     var verb: String
+    /// Set by `moreTimeFlags()` for the commands that take them.
+    var moreTime: MoreTimePolicy?
 
     mutating func parse() throws(CoreError) -> BlockcCommand {
         let command = try dispatch()
@@ -201,6 +208,7 @@ struct CommandParser {
         }
         let lock = take("--lock"), json = take("--json")
         let name = value("--name")
+        try moreTimeFlags()
         guard !words.isEmpty else { throw scanner.usage("start needs at least one SELECTION (see 'blockc selections')") }
         var seconds: Int?
         if case .seconds(let s) = end { seconds = s }
@@ -212,6 +220,7 @@ struct CommandParser {
     private mutating func scheduleAdd() throws(CoreError) -> BlockcCommand {
         guard !words.isEmpty else { throw scanner.usage("schedule add needs a NAME") }
         let name = words.removeFirst()
+        try moreTimeFlags()
         let daily = value("--daily"), weekly = value("--weekly")
         var days = WeekdaySet.all
         let window: String
@@ -239,6 +248,7 @@ struct CommandParser {
         let seconds = try DurationText.parse(words.removeFirst())
         let days = try value("--days").map { text throws(CoreError) in try WeekdaySet.parse(text) } ?? .all
         let warn = try value("--warn").map { text throws(CoreError) in try DurationText.parse(text) }
+        try moreTimeFlags()
         try Limit(name: name, selections: words, seconds: seconds, days: days, warnSeconds: warn).validate()
         defer { words = [] }
         return .limitAdd(name: name, seconds: seconds, selections: words, days: days, warnSeconds: warn)

@@ -61,4 +61,31 @@ extension Output {
         }
         return lines.joined(separator: "\n")
     }
+
+    /// `status`: each loosening that waits for its `Delay=`, in words ("stop of 'work' takes
+    /// effect at 16:40 (in 2m); 'blockc cancel work' to keep it"), then the pending requests
+    /// and the grants, as `requests` shows them (M2, M3). Nothing when there are none.
+    func moreTimeStatus(_ s: JSONObject) -> [String] {
+        let delayed = (s["delayed"]?.array ?? []).compactMap(\.object)
+        var rest: JSONObject = ["requests": s["requests"] ?? [], "grants": s["grants"] ?? [], "delayed": []]
+        let hasRest = !(rest["requests"]?.array ?? []).isEmpty || !(rest["grants"]?.array ?? []).isEmpty
+        guard hasRest || !delayed.isEmpty else { return [] }
+        var lines: [String] = []
+        if !delayed.isEmpty {
+            lines += ["", heading("Waiting for Delay=")]
+            for d in delayed {
+                let name = text(d["pending"])
+                let what = switch text(d["kind"]) {
+                case "schedule-remove": "removal of schedule"
+                case "limit-remove": "removal of limit"
+                default: text(d["kind"])
+                }
+                let at = instant(d["at"]).map { self.at($0) } ?? text(d["at"])
+                lines.append("  \(what) of '\(name)' takes effect \(at); 'blockc cancel \(name)' to keep it")
+            }
+        }
+        rest["delayed"] = []
+        if hasRest { lines += [""] + requests(rest).split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+        return lines
+    }
 }

@@ -36,6 +36,7 @@ extension Output {
             lines += table(activities.map(activityRow))
         }
         if let idle = idleLine(counts, shown: activities.count) { lines.append(idle) }
+        lines += moreTimeStatus(s)  // M2, M3
 
         // T4: a failure is never swallowed, so status shows the latest ones.
         let failures = (s["failures"]?.array ?? []).compactMap(\.object).map(FailureReply.init)

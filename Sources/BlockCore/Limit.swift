@@ -40,7 +40,9 @@ public struct Limit: Hashable, Sendable, Codable {
         let dayEnd = clock.instant(today.adding(days: 1), secondsOfDay: 0)
         let used = ledger.used(name, on: today, at: now, clock: clock)
         let running = ledger.isRunning(name)
-        var state = LimitState(day: today, used: used, remaining: max(Double(seconds) - used, 0), running: running)
+        // M3: more time on a limit is allowance for the day, used up by running like the rest.
+        let allowance = Double(seconds) + ledger.extra(name, on: today)
+        var state = LimitState(day: today, used: used, remaining: max(allowance - used, 0), running: running)
         guard days.contains(today.weekday) else {
             // Not a limited day: look again at midnight if an app keeps running into one.
             state.recheckAt = running ? dayEnd : nil
@@ -49,10 +51,10 @@ public struct Limit: Hashable, Sendable, Codable {
         }
         if let reached = ledger.exhaustedAt(name, on: today) {
             state.window = Window(start: reached, end: dayEnd)
-        } else if used >= Double(seconds) {
+        } else if used >= allowance {
             state.window = Window(start: now, end: dayEnd)
         } else if running {
-            let reach = now.addingTimeInterval(Double(seconds) - used)
+            let reach = now.addingTimeInterval(allowance - used)
             if reach < dayEnd {
                 state.window = Window(start: reach, end: dayEnd)
                 if let warn = warnSeconds {
@@ -102,6 +104,9 @@ public struct UsageLedger: Codable, Equatable, Sendable {
     public var exhausted: [String: [String: Date]] = [:]
     /// Warnings already given, by day (never twice in a day, even across restarts).
     public var warned: [String: [String]] = [:]
+    /// M3: more time given as allowance, seconds by day by limit (optional: older state files
+    /// have none).
+    public var more: [String: [String: Double]]?
 
     public init() {}
 
@@ -143,6 +148,16 @@ public struct UsageLedger: Codable, Equatable, Sendable {
         if exhausted[day.description]?[limit] == nil { exhausted[day.description, default: [:]][limit] = t }
     }
 
+    public func extra(_ limit: String, on day: CivilDate) -> Double { more?[day.description]?[limit] ?? 0 }
+
+    /// M3: `seconds` more allowance today; the limit lifts until they are used up too, and is
+    /// then reached (and logged) again.
+    public mutating func addAllowance(_ limit: String, seconds: Double, on day: CivilDate) {
+        more = more ?? [:]
+        more![day.description, default: [:]][limit, default: 0] += seconds
+        exhausted[day.description]?[limit] = nil
+    }
+
     public func hasWarned(_ limit: String, on day: CivilDate) -> Bool { warned[day.description]?.contains(limit) ?? false }
     public mutating func markWarned(_ limit: String, on day: CivilDate) { warned[day.description, default: []].append(limit) }
 
@@ -152,6 +167,7 @@ public struct UsageLedger: Codable, Equatable, Sendable {
         used = used.filter { $0.key >= cutoff }
         exhausted = exhausted.filter { $0.key >= cutoff }
         warned = warned.filter { $0.key >= cutoff }
+        more = more?.filter { $0.key >= cutoff }
     }
 
     mutating func add(_ limit: String, from a: Date, to b: Date, clock: LocalClock) {

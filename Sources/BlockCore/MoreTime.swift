@@ -103,6 +103,10 @@ public struct Grant: Codable, Hashable, Sendable {
     public var uid: UInt32
     public var grantedBy: UInt32?
     public var reason: String?
+    /// M3: limits the grant gives allowance to instead of a window (nil: none), and whether
+    /// that allowance has been added (at `start`, after any `Delay=`).
+    public var limits: [String]?
+    public var allowanceAdded: Bool?
 
     public init(id: String, selection: String, start: Date, end: Date, activities: [String], uid: UInt32,
                 grantedBy: UInt32? = nil, reason: String? = nil) {

@@ -70,7 +70,7 @@ public struct MoreTimeBook: Codable, Equatable, Sendable {
 
     /// Takes note of a grant given by policy (the allowance it used, or its one more minute).
     public mutating func charge(_ grant: Grant, oneMoreMinute: Bool, activities: [Activity], now: Date, clock: LocalClock) {
-        let blocking = grant.activities.compactMap { name in activities.first { $0.name == name } }
+        let blocking = (grant.activities + (grant.limits ?? [])).compactMap { name in activities.first { $0.name == name } }
         if oneMoreMinute {
             for a in blocking { self.oneMoreMinute.insert(MoreTimeBook.minuteKey(a, now: now, clock: clock)) }
             return

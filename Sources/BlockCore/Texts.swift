@@ -50,6 +50,25 @@ public enum TextKey: String, CaseIterable, Sendable, Hashable {
     /// A block or limit is about to start.
     case warningTitle = "WarningTitle"
     case warningBody = "WarningBody"
+    /// M4: the shield's more-time buttons, shown only when asking can succeed (S4).
+    case moreLabel = "MoreLabel"
+    case askLabel = "AskLabel"
+    case minuteLabel = "MinuteLabel"
+    /// M4: the asker's request is waiting; then its answer replaces it (S2).
+    case askedTitle = "AskedTitle"
+    case askedBody = "AskedBody"
+    case grantedTitle = "GrantedTitle"
+    case grantedBody = "GrantedBody"
+    case deniedTitle = "DeniedTitle"
+    case deniedBody = "DeniedBody"
+    case expiredTitle = "ExpiredTitle"
+    case expiredBody = "ExpiredBody"
+    /// M4: an administrator's notification of a request, with Approve and Deny buttons;
+    /// `{until}` is when the request expires unanswered.
+    case requestTitle = "RequestTitle"
+    case requestBody = "RequestBody"
+    case approveLabel = "ApproveLabel"
+    case denyLabel = "DenyLabel"
 }
 
 /// Resolves a text for a selection and language (S6): the override `Key[lang]` for that
@@ -131,6 +150,36 @@ public struct Texts: Sendable, Hashable {
         case (.warningTitle, .ja): "まもなく{selection}がブロックされます"
         case (.warningBody, .en): "Blocking starts in {remaining}."
         case (.warningBody, .ja): "あと{remaining}でブロックが始まります。"
+        case (.moreLabel, .en): "15 more minutes"
+        case (.moreLabel, .ja): "あと15分"
+        case (.askLabel, .en): "Ask for more time"
+        case (.askLabel, .ja): "時間の延長を頼む"
+        case (.minuteLabel, .en): "One more minute"
+        case (.minuteLabel, .ja): "あと1分"
+        case (.askedTitle, .en): "Asked for more time"
+        case (.askedTitle, .ja): "時間の延長を頼みました"
+        case (.askedBody, .en): "You will be told the answer for {selection}."
+        case (.askedBody, .ja): "{selection}についての返事をお知らせします。"
+        case (.grantedTitle, .en): "More time for {selection}"
+        case (.grantedTitle, .ja): "{selection}の時間が延長されました"
+        case (.grantedBody, .en): "Available until {until} — {remaining} left."
+        case (.grantedBody, .ja): "{until}まで使えます（残り{remaining}）。"
+        case (.deniedTitle, .en): "No more time for {selection}"
+        case (.deniedTitle, .ja): "{selection}の延長は認められませんでした"
+        case (.deniedBody, .en): "The request was denied."
+        case (.deniedBody, .ja): "延長の頼みは断られました。"
+        case (.expiredTitle, .en): "No answer about {selection}"
+        case (.expiredTitle, .ja): "{selection}の延長に返事がありませんでした"
+        case (.expiredBody, .en): "The request for more time expired unanswered."
+        case (.expiredBody, .ja): "延長の頼みは返事のないまま期限が切れました。"
+        case (.requestTitle, .en): "More time asked for {selection}"
+        case (.requestTitle, .ja): "{selection}の延長が頼まれています"
+        case (.requestBody, .en): "Answer before {until}, or the request expires."
+        case (.requestBody, .ja): "{until}までに答えないと期限が切れます。"
+        case (.approveLabel, .en): "Approve"
+        case (.approveLabel, .ja): "認める"
+        case (.denyLabel, .en): "Deny"
+        case (.denyLabel, .ja): "断る"
         }
     }
 

@@ -39,6 +39,12 @@ public struct WatchEvent: Equatable, Sendable {
     public var remaining: String?
     /// How many events a slow watcher missed (dropped).
     public var count: Int?
+    /// M4: what `blockc more SELECTION 15m` would get now (lock, shield-hit), as the daemon
+    /// decided it: `grant`, `ask` (a pending request) or `minute` (only one more minute).
+    /// Absent: asking cannot succeed, so the agent shows no button (S4).
+    public var more: String?
+    /// M4: who asked (more-time), so that an agent knows its own request's answer.
+    public var uid: Int?
     /// Keys this build does not know, from a newer daemon (all keys of an unknown event):
     /// shown, never dropped.
     public var unknown = JSONObject()
@@ -99,20 +105,20 @@ extension WatchEvent {
     /// Each event's keys in the order the daemon writes them; absent keys are left out.
     static func keys(_ name: Name?) -> [String] {
         switch name {
-        case .lock: ["time", "selection", "until", "reasons"]
+        case .lock: ["time", "selection", "until", "reasons", "more"]
         case .unlock: ["time", "selection", "why"]
         case .refusal, .failure: ["time", "code", "message"]
-        case .shieldHit, .tamper: ["time", "kind", "selection", "path", "app", "until"]
+        case .shieldHit, .tamper: ["time", "kind", "selection", "path", "app", "until", "more"]
         case .limit: ["time", "activity", "selections", "until"]
         case .warning: ["time", "activity", "selection", "starts", "remaining"]
         case .dropped: ["count", "time"]
-        case .moreTime: ["time", "kind", "activity", "selection", "until", "message"]
+        case .moreTime: ["time", "kind", "activity", "selection", "until", "message", "uid"]
         case nil: []
         }
     }
 
     static let allKeys = ["time", "kind", "activity", "selection", "selections", "path", "app", "until", "starts",
-                          "remaining", "reasons", "why", "code", "message", "count"]
+                          "remaining", "reasons", "why", "code", "message", "count", "more", "uid"]
 
     /// The one encoder: the `EVENT` line's object.
     public var json: JSONObject {
@@ -135,6 +141,7 @@ extension WatchEvent {
         (until, starts, remaining, why) = (o["until"]?.string, o["starts"]?.string, o["remaining"]?.string, o["why"]?.string)
         (code, message) = (o["code"]?.string, o["message"]?.string)
         count = o["count"]?.int
+        (more, uid) = (o["more"]?.string, o["uid"]?.int)
         selections = o["selections"].flatMap(WatchEvent.strings)
         reasons = o["reasons"].flatMap(WatchEvent.strings)
         // An unknown event keeps every key, in the order it came, to be shown as it was.
@@ -162,6 +169,8 @@ extension WatchEvent {
         case "code": return text(code)
         case "message": return text(message)
         case "count": return count.map { .int(Int64($0)) }
+        case "more": return text(more)
+        case "uid": return uid.map { .int(Int64($0)) }
         default: return unknown[key]
         }
     }

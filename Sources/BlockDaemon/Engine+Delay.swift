@@ -68,6 +68,7 @@ extension Engine {
             publish(.moreTime(MoreTimeNote(event: .moreExpired, kind: "expired", id: r.id, selection: r.selection, until: nil,
                                            message: "Request \(r.id) of uid \(r.uid) for more time for \(r.selection) expired unanswered", uid: r.uid)), now: now)
         }
+        addLimitAllowances(now: now)
         book.grants.removeAll { $0.end <= now }
         book.requests.removeAll { $0.expires <= now }
         for g in book.grants where g.window.contains(now) && applied[g.selection] != nil {
@@ -77,10 +78,34 @@ extension Engine {
         registry.reserved = book.count
     }
 
+    /// M3: over a limit a grant is usage allowance, not a window: the limits go apart, and
+    /// the window covers only the other activities (with none, the window lifts nothing).
+    func makeGrant(id: String, selection: String, start: Date, end: Date, over: [String], uid: UInt32, grantedBy: UInt32?,
+                   reason: String?) -> Grant {
+        let limits = over.filter { if case .limit? = registry.activity(named: $0) { true } else { false } }
+        var g = Grant(id: id, selection: selection, start: start, end: end, activities: over.filter { !limits.contains($0) }, uid: uid,
+                      grantedBy: grantedBy, reason: reason)
+        if !limits.isEmpty { (g.limits, g.allowanceAdded) = (limits, false) }
+        return g
+    }
+
+    /// M3: a grant over limits adds its length to their allowance for the day it begins (T7:
+    /// gone at midnight), once; the app's running time then uses it up like the rest.
+    func addLimitAllowances(now: Date) {
+        for i in book.grants.indices where book.grants[i].allowanceAdded == false && book.grants[i].start <= now {
+            let g = book.grants[i]
+            for limit in g.limits ?? [] {
+                state.usage.addAllowance(limit, seconds: g.window.duration, on: local.civil(of: g.start).date)
+            }
+            book.grants[i].allowanceAdded = true
+        }
+    }
+
     func grantJSON(_ g: Grant) -> JSONObject {
         var o: JSONObject = ["id": .string(g.id), "selection": .string(g.selection), "state": "granted",
                              "start": .string(local.iso8601(g.start)), "end": .string(local.iso8601(g.end)),
-                             "uid": .int(Int64(g.uid)), "activities": .array(g.activities.map { .string($0) })]
+                             "uid": .int(Int64(g.uid)), "activities": .array((g.activities + (g.limits ?? [])).map { .string($0) })]
+        if let limits = g.limits { o["allowance"] = .array(limits.map { .string($0) }) }  // M3: limits given allowance, not a window
         o["grantedBy"] = g.grantedBy.map { .int(Int64($0)) } ?? .null
         if let r = g.reason { o["reason"] = .string(r) }
         return o

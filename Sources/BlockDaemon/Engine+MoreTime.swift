@@ -16,13 +16,17 @@ extension Engine {
         case .approve(let id, let seconds): return try answer(id, approve: true, seconds: seconds, reason: nil, peer: peer, now: now)
         case .deny(let id, let reason): return try answer(id, approve: false, seconds: nil, reason: reason, peer: peer, now: now)
         case .cancel(let name): return try cancel(name, peer: peer, now: now)
-        default: return requestsJSON()
+        default:
+            var o = requestsJSON()
+            o["admin"] = .bool(peer.isAdmin)  // M4: the agent offers Approve/Deny only to those who may
+            return o
         }
     }
 
     private func more(_ m: Request.MoreArguments, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
         let name = try config.catalog.resolve(m.selection).name
-        guard let blocked = policy.desired(at: now, activities: registry.activities).first(where: { $0.selection == name }) else {
+        registry.advance(to: now)
+        guard let blocked = registry.index.blocked(name) else {
             throw CoreError(.notFound, "\(name) is not blocked now; there is nothing to ask more time for")
         }
         if let g = book.grants.first(where: { $0.lifts(blocked, at: now) || ($0.selection == name && $0.start > now) }) {
@@ -32,14 +36,14 @@ extension Engine {
             throw CoreError(.exists, "you already asked for more time for \(name) (\(r.id)); wait for the answer or withdraw it with 'blockc cancel \(r.id)'")
         }
         try checkMoreTimeCap(now: now)
-        let decision = try book.decide(blocked, seconds: m.seconds, activities: registry.activities, now: now, clock: local)
+        let decision = try book.decide(blocked, seconds: m.seconds, activities: registry.index.activities(covering: name), now: now, clock: local)
         let before = snapshot()
         let id = book.takeID()
         let over = blocked.reasons.map(\.activity)
         switch decision {
         case .grant(let start, let end, let minute):
-            let grant = Grant(id: id, selection: name, start: start, end: end, activities: over, uid: peer.uid, reason: m.reason)
-            book.charge(grant, oneMoreMinute: minute, activities: registry.activities, now: now, clock: local)
+            let grant = makeGrant(id: id, selection: name, start: start, end: end, over: over, uid: peer.uid, grantedBy: nil, reason: m.reason)
+            book.charge(grant, oneMoreMinute: minute, activities: registry.index.activities(covering: name), now: now, clock: local)
             book.grants.append(grant)
             try commit(since: before, now: now)
             let when = start > now ? "from \(local.iso8601(start)) (Delay=) " : ""
@@ -62,9 +66,21 @@ extension Engine {
         }
     }
 
+    /// M4, S4: a lock or shield-hit event says what a "more time" button would get now, so
+    /// that the agent shows one only when pressing it can succeed.
+    func offeringMoreTime(_ event: WatchEvent, now: Date) -> WatchEvent {
+        guard event.name == .lock || (event.name == .shieldHit), let name = event.selection,
+              registry.liveCount(at: now) + book.count < registry.maxActivities,
+              let blocked = registry.index.blocked(name)
+        else { return event }
+        var e = event
+        e.more = book.offer(blocked, activities: registry.index.activities(covering: name), now: now, clock: local)?.rawValue
+        return e
+    }
+
     /// T4: grants and requests take slots like activities.
     private func checkMoreTimeCap(now: Date) throws(CoreError) {
-        let used = registry.live(at: now).count + book.count
+        let used = registry.liveCount(at: now) + book.count
         guard used < registry.maxActivities else {
             throw CoreError(.activityLimit, "cannot ask for more time: \(used) of \(registry.maxActivities) activities, grants and requests are in use (MaxActivities=); free a slot or raise MaxActivities= in \(registry.configPath)")
         }
@@ -86,17 +102,17 @@ extension Engine {
             try commit(since: before, now: now)
             publish(.moreTime(MoreTimeNote(event: .moreDenied, kind: "denied", id: id, selection: r.selection, until: nil,
                                            message: "More time for \(r.selection) (\(id)) denied by uid \(peer.uid)\(reason.map { ": \($0)" } ?? "")",
-                                           uid: peer.uid)), now: now)
+                                           uid: peer.uid, asker: r.uid)), now: now)
             reconcile(now: now)
             return ["denied": .string(id), "selection": .string(r.selection)]
         }
-        let grant = Grant(id: id, selection: r.selection, start: now, end: end, activities: r.activities, uid: r.uid,
-                          grantedBy: peer.uid, reason: r.reason)
+        let grant = makeGrant(id: id, selection: r.selection, start: now, end: end, over: r.activities, uid: r.uid,
+                              grantedBy: peer.uid, reason: r.reason)
         book.grants.append(grant)
         try commit(since: before, now: now)
         publish(.moreTime(MoreTimeNote(event: .moreGranted, kind: "granted", id: id, selection: r.selection, until: end,
                                        message: "More time for \(r.selection) granted to uid \(r.uid) by uid \(peer.uid) until \(local.iso8601(end))",
-                                       uid: peer.uid)), now: now)
+                                       uid: peer.uid, asker: r.uid)), now: now)
         reconcile(now: now)
         return grantJSON(grant)
     }

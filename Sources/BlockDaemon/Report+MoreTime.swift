@@ -13,6 +13,8 @@ struct MoreTimeNote {
     var until: Date?
     var message: String
     var uid: UInt32?
+    /// Who asked, when not `uid` (an administrator's answer): M4's agent finds its own answers.
+    var asker: UInt32? = nil
 
     func entry(clock: LocalClock) -> LogEntry {
         var fields = [("SELECTION", selection), ("MORE_ID", id)]
@@ -23,6 +25,7 @@ struct MoreTimeNote {
 
     func events(clock: LocalClock, now: Date) -> [WatchEvent] {
         guard event != .delayed else { return [] }
-        return [.moreTime(time: clock.iso8601(now), kind: kind, id: id, selection: selection, until: until.map(clock.iso8601), message: message)]
+        return [.moreTime(time: clock.iso8601(now), kind: kind, id: id, selection: selection, until: until.map(clock.iso8601), message: message,
+                              uid: asker ?? uid)]
     }
 }

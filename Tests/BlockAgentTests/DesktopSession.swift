@@ -230,7 +230,8 @@ final class DesktopSession: @unchecked Sendable {
     }
 
     /// Xvfb on a free display (it prints the number it took) and dunst on this bus.
-    func startDunst() throws {
+    /// `config`: more `[global]` lines (M4: a stand-in `dmenu` for dunst's context menu).
+    func startDunst(config: String = "") throws {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { throw TestFailure("pipe: \(String(cString: strerror(errno)))") }
         _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
@@ -250,7 +251,7 @@ final class DesktopSession: @unchecked Sendable {
         }
         display = ":" + number.trimmingCharacters(in: .whitespacesAndNewlines)
         // Notifications stay until closed, so the counts below do not race a timeout.
-        try write("[global]\n    timeout = 0\n", to: "dunstrc")
+        try write("[global]\n    timeout = 0\n" + config, to: "dunstrc")
         try processes.launch(Desktop.dunst, ["-config", dir + "/dunstrc"], environment: environment.merging(["DISPLAY": display!]) { $1 },
                              output: dir + "/dunst.log")
         guard Proc.eventually(timeout: 10, serverRunning) else { throw TestFailure("dunst did not take the bus name: \(read("dunst.log"))") }

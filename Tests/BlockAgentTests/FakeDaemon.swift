@@ -15,13 +15,19 @@ final class FakeDaemon: Sendable {
         var watchRequests = 0
         var open: [Int32] = []
         var stopped = false
+        /// M4: the more-time requests the agent sent (more, approve, deny), in order.
+        var received: [Request] = []
     }
     private let state = Mutex(State())
 
+    /// M4: what `requests` answers as `admin` (may this user approve).
+    private let admin: Bool
+
     /// `selections`: name → the selection object `selection-show` answers with.
-    init(path: String, selections: [String: JSONObject]) throws {
+    init(path: String, selections: [String: JSONObject], admin: Bool = false) throws {
         self.path = path
         self.selections = selections
+        self.admin = admin
         listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
@@ -49,6 +55,7 @@ final class FakeDaemon: Sendable {
 
     var watchRequests: Int { state.withLock { $0.watchRequests } }
     var watcherCount: Int { state.withLock { $0.watchers.count } }
+    var received: [Request] { state.withLock { $0.received } }
 
     /// Sends `EVENT {json}` to every watcher.
     func send(_ event: JSONObject) {
@@ -115,8 +122,13 @@ final class FakeDaemon: Sendable {
         case .selectionShow(let name):
             guard let s = selections[name] else { return Response.error(CoreError(.unknownSelection, "no selection \(name)")).line }
             return Response.ok(["selection": .object(s)]).line
+        case .requests:
+            return Response.ok(["requests": [], "grants": [], "delayed": [], "admin": .bool(admin)]).line
+        case .more, .approve, .deny:
+            state.withLock { $0.received.append(request) }
+            return Response.ok(["id": "m3"]).line
         default:
-            return Response.error(CoreError(.unsupported, "the fake daemon only knows hello, watch and selection-show")).line
+            return Response.error(CoreError(.unsupported, "the fake daemon only knows hello, watch, selection-show and the more-time requests")).line
         }
     }
 }

@@ -48,7 +48,8 @@ struct RealDaemonTests {
         let lock = session.notifyCalls()[0].args
         #expect(lock[3] == "Focus time: focus")
         #expect(lock[4].string?.hasPrefix("Blocked until ") == true, "\(lock[4])")
-        #expect(lock[5] == ["open", "Open alternative"])
+        // M4: the real daemon says a client block gives 15 more minutes by default (MoreTime=self).
+        #expect(lock[5] == ["open", "Open alternative", "more", "15 more minutes"])
 
         try #require(Proc.eventually { session.notifyCalls().count >= 2 }, "no unlock notification: \(session.read("agent.log"))")
         let unlock = session.notifyCalls()[1].args

@@ -155,7 +155,8 @@ struct InstallTests {
             // Only fields blockd sends can be substituted (blockd(8), LOGGING).
             let placeholders = dump.output.matches(of: /@([A-Z_]+)@/).map { String($0.1) }
             for name in placeholders {
-                #expect(["BLOCKD_SELECTION", "BLOCKD_ACTIVITY", "BLOCKD_CODE", "BLOCKD_LATE_MS", "BLOCKD_END", "BLOCKD_ADDRESSES", "BLOCKD_MORE_ID"].contains(name),
+                #expect(["BLOCKD_SELECTION", "BLOCKD_ACTIVITY", "BLOCKD_CODE", "BLOCKD_LATE_MS", "BLOCKD_END", "BLOCKD_ADDRESSES",
+                          "BLOCKD_MORE_ID"].contains(name),
                         "\(event) uses @\(name)@")
             }
         }
@@ -176,7 +177,7 @@ struct InstallTests {
     static let cases: [(String, [String])] = [
         ("blockc ", commands),
         ("blockc st", ["start", "stats", "status", "stop"]),
-        ("blockc start --", ["--minutes", "--for", "--until", "--lock", "--name", "--json"]),
+        ("blockc start --", ["--minutes", "--for", "--until", "--lock", "--name", "--json", "--more-time", "--delay", "--more-time-per-day"]),
         ("blockc start --minutes 30 ", Catalog.builtIn.map(\.name)),
         ("blockc start --for 1h in", ["instagram"]),
         ("blockc schedule ", Command.subcommands(of: "schedule")),

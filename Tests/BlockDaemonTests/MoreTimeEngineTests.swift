@@ -19,21 +19,54 @@ struct MoreTimeEngineTests {
         #expect(h.enforcer.current == ["steam"])
     }
 
-    @Test("M3, T9: a used-up limit, 'more steam 5s' lifts it for exactly 5 s, then it is blocked again")
-    func exactGrant() throws {
+    @Test("M3, T9: on a used-up limit 'more steam 5s' is 5 s of allowance: lifted while unused, blocked again when the app has run exactly 5 s more")
+    func limitAllowance() throws {
         let h = Harness(now: "2026-11-29T20:00:00+09:00")
         usedUp(h)
-        let start = h.clock.wallNow()
         let g = try #require(ok(h.send(#"more {"selection":"steam","seconds":5}"#, as: Self.asker)))
         #expect(g["state"] == "granted")
+        #expect(g["allowance"] == ["games"])
         #expect(h.enforcer.current == [])
-        #expect(h.run { h.engine.nextTransition } == start + 5, "the one timer is armed for the grant's end")
+        h.advance(60)
+        #expect(h.enforcer.current == [], "not a window: unused allowance keeps")
+        h.run { h.engine.usageChanged(running: ["games"]) }
+        let start = h.clock.wallNow()
+        #expect(h.run { h.engine.nextTransition } == start + 5, "the one timer is armed for the allowance's end")
         h.advance(4.999)
         #expect(h.enforcer.current == [])
         h.advance(0.001)
         #expect(h.enforcer.current == ["steam"])
         #expect(h.entries(.moreGranted).count == 1)
-        #expect(h.entries(.moreEnded).first?.message == "More time for steam (m1) ended at 2026-11-29T20:01:05.000+09:00")
+        #expect(h.entries(.limit).count == 2, "reached again, and logged again")
+    }
+
+    @Test("M3, T7: allowance given today is gone at local midnight; tomorrow has the limit's own allowance")
+    func limitAllowanceMidnight() throws {
+        let h = Harness(now: "2026-11-29T23:50:00+09:00")
+        usedUp(h)
+        _ = ok(h.send(#"more {"selection":"steam","seconds":300}"#, as: Self.asker))
+        #expect(h.enforcer.current == [])
+        h.advance(600)  // 00:01, the next day, nothing used
+        h.run { h.engine.usageChanged(running: ["games"]) }
+        h.advance(59.999)
+        #expect(h.enforcer.current == [])
+        h.advance(0.001)
+        #expect(h.enforcer.current == ["steam"], "60 s, not 60 s + yesterday's 300 s")
+    }
+
+    @Test("M3, T9: on a block a grant is a window: lifted for exactly its length, then blocked again")
+    func exactWindow() throws {
+        let h = Harness()
+        _ = ok(h.send(#"start {"selections":["instagram"],"seconds":3600}"#, as: Self.asker))
+        let start = h.clock.wallNow()
+        _ = ok(h.send(#"more {"selection":"instagram","seconds":5}"#, as: Self.asker))
+        #expect(h.enforcer.current == [])
+        #expect(h.run { h.engine.nextTransition } == start + 5)
+        h.advance(4.999)
+        #expect(h.enforcer.current == [])
+        h.advance(0.001)
+        #expect(h.enforcer.current == ["instagram"])
+        #expect(h.entries(.moreEnded).first?.message.contains("(m1) ended at") == true)
         #expect(h.entries(.unlock).first?.message.contains("more time (m1)") == true)
     }
 
@@ -52,6 +85,7 @@ struct MoreTimeEngineTests {
         let status = try #require(ok(h.send("status")))
         #expect(status["grants"]?[0]?["grantedBy"] == 1001)
         #expect(status["grants"]?[0]?["uid"] == 1000)
+        h.run { h.engine.usageChanged(running: ["games"]) }  // M3: allowance, used up by running
         h.advance(300)
         #expect(h.enforcer.current == ["steam"])
         #expect(h.entries(.moreAsked).count == 1)
@@ -112,7 +146,7 @@ struct MoreTimeEngineTests {
     @Test("M3, T8: a grant that ended while blockd was down is not extended; a running one survives a restart")
     func restart() throws {
         let h = Harness(now: "2026-11-29T20:00:00+09:00")
-        usedUp(h)
+        _ = ok(h.send(#"start {"selections":["steam"],"seconds":3600}"#, as: Self.asker))
         _ = ok(h.send(#"more {"selection":"steam","seconds":300}"#, as: Self.asker))
         h.clock.advance(100)
         h.engine = h.makeEngine()

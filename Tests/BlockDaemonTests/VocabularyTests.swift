@@ -29,6 +29,20 @@ struct VocabularyTests {
         }
     }
 
+    @Test("M1, M2: the more-time policy flags are in --help, blockc(1) and each completion file")
+    func policyFlags() throws {
+        let flags = ["--more-time", "--delay", "--more-time-per-day"]
+        let man = try String(contentsOfFile: Repo.root + "/man/blockc.1", encoding: .utf8)
+        for flag in flags {
+            #expect(BlockcHelp.usage.contains(flag), "--help says \(flag)")
+            #expect(man.contains("Fl -\(flag.dropFirst(2))"), "blockc(1) says \(flag)")
+            for file in ["completions/blockc.bash", "completions/_blockc", "completions/blockc.fish"] {
+                let text = try String(contentsOfFile: Repo.root + "/" + file, encoding: .utf8)
+                #expect(text.contains(file.hasSuffix(".fish") ? "-l \(flag.dropFirst(2))" : flag), "\(file) completes \(flag)")
+            }
+        }
+    }
+
     @Test("blockc(1) COMMANDS and blockd(8) PROTOCOL Commands list Command, in order")
     func manPages() throws {
         #expect(try ManPageTests.blockcCommands() == Command.cliCommands)

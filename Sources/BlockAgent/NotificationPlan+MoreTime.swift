@@ -1,0 +1,89 @@
+import BlockCore
+import Foundation
+
+extension PlannedNotification {
+    /// M4: a button that sends one request to blockd, over the control socket as this user.
+    public struct Button: Sendable, Equatable {
+        /// The action key given to the notification server.
+        public var key: String
+        public var label: String
+        public var request: Request
+    }
+}
+
+extension NotificationPlanner {
+    /// Who is looking (M4): the agent's uid, whether blockd said it may approve, and what it
+    /// asked for and still waits on. Gathered by the notifier; plain data here.
+    public struct Viewer: Sendable, Equatable {
+        public var uid: Int
+        public var isAdmin: Bool
+        /// Selections this user has a pending request for: no second "Ask" button (S4).
+        public var asked: Set<String>
+        /// Request ids an administrator's notification is showing, to be replaced by the answer.
+        public var requests: Set<String>
+
+        public init(uid: Int = -1, isAdmin: Bool = false, asked: Set<String> = [], requests: Set<String> = []) {
+            (self.uid, self.isAdmin, self.asked, self.requests) = (uid, isAdmin, asked, requests)
+        }
+    }
+
+    public static let moreKey = "more", approveKey = "approve", denyKey = "deny"
+
+    /// M4, S4: the daemon put into the event what `more SELECTION 15m` would get (`more`);
+    /// without it, or with a request of ours already waiting, there is no button.
+    func moreButtons(_ event: WatchEvent, viewer: Viewer, _ texts: [String: String], _ values: TemplateValues) -> [PlannedNotification.Button] {
+        guard let selection = event.selection, let offer = event.more.flatMap(MoreTimeOffer.init(rawValue:)),
+              !viewer.asked.contains(selection) else { return [] }
+        let label: TextKey = switch offer {
+        case .grant: .moreLabel
+        case .ask: .askLabel
+        case .minute: .minuteLabel
+        }
+        let request = Request.more(.init(selection: selection, seconds: offer.seconds))
+        return [.init(key: NotificationPlanner.moreKey, label: text(label, texts, values), request: request)]
+    }
+
+    /// M4: a more-time event as notifications. The asker's own request and its answer share
+    /// the selection's slot, so the answer replaces "Asked for more time" (S2); an
+    /// administrator gets each request in a slot of its own with Approve and Deny, replaced by
+    /// the answer too.
+    public func planMoreTime(_ event: WatchEvent, selection info: SelectionInfo?, now: Date, abilities: Abilities,
+                             viewer: Viewer) -> [PlannedNotification] {
+        guard event.name == .moreTime, let selection = event.selection, let id = event.activity, let kind = event.hitKind else { return [] }
+        let texts = info?.texts ?? [:]
+        let until = instant(event.until)
+        let values = TemplateValues(selection: selection, until: until.map { display($0, now: now) },
+                                    remaining: until.flatMap { remaining($0.timeIntervalSince(now)) })
+        func note(_ title: TextKey, _ body: TextKey, slot: String?, urgency: UInt8 = 1) -> PlannedNotification {
+            PlannedNotification(selection: selection, summary: text(title, texts, values), body: text(body, texts, values),
+                                action: nil, urgency: urgency, slot: slot)
+        }
+        let mine = event.uid == viewer.uid
+        let adminSlot = "more-time \(id)"
+        var out: [PlannedNotification] = []
+        switch kind {
+        case "asked":
+            if mine { out.append(note(.askedTitle, .askedBody, slot: nil, urgency: 0)) }
+            if viewer.isAdmin {
+                var request = note(.requestTitle, .requestBody, slot: adminSlot)
+                if abilities.serverActions {
+                    request.buttons = [.init(key: NotificationPlanner.approveKey, label: text(.approveLabel, texts, values), request: .approve(id: id, seconds: nil)),
+                                       .init(key: NotificationPlanner.denyKey, label: text(.denyLabel, texts, values), request: .deny(id: id, reason: nil))]
+                }
+                out.append(request)
+            }
+        case "granted", "denied", "expired":
+            let (title, body): (TextKey, TextKey) = switch kind {
+            case "granted": (.grantedTitle, .grantedBody)
+            case "denied": (.deniedTitle, .deniedBody)
+            default: (.expiredTitle, .expiredBody)
+            }
+            if mine { out.append(note(title, body, slot: nil, urgency: 0)) }
+            if viewer.requests.contains(id) { out.append(note(title, body, slot: adminSlot, urgency: 0)) }
+        default:
+            // "ended" is followed by the lock it gives way to; "cancelled" was the user's own doing.
+            break
+        }
+        return out
+    }
+}

@@ -1,0 +1,44 @@
+@testable import BlockClient
+import BlockCore
+import Testing
+
+/// M1, M2: `--more-time`, `--delay` and `--more-time-per-day` on the commands that create an
+/// activity, parsed as the config keys are and sent as the request's `moreTime`.
+@Suite("blockc: the more-time policy flags")
+struct MoreTimeFlagsTests {
+    @Test("start, schedule add and limit add take the policy; the unset keys keep their defaults", arguments: [
+        (["start", "--for", "1h", "--more-time", "approval", "--delay", "2m", "reddit"],
+         MoreTimePolicy(mode: .approval, delay: 120)),
+        (["schedule", "add", "bedtime", "--daily", "22:00-07:00", "--more-time=no", "instagram"], MoreTimePolicy(mode: .no)),
+        (["limit", "add", "games", "1h", "--more-time-per-day", "15m", "steam"], MoreTimePolicy(perDay: 900)),
+        (["start", "--for", "1h", "--delay", "0", "reddit"], MoreTimePolicy(delay: 0)),
+    ])
+    func parsed(arguments: [String], expected: MoreTimePolicy) throws {
+        #expect(try BlockcInvocation.parse(arguments).moreTime == expected)
+    }
+
+    @Test("without the flags there is no policy, so the daemon's defaults apply")
+    func absent() throws {
+        #expect(try BlockcInvocation.parse(["start", "--for", "1h", "reddit"]).moreTime == nil)
+    }
+
+    @Test("a bad value or a command that takes no policy is a usage error that says what is wrong", arguments: [
+        (["start", "--for", "1h", "--more-time", "maybe", "x"], "--more-time: must be no, self or approval, not 'maybe'"),
+        (["start", "--for", "1h", "--delay", "2 days", "x"], "--delay: must be a duration such as 2m or 1h30m, not '2 days'"),
+        (["stop", "x", "--delay", "2m"], "'--delay' is not an option of 'stop'"),
+    ])
+    func refused(arguments: [String], message: String) {
+        #expect(throws: CoreError.self) { try BlockcInvocation.parse(arguments) }
+        do { _ = try BlockcInvocation.parse(arguments) } catch { #expect(error.message.contains(message), "\(error.message)") }
+    }
+
+    @Test("the policy goes into the request of the command that takes it")
+    func request() {
+        let policy = MoreTimePolicy(mode: .approval, delay: 120)
+        guard case .start(let a) = Request.start(.init(selections: ["reddit"], seconds: 60)).with(moreTime: policy) else { Issue.record("not a start"); return }
+        #expect(a.moreTime == policy)
+        guard case .limitAdd(let l) = Request.limitAdd(Limit(name: "g", selections: ["steam"], seconds: 60)).with(moreTime: policy) else { Issue.record("not a limit"); return }
+        #expect(l.moreTime == policy)
+        #expect(Request.status().with(moreTime: policy) == .status())
+    }
+}
