@@ -6,6 +6,10 @@ public struct BlockcInvocation: Equatable, Sendable {
     /// `--socket PATH`; nil means `BLOCKD_SOCKET`, then the default path.
     public var socketPath: String?
     public var command: BlockcCommand
+    /// `--user NAME` (repeatable) on start, schedule add and limit add; `status --user NAME`
+    /// or `--all-users` (BlockcArguments+Users.swift).
+    public var users: [String] = []
+    public var view: StatusView = .caller
 
     public static let defaultSocket = "/run/blockd/blockd.sock"
 
@@ -63,7 +67,7 @@ extension BlockcInvocation {
             case .option(let name, _) where ["-h", "--help"].contains(name): help = true
             case .option("--version", _): version = true
             case .option(let name, let inline):
-                if name == "--socket" && socket != nil || flags.contains(where: { $0.name == name }) {
+                if name == "--socket" && socket != nil || name != "--user" && flags.contains(where: { $0.name == name }) {
                     mistake = mistake ?? scanner.usage("option \(name) given twice")
                 }
                 if name == "--socket" || BlockcInvocation.valued.contains(name) {
@@ -85,7 +89,9 @@ extension BlockcInvocation {
         if let s = socket, s.isEmpty { throw scanner.usage("--socket needs a non-empty path") }
         guard let verb = words.first else { throw scanner.usage("no command given") }
         var p = CommandParser(scanner: scanner, words: Array(words.dropFirst()), flags: flags, verb: verb)
-        return BlockcInvocation(socketPath: socket, command: try p.parse())
+        var invocation = BlockcInvocation(socketPath: socket, command: try p.parse())
+        (invocation.users, invocation.view) = (p.users, p.view)
+        return invocation
     }
 
     /// `blockc -h schedule add` and `blockc schedule add --help` both ask about "schedule add";
@@ -97,7 +103,7 @@ extension BlockcInvocation {
         return first
     }
 
-    static let valued: Set<String> = ["--minutes", "--for", "--until", "--name", "--daily", "--weekly", "--days", "--warn", "--reason"]
+    static let valued: Set<String> = ["--minutes", "--for", "--until", "--name", "--daily", "--weekly", "--days", "--warn", "--reason", "--user"]
 }
 
 /// Parses one command's words and flags; every flag must be used by the command it follows.
@@ -106,6 +112,8 @@ struct CommandParser {
     var words: [String]
     var flags: [(name: String, value: String?)]
     var verb: String
+    var users: [String] = []
+    var view = StatusView.caller
 
     mutating func parse() throws(CoreError) -> BlockcCommand {
         let command = try dispatch()
@@ -135,10 +143,15 @@ struct CommandParser {
 
     private mutating func build(_ command: Command) throws(CoreError) -> BlockcCommand {
         switch command {
+        case .start, .scheduleAdd, .limitAdd: try takeUsers()
+        default: break
+        }
+        switch command {
         case .start: return try start()
         case .stop: return .stop(name: try single("NAME"))
         case .status:
             let json = take("--json"), watch = take("--watch")
+            try takeView()
             try none()
             return .status(json: json, watch: watch)
         case .scheduleAdd: return try scheduleAdd()

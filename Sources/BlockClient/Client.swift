@@ -126,7 +126,7 @@ public struct BlockcRunner {
         }
         let request: Request
         do {
-            request = try self.request(for: invocation.command)
+            request = try self.request(for: invocation.command).forUsers(invocation)
         } catch {
             return usageError(error)
         }

@@ -8,7 +8,7 @@ import Foundation
 /// After `watch` the connection carries `EVENT {json}` lines.
 public enum Request: Equatable, Sendable {
     case hello
-    case status
+    case status(StatusView)
     case start(StartArguments)
     case stop(name: String)
     case scheduleAdd(Schedule)
@@ -41,6 +41,8 @@ public enum Request: Equatable, Sendable {
         public var name: String?
         /// M1: `--more-time`, `--delay` (nil: the defaults).
         public var moreTime: MoreTimePolicy?
+        /// `--user`: names and `@group`s (nil: the daemon's default scope for the caller).
+        public var users: Scope?
 
         public init(selections: [String], seconds: Int? = nil, until: Date? = nil, lock: Bool = false, name: String? = nil) {
             self.selections = selections
@@ -146,8 +148,9 @@ extension Request {
     var arguments: JSONObject {
         var o = JSONObject()
         switch self {
-        case .hello, .status, .scheduleList, .selections, .failures, .failuresClear, .limitList, .stats, .watch, .reload:
+        case .hello, .scheduleList, .selections, .failures, .failuresClear, .limitList, .stats, .watch, .reload:
             break
+        case .status(let view): o = view.arguments
         case .more, .requests, .approve, .deny, .cancel: o = moreTimeArguments
         case .start(let s):
             o["selections"] = .array(s.selections.map { .string($0) })
@@ -156,6 +159,7 @@ extension Request {
             if s.lock { o["lock"] = .bool(true) }
             if let name = s.name { o["name"] = .string(name) }
             if let p = s.moreTime { o["moreTime"] = p.json }
+            if let u = s.users { o["users"] = u.json }
         case .stop(let name), .scheduleRemove(let name), .selectionShow(let name), .limitRemove(let name):
             o["name"] = .string(name)
         case .scheduleAdd(let s):
@@ -164,6 +168,7 @@ extension Request {
             o["days"] = .string(s.days.description)
             o["selections"] = .array(s.selections.map { .string($0) })
             if let p = s.moreTime { o["moreTime"] = p.json }
+            if let u = s.users { o["users"] = u.json }
         case .limitAdd(let l):
             o["name"] = .string(l.name)
             o["seconds"] = .int(Int64(l.seconds))
@@ -171,6 +176,7 @@ extension Request {
             if let warn = l.warnSeconds { o["warn"] = .int(Int64(warn)) }
             o["selections"] = .array(l.selections.map { .string($0) })
             if let p = l.moreTime { o["moreTime"] = p.json }
+            if let u = l.users { o["users"] = u.json }
         }
         return o
     }
@@ -186,7 +192,7 @@ struct Arguments {
     mutating func build() throws(CoreError) -> Request {
         switch command {
         case .hello: return .hello
-        case .status: return .status
+        case .status: return .status(try statusView())
         case .scheduleList: return .scheduleList
         case .selections: return .selections
         case .failures: return .failures
@@ -211,6 +217,7 @@ struct Arguments {
             }
             if let v = optional("warn") { limit.warnSeconds = try intValue("warn", v) }
             limit.moreTime = try moreTimePolicy()
+            limit.users = try users()
             return .limitAdd(limit)
         }
     }
@@ -234,6 +241,7 @@ struct Arguments {
             s.name = n
         }
         s.moreTime = try moreTimePolicy()
+        s.users = try users()
         return s
     }
 
@@ -250,6 +258,7 @@ struct Arguments {
         }
         var schedule = Schedule(name: name, selections: try selections(), days: days, start: start, end: end)
         schedule.moreTime = try moreTimePolicy()
+        schedule.users = try users()
         return schedule
     }
 

@@ -28,9 +28,10 @@ extension Engine {
 
         var effects = Reconciliation()
         effects.unlocks = applied.keys.filter { next[$0] == nil }.sorted()
-        if mustApply || desired.contains(where: { applied[$0.selection] == nil }) || !effects.unlocks.isEmpty || state.applied != next.keys.sorted() {
+        if mustApply || desired.contains(where: { applied[$0.selection] == nil }) || !effects.unlocks.isEmpty || state.applied != next.keys.sorted()
+            || scopesChanged(next) {  // per-user blocks
             mustApply = false
-            let targets = enforcementTargets(next.keys.sorted(), now: now)
+            let targets = scoped(enforcementTargets(next.keys.sorted(), now: now), reasons: next)  // per-user blocks
             effects.targets = targets.map(\.name)
             record(enforcer.enforce(blocked: targets), now: now)
         }
