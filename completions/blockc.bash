@@ -57,7 +57,7 @@ _blockc() {
     local flags="" selections=false
     case "${words[0]}" in
         start)
-            flags="--minutes --for --until --lock --name --json"
+            flags="--minutes --for --until --lock --name --user --json"
             selections=true ;;
         stop | reload | version | cancel) ;;
         more)
@@ -65,12 +65,12 @@ _blockc() {
             ((${#words[@]} == 1)) && selections=true ;;
         requests | approve) flags="--json" ;;
         deny) flags="--reason --json" ;;
-        status) flags="--json --watch" ;;
+        status) flags="--json --watch --user --all-users" ;;
         schedule)
             case "${words[1]:-}" in
                 "") COMPREPLY=($(compgen -W "add remove list" -- "$cur")); return ;;
                 add)
-                    flags="--daily --weekly"
+                    flags="--daily --weekly --user"
                     ((${#words[@]} >= 3)) && selections=true ;;
                 list) flags="--json" ;;
             esac ;;
@@ -87,7 +87,9 @@ _blockc() {
         limit)
             case "${words[1]:-}" in
                 "") COMPREPLY=($(compgen -W "add remove list" -- "$cur")); return ;;
-                add) ((${#words[@]} >= 4)) && selections=true ;;
+                add)
+                    flags="--days --warn --user"
+                    ((${#words[@]} >= 4)) && selections=true ;;
                 list) flags="--json" ;;
             esac ;;
         stats) flags="--json" ;;
