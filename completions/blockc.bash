@@ -57,7 +57,7 @@ _blockc() {
     local flags="" selections=false
     case "${words[0]}" in
         start)
-            flags="--minutes --for --until --lock --name --json --more-time --delay --more-time-per-day"
+            flags="--minutes --for --until --lock --name --json --more-time --delay --more-time-per-day --user"
             selections=true ;;
         stop | reload | version | cancel) ;;
         more)
@@ -65,12 +65,12 @@ _blockc() {
             ((${#words[@]} == 1)) && selections=true ;;
         requests | approve) flags="--json" ;;
         deny) flags="--reason --json" ;;
-        status) flags="--json --watch --all" ;;
+        status) flags="--json --watch --all --user --all-users" ;;
         schedule)
             case "${words[1]:-}" in
                 "") COMPREPLY=($(compgen -W "add remove list" -- "$cur")); return ;;
                 add)
-                    flags="--daily --weekly --more-time --delay --more-time-per-day"
+                    flags="--daily --weekly --more-time --delay --more-time-per-day --user"
                     ((${#words[@]} >= 3)) && selections=true ;;
                 list) flags="--json" ;;
             esac ;;
@@ -88,7 +88,7 @@ _blockc() {
             case "${words[1]:-}" in
                 "") COMPREPLY=($(compgen -W "add remove list" -- "$cur")); return ;;
                 add)
-                    flags="--days --warn --more-time --delay --more-time-per-day"
+                    flags="--days --warn --more-time --delay --more-time-per-day --user"
                     ((${#words[@]} >= 4)) && selections=true ;;
                 list) flags="--json" ;;
             esac ;;

@@ -27,7 +27,7 @@ function __blockc_words
             continue
         end
         switch $t
-            case --socket --minutes --for --until --name --daily --weekly
+            case --socket --minutes --for --until --name --daily --weekly --user
                 set skip 1
             case '-*'
             case '*'
@@ -105,6 +105,8 @@ complete -c blockc -n __blockc_selection_position -a '(__blockc_selections)' -d 
 
 complete -c blockc -n '__blockc_in status' -l watch -d 'redraw a live countdown'
 complete -c blockc -n '__blockc_in status' -l all -d 'every activity, idle ones too'
+complete -c blockc -n '__blockc_in status' -l all-users -d "every user's activities"
+complete -c blockc -n '__blockc_in start; or __blockc_in status; or __blockc_in schedule add; or __blockc_in limit add' -l user -x -a '(__fish_complete_users)' -d 'for this user only (@group: its members)'
 
 complete -c blockc -n '__blockc_at schedule' -a 'add remove list'
 complete -c blockc -n '__blockc_in schedule add' -l daily -x -d 'a window HH:MM-HH:MM every day'

@@ -9,6 +9,10 @@ public struct BlockcInvocation: Equatable, Sendable {
     /// M1, M2: `--more-time`, `--delay`, `--more-time-per-day` of `start`, `schedule add` and
     /// `limit add` (nil: the defaults).
     public var moreTime: MoreTimePolicy? = nil
+    /// `--user NAME` (repeatable) on start, schedule add and limit add; `status --user NAME`
+    /// or `--all-users` (BlockcArguments+Users.swift).
+    public var users: [String] = []
+    public var view: StatusView = .caller
 
     public static let defaultSocket = "/run/blockd/blockd.sock"
 
@@ -67,7 +71,7 @@ extension BlockcInvocation {
             case .option(let name, _) where ["-h", "--help"].contains(name): help = true
             case .option("--version", _): version = true
             case .option(let name, let inline):
-                if name == "--socket" && socket != nil || flags.contains(where: { $0.name == name }) {
+                if name == "--socket" && socket != nil || name != "--user" && flags.contains(where: { $0.name == name }) {
                     mistake = mistake ?? scanner.usage("option \(name) given twice")
                 }
                 if name == "--socket" || BlockcInvocation.valued.contains(name) {
@@ -90,7 +94,9 @@ extension BlockcInvocation {
         guard let verb = words.first else { throw scanner.usage("no command given") }
         var p = CommandParser(scanner: scanner, words: Array(words.dropFirst()), flags: flags, verb: verb)
         let command = try p.parse()
-        return BlockcInvocation(socketPath: socket, command: command, moreTime: p.moreTime)
+        var invocation = BlockcInvocation(socketPath: socket, command: command, moreTime: p.moreTime)
+        (invocation.users, invocation.view) = (p.users, p.view)
+        return invocation
     }
 
     /// `blockc -h schedule add` and `blockc schedule add --help` both ask about "schedule add";
@@ -103,7 +109,7 @@ extension BlockcInvocation {
     }
 
     static let valued: Set<String> = ["--minutes", "--for", "--until", "--name", "--daily", "--weekly", "--days", "--warn", "--reason",
-                                      "--more-time", "--delay", "--more-time-per-day"]
+                                      "--more-time", "--delay", "--more-time-per-day", "--user"]
 }
 
 /// Parses one command's words and flags; every flag must be used by the command it follows.
@@ -114,6 +120,8 @@ struct CommandParser {
     var verb: String
     /// Set by `moreTimeFlags()` for the commands that take them.
     var moreTime: MoreTimePolicy?
+    var users: [String] = []
+    var view = StatusView.caller
 
     mutating func parse() throws(CoreError) -> BlockcCommand {
         let command = try dispatch()
@@ -143,10 +151,15 @@ struct CommandParser {
 
     private mutating func build(_ command: Command) throws(CoreError) -> BlockcCommand {
         switch command {
+        case .start, .scheduleAdd, .limitAdd: try takeUsers()
+        default: break
+        }
+        switch command {
         case .start: return try start()
         case .stop: return .stop(name: try single("NAME"))
         case .status:
             let json = take("--json"), watch = take("--watch"), all = take("--all")
+            try takeView()
             try none()
             return .status(json: json, watch: watch, all: all)
         case .scheduleAdd: return try scheduleAdd()

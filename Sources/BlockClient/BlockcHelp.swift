@@ -66,12 +66,12 @@ extension Command {
     /// reaches through another's flag. A new command does not compile until it has its help.
     var blockcHelp: (usage: String, summary: String)? {
         switch self {
-        case .start: ("start (--minutes N | --for DURATION | --until TIME) [--lock] [--name NAME] [POLICY] [--json] SELECTION...",
+        case .start: ("start (--minutes N | --for DURATION | --until TIME) [--lock] [--name NAME] [--user NAME]... [POLICY] [--json] SELECTION...",
                       "block SELECTIONs now until the end; starting again extends, never shortens")
         case .stop: ("stop NAME", "end a block early (not one started with --lock)")
-        case .status: ("status [--json] [--watch] [--all]",
-                       "what is blocked, why, and until when; the active activities and counts (--all: every one)")
-        case .scheduleAdd: ("schedule add NAME (--daily HH:MM-HH:MM | --weekly DAYS HH:MM-HH:MM) [POLICY] SELECTION...",
+        case .status: ("status [--json] [--watch] [--all] [--user NAME | --all-users]",
+                       "what is blocked for you (or NAME, or everyone), why, and until when; the active activities and counts (--all: every one)")
+        case .scheduleAdd: ("schedule add NAME (--daily HH:MM-HH:MM | --weekly DAYS HH:MM-HH:MM) [--user NAME]... [POLICY] SELECTION...",
                             "block SELECTIONs every day (or on DAYS) in a window of local time")
         case .scheduleRemove: ("schedule remove NAME", "remove a schedule")
         case .scheduleList: ("schedule list [--json]", "list schedules with their current or next window")
@@ -79,7 +79,7 @@ extension Command {
         case .selectionShow: ("selections show NAME [--json]", "the domains, apps and paths of one selection")
         case .failures: ("failures [--json] [--clear]", "refused registrations and enforcement errors")
         case .failuresClear: nil
-        case .limitAdd: ("limit add NAME DURATION [--days DAYS] [--warn DURATION] [POLICY] SELECTION...",
+        case .limitAdd: ("limit add NAME DURATION [--days DAYS] [--warn DURATION] [--user NAME]... [POLICY] SELECTION...",
                          "block SELECTIONs' apps for the rest of the day after DURATION of use")
         case .limitRemove: ("limit remove NAME", "remove a daily limit")
         case .limitList: ("limit list [--json]", "list daily limits with today's use")

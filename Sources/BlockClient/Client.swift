@@ -126,7 +126,7 @@ public struct BlockcRunner {
         }
         let request: Request
         do {
-            request = try self.request(for: invocation.command).with(moreTime: invocation.moreTime)
+            request = try self.request(for: invocation.command).with(moreTime: invocation.moreTime).forUsers(invocation)
         } catch {
             return usageError(error)
         }

@@ -34,7 +34,7 @@ extension Output {
     public func limitAdded(_ o: JSONObject) -> String {
         let a = ActivityReply(o)
         return "Added limit '\(Output.clean(a.name))': \(DurationText.format(a.limit ?? 0)) of use a day (\(Output.clean(a.days ?? ""))) for "
-            + "\(a.selections.map(Output.clean).joined(separator: ", ")); \(limitUse(a))."
+            + "\(a.selections.map(Output.clean).joined(separator: ", "))\(onlyFor(a.users)); \(limitUse(a))."
     }
 
     /// `selections`: `{"selections": [{name, domains, apps, openURL}...]}`.

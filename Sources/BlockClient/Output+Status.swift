@@ -17,7 +17,7 @@ extension Output {
             lines += table(blocked.map { b in
                 let reasons = b.reasons.map(Output.clean)
                 return [Cell(Output.clean(b.selection), .red), Cell(until(b.until)),
-                        Cell(reasons.isEmpty ? "" : "by \(reasons.joined(separator: ", "))", .dim)]
+                        Cell((reasons.isEmpty ? "" : "by \(reasons.joined(separator: ", "))") + forWhom(b.users), .dim)]
             })
         }
 
@@ -141,6 +141,7 @@ extension Output {
         var flags: [String] = []
         if a.locked { flags.append("locked") }
         if a.origin == "config" { flags.append("from \(Output.clean(a.file ?? ""))") }
+        if a.users != nil { flags.append(forWhom(a.users).trimmingCharacters(in: .whitespaces)) }  // per-user blocks
         return [Cell(Output.clean(a.name), .bold), Cell(kind), Cell(rule), Cell(a.selections.map(Output.clean).joined(separator: ", ")),
                 Cell(when(a), a.active ? .green : nil), Cell(flags.joined(separator: ", "), .yellow)]
     }
@@ -177,7 +178,7 @@ extension Output {
         let a = ActivityReply(o)
         let name = Output.clean(a.name)
         let selections = a.selections.map(Output.clean)
-        let what = paint(selections.isEmpty ? name : selections.joined(separator: ", "), .bold)
+        let what = paint(selections.isEmpty ? name : selections.joined(separator: ", "), .bold) + forWhom(a.users)
         // The block's name is what 'blockc stop' takes; say it when it is not the selection.
         let named = selections == [name] ? "" : " (block '\(name)')"
         let end = until(a.end)
@@ -215,7 +216,7 @@ extension Output {
         let rule = "\(Output.clean(a.days ?? "")) \(Output.clean(a.window ?? ""))"
         let selections = a.selections.map(Output.clean).joined(separator: ", ")
         let state = a.active ? "active now, \(until(a.end))" : instant(a.start).map { "next window \(at($0))" } ?? "no upcoming window"
-        return "Added schedule '\(Output.clean(a.name))' (\(rule)) for \(selections); \(state)."
+        return "Added schedule '\(Output.clean(a.name))' (\(rule)) for \(selections)\(onlyFor(a.users)); \(state)."
     }
 
     public func scheduleRemoved(_ o: JSONObject) -> String { "Removed schedule '\(text(o["removed"]))'." }

@@ -47,6 +47,9 @@ public struct ActivityIndex: Sendable {
     var nextSeq: UInt64 = 0
     /// How many activities of each kind are registered (status's counts without a walk).
     public private(set) var kindCounts: [Activity.Kind: Int] = [:]
+    /// How many activities have a user scope (per-user blocks): while none has, every view of
+    /// the union is the whole one.
+    public private(set) var scopedCount = 0
     var counter: UInt64 = 0
 
     public init(clock: LocalClock, activities: [Activity] = []) {
@@ -61,6 +64,7 @@ public struct ActivityIndex: Sendable {
         if let old = entries[name] {
             seq = old.seq
             kindCounts[old.activity.kind, default: 1] -= 1
+            if old.activity.scope != nil { scopedCount -= 1 }
             detach(name, old)
         } else {
             seq = nextSeq
@@ -69,6 +73,7 @@ public struct ActivityIndex: Sendable {
         let stamp = tick()
         entries[name] = Entry(activity: activity, seq: seq, window: nil, boundary: nil, stamp: stamp, version: stamp)
         kindCounts[activity.kind, default: 0] += 1
+        if activity.scope != nil { scopedCount += 1 }
         for selection in activity.selections { covering[selection, default: []].insert(name) }
         if case .limit = activity { limitNames.insert(name) }
         if case .block(let b) = activity { blockEnds.push(Due(date: b.end, stamp: stamp, name: name)) }
@@ -81,6 +86,7 @@ public struct ActivityIndex: Sendable {
     public mutating func remove(_ name: String) -> Activity? {
         guard let old = entries.removeValue(forKey: name) else { return nil }
         kindCounts[old.activity.kind, default: 1] -= 1
+        if old.activity.scope != nil { scopedCount -= 1 }
         detach(name, old)
         tidy()
         return old.activity
@@ -147,7 +153,7 @@ public struct ActivityIndex: Sendable {
         guard let t = evaluatedAt, var e = entries[name] else { return }
         let window = e.activity.activeWindow(at: t, clock: clock)
         if window != e.window {
-            let reason = window.map { Reason(activity: name, kind: e.activity.kind, until: $0.end) }
+            let reason = window.map { Reason(activity: name, kind: e.activity.kind, until: $0.end, scope: e.activity.scope) }
             for selection in e.activity.selections { setReason(reason, of: name, for: selection) }
         }
         e.window = window

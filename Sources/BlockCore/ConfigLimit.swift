@@ -1,6 +1,6 @@
 extension ConfigFiles {
     public static let limitSection = "Limit"
-    public static let limitKeys = ["Name", "Daily", "Days", "Warn", "Selections"] + MoreTimePolicy.keys
+    public static let limitKeys = ["Name", "Daily", "Days", "Warn", "Selections", "Users"] + MoreTimePolicy.keys
 
     /// Reads one file of `limits.d/` (DESIGN §9): a `[Limit]` section with `Name=`, `Daily=`
     /// (the allowance per day, a DURATION up to 24h) and `Selections=` (all required), `Days=`
@@ -16,6 +16,7 @@ extension ConfigFiles {
         var days = WeekdaySet.all
         var selections: [String] = []
         var moreTime: MoreTimePolicy?
+        var users: [String] = []
         for e in entries {
             let v = e.value
             switch e.key {
@@ -30,6 +31,8 @@ extension ConfigFiles {
                 days = try reader.days(e)
             case "Selections":
                 selections = try reader.selections(e, adding: selections)
+            case "Users":
+                users = try reader.users(e, adding: users)
             case _ where MoreTimePolicy.keys.contains(e.key):
                 moreTime = try reader.moreTime(e, adding: moreTime)
             default:
@@ -52,6 +55,7 @@ extension ConfigFiles {
         var limit = Limit(name: name, selections: Registry.unique(selections), seconds: daily, days: days, warnSeconds: warn,
                          origin: .config(file: file))
         limit.moreTime = moreTime
+        limit.users = users.isEmpty ? nil : Scope(names: users)
         return limit
     }
 }

@@ -1,6 +1,6 @@
 extension ConfigFiles {
     public static let scheduleSection = "Schedule"
-    public static let scheduleKeys = ["Name", "Window", "Days", "Selections"] + MoreTimePolicy.keys
+    public static let scheduleKeys = ["Name", "Window", "Days", "Selections", "Users"] + MoreTimePolicy.keys
 
     /// Reads one file of `schedules.d/` (DESIGN §7): a `[Schedule]` section with `Name=`,
     /// `Window=HH:MM-HH:MM` and `Selections=` (all required) and `Days=` (default daily).
@@ -20,6 +20,7 @@ extension ConfigFiles {
         var days = WeekdaySet.all
         var selections: [String] = []
         var moreTime: MoreTimePolicy?
+        var users: [String] = []
 
         for e in entries {
             let v = e.value
@@ -33,6 +34,8 @@ extension ConfigFiles {
                 days = try reader.days(e)
             case "Selections":
                 selections = try reader.selections(e, adding: selections)
+            case "Users":
+                users = try reader.users(e, adding: users)
             case _ where MoreTimePolicy.keys.contains(e.key):
                 moreTime = try reader.moreTime(e, adding: moreTime)
             default:
@@ -55,12 +58,21 @@ extension ConfigFiles {
         var schedule = Schedule(name: name, selections: Registry.unique(selections), days: days,
                                 start: window.start, end: window.end, origin: .config(file: file))
         schedule.moreTime = moreTime
+        schedule.users = users.isEmpty ? nil : Scope(names: users)
         return schedule
     }
 }
 
 extension ConfigReader {
     /// `Selections=`: a list that may repeat and adds up; an empty assignment empties it.
+    /// `Users=kid @kids`: a list like `Selections=` (it may repeat, empty empties it).
+    func users(_ e: INIEntry, adding so_far: [String]) throws(CoreError) -> [String] {
+        guard !e.value.isEmpty else { return [] }
+        let names = try words(e)
+        try checked(e) { () throws(CoreError) in try Scope.validate(names) }
+        return so_far + names
+    }
+
     func selections(_ e: INIEntry, adding so_far: [String]) throws(CoreError) -> [String] {
         guard !e.value.isEmpty else { return [] }
         var out = so_far

@@ -15,8 +15,10 @@ public struct Limit: Hashable, Sendable, Codable {
     public var moreTime: MoreTimePolicy?
     /// Where the limit stands now, computed from the ledger by `refreshed(...)`; not stored.
     public var state: LimitState?
+    /// Who it applies to, and whose running time it counts (Scope.swift; nil: everyone's).
+    public var users: Scope?
 
-    enum CodingKeys: String, CodingKey { case name, selections, seconds, days, warnSeconds, origin, moreTime }
+    enum CodingKeys: String, CodingKey { case name, selections, seconds, days, warnSeconds, origin, moreTime, users }
 
     public init(name: String, selections: [String], seconds: Int, days: WeekdaySet = .all, warnSeconds: Int? = nil,
                 origin: Origin = .client(uid: 0)) {

@@ -19,6 +19,9 @@ public struct Selection: Hashable, Sendable, Codable {
     /// E5 `Firewall=yes`: new connections to the domains' addresses are refused for the whole
     /// block, not only for `ConnectGrace=`. Optional so that older state files still decode.
     public var firewall: Bool?
+    /// Set by the engine on the targets it enforces, never configured: the uids this selection
+    /// is blocked for now (nil: the whole machine; Scope.swift).
+    public var users: [UInt32]?
 
     public init(name: String, domains: [String] = [], apps: [String] = [], paths: [String] = [], openURL: String? = nil,
                 texts: [String: String] = [:], execOnBlock: String? = nil, execOnUnblock: String? = nil, firewall: Bool? = nil) {
@@ -52,6 +55,8 @@ public struct Block: Hashable, Sendable, Codable {
     public var origin: Origin
     /// M1: `--more-time`, `--delay` (nil: the defaults; `locked` always means no).
     public var moreTime: MoreTimePolicy?
+    /// Who it applies to (Scope.swift; nil: the whole machine).
+    public var users: Scope?
 
     public init(name: String, selections: [String], start: Date, end: Date, locked: Bool = false,
                 origin: Origin = .client(uid: 0)) {
@@ -89,6 +94,8 @@ public struct Schedule: Hashable, Sendable, Codable {
     public var origin: Origin
     /// M1: `MoreTime=`, `Delay=`, `MoreTimePerDay=`, `RequestTimeout=` (nil: the defaults).
     public var moreTime: MoreTimePolicy?
+    /// Who it applies to (Scope.swift; nil: the whole machine).
+    public var users: Scope?
 
     public init(name: String, selections: [String], days: WeekdaySet = .all, start: WallTime, end: WallTime,
                 origin: Origin = .client(uid: 0)) {
@@ -189,9 +196,12 @@ public struct Reason: Hashable, Sendable {
     public var activity: String
     public var kind: Activity.Kind
     public var until: Date
-    public init(activity: String, kind: Activity.Kind, until: Date) {
+    /// The activity's scope (nil: the whole machine; Scope.swift derives who is blocked).
+    public var scope: Scope?
+    public init(activity: String, kind: Activity.Kind, until: Date, scope: Scope? = nil) {
         self.activity = activity
         self.kind = kind
         self.until = until
+        self.scope = scope
     }
 }

@@ -9,8 +9,8 @@ import Foundation
 public enum Request: Equatable, Sendable {
     case hello
     /// `all`: every activity; without it, what is blocked, the active activities and counts
-    /// (a status with a hundred thousand idle schedules stays short).
-    case status(all: Bool = false)
+    /// (a status with a hundred thousand idle schedules stays short). `view`: whose blocks.
+    case status(all: Bool = false, view: StatusView = .caller)
     case start(StartArguments)
     case stop(name: String)
     case scheduleAdd(Schedule)
@@ -43,6 +43,8 @@ public enum Request: Equatable, Sendable {
         public var name: String?
         /// M1: `--more-time`, `--delay` (nil: the defaults).
         public var moreTime: MoreTimePolicy?
+        /// `--user`: names and `@group`s (nil: the daemon's default scope for the caller).
+        public var users: Scope?
 
         public init(selections: [String], seconds: Int? = nil, until: Date? = nil, lock: Bool = false, name: String? = nil) {
             self.selections = selections
@@ -151,7 +153,8 @@ extension Request {
         case .hello, .scheduleList, .selections, .failures, .failuresClear, .limitList, .stats, .watch, .reload:
             break
         case .more, .requests, .approve, .deny, .cancel: o = moreTimeArguments
-        case .status(let all):
+        case .status(let all, let view):
+            o = view.arguments
             if all { o["all"] = .bool(true) }
         case .start(let s):
             o["selections"] = .array(s.selections.map { .string($0) })
@@ -160,6 +163,7 @@ extension Request {
             if s.lock { o["lock"] = .bool(true) }
             if let name = s.name { o["name"] = .string(name) }
             if let p = s.moreTime { o["moreTime"] = p.json }
+            if let u = s.users { o["users"] = u.json }
         case .stop(let name), .scheduleRemove(let name), .selectionShow(let name), .limitRemove(let name):
             o["name"] = .string(name)
         case .scheduleAdd(let s):
@@ -168,6 +172,7 @@ extension Request {
             o["days"] = .string(s.days.description)
             o["selections"] = .array(s.selections.map { .string($0) })
             if let p = s.moreTime { o["moreTime"] = p.json }
+            if let u = s.users { o["users"] = u.json }
         case .limitAdd(let l):
             o["name"] = .string(l.name)
             o["seconds"] = .int(Int64(l.seconds))
@@ -175,6 +180,7 @@ extension Request {
             if let warn = l.warnSeconds { o["warn"] = .int(Int64(warn)) }
             o["selections"] = .array(l.selections.map { .string($0) })
             if let p = l.moreTime { o["moreTime"] = p.json }
+            if let u = l.users { o["users"] = u.json }
         }
         return o
     }
@@ -191,9 +197,9 @@ struct Arguments {
         switch command {
         case .hello: return .hello
         case .status:
-            guard let v = optional("all") else { return .status(all: false) }
+            guard let v = optional("all") else { return .status(all: false, view: try statusView()) }
             guard case .bool(let all) = v else { throw wrongType("all", "true or false") }
-            return .status(all: all)
+            return .status(all: all, view: try statusView())
         case .scheduleList: return .scheduleList
         case .selections: return .selections
         case .failures: return .failures
@@ -218,6 +224,7 @@ struct Arguments {
             }
             if let v = optional("warn") { limit.warnSeconds = try intValue("warn", v) }
             limit.moreTime = try moreTimePolicy()
+            limit.users = try users()
             return .limitAdd(limit)
         }
     }
@@ -241,6 +248,7 @@ struct Arguments {
             s.name = n
         }
         s.moreTime = try moreTimePolicy()
+        s.users = try users()
         return s
     }
 
@@ -257,6 +265,7 @@ struct Arguments {
         }
         var schedule = Schedule(name: name, selections: try selections(), days: days, start: start, end: end)
         schedule.moreTime = try moreTimePolicy()
+        schedule.users = try users()
         return schedule
     }
 

@@ -118,7 +118,7 @@ public struct Registry: Sendable {
     /// the block is named after its selections (`defaultBlockName`), so starting the same
     /// selections again extends it rather than taking another slot.
     public mutating func startBlock(name explicitName: String?, selections: [String], end: Date, locked: Bool,
-                                    moreTime: MoreTimePolicy? = nil, by peer: Peer, now: Date) throws(CoreError) -> BlockOutcome {
+                                    moreTime: MoreTimePolicy? = nil, users: Scope? = nil, by peer: Peer, now: Date) throws(CoreError) -> BlockOutcome {
         guard peer.mayModify else { throw Registry.denied("start blocks") }
         let selections = Registry.unique(selections)
         let name = explicitName ?? Registry.defaultBlockName(for: selections)
@@ -139,6 +139,7 @@ public struct Registry: Sendable {
                 noteChange(name)
                 index.remove(name)
             } else {
+                try Registry.checkSameScope(existing, users)  // per-user blocks (Scope.swift)
                 let before = existing
                 existing.selections = Registry.unique(existing.selections + selections)
                 existing.end = max(existing.end, end)
@@ -155,6 +156,7 @@ public struct Registry: Sendable {
         var block = Block(name: name, selections: selections, start: now, end: end, locked: locked,
                           origin: .client(uid: peer.uid))
         block.moreTime = moreTime
+        block.users = users
         noteChange(name)
         index.put(.block(block))
         return .created(block)

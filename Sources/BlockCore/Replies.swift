@@ -30,6 +30,10 @@ public struct ActivityReply: Equatable, Sendable {
     public var origin: String
     public var uid: Int?
     public var file: String?
+    /// Who it applies to: the names and `@group`s given, and the uids they stood for (nil:
+    /// the whole machine).
+    public var users: [String]?
+    public var userIds: [Int]?
 
     public init(name: String, kind: String, selections: [String], active: Bool, start: String?, end: String?,
                 locked: Bool, origin: String) {
@@ -51,6 +55,8 @@ public struct ActivityReply: Equatable, Sendable {
         o["origin"] = .string(origin)
         if let uid { o["uid"] = .int(Int64(uid)) }
         if let file { o["file"] = .string(file) }
+        if let users { o["users"] = Reply.strings(users) }
+        if let userIds { o["userIds"] = .array(userIds.map { .int(Int64($0)) }) }
         return o
     }
 
@@ -61,6 +67,8 @@ public struct ActivityReply: Equatable, Sendable {
         (window, days, file) = (o["window"]?.string, o["days"]?.string, o["file"]?.string)
         (limit, warn, used, left) = (o["limit"]?.int, o["warn"]?.int, o["used"]?.int, o["left"]?.int)
         (running, remaining, uid) = (o["running"]?.bool, o["remaining"]?.int, o["uid"]?.int)
+        if o["users"] != nil { users = Reply.strings(o["users"]) }
+        userIds = o["userIds"]?.array?.compactMap(\.int)
     }
 }
 
@@ -70,17 +78,22 @@ public struct BlockedReply: Equatable, Sendable {
     public var selection: String
     public var until: String?
     public var reasons: [String]
+    /// The users and `@group`s it is blocked for (nil: the whole machine).
+    public var users: [String]?
 
-    public init(selection: String, until: String?, reasons: [String]) {
-        (self.selection, self.until, self.reasons) = (selection, until, reasons)
+    public init(selection: String, until: String?, reasons: [String], users: [String]? = nil) {
+        (self.selection, self.until, self.reasons, self.users) = (selection, until, reasons, users)
     }
 
     public var json: JSONObject {
-        ["selection": .string(selection), "until": Reply.text(until), "reasons": Reply.strings(reasons)]
+        var o: JSONObject = ["selection": .string(selection), "until": Reply.text(until), "reasons": Reply.strings(reasons)]
+        if let users { o["users"] = Reply.strings(users) }
+        return o
     }
 
     public init(_ o: JSONObject) {
-        self.init(selection: o["selection"]?.string ?? "", until: o["until"]?.string, reasons: Reply.strings(o["reasons"]))
+        self.init(selection: o["selection"]?.string ?? "", until: o["until"]?.string, reasons: Reply.strings(o["reasons"]),
+                  users: o["users"] == nil ? nil : Reply.strings(o["users"]))
     }
 }
 

@@ -35,11 +35,12 @@ public struct Shapes: Sendable {
         case .client(let uid): (r.origin, r.uid) = ("client", Int(uid))
         case .config(let file): (r.origin, r.file) = ("config", file)
         }
+        if let scope = a.scope { (r.users, r.userIds) = (scope.names, scope.uids.map { Int($0) }) }
         return r
     }
 
     public func blocked(_ b: Policy.Blocked) -> JSON {
-        .object(BlockedReply(selection: b.selection, until: text(b.until), reasons: b.reasons.map(\.activity)).json)
+        .object(BlockedReply(selection: b.selection, until: text(b.until), reasons: b.reasons.map(\.activity), users: b.userNames).json)
     }
 
     public func failure(time: Date, code: String, message: String, uid: UInt32?, activity: String?) -> JSON {

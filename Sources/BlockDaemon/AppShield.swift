@@ -77,9 +77,15 @@ public final class AppShield: Enforcer, @unchecked Sendable {
     public func enforce(blocked: [Selection]) -> EnforcementReport {
         queue.sync {
             var failures = startIfNeeded()
-            selections = blocked
+            selections = blocked.filter { $0.users == nil }
             failures += converge()
-            return EnforcementReport(failures: failures)
+            var report = EnforcementReport(failures: failures)
+            // Per-user blocks: the shield does not judge launches by user yet, and must not
+            // stop everyone's apps for one user's block (DESIGN §7: say so instead).
+            for s in blocked where s.users != nil && !s.apps.isEmpty {
+                report.notEnforced(s.name, "apps are not yet blocked per user; the block's websites are")
+            }
+            return report
         }
     }
 

@@ -64,7 +64,8 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     /// A selection of URL prefixes only (E8) is enforced by these files alone, so it is not
     /// enforced (DESIGN §7 "Truth") where no browser takes a policy or a file could not be
     /// written; a selection with domains is enforced by the hosts file whatever happens here.
-    public func enforce(blocked: [Selection]) -> EnforcementReport {
+    public func enforce(blocked all: [Selection]) -> EnforcementReport {
+        let blocked = all.filter { $0.users == nil }  // browser policies are machine-wide (scopes with paths are refused)
         var report = EnforcementReport(failures: policies(for: blocked))
         let pathOnly = blocked.filter { $0.domains.isEmpty && !$0.paths.isEmpty }
         guard !pathOnly.isEmpty else { return report }

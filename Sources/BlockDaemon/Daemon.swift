@@ -81,7 +81,7 @@ public enum BlockdMain {
             ?? DaemonConfig.defaults.applying(flags(options))
         // Only the hosts section, the nftables table (E5) and the browser policies (E7) outlive
         // blockd (E4); fanotify marks go with its process.
-        let enforcer = CompositeEnforcer([HostsEnforcer(path: daemon.hostsFile, log: StderrSink()),
+        let enforcer = CompositeEnforcer([HostsEnforcer(path: daemon.hostsFile, log: StderrSink()), UserTablesEnforcer(),
                                           BrowserPolicyEnforcer(config: daemon, stateDir: options.stateDir, log: StderrSink())])
         var failures = enforcer.release()
         if let problem = FeltEnforcer.releaseTable(settings: daemon.felt) {
@@ -184,7 +184,7 @@ final class Daemon: @unchecked Sendable {
         }
         let (directory, flags, clock) = (loaded.directory, loaded.flags, clock)
         let collaborators = Engine.Collaborators(
-            clock: clock, enforcer: CompositeEnforcer([hosts, felt, shield, browsers]),
+            clock: clock, enforcer: CompositeEnforcer([hosts, UserTablesEnforcer(), felt, shield, browsers]),
             log: log, store: loaded.store, loadConfig: { () throws(CoreError) -> ConfigSet in try directory.load(flags: flags) },
             hooks: HookRunner(inbox: inbox), armTimer: { timer.arm($0) }, events: { hub.publish($0) },
             limitsChanged: { usage.follow($0) },

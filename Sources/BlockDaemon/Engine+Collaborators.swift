@@ -31,6 +31,8 @@ extension Engine {
         public var serverStats: @Sendable () -> JSONObject
         /// A one-line status for systemd (`STATUS=`).
         public var status: @Sendable (String) -> Void
+        /// Per-user blocks: user and group names to uids (the system's database unless a test gives one).
+        public var users = UserDirectory.system
 
         public init(clock: any SystemClock, enforcer: any Enforcer, log: any LogSink, store: StateStore,
                     loadConfig: @escaping @Sendable () throws(CoreError) -> ConfigSet, hooks: any HookRunning,

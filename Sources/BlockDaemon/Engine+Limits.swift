@@ -73,6 +73,7 @@ extension Engine {
         var names: [String] = []
         for argument in l.selections { names.append(try config.catalog.resolve(argument).name) }
         l.selections = names
+        l.users = try grantedScope(l.users, selections: names, peer: peer)  // per-user blocks
         let before = snapshot()
         try registry.addLimit(l, by: peer, now: now)
         try commit(since: before, now: now)

@@ -42,9 +42,10 @@ extension Engine {
         var effects = Reconciliation()
         effects.unlocks = candidates.filter { applied[$0] != nil && blockedReasons($0) == nil }.sorted()
         let newlyBlocked = candidates.filter { applied[$0] == nil && blockedReasons($0) != nil }.sorted()
-        if mustApply || !newlyBlocked.isEmpty || !effects.unlocks.isEmpty {
+        if mustApply || !newlyBlocked.isEmpty || !effects.unlocks.isEmpty || scopesChanged(candidates) {  // per-user blocks
             mustApply = false
-            let targets = enforcementTargets(registry.index.blockedSelections.filter { !lifted.contains($0) }, now: now)
+            let blocked = registry.index.blockedSelections.filter { !lifted.contains($0) }
+            let targets = scoped(enforcementTargets(blocked, now: now), reasons: { self.blockedReasons($0) ?? [] })  // per-user blocks
             effects.targets = targets.map(\.name)
             record(enforcer.enforce(blocked: targets), now: now)
             candidates.formUnion(notEnforced.keys)

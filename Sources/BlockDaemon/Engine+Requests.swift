@@ -70,12 +70,17 @@ extension Engine {
         case .hello:
             return ["protocol": .int(Int64(BlockdVersion.protocolVersion)), "version": .string(BlockdVersion.version), "daemon": "blockd"]
         // The read-only answers come from the published snapshot on the connection's side
-        // (Engine+Snapshot.swift); they reach the engine only when that cannot answer.
-        case .status, .scheduleList, .limitList, .failures, .stats: return answerNow(request, now: now)
+        // (Engine+Snapshot.swift); they reach the engine when that cannot answer, and for
+        // other users' views (per-user blocks).
+        case .status(let all, let view): return status(now: now, viewer: try viewer(view, peer: peer), all: all)
+        case .failures, .stats: return answerNow(request, now: now)
         case .start(let args): return try start(args, peer: peer, now: now)
         case .stop(let name): return try stop(name, peer: peer, now: now)
         case .scheduleAdd(let schedule): return try addSchedule(schedule, peer: peer, now: now)
         case .scheduleRemove(let name): return try removeSchedule(name, peer: peer, now: now)
+        case .scheduleList:
+            let schedules = activitiesForDisplay(at: now).filter { $0.kind == .schedule && listed($0, to: peer) }
+            return ["schedules": .array(schedules.map { shapes.activity($0, at: now) })]
         case .selections:
             return ["selections": .array(config.catalog.selections.map { shapes.selection($0) })]
         case .selectionShow(let name):
@@ -90,6 +95,9 @@ extension Engine {
         case .limitAdd(let limit): return try addLimit(limit, peer: peer, now: now)
         case .limitRemove(let name): return try removeLimit(name, peer: peer, now: now)
         case .more, .requests, .approve, .deny, .cancel: return try moreTime(request, peer: peer, now: now)
+        case .limitList:
+            let limits = activitiesForDisplay(at: now).filter { $0.kind == .limit && listed($0, to: peer) }
+            return ["limits": .array(limits.map { shapes.activity($0, at: now) })]
         case .watch:
             throw CoreError(.internal, "watch is handled by the connection, not the engine")
         }
@@ -104,9 +112,10 @@ extension Engine {
         } else {
             end = args.until!
         }
+        let users = try grantedScope(args.users, selections: names, peer: peer)  // per-user blocks
         let before = snapshot()
         let outcome = try registry.startBlock(name: args.name, selections: names, end: end, locked: args.lock, moreTime: args.moreTime,
-                                             by: peer, now: now)
+                                             users: users, by: peer, now: now)
         try commit(since: before, now: now)
         let block = outcome.block
         switch outcome {
@@ -157,6 +166,7 @@ extension Engine {
         var names: [String] = []
         for argument in s.selections { names.append(try config.catalog.resolve(argument).name) }
         s.selections = names
+        s.users = try grantedScope(s.users, selections: names, peer: peer)  // per-user blocks
         let before = snapshot()
         try registry.addSchedule(s, by: peer, now: now)
         try commit(since: before, now: now)

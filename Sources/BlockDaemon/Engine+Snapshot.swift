@@ -24,7 +24,8 @@ extension Engine {
             "activities": .int(Int64(registry.index.count)), "active": .int(Int64(active.count)),
             "blocks": .int(Int64(n[.block] ?? 0)), "schedules": .int(Int64(n[.schedule] ?? 0)), "limits": .int(Int64(n[.limit] ?? 0)),
         ]
-        return StatusSnapshot.Parts(active: active, limits: registry.index.limits.map(Activity.limit), counts: counts, desired: desired)
+        return StatusSnapshot.Parts(active: active, limits: registry.index.limits.map(Activity.limit), counts: counts, desired: desired,
+                                    scoped: registry.index.scopedCount > 0)
     }
 
     func makeSnapshot(parts: StatusSnapshot.Parts) -> StatusSnapshot {
@@ -62,7 +63,7 @@ extension Engine {
         let desired = policy.lifting(policy.desired(at: now, activities: every), grants: book.grants, at: now)  // M3
         let snapshot = makeSnapshot(parts: snapshotParts(desired: desired))
         switch request {
-        case .status(let all): return snapshot.status(all: all, every: all ? every : nil, now: now)
+        case .status(let all, _): return snapshot.status(all: all, every: all ? every : nil, now: now)
         case .scheduleList: return ["schedules": .array(every.filter { $0.kind == .schedule }.map { shapes.activity($0, at: now) })]
         default: return snapshot.answer(request, now: now) ?? [:]
         }

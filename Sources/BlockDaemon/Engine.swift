@@ -117,7 +117,7 @@ public final class Engine: @unchecked Sendable {
 
     func installConfigSchedules(now: Date) {
         registry.maxActivities = config.daemon.maxActivities
-        let declared = config.schedules.map(Activity.schedule) + config.limits.map(Activity.limit)
+        let declared = resolvingScopes(config.schedules.map(Activity.schedule) + config.limits.map(Activity.limit), now: now)  // Users=
         for refusal in registry.replaceConfigActivities(declared, now: now) {
             recordFailure(refusal, uid: nil, activity: nil, now: now)
         }

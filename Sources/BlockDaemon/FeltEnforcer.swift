@@ -57,7 +57,7 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     /// the hosts file is what makes it enforced (DESIGN §7 "Truth").
     public func enforce(blocked: [Selection]) -> EnforcementReport {
         var wanted: [String: Bool] = [:]
-        for selection in blocked {
+        for selection in blocked where selection.users == nil {  // machine-wide blocks only: no per-user cuts yet
             for raw in selection.domains {
                 guard let d = try? Domain.normalize(raw) else { continue }  // the hosts enforcer reports it
                 wanted[d] = (wanted[d] ?? false) || selection.firewall == true

@@ -62,7 +62,7 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
             var domains: [String] = []
             var owners: [String: String] = [:]
             var wanted: [String: [String]] = [:]  // selection → its valid domains
-            for selection in blocked {
+            for selection in blocked where selection.users == nil {  // per-user ones: UserTablesEnforcer
                 for raw in selection.domains {
                     // E1: only validated names reach the file, whatever a config says.
                     do throws(CoreError) {

@@ -35,6 +35,8 @@ final class StatusSnapshot: Sendable {
     let saveFailing: Bool
     /// M3: the grants, pending requests and delayed loosenings (`grants`, `requests`, `delayed`).
     let moreTime: JSONObject
+    /// Per-user blocks exist: `status` and `limit list` depend on who asks (the engine answers).
+    let scoped: Bool
     /// Asked at answer time: the enforcers' notes (E2, E5, E7) and the server's counters.
     let enforcementNotes: @Sendable (LocalClock) -> JSONObject
     let serverStats: @Sendable () -> JSONObject
@@ -44,6 +46,8 @@ final class StatusSnapshot: Sendable {
         var limits: [Activity]
         var counts: JSONObject
         var desired: [Policy.Blocked]
+        /// Some activity has a user scope: views differ by caller, so the engine answers.
+        var scoped = false
     }
 
     init(local: LocalClock, parts: Parts, usage: UsageLedger, failures: [FailureRecord],
@@ -51,6 +55,7 @@ final class StatusSnapshot: Sendable {
          wallMinusBoot: TimeInterval?, saveFailing: Bool, moreTime: JSONObject = [:],
          enforcementNotes: @escaping @Sendable (LocalClock) -> JSONObject, serverStats: @escaping @Sendable () -> JSONObject) {
         (self.local, self.active, self.limits, self.counts, self.desired) = (local, parts.active, parts.limits, parts.counts, parts.desired)
+        self.scoped = parts.scoped
         (self.usage, self.failures, self.shieldHits, self.enforcement) = (usage, failures, shieldHits, enforcement)
         (self.nextTransition, self.maxActivities, self.wallMinusBoot, self.saveFailing) = (nextTransition, maxActivities, wallMinusBoot, saveFailing)
         (self.enforcementNotes, self.serverStats, self.moreTime) = (enforcementNotes, serverStats, moreTime)
@@ -76,7 +81,8 @@ final class StatusSnapshot: Sendable {
 
     func answer(_ request: Request, now: Date) -> JSONObject? {
         switch request {
-        case .status(let all): return all ? nil : status(all: false, now: now)
+        case .status(let all, let view): return all || view != .caller || scoped ? nil : status(all: false, now: now)
+        case .limitList where scoped: return nil
         case .limitList: return ["limits": .array(limits.map { shapes.activity(current($0, now), at: now) })]
         case .failures: return ["failures": failuresJSON]
         case .stats: return ["shieldHits": statsJSON]

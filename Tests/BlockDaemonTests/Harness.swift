@@ -28,9 +28,13 @@ final class Harness: @unchecked Sendable {
     /// Set to an errno to make every state save fail with it (full disk, read-only).
     let saveFault = SaveFault()
 
+    /// Per-user blocks: the user database the engine resolves names with.
+    let users: UserDirectory
+
     init(now: String = "2026-11-29T13:05:00+09:00", dir: String? = nil, config: ConfigSet = .builtIn, persistent: Bool = true,
-         hookTimeout: TimeInterval? = nil) {
+         hookTimeout: TimeInterval? = nil, users: UserDirectory = .system) {
         clock = ManualClock(wall: iso(now))
+        self.users = users
         self.persistent = persistent
         self.hookTimeout = hookTimeout
         self.dir = dir ?? Harness.tempDir()
@@ -51,7 +55,7 @@ final class Harness: @unchecked Sendable {
         inbox = EngineInbox()
         let store = StateStore(directory: dir, io: persistent ? saveFault.io : SaveFault.discard)
         var c = Engine.Collaborators.unsupplied(clock: clock, store: store)
-        (c.enforcer, c.log) = (enforcer, log)
+        (c.enforcer, c.log, c.users) = (enforcer, log, users)
         if let loader { c.loadConfig = loader }
         if let hookTimeout { c.hooks = HookRunner(timeout: hookTimeout, inbox: inbox) }
         let (hub, events, arms) = (hub, events, timerArms)

@@ -177,7 +177,7 @@ struct InstallTests {
     static let cases: [(String, [String])] = [
         ("blockc ", commands),
         ("blockc st", ["start", "stats", "status", "stop"]),
-        ("blockc start --", ["--minutes", "--for", "--until", "--lock", "--name", "--json", "--more-time", "--delay", "--more-time-per-day"]),
+        ("blockc start --", ["--minutes", "--for", "--until", "--lock", "--name", "--json", "--more-time", "--delay", "--more-time-per-day", "--user"]),
         ("blockc start --minutes 30 ", Catalog.builtIn.map(\.name)),
         ("blockc start --for 1h in", ["instagram"]),
         ("blockc schedule ", Command.subcommands(of: "schedule")),

@@ -54,11 +54,14 @@ public final class RecordingEnforcer: Enforcer, @unchecked Sendable {
     public let mode = "recording"
     private let lock = NSLock()
     private var calls: [[String]] = []
+    private var lastUsers: [String: [UInt32]] = [:]
 
     public init() {}
 
     public func enforce(blocked: [Selection]) -> EnforcementReport {
         lock.withLock {
+            lastUsers = [:]
+            for s in blocked { if let users = s.users { lastUsers[s.name] = users } }
             calls.append(blocked.map(\.name).sorted())
             return EnforcementReport(failures: [])
         }
@@ -71,6 +74,8 @@ public final class RecordingEnforcer: Enforcer, @unchecked Sendable {
 
     public var applied: [[String]] { lock.withLock { calls } }
     public var current: [String] { lock.withLock { calls.last ?? [] } }
+    /// Per-user blocks: the selections of the last call blocked for some users only, with the uids.
+    public var users: [String: [UInt32]] { lock.withLock { lastUsers } }
 }
 
 /// The events an engine published, in order.

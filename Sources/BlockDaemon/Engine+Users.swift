@@ -1,0 +1,111 @@
+import BlockCore
+import Foundation
+
+/// Per-user blocks at the engine's edges (Scope.swift): names become uids when an activity is
+/// accepted, §5 decides who may scope to whom, and what is blocked for whom is derived from
+/// the reasons of the union, which itself stays per selection (T5).
+extension Engine {
+    var directory: UserDirectory { collaborators.users }
+
+    /// The scope a client's new activity gets: `requested` resolved to uids and checked
+    /// against the caller's rights (a plain member of `blockd` gets themselves); a selection
+    /// with URL paths cannot be scoped (E8: browser policies are machine-wide).
+    func grantedScope(_ requested: Scope?, selections: [String], peer: Peer) throws(CoreError) -> Scope? {
+        var asked: Scope?
+        if let requested { asked = try directory.resolve(requested.names) }
+        let scope = try Scope.authorize(asked, peer: peer, own: directory.own(peer.uid))
+        for name in selections { try config.catalog.resolve(name).checkScopable(scope) }
+        return scope
+    }
+
+    /// Declared activities with their `Users=` resolved; one whose users cannot be resolved is
+    /// not put in force, and the failure says why (T4: never swallowed).
+    func resolvingScopes(_ declared: [Activity], now: Date) -> [Activity] {
+        declared.compactMap { activity in
+            guard let scope = activity.scope else { return activity }
+            do throws(CoreError) {
+                let resolved = try directory.resolve(scope.names)
+                for name in activity.selections {
+                    if let selection = try? config.catalog.resolve(name) { try selection.checkScopable(resolved) }
+                }
+                return activity.scoped(resolved)
+            } catch {
+                let message = "the configured \(activity.kind.rawValue) '\(activity.name)' is not in force: Users=\(scope.names.joined(separator: " ")): \(error.message)"
+                recordFailure(CoreError(.invalidConfig, message), uid: nil, activity: activity.name, now: now)
+                return nil
+            }
+        }
+    }
+
+    /// The targets to enforce with whom each is blocked for (nil: everyone), from its reasons.
+    func scoped(_ targets: [Selection], reasons: (String) -> [Reason]) -> [Selection] {
+        targets.map { target in
+            var s = target
+            s.users = Engine.users(reasons(target.name))
+            return s
+        }
+    }
+
+    static func users(_ reasons: [Reason]) -> [UInt32]? {
+        Policy.Blocked(selection: "", reasons: reasons, until: nil).users
+    }
+
+    /// Whether a selection still blocked is blocked for other people than when last applied
+    /// (a machine-wide reason ended and a per-user one stays, ...): enforcement must move it.
+    /// Looks only at the selections a reconcile looks at (`candidates`).
+    func scopesChanged(_ candidates: Set<String>) -> Bool {
+        candidates.contains { name in
+            guard let was = applied[name], let now = blockedReasons(name) else { return false }
+            return Engine.users(now) != Engine.users(was)
+        }
+    }
+
+    // MARK: Who sees what (§5: a member cannot see another user's blocks)
+
+    /// The uid whose view `status` gives (nil: everyone's). Only root and members of
+    /// `blockd-admin` see other people's.
+    func viewer(_ view: StatusView, peer: Peer) throws(CoreError) -> UInt32? {
+        let admin = peer.isRoot || peer.isAdmin
+        switch view {
+        case .caller: return peer.uid
+        case .allUsers:
+            guard admin else { throw Engine.othersDenied }
+            return nil
+        case .user(let name):
+            guard !name.hasPrefix("@") else { throw CoreError(.usage, "status --user takes a user name, not a group") }
+            let uid = try directory.resolve([name]).uids[0]
+            guard admin || uid == peer.uid else { throw Engine.othersDenied }
+            return uid
+        }
+    }
+
+    static let othersDenied = CoreError(.permissionDenied, "only root and members of group 'blockd-admin' may see other users' blocks; 'blockc status' shows yours")
+
+    /// Whether `peer` may see `activity` in lists (schedule list, limit list).
+    func listed(_ activity: Activity, to peer: Peer) -> Bool {
+        peer.isRoot || peer.isAdmin || Scope.visible(activity.scope, origin: activity.origin, to: peer.uid)
+    }
+
+    /// `status` for `viewer` (nil: everyone): the activities they see and what blocks them.
+    /// While no activity has a scope every view is the whole one (and the snapshot answers);
+    /// with scopes the engine works the view out here, over every activity.
+    func status(now: Date, viewer: UInt32?, all: Bool) -> JSONObject {
+        var o = answerNow(.status(all: all), now: now)
+        guard let viewer, registry.index.scopedCount > 0 else { return o }
+        let every = activitiesForDisplay(at: now)
+        let desired = policy.lifting(policy.desired(at: now, activities: every), grants: book.grants, at: now)
+            .compactMap { $0.seen(by: viewer) }
+        let active = Set(desired.flatMap { $0.reasons.map(\.activity) })
+        let activities = every.filter { Scope.visible($0.scope, origin: $0.origin, to: viewer) && (all || active.contains($0.name)) }
+        o["activities"] = .array(activities.map { shapes.activity($0, at: now) })
+        o["blocked"] = .array(desired.map { shapes.blocked($0) })
+        if case .object(var enforcement)? = o["enforcement"] {
+            let mine = Set(desired.map(\.selection))
+            enforcement["applied"] = .array(applied.keys.sorted().filter(mine.contains).map { .string($0) })
+            enforcement["notEnforced"] = notEnforcedJSON(desired.map(\.selection))
+            o["enforcement"] = .object(enforcement)
+        }
+        o["viewer"] = .int(Int64(viewer))
+        return o
+    }
+}

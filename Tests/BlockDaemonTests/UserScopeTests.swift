@@ -1,0 +1,157 @@
+import BlockCore
+import Foundation
+import Testing
+import BlockTestSupport
+@testable import BlockDaemon
+
+/// Per-user blocks in the engine: scopes resolved at the edge, §5 for scopes, the per-user
+/// union derived from the reasons, and each caller's view of status.
+@Suite("Per-user blocks: scopes, permissions and the per-user union")
+struct UserScopeTests {
+    /// kid 1001 and parent 1002 (plain members of blockd), admin 1003; group kids = {1001, 1004}.
+    static let users = UserDirectory(
+        uid: { ["kid": 1001, "parent": 1002, "admin": 1003, "kid2": 1004][$0] },
+        members: { $0 == "kids" ? [1001, 1004] : $0 == "empty" ? [] : nil },
+        name: { [1001: "kid", 1002: "parent", 1003: "admin", 1004: "kid2"][$0] })
+    static let kid = Peer(uid: 1001, mayModify: true)
+    static let parent = Peer(uid: 1002, mayModify: true)
+    static var admin: Peer { var p = Peer(uid: 1003, mayModify: true); p.isAdmin = true; return p }
+
+    func harness(_ now: String = "2026-11-29T23:00:00+09:00") -> Harness { Harness(now: now, users: Self.users) }
+
+    @Test("done-when: schedule add bedtime --user kid youtube steam blocks both for kid only")
+    func bedtimeForKid() {
+        let h = harness()
+        let o = ok(h.send(#"schedule-add {"name":"bedtime","window":"21:00-07:00","selections":["youtube","steam"],"users":["kid"]}"#))
+        #expect(o?["users"] == .array(["kid"]))
+        #expect(o?["userIds"] == .array([.int(1001)]))
+        #expect(h.enforcer.current == ["steam", "youtube"])
+        #expect(h.enforcer.users == ["steam": [1001], "youtube": [1001]], "blocked for kid only, not machine-wide")
+    }
+
+    @Test("a machine-wide reason makes a per-user selection machine-wide while it holds, then it is per-user again")
+    func scopeFollowsReasons() {
+        let h = harness()
+        _ = ok(h.send(#"schedule-add {"name":"bedtime","window":"21:00-07:00","selections":["youtube"],"users":["@kids"]}"#))
+        #expect(h.enforcer.users == ["youtube": [1001, 1004]])
+        _ = ok(h.send(#"start {"selections":["youtube"],"seconds":600}"#))
+        #expect(h.enforcer.current == ["youtube"] && h.enforcer.users.isEmpty, "root's block is for everyone")
+        h.advance(601)
+        #expect(h.enforcer.current == ["youtube"])
+        #expect(h.enforcer.users == ["youtube": [1001, 1004]], "back to the kids only once the machine-wide block ended")
+    }
+
+    @Test("§5: a plain member blocks only for themselves, by default too; admins and root for anyone")
+    func permissions() {
+        let h = harness()
+        guard case .error(let e) = h.send(#"start {"selections":["reddit"],"seconds":60,"users":["kid"]}"#, as: Self.parent) else {
+            Issue.record("a member scoped a block to another user")
+            return
+        }
+        #expect(e.code == .permissionDenied)
+        #expect(e.message.contains("only for themselves") && e.message.contains("blockd-admin"))
+        let own = ok(h.send(#"start {"selections":["reddit"],"seconds":60}"#, as: Self.parent))
+        #expect(own?["users"] == .array(["parent"]), "a member's default scope is themselves")
+        #expect(h.enforcer.users["reddit"] == [1002])
+        #expect(ok(h.send(#"start {"selections":["instagram"],"seconds":60,"users":["kid"]}"#, as: Self.admin)) != nil)
+        #expect(h.enforcer.users["instagram"] == [1001])
+    }
+
+    @Test("unknown users and groups, empty groups and URL-path selections are refused with what to do")
+    func refusals() {
+        let h = harness()
+        let cases: [(String, String)] = [
+            (#"start {"selections":["reddit"],"seconds":60,"users":["nobody-here"]}"#, "no user named 'nobody-here'"),
+            (#"start {"selections":["reddit"],"seconds":60,"users":["@nogroup"]}"#, "no group named 'nogroup'"),
+            (#"start {"selections":["reddit"],"seconds":60,"users":["@empty"]}"#, "has no members"),
+            (#"start {"selections":["youtube.com/shorts"],"seconds":60,"users":["kid"]}"#, "browsers enforce for every user"),
+        ]
+        for (line, expected) in cases {
+            guard case .error(let e) = h.send(line) else {
+                Issue.record("accepted: \(line)")
+                continue
+            }
+            #expect(e.message.contains(expected), "\(e.message)")
+        }
+        #expect(h.enforcer.current == [])
+    }
+
+    @Test("status shows the caller's view; --user and --all-users only for root and blockd-admin")
+    func views() {
+        let h = harness()
+        _ = ok(h.send(#"schedule-add {"name":"bedtime","window":"21:00-07:00","selections":["youtube"],"users":["kid"]}"#))
+        _ = ok(h.send(#"start {"selections":["reddit"],"seconds":600}"#))
+        let mine = ok(h.send("status", as: Self.kid))
+        #expect(mine?["blocked"]?.array?.count == 2)
+        #expect(mine?["activities"]?.array?.count == 2)
+        let other = ok(h.send("status", as: Self.parent))
+        #expect(other?["blocked"]?.array?.compactMap { $0["selection"]?.string } == ["reddit"], "the parent is not blocked from youtube")
+        #expect(other?["activities"]?.array?.compactMap { $0["name"]?.string } == ["reddit"], "nor sees the kid's schedule")
+        #expect(ok(h.send("schedule-list", as: Self.parent))?["schedules"]?.array?.isEmpty == true)
+        for line in [#"status {"allUsers":true}"#, #"status {"user":"kid"}"#] {
+            guard case .error(let e) = h.send(line, as: Self.parent) else {
+                Issue.record("a member saw another user's blocks with \(line)")
+                continue
+            }
+            #expect(e.code == .permissionDenied)
+        }
+        let asKid = ok(h.send(#"status {"user":"kid"}"#, as: Self.admin))
+        #expect(asKid?["blocked"]?.array?.first { $0["selection"] == "youtube" }?["users"] == .array(["kid"]))
+        #expect(ok(h.send(#"status {"allUsers":true}"#, as: Self.admin))?["activities"]?.array?.count == 2)
+    }
+
+    @Test("a block of the same name for other people is neither widened nor narrowed by a start")
+    func sameNameOtherScope() {
+        let h = harness()
+        _ = ok(h.send(#"start {"selections":["reddit"],"seconds":600,"users":["kid"]}"#))
+        guard case .error(let e) = h.send(#"start {"selections":["reddit"],"seconds":900}"#) else {
+            Issue.record("a machine-wide start extended the kid's block")
+            return
+        }
+        #expect(e.code == .exists && e.message.contains("--name"))
+    }
+}
+
+@Suite("Per-user blocks: the per-user tables as an enforcer (DESIGN §7 truth)")
+struct UserTablesEnforcerTests {
+    @Test("per-user selections go to their users' tables, machine-wide ones do not; none at all creates nothing")
+    func splits() throws {
+        let temp = try TempDir()
+        let dir = temp.path + "/blockd/users"
+        let enforcer = UserTablesEnforcer(directory: dir)
+        #expect(enforcer.enforce(blocked: [Selection(name: "reddit", domains: ["reddit.com"])]) == EnforcementReport())
+        #expect(!FileManager.default.fileExists(atPath: dir), "no per-user block: no directory")
+        var youtube = Selection(name: "youtube", domains: ["youtube.com", "www.youtube.com"])
+        youtube.users = [1001, 1004]
+        #expect(enforcer.enforce(blocked: [Selection(name: "reddit", domains: ["reddit.com"]), youtube]).failures.isEmpty)
+        let table = try #require(FileManager.default.contents(atPath: dir + "/1001"))
+        #expect(UserTable.domains(in: Array(table)) == ["www.youtube.com", "youtube.com"])
+        #expect(FileManager.default.fileExists(atPath: dir + "/1004"))
+        _ = enforcer.enforce(blocked: [])
+        #expect(try UserTables(directory: dir).present() == [], "tables go when the block ends")
+    }
+
+    @Test("a table that cannot be written leaves its selections not enforced, with the cause")
+    func truth() throws {
+        let temp = try TempDir()
+        try Data().write(to: URL(fileURLWithPath: temp.path + "/file"))
+        let enforcer = UserTablesEnforcer(directory: temp.path + "/file/users")
+        var youtube = Selection(name: "youtube", domains: ["youtube.com"])
+        youtube.users = [1001]
+        let report = enforcer.enforce(blocked: [youtube])
+        #expect(report.notEnforced["youtube"]?.contains("cannot write the per-user tables") == true, "\(report)")
+    }
+}
+
+@Suite("Per-user blocks: apps")
+struct UserAppsTests {
+    @Test("a per-user app block does not stop everyone's apps, and says it is not enforced")
+    func notForEveryone() {
+        let shield = AppShield(killGrace: 1, log: MemorySink(), hits: { _ in })
+        defer { _ = shield.release() }
+        var steam = Selection(name: "steam", apps: ["/nonexistent/blockd-test-steam"])
+        steam.users = [1001]
+        let report = shield.enforce(blocked: [steam])
+        #expect(report.notEnforced["steam"]?.contains("not yet blocked per user") == true, "\(report)")
+    }
+}
