@@ -35,9 +35,11 @@ extension ActivityIndex {
 
     /// T5: why `selection` is blocked at `evaluatedAt` (nil: it is not), in registration order.
     public func reasons(for selection: String) -> [Reason]? {
-        guard let byName = blocked[selection] else { return nil }
-        return byName.sorted { entries[$0.key]!.seq < entries[$1.key]!.seq }.map(\.value)
+        blocked[selection]?.map(\.reason)
     }
+
+    /// Whether `selection` is blocked at `evaluatedAt`. O(1).
+    public func isBlocked(_ selection: String) -> Bool { blocked[selection] != nil }
 
     public var blockedCount: Int { blocked.count }
 
@@ -46,7 +48,8 @@ extension ActivityIndex {
 
     /// When `selection` will be lifted, following only the activities that list it (T5).
     public func until(_ selection: String, from t: Date) -> Date? {
-        Policy(clock: clock).until(from: t, covering: activities(covering: selection))
+        // The order does not matter here: no sort, however many activities list the selection.
+        Policy(clock: clock).until(from: t, covering: (covering[selection] ?? []).compactMap { entries[$0]?.activity })
     }
 
     /// One blocked selection as `Policy.desired` gives it.

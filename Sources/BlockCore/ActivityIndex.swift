@@ -42,7 +42,14 @@ public struct ActivityIndex: Sendable {
     var due = Heap<Due>()
     /// Blocks by end, for expiry and the cap's count (T4) without a walk.
     var blockEnds = Heap<Due>()
-    var blocked: [String: [String: Reason]] = [:]
+    /// For each blocked selection its reasons, kept in registration order (by `seq`), so that
+    /// reading them costs no sort however many activities list the selection.
+    var blocked: [String: [Held]] = [:]
+
+    struct Held: Sendable {
+        var seq: UInt64
+        var reason: Reason
+    }
     var touched: Set<String> = []
     var nextSeq: UInt64 = 0
     /// How many activities of each kind are registered (status's counts without a walk).
@@ -50,6 +57,8 @@ public struct ActivityIndex: Sendable {
     /// How many activities have a user scope (per-user blocks): while none has, every view of
     /// the union is the whole one.
     public private(set) var scopedCount = 0
+    /// How many activities are active (have a window containing `evaluatedAt`).
+    public private(set) var activeCount = 0
     var counter: UInt64 = 0
 
     public init(clock: LocalClock, activities: [Activity] = []) {
@@ -140,8 +149,10 @@ public struct ActivityIndex: Sendable {
         evaluatedAt = t
         touched.formUnion(blocked.keys)
         blocked = [:]
+        activeCount = 0
         due = Heap()
-        for name in entries.keys {
+        // In registration order, so that each selection's reasons are appended, not inserted.
+        for name in entries.keys.sorted(by: { entries[$0]!.seq < entries[$1]!.seq }) {
             entries[name]!.window = nil
             evaluate(name)
         }
@@ -152,9 +163,10 @@ public struct ActivityIndex: Sendable {
     private mutating func evaluate(_ name: String) {
         guard let t = evaluatedAt, var e = entries[name] else { return }
         let window = e.activity.activeWindow(at: t, clock: clock)
+        if (window != nil) != (e.window != nil) { activeCount += window != nil ? 1 : -1 }
         if window != e.window {
             let reason = window.map { Reason(activity: name, kind: e.activity.kind, until: $0.end, scope: e.activity.scope) }
-            for selection in e.activity.selections { setReason(reason, of: name, for: selection) }
+            for selection in e.activity.selections { setReason(reason, seq: e.seq, for: selection) }
         }
         e.window = window
         e.stamp = tick()
@@ -167,20 +179,43 @@ public struct ActivityIndex: Sendable {
         for selection in old.activity.selections {
             covering[selection]?.remove(name)
             if covering[selection]?.isEmpty == true { covering[selection] = nil }
-            if old.window != nil { setReason(nil, of: name, for: selection) }
+            if old.window != nil { setReason(nil, seq: old.seq, for: selection) }
         }
+        if old.window != nil { activeCount -= 1 }
         limitNames.remove(name)
     }
 
-    private mutating func setReason(_ reason: Reason?, of name: String, for selection: String) {
+    /// Sets (or with nil removes) the reason of the activity registered as `seq`. O(log R) to
+    /// find it, plus the move of the array's tail on an insertion or removal.
+    private mutating func setReason(_ reason: Reason?, seq: UInt64, for selection: String) {
+        let (lo, found, same) = position(of: seq, reason, in: selection)
         if let reason {
-            guard blocked[selection]?[name] != reason else { return }
-            blocked[selection, default: [:]][name] = reason
+            if found {
+                guard !same else { return }
+                blocked[selection]![lo].reason = reason
+            } else {
+                blocked[selection, default: []].insert(Held(seq: seq, reason: reason), at: lo)
+            }
         } else {
-            guard blocked[selection]?.removeValue(forKey: name) != nil else { return }
-            if blocked[selection]?.isEmpty == true { blocked[selection] = nil }
+            guard found else { return }
+            blocked[selection]!.remove(at: lo)
+            if blocked[selection]!.isEmpty { blocked[selection] = nil }
         }
         touched.insert(selection)
+    }
+
+    /// Where the reason of `seq` is (or goes) among `selection`'s, whether it is there, and
+    /// whether it equals `reason`. Reads without keeping a reference, so the caller's mutation
+    /// that follows happens in place.
+    private func position(of seq: UInt64, _ reason: Reason?, in selection: String) -> (Int, Bool, Bool) {
+        guard let held = blocked[selection] else { return (0, false, false) }
+        var lo = 0, hi = held.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if held[mid].seq < seq { lo = mid + 1 } else { hi = mid }
+        }
+        let found = lo < held.count && held[lo].seq == seq
+        return (lo, found, found && held[lo].reason == reason)
     }
 
     /// Lazy deletion's upkeep: the queues' tops are current, and neither queue holds more

@@ -40,8 +40,8 @@ extension Engine {
         lifted = lifting
 
         var effects = Reconciliation()
-        effects.unlocks = candidates.filter { applied[$0] != nil && blockedReasons($0) == nil }.sorted()
-        let newlyBlocked = candidates.filter { applied[$0] == nil && blockedReasons($0) != nil }.sorted()
+        effects.unlocks = candidates.filter { applied[$0] != nil && !isBlockedNow($0) }.sorted()
+        let newlyBlocked = candidates.filter { applied[$0] == nil && isBlockedNow($0) }.sorted()
         if mustApply || !newlyBlocked.isEmpty || !effects.unlocks.isEmpty || scopesChanged(candidates) {  // per-user blocks
             mustApply = false
             let blocked = registry.index.blockedSelections.filter { !lifted.contains($0) }
@@ -78,6 +78,9 @@ extension Engine {
     private func appliedReasons(_ selection: String) -> [Reason]? {
         notEnforced[selection] == nil ? blockedReasons(selection) : nil
     }
+
+    /// T5 with M3: whether `selection` is blocked now (no grant lifts it). O(1).
+    func isBlockedNow(_ selection: String) -> Bool { !lifted.contains(selection) && registry.index.isBlocked(selection) }
 
     /// T5 with M3: the reasons blocking `selection` now, unless a grant lifts it.
     func blockedReasons(_ selection: String) -> [Reason]? {

@@ -10,18 +10,21 @@ extension Engine {
     func publishSnapshot(changed: Set<String>? = nil) {
         assertOnQueue()
         for selection in changed ?? [] {
-            blockedView[selection] = blockedReasons(selection) == nil ? nil : registry.index.blocked(selection)
+            blockedView[selection] = isBlockedNow(selection) ? registry.index.blocked(selection) : nil
         }
         let snapshot = makeSnapshot(parts: snapshotParts(desired: blockedView.keys.sorted().map { blockedView[$0]! }))
         published.withLock { $0 = snapshot }
     }
 
     /// What `status` shows, worked out from the index without a walk over the registry.
-    func snapshotParts(desired: [Policy.Blocked]) -> StatusSnapshot.Parts {
-        let active = registry.index.activities(named: Set(desired.flatMap { $0.reasons.map(\.activity) }))
+    func snapshotParts(desired: [Policy.Blocked], bounded: Bool = true) -> StatusSnapshot.Parts {
+        // Only the first `maxActive` are kept (in registration order); with more, status goes to
+        // the engine: a change never pays for listing a hundred thousand active blocks.
+        let active = bounded && registry.index.activeCount > StatusSnapshot.maxActive ? nil
+            : registry.index.activities(named: Set(desired.flatMap { $0.reasons.map(\.activity) }))
         let n = registry.index.kindCounts
         let counts: JSONObject = [
-            "activities": .int(Int64(registry.index.count)), "active": .int(Int64(active.count)),
+            "activities": .int(Int64(registry.index.count)), "active": .int(Int64(active?.count ?? registry.index.activeCount)),
             "blocks": .int(Int64(n[.block] ?? 0)), "schedules": .int(Int64(n[.schedule] ?? 0)), "limits": .int(Int64(n[.limit] ?? 0)),
         ]
         return StatusSnapshot.Parts(active: active, limits: registry.index.limits.map(Activity.limit), counts: counts, desired: desired,
@@ -61,7 +64,7 @@ extension Engine {
     func answerNow(_ request: Request, now: Date) -> JSONObject {
         let every = activitiesForDisplay(at: now)
         let desired = policy.lifting(policy.desired(at: now, activities: every), grants: book.grants, at: now)  // M3
-        let snapshot = makeSnapshot(parts: snapshotParts(desired: desired))
+        let snapshot = makeSnapshot(parts: snapshotParts(desired: desired, bounded: false))
         switch request {
         case .status(let all, _): return snapshot.status(all: all, every: all ? every : nil, now: now)
         case .scheduleList: return ["schedules": .array(every.filter { $0.kind == .schedule }.map { shapes.activity($0, at: now) })]

@@ -15,7 +15,10 @@ import Synchronization
 final class StatusSnapshot: Sendable {
     let local: LocalClock
     /// The activities that are reasons for a blocked selection, in registration order.
-    let active: [Activity]
+    /// nil when more than `maxActive` are active: listing them is O(active), which a change must
+    /// not pay, so such a status is answered by the engine.
+    let active: [Activity]?
+    static let maxActive = 1000
     /// §9: the usage limits, and the usage ledger to bring their use up to the answer's `now`.
     let limits: [Activity]
     let usage: UsageLedger
@@ -42,7 +45,7 @@ final class StatusSnapshot: Sendable {
     let serverStats: @Sendable () -> JSONObject
 
     struct Parts {
-        var active: [Activity]
+        var active: [Activity]?
         var limits: [Activity]
         var counts: JSONObject
         var desired: [Policy.Blocked]
@@ -81,7 +84,7 @@ final class StatusSnapshot: Sendable {
 
     func answer(_ request: Request, now: Date) -> JSONObject? {
         switch request {
-        case .status(let all, let view): return all || view != .caller || scoped ? nil : status(all: false, now: now)
+        case .status(let all, let view): return all || view != .caller || scoped || active == nil ? nil : status(all: false, now: now)
         case .limitList where scoped: return nil
         case .limitList: return ["limits": .array(limits.map { shapes.activity(current($0, now), at: now) })]
         case .failures: return ["failures": failuresJSON]
@@ -102,7 +105,7 @@ final class StatusSnapshot: Sendable {
     /// which the engine passes in) and `counts`, so that a status with 100,000 idle schedules
     /// stays short.
     func status(all: Bool, every: [Activity]? = nil, now: Date) -> JSONObject {
-        let shown = every ?? active
+        let shown = every ?? active ?? []
         var enforcement = self.enforcement
         for (key, value) in enforcementNotes(local) { enforcement[key] = value }
         var o: JSONObject = [

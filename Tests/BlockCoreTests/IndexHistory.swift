@@ -144,6 +144,12 @@ struct History {
         if registry.liveCount(at: now) != registry.live(at: now).count {
             return "live count \(registry.liveCount(at: now)), reference \(registry.live(at: now).count)"
         }
+        let activeWant = activities.filter { $0.activeWindow(at: now, clock: registry.clock) != nil }.count
+        if registry.index.activeCount != activeWant { return "active count \(registry.index.activeCount), reference \(activeWant)" }
+        for kind in [Activity.Kind.block, .schedule, .limit] {
+            let n = activities.filter { $0.kind == kind }.count
+            if registry.index.kindCounts[kind, default: 0] != n { return "\(kind) count \(registry.index.kindCounts[kind, default: 0]), reference \(n)" }
+        }
         var current: [String: [Reason]] = [:]
         for b in want { current[b.selection] = b.reasons }
         let changed = Set(current.keys).union(seen.keys).filter { current[$0] != seen[$0] }
