@@ -90,7 +90,7 @@ extension Command {
         case .deny: ("deny ID [--reason TEXT] [--json]", "refuse a more-time request (root and group blockd-admin)")
         case .cancel: ("cancel NAME", "keep an activity whose stop or removal waits for Delay=, or withdraw a request")
         case .stats: ("stats [--json]", "shield hits per selection per day")
-        case .watch: ("watch [--json] [--notify]", "follow the daemon's events (--notify: desktop notifications)")
+        case .watch: ("watch [--json] [--notify]", "follow the daemon's events about you (an admin: everyone's; --notify: desktop notifications)")
         case .reload: ("reload", "reload the daemon's configuration")
         case .hello: ("version", "print the client and daemon versions")
         }

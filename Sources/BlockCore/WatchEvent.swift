@@ -43,8 +43,13 @@ public struct WatchEvent: Equatable, Sendable {
     /// decided it: `grant`, `ask` (a pending request) or `minute` (only one more minute).
     /// Absent: asking cannot succeed, so the agent shows no button (S4).
     public var more: String?
-    /// M4: who asked (more-time), so that an agent knows its own request's answer.
+    /// M4: who asked (more-time), so that an agent knows its own request's answer; whose
+    /// request was refused or failed (refusal, failure).
     public var uid: Int?
+    /// Per-user blocks: the uids the selection is (lock, shield-hit), was (unlock) or the limit
+    /// is (limit, warning) blocked for; absent: the whole machine. The daemon sends a watcher
+    /// only the events it may see (`isShown(to:)`).
+    public var users: [Int]?
     /// Keys this build does not know, from a newer daemon (all keys of an unknown event):
     /// shown, never dropped.
     public var unknown = JSONObject()
@@ -56,43 +61,53 @@ public struct WatchEvent: Equatable, Sendable {
 }
 
 extension WatchEvent {
-    public static func lock(time: String, selection: String, until: String?, reasons: [String]) -> WatchEvent {
+    public static func lock(time: String, selection: String, until: String?, reasons: [String], users: [UInt32]? = nil) -> WatchEvent {
         var e = WatchEvent(Name.lock.rawValue, time: time)
         (e.selection, e.until, e.noEnd, e.reasons) = (selection, until, until == nil, reasons)
+        e.scope(users)
         return e
     }
 
-    public static func unlock(time: String, selection: String, why: String) -> WatchEvent {
+    public static func unlock(time: String, selection: String, why: String, users: [UInt32]? = nil) -> WatchEvent {
         var e = WatchEvent(Name.unlock.rawValue, time: time)
         (e.selection, e.why) = (selection, why)
+        e.scope(users)
         return e
     }
 
-    /// A refusal (bad input or stale state) or a failure (ours to fix): `name` says which.
-    public static func problem(_ name: Name, time: String, code: String, message: String) -> WatchEvent {
+    /// A refusal (bad input or stale state) or a failure (ours to fix): `name` says which;
+    /// `uid` whose request it was (nil: no one's, e.g. a configuration file's).
+    public static func problem(_ name: Name, time: String, code: String, message: String, uid: UInt32? = nil) -> WatchEvent {
         var e = WatchEvent(name.rawValue, time: time)
-        (e.code, e.message) = (code, message)
+        (e.code, e.message, e.uid) = (code, message, uid.map(Int.init))
         return e
     }
 
     /// A shield hit, or (`name` .tamper) a repaired edit of the hosts file.
-    public static func hit(_ name: Name, time: String, kind: String, selection: String, path: String, app: String?, until: String?) -> WatchEvent {
+    public static func hit(_ name: Name, time: String, kind: String, selection: String, path: String, app: String?, until: String?,
+                           users: [UInt32]? = nil) -> WatchEvent {
         var e = WatchEvent(name.rawValue, time: time)
         (e.hitKind, e.selection, e.path, e.app, e.until, e.noEnd) = (kind, selection, path, app, until, until == nil)
+        e.scope(users)
         return e
     }
 
-    public static func limit(time: String, activity: String, selections: [String], until: String) -> WatchEvent {
+    public static func limit(time: String, activity: String, selections: [String], until: String, users: [UInt32]? = nil) -> WatchEvent {
         var e = WatchEvent(Name.limit.rawValue, time: time)
         (e.activity, e.selections, e.until) = (activity, selections, until)
+        e.scope(users)
         return e
     }
 
-    public static func warning(time: String, activity: String, selection: String, starts: String, remaining: String) -> WatchEvent {
+    public static func warning(time: String, activity: String, selection: String, starts: String, remaining: String,
+                               users: [UInt32]? = nil) -> WatchEvent {
         var e = WatchEvent(Name.warning.rawValue, time: time)
         (e.activity, e.selection, e.starts, e.remaining) = (activity, selection, starts, remaining)
+        e.scope(users)
         return e
     }
+
+    private mutating func scope(_ uids: [UInt32]?) { users = uids.map { $0.map(Int.init) } }
 
     public static func dropped(count: Int, time: String) -> WatchEvent {
         var e = WatchEvent(Name.dropped.rawValue, time: time)
@@ -105,12 +120,12 @@ extension WatchEvent {
     /// Each event's keys in the order the daemon writes them; absent keys are left out.
     static func keys(_ name: Name?) -> [String] {
         switch name {
-        case .lock: ["time", "selection", "until", "reasons", "more"]
-        case .unlock: ["time", "selection", "why"]
-        case .refusal, .failure: ["time", "code", "message"]
-        case .shieldHit, .tamper: ["time", "kind", "selection", "path", "app", "until", "more"]
-        case .limit: ["time", "activity", "selections", "until"]
-        case .warning: ["time", "activity", "selection", "starts", "remaining"]
+        case .lock: ["time", "selection", "until", "reasons", "users", "more"]
+        case .unlock: ["time", "selection", "why", "users"]
+        case .refusal, .failure: ["time", "code", "message", "uid"]
+        case .shieldHit, .tamper: ["time", "kind", "selection", "path", "app", "until", "users", "more"]
+        case .limit: ["time", "activity", "selections", "until", "users"]
+        case .warning: ["time", "activity", "selection", "starts", "remaining", "users"]
         case .dropped: ["count", "time"]
         case .moreTime: ["time", "kind", "activity", "selection", "until", "message", "uid"]
         case nil: []
@@ -118,7 +133,7 @@ extension WatchEvent {
     }
 
     static let allKeys = ["time", "kind", "activity", "selection", "selections", "path", "app", "until", "starts",
-                          "remaining", "reasons", "why", "code", "message", "count", "more", "uid"]
+                          "remaining", "reasons", "why", "code", "message", "count", "more", "uid", "users"]
 
     /// The one encoder: the `EVENT` line's object.
     public var json: JSONObject {
@@ -144,6 +159,7 @@ extension WatchEvent {
         (more, uid) = (o["more"]?.string, o["uid"]?.int)
         selections = o["selections"].flatMap(WatchEvent.strings)
         reasons = o["reasons"].flatMap(WatchEvent.strings)
+        if case .array(let items)? = o["users"] { users = items.compactMap(\.int) }
         // An unknown event keeps every key, in the order it came, to be shown as it was.
         for (key, value) in o where key != "event" && (name == nil || !WatchEvent.allKeys.contains(key)) { unknown[key] = value }
     }
@@ -171,6 +187,7 @@ extension WatchEvent {
         case "count": return count.map { .int(Int64($0)) }
         case "more": return text(more)
         case "uid": return uid.map { .int(Int64($0)) }
+        case "users": return users.map { .array($0.map { .int(Int64($0)) }) }
         default: return unknown[key]
         }
     }

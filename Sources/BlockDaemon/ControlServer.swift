@@ -36,6 +36,9 @@ public final class ControlServer: @unchecked Sendable {
     var acceptSource: DispatchSourceRead?
     var connections: [ObjectIdentifier: Connection] = [:]
     var perUser: [UInt32: Int] = [:]
+    /// Who is on the other end of an accepted descriptor: SO_PEERCRED (`peer(of:)`) unless a
+    /// test gives its connections other users' credentials. Set before `start()`.
+    var credentials: ((Int32) -> Peer)?
 
     /// `hub` is the one the engine publishes its events into.
     public init(listenFD: Int32, engine: Engine, hub: EventHub, log: any LogSink, limits: Limits = Limits(), group: String = "blockd") {
@@ -66,7 +69,7 @@ public final class ControlServer: @unchecked Sendable {
                 }
                 return
             }
-            let who = peer(of: fd)
+            let who = credentials?(fd) ?? peer(of: fd)
             if let refusal = admission(for: who) {
                 let line = Response.error(CoreError(.busy, refusal)).line + "\n"
                 _ = line.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }

@@ -220,7 +220,7 @@ extension Engine {
         } else if why.isEmpty {
             why = "no activity covers it any more"
         }
-        return .unlock(selection: selection, why: why, fields: fields)
+        return .unlock(selection: selection, why: why, fields: fields, users: Engine.users(previous))  // whom it was blocked for
     }
 
     /// A block ended without unlocking anything. Say why truthfully: only selections another

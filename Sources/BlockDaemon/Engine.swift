@@ -148,7 +148,7 @@ public final class Engine: @unchecked Sendable {
             state.record(FailureRecord(time: now, code: ErrorCode.tamper.rawValue, message: Report.message(hit), uid: nil, activity: hit.selection))
         }
         let until = applied[hit.selection].flatMap { _ in registry.index.until(hit.selection, from: now) }
-        publish(.hit(hit, until: until), now: now)
+        publish(.hit(hit, until: until, users: registry.index.blocked(hit.selection)?.users), now: now)  // per-user blocks
         persist()
     }
 }

@@ -31,11 +31,13 @@ public final class EventHub: @unchecked Sendable {
 
     /// S3: called from the engine queue; never waits. Each watcher gets the event queued on
     /// its own bounded buffer; a full buffer drops, counts, and later tells that watcher.
+    /// Per-user blocks: only the watchers whose peer may see the event get it (§5).
     public func publish(_ event: JSONObject) {
         let line = Response.event(event).line
         let time = event["time"] ?? .null
+        let audience = WatchEvent(event)
         queue.async { [self] in
-            for connection in watchers.values where !connection.enqueueEvent(line, time: time) {
+            for connection in watchers.values where audience.isShown(to: connection.peer) && !connection.enqueueEvent(line, time: time) {
                 counters.update { _, _, dropped, _ in dropped += 1 }
             }
         }

@@ -7,14 +7,14 @@ import Foundation
 enum Report {
     /// A selection became blocked (and enforced).
     case lock(Policy.Blocked)
-    /// A selection is no longer blocked: `why` in words, and the fields that say which
-    /// activity ended when.
-    case unlock(selection: String, why: String, fields: [(String, String)])
+    /// A selection is no longer blocked: `why` in words, the fields that say which activity
+    /// ended when, and whom it was blocked for (nil: the whole machine).
+    case unlock(selection: String, why: String, fields: [(String, String)], users: [UInt32]? = nil)
     /// T4: a refused request, or a failure that is ours to fix.
     case problem(CoreError, uid: UInt32?, activity: String?)
     /// S5: a denied launch, a stopped process, or (E1, E6) a repaired hosts file, with when
-    /// the selection is lifted (nil: no end in sight).
-    case hit(ShieldHit, until: Date?)
+    /// the selection is lifted (nil: no end in sight) and whom it is blocked for (nil: everyone).
+    case hit(ShieldHit, until: Date?, users: [UInt32]? = nil)
     /// §9: a daily limit was used up; its apps are blocked until the end of the window.
     case limitReached(Limit, until: String)
     /// §9: a daily limit is about to be used up.
@@ -29,7 +29,7 @@ enum Report {
         case .lock: .lock
         case .unlock: .unlock
         case .problem(let error, _, _): [.internal, .invalidConfig, .notSaved].contains(error.code) ? .failure : .refusal
-        case .hit(let hit, _): hit.kind == .tamper ? .tamper : .shieldHit
+        case .hit(let hit, _, _): hit.kind == .tamper ? .tamper : .shieldHit
         case .limitReached: .limit
         case .limitWarning: .warning
         case .ended: .stop
@@ -46,14 +46,14 @@ enum Report {
             var fields = [("SELECTION", b.selection), ("ACTIVITY", b.reasons.map(\.activity).joined(separator: " "))]
             if let end = b.until { fields.append(("END", clock.iso8601(end))) }
             return LogEntry("Blocked \(b.selection): \(why), \(until)", priority: .notice, event: logEvent, fields: fields)
-        case .unlock(let selection, let why, let fields):
+        case .unlock(let selection, let why, let fields, _):
             return LogEntry("Unblocked \(selection): \(why)", priority: .notice, event: logEvent, fields: [("SELECTION", selection)] + fields)
         case .problem(let error, let uid, let activity):
             var fields = [("CODE", error.code.rawValue)]
             if let activity { fields.append(("ACTIVITY", activity)) }
             if let uid { fields.append(("UID", String(uid))) }
             return LogEntry("\(logEvent == .failure ? "Failure" : "Refused"): \(error.message)", priority: .warning, event: logEvent, fields: fields)
-        case .hit(let hit, _):
+        case .hit(let hit, _, _):
             var fields = [("SELECTION", hit.selection), ("PATH", hit.path), ("HIT", hit.kind.rawValue)]
             if let app = hit.app { fields.append(("APP", app)) }
             if let pid = hit.pid { fields.append(("PID", String(pid))) }
@@ -76,18 +76,18 @@ enum Report {
         let time = clock.iso8601(now)
         switch self {
         case .lock(let b):
-            return [.lock(time: time, selection: b.selection, until: b.until.map(clock.iso8601), reasons: b.reasons.map(\.activity))]
-        case .unlock(let selection, let why, _):
-            return [.unlock(time: time, selection: selection, why: why)]
-        case .problem(let error, _, _):
-            return [.problem(logEvent == .failure ? .failure : .refusal, time: time, code: error.code.rawValue, message: error.message)]
-        case .hit(let hit, let until):
+            return [.lock(time: time, selection: b.selection, until: b.until.map(clock.iso8601), reasons: b.reasons.map(\.activity), users: b.users)]
+        case .unlock(let selection, let why, _, let users):
+            return [.unlock(time: time, selection: selection, why: why, users: users)]
+        case .problem(let error, let uid, _):
+            return [.problem(logEvent == .failure ? .failure : .refusal, time: time, code: error.code.rawValue, message: error.message, uid: uid)]
+        case .hit(let hit, let until, let users):
             return [.hit(hit.kind == .tamper ? .tamper : .shieldHit, time: time, kind: hit.kind.rawValue, selection: hit.selection,
-                         path: hit.path, app: hit.app, until: until.map(clock.iso8601))]
+                         path: hit.path, app: hit.app, until: until.map(clock.iso8601), users: users)]
         case .limitReached(let l, let until):
-            return [.limit(time: time, activity: l.name, selections: l.selections, until: until)]
+            return [.limit(time: time, activity: l.name, selections: l.selections, until: until, users: l.users?.uids)]
         case .limitWarning(let l, let remaining, let starts):
-            return l.selections.map { .warning(time: time, activity: l.name, selection: $0, starts: starts, remaining: remaining) }
+            return l.selections.map { .warning(time: time, activity: l.name, selection: $0, starts: starts, remaining: remaining, users: l.users?.uids) }
         case .ended:
             return []
         case .moreTime(let note): return note.events(clock: clock, now: now)
