@@ -11,12 +11,16 @@ blockd manages /etc/hosts (the overlay's) with ConnectGrace=3s.
       nftables table is gone;
   (c) getent answers the sink, and a connect to it is refused at once although a server
       listens there, while 127.0.0.1:80 still answers;
+  (u) per user: two throwaway users A and B (created in the overlay's /etc/passwd and removed
+      again) each hold a keep-alive and an idle connection to social.test; a block scoped to A
+      destroys A's two and refuses A's new connects at once (the table matches the socket
+      owner, meta skuid) while B's connections go on and B connects as before;
   (d) blockd --release removes the table.
 Nothing runs outside the namespace: the machine's sockets, firewall and /etc are untouched.
 Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed.
 Usage: torture/felt.py BIN_DIR [--bench N]   (--bench: N timed runs of (a), for bench/run)
 """
-import json, os, socket, sys, threading, time
+import json, os, pwd, socket, subprocess, sys, threading, time
 from http.server import BaseHTTPRequestHandler
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -26,7 +30,8 @@ from rig import Rig, enter, sh, wait_for  # noqa: E402
 bindir = os.path.abspath(sys.argv[1])
 bench_runs = int(sys.argv[sys.argv.index("--bench") + 1]) if "--bench" in sys.argv else 0
 t = Tally("felt")
-enter(t, ["unshare", "ip", "dnsmasq", "nft", "getent", "mount"], "needs root (unshare -m -n, nftables, sock_diag)", timeout=300)
+enter(t, ["unshare", "ip", "dnsmasq", "nft", "getent", "mount", "setpriv", "useradd"],
+      "needs root (unshare -m -n, nftables, sock_diag, throwaway users)", timeout=300)
 
 
 class Site(BaseHTTPRequestHandler):
@@ -193,6 +198,141 @@ def felt(d):
     t.check(connect("127.0.0.3")[0] == "ok" and getent("social.test") == ["127.0.0.2"], "after the unlock everything answers as before")
 
 
+# A client run as a throwaway user (setpriv): a keep-alive connection making a request every
+# 20 ms and an idle one (only SOCK_DESTROY ends its wait), both to argv[1]:80; on stdin,
+# "connect" tries a new connection and "status" reports. Times are CLOCK_MONOTONIC, as the test's.
+USER_CLIENT = r"""
+import socket, sys, threading, time
+host = sys.argv[1]
+out = threading.Lock()
+def say(*words):
+    with out:
+        print(*words, flush=True)
+def request(f, s):
+    s.sendall(b"GET / HTTP/1.1\r\nHost: social.test\r\n\r\n")
+    status, length = f.readline(), 0
+    while True:
+        line = f.readline()
+        if not line:
+            raise ConnectionError("closed")
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+        if line in (b"\r\n", b"\n"):
+            break
+    if not status.startswith(b"HTTP/1.1 200") or len(f.read(length)) != length:
+        raise ConnectionError("bad reply")
+keep, idle = socket.create_connection((host, 80), timeout=2), socket.create_connection((host, 80), timeout=2)
+kf, jf = keep.makefile("rb"), idle.makefile("rb")
+request(kf, keep); request(jf, idle)
+idle.settimeout(None)
+count = [0]
+def loop():
+    while True:
+        try:
+            request(kf, keep)
+            count[0] += 1
+        except OSError as e:
+            say("keep-failed", time.monotonic(), repr(e).replace(" ", "_"))
+            return
+        time.sleep(0.02)
+def wait():
+    try:
+        idle.recv(1)
+        e = "eof"
+    except OSError as x:
+        e = repr(x).replace(" ", "_")
+    say("idle-ended", time.monotonic(), e)
+threading.Thread(target=loop, daemon=True).start()
+threading.Thread(target=wait, daemon=True).start()
+say("ready")
+for line in sys.stdin:
+    if line.strip() == "connect":
+        start = time.monotonic()
+        try:
+            with socket.create_connection((host, 80), timeout=2):
+                r = "ok"
+        except ConnectionRefusedError:
+            r = "refused"
+        except OSError as e:
+            r = "error_" + type(e).__name__
+        say("connect", r, time.monotonic() - start)
+    elif line.strip() == "status":
+        say("status", count[0])
+"""
+USERS = ("bdfelt-a", "bdfelt-b")
+
+
+class UserClient:
+    """USER_CLIENT as `user`, read line by line on a thread; stopped by close()."""
+
+    def __init__(self, user, host):
+        self.user, self.lines, self.cond = user, [], threading.Condition()
+        self.proc = subprocess.Popen(["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups",
+                                      sys.executable, "-c", USER_CLIENT, host],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd="/")
+        threading.Thread(target=self.read, daemon=True).start()
+        if not self.wait("ready", 5):
+            raise RuntimeError(f"the client as {user} did not connect: {self.lines}")
+
+    def read(self):
+        for line in self.proc.stdout:
+            with self.cond:
+                self.lines.append(line.split())
+                self.cond.notify_all()
+
+    def wait(self, word, seconds, after=0):
+        with self.cond:
+            self.cond.wait_for(lambda: any(l and l[0] == word for l in self.lines[after:]), seconds)
+            return next((l for l in self.lines[after:] if l and l[0] == word), None)
+
+    def ask(self, command):
+        n = len(self.lines)
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+        return self.wait(command, 5, n)
+
+    def close(self):
+        self.proc.kill()
+        self.proc.wait(5)
+
+
+def per_user(d):
+    """U3: a block scoped to user A cuts A's connections and refuses A's new ones (the table
+    matches the socket owner, meta skuid); B's connections to the same site go on."""
+    a, b = (UserClient(u, "127.0.0.2") for u in USERS)
+    try:
+        time.sleep(0.2)
+        start = time.monotonic()
+        d.blockc("start", "--for", "30s", "--user", USERS[0], "social")
+        a_keep, a_idle = a.wait("keep-failed", 3), a.wait("idle-ended", 3)
+        a_cut = float(a_keep[1]) - start if a_keep else None
+        t.check(a_cut is not None and a_cut <= 1.0, f"(u) A's keep-alive connection died {a_cut} s after blockc start --user A (want <= 1 s)")
+        t.check(a_idle is not None and float(a_idle[1]) - start <= 1.0 and a_idle[2] != "eof",
+                f"(u) A's idle connection was destroyed (the socket cut of A's sockets): {a_idle}")
+        before = int(b.ask("status")[1])
+        got_a, got_b = a.ask("connect"), b.ask("connect")
+        t.check(got_a[1] == "refused" and float(got_a[2]) < 0.5, f"(u) A's new connection is refused at once (meta skuid): {got_a}")
+        t.check(got_b[1] == "ok", f"(u) B's new connection to the same address works: {got_b}")
+        time.sleep(1.0)
+        after = int(b.ask("status")[1])
+        t.check(b.wait("keep-failed", 0) is None and b.wait("idle-ended", 0) is None and after - before >= 5,
+                f"(u) B's keep-alive and idle connections live on ({after - before} requests in the last second): {b.lines}")
+        rules = d.status()["enforcement"].get("firewall", {})
+        uid_a = pwd.getpwnam(USERS[0]).pw_uid
+        t.check({"uids": [uid_a], "addresses": ["127.0.0.2"]} in rules.get("perUser", []),
+                f"status lists the address refused for A only: {rules}")
+        ruleset = sh("nft", "list", "table", "inet", "blockd", check=False).stdout
+        t.check(f"meta skuid {uid_a} ip daddr 127.0.0.2" in ruleset, f"the table matches A's sockets:\n{ruleset}")
+        t.figures["perUserCutSeconds"] = round(a_cut, 3) if a_cut is not None else None
+        t.figures["otherUserRequestsPerSecond"] = after - before
+    finally:
+        a.close()
+        b.close()
+    d.blockc("stop", "social", check=False)
+    t.check(wait_for(lambda: "Nothing is blocked" in d.blockc("status").stdout, 8), "(u) the per-user block stopped")
+    t.check(wait_for(lambda: not table_exists(), 2), "(u) after it the table inet blockd is gone")
+
+
 def release(d):
     d.blockc("start", "--for", "1h", "social")
     t.check(wait_for(table_exists, 2), "(d) a new block creates the table")
@@ -233,13 +373,23 @@ def main():
             "fw": "[Selection]\nName=fw\nDomains=fw.test\nFirewall=yes\n"})
         for address in ("127.0.0.2", "127.0.0.3", "127.0.0.1", "127.0.0.253"):
             rig.serve(address, Site)
+        # Per-user tables go to /run/blockd/users: the namespace's own /run; the throwaway
+        # users live in the overlay's /etc/passwd (removed at the end, gone with it anyway).
+        sh("mount", "-t", "tmpfs", "-o", "mode=0755,size=4m", "tmpfs", "/run")
+        for u in USERS:
+            sh("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", u)
         d = rig.daemon("--policy-root", f"{rig.work}/root")
         d.start()
-        if bench_runs:
-            bench(d, bench_runs)
-        else:
-            felt(d)
-            release(d)
+        try:
+            if bench_runs:
+                bench(d, bench_runs)
+            else:
+                felt(d)
+                per_user(d)
+                release(d)
+        finally:
+            for u in USERS:
+                sh("userdel", u, check=False)
     t.done()
 
 

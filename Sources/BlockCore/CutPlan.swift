@@ -6,18 +6,58 @@
 /// grace period (`ConnectGrace=`), longer than browsers keep addresses cached; a selection
 /// with `Firewall=yes` keeps them rejected for the whole block. Addresses learned later from
 /// DNS join the same entry. An unblocked domain's entry goes at once.
+///
+/// A domain blocked for some users only (U3) is cut and refused for their sockets only: cuts
+/// carry the owners' uids, and the table's rules match them with `meta skuid`.
 public struct CutPlan: Equatable, Sendable {
+    /// Whose sockets a block, a cut or a reject applies to: nil, everyone's; else the owners'
+    /// uids (`idiag_uid` for the cut, `meta skuid` for the table).
+    public typealias Owners = Set<UInt32>?
+
+    /// One blocked domain: whether its selection holds the reject for the whole block
+    /// (`Firewall=yes`), and for whom it is blocked.
+    public struct Block: Equatable, Sendable {
+        public var whole: Bool
+        public var users: Owners
+        public init(whole: Bool = false, users: Owners = nil) {
+            self.whole = whole
+            self.users = users
+        }
+    }
+
     public struct Entry: Equatable, Sendable {
         public var addresses: Set<IPAddress>
         /// nil: for as long as the domain is blocked (`Firewall=yes`).
         public var until: Double?
+        public var users: Owners = nil
+    }
+
+    /// Sockets to destroy: those of `users` (nil: anyone's) whose peer is one of `addresses`.
+    public struct Cut: Equatable, Sendable {
+        public var users: Owners
+        public var addresses: [IPAddress]
+        public init(users: Owners = nil, addresses: [IPAddress]) {
+            self.users = users
+            self.addresses = addresses
+        }
+    }
+
+    /// One group of the table: connections from sockets of `users` (nil: anyone's) to
+    /// `addresses` are refused.
+    public struct Rule: Equatable, Sendable {
+        public var users: [UInt32]?
+        public var addresses: [IPAddress]
+        public init(users: [UInt32]? = nil, addresses: [IPAddress]) {
+            self.users = users
+            self.addresses = addresses
+        }
     }
 
     /// What blockd learned about each domain's addresses, kept across blocks (a domain blocked
     /// again is cut at once, before DNS answers).
     public private(set) var known: [String: Set<IPAddress>] = [:]
-    /// Domains blocked now → whether their selection holds the reject for the whole block.
-    public private(set) var blocked: [String: Bool] = [:]
+    /// Domains blocked now, with their `Firewall=` and scope.
+    public private(set) var blocked: [String: Block] = [:]
     /// The reject entries, per domain.
     public private(set) var entries: [String: Entry] = [:]
     public var grace: Double
@@ -29,41 +69,82 @@ public struct CutPlan: Equatable, Sendable {
     public static let neverCut: Set<IPAddress> = Set(["0.0.0.0", "::", "127.0.0.1", "::1", "127.0.0.53", "127.0.0.54"]
         .compactMap(IPAddress.init) + HostsFile.Sink.reject.addresses)
 
-    /// The new desired set of blocked domains (domain → `Firewall=yes`). Returns the domains
-    /// that just became blocked, to look up, and the known addresses to cut now.
+    /// Machine-wide blocks only (domain → `Firewall=yes`), as before per-user scopes.
     public mutating func update(blocked now: [String: Bool], at time: Double) -> (newly: [String], cut: [IPAddress]) {
+        let (newly, cuts) = update(blocks: now.mapValues { Block(whole: $0) }, at: time)
+        return (newly, cuts.flatMap(\.addresses).sorted())
+    }
+
+    /// The new desired set of blocked domains. Returns the domains that just became blocked,
+    /// to look up, and the known addresses to cut now, grouped by whose sockets: a domain newly
+    /// blocked is cut for its whole scope, one whose scope grew for the users it gained (and
+    /// gets a fresh grace: for them the block just started).
+    public mutating func update(blocks now: [String: Block], at time: Double) -> (newly: [String], cuts: [Cut]) {
         let newly = now.keys.filter { blocked[$0] == nil }.sorted()
         for domain in entries.keys where now[domain] == nil { entries[domain] = nil }
-        for (domain, whole) in now {
-            if newly.contains(domain) {
-                entries[domain] = Entry(addresses: known[domain] ?? [], until: whole ? nil : time + grace)
+        var cuts: [Owners: Set<IPAddress>] = [:]
+        for (domain, block) in now {
+            let gained = CutPlan.gained(from: blocked[domain], to: block)
+            if let gained {
+                entries[domain] = Entry(addresses: known[domain] ?? [], until: block.whole ? nil : time + grace, users: block.users)
+                cuts[gained, default: []].formUnion(known[domain] ?? [])
             } else if var e = entries[domain] {
-                // Firewall= switched by a reload: follow it for what is left of the block.
-                e.until = whole ? nil : (e.until ?? time + grace)
+                // Firewall= switched by a reload, or the scope shrank: follow it for what is left.
+                e.until = block.whole ? nil : (e.until ?? time + grace)
+                e.users = block.users
                 entries[domain] = e
-            } else if whole {
-                entries[domain] = Entry(addresses: known[domain] ?? [], until: nil)
+            } else if block.whole {
+                entries[domain] = Entry(addresses: known[domain] ?? [], until: nil, users: block.users)
             }
         }
         blocked = now
-        var cut = Set<IPAddress>()
-        for d in newly { cut.formUnion(known[d] ?? []) }
-        return (newly, cut.sorted())
+        let list = cuts.filter { !$0.value.isEmpty }.map { Cut(users: $0.key, addresses: $0.value.sorted()) }
+        return (newly, list.sorted { CutPlan.order($0.users, $1.users) })
+    }
+
+    /// Whose sockets a change of scope newly blocks (nil inside: everyone's), or nil when nobody's.
+    static func gained(from old: Block?, to new: Block) -> Owners? {
+        guard let old else { return .some(new.users) }
+        guard let was = old.users else { return nil }
+        guard let now = new.users else { return .some(nil) }
+        let added = now.subtracting(was)
+        return added.isEmpty ? nil : .some(added)
+    }
+
+    /// Two scopes together: everyone when either is.
+    public static func union(_ a: Owners, _ b: Owners) -> Owners {
+        guard let a, let b else { return nil }
+        return a.union(b)
+    }
+
+    /// Machine-wide first, then by the uids.
+    static func order(_ a: Owners, _ b: Owners) -> Bool {
+        switch (a, b) {
+        case (nil, nil), (_, nil): return false
+        case (nil, _): return true
+        case let (x?, y?): return x.sorted().lexicographicallyPrecedes(y.sorted())
+        }
     }
 
     /// DNS answered `addresses` for `domain`: remembers them and returns the ones not cut yet
     /// for this block (to cut now). Nothing is cut for a domain no longer blocked.
     public mutating func learned(_ addresses: [IPAddress], for domain: String) -> [IPAddress] {
+        learnedCut(addresses, for: domain)?.addresses ?? []
+    }
+
+    /// `learned`, with whose sockets to cut (the domain's scope); nil when nothing is to cut.
+    public mutating func learnedCut(_ addresses: [IPAddress], for domain: String) -> Cut? {
         let usable = Set(addresses).subtracting(CutPlan.neverCut)
-        guard !usable.isEmpty else { return [] }
+        guard !usable.isEmpty else { return nil }
         let before = known[domain] ?? []
         known[domain] = before.union(usable)
-        guard blocked[domain] != nil else { return [] }
+        guard let block = blocked[domain] else { return nil }
         if var e = entries[domain] {
             e.addresses.formUnion(usable)
             entries[domain] = e
         }
-        return usable.subtracting(before).sorted()
+        let fresh = usable.subtracting(before)
+        return fresh.isEmpty ? nil : Cut(users: block.users, addresses: fresh.sorted())
     }
 
     /// Drops entries whose grace ended by `time`; whether anything changed.
@@ -76,9 +157,28 @@ public struct CutPlan: Equatable, Sendable {
     /// The earliest end of a grace period, for the one timer.
     public var nextExpiry: Double? { entries.values.compactMap(\.until).min() }
 
-    /// Addresses the table rejects now (without the sink): sorted, IPv4 first.
-    public var rejected: [IPAddress] {
-        entries.values.reduce(into: Set<IPAddress>()) { $0.formUnion($1.addresses) }.subtracting(CutPlan.neverCut).sorted()
+    /// Addresses the table rejects now for anyone (without the sink): sorted, IPv4 first.
+    public var rejected: [IPAddress] { rules.flatMap(\.addresses).sorted() }
+
+    /// The table's groups: each address refused for the union of its entries' scopes (for
+    /// everyone when any entry is machine-wide); addresses with the same owners share a rule.
+    /// Machine-wide first, then by the uids; addresses sorted, IPv4 first.
+    public var rules: [Rule] {
+        var owners: [IPAddress: Owners] = [:]
+        for entry in entries.values {
+            for address in entry.addresses.subtracting(CutPlan.neverCut) {
+                let merged: Owners
+                if let seen = owners[address] {
+                    merged = CutPlan.union(seen, entry.users)
+                } else {
+                    merged = entry.users
+                }
+                owners[address] = .some(merged)
+            }
+        }
+        let groups = Dictionary(grouping: owners.keys) { owners[$0]! }
+        return groups.map { Rule(users: $0.key?.sorted(), addresses: $0.value.sorted()) }
+            .sorted { CutPlan.order($0.users.map(Set.init), $1.users.map(Set.init)) }
     }
 
     /// The latest end of a grace period now in force (nil when none or all are for the whole block).
@@ -96,15 +196,26 @@ public enum NftScript {
     /// `addresses` (TCP with a reset, everything else with ICMP administratively prohibited),
     /// so a connect fails at once instead of timing out. Nil addresses: the table removed.
     public static func script(rejecting addresses: [IPAddress]) -> String {
+        script(rules: addresses.isEmpty ? [] : [CutPlan.Rule(addresses: addresses)])
+    }
+
+    /// The table with one pair of rejects per rule and family; a rule with users matches only
+    /// packets from sockets they own (`meta skuid`, known for locally generated packets,
+    /// which is all the output hook sees). No rules: the table removed.
+    public static func script(rules: [CutPlan.Rule]) -> String {
         var out = "add table \(family) \(table)\ndelete table \(family) \(table)\n"
-        guard !addresses.isEmpty else { return out }
-        let v4 = addresses.filter(\.isIPv4).map(\.description)
-        let v6 = addresses.filter { !$0.isIPv4 }.map(\.description)
+        let rules = rules.filter { !$0.addresses.isEmpty && $0.users?.isEmpty != true }
+        guard !rules.isEmpty else { return out }
         out += "table \(family) \(table) {\n\tchain output {\n\t\ttype filter hook output priority filter; policy accept;\n"
-        for (match, list) in [("ip daddr", v4), ("ip6 daddr", v6)] where !list.isEmpty {
-            let set = "{ \(list.joined(separator: ", ")) }"
-            out += "\t\t\(match) \(set) meta l4proto tcp reject with tcp reset\n"
-            out += "\t\t\(match) \(set) reject with icmpx type admin-prohibited\n"
+        for rule in rules {
+            let owner = rule.users.map { "meta skuid { \($0.map(String.init).joined(separator: ", ")) } " } ?? ""
+            let v4 = rule.addresses.filter(\.isIPv4).map(\.description)
+            let v6 = rule.addresses.filter { !$0.isIPv4 }.map(\.description)
+            for (match, list) in [("ip daddr", v4), ("ip6 daddr", v6)] where !list.isEmpty {
+                let set = "{ \(list.joined(separator: ", ")) }"
+                out += "\t\t\(owner)\(match) \(set) meta l4proto tcp reject with tcp reset\n"
+                out += "\t\t\(owner)\(match) \(set) reject with icmpx type admin-prohibited\n"
+            }
         }
         return out + "\t}\n}\n"
     }

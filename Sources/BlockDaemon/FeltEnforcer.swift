@@ -20,12 +20,12 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     public let sink: HostsFile.Sink
     let log: any LogSink
     let lookup: @Sendable (String) -> [IPAddress]
-    let cutter: @Sendable ([IPAddress]) -> SocketCutter.Result
+    let cutter: @Sendable ([IPAddress], CutPlan.Owners) -> SocketCutter.Result
     let monotonic: @Sendable () -> Double
     let queue = DispatchQueue(label: "blockd.felt")
     var plan: CutPlan
     var timer: DispatchSourceTimer?
-    var rejecting: [IPAddress] = []
+    var rejecting: [CutPlan.Rule] = []
     var socketsCut = 0
     var cutProblem: String?
     var tableProblem: String?
@@ -33,7 +33,7 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     public init(settings: DaemonConfig.FeltSettings, log: any LogSink,
                 table: (table: NftablesTable?, problem: String?)? = nil,
                 lookup: (@Sendable (String) -> [IPAddress])? = nil,
-                cutter: @escaping @Sendable ([IPAddress]) -> SocketCutter.Result = { SocketCutter().cut($0) },
+                cutter: @escaping @Sendable ([IPAddress], CutPlan.Owners) -> SocketCutter.Result = { SocketCutter().cut($0, owners: $1) },
                 monotonic: @escaping @Sendable () -> Double = { Double(blockd_clock_ns(1)) / 1e9 }) {
         self.settings = settings
         self.log = log
@@ -56,18 +56,12 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     /// Failures here name no selection: cutting and refusing make a block felt at once, while
     /// the hosts file is what makes it enforced (DESIGN §7 "Truth").
     public func enforce(blocked: [Selection]) -> EnforcementReport {
-        var wanted: [String: Bool] = [:]
-        for selection in blocked where selection.users == nil {  // machine-wide blocks only: no per-user cuts yet
-            for raw in selection.domains {
-                guard let d = try? Domain.normalize(raw) else { continue }  // the hosts enforcer reports it
-                wanted[d] = (wanted[d] ?? false) || selection.firewall == true
-            }
-        }
+        let wanted = FeltEnforcer.blocks(blocked)
         let (newly, failure): ([String], EnforcementFailure?) = queue.sync {
-            let (newly, known) = plan.update(blocked: wanted, at: monotonic())
+            let (newly, cuts) = plan.update(blocks: wanted, at: monotonic())
             // Refuse first, then cut: a browser's immediate reconnect meets the reject.
             let failure = converge()
-            cut(known, reason: "already known when the block started")
+            for c in cuts { cut(c, reason: "already known when the block started") }
             return (newly, failure)
         }
         for domain in newly { learn(domain) }
@@ -89,21 +83,22 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
         DispatchQueue.global().async { [self] in
             let addresses = lookup(domain)
             queue.async { [self] in
-                let fresh = plan.learned(addresses, for: domain)
-                guard !fresh.isEmpty else { return }
+                guard let fresh = plan.learnedCut(addresses, for: domain) else { return }
                 if let failure = converge() { log.log(LogEntry(failure.message, priority: .error, event: .failure)) }
                 cut(fresh, reason: "DNS answered for \(domain)")
             }
         }
     }
 
-    /// Destroys open sockets to `addresses` (CutSockets=yes), logs and counts what it did.
-    func cut(_ addresses: [IPAddress], reason: String) {
+    /// Destroys the open sockets of `c.users` (everyone's when nil) to `c.addresses`
+    /// (CutSockets=yes), logs and counts what it did.
+    func cut(_ c: CutPlan.Cut, reason: String) {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard settings.cutSockets, !addresses.isEmpty else { return }
-        let result = cutter(addresses)
+        guard settings.cutSockets, !c.addresses.isEmpty, c.users?.isEmpty != true else { return }
+        let result = cutter(c.addresses, c.users)
         socketsCut += result.destroyed
-        let list = addresses.map(\.description).joined(separator: " ")
+        let list = c.addresses.map(\.description).joined(separator: " ")
+        let whose = c.users.map { " of uid\($0.count == 1 ? "" : "s") \($0.sorted().map(String.init).joined(separator: ","))" } ?? ""
         if let problem = result.problem {
             if cutProblem != problem { log.log(LogEntry("Cannot cut open connections to blocked sites: \(problem)", priority: .warning, event: .failure)) }
             cutProblem = problem
@@ -111,7 +106,7 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
             cutProblem = nil
         }
         guard result.matched > 0 else { return }
-        log.log(LogEntry("Cut \(result.destroyed) open connection\(result.destroyed == 1 ? "" : "s") to \(list) (\(reason))",
+        log.log(LogEntry("Cut \(result.destroyed) open connection\(result.destroyed == 1 ? "" : "s")\(whose) to \(list) (\(reason))",
                          priority: .notice, event: .socketsCut,
                          fields: [("ADDRESSES", list), ("SOCKETS_CUT", "\(result.destroyed)")]))
     }
@@ -125,9 +120,9 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
         armTimer()
         guard let table else { return nil }
         let blocked = anyBlocked ?? !plan.blocked.isEmpty
-        let wanted = plan.rejected + (blocked ? sink.addresses : [])
+        let wanted = FeltEnforcer.withSink(plan.rules, sink: blocked ? sink.addresses : [])
         guard wanted != rejecting || tableProblem != nil else { return nil }
-        if let problem = table.apply(rejecting: wanted) {
+        if let problem = table.apply(rules: wanted) {
             tableProblem = problem
             return EnforcementFailure(selection: nil, message: "cannot update the nftables table inet blockd: \(problem)")
         }
@@ -138,14 +133,17 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
         return nil
     }
 
-    func logTable(was: [IPAddress]) {
-        let list = rejecting.map(\.description).joined(separator: " ")
+    func logTable(was: [CutPlan.Rule]) {
+        let now = rejecting.flatMap(\.addresses), before = was.flatMap(\.addresses)
+        let list = now.map(\.description).joined(separator: " ")
         let message: String
-        if rejecting.isEmpty {
+        if now.isEmpty {
             message = "Removed the nftables table inet blockd: nothing is refused any more"
         } else {
-            let added = Set(rejecting).subtracting(was).count, removed = Set(was).subtracting(rejecting).count
-            message = "The nftables table inet blockd now refuses connections to \(rejecting.count) address\(rejecting.count == 1 ? "" : "es") (\(added) added, \(removed) removed)"
+            let added = Set(now).subtracting(before).count, removed = Set(before).subtracting(now).count
+            let some = rejecting.filter { $0.users != nil }.flatMap(\.addresses).count
+            let scoped = some == 0 ? "" : ", \(some) of them for some users only"
+            message = "The nftables table inet blockd now refuses connections to \(now.count) address\(now.count == 1 ? "" : "es") (\(added) added, \(removed) removed\(scoped))"
         }
         log.log(LogEntry(message, priority: .info, event: .firewall, fields: [("ADDRESSES", list)]))
     }
@@ -165,7 +163,14 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     public func notes(wallNow: Date, iso: (Date) -> String) -> JSONObject {
         queue.sync {
             var firewall: JSONObject = ["enabled": .bool(table != nil), "table": .string("\(NftScript.family) \(NftScript.table)"),
-                                        "addresses": .array(rejecting.map { .string($0.description) })]
+                                        "addresses": .array(rejecting.flatMap(\.addresses).map { .string($0.description) })]
+            let scoped = rejecting.filter { $0.users != nil }
+            if !scoped.isEmpty {
+                firewall["perUser"] = .array(scoped.map { rule in
+                    .object(["uids": .array((rule.users ?? []).map { .int(Int64($0)) }),
+                             "addresses": .array(rule.addresses.map { .string($0.description) })])
+                })
+            }
             if let until = plan.until { firewall["until"] = .string(iso(wallNow.addingTimeInterval(until - monotonic()))) }
             if let problem = tableProblem ?? firewallProblem { firewall["problem"] = .string(problem) }
             var notes: JSONObject = ["sink": .string(sink.description), "cutSockets": .bool(settings.cutSockets),
@@ -181,6 +186,38 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
         guard settings.firewall else { return nil }
         let opened = NftablesTable.open()
         guard let table = opened.table else { return nil }  // nothing of ours can be there
-        return table.apply(rejecting: [])
+        return table.apply(rules: [])
+    }
+
+    /// The blocked domains of `selections` with their scope: a domain blocked for everyone by
+    /// any selection is blocked for everyone, else for the union of its selections' users.
+    /// `Firewall=yes` on any of them holds the reject for the whole block.
+    static func blocks(_ selections: [Selection]) -> [String: CutPlan.Block] {
+        var out: [String: CutPlan.Block] = [:]
+        for selection in selections where selection.users?.isEmpty != true {
+            for raw in selection.domains {
+                guard let d = try? Domain.normalize(raw) else { continue }  // the hosts enforcer reports it
+                let users = selection.users.map(Set.init)
+                guard let was = out[d] else {
+                    out[d] = CutPlan.Block(whole: selection.firewall == true, users: users)
+                    continue
+                }
+                out[d] = CutPlan.Block(whole: was.whole || selection.firewall == true,
+                                       users: CutPlan.union(was.users, users))
+            }
+        }
+        return out
+    }
+
+    /// The plan's rules with the sink refused for everyone (merged into the machine-wide rule).
+    static func withSink(_ rules: [CutPlan.Rule], sink: [IPAddress]) -> [CutPlan.Rule] {
+        guard !sink.isEmpty else { return rules }
+        var out = rules
+        if let i = out.firstIndex(where: { $0.users == nil }) {
+            out[i].addresses = (out[i].addresses + sink).sorted()
+        } else {
+            out.insert(CutPlan.Rule(addresses: sink), at: 0)
+        }
+        return out
     }
 }

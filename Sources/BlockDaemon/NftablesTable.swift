@@ -35,6 +35,12 @@ public final class NftablesTable: @unchecked Sendable {
         run(NftScript.script(rejecting: addresses))
     }
 
+    /// The table holding exactly `rules` (per-user ones matched on the socket owner, `meta
+    /// skuid`); no rules: the table removed. Nil on success, else nft's error text.
+    public func apply(rules: [CutPlan.Rule]) -> String? {
+        run(NftScript.script(rules: rules))
+    }
+
     func run(_ script: String) -> String? {
         lock.withLock {
             let status = nft_run_cmd_from_buffer(ctx, script)

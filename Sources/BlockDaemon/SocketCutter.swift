@@ -3,7 +3,7 @@ import CLinux
 import Glibc
 
 /// E5: destroys every established TCP socket and connected UDP socket (QUIC) on the machine
-/// whose peer is one of the given addresses, IPv4 and IPv6 (an IPv4 peer of a dual-stack
+/// (or of some owners only, U3) whose peer is one of the given addresses, IPv4 and IPv6 (an IPv4 peer of a dual-stack
 /// socket appears as ::ffff:a.b.c.d), through NETLINK_SOCK_DIAG's SOCK_DESTROY.
 public struct SocketCutter: Sendable {
     public struct Result: Equatable, Sendable {
@@ -17,7 +17,11 @@ public struct SocketCutter: Sendable {
 
     public init() {}
 
-    public func cut(_ addresses: [IPAddress]) -> Result {
+    /// `owners`: only sockets owned by these uids (`idiag_uid`, the uid that created the
+    /// socket, which is what nftables' `meta skuid` matches too); nil: anyone's.
+    public func cut(_ addresses: [IPAddress], owners: Set<UInt32>? = nil) -> Result {
+        let uids = owners.map { $0.sorted() } ?? []
+        let nuids = Int32(owners == nil ? -1 : uids.count)
         let v4 = addresses.filter(\.isIPv4)
         let v6 = addresses.filter { !$0.isIPv4 } + v4.compactMap(\.v4Mapped)
         var result = Result()
@@ -25,8 +29,10 @@ public struct SocketCutter: Sendable {
             let packed = list.flatMap { $0.bytes + [UInt8](repeating: 0, count: 16 - $0.bytes.count) }
             for proto in [Int32(IPPROTO_TCP), Int32(IPPROTO_UDP)] {
                 var matched: Int32 = 0
-                let n = packed.withUnsafeBufferPointer {
-                    blockd_sockdiag_destroy(family, proto, $0.baseAddress, Int32(list.count), &matched)
+                let n = packed.withUnsafeBufferPointer { a in
+                    uids.withUnsafeBufferPointer { u in
+                        blockd_sockdiag_destroy(family, proto, a.baseAddress, Int32(list.count), u.baseAddress, nuids, &matched)
+                    }
                 }
                 result.matched += Int(matched)
                 if n >= 0 { result.destroyed += Int(n); continue }

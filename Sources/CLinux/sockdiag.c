@@ -33,6 +33,14 @@ static int blockd_diag_send(int fd, uint16_t type, uint16_t flags, const struct 
     return 0;
 }
 
+/* nuids < 0: any owner. */
+static int blockd_owner_listed(uint32_t uid, const uint32_t *uids, int nuids) {
+    if (nuids < 0) return 1;
+    for (int i = 0; i < nuids; i++)
+        if (uids[i] == uid) return 1;
+    return 0;
+}
+
 static int blockd_addr_listed(const struct inet_diag_sockid *id, int family, const uint8_t *addrs, int count) {
     size_t len = family == AF_INET ? 4 : 16;
     for (int i = 0; i < count; i++)
@@ -42,7 +50,7 @@ static int blockd_addr_listed(const struct inet_diag_sockid *id, int family, con
 
 /* The dump: collects the ids of matching sockets into *out (grown with realloc). */
 static int blockd_diag_collect(int fd, const struct inet_diag_req_v2 *req, const uint8_t *addrs, int count,
-                               struct inet_diag_sockid **out, int *n) {
+                               const uint32_t *uids, int nuids, struct inet_diag_sockid **out, int *n) {
     int err = blockd_diag_send(fd, SOCK_DIAG_BY_FAMILY, NLM_F_DUMP, req);
     if (err) return err;
     char buf[32768];
@@ -58,6 +66,7 @@ static int blockd_diag_collect(int fd, const struct inet_diag_req_v2 *req, const
             }
             struct inet_diag_msg *m = NLMSG_DATA(h);
             if (!blockd_addr_listed(&m->id, req->sdiag_family, addrs, count)) continue;
+            if (!blockd_owner_listed(m->idiag_uid, uids, nuids)) continue;
             struct inet_diag_sockid *grown = realloc(*out, sizeof **out * (size_t)(*n + 1));
             if (!grown) return -ENOMEM;
             *out = grown;
@@ -83,9 +92,10 @@ static int blockd_diag_destroy_one(int fd, struct inet_diag_req_v2 req, const st
     }
 }
 
-int blockd_sockdiag_destroy(int family, int protocol, const uint8_t *addrs, int count, int *matched) {
+int blockd_sockdiag_destroy(int family, int protocol, const uint8_t *addrs, int count,
+                            const uint32_t *uids, int nuids, int *matched) {
     *matched = 0;
-    if (count <= 0) return 0;
+    if (count <= 0 || nuids == 0) return 0;
     int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
     if (fd < 0) return -errno;
     struct inet_diag_req_v2 req;
@@ -95,7 +105,7 @@ int blockd_sockdiag_destroy(int family, int protocol, const uint8_t *addrs, int 
     req.idiag_states = protocol == IPPROTO_TCP ? BLOCKD_TCP_CONNECTED : BLOCKD_UDP_CONNECTED;
     struct inet_diag_sockid *ids = NULL;
     int n = 0;
-    int result = blockd_diag_collect(fd, &req, addrs, count, &ids, &n);
+    int result = blockd_diag_collect(fd, &req, addrs, count, uids, nuids, &ids, &n);
     *matched = n;
     int destroyed = 0, last = 0;
     for (int i = 0; result == 0 && i < n; i++) {

@@ -1,0 +1,72 @@
+import BlockCore
+import BlockTestSupport
+import Foundation
+import Synchronization
+import Testing
+@testable import BlockDaemon
+
+/// E5 per user (U3) through the enforcer itself, with a recording cutter and a fixed lookup:
+/// whose sockets `enforce` asks to destroy for which blocks.
+@Suite("E5 per user: the cut enforcer asks for the sockets of the users in scope only")
+struct FeltUsersTests {
+    final class Cuts: @unchecked Sendable {
+        let calls = Mutex<[([IPAddress], Set<UInt32>?)]>([])
+    }
+
+    static func enforcer(_ cuts: Cuts) -> FeltEnforcer {
+        let settings = DaemonConfig.FeltSettings(connectGraceSeconds: 3, firewall: false, cutSockets: true, resolvConf: "/nonexistent")
+        return FeltEnforcer(settings: settings, log: MemorySink(),
+                            lookup: { $0 == "social.test" ? [IPAddress("10.0.0.2")!] : [IPAddress("10.0.0.3")!] },
+                            cutter: { addresses, owners in
+                                cuts.calls.withLock { $0.append((addresses, owners)) }
+                                return SocketCutter.Result(destroyed: 1, matched: 1)
+                            },
+                            monotonic: { 0 })
+    }
+
+    static func selection(_ name: String, _ domain: String, users: [UInt32]?) -> Selection {
+        var s = Selection(name: name, domains: [domain])
+        s.users = users
+        return s
+    }
+
+    func waitFor(_ cuts: Cuts, count: Int) async -> [([IPAddress], Set<UInt32>?)] {
+        for _ in 0..<200 where cuts.calls.withLock({ $0.count }) < count { try? await Task.sleep(for: .milliseconds(10)) }
+        return cuts.calls.withLock { $0 }
+    }
+
+    @Test("a block for uid 1001 cuts 1001's sockets; a machine-wide one everyone's")
+    func owners() async {
+        let cuts = Cuts()
+        let felt = Self.enforcer(cuts)
+        _ = felt.enforce(blocked: [Self.selection("social", "social.test", users: [1001]),
+                                   Self.selection("nobody", "nobody.test", users: [])])
+        let first = await waitFor(cuts, count: 1)
+        #expect(first.count == 1 && first.first?.0 == [IPAddress("10.0.0.2")!] && first.first?.1 == [1001],
+                "the per-user block's sockets only, and a scope of nobody cuts nothing: \(first)")
+        _ = felt.enforce(blocked: [Self.selection("social", "social.test", users: [1001]),
+                                   Self.selection("news", "news.test", users: nil)])
+        let second = await waitFor(cuts, count: 2)
+        #expect(second.count == 2 && second.last?.0 == [IPAddress("10.0.0.3")!] && second.last?.1 == nil,
+                "a machine-wide block cuts anyone's: \(second)")
+        _ = felt.enforce(blocked: [Self.selection("social", "social.test", users: [1001]),
+                                   Self.selection("social2", "social.test", users: [1002])])
+        let third = await waitFor(cuts, count: 3)
+        #expect(third.count == 3 && third.last?.0 == [IPAddress("10.0.0.2")!] && third.last?.1 == [1002],
+                "a second user's block of a known domain cuts that user's sockets at once: \(third)")
+        _ = felt.release()
+    }
+
+    @Test("scopes merge: everyone wins, users add up, Firewall=yes of any holds")
+    func merge() {
+        var fw = Self.selection("b", "a.test", users: [2])
+        fw.firewall = true
+        let blocks = FeltEnforcer.blocks([Self.selection("a", "a.test", users: [1]), fw, Self.selection("c", "c.test", users: [3]),
+                                          Self.selection("d", "c.test", users: nil), Self.selection("e", "e.test", users: [])])
+        #expect(blocks == ["a.test": CutPlan.Block(whole: true, users: [1, 2]), "c.test": CutPlan.Block(users: nil)])
+        let rules = FeltEnforcer.withSink([CutPlan.Rule(users: [1], addresses: [IPAddress("10.0.0.2")!])],
+                                          sink: HostsFile.Sink.reject.addresses)
+        #expect(rules == [CutPlan.Rule(addresses: HostsFile.Sink.reject.addresses.sorted()),
+                          CutPlan.Rule(users: [1], addresses: [IPAddress("10.0.0.2")!])], "the sink is refused for everyone")
+    }
+}
