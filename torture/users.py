@@ -206,4 +206,5 @@ with Rig(t, bindir, "bd-users-", [], {}) as rig:
     bedtime(d, hours)
     member(d)
     removed(d)
+    t.check(d.proc.poll() is None, f"blockd ran through the whole suite (exit {d.proc.poll()}); its log:\n{d.log()}")
 t.done()
