@@ -17,14 +17,14 @@
 - Uninstall leaves nsswitch.conf byte-identical (the overlay's, and a DESTDIR copy of this
   machine's own).
 Without root this prints a skipped RESULT; with BLOCKD_PRIVILEGED_TESTS=1 anything missing fails."""
-import ctypes, http.server, os, pwd, shutil, socket, subprocess, sys, threading
+import ctypes, os, pwd, socket, sys, threading
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Tally  # noqa: E402
 from rig import Rig, enter, sh  # noqa: E402
+from asuser import REPO, chromium, getent, install_module, page_handler  # noqa: E402
 
 t = Tally("nss")
 bindir = os.path.abspath(sys.argv[1])
-repo = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 USERS = ("bdnss-a", "bdnss-b")
 enter(t, ["chromium", "gcc", "make", "perl", "dnsmasq", "ip", "unshare", "setpriv", "useradd", "getent"],
       "needs root for a private mount and network namespace and throwaway users")
@@ -33,65 +33,12 @@ SUCCESS, NOTFOUND, TRYAGAIN = 1, 0, -2
 ERANGE = 34
 
 
-class Page(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.end_headers()
-        self.wfile.write(b"<html><body>SITE-OK</body></html>")
-
-    def log_message(self, *args):
-        pass
-
-
-def install_module(work):
-    """scripts/install into DESTDIR (with a copy of this machine's nsswitch.conf), then the
-    module's directory overlaid read-only in this namespace."""
-    sh("make", "-s", "-C", repo, "nss", timeout=120)
-    triplet = sh("gcc", "-print-multiarch").stdout.strip()
-    dest = f"{work}/root"
-    os.makedirs(f"{dest}/etc")
-    shutil.copyfile("/etc/nsswitch.conf", f"{dest}/etc/nsswitch.conf")
-    shutil.copyfile("/etc/nsswitch.conf", f"{dest}/machine-nsswitch.conf")
-    env = dict(os.environ, DESTDIR=dest, BINDIR_SRC=bindir, NSS_SRC=f"{repo}/.build/nss/libnss_blockd.so.2")
-    sh(f"{repo}/scripts/install", "install", env=env, timeout=60)
-    libdir = f"/usr/lib/{triplet}"
-    sh("mount", "-t", "overlay", "overlay", "-o", f"lowerdir={dest}{libdir}:{libdir}", libdir)
-    return dest, env, f"{libdir}/libnss_blockd.so.2"
-
-
 def table(uid, text, mode=0o644, owner=0):
     path = f"/run/blockd/users/{uid}"
     with open(path, "wb") as f:
         f.write(text)
     os.chown(path, owner, owner)
     os.chmod(path, mode)
-
-
-def getent(user, name):
-    pw = pwd.getpwnam(user)
-    p = sh("setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--init-groups", "getent", "ahosts", name, check=False)
-    return {line.split()[0] for line in p.stdout.splitlines() if line.strip()}
-
-
-def chromium(rig, user, url):
-    pw = pwd.getpwnam(user)
-    home = f"/tmp/bd-nss-{user}"
-    shutil.rmtree(home, ignore_errors=True)
-    os.makedirs(home)
-    os.chown(home, pw.pw_uid, pw.pw_gid)
-    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
-    env.update(HOME=home, XDG_CONFIG_HOME=f"{home}/.config")
-    argv = ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--init-groups",
-            "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-            f"--user-data-dir={home}/profile", "--dump-dom", url]
-    try:
-        p = sh(*argv, check=False, timeout=60, env=env)
-        return p.stdout + p.stderr
-    except subprocess.TimeoutExpired:
-        return "TIMEOUT"
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
 
 
 class Hostent(ctypes.Structure):
@@ -168,7 +115,7 @@ def contract(lib):
 
 
 def checks(rig):
-    dest, env, module = install_module(rig.work)
+    dest, env, module = install_module(rig.work, bindir)
     sh("mount", "-t", "tmpfs", "-o", "mode=0755,size=4m", "tmpfs", "/run")
     os.makedirs("/run/blockd/users", mode=0o755)
     contract(ctypes.CDLL(module))
@@ -179,7 +126,7 @@ def checks(rig):
         f.write(b"\n".join(lines).rstrip(b"\n") + b"\nhosts:  files   # the test's own line\n")
     with open("/etc/nsswitch.conf", "rb") as f:
         before = f.read()
-    t.check(sh(f"{repo}/scripts/nsswitch", "add", "/etc/nsswitch.conf").stdout == "added\n", "scripts/nsswitch adds blockd")
+    t.check(sh(f"{REPO}/scripts/nsswitch", "add", "/etc/nsswitch.conf").stdout == "added\n", "scripts/nsswitch adds blockd")
     with open("/etc/nsswitch.conf", "rb") as f:
         t.check(b"\nhosts:  blockd files   # the test's own line\n" in f.read(), "hosts: blockd files")
     with open("/etc/hosts", "a") as f:
@@ -191,20 +138,20 @@ def checks(rig):
     t.check(got_b == {"127.0.0.1"}, f"getent ahosts site.test as B gives its address: {got_b}")
     t.check(getent(a, "SITE.TEST.") == {"127.0.0.253", "100::1"}, "as A, SITE.TEST. is blocked too")
 
-    rig.serve("127.0.0.1", Page)
-    dom_b, dom_a = chromium(rig, b, "http://site.test/"), chromium(rig, a, "http://site.test/")
+    rig.serve("127.0.0.1", page_handler(b"SITE-OK"))
+    dom_b, dom_a = chromium(b, "http://site.test/", "bd-nss"), chromium(a, "http://site.test/", "bd-nss")
     t.check("SITE-OK" in dom_b, f"Chromium as B loads http://site.test/: {dom_b[-300:]}")
     # Refused, not "not resolved": Chromium got the sink from glibc (its own resolver, which
     # reads /etc/hosts itself, steps aside when nsswitch.conf names a module it does not know).
     t.check("SITE-OK" not in dom_a and "ERR_CONNECTION_REFUSED" in dom_a, f"Chromium as A is refused (the sink): {dom_a[-300:]}")
     t.figures["chromiumAsA"] = "refused" if "SITE-OK" not in dom_a else "loaded"
 
-    t.check(sh(f"{repo}/scripts/nsswitch", "remove", "/etc/nsswitch.conf").stdout == "removed\n", "scripts/nsswitch removes blockd")
+    t.check(sh(f"{REPO}/scripts/nsswitch", "remove", "/etc/nsswitch.conf").stdout == "removed\n", "scripts/nsswitch removes blockd")
     with open("/etc/nsswitch.conf", "rb") as f:
         t.check(f.read() == before, "the overlay's nsswitch.conf is byte-identical after the removal")
     t.check(getent(a, "site.test") == {"127.0.0.1"}, "without blockd on the hosts: line A resolves site.test again")
-    t.check("SITE-OK" in chromium(rig, a, "http://site.test/"), "without blockd on the hosts: line Chromium as A loads the page")
-    sh(f"{repo}/scripts/install", "uninstall", env=env, timeout=60)
+    t.check("SITE-OK" in chromium(a, "http://site.test/", "bd-nss"), "without blockd on the hosts: line Chromium as A loads the page")
+    sh(f"{REPO}/scripts/install", "uninstall", env=env, timeout=60)
     with open(f"{dest}/etc/nsswitch.conf", "rb") as f, open(f"{dest}/machine-nsswitch.conf", "rb") as g:
         t.check(f.read() == g.read(), "scripts/install uninstall gives this machine's nsswitch.conf back byte for byte (DESTDIR copy)")
 

@@ -112,7 +112,8 @@ try:
         t.check(c.request('stop {"name":"a-locked"}').startswith("ERR locked"), "§5: root stopped a --lock block")
         r = as_user(a, sb.socket, 'stop {"name":"a-block"}')
         t.check(r.startswith("OK "), f"§5: the creator may stop their own block: {r}")
-        names = {x["name"] for x in c.ok("status")["activities"]}
+        # U1: a member's own blocks are theirs alone, so root sees them in everyone's view.
+        names = {x["name"] for x in c.ok('status {"allUsers":true}')["activities"]}
         t.check(names == {"rootblock", "locked", "a-locked"}, f"activities after the permission checks: {names}")
         approval_round_trip(c, a, b, admin)
     else:

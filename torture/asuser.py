@@ -1,0 +1,72 @@
+"""Shared by the per-user torture suites (nss.py, users.py), inside the namespace of rig.py:
+libnss_blockd.so.2 placed where glibc finds an installed one, and programs run as a
+throwaway user (getent, headless Chromium, blockc)."""
+import http.server, os, pwd, shutil, subprocess
+from rig import sh
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+
+def install_module(work, bindir):
+    """scripts/install into DESTDIR (with a copy of this machine's nsswitch.conf), then the
+    module's directory overlaid read-only in this namespace. Returns (DESTDIR, the install
+    environment, the module's path)."""
+    sh("make", "-s", "-C", REPO, "nss", timeout=120)
+    triplet = sh("gcc", "-print-multiarch").stdout.strip()
+    dest = f"{work}/root"
+    os.makedirs(f"{dest}/etc")
+    shutil.copyfile("/etc/nsswitch.conf", f"{dest}/etc/nsswitch.conf")
+    shutil.copyfile("/etc/nsswitch.conf", f"{dest}/machine-nsswitch.conf")
+    env = dict(os.environ, DESTDIR=dest, BINDIR_SRC=bindir, NSS_SRC=f"{REPO}/.build/nss/libnss_blockd.so.2")
+    sh(f"{REPO}/scripts/install", "install", env=env, timeout=60)
+    libdir = f"/usr/lib/{triplet}"
+    sh("mount", "-t", "overlay", "overlay", "-o", f"lowerdir={dest}{libdir}:{libdir}", libdir)
+    return dest, env, f"{libdir}/libnss_blockd.so.2"
+
+
+def as_user(user, *argv):
+    """argv run with `user`'s uid, primary group and supplementary groups (setpriv)."""
+    pw = pwd.getpwnam(user)
+    return ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--init-groups", *argv]
+
+
+def getent(user, name):
+    """The addresses `getent ahosts name` gives as `user`."""
+    p = sh(*as_user(user, "getent", "ahosts", name), check=False)
+    return {line.split()[0] for line in p.stdout.splitlines() if line.strip()}
+
+
+def chromium(user, url, prefix="bd-chromium", flags=()):
+    """Headless Chromium as `user` with a fresh profile (and `flags`): the DOM it dumps and its
+    messages, or "TIMEOUT"."""
+    pw = pwd.getpwnam(user)
+    home = f"/tmp/{prefix}-{user}"
+    shutil.rmtree(home, ignore_errors=True)
+    os.makedirs(home)
+    os.chown(home, pw.pw_uid, pw.pw_gid)
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    env.update(HOME=home, XDG_CONFIG_HOME=f"{home}/.config")
+    argv = as_user(user, "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                   f"--user-data-dir={home}/profile", *flags, "--dump-dom", url)
+    try:
+        p = sh(*argv, check=False, timeout=60, env=env)
+        return p.stdout + p.stderr
+    except subprocess.TimeoutExpired:
+        return "TIMEOUT"
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def page_handler(marker):
+    """An HTTP handler whose every page holds `marker` (what a browser's dumped DOM is
+    searched for)."""
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(b"<html><body>" + marker + b"</body></html>")
+
+        def log_message(self, *args):
+            pass
+    return Page
