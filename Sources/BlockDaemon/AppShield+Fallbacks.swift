@@ -62,7 +62,8 @@ final class ProcConnectorReader: @unchecked Sendable {
             guard n > 0 else { continue }
             for i in 0..<Int(n) {
                 let pid = tgids[i]
-                guard let id = ProcessKiller.executable(of: pid), let target = table.lookup(id) else { continue }
+                guard let id = ProcessKiller.executable(of: pid), let targets = table.lookup(id),
+                      let target = ShieldTarget.denying(targets, pid: pid) else { continue }
                 killer.stop(pid: pid, target: target, expected: id, immediately: true)
             }
         }

@@ -91,8 +91,10 @@ final class FanotifyReader: @unchecked Sendable {
                 if event.overflow != 0 { overflows += 1 }
                 guard event.fd >= 0 else { continue }
                 var target: ShieldTarget?
-                if event.stat_ok != 0, event.mask & execPerm != 0 {
-                    target = table.lookup(FileID(dev: event.dev, ino: event.ino))
+                if event.stat_ok != 0, event.mask & execPerm != 0, let targets = table.lookup(FileID(dev: event.dev, ino: event.ino)) {
+                    // The pid is the process calling execve, still with its own credentials
+                    // (the check runs before a setuid bit takes effect) and waiting for us.
+                    target = ShieldTarget.denying(targets, pid: event.pid)
                 }
                 _ = blockd_fanotify_respond(group, event.fd, target == nil ? 1 : 0)
                 close(event.fd)

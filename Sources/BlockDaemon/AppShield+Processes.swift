@@ -53,16 +53,17 @@ final class ProcessKiller: @unchecked Sendable {
         return pids
     }
 
-    /// Running processes of blocked executables: by inode, or by path for instances still
-    /// running a replaced (deleted) older file.
-    func scan(byID: [FileID: ShieldTarget], byPath: [String: ShieldTarget]) -> [(pid: Int32, target: ShieldTarget, id: FileID?)] {
+    /// Running processes of blocked executables, of users the block is for: by inode, or by
+    /// path for instances still running a replaced (deleted) older file.
+    func scan(byID: [FileID: [ShieldTarget]], byPath: [String: [ShieldTarget]]) -> [(pid: Int32, target: ShieldTarget, id: FileID?)] {
         guard !byID.isEmpty else { return [] }
         var found: [(Int32, ShieldTarget, FileID?)] = []
         for pid in ProcessKiller.allPIDs() where pid != ownPID {
             guard let id = ProcessKiller.executable(of: pid) else { continue }
-            if let target = byID[id] {
-                found.append((pid, target, id))
-            } else if !byPath.isEmpty, let path = ProcessKiller.executablePath(of: pid), let target = byPath[path] {
+            if let targets = byID[id] {
+                if let target = ShieldTarget.denying(targets, pid: pid) { found.append((pid, target, id)) }
+            } else if !byPath.isEmpty, let path = ProcessKiller.executablePath(of: pid), let targets = byPath[path],
+                      let target = ShieldTarget.denying(targets, pid: pid) {
                 found.append((pid, target, nil))
             }
         }
@@ -70,7 +71,7 @@ final class ProcessKiller: @unchecked Sendable {
     }
 
     /// Scans and stops every match (see `stop`).
-    func stopAll(byID: [FileID: ShieldTarget], byPath: [String: ShieldTarget], immediately: Bool) {
+    func stopAll(byID: [FileID: [ShieldTarget]], byPath: [String: [ShieldTarget]], immediately: Bool) {
         for (pid, target, id) in scan(byID: byID, byPath: byPath) {
             stop(pid: pid, target: target, expected: id, immediately: immediately)
         }

@@ -15,35 +15,46 @@ struct ShieldTarget: Equatable, Sendable {
     var path: String
     /// The `Apps=` entry's name (`firefox` for `firefox` or `/usr/bin/firefox`).
     var app: String
+    /// The uids whose processes it is blocked for (nil: everyone), from `Selection.users`.
+    var users: Set<UInt32>? = nil
 }
 
-/// The blocked executables by inode, read by the fanotify and proc-connector readers on their
-/// own threads and written by the shield's queue. A Mutex, not the queue: a permission reply
-/// must never wait behind an apply() (E2: nothing slow before the response).
+/// The blocked executables by inode, each with the targets that block it (one per selection,
+/// in selection-name order: per-user blocks of one file by several selections add up), read
+/// by the fanotify and proc-connector readers on their own threads and written by the
+/// shield's queue. A lock, not the queue: a permission reply must never wait behind an
+/// apply() (E2: nothing slow before the response).
 final class ShieldTable: @unchecked Sendable {
     private let lock = NSLock()
-    private var byID: [FileID: ShieldTarget] = [:]
+    private var byID: [FileID: [ShieldTarget]] = [:]
 
-    func lookup(_ id: FileID) -> ShieldTarget? {
+    func lookup(_ id: FileID) -> [ShieldTarget]? {
         lock.lock()
         defer { lock.unlock() }
         return byID[id]
     }
 
-    func set(_ id: FileID, _ target: ShieldTarget?) {
+    func set(_ id: FileID, _ targets: [ShieldTarget]?) {
         lock.lock()
-        byID[id] = target
+        byID[id] = targets
         lock.unlock()
     }
 
     /// A copy for a /proc scan, which also matches by path (a process still running an older
     /// inode of a replaced executable shows `/proc/PID/exe` as `path (deleted)`).
-    func snapshot() -> (byID: [FileID: ShieldTarget], byPath: [String: ShieldTarget]) {
+    func snapshot() -> (byID: [FileID: [ShieldTarget]], byPath: [String: [ShieldTarget]]) {
         lock.lock()
         defer { lock.unlock() }
-        var byPath: [String: ShieldTarget] = [:]
-        for target in byID.values where byPath[target.path] == nil { byPath[target.path] = target }
-        return (byID, byPath)
+        return (byID, ShieldTable.byPath(byID))
+    }
+
+    static func byPath(_ byID: [FileID: [ShieldTarget]]) -> [String: [ShieldTarget]] {
+        var byPath: [String: [ShieldTarget]] = [:]
+        for targets in byID.values {
+            guard let path = targets.first?.path, byPath[path] == nil else { continue }
+            byPath[path] = targets
+        }
+        return byPath
     }
 }
 

@@ -32,7 +32,8 @@ public final class AppShield: Enforcer, @unchecked Sendable {
 
     private struct Mark {
         var fd: Int32
-        var target: ShieldTarget
+        /// Never empty; the first names the file in messages.
+        var targets: [ShieldTarget]
         var marked: Bool
     }
 
@@ -77,15 +78,10 @@ public final class AppShield: Enforcer, @unchecked Sendable {
     public func enforce(blocked: [Selection]) -> EnforcementReport {
         queue.sync {
             var failures = startIfNeeded()
-            selections = blocked.filter { $0.users == nil }
+            // Per-user blocks (`users`) are judged per process: see ProcessUsers.
+            selections = blocked
             failures += converge()
-            var report = EnforcementReport(failures: failures)
-            // Per-user blocks: the shield does not judge launches by user yet, and must not
-            // stop everyone's apps for one user's block (DESIGN §7: say so instead).
-            for s in blocked where s.users != nil && !s.apps.isEmpty {
-                report.notEnforced(s.name, "apps are not yet blocked per user; the block's websites are")
-            }
-            return report
+            return EnforcementReport(failures: failures)
         }
     }
 
@@ -191,18 +187,26 @@ public final class AppShield: Enforcer, @unchecked Sendable {
 
     /// The executables the selections name, by inode, the directories to watch for them,
     /// and what could not be resolved. Apps not installed are noted once (they are watched for).
-    private func resolveSelections() -> (desired: [FileID: ResolvedApp], dirs: Set<String>, failures: [EnforcementFailure]) {
+    private func resolveSelections() -> (desired: [FileID: (app: ResolvedApp, targets: [ShieldTarget])], dirs: Set<String>, failures: [EnforcementFailure]) {
         var failures: [EnforcementFailure] = []
-        var desired: [FileID: ResolvedApp] = [:]
+        var desired: [FileID: (app: ResolvedApp, targets: [ShieldTarget])] = [:]
         var dirs = Set<String>()
         var nowMissing = Set<String>()
         for selection in selections.sorted(by: { $0.name < $1.name }) {
             for entry in Set(selection.apps).sorted() {
                 switch resolver.resolve(entry, selection: selection.name) {
-                case .found(let app):
+                case .found(var app):
                     dirs.formUnion(app.watchDirs)
-                    // The same executable in two selections: the first by name reports it.
-                    if desired[app.id] == nil { desired[app.id] = app } else { close(app.fd) }
+                    app.target.users = selection.users.map(Set.init)
+                    // The same executable in two selections: both block it (each for its
+                    // users); the first by name that blocks a process reports the hit.
+                    if var known = desired[app.id] {
+                        if !known.targets.contains(app.target) { known.targets.append(app.target) }
+                        desired[app.id] = known
+                        close(app.fd)
+                    } else {
+                        desired[app.id] = (app, [app.target])
+                    }
                 case .missing(let watchDirs):
                     dirs.formUnion(watchDirs)
                     let key = selection.name + "\u{0}" + entry
@@ -230,29 +234,29 @@ public final class AppShield: Enforcer, @unchecked Sendable {
             unblock(id, mark)
             marks[id] = nil
         }
-        var fresh: [FileID: ShieldTarget] = [:]
-        for (id, app) in desired {
+        // Newly blocked files, and files now blocked for other users: their processes in scope stop.
+        var fresh: [FileID: [ShieldTarget]] = [:]
+        for (id, (app, targets)) in desired {
             if var kept = marks[id] {
                 close(app.fd)
-                if kept.target != app.target {
-                    kept.target = app.target
-                    table.set(id, app.target)
+                if kept.targets != targets {
+                    kept.targets = targets
+                    table.set(id, targets)
+                    fresh[id] = targets
                 }
-                if !kept.marked { kept.marked = mark(kept.fd, kept.target, &failures) }
+                if !kept.marked { kept.marked = mark(kept.fd, kept.targets[0], &failures) }
                 marks[id] = kept
                 continue
             }
             // The table entry goes in before the mark, so the first event already finds it.
-            table.set(id, app.target)
-            let marked = mark(app.fd, app.target, &failures)
-            marks[id] = Mark(fd: app.fd, target: app.target, marked: marked)
-            fresh[id] = app.target
+            table.set(id, targets)
+            let marked = mark(app.fd, targets[0], &failures)
+            marks[id] = Mark(fd: app.fd, targets: targets, marked: marked)
+            fresh[id] = targets
         }
         if !fresh.isEmpty {
             // Marks first, then the scan: an instance started during the scan is denied, not missed.
-            var byPath: [String: ShieldTarget] = [:]
-            for target in fresh.values { byPath[target.path] = target }
-            killer.stopAll(byID: fresh, byPath: byPath, immediately: false)
+            killer.stopAll(byID: fresh, byPath: ShieldTable.byPath(fresh), immediately: false)
         }
         if let watcher {
             for dir in watcher.update(dirs) {
@@ -276,7 +280,7 @@ public final class AppShield: Enforcer, @unchecked Sendable {
     private func unblock(_ id: FileID, _ mark: Mark) {
         table.set(id, nil)
         if mark.marked, let fanotify, blockd_fanotify_mark_inode(fanotify.group, mark.fd, 1) != 0 {
-            log.warning("Could not remove the app shield's mark on \(mark.target.path): \(String(cString: strerror(errno))).")
+            log.warning("Could not remove the app shield's mark on \(mark.targets[0].path): \(String(cString: strerror(errno))).")
         }
         close(mark.fd)
     }
@@ -287,7 +291,7 @@ public final class AppShield: Enforcer, @unchecked Sendable {
         guard running, !selections.isEmpty else { return }
         let before = Set(marks.keys)
         let failures = converge()
-        let added = marks.filter { !before.contains($0.key) }.map(\.value.target.path).sorted()
+        let added = marks.filter { !before.contains($0.key) }.map(\.value.targets[0].path).sorted()
         if !added.isEmpty {
             log.notice("The app shield re-marked \(added.joined(separator: ", ")) after it was replaced or installed.")
         }

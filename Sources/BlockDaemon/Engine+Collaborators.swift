@@ -23,7 +23,7 @@ extension Engine {
         public var events: @Sendable (JSONObject) -> Void
         /// Limits were added or removed: limit name → its selections' `Apps=` entries, so the
         /// usage monitor can follow their apps (§9).
-        public var limitsChanged: @Sendable ([String: [String]]) -> Void
+        public var limitsChanged: @Sendable ([String: LimitedApps]) -> Void
         /// Extra facts for `status`'s enforcement object (the app shield's mode and why), with
         /// times written in the engine's local time.
         public var enforcementNotes: @Sendable (LocalClock) -> JSONObject
@@ -37,7 +37,7 @@ extension Engine {
         public init(clock: any SystemClock, enforcer: any Enforcer, log: any LogSink, store: StateStore,
                     loadConfig: @escaping @Sendable () throws(CoreError) -> ConfigSet, hooks: any HookRunning,
                     armTimer: @escaping @Sendable (Date?) -> Void, events: @escaping @Sendable (JSONObject) -> Void,
-                    limitsChanged: @escaping @Sendable ([String: [String]]) -> Void,
+                    limitsChanged: @escaping @Sendable ([String: LimitedApps]) -> Void,
                     enforcementNotes: @escaping @Sendable (LocalClock) -> JSONObject,
                     serverStats: @escaping @Sendable () -> JSONObject, status: @escaping @Sendable (String) -> Void) {
             (self.clock, self.enforcer, self.log, self.store) = (clock, enforcer, log, store)

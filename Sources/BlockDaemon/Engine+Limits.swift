@@ -15,11 +15,13 @@ extension Engine {
         reconcile(now: now)
     }
 
-    /// The limits' apps, for the usage monitor: limit name → its selections' `Apps=` entries.
-    public var limitedApps: [String: [String]] {
-        var out: [String: [String]] = [:]
+    /// The limits' apps, for the usage monitor: limit name → its selections' `Apps=` entries,
+    /// and the uids of its scope (a per-user limit counts its users' own processes only).
+    public var limitedApps: [String: LimitedApps] {
+        var out: [String: LimitedApps] = [:]
         for l in registry.index.limits {
-            out[l.name] = l.selections.flatMap { (try? config.catalog.resolve($0))?.apps ?? [] }
+            out[l.name] = LimitedApps(apps: l.selections.flatMap { (try? config.catalog.resolve($0))?.apps ?? [] },
+                                      users: l.users.map { Set($0.uids) })
         }
         return out
     }

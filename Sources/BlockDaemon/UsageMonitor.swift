@@ -4,11 +4,25 @@ import Dispatch
 import Foundation
 import Glibc
 
+/// What a limit counts (§9): its selections' `Apps=` entries, run by whom.
+public struct LimitedApps: Equatable, Sendable {
+    public var apps: [String]
+    /// The uids whose processes count (nil: everyone's); a per-user limit counts only the
+    /// running time of its users' own processes (see ProcessUsers for who a process is).
+    public var users: Set<UInt32>?
+
+    public init(apps: [String], users: Set<UInt32>? = nil) {
+        self.apps = apps
+        self.users = users
+    }
+}
+
 /// §9: which limits have an app running, from exec and exit events. Starts are seen through
 /// fanotify FAN_OPEN_EXEC notification marks on exactly the limited executables (an observer
 /// only: nothing waits on it), or, where fanotify is unavailable, a scan of /proc every two
 /// seconds while limits exist; exits through a pidfd per process (no polling). Reports the
-/// set of limit names with at least one process running whenever it changes.
+/// set of limit names with at least one process running whenever it changes; a process
+/// counts for a limit with users only when it is one of theirs (judged when it starts).
 public final class UsageMonitor: @unchecked Sendable {
     public enum Mode: String, Sendable { case fanotify, procScan = "proc-scan" }
 
@@ -22,8 +36,10 @@ public final class UsageMonitor: @unchecked Sendable {
     var scanTimer: DispatchSourceTimer?
     /// Limited executables: file → the limits whose apps they are, and the open file marked.
     var files: [FileID: (limits: Set<String>, fd: Int32)] = [:]
-    /// Running processes of those files, each with its exit watch.
-    var processes: [Int32: (file: FileID, exit: DispatchSourceRead)] = [:]
+    /// Who each limit counts (absent: everyone).
+    var scopes: [String: Set<UInt32>] = [:]
+    /// Running processes of those files, each with the limits it counts for and its exit watch.
+    var processes: [Int32: (file: FileID, limits: Set<String>, exit: DispatchSourceRead)] = [:]
     var reported: Set<String> = []
 
     public init(report: @escaping @Sendable (Set<String>) -> Void,
@@ -51,12 +67,13 @@ public final class UsageMonitor: @unchecked Sendable {
         if group >= 0 { close(group) }
     }
 
-    /// Follows these limits' apps (limit name → `Apps=` entries), replacing what was followed.
-    public func follow(_ limitedApps: [String: [String]]) {
+    /// Follows these limits' apps (limit name → what it counts), replacing what was followed.
+    public func follow(_ limitedApps: [String: LimitedApps]) {
         queue.async { [self] in
             var wanted: [FileID: (limits: Set<String>, fd: Int32)] = [:]
-            for (limit, entries) in limitedApps {
-                for entry in entries {
+            let newScopes = limitedApps.compactMapValues(\.users)
+            for (limit, counted) in limitedApps {
+                for entry in counted.apps {
                     guard case .found(let app) = resolver.resolve(entry, selection: limit) else { continue }
                     if var existing = wanted[app.id] {
                         existing.limits.insert(limit)
@@ -72,10 +89,15 @@ public final class UsageMonitor: @unchecked Sendable {
                 close(old.fd)
             }
             files = wanted
+            scopes = newScopes
             if group >= 0 {
                 for (_, f) in files { _ = blockd_fanotify_mark_exec(group, f.fd, 0) }
             }
-            for (pid, p) in processes where files[p.file] == nil { stopTracking(pid) }
+            // Limits added, removed or given other users: what each process counts for, again.
+            for (pid, p) in processes {
+                let limits = files[p.file] == nil ? [] : counted(pid, file: p.file)
+                if limits.isEmpty { stopTracking(pid) } else { processes[pid]?.limits = limits }
+            }
             scanProc()
             if group < 0 { armScan() }
             publish()
@@ -121,8 +143,19 @@ public final class UsageMonitor: @unchecked Sendable {
         scanTimer = timer
     }
 
+    /// The limits a process of `file` counts for: those for everyone, and those whose users it
+    /// belongs to (/proc is read only when some limit of the file has users).
+    func counted(_ pid: Int32, file: FileID) -> Set<String> {
+        let limits = files[file]?.limits ?? []
+        guard limits.contains(where: { scopes[$0] != nil }) else { return limits }
+        let users = ProcessUsers.of(pid)
+        return limits.filter { ProcessUsers.inScope(scopes[$0], users) }
+    }
+
     func track(_ pid: Int32, file: FileID) {
         guard processes[pid] == nil else { return }
+        let limits = counted(pid, file: file)
+        guard !limits.isEmpty else { return }  // another user's: counts for no limit
         let pidfd = blockd_pidfd_open(pid)
         guard pidfd >= 0 else { return }  // already gone
         let exit = DispatchSource.makeReadSource(fileDescriptor: pidfd, queue: queue)
@@ -132,7 +165,7 @@ public final class UsageMonitor: @unchecked Sendable {
         }
         exit.setCancelHandler { close(pidfd) }
         exit.resume()
-        processes[pid] = (file, exit)
+        processes[pid] = (file, limits, exit)
     }
 
     func stopTracking(_ pid: Int32) {
@@ -141,7 +174,7 @@ public final class UsageMonitor: @unchecked Sendable {
 
     func publish() {
         var running = Set<String>()
-        for (_, p) in processes { running.formUnion(files[p.file]?.limits ?? []) }
+        for (_, p) in processes { running.formUnion(p.limits) }
         guard running != reported else { return }
         reported = running
         report(running)

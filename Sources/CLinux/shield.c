@@ -9,6 +9,8 @@
 #include <linux/netlink.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
@@ -200,6 +202,43 @@ int blockd_pidfd_exited(int pidfd) {
     int rc = poll(&p, 1, 0);
     if (rc < 0) return errno == EINTR ? 0 : -1;
     return rc > 0 ? 1 : 0;
+}
+
+/* Reads at most `size - 1` bytes of a /proc file into `buf`, NUL-terminated. */
+static int read_small(const char *path, char *buf, size_t size) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n;
+    do {
+        n = read(fd, buf, size - 1);
+    } while (n < 0 && errno == EINTR);
+    int saved = errno;
+    close(fd);
+    if (n < 0) { errno = saved; return -1; }
+    buf[n] = 0;
+    return 0;
+}
+
+int blockd_process_users(int32_t pid, uint32_t *real, uint32_t *login) {
+    if (pid <= 0) { errno = ESRCH; return -1; }
+    char path[48];
+    /* `Uid:` is the ninth line of a status file of about 1.5 KB; 2 KB always reach it. */
+    char buf[2048];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    if (read_small(path, buf, sizeof buf) != 0) { if (errno == ENOENT) errno = ESRCH; return -1; }
+    const char *uid = strstr(buf, "\nUid:");
+    if (!uid) { errno = EPROTO; return -1; }
+    char *end = NULL;
+    unsigned long value = strtoul(uid + 5, &end, 10);
+    if (end == uid + 5 || value > UINT32_MAX) { errno = EPROTO; return -1; }
+    *real = (uint32_t)value;
+    *login = UINT32_MAX;
+    snprintf(path, sizeof path, "/proc/%d/loginuid", (int)pid);
+    if (read_small(path, buf, 32) == 0) {
+        value = strtoul(buf, &end, 10);
+        if (end != buf && value <= UINT32_MAX) *login = (uint32_t)value;
+    }
+    return 0;
 }
 
 /* ---- small helpers ---- */

@@ -127,3 +127,76 @@ func waitUntil(timeout: TimeInterval = 3, _ condition: () -> Bool) -> Bool {
     }
     return condition()
 }
+
+/// Two throwaway system users (no home, no shell) for per-user tests, created with useradd
+/// and removed with userdel on deinit, pass or fail, as torture/perms.py does. Root only.
+final class ThrowawayUsers {
+    struct User {
+        var name: String
+        var uid: UInt32
+        var gid: UInt32
+    }
+
+    let kid: User
+    let other: User
+    private var created: [String] = []
+
+    init() throws {
+        let tag = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        var made: [User] = []
+        for role in ["k", "o"] {
+            let name = "bdsh-\(role)-\(tag)"
+            guard ThrowawayUsers.run("/usr/sbin/useradd", ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name]) else {
+                for n in made.map(\.name) { _ = ThrowawayUsers.run("/usr/sbin/userdel", [n]) }
+                throw POSIXError(.EPERM)
+            }
+            guard let pw = getpwnam(name) else { throw POSIXError(.ENOENT) }
+            made.append(User(name: name, uid: pw.pointee.pw_uid, gid: pw.pointee.pw_gid))
+        }
+        (kid, other) = (made[0], made[1])
+        created = made.map(\.name)
+    }
+
+    deinit {
+        for name in created { _ = ThrowawayUsers.run("/usr/sbin/userdel", [name]) }
+    }
+
+    static func run(_ tool: String, _ args: [String]) -> Bool {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = args
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }
+}
+
+extension ShieldScratch {
+    /// Lets other users execute the copy (mkdtemp makes the directory 0700).
+    func openToEveryone() {
+        chmod(dir, 0o755)
+    }
+
+    /// Runs the app as `user` (real and effective uid and gid, no supplementary groups), through
+    /// setpriv, which execs the app in the same process: the exec is the user's own.
+    func spawn(as user: ThrowawayUsers.User, _ args: [String]) -> Result<pid_t, POSIXError> {
+        spawn("/usr/bin/setpriv", ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--", app] + args)
+    }
+
+    /// Runs the app as root with the login uid of `user`, as `sudo APP` run in `user`'s login
+    /// session is: real uid 0, /proc/PID/loginuid the user's.
+    func spawnSudo(loginOf user: ThrowawayUsers.User, _ args: [String]) -> Result<pid_t, POSIXError> {
+        spawn("/bin/sh", ["-c", "echo \(user.uid) > /proc/self/loginuid && exec '\(app)' \(args.joined(separator: " "))"])
+    }
+
+    /// Waits until `pid` runs the app (after setpriv's or the shell's exec).
+    func waitForApp(_ pid: pid_t) -> Bool {
+        let id = ShieldScratch.fileID(app)
+        return waitUntil { ProcessKiller.executable(of: pid) == id }
+    }
+
+    /// Whether the child `pid` still runs (not exited, not killed).
+    func stillRuns(_ pid: pid_t) -> Bool { wait(pid, timeout: 0) == nil }
+}

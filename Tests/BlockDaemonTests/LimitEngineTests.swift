@@ -78,4 +78,15 @@ struct LimitDisplayTests {
         #expect(limit["used"] == 30)
         #expect(limit["running"] == true)
     }
+
+    @Test("§9 per user: the usage monitor is told each limit's users, so a limit with users counts only their processes")
+    func limitedAppsCarryScope() {
+        let h = Harness(now: "2026-11-29T20:00:00.000+09:00", users: UserScopeTests.users)
+        _ = ok(h.send(#"limit-add {"name":"games","seconds":3600,"selections":["steam"],"users":["@kids"]}"#))
+        _ = ok(h.send(#"limit-add {"name":"all","seconds":3600,"selections":["steam"]}"#))
+        let followed = h.run { h.engine.limitedApps }
+        #expect(followed["games"]?.users == [1001, 1004])
+        #expect(followed["all"]?.users == nil, "a limit without users counts everyone's processes")
+        #expect(followed["games"]?.apps.isEmpty == false && followed["games"]?.apps == followed["all"]?.apps)
+    }
 }

@@ -19,7 +19,7 @@ struct UsageMonitorTests {
         let monitor = UsageMonitor(report: { reports.add($0) }, path: "/usr/bin:/bin", forceScan: forceScan, scanInterval: 0.2)
         // An instance already running when the limit appears is found by the first scan.
         let early = try scratch.spawn(scratch.app, ["30"]).get()
-        monitor.follow(["games": [scratch.app], "other": ["/nonexistent/app"]])
+        monitor.follow(["games": LimitedApps(apps: [scratch.app]), "other": LimitedApps(apps: ["/nonexistent/app"])])
         #expect(waitUntil(timeout: 5) { reports.last == ["games"] })
         kill(early, SIGTERM)
         _ = scratch.wait(early, timeout: 5)

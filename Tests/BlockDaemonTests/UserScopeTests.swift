@@ -142,16 +142,3 @@ struct UserTablesEnforcerTests {
         #expect(report.notEnforced["youtube"]?.contains("cannot write the per-user tables") == true, "\(report)")
     }
 }
-
-@Suite("Per-user blocks: apps")
-struct UserAppsTests {
-    @Test("a per-user app block does not stop everyone's apps, and says it is not enforced")
-    func notForEveryone() {
-        let shield = AppShield(killGrace: 1, log: MemorySink(), hits: { _ in })
-        defer { _ = shield.release() }
-        var steam = Selection(name: "steam", apps: ["/nonexistent/blockd-test-steam"])
-        steam.users = [1001]
-        let report = shield.enforce(blocked: [steam])
-        #expect(report.notEnforced["steam"]?.contains("not yet blocked per user") == true, "\(report)")
-    }
-}

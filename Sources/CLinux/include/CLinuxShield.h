@@ -59,6 +59,11 @@ int blockd_pidfd_open(int32_t pid);
 int blockd_pidfd_signal(int pidfd, int sig);
 /* 1 when the process behind the pidfd has exited, 0 while it runs, -1 on error. */
 int blockd_pidfd_exited(int pidfd);
+/* Who a process is, for per-user blocks: the real uid (the first field of `Uid:` in
+   /proc/PID/status) and the login uid (/proc/PID/loginuid; 4294967295 when unset or when
+   the kernel has no audit support). Stack buffers only: it runs on the fanotify answering
+   path. 0, or -1 with errno (ESRCH: the process is gone or not visible here). */
+int blockd_process_users(int32_t pid, uint32_t *real, uint32_t *login);
 
 /* ---- small helpers ---- */
 

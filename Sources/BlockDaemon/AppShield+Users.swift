@@ -1,0 +1,54 @@
+import CLinux
+import Glibc
+
+/// Who a process counts as for a per-user block (apps per user, usage per user): its real
+/// uid, and its login uid where one is set.
+///
+/// The real uid is what a setuid program leaves alone: `passwd` run by kid is kid's. The
+/// login uid is set once at login by pam_loginuid (console, display manager, ssh), inherited
+/// by everything started in that session and, unless the kernel was told otherwise, not
+/// changeable by the session's processes; it is what makes `sudo steam` (real uid root) run
+/// by kid still kid's, and `su kid -c steam` started from the parent's session also the
+/// parent's. A process counts for a user when either uid is theirs. Daemons started by
+/// systemd have no login uid (4294967295) and count by their real uid alone.
+struct ProcessUsers: Equatable, Sendable {
+    var real: UInt32
+    /// nil where the process has no login uid.
+    var login: UInt32?
+
+    /// The users of a running process; nil when it is gone (or not visible in our PID namespace).
+    static func of(_ pid: Int32) -> ProcessUsers? {
+        var real: UInt32 = 0
+        var login: UInt32 = 0
+        guard blockd_process_users(pid, &real, &login) == 0 else { return nil }
+        return ProcessUsers(real: real, login: login == UInt32.max ? nil : login)
+    }
+
+    /// Whether a process of `users` falls in `scope` (nil: everyone). A process whose users
+    /// could not be read (nil) is taken to be in scope: a block errs on the side of blocking.
+    static func inScope(_ scope: Set<UInt32>?, _ users: ProcessUsers?) -> Bool {
+        guard let scope, let users else { return true }
+        return scope.contains(users.real) || users.login.map(scope.contains) == true
+    }
+}
+
+extension ShieldTarget {
+    /// The target, of those blocking one executable (in selection-name order), that denies its
+    /// launch by a process of `users`: the first for everyone or whose scope holds the process.
+    /// `users` is asked at most once, and not at all when the first target is for everyone
+    /// (machine-wide blocks answer an exec without reading /proc).
+    static func denying(_ targets: [ShieldTarget], users: () -> ProcessUsers?) -> ShieldTarget? {
+        var known: ProcessUsers??
+        for target in targets {
+            guard let scope = target.users else { return target }
+            if known == nil { known = .some(users()) }
+            if ProcessUsers.inScope(scope, known!) { return target }
+        }
+        return nil
+    }
+
+    /// The same for a running process `pid`.
+    static func denying(_ targets: [ShieldTarget], pid: Int32) -> ShieldTarget? {
+        denying(targets) { ProcessUsers.of(pid) }
+    }
+}
