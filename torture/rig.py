@@ -32,7 +32,7 @@ def enter(t, tools, needs, timeout=240):
             print(f"{t.suite}: skipped ({why}; set BLOCKD_PRIVILEGED_TESTS=1 as root to run it)")
             t.figures["skipped"] = why
         t.done()
-    argv = ["unshare", "--mount", "--net", "--pid", "--fork", "--kill-child", "--propagation", "private",
+    argv = ["unshare", "--mount", "--net", "--pid", "--fork", "--mount-proc", "--kill-child", "--propagation", "private",
             sys.executable] + sys.argv
     try:
         sys.exit(subprocess.run(argv, env=dict(os.environ, **{INSIDE: "1"}), timeout=timeout).returncode)

@@ -233,6 +233,9 @@ final class Daemon: @unchecked Sendable {
             engine.startUp()
             Systemd.ready(status: engine.statusLine(now: now, blocked: engine.applied.count))
         }
+        // Loading a large state (decoding, replaying the log, the first snapshot) leaves freed
+        // memory in malloc's arenas; give it back so that RSS is what the daemon holds.
+        malloc_trim(0)
         server.start()
         if let watchdog = Systemd.startWatchdog(on: engine.queue) { keep.append(watchdog) }
         dispatchMain()
