@@ -2,8 +2,9 @@
 /etc (felt.py, browsers.py, browsers_live.py), root only:
 
   enter(t, ...)   re-runs the calling script in a new mount + network + PID namespace
-                  (`unshare --mount --net --pid --fork --kill-child --propagation private`):
-                  every process it starts dies with it, whatever happens. Without root or a
+                  (`unshare --mount --net --pid --fork --mount-proc --kill-child --propagation
+                  private`): every process it starts dies with it, whatever happens, and /proc
+                  is the namespace's own, so PIDs there mean what they mean on a real system. Without root or a
                   tool it prints a skipped RESULT, or fails with BLOCKD_PRIVILEGED_TESTS=1.
   Rig(t, ...)     inside: loopback up with the sites' addresses, an overlay over /etc (every
                   write, /etc/hosts and /etc/resolv.conf included, stays in the namespace),

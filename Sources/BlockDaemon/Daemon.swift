@@ -1,6 +1,7 @@
 import BlockCore
 import Dispatch
 import Foundation
+import CLinux
 import Glibc
 
 /// `blockd`'s entry point: parses flags, then checks the configuration, releases
@@ -235,7 +236,7 @@ final class Daemon: @unchecked Sendable {
         }
         // Loading a large state (decoding, replaying the log, the first snapshot) leaves freed
         // memory in malloc's arenas; give it back so that RSS is what the daemon holds.
-        malloc_trim(0)
+        blockd_malloc_trim()
         server.start()
         if let watchdog = Systemd.startWatchdog(on: engine.queue) { keep.append(watchdog) }
         dispatchMain()

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <malloc.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,3 +91,5 @@ int blockd_group_id(const char *name, uint32_t *gid) {
     *gid = gr.gr_gid;
     return 0;
 }
+
+void blockd_malloc_trim(void) { malloc_trim(0); }

@@ -40,5 +40,7 @@ int blockd_peer_credentials(int fd, uint32_t *uid, uint32_t *gid, int32_t *pid);
 int blockd_user_in_group(uint32_t uid, uint32_t gid, uint32_t gid_wanted);
 /* The gid of a group by name: 0 and fills gid, or -1 when there is no such group. */
 int blockd_group_id(const char *name, uint32_t *gid);
+/* malloc_trim(3): gives freed heap memory back to the kernel (Glibc's module lacks malloc.h). */
+void blockd_malloc_trim(void);
 
 #endif
