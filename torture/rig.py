@@ -4,7 +4,9 @@
   enter(t, ...)   re-runs the calling script in a new mount + network + PID namespace
                   (`unshare --mount --net --pid --fork --mount-proc --kill-child --propagation
                   private`): every process it starts dies with it, whatever happens, and /proc
-                  is the namespace's own, so PIDs there mean what they mean on a real system. Without root or a
+                  is the namespace's own, so PIDs there mean what they mean on a real system
+                  (libdispatch's worker monitor opens /proc/TID/stat for its threads and aborts
+                  the process when that file is missing, as it is under the host's /proc). Without root or a
                   tool it prints a skipped RESULT, or fails with BLOCKD_PRIVILEGED_TESTS=1.
   Rig(t, ...)     inside: loopback up with the sites' addresses, an overlay over /etc (every
                   write, /etc/hosts and /etc/resolv.conf included, stays in the namespace),
