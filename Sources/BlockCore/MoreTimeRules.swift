@@ -28,6 +28,14 @@ public struct MoreTimeBook: Codable, Equatable, Sendable {
 
     public static let oneMinute = 60
 
+    /// T6: the wall clock was stepped by `step` seconds; grants, requests and delayed
+    /// loosenings keep their remaining elapsed time, as blocks do.
+    public mutating func shift(by step: TimeInterval) {
+        for i in grants.indices { grants[i].start += step; grants[i].end += step }
+        for i in requests.indices { requests[i].asked += step; requests[i].expires += step }
+        for i in loosenings.indices { loosenings[i].asked += step; loosenings[i].due += step }
+    }
+
     /// M1: the answer to `more` for `blocked` (every reason that holds now), asked by `uid`.
     /// `seconds` nil means the rest of the local day. Refusals are errors that say why.
     public func decide(_ blocked: Policy.Blocked, seconds: Int?, activities: [Activity], now: Date,

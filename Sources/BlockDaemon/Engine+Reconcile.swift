@@ -154,8 +154,8 @@ extension Engine {
         reconcile(now: observedNow())
     }
 
-    /// T6: if the wall clock was stepped since the last observation, shift every block by the
-    /// step. Steps under a second are read jitter between the two clocks, not a step.
+    /// T6: if the wall clock was stepped since the last observation, shift every block (and
+    /// more time's grants, requests and delayed loosenings) by the step. Steps under a second are read jitter between the two clocks, not a step.
     private func compensateWallStep(now: Date) {
         let offset = now.timeIntervalSince1970 - clock.bootNow()
         guard let previous = wallMinusBoot else {
@@ -173,6 +173,7 @@ extension Engine {
             shifted.append(.block(b))
         }
         registry = Registry(maxActivities: registry.maxActivities, configPath: registry.configPath, activities: shifted, clock: local)
+        book.shift(by: step)  // M3: grants, requests and delayed loosenings too
         registry.reserved = book.count  // M3: grants and requests keep their slots (T4)
         log.log(LogEntry("The wall clock was stepped by \(String(format: "%+.0f", step)) s; blocks keep their remaining time and schedules follow the new local time",
                          priority: .notice))

@@ -70,6 +70,21 @@ struct MoreTimeEngineTests {
         #expect(h.entries(.unlock).first?.message.contains("more time (m1)") == true)
     }
 
+    @Test("M3, T6: a wall-clock step neither shortens nor lengthens a grant", arguments: [3600.0, -3600.0])
+    func grantAcrossWallStep(step: Double) throws {
+        let h = Harness()
+        _ = ok(h.send(#"start {"selections":["instagram"],"seconds":3600}"#, as: Self.asker))
+        _ = ok(h.send(#"more {"selection":"instagram","seconds":600}"#, as: Self.asker))
+        #expect(h.enforcer.current == [])
+        h.clock.stepWall(step)
+        h.run { h.engine.wake() }
+        #expect(h.enforcer.current == [], "the grant is not over just because the clock jumped")
+        h.advance(599)
+        #expect(h.enforcer.current == [])
+        h.advance(1)
+        #expect(h.enforcer.current == ["instagram"], "blocked again after exactly 600 s of elapsed time")
+    }
+
     @Test("M1: MoreTime=approval: a pending request; the asker cannot approve it, an admin can, with who granted it in status")
     func approval() throws {
         let h = Harness(now: "2026-11-29T20:00:00+09:00")
