@@ -48,6 +48,7 @@ extension Engine {
 
     /// Handles one message from the inbox, on the engine queue.
     func receive(_ message: EngineInbox.Message) {
+        let mark = publications
         switch message {
         case .wake: wake()
         case .timeZone(let zone): timeZoneChanged(to: zone)
@@ -59,7 +60,7 @@ extension Engine {
             persist()
         }
         // Shield hits and failures change what the read-only answers show without a reconcile.
-        publishSnapshot()
+        publishSnapshot(unlessSince: mark)
     }
 
     /// Tells the usage monitor which apps the limits cover now (§9).

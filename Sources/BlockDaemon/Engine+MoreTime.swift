@@ -99,21 +99,17 @@ extension Engine {
         let before = snapshot()
         book.requests.remove(at: index)
         guard approve else {
-            try commit(since: before, now: now)
-            publish(.moreTime(MoreTimeNote(event: .moreDenied, kind: "denied", id: id, selection: r.selection, until: nil,
+            try commitAndTell(MoreTimeNote(event: .moreDenied, kind: "denied", id: id, selection: r.selection, until: nil,
                                            message: "More time for \(r.selection) (\(id)) denied by uid \(peer.uid)\(reason.map { ": \($0)" } ?? "")",
-                                           uid: peer.uid, asker: r.uid)), now: now)
-            reconcile(now: now)
+                                           uid: peer.uid, asker: r.uid), since: before, now: now)
             return ["denied": .string(id), "selection": .string(r.selection)]
         }
         let grant = makeGrant(id: id, selection: r.selection, start: now, end: end, over: r.activities, uid: r.uid,
                               grantedBy: peer.uid, reason: r.reason)
         book.grants.append(grant)
-        try commit(since: before, now: now)
-        publish(.moreTime(MoreTimeNote(event: .moreGranted, kind: "granted", id: id, selection: r.selection, until: end,
+        try commitAndTell(MoreTimeNote(event: .moreGranted, kind: "granted", id: id, selection: r.selection, until: end,
                                        message: "More time for \(r.selection) granted to uid \(r.uid) by uid \(peer.uid) until \(local.iso8601(end))",
-                                       uid: peer.uid, asker: r.uid)), now: now)
-        reconcile(now: now)
+                                       uid: peer.uid, asker: r.uid), since: before, now: now)
         return grantJSON(grant)
     }
 
@@ -125,11 +121,9 @@ extension Engine {
                 throw CoreError(.permissionDenied, "only root or uid \(l.uid), who asked for it, may cancel the \(l.kind.rawValue) of '\(name)'")
             }
             book.loosenings.remove(at: i)
-            try commit(since: before, now: now)
-            publish(.moreTime(MoreTimeNote(event: .delayed, kind: "cancelled", id: name, selection: name, until: nil,
+            try commitAndTell(MoreTimeNote(event: .delayed, kind: "cancelled", id: name, selection: name, until: nil,
                                            message: "The \(l.kind.rawValue) of '\(name)' due at \(local.iso8601(l.due)) was cancelled by uid \(peer.uid); it stays",
-                                           uid: peer.uid)), now: now)
-            reconcile(now: now)
+                                           uid: peer.uid), since: before, now: now)
             return ["cancelled": .string(name), "kind": .string(l.kind.rawValue)]
         }
         if let i = book.requests.firstIndex(where: { $0.id == name }) {
@@ -138,12 +132,18 @@ extension Engine {
                 throw CoreError(.permissionDenied, "only root or uid \(r.uid), who asked, may withdraw request '\(name)'")
             }
             book.requests.remove(at: i)
-            try commit(since: before, now: now)
-            publish(.moreTime(MoreTimeNote(event: .moreExpired, kind: "cancelled", id: name, selection: r.selection, until: nil,
-                                           message: "Request \(name) for more time for \(r.selection) withdrawn by uid \(peer.uid)", uid: peer.uid)), now: now)
-            reconcile(now: now)
+            try commitAndTell(MoreTimeNote(event: .moreExpired, kind: "cancelled", id: name, selection: r.selection, until: nil,
+                                           message: "Request \(name) for more time for \(r.selection) withdrawn by uid \(peer.uid)", uid: peer.uid), since: before, now: now)
             return ["cancelled": .string(name), "kind": "request"]
         }
         throw CoreError(.notFound, "nothing named '\(name)' is waiting: no delayed stop or removal and no pending request; 'blockc status' shows what waits")
+    }
+
+    /// A change of the book made: saved (undone if it cannot be), told (journal and watchers),
+    /// and converged to.
+    private func commitAndTell(_ note: MoreTimeNote, since before: Snapshot, now: Date) throws(CoreError) {
+        try commit(since: before, now: now)
+        publish(.moreTime(note), now: now)
+        reconcile(now: now)
     }
 }

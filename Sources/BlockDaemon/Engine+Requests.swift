@@ -29,16 +29,17 @@ extension Engine {
     private func answer(_ request: Request, from peer: Peer, delaying: Bool) -> Response {
         assertOnQueue()
         let now = observedNow()
+        let mark = publications
         do throws(CoreError) {
             if request.modifies && !peer.mayModify && !Engine.ownerMayAct(request) {
                 throw CoreError(.permissionDenied, "only root and members of group 'blockd' may use '\(request.command)'; ask an administrator to run 'usermod -aG blockd $USER', then log in again")
             }
             if delaying, let o = try delayedLoosening(request, peer: peer, now: now) {  // M2
-                publishSnapshot()
+                publishSnapshot(unlessSince: mark)
                 return .ok(o)
             }
             let reply = try dispatch(request, peer: peer, now: now)
-            if request.modifies { publishSnapshot() }
+            if request.modifies { publishSnapshot(unlessSince: mark) }
             return .ok(reply)
         } catch {
             // T4: refusals of well-formed changes are recorded (the cap, permissions, locks);
@@ -48,7 +49,7 @@ extension Engine {
                 recordFailure(error, uid: peer.uid, activity: nil, now: now)
                 persist()
             }
-            if request.modifies { publishSnapshot() }
+            if request.modifies { publishSnapshot() }  // the failure recorded here is news
             return .error(error)
         }
     }

@@ -14,6 +14,13 @@ extension Engine {
         }
         let snapshot = makeSnapshot(parts: snapshotParts(desired: blockedView.keys.sorted().map { blockedView[$0]! }))
         published.withLock { $0 = snapshot }
+        publications += 1
+    }
+
+    /// Publishes unless a snapshot was published since `mark` (a reconcile already did it):
+    /// a change publishes once.
+    func publishSnapshot(unlessSince mark: Int) {
+        if publications == mark { publishSnapshot() }
     }
 
     /// What `status` shows, worked out from the index without a walk over the registry.

@@ -40,6 +40,8 @@ public final class Engine: @unchecked Sendable {
     /// What the published snapshot shows as blocked (T5 with grants), kept per selection and
     /// updated for the selections a reconcile looked at: publishing costs O(blocked), not O(n).
     var blockedView: [String: Policy.Blocked] = [:]
+    /// How many snapshots were published: a request publishes only if its reconcile did not.
+    var publications = 0
     public internal(set) var nextTransition: Date?
     /// Where `config` came from: the files, or (when they are broken) the last good
     /// configuration or the built-in defaults (DESIGN §7); shown in `status`.

@@ -9,24 +9,9 @@ import Testing
 /// back in request order, whatever answered them (the engine, the parser, the snapshot).
 @Suite("§7, §8: a pipelined connection")
 struct PipelineTests {
-    final class Fixture: @unchecked Sendable {
-        let sandbox = Sandbox()
-        let harness: Harness
-        let server: ControlServer
-
-        init() throws {
-            harness = Harness(dir: sandbox.dir + "/state")
-            server = ControlServer(listenFD: try UnixSocket.listen(path: sandbox.socket), engine: harness.engine,
-                                   hub: harness.hub, log: harness.log)
-            server.start()
-        }
-
-        deinit { close(server.listenFD) }
-    }
-
     @Test("§7 group commit on one connection: 40 pipelined starts take fewer fdatasyncs than starts; every answer in order")
     func pipelinedStartsShareSyncs() throws {
-        let f = try Fixture()
+        let f = try ServerFixture()
         let c = try RawClient(path: f.sandbox.socket)
         let syncs = f.harness.saveFault.syncs
         var lines: [String] = []

@@ -9,30 +9,6 @@ import Testing
 /// read (the test runs as one user), in the order the connections are accepted.
 @Suite("Per-user blocks: each watcher gets only its own events")
 struct WatchScopeTests {
-    final class Fixture: @unchecked Sendable {
-        let sandbox = Sandbox()
-        let harness: Harness
-        let server: ControlServer
-        init(peers: [Peer]) throws {
-            harness = Harness(dir: sandbox.dir + "/state", users: UserScopeTests.users)
-            server = ControlServer(listenFD: try UnixSocket.listen(path: sandbox.socket), engine: harness.engine,
-                                   hub: harness.hub, log: harness.log)
-            var next = peers[...]  // only the server's queue reads it
-            server.credentials = { _ in next.popFirst() ?? Peer(uid: UInt32.max, mayModify: false) }
-            server.start()
-        }
-
-        /// A watching connection, accepted (and so given its peer) before the next one.
-        func watcher() throws -> RawClient {
-            let c = try RawClient(path: sandbox.socket)
-            let answer = try c.request("watch")
-            guard answer.hasPrefix("OK ") else { throw SandboxError("watch answered \(answer)") }
-            return c
-        }
-
-        deinit { close(server.listenFD) }
-    }
-
     /// The events a watcher got up to and including the lock of `last`, as "event selection".
     static func events(_ c: RawClient, until last: String) throws -> [(String, JSONObject)] {
         var got: [(String, JSONObject)] = []
@@ -47,7 +23,7 @@ struct WatchScopeTests {
 
     @Test("§5: a member watches the machine's blocks and their own, never another user's; an admin watches everything")
     func perWatcher() throws {
-        let f = try Fixture(peers: [UserScopeTests.kid, UserScopeTests.parent, UserScopeTests.admin])
+        let f = try ServerFixture(peers: [UserScopeTests.kid, UserScopeTests.parent, UserScopeTests.admin], users: UserScopeTests.users)
         let (kid, parent, admin) = (try f.watcher(), try f.watcher(), try f.watcher())
         let h = f.harness
         _ = ok(h.send(#"start {"selections":["reddit"],"seconds":600}"#))  // root: the whole machine
@@ -74,5 +50,15 @@ struct WatchScopeTests {
         #expect(lock(admins, "instagram")?["users"] == .array([.int(1002)]))
         #expect(lock(admins, "reddit")?["users"] == nil, "no users: the whole machine")
         #expect(admins.first { $0.0 == "refusal permission-denied" }?.1["uid"] == .int(1001), "a refusal carries whose request it was")
+    }
+}
+
+extension ServerFixture {
+    /// A watching connection, accepted (and so given its peer) before the next one.
+    func watcher() throws -> RawClient {
+        let c = try RawClient(path: sandbox.socket)
+        let answer = try c.request("watch")
+        guard answer.hasPrefix("OK ") else { throw SandboxError("watch answered \(answer)") }
+        return c
     }
 }
