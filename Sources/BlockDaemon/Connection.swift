@@ -27,7 +27,11 @@ final class Connection: @unchecked Sendable {
 
     let fd: Int32
     let peer: Peer
-    unowned let server: ControlServer
+    /// Held strongly: a callback still running on the server's queue (the tail of an answer,
+    /// an engine reply coming back) may outlive whoever let go of the server. The cycle
+    /// server → connection → server ends when the connection closes (`ControlServer.stop()`
+    /// closes them all).
+    let server: ControlServer
     var readSource: DispatchSourceRead?
     var writeSource: DispatchSourceWrite?
     var idleTimer: DispatchSourceTimer?
@@ -57,8 +61,8 @@ final class Connection: @unchecked Sendable {
 
     var queue: DispatchQueue { server.queue }
 
-    /// Releasing a suspended dispatch source traps; a connection dropped without `close()`
-    /// (a server torn down in a test) must still let go of its sources and descriptor.
+    /// Releasing a suspended dispatch source traps; should a connection ever be dropped
+    /// without `close()`, it must still let go of its sources and descriptor.
     deinit {
         if let r = readSource {
             if readPaused { r.resume() }

@@ -59,6 +59,26 @@ public final class ControlServer: @unchecked Sendable {
         acceptSource = source
     }
 
+    /// Stops accepting and closes every connection; an answer still with the engine is dropped
+    /// when it comes back. Returns once the listening source is gone, so the caller may then
+    /// close `listenFD` (which stays the caller's). Connections hold their server, so this is
+    /// also what lets a server go (a test's fixture calls it; the daemon exits instead).
+    public func stop() {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        let cancelled = DispatchSemaphore(value: 0)
+        queue.sync {
+            if let source = acceptSource {
+                acceptSource = nil
+                source.setCancelHandler { cancelled.signal() }
+                source.cancel()
+            } else {
+                cancelled.signal()
+            }
+            for connection in Array(connections.values) { connection.close() }
+        }
+        cancelled.wait()
+    }
+
     func acceptAll() {
         while true {
             let fd = blockd_accept(listenFD)

@@ -31,17 +31,22 @@ public enum UnixSocket {
         }
         let dir = (path as NSString).deletingLastPathComponent
         if !dir.isEmpty && !FileManager.default.fileExists(atPath: dir) {
-            guard mkdir(dir, 0o755) == 0 || errno == EEXIST else {
+            // 0755 whatever the umask: under a strict one (077) nobody else could reach the socket.
+            if mkdir(dir, 0o755) == 0 {
+                chmod(dir, 0o755)
+            } else if errno != EEXIST {
                 throw Failure(description: "cannot create \(dir): \(String(cString: strerror(errno)))")
             }
         }
         try removeStale(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "cannot create a socket: \(String(cString: strerror(errno)))") }
-        // Bind under a tight umask so the socket never exists with looser permissions.
-        let old = umask(0o177)
+        // The socket file never exists with looser permissions than its owner's alone: Linux
+        // creates it with the socket inode's mode (minus the umask), so set that before bind.
+        // (Not a umask of 0177 around bind: the umask is the whole process's, and a file another
+        // thread created meanwhile would get it.)
+        fchmod(fd, 0o600)
         let bound = withAddress(path) { bind(fd, $0, $1) }
-        umask(old)
         guard bound == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)

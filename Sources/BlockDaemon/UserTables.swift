@@ -63,11 +63,17 @@ public struct UserTables {
         return uids.sorted()
     }
 
-    /// The directory, 0755 and ours (its parent is created 0755 too, as /run/blockd is).
+    /// The directory, 0755 and ours (its parent is created 0755 too, as /run/blockd is). The
+    /// modes are set, not left to the umask: the NSS module reads the tables in every user's
+    /// processes, and a strict umask (077) would hide them, lifting every per-user web block.
     func prepareDirectory() throws(AtomicFile.Failure) {
         let parent = AtomicFile.directory(of: directory)
-        for dir in [parent, directory] where mkdir(dir, 0o755) != 0 && errno != EEXIST {
-            throw .system("cannot create \(dir)", errno)
+        for dir in [parent, directory] {
+            if mkdir(dir, 0o755) == 0 {
+                chmod(dir, 0o755)
+            } else if errno != EEXIST {
+                throw .system("cannot create \(dir)", errno)
+            }
         }
         var st = stat()
         guard lstat(directory, &st) == 0 else { throw .system("cannot read \(directory)", errno) }

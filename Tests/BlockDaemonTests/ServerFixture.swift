@@ -21,5 +21,8 @@ final class ServerFixture: @unchecked Sendable {
         server.start()
     }
 
-    deinit { close(server.listenFD) }
+    deinit {
+        server.stop()
+        close(server.listenFD)
+    }
 }

@@ -23,7 +23,10 @@ struct ServerTests {
             server.start()
         }
 
-        deinit { close(server.listenFD) }
+        deinit {
+            server.stop()
+            close(server.listenFD)
+        }
     }
 
     @Test("§8: connections past the limit get ERR busy and are closed; the others keep working")

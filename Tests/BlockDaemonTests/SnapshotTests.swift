@@ -54,6 +54,7 @@ struct SnapshotTests {
 
         deinit {
             release()
+            server.stop()
             close(server.listenFD)
         }
     }
