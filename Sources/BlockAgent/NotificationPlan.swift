@@ -79,6 +79,8 @@ public struct NotificationPlanner: Sendable {
     public func plan(_ event: WatchEvent, selection info: SelectionInfo?, now: Date, abilities: Abilities,
                      viewer: Viewer = Viewer()) -> PlannedNotification? {
         guard let selection = event.selection, !selection.isEmpty else { return nil }
+        // U2: an administrator's agent gets every user's events; it shows only its own user's.
+        guard event.concerns(viewer.uid) else { return nil }
         let texts = info?.texts ?? [:]
         let until = instant(event.until)
         var values = TemplateValues(selection: selection, until: until.map { display($0, now: now) },

@@ -114,10 +114,10 @@ extension Output {
         switch e.name {
         case .lock:
             let reasons = (e.reasons ?? []).map(Output.clean)
-            body = paint("Blocked", .red) + " \(selection) \(until(e.until))"
+            body = paint("Blocked", .red) + " \(selection)\(forWhom(e)) \(until(e.until))"
                 + (reasons.isEmpty ? "" : ": \(reasons.joined(separator: ", "))")
         case .unlock:
-            body = paint("Unblocked", .green) + " \(selection): \(Output.clean(e.why ?? ""))"
+            body = paint("Unblocked", .green) + " \(selection)\(forWhom(e)): \(Output.clean(e.why ?? ""))"
         case .refusal:
             body = paint("Refused", .yellow) + " (\(Output.clean(e.code ?? ""))): \(Output.clean(e.message ?? ""))"
         case .failure:

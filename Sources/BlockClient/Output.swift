@@ -12,6 +12,9 @@ public struct Output: Sendable {
     public var now: Date
     public var clock: LocalClock
     public var color: Bool
+    /// A uid's user name (per-user `watch` events carry uids): the system's user database
+    /// unless a test gives its own.
+    public var userName: @Sendable (Int) -> String? = Output.systemUserName
 
     public init(now: Date, clock: LocalClock, color: Bool) {
         self.now = now

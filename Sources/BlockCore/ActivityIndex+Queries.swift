@@ -52,6 +52,13 @@ extension ActivityIndex {
         Policy(clock: clock).until(from: t, covering: (covering[selection] ?? []).compactMap { entries[$0]?.activity })
     }
 
+    /// U2: when `selection` is lifted for `viewer` (nil: a user no activity names), following
+    /// only the activities that list it and apply to them.
+    public func until(_ selection: String, from t: Date, viewer: UInt32?) -> Date? {
+        let covering = (covering[selection] ?? []).compactMap { entries[$0]?.activity }
+        return Policy(clock: clock).until(from: t, covering: covering.filter { a in a.scope.map { s in viewer.map(s.contains) ?? false } ?? true })
+    }
+
     /// One blocked selection as `Policy.desired` gives it.
     public func blocked(_ selection: String) -> Policy.Blocked? {
         guard let at = evaluatedAt, let reasons = reasons(for: selection) else { return nil }

@@ -13,7 +13,15 @@ extension WatchEvent {
         case .dropped: return true  // about this watcher's own stream
         case .moreTime: return uid == me  // M4: an agent needs only its own requests' answers
         case .refusal, .failure: return uid.map { $0 == me } ?? true
-        default: return users.map { $0.contains(me) } ?? true
+        default: return concerns(me)
         }
+    }
+
+    /// Per-user blocks: whether a lock, unlock, shield hit, limit or warning is about uid
+    /// `uid`: no `users` (the whole machine, but for `except`), or `users` naming them. An
+    /// administrator's agent gets every event and shows only these (U2).
+    public func concerns(_ uid: Int) -> Bool {
+        if let users { return users.contains(uid) }
+        return !(except ?? []).contains(uid)
     }
 }

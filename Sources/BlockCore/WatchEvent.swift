@@ -50,6 +50,9 @@ public struct WatchEvent: Equatable, Sendable {
     /// is (limit, warning) blocked for; absent: the whole machine. The daemon sends a watcher
     /// only the events it may see (`isShown(to:)`).
     public var users: [Int]?
+    /// Per-user blocks, lock and unlock without `users`: everyone but these uids, whose own
+    /// view of the selection did not change the same way (`Audience`).
+    public var except: [Int]?
     /// Keys this build does not know, from a newer daemon (all keys of an unknown event):
     /// shown, never dropped.
     public var unknown = JSONObject()
@@ -61,17 +64,18 @@ public struct WatchEvent: Equatable, Sendable {
 }
 
 extension WatchEvent {
-    public static func lock(time: String, selection: String, until: String?, reasons: [String], users: [UInt32]? = nil) -> WatchEvent {
+    public static func lock(time: String, selection: String, until: String?, reasons: [String], users: [UInt32]? = nil,
+                            except: [UInt32] = []) -> WatchEvent {
         var e = WatchEvent(Name.lock.rawValue, time: time)
         (e.selection, e.until, e.noEnd, e.reasons) = (selection, until, until == nil, reasons)
-        e.scope(users)
+        e.scope(users, except: except)
         return e
     }
 
-    public static func unlock(time: String, selection: String, why: String, users: [UInt32]? = nil) -> WatchEvent {
+    public static func unlock(time: String, selection: String, why: String, users: [UInt32]? = nil, except: [UInt32] = []) -> WatchEvent {
         var e = WatchEvent(Name.unlock.rawValue, time: time)
         (e.selection, e.why) = (selection, why)
-        e.scope(users)
+        e.scope(users, except: except)
         return e
     }
 
@@ -107,7 +111,10 @@ extension WatchEvent {
         return e
     }
 
-    private mutating func scope(_ uids: [UInt32]?) { users = uids.map { $0.map(Int.init) } }
+    private mutating func scope(_ uids: [UInt32]?, except: [UInt32] = []) {
+        users = uids.map { $0.map(Int.init) }
+        self.except = uids == nil && !except.isEmpty ? except.map(Int.init) : nil
+    }
 
     public static func dropped(count: Int, time: String) -> WatchEvent {
         var e = WatchEvent(Name.dropped.rawValue, time: time)
@@ -120,8 +127,8 @@ extension WatchEvent {
     /// Each event's keys in the order the daemon writes them; absent keys are left out.
     static func keys(_ name: Name?) -> [String] {
         switch name {
-        case .lock: ["time", "selection", "until", "reasons", "users", "more"]
-        case .unlock: ["time", "selection", "why", "users"]
+        case .lock: ["time", "selection", "until", "reasons", "users", "except", "more"]
+        case .unlock: ["time", "selection", "why", "users", "except"]
         case .refusal, .failure: ["time", "code", "message", "uid"]
         case .shieldHit, .tamper: ["time", "kind", "selection", "path", "app", "until", "users", "more"]
         case .limit: ["time", "activity", "selections", "until", "users"]
@@ -133,7 +140,7 @@ extension WatchEvent {
     }
 
     static let allKeys = ["time", "kind", "activity", "selection", "selections", "path", "app", "until", "starts",
-                          "remaining", "reasons", "why", "code", "message", "count", "more", "uid", "users"]
+                          "remaining", "reasons", "why", "code", "message", "count", "more", "uid", "users", "except"]
 
     /// The one encoder: the `EVENT` line's object.
     public var json: JSONObject {
@@ -160,6 +167,7 @@ extension WatchEvent {
         selections = o["selections"].flatMap(WatchEvent.strings)
         reasons = o["reasons"].flatMap(WatchEvent.strings)
         if case .array(let items)? = o["users"] { users = items.compactMap(\.int) }
+        if case .array(let items)? = o["except"] { except = items.compactMap(\.int) }
         // An unknown event keeps every key, in the order it came, to be shown as it was.
         for (key, value) in o where key != "event" && (name == nil || !WatchEvent.allKeys.contains(key)) { unknown[key] = value }
     }
@@ -188,6 +196,7 @@ extension WatchEvent {
         case "more": return text(more)
         case "uid": return uid.map { .int(Int64($0)) }
         case "users": return users.map { .array($0.map { .int(Int64($0)) }) }
+        case "except": return except.map { .array($0.map { .int(Int64($0)) }) }
         default: return unknown[key]
         }
     }

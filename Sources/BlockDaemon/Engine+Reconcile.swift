@@ -53,8 +53,7 @@ extension Engine {
         // Truth (DESIGN §7): what failed to be enforced is not applied, and is not "Blocked" in
         // the journal until a retry enforces it.
         effects.locks = newlyBlocked.filter { notEnforced[$0] == nil }.compactMap { registry.index.blocked($0) }
-        effects.reports = effects.locks.map(Report.lock)
-            + effects.unlocks.map { unlockReport($0, previous: applied[$0] ?? [], ended: ended, now: now) }
+        effects.reports = viewReports(candidates, ended: ended, now: now)
             + ended.filter { !$0.selections.contains(where: effects.unlocks.contains) }.map(endedReport)
         carryOut(effects, now: now)
         var appliedChanged = false
@@ -203,12 +202,47 @@ extension Engine {
         }
     }
 
+    /// The locks and unlocks people are told of (U2: per user): for each selection looked at,
+    /// what changed for whom between what was applied and what is enforced now. Locks first,
+    /// then unlocks, each by selection. A selection whose enforcement failed is no news until
+    /// it is enforced (DESIGN §7: never "Blocked" unless it is).
+    private func viewReports(_ candidates: Set<String>, ended: [Block], now: Date) -> [Report] {
+        var locks: [Report] = [], unlocks: [Report] = []
+        for selection in candidates.sorted() {
+            let before = applied[selection]
+            let after = isBlockedNow(selection) ? (notEnforced[selection] == nil ? blockedReasons(selection) : before) : nil
+            guard before != after else { continue }
+            let changes = Policy.viewChanges(before: before, after: after) { viewer in
+                self.registry.index.until(selection, from: now, viewer: viewer)
+            }
+            for change in changes {
+                let whom = whom(change.audience)
+                switch change.kind {
+                case .lock:
+                    locks.append(.lock(Policy.Blocked(selection: selection, reasons: change.reasons, until: change.until),
+                                       audience: change.audience, whom: whom))
+                case .unlock:
+                    unlocks.append(unlockReport(selection, previous: change.reasons, ended: ended, now: now, audience: change.audience, whom: whom))
+                }
+            }
+        }
+        return locks + unlocks
+    }
+
+    /// U2: whom a lock or an unlock is about, in words for the journal (nil: everyone).
+    func whom(_ audience: Audience) -> String? {
+        func names(_ uids: [UInt32]) -> String { uids.map { directory.name($0) ?? "#\($0)" }.joined(separator: ", ") }
+        if let users = audience.users { return "for \(names(users))" }
+        return audience.except.isEmpty ? nil : "for everyone but \(names(audience.except))"
+    }
+
     /// Why a selection is no longer blocked, in words, with the fields that say which
     /// activity ended when.
-    func unlockReport(_ selection: String, previous: [Reason], ended: [Block], now: Date) -> Report {
+    func unlockReport(_ selection: String, previous: [Reason], ended: [Block], now: Date, audience: Audience = .everyone,
+                      whom: String? = nil) -> Report {
         var why = pendingUnlockNotes[selection] ?? ""
         var fields: [(String, String)] = []
-        if why.isEmpty, let block = ended.first(where: { $0.selections.contains(selection) }) {
+        if why.isEmpty, let block = ended.first(where: { b in b.selections.contains(selection) && (previous.isEmpty || previous.contains { $0.activity == b.name }) }) {
             why = "timed block '\(block.name)' ended (\(DurationText.format(Int(block.end.timeIntervalSince(block.start).rounded()))))"
             fields.append(("ACTIVITY", block.name))
             fields.append(("END", local.iso8601(block.end)))
@@ -221,7 +255,7 @@ extension Engine {
         } else if why.isEmpty {
             why = "no activity covers it any more"
         }
-        return .unlock(selection: selection, why: why, fields: fields, users: Engine.users(previous))  // whom it was blocked for
+        return .unlock(selection: selection, why: why, fields: fields, audience: audience, whom: whom)
     }
 
     /// A block ended without unlocking anything. Say why truthfully: only selections another

@@ -5,11 +5,12 @@ import Foundation
 /// the one place where it becomes a journal entry (message, MESSAGE_ID, fields) and a
 /// `watch` event, so the two never disagree about what happened.
 enum Report {
-    /// A selection became blocked (and enforced).
-    case lock(Policy.Blocked)
-    /// A selection is no longer blocked: `why` in words, the fields that say which activity
-    /// ended when, and whom it was blocked for (nil: the whole machine).
-    case unlock(selection: String, why: String, fields: [(String, String)], users: [UInt32]? = nil)
+    /// A selection became blocked (and enforced) for `audience` (U2), with the reasons and
+    /// the end that apply to them; `whom` names them for the journal (nil: everyone).
+    case lock(Policy.Blocked, audience: Audience = .everyone, whom: String? = nil)
+    /// A selection is no longer blocked for `audience`: `why` in words, and the fields that
+    /// say which activity ended when.
+    case unlock(selection: String, why: String, fields: [(String, String)], audience: Audience = .everyone, whom: String? = nil)
     /// T4: a refused request, or a failure that is ours to fix.
     case problem(CoreError, uid: UInt32?, activity: String?)
     /// S5: a denied launch, a stopped process, or (E1, E6) a repaired hosts file, with when
@@ -40,14 +41,16 @@ enum Report {
     /// The journal entry.
     func entry(clock: LocalClock) -> LogEntry {
         switch self {
-        case .lock(let b):
+        case .lock(let b, let audience, let whom):
             let why = b.reasons.map { "\($0.kind.rawValue) '\($0.activity)'" }.joined(separator: ", ")
             let until = b.until.map { "until \(clock.iso8601($0))" } ?? "with no end in sight"
             var fields = [("SELECTION", b.selection), ("ACTIVITY", b.reasons.map(\.activity).joined(separator: " "))]
             if let end = b.until { fields.append(("END", clock.iso8601(end))) }
-            return LogEntry("Blocked \(b.selection): \(why), \(until)", priority: .notice, event: logEvent, fields: fields)
-        case .unlock(let selection, let why, let fields, _):
-            return LogEntry("Unblocked \(selection): \(why)", priority: .notice, event: logEvent, fields: [("SELECTION", selection)] + fields)
+            return LogEntry("Blocked \(b.selection)\(whom.map { " \($0)" } ?? ""): \(why), \(until)", priority: .notice, event: logEvent,
+                            fields: fields + Report.fields(audience))
+        case .unlock(let selection, let why, let fields, let audience, let whom):
+            return LogEntry("Unblocked \(selection)\(whom.map { " \($0)" } ?? ""): \(why)", priority: .notice, event: logEvent,
+                            fields: [("SELECTION", selection)] + fields + Report.fields(audience))
         case .problem(let error, let uid, let activity):
             var fields = [("CODE", error.code.rawValue)]
             if let activity { fields.append(("ACTIVITY", activity)) }
@@ -75,10 +78,11 @@ enum Report {
     func events(clock: LocalClock, now: Date) -> [WatchEvent] {
         let time = clock.iso8601(now)
         switch self {
-        case .lock(let b):
-            return [.lock(time: time, selection: b.selection, until: b.until.map(clock.iso8601), reasons: b.reasons.map(\.activity), users: b.users)]
-        case .unlock(let selection, let why, _, let users):
-            return [.unlock(time: time, selection: selection, why: why, users: users)]
+        case .lock(let b, let audience, _):
+            return [.lock(time: time, selection: b.selection, until: b.until.map(clock.iso8601), reasons: b.reasons.map(\.activity),
+                          users: audience.users, except: audience.except)]
+        case .unlock(let selection, let why, _, let audience, _):
+            return [.unlock(time: time, selection: selection, why: why, users: audience.users, except: audience.except)]
         case .problem(let error, let uid, _):
             return [.problem(logEvent == .failure ? .failure : .refusal, time: time, code: error.code.rawValue, message: error.message, uid: uid)]
         case .hit(let hit, let until, let users):
@@ -92,6 +96,12 @@ enum Report {
             return []
         case .moreTime(let note): return note.events(clock: clock, now: now)
         }
+    }
+
+    /// U2: the journal fields that say whom a lock or an unlock is about (none: everyone).
+    static func fields(_ audience: Audience) -> [(String, String)] {
+        if let users = audience.users { return [("USERS", users.map(String.init).joined(separator: " "))] }
+        return audience.except.isEmpty ? [] : [("EXCEPT_USERS", audience.except.map(String.init).joined(separator: " "))]
     }
 
     /// What a shield hit did, in a sentence.

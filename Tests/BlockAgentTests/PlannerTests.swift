@@ -82,6 +82,25 @@ import Testing
         #expect((w.summary, w.body, w.action) == ("まもなくsocialがブロックされます", "あと5分でブロックが始まります。", nil))
     }
 
+    @Test("U2: an administrator's agent gets every user's events and shows only its own user's")
+    func ownUsersOnly() {
+        let p = planner(.en)
+        let t = "2026-11-29T13:06:00+09:00"
+        let admin = NotificationPlanner.Viewer(uid: 1003, isAdmin: true), kid = NotificationPlanner.Viewer(uid: 1001)
+        func shown(_ e: WatchEvent, to viewer: NotificationPlanner.Viewer) -> Bool {
+            p.plan(e, selection: nil, now: PlannerTests.now, abilities: PlannerTests.all, viewer: viewer) != nil
+        }
+        let kids = WatchEvent.lock(time: t, selection: "youtube", until: nil, reasons: ["bedtime"], users: [1001])
+        #expect(shown(kids, to: kid) && !shown(kids, to: admin), "kid's bedtime is not the parent's block")
+        let others = WatchEvent.unlock(time: t, selection: "youtube", why: "x", except: [1001])
+        #expect(shown(others, to: admin) && !shown(others, to: kid), "lifted for everyone but kid, who stays blocked")
+        let everyone = WatchEvent.lock(time: t, selection: "youtube", until: nil, reasons: ["focus"])
+        #expect(shown(everyone, to: admin) && shown(everyone, to: kid))
+        let hit = WatchEvent.hit(.shieldHit, time: t, kind: "denied-launch", selection: "steam", path: "/usr/games/steam", app: "Steam",
+                                 until: nil, users: [1001])
+        #expect(shown(hit, to: kid) && !shown(hit, to: admin))
+    }
+
     @Test("tamper repairs, refusals, failures and unknown events are not shown")
     func notShown() {
         let p = planner(.en)

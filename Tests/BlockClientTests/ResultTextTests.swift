@@ -57,6 +57,17 @@ struct ResultTextTests {
         #expect(Fixture.output().event(event.object!) == expected)
     }
 
+    @Test("U2, watch: an event for some users says for whom, by name where the uid has one")
+    func perUserEvents() {
+        var out = Fixture.output()
+        out.userName = { [1001: "kid"][$0] }
+        let t = "2026-11-29T23:00:00+09:00"
+        #expect(out.event(WatchEvent.lock(time: t, selection: "youtube", until: "2026-11-30T07:00:00+09:00", reasons: ["bedtime"], users: [1001]))
+                == "23:00 Blocked youtube for kid until Mon 30 Nov 07:00 (17h55m left): bedtime")
+        #expect(out.event(WatchEvent.unlock(time: t, selection: "youtube", why: "timed block 'focus' ended (10m)", except: [1001, 1077]))
+                == "23:00 Unblocked youtube for everyone but kid, uid 1077: timed block 'focus' ended (10m)")
+    }
+
     @Test("schedule list: one aligned row per schedule, or how to add one")
     func schedules() {
         let out = Fixture.output()

@@ -60,3 +60,23 @@ struct WatchAudienceTests {
         #expect(WatchEvent.lock(time: Self.t, selection: "x", until: nil, reasons: []).json["users"] == nil, "machine-wide: no users key")
     }
 }
+
+/// U2: `except` on the wire and in what a watcher is sent.
+@Suite("U2: events for everyone but some users")
+struct WatchExceptTests {
+    static let t = "2026-11-29T23:00:00+09:00"
+
+    @Test("U2: a lock for everyone but kid reaches parent and root, not kid; it round-trips")
+    func exceptKid() {
+        let e = WatchEvent.lock(time: Self.t, selection: "youtube", until: nil, reasons: ["focus"], except: [1001])
+        #expect(e.json["except"] == .array([.int(1001)]) && e.json["users"] == nil)
+        #expect(WatchEvent(e.json) == e)
+        #expect(!e.isShown(to: Peer(uid: 1001, mayModify: true)))
+        #expect(e.isShown(to: Peer(uid: 1002, mayModify: true)))
+        #expect(e.isShown(to: Peer(uid: 0, mayModify: true)), "root sees every event")
+        #expect(!e.concerns(1001) && e.concerns(1002))
+        #expect(WatchEvent.unlock(time: Self.t, selection: "x", why: "w").json["except"] == nil, "no except key when no one is left out")
+        #expect(WatchEvent.unlock(time: Self.t, selection: "x", why: "w", users: [1001], except: [1002]).except == nil,
+                "except only qualifies an event for everyone")
+    }
+}

@@ -187,7 +187,9 @@ struct EngineTests {
         if case .error(let e) = h.send(#"stop {"name":"reddit"}"#) { #expect(e.code == .locked) } else { Issue.record("root stopped a locked block") }
         _ = ok(h.send(#"stop {"name":"instagram"}"#, as: alice))
         #expect(h.enforcer.current == ["reddit"])
-        #expect(h.entries(.unlock).first?.message == "Unblocked instagram: block 'instagram' stopped early by uid 1000")
+        // Alice's block is hers alone (a plain member's default scope, U1), and so is its unlock (U2).
+        let alices = h.users.name(1000) ?? "#1000"
+        #expect(h.entries(.unlock).first?.message == "Unblocked instagram for \(alices): block 'instagram' stopped early by uid 1000")
         // Reading is for everyone.
         _ = ok(h.send("status", as: eve))
     }

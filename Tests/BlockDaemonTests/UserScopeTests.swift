@@ -110,6 +110,40 @@ struct UserScopeTests {
         }
         #expect(e.code == .exists && e.message.contains("--name"))
     }
+
+    /// The lock and unlock events the engine published: `lock reasons for whom`.
+    static func news(_ h: Harness, _ selection: String) -> [String] {
+        h.events.all.filter { $0["selection"]?.string == selection && ["lock", "unlock"].contains($0["event"]?.string ?? "") }.map { e in
+            let whom = e["users"].map { "for \($0)" } ?? e["except"].map { "for everyone but \($0)" } ?? "for everyone"
+            let reasons = e["reasons"]?.array?.compactMap(\.string).joined(separator: " ")
+            return [e["event"]!.string!, reasons, whom].compactMap { $0 }.joined(separator: " ")
+        }
+    }
+
+    @Test("U2: a machine-wide block over kid's bedtime is news for everyone but kid, and so is its end")
+    func machineWideOverPerUser() {
+        let h = harness()
+        _ = ok(h.send(#"schedule-add {"name":"bedtime","window":"21:00-07:00","selections":["youtube"],"users":["kid"]}"#))
+        _ = ok(h.send(#"start {"selections":["youtube"],"seconds":600,"name":"focus"}"#))
+        #expect(h.entries(.lock).last?.message.hasPrefix("Blocked youtube for everyone but kid: block 'focus', until ") == true,
+                "\(h.entries(.lock).map(\.message))")
+        h.advance(601)
+        #expect(Self.news(h, "youtube") == ["lock bedtime for [1001]", "lock focus for everyone but [1001]", "unlock for everyone but [1001]"])
+        #expect(h.entries(.unlock).last?.message == "Unblocked youtube for everyone but kid: timed block 'focus' ended (10m)")
+        #expect(h.enforcer.users == ["youtube": [1001]], "kid's bedtime holds")
+    }
+
+    @Test("U2: kid is told of kid's own activities only, never of another user's on the same selection")
+    func ownReasonsOnly() {
+        let h = harness()
+        _ = ok(h.send(#"start {"selections":["steam"],"seconds":600,"name":"homework","users":["kid2"]}"#))
+        _ = ok(h.send(#"schedule-add {"name":"bedtime","window":"21:00-07:00","selections":["steam"],"users":["kid"]}"#))
+        #expect(Self.news(h, "steam") == ["lock homework for [1004]", "lock bedtime for [1001]"])
+        #expect(h.entries(.lock).last?.message.hasPrefix("Blocked steam for kid: schedule 'bedtime', until ") == true)
+        // kid's lock ends at 07:00, kid2's homework at 23:10: each is told their own end.
+        let untils = h.events.all.filter { $0["event"]?.string == "lock" }.map { $0["until"]?.string ?? "none" }
+        #expect(untils == ["2026-11-29T23:10:00.000+09:00", "2026-11-30T07:00:00.000+09:00"])
+    }
 }
 
 @Suite("Per-user blocks: the per-user tables as an enforcer (DESIGN §7 truth)")
