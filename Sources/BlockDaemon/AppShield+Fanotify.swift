@@ -65,7 +65,7 @@ final class FanotifyReader: @unchecked Sendable {
     private func run() {
         // Allocated once: nothing on the answering path allocates per event.
         var events = [blockd_fan_event](repeating: blockd_fan_event(), count: 64)
-        var denied: [(ShieldTarget, Int32)] = []
+        var denied: [(ShieldTarget, Int32, UInt32?)] = []
         denied.reserveCapacity(64)
         let execPerm = blockd_fan_open_exec_perm()
         var overflows = 0
@@ -96,13 +96,15 @@ final class FanotifyReader: @unchecked Sendable {
                     // (the check runs before a setuid bit takes effect) and waiting for us.
                     target = ShieldTarget.denying(targets, pid: event.pid)
                 }
+                // Whose launch it was (U3), read while the caller still waits in execve.
+                let person = target == nil ? nil : ProcessUsers.of(event.pid)?.person
                 _ = blockd_fanotify_respond(group, event.fd, target == nil ? 1 : 0)
                 close(event.fd)
-                if let target { denied.append((target, event.pid)) }
+                if let target { denied.append((target, event.pid, person)) }
             }
             // Only now, with every exec in this batch answered: report (S5) and log.
-            for (target, pid) in denied {
-                hits(ShieldHit(kind: .deniedLaunch, selection: target.selection, path: target.path, app: target.app, pid: pid))
+            for (target, pid, person) in denied {
+                hits(ShieldHit(kind: .deniedLaunch, selection: target.selection, path: target.path, app: target.app, pid: pid, uid: person))
             }
             denied.removeAll(keepingCapacity: true)
             if overflows > 0 {

@@ -89,12 +89,13 @@ final class ProcessKiller: @unchecked Sendable {
         let stillMatches = pidfd >= 0 && (expected.map { ProcessKiller.executable(of: pid) == $0 }
             ?? (ProcessKiller.executablePath(of: pid) == target.path))
         let first = immediately || grace <= 0 ? SIGKILL : SIGTERM
+        let person = stillMatches ? ProcessUsers.of(pid)?.person : nil  // whose app it was (U3)
         guard stillMatches, blockd_pidfd_signal(pidfd, first) == 0 else {
             if pidfd >= 0 { close(pidfd) }
             release(pid)
             return false
         }
-        hits(ShieldHit(kind: .killed, selection: target.selection, path: target.path, app: target.app, pid: pid))
+        hits(ShieldHit(kind: .killed, selection: target.selection, path: target.path, app: target.app, pid: pid, uid: person))
         let deadline = first == SIGKILL ? nil : DispatchTime.now() + grace
         graceQueue.asyncAfter(deadline: .now() + min(grace, 0.02)) { [self] in follow(pid: pid, pidfd: pidfd, killAt: deadline) }
         return true

@@ -24,6 +24,10 @@ struct ProcessUsers: Equatable, Sendable {
         return ProcessUsers(real: real, login: login == UInt32.max ? nil : login)
     }
 
+    /// The person a process stands for, to be told of a denied launch or a stopped app: the
+    /// login uid (kid's `sudo steam` is kid's), else the real uid.
+    var person: UInt32 { login ?? real }
+
     /// Whether a process of `users` falls in `scope` (nil: everyone). A process whose users
     /// could not be read (nil) is taken to be in scope: a block errs on the side of blocking.
     static func inScope(_ scope: Set<UInt32>?, _ users: ProcessUsers?) -> Bool {

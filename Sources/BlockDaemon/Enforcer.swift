@@ -57,13 +57,17 @@ public struct ShieldHit: Equatable, Sendable {
     /// A name for people, where known (the app's name from its desktop file, or the executable's).
     public var app: String?
     public var pid: Int32?
+    /// U3: whose launch was denied or whose process was stopped (its login uid, else its real
+    /// uid: the person at the session); nil when not known, and for a file.
+    public var uid: UInt32?
 
-    public init(kind: Kind, selection: String, path: String, app: String? = nil, pid: Int32? = nil) {
+    public init(kind: Kind, selection: String, path: String, app: String? = nil, pid: Int32? = nil, uid: UInt32? = nil) {
         self.kind = kind
         self.selection = selection
         self.path = path
         self.app = app
         self.pid = pid
+        self.uid = uid
     }
 }
 

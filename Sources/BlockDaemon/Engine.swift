@@ -149,8 +149,12 @@ public final class Engine: @unchecked Sendable {
             // E1, E6: an undone edit is also a failure the user sees in status and failures.
             state.record(FailureRecord(time: now, code: ErrorCode.tamper.rawValue, message: Report.message(hit), uid: nil, activity: hit.selection))
         }
-        let until = applied[hit.selection].flatMap { _ in registry.index.until(hit.selection, from: now) }
-        publish(.hit(hit, until: until, users: registry.index.blocked(hit.selection)?.users), now: now)  // per-user blocks
+        // U3: a denied launch or a stopped app is news for the person whose it was, with the end
+        // of their own view; where that is not known, for everyone the selection is blocked for.
+        let until = applied[hit.selection].flatMap { _ in
+            hit.uid.map { registry.index.until(hit.selection, from: now, viewer: $0) } ?? registry.index.until(hit.selection, from: now)
+        }
+        publish(.hit(hit, until: until, users: hit.uid.map { [$0] } ?? registry.index.blocked(hit.selection)?.users), now: now)
         persist()
     }
 }

@@ -60,6 +60,7 @@ enum Report {
             var fields = [("SELECTION", hit.selection), ("PATH", hit.path), ("HIT", hit.kind.rawValue)]
             if let app = hit.app { fields.append(("APP", app)) }
             if let pid = hit.pid { fields.append(("PID", String(pid))) }
+            if let uid = hit.uid { fields.append(("UID", String(uid))) }
             return LogEntry(Report.message(hit), priority: hit.kind == .tamper ? .warning : .notice, event: logEvent, fields: fields)
         case .limitReached(let l, let until):
             return LogEntry("Daily limit '\(l.name)' reached (\(DurationText.format(l.seconds)) of use): \(l.selections.joined(separator: ", ")) blocked until \(until)",

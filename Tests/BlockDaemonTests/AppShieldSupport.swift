@@ -72,7 +72,13 @@ final class ShieldScratch {
         posix_spawnattr_setsigmask(&attr, &empty)
         posix_spawnattr_setsigdefault(&attr, &term)
         posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let rc = posix_spawn(&pid, path, nil, &attr, &argv, environ)
+        // ETXTBSY: another test thread forked while this file was still open for writing (the
+        // copy), and its child holds that descriptor until it execs. It passes; try again.
+        var rc = posix_spawn(&pid, path, nil, &attr, &argv, environ)
+        for _ in 0..<100 where rc == ETXTBSY {
+            usleep(10_000)
+            rc = posix_spawn(&pid, path, nil, &attr, &argv, environ)
+        }
         guard rc == 0 else { return .failure(POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO)) }
         children.append(pid)
         return .success(pid)

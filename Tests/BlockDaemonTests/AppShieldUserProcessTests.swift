@@ -50,6 +50,7 @@ struct UserAppProcessTests {
         #expect(s.runsToCompletion(), "root (no login uid) runs it")
         #expect(waitUntil { hits.of(.deniedLaunch).count == 2 })
         #expect(hits.of(.deniedLaunch).count == 2, "exactly the kid's two launches were denied")
+        #expect(hits.of(.deniedLaunch).map(\.uid) == [users.kid.uid, users.kid.uid], "both hits are the kid's to be told of, the sudo one too (U3)")
     }
 
     @Test("at block start only the processes of users in scope stop; another user's keeps running", .enabled(if: Privileged.can(needs: tools), needs))
@@ -68,6 +69,7 @@ struct UserAppProcessTests {
         let status = try #require(s.wait(kids, timeout: 5), "the kid's process was not stopped")
         #expect(ShieldScratch.termSignal(status) == SIGTERM)
         #expect(hits.of(.killed).compactMap(\.pid) == [kids])
+        #expect(hits.of(.killed).map(\.uid) == [users.kid.uid], "the stopped app is the kid's to be told of (U3)")
         usleep(500_000)  // past KillGrace: a wrongly claimed process would be gone by now
         #expect(s.stillRuns(others), "the other user's process keeps running")
 
