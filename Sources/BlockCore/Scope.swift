@@ -1,3 +1,5 @@
+import Foundation
+
 /// Who an activity applies to (per-user blocks): the user names and `@group`s it was given
 /// (`Users=` in a schedule or limit file, `--user NAME` on blockc), and the uids the daemon
 /// resolved them to when it accepted the activity. No scope (nil) means the whole machine.
@@ -94,12 +96,14 @@ extension Policy.Blocked {
     /// Whether it is blocked for `uid`.
     public func blocks(_ uid: UInt32) -> Bool { users.map { $0.contains(uid) } ?? true }
 
-    /// The selection as seen by `uid`: only the reasons that apply to them (nil: none does).
-    public func seen(by uid: UInt32) -> Policy.Blocked? {
+    /// The selection as seen by `uid`: only the reasons that apply to them (nil: none does),
+    /// and, given `until`, when it is lifted for them (another user's longer block is not theirs).
+    public func seen(by uid: UInt32, until: ((String) -> Date?)? = nil) -> Policy.Blocked? {
         let mine = reasons.filter { $0.scope.map { $0.contains(uid) } ?? true }
         guard !mine.isEmpty else { return nil }
         var b = self
         b.reasons = mine
+        if let until { b.until = until(selection) }
         return b
     }
 }

@@ -93,8 +93,9 @@ extension Engine {
         var o = answerNow(.status(all: all), now: now)
         guard let viewer, registry.index.scopedCount > 0 else { return o }
         let every = activitiesForDisplay(at: now)
+        let theirs = every.filter { a in a.scope.map { $0.contains(viewer) } ?? true }
         let desired = policy.lifting(policy.desired(at: now, activities: every), grants: book.grants, at: now)
-            .compactMap { $0.seen(by: viewer) }
+            .compactMap { $0.seen(by: viewer) { self.policy.until($0, from: now, activities: theirs) } }
         let active = Set(desired.flatMap { $0.reasons.map(\.activity) })
         let activities = every.filter { Scope.visible($0.scope, origin: $0.origin, to: viewer) && (all || active.contains($0.name)) }
         o["activities"] = .array(activities.map { shapes.activity($0, at: now) })

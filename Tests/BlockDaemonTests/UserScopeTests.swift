@@ -111,6 +111,18 @@ struct UserScopeTests {
         #expect(e.code == .exists && e.message.contains("--name"))
     }
 
+    @Test("U2: status gives kid the end of kid's own view, not that of kid2's longer block on the same selection")
+    func statusUntilPerViewer() {
+        let h = harness()
+        _ = ok(h.send(#"start {"selections":["steam"],"seconds":600,"name":"short","users":["kid"]}"#))
+        _ = ok(h.send(#"start {"selections":["steam"],"seconds":3600,"name":"long","users":["kid2"]}"#))
+        let kids = ok(h.send("status", as: Self.kid))?["blocked"]?.array?.first
+        #expect(kids?["until"]?.string == "2026-11-29T23:10:00.000+09:00", "\(String(describing: kids))")
+        #expect(kids?["reasons"]?.array?.count == 1)
+        let kid2s = ok(h.send(#"status {"user":"kid2"}"#, as: Self.admin))?["blocked"]?.array?.first
+        #expect(kid2s?["until"]?.string == "2026-11-30T00:00:00.000+09:00")
+    }
+
     /// The lock and unlock events the engine published: `lock reasons for whom`.
     static func news(_ h: Harness, _ selection: String) -> [String] {
         h.events.all.filter { $0["selection"]?.string == selection && ["lock", "unlock"].contains($0["event"]?.string ?? "") }.map { e in
