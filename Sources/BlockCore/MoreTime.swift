@@ -116,11 +116,19 @@ public struct Grant: Codable, Hashable, Sendable {
 
     public var window: Window { Window(start: start, end: end) }
 
-    /// M3: whether the grant lifts `blocked` at `t`: it is in its window and every reason
-    /// blocking the selection now is one it was given over.
-    public func lifts(_ blocked: Policy.Blocked, at t: Date) -> Bool {
-        blocked.selection == selection && window.contains(t) && blocked.reasons.allSatisfy { activities.contains($0.activity) }
+    /// M3 with U2: the reasons (activity names) the grant lifts from `blocked` at `t`. In its
+    /// window, the asker's view of the selection (their own reasons and the machine-wide ones)
+    /// is lifted when every reason in it is one the grant was given over; otherwise nothing.
+    /// Other users' reasons are never the asker's to lift: kid's more time leaves kid2's
+    /// homework on the same selection in place.
+    public func lifted(from blocked: Policy.Blocked, at t: Date) -> Set<String> {
+        guard blocked.selection == selection, window.contains(t), let view = blocked.seen(by: uid),
+              view.reasons.allSatisfy({ activities.contains($0.activity) }) else { return [] }
+        return Set(view.reasons.map(\.activity))
     }
+
+    /// M3: whether the grant lifts the asker's view of `blocked` at `t`.
+    public func lifts(_ blocked: Policy.Blocked, at t: Date) -> Bool { !lifted(from: blocked, at: t).isEmpty }
 }
 
 /// A request waiting for an administrator (M1 `MoreTime=approval`).
@@ -163,7 +171,14 @@ extension Policy {
     /// grant never changes why a selection is blocked, only whether it is enforced now.
     public func lifting(_ desired: [Blocked], grants: [Grant], at t: Date) -> [Blocked] {
         guard !grants.isEmpty else { return desired }
-        return desired.filter { b in !grants.contains { $0.lifts(b, at: t) } }
+        return desired.compactMap { b in
+            var gone = Set<String>()
+            for grant in grants { gone.formUnion(grant.lifted(from: b, at: t)) }
+            guard !gone.isEmpty else { return b }
+            var rest = b
+            rest.reasons.removeAll { gone.contains($0.activity) }
+            return rest.reasons.isEmpty ? nil : rest  // what stays is other users' (U2)
+        }
     }
 }
 

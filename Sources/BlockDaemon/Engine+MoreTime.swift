@@ -26,8 +26,13 @@ extension Engine {
     private func more(_ m: Request.MoreArguments, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
         let name = try config.catalog.resolve(m.selection).name
         registry.advance(to: now)
-        guard let blocked = registry.index.blocked(name) else {
+        guard let whole = registry.index.blocked(name) else {
             throw CoreError(.notFound, "\(name) is not blocked now; there is nothing to ask more time for")
+        }
+        // U2: what the asker asks about is their own view: their reasons and the machine-wide
+        // ones. Other users' activities neither decide the answer nor appear in it.
+        guard let blocked = whole.seen(by: peer.uid) else {
+            throw CoreError(.notFound, "\(name) is not blocked for you now; there is nothing to ask more time for")
         }
         if let g = book.grants.first(where: { $0.lifts(blocked, at: now) || ($0.selection == name && $0.start > now) }) {
             throw CoreError(.exists, "\(name) already has more time (\(g.id)) until \(local.iso8601(g.end))")
@@ -71,8 +76,16 @@ extension Engine {
     func offeringMoreTime(_ event: WatchEvent, now: Date) -> WatchEvent {
         guard event.name == .lock || (event.name == .shieldHit), let name = event.selection,
               registry.liveCount(at: now) + book.count < registry.maxActivities,
-              let blocked = registry.index.blocked(name)
+              var blocked = registry.index.blocked(name)
         else { return event }
+        // U2: the offer is for the view the event is about: a lock's own reasons, or the view
+        // of the person whose launch was denied.
+        if event.name == .lock, let mine = event.reasons {
+            blocked.reasons.removeAll { !mine.contains($0.activity) }
+        } else if let uid = event.users?.first.flatMap(UInt32.init(exactly:)) {
+            guard let view = blocked.seen(by: uid) else { return event }
+            blocked = view
+        }
         var e = event
         e.more = book.offer(blocked, activities: registry.index.activities(covering: name), now: now, clock: local)?.rawValue
         return e

@@ -35,8 +35,9 @@ extension Engine {
         if mustApply { candidates.formUnion(registry.index.blockedSelections) }
         // M3: a grant lifts its selection while every reason allows it. Grants are few, so the
         // lifted set is worked out whole; what was lifted before is looked at again.
-        let lifting = liftedSelections(now: now)
-        candidates.formUnion(lifting.union(lifted))
+        let lifting = liftedReasons(now: now)
+        candidates.formUnion(lifting.keys)
+        candidates.formUnion(lifted.keys)
         lifted = lifting
 
         var effects = Reconciliation()
@@ -44,7 +45,7 @@ extension Engine {
         let newlyBlocked = candidates.filter { applied[$0] == nil && isBlockedNow($0) }.sorted()
         if mustApply || !newlyBlocked.isEmpty || !effects.unlocks.isEmpty || scopesChanged(candidates) {  // per-user blocks
             mustApply = false
-            let blocked = registry.index.blockedSelections.filter { !lifted.contains($0) }
+            let blocked = registry.index.blockedSelections.filter { lifted[$0] == nil || isBlockedNow($0) }
             let targets = scoped(enforcementTargets(blocked, now: now), reasons: { self.blockedReasons($0) ?? [] })  // per-user blocks
             effects.targets = targets.map(\.name)
             record(enforcer.enforce(blocked: targets), now: now)
@@ -67,7 +68,7 @@ extension Engine {
         state.lastReconcile = now
         persist()
         armNextTransition(now: now)
-        collaborators.status(statusLine(now: now, blocked: registry.index.blockedCount - lifted.count))
+        collaborators.status(statusLine(now: now, blocked: registry.index.blockedCount - lifted.keys.filter { !isBlockedNow($0) }.count))
         publishSnapshot(changed: candidates)
         return effects
     }
@@ -78,19 +79,35 @@ extension Engine {
         notEnforced[selection] == nil ? blockedReasons(selection) : nil
     }
 
-    /// T5 with M3: whether `selection` is blocked now (no grant lifts it). O(1).
-    func isBlockedNow(_ selection: String) -> Bool { !lifted.contains(selection) && registry.index.isBlocked(selection) }
-
-    /// T5 with M3: the reasons blocking `selection` now, unless a grant lifts it.
-    func blockedReasons(_ selection: String) -> [Reason]? {
-        lifted.contains(selection) ? nil : registry.index.reasons(for: selection)
+    /// T5 with M3: whether `selection` is blocked now for someone (grants did not lift every
+    /// reason). O(1) unless a grant touches it.
+    func isBlockedNow(_ selection: String) -> Bool {
+        registry.index.isBlocked(selection) && (lifted[selection] == nil || blockedReasons(selection) != nil)
     }
 
-    /// M3: the selections a grant lifts at `now` (every reason blocking it allows more time).
-    private func liftedSelections(now: Date) -> Set<String> {
-        var out: Set<String> = []
+    /// T5 with M3: the reasons blocking `selection` now that no grant lifts (nil: none).
+    func blockedReasons(_ selection: String) -> [Reason]? {
+        guard let reasons = registry.index.reasons(for: selection) else { return nil }
+        guard let gone = lifted[selection] else { return reasons }
+        let rest = reasons.filter { !gone.contains($0.activity) }
+        return rest.isEmpty ? nil : rest
+    }
+
+    /// T5 with M3: the selection as blocked now, without what grants lift (nil: not blocked).
+    func blockedNow(_ selection: String) -> Policy.Blocked? {
+        guard var b = registry.index.blocked(selection), let reasons = blockedReasons(selection) else { return nil }
+        b.reasons = reasons
+        return b
+    }
+
+    /// M3: what grants lift at `now`, per selection: the askers' views whose every reason
+    /// allows more time (`Grant.lifted(from:at:)`).
+    private func liftedReasons(now: Date) -> [String: Set<String>] {
+        var out: [String: Set<String>] = [:]
         for grant in book.grants where grant.window.contains(now) {
-            if let b = registry.index.blocked(grant.selection), grant.lifts(b, at: now) { out.insert(grant.selection) }
+            guard let b = registry.index.blocked(grant.selection) else { continue }
+            let gone = grant.lifted(from: b, at: now)
+            if !gone.isEmpty { out[grant.selection, default: []].formUnion(gone) }
         }
         return out
     }

@@ -10,7 +10,7 @@ extension Engine {
     func publishSnapshot(changed: Set<String>? = nil) {
         assertOnQueue()
         for selection in changed ?? [] {
-            blockedView[selection] = isBlockedNow(selection) ? registry.index.blocked(selection) : nil
+            blockedView[selection] = blockedNow(selection)
         }
         let snapshot = makeSnapshot(parts: snapshotParts(desired: blockedView.keys.sorted().map { blockedView[$0]! }))
         published.withLock { $0 = snapshot }

@@ -35,8 +35,9 @@ public final class Engine: @unchecked Sendable {
     var resolved: [String: Selection] = [:]
     /// Why a selection is about to be unlocked, when a request (not time) lifts it.
     var pendingUnlockNotes: [String: String] = [:]
-    /// M3: the selections a grant lifted at the last reconcile.
-    var lifted: Set<String> = []
+    /// M3: what grants lifted at the last reconcile: per selection, the activities whose
+    /// reasons are lifted (U2: the askers' views; other users' reasons stay).
+    var lifted: [String: Set<String>] = [:]
     /// What the published snapshot shows as blocked (T5 with grants), kept per selection and
     /// updated for the selections a reconcile looked at: publishing costs O(blocked), not O(n).
     var blockedView: [String: Policy.Blocked] = [:]

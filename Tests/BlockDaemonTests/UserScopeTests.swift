@@ -15,6 +15,7 @@ struct UserScopeTests {
         name: { [1001: "kid", 1002: "parent", 1003: "admin", 1004: "kid2"][$0] })
     static let kid = Peer(uid: 1001, mayModify: true)
     static let parent = Peer(uid: 1002, mayModify: true)
+    static let kid2 = Peer(uid: 1004, mayModify: true)
     static var admin: Peer { var p = Peer(uid: 1003, mayModify: true); p.isAdmin = true; return p }
 
     func harness(_ now: String = "2026-11-29T23:00:00+09:00") -> Harness { Harness(now: now, users: Self.users) }
@@ -121,6 +122,28 @@ struct UserScopeTests {
         #expect(kids?["reasons"]?.array?.count == 1)
         let kid2s = ok(h.send(#"status {"user":"kid2"}"#, as: Self.admin))?["blocked"]?.array?.first
         #expect(kid2s?["until"]?.string == "2026-11-30T00:00:00.000+09:00")
+    }
+
+    @Test("M3 with U2: kid's more time lifts kid's own view; kid2's homework on the same selection stays, and is neither asked about nor named")
+    func moreTimePerUser() {
+        let h = harness()
+        _ = ok(h.send(#"start {"selections":["steam"],"seconds":3600,"name":"homework","users":["kid2"],"moreTime":{"mode":"no"}}"#))
+        _ = ok(h.send(#"start {"selections":["steam"],"seconds":3600,"name":"bedtime","users":["kid"]}"#))
+        let g = ok(h.send(#"more {"selection":"steam","seconds":60}"#, as: Self.kid))
+        #expect(g?["activities"] == .array(["bedtime"]), "granted over kid's own activity only: \(String(describing: g))")
+        #expect(h.enforcer.current == ["steam"] && h.enforcer.users == ["steam": [1004]], "still blocked for kid2, no longer for kid")
+        #expect(ok(h.send("status", as: Self.kid))?["blocked"]?.array?.isEmpty == true)
+        #expect(ok(h.send(#"status {"user":"kid2"}"#, as: Self.admin))?["blocked"]?.array?.count == 1)
+        #expect(Self.news(h, "steam").suffix(1) == ["unlock for [1001]"], "the grant is news for kid alone")
+        h.advance(61)
+        #expect(h.enforcer.users == ["steam": [1001, 1004]], "blocked for kid again at the grant's end")
+        #expect(Self.news(h, "steam").suffix(1) == ["lock bedtime for [1001]"])
+        // kid2's own ask meets kid2's own policy: homework allows no more time.
+        guard case .error(let e) = h.send(#"more {"selection":"steam","seconds":60}"#, as: Self.kid2) else {
+            Issue.record("kid2 got more time over homework (MoreTime=no)")
+            return
+        }
+        #expect(e.message.contains("homework") && !e.message.contains("bedtime"), "\(e.message)")
     }
 
     /// The lock and unlock events the engine published: `lock reasons for whom`.
