@@ -73,7 +73,7 @@ public enum HostsFile {
         guard let r = sectionRanges(in: file).first else { return [] }
         var domains: [String] = []
         for line in lines(file[r]) {
-            if let d = entryDomain(line), d.prefix.contains(".") { domains.append(d.domain) }
+            if let d = entryDomain(line), d.prefix.utf8.contains(46) { domains.append(d.domain) }  // the IPv4 sink's lines
         }
         return domains
     }
@@ -133,11 +133,11 @@ public enum HostsFile {
     /// Every sink's line prefixes: a section written with either sink is recognised, so
     /// switching sinks replaces it instead of leaving a stray one.
     static let entryPrefixes = [Sink.unspecified, Sink.reject].flatMap { ["\($0.v4) ", "\($0.v6) "] }
+    static let entryPrefixBytes = entryPrefixes.map { ($0, Array($0.utf8)) }
 
     /// `0.0.0.0 d` or `:: d` (or a line for another sink), as written by `section(for:)`.
     static func entryDomain(_ line: ArraySlice<UInt8>) -> (prefix: String, domain: String)? {
-        for prefix in entryPrefixes {
-            let p = Array(prefix.utf8)
+        for (prefix, p) in entryPrefixBytes {
             if line.starts(with: p) {
                 let rest = line.dropFirst(p.count)
                 guard !rest.isEmpty, rest.allSatisfy({ $0 > 32 && $0 < 127 }) else { return nil }

@@ -83,7 +83,7 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
             blockedPaths = blocked.flatMap(\.paths)
             guard enabled else { return [] }
             var failures: [EnforcementFailure] = []
-            let document = ChromiumPolicy.document(blocked: blocked)
+            let document = installed.isEmpty ? nil : ChromiumPolicy.document(blocked: blocked)  // none to write for
             var now: [String] = []
             for browser in installed {
                 let file = path(browser.managed) + "/" + ChromiumPolicy.fileName

@@ -56,6 +56,9 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     /// Failures here name no selection: cutting and refusing make a block felt at once, while
     /// the hosts file is what makes it enforced (DESIGN §7 "Truth").
     public func enforce(blocked: [Selection]) -> EnforcementReport {
+        // CutSockets=no and no table (Firewall=no, or nftables unusable): nothing here acts on
+        // what is blocked, so neither the plan nor a lookup is worth doing.
+        guard settings.cutSockets || table != nil else { return EnforcementReport() }
         let wanted = FeltEnforcer.blocks(blocked)
         let (newly, failure): ([String], EnforcementFailure?) = queue.sync {
             let (newly, cuts) = plan.update(blocks: wanted, at: monotonic())
@@ -64,9 +67,19 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
             for c in cuts { cut(c, reason: "already known when the block started") }
             return (newly, failure)
         }
-        for domain in newly { learn(domain) }
+        for domain in newly.prefix(FeltEnforcer.maxLookups) { learn(domain) }
+        if newly.count > FeltEnforcer.maxLookups {
+            log.log(LogEntry("\(newly.count) domains became blocked at once; the open connections of the first \(FeltEnforcer.maxLookups) are looked up and cut, the others' end as they reconnect to the sink",
+                             priority: .notice))
+        }
         return EnforcementReport(failures: failure.map { [$0] } ?? [])
     }
+
+    /// E5 at scale: a block of a 100,000-name list must not send 100,000 DNS queries at once.
+    /// At most this many names are looked up per change, by `lookupQueues.count` threads.
+    static let maxLookups = 1024
+    let lookupQueues = (0..<4).map { DispatchQueue(label: "blockd.felt.lookup\($0)") }
+    var lookupTurn = 0
 
     public func release() -> [EnforcementFailure] {
         queue.sync {
@@ -80,7 +93,8 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     /// Looks `domain` up off the queue (never delaying the hosts write), then cuts and rejects
     /// what DNS answered.
     func learn(_ domain: String) {
-        DispatchQueue.global().async { [self] in
+        lookupTurn &+= 1
+        lookupQueues[lookupTurn % lookupQueues.count].async { [self] in
             let addresses = lookup(domain)
             queue.async { [self] in
                 guard let fresh = plan.learnedCut(addresses, for: domain) else { return }

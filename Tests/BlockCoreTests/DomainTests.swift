@@ -151,5 +151,15 @@ struct DomainFastPathTests {
         }
         if let normalized = try? Domain.normalize(text) { #expect((try? Domain.normalize(normalized)) == normalized) }
     }
+
+    @Test("the fast path leaves punycode and *.localhost to the full path, and takes plain names")
+    func fastPathChoices() {
+        for text in ["xn--bcher-kva.de", "a.xn--p1ai", "axn--b.example", "foo.localhost", "a.b.localhost"] {
+            #expect(!Domain.isCanonical(text), "\(text) must take the full path")
+        }
+        for text in ["example.com", "d99.example.com", "localhostx.com", "xn-a.example", "localhost.example"] {
+            #expect(Domain.isCanonical(text), "\(text) is canonical")
+        }
+    }
 }
 

@@ -70,3 +70,41 @@ struct FeltUsersTests {
                           CutPlan.Rule(users: [1], addresses: [IPAddress("10.0.0.2")!])], "the sink is refused for everyone")
     }
 }
+
+/// E5 at scale: a 100,000-name list blocked at once must not become 100,000 DNS queries.
+@Suite("E5 at scale: lookups are bounded, and nothing is done when nothing would act")
+struct FeltScaleTests {
+    final class Count: Sendable { let n = Mutex(0) }
+
+    static func enforcer(cutSockets: Bool, lookups: Count, log: MemorySink) -> FeltEnforcer {
+        let settings = DaemonConfig.FeltSettings(connectGraceSeconds: 3, firewall: false, cutSockets: cutSockets, resolvConf: "/nonexistent")
+        return FeltEnforcer(settings: settings, log: log,
+                            lookup: { _ in lookups.n.withLock { $0 += 1 }; return [] },
+                            cutter: { _, _ in SocketCutter.Result(destroyed: 0, matched: 0) },
+                            monotonic: { 0 })
+    }
+
+    static let big = Selection(name: "big", domains: (0..<3000).map { "d\($0).example.com" })
+
+    @Test("E5: 3,000 names blocked at once are looked up 1,024 at most, and the rest is said")
+    func boundedLookups() async {
+        let lookups = Count(), log = MemorySink()
+        let felt = Self.enforcer(cutSockets: true, lookups: lookups, log: log)
+        _ = felt.enforce(blocked: [Self.big])
+        for _ in 0..<300 where lookups.n.withLock({ $0 }) < FeltEnforcer.maxLookups { try? await Task.sleep(for: .milliseconds(10)) }
+        try? await Task.sleep(for: .milliseconds(100))  // a lookup past the bound would show by now
+        #expect(lookups.n.withLock { $0 } == FeltEnforcer.maxLookups)
+        #expect(log.entries.contains { $0.message.hasPrefix("3000 domains became blocked at once") })
+        _ = felt.release()
+    }
+
+    @Test("E5: with CutSockets=no and no table, a block costs no lookup")
+    func nothingToDo() async {
+        let lookups = Count(), log = MemorySink()
+        let felt = Self.enforcer(cutSockets: false, lookups: lookups, log: log)
+        #expect(felt.enforce(blocked: [Self.big]) == EnforcementReport())
+        try? await Task.sleep(for: .milliseconds(100))
+        #expect(lookups.n.withLock { $0 } == 0)
+        _ = felt.release()
+    }
+}
