@@ -18,6 +18,9 @@ namespace's own).
   refused and as parent loads the page.
 - §5 for a plain member: kid's `blockc start --user parent` is refused, kid's own start is
   scoped to kid; kid cannot see the others' blocks.
+- U2 on the wire: `blockc watch --json` as kid gets bedtime's lock (for kid); a block for
+  everyone started over it is news for the parent ("except": kid), and its end too, while
+  kid's watch says nothing and kid stays blocked.
 - `blockc schedule remove bedtime`: kid resolves youtube.com again and Chromium loads it.
 Without root this prints a skipped RESULT; with BLOCKD_PRIVILEGED_TESTS=1 anything missing fails."""
 import grp, json, os, pwd, ssl, sys, time
@@ -186,6 +189,54 @@ def member(d):
     t.check(code != 0 and "permission" in out.lower(), f"kid cannot remove the bedtime schedule root made for them: {code} {out}")
 
 
+class Watcher:
+    """`blockc watch --json` as `user`, its events collected on a thread."""
+    def __init__(self, d, user):
+        import subprocess, threading
+        argv = [f"{bindir}/blockc", "--socket", f"{d.work}/s.sock", "watch", "--json"]
+        self.proc = subprocess.Popen(as_user(user, *argv), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.events = []
+        threading.Thread(target=self.read, daemon=True).start()
+
+    def read(self):
+        for line in self.proc.stdout:
+            try:
+                self.events.append(json.loads(line))
+            except ValueError:
+                pass
+
+    def about(self, selection, since=0):
+        return [(e.get("event"), e.get("reasons"), e.get("users"), e.get("except"))
+                for e in self.events[since:] if e.get("selection") == selection and e.get("event") in ("lock", "unlock")]
+
+    def stop(self):
+        self.proc.kill()
+        self.proc.wait()
+
+
+def views(d, kids, parents):
+    """U2 per user, on the wire: each user's view of youtube changes on its own. kid is told of
+    bedtime, and of nothing when a block for everyone comes and goes over it; the parent (an
+    administrator, who gets every event) sees that block as news for everyone but kid."""
+    kid_uid = pwd.getpwnam(KID).pw_uid
+    t.check(wait_for(lambda: kids.about("youtube"), 5) and kids.about("youtube")[0] == ("lock", ["bedtime"], [kid_uid], None),
+            f"kid's watch: bedtime's lock of youtube, for kid: {kids.about('youtube')}")
+    k0, p0 = len(kids.events), len(parents.events)
+    code, out = blockc(d, None, "start", "--for", "10m", "--name", "focus", "youtube")
+    t.check(code == 0, f"blockc start --for 10m --name focus youtube (for everyone): {out}")
+    t.check(wait_for(lambda: parents.about("youtube", p0), 5) and parents.about("youtube", p0)[0] == ("lock", ["focus"], None, [kid_uid]),
+            f"parent's watch: focus locks youtube for everyone but kid: {parents.about('youtube', p0)}")
+    t.check(getent(PARENT, "youtube.com") == SINK or getent(PARENT, "youtube.com") == {"0.0.0.0", "::"},
+            f"getent ahosts youtube.com as parent during focus: {getent(PARENT, 'youtube.com')}")
+    code, out = blockc(d, None, "stop", "focus")
+    t.check(code == 0, f"blockc stop focus: {out}")
+    t.check(wait_for(lambda: len(parents.about("youtube", p0)) >= 2, 5) and parents.about("youtube", p0)[1][0] == "unlock"
+            and parents.about("youtube", p0)[1][3] == [kid_uid], f"parent's watch: focus's end unlocks youtube for everyone but kid: {parents.about('youtube', p0)}")
+    time.sleep(0.3)  # an event for kid would have arrived by now
+    t.check(kids.about("youtube", k0) == [], f"kid's watch: nothing about youtube while bedtime holds: {kids.about('youtube', k0)}")
+    t.check(getent(KID, "youtube.com") == SINK, f"getent ahosts youtube.com as kid after focus: still the sink: {getent(KID, 'youtube.com')}")
+
+
 def removed(d):
     code, out = blockc(d, None, "schedule", "remove", "bedtime")
     t.check(code == 0, f"blockc schedule remove bedtime: {out}")
@@ -203,7 +254,14 @@ with Rig(t, bindir, "bd-users-", [], {}) as rig:
     d.start()
     hours = window()
     t.figures["window"] = hours
-    bedtime(d, hours)
+    kids, parents = Watcher(d, KID), Watcher(d, PARENT)
+    try:
+        time.sleep(0.5)  # both are watching before anything changes
+        bedtime(d, hours)
+        views(d, kids, parents)
+    finally:
+        kids.stop()
+        parents.stop()
     member(d)
     removed(d)
     t.check(d.proc.poll() is None, f"blockd ran through the whole suite (exit {d.proc.poll()}); its log:\n{d.log()}")
