@@ -19,14 +19,17 @@ struct AgentExecutableTests {
         return (r.status, r.output, libraries)
     }
 
-    /// A temp dir that is removed afterwards, holding copies of the built executables.
+    /// A temp dir that is removed afterwards, holding copies of the built executables. Copied
+    /// by cp(1), not in this process: a write descriptor held here while another test thread
+    /// forks is inherited by that child, and the copy cannot be run (ETXTBSY) until it execs.
     static func copy(_ names: [String: String]) throws -> String {
         var template = Array("/tmp/ba-exe-XXXXXX".utf8CString)
         let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
         for (name, to) in names {
             let target = dir + "/" + to
             try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: bin + "/" + name, toPath: target)
+            let cp = try Proc.capture("/bin/cp", [bin + "/" + name, target])
+            guard cp.status == 0 else { throw POSIXError(.EIO, userInfo: [NSLocalizedDescriptionKey: "cp \(name): \(cp.output)"]) }
         }
         return dir
     }

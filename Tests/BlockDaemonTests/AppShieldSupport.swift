@@ -40,11 +40,11 @@ final class ShieldScratch {
         try? FileManager.default.removeItem(atPath: dir)
     }
 
+    /// A copy of /bin/sleep, made by cp(1) rather than in this process: a write descriptor held
+    /// here while another test thread forks is inherited by that child, and the copy cannot be
+    /// run (ETXTBSY) until it execs.
     static func copySleep(to path: String) throws {
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: "/bin/sleep"))
-        guard FileManager.default.createFile(atPath: path, contents: bytes, attributes: [.posixPermissions: 0o755]) else {
-            throw POSIXError(.EIO)
-        }
+        guard ThrowawayUsers.run("/bin/cp", ["/bin/sleep", path]), chmod(path, 0o755) == 0 else { throw POSIXError(.EIO) }
     }
 
     /// Replaces the app the way a package manager does: a new file renamed over the old one.
