@@ -7,27 +7,7 @@ import Testing
 /// The control server in-process with small limits (DESIGN §8, S3).
 @Suite("Control server limits", .serialized)
 struct ServerTests {
-    final class Fixture: @unchecked Sendable {
-        let sandbox = Sandbox()
-        let harness: Harness
-        let server: ControlServer
-
-        init(_ configure: (inout ControlServer.Limits) -> Void) throws {
-            var config = ConfigSet.builtIn
-            config.daemon.maxActivities = 1000
-            harness = Harness(dir: sandbox.dir + "/state", config: config, persistent: false)
-            var limits = ControlServer.Limits()
-            configure(&limits)
-            let fd = try UnixSocket.listen(path: sandbox.socket)
-            server = ControlServer(listenFD: fd, engine: harness.engine, hub: harness.hub, log: harness.log, limits: limits)
-            server.start()
-        }
-
-        deinit {
-            server.stop()
-            close(server.listenFD)
-        }
-    }
+    typealias Fixture = ServerFixture
 
     @Test("§8: connections past the limit get ERR busy and are closed; the others keep working")
     func connectionLimit() throws {

@@ -10,22 +10,16 @@ import Testing
 /// worked out when the answer is given.
 @Suite("Status from the published snapshot", .serialized)
 struct SnapshotTests {
-    /// An in-process server over a harness whose engine queue can be parked.
+    /// The server fixture, with an engine queue that can be parked.
     final class Fixture: @unchecked Sendable {
-        let sandbox = Sandbox()
-        let harness: Harness
-        let server: ControlServer
+        private let base: ServerFixture
+        var sandbox: Sandbox { base.sandbox }
+        var harness: Harness { base.harness }
+        var server: ControlServer { base.server }
         private let parked = DispatchSemaphore(value: 0)
         private var isParked = false
 
-        init() throws {
-            var config = ConfigSet.builtIn
-            config.daemon.maxActivities = 1000
-            harness = Harness(dir: sandbox.dir + "/state", config: config, persistent: false)
-            server = ControlServer(listenFD: try UnixSocket.listen(path: sandbox.socket), engine: harness.engine,
-                                   hub: harness.hub, log: harness.log)
-            server.start()
-        }
+        init() throws { base = try ServerFixture(limits: { _ in }) }
 
         /// Keeps the engine's queue busy until `release()` (or the end of the test).
         func park() {
@@ -52,11 +46,7 @@ struct SnapshotTests {
             return c
         }
 
-        deinit {
-            release()
-            server.stop()
-            close(server.listenFD)
-        }
+        deinit { release() }  // then `base` stops the server
     }
 
     static func object(_ line: String) throws -> JSON {
