@@ -20,7 +20,7 @@ Nothing runs outside the namespace: the machine's sockets, firewall and /etc are
 Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed.
 Usage: torture/felt.py BIN_DIR [--bench N]   (--bench: N timed runs of (a), for bench/run)
 """
-import json, os, pwd, socket, subprocess, sys, threading, time
+import inspect, json, os, pwd, socket, subprocess, sys, threading, time
 from http.server import BaseHTTPRequestHandler
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -63,6 +63,23 @@ def connect(address, port=80, timeout=2.0):
     return result, time.monotonic() - start
 
 
+# One keep-alive GET of the test site's page, raising on anything but a whole 200 reply. The
+# throwaway user's client (USER_CLIENT) runs this same function, its source copied in.
+def request(f, s):
+    s.sendall(b"GET / HTTP/1.1\r\nHost: social.test\r\n\r\n")
+    status, length = f.readline(), 0
+    while True:
+        line = f.readline()
+        if not line:
+            raise ConnectionError("closed")
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+        if line in (b"\r\n", b"\n"):
+            break
+    if not status.startswith(b"HTTP/1.1 200") or len(f.read(length)) != length:
+        raise ConnectionError("bad reply")
+
+
 class KeepAlive:
     """One connection reused for a request every 20 ms; records the last success and the
     first failure (monotonic times)."""
@@ -77,20 +94,7 @@ class KeepAlive:
         threading.Thread(target=self.loop, daemon=True).start()
 
     def request(self):
-        self.sock.sendall(b"GET / HTTP/1.1\r\nHost: social.test\r\n\r\n")
-        status = self.file.readline()
-        length = 0
-        while True:
-            line = self.file.readline()
-            if not line:
-                raise ConnectionError("closed")
-            if line.lower().startswith(b"content-length:"):
-                length = int(line.split(b":")[1])
-            if line in (b"\r\n", b"\n"):
-                break
-        body = self.file.read(length)
-        if not status.startswith(b"HTTP/1.1 200") or len(body) != length:
-            raise ConnectionError("bad reply")
+        request(self.file, self.sock)
         self.last_ok = time.monotonic()
         self.requests += 1
 
@@ -208,19 +212,7 @@ out = threading.Lock()
 def say(*words):
     with out:
         print(*words, flush=True)
-def request(f, s):
-    s.sendall(b"GET / HTTP/1.1\r\nHost: social.test\r\n\r\n")
-    status, length = f.readline(), 0
-    while True:
-        line = f.readline()
-        if not line:
-            raise ConnectionError("closed")
-        if line.lower().startswith(b"content-length:"):
-            length = int(line.split(b":")[1])
-        if line in (b"\r\n", b"\n"):
-            break
-    if not status.startswith(b"HTTP/1.1 200") or len(f.read(length)) != length:
-        raise ConnectionError("bad reply")
+""" + inspect.getsource(request) + r"""
 keep, idle = socket.create_connection((host, 80), timeout=2), socket.create_connection((host, 80), timeout=2)
 kf, jf = keep.makefile("rb"), idle.makefile("rb")
 request(kf, keep); request(jf, idle)
