@@ -111,14 +111,18 @@ extension Output {
         if let problem = e["cutSocketsProblem"]?.string { line += " (\(Output.clean(problem)))" }
         line += ". New connections: "
         if firewall["enabled"]?.bool == true {
-            let count = firewall["addresses"]?.array?.count ?? 0
-            line += "refused through nftables table \(Output.clean(firewall["table"]?.string ?? "inet blockd")) (\(count) address\(count == 1 ? "" : "es")"
+            // E5: the addresses DNS taught, not the sink's own, which are refused whatever DNS says.
+            let count = firewall["learned"]?.int ?? 0
+            line += "refused through nftables table \(Output.clean(firewall["table"]?.string ?? "inet blockd")) (\(count) learned address\(count == 1 ? "" : "es")"
             if let until = instant(firewall["until"]) { line += ", grace \(self.until(until))" }
             line += ")"
         } else {
             line += "not refused"
         }
         if let problem = firewall["problem"]?.string { line += " (\(Output.clean(problem)))" }
+        if let dns = e["dns"]?.object, let problem = dns["problem"]?.string {
+            line += ". " + paint("DNS lookups fail (\(dns["failed"]?.int ?? 0) of \(dns["lookups"]?.int ?? 0)): \(Output.clean(problem))", .red)
+        }
         if let sink = e["sink"]?.string { line += ". Blocked names point at \(Output.clean(sink))" }
         return line + "."
     }

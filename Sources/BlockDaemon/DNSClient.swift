@@ -35,45 +35,64 @@ public struct DNSClient: Sendable {
         return DNSMessage.nameservers(resolvConf: String(decoding: data, as: UTF8.self))
     }
 
-    /// The domain's IPv4 and IPv6 addresses (CNAMEs followed); empty when no server answered
-    /// in time or the name does not exist.
-    public func lookup(_ domain: String) -> [IPAddress] {
+    /// What one lookup learned. `problem` says why no server answered (nil when one did, even
+    /// with no address or "no such name"), so that a lookup that cannot work is told apart from
+    /// a domain without addresses.
+    public struct Lookup: Equatable, Sendable {
+        public var addresses: [IPAddress]
+        public var problem: String?
+        public init(addresses: [IPAddress] = [], problem: String? = nil) {
+            self.addresses = addresses
+            self.problem = problem
+        }
+    }
+
+    /// The domain's IPv4 and IPv6 addresses (CNAMEs followed); none, with the problem, when no
+    /// server answered in time.
+    public func lookup(_ domain: String) -> Lookup {
         let servers = servers()
-        guard !servers.isEmpty else { return [] }
+        guard !servers.isEmpty else { return Lookup(problem: "\(resolvConf) lists no nameserver") }
         let deadline = Date().addingTimeInterval(timeout)
         var pending: [DNSMessage.RecordType] = [.a, .aaaa]
         var found: [IPAddress] = []
+        var answered = false
+        var problem: String?
         // A few tries: each server in turn, twice, each waiting a share of the budget.
         let tries = servers.count * 2
         for attempt in 0..<tries where !pending.isEmpty {
             let left = deadline.timeIntervalSinceNow
             guard left > 0 else { break }
             let wait = left / Double(tries - attempt)
-            let answers = ask(servers[attempt % servers.count], domain: domain, types: pending, wait: max(wait, 0.05))
-            for (type, answer) in answers {
+            let asked = ask(servers[attempt % servers.count], domain: domain, types: pending, wait: max(wait, 0.05))
+            if let p = asked.problem { problem = p }
+            for (type, answer) in asked.answers {
                 switch answer {
-                case .addresses(let a): found += a; pending.removeAll { $0 == type }
-                case .noSuchName: return found
+                case .addresses(let a): found += a; pending.removeAll { $0 == type }; answered = true
+                case .noSuchName: return Lookup(addresses: found)
                 case .unusable: break
                 }
             }
         }
-        return found
+        if answered { return Lookup(addresses: found) }
+        let list = servers.map(\.description).joined(separator: ", ")
+        return Lookup(problem: problem ?? "no nameserver answered within \(DurationText.formatRemaining(timeout)) (asked \(list))")
     }
 
     /// One server, one query per type on one connected UDP socket; the answers that came back
-    /// within `wait` seconds.
-    func ask(_ server: IPAddress, domain: String, types: [DNSMessage.RecordType], wait: TimeInterval) -> [(DNSMessage.RecordType, DNSMessage.Answer)] {
+    /// within `wait` seconds, or why none could be asked.
+    func ask(_ server: IPAddress, domain: String, types: [DNSMessage.RecordType], wait: TimeInterval)
+        -> (answers: [(DNSMessage.RecordType, DNSMessage.Answer)], problem: String?) {
         let fd = socket(server.isIPv4 ? AF_INET : AF_INET6, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return [] }
+        guard fd >= 0 else { return ([], DNSClient.socketProblem(errno, server: server)) }
         defer { close(fd) }
-        guard SocketAddress.connect(fd, to: server, port: 53) else { return [] }
+        guard SocketAddress.connect(fd, to: server, port: 53) else { return ([], DNSClient.socketProblem(errno, server: server)) }
         var ids: [UInt16: DNSMessage.RecordType] = [:]
         for type in types {
             let id = UInt16.random(in: 0...UInt16.max)
             ids[id] = type
             let query = DNSMessage.query(id: id, name: domain, type: type)
-            _ = query.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+            let sent = query.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+            if sent < 0 && (errno == EPERM || errno == EACCES) { return ([], DNSClient.socketProblem(errno, server: server)) }
         }
         var out: [(DNSMessage.RecordType, DNSMessage.Answer)] = []
         let end = Date().addingTimeInterval(wait)
@@ -90,7 +109,20 @@ public struct DNSClient: Sendable {
             ids[id] = nil
             out.append((type, DNSMessage.parse(reply, id: id, name: domain, type: type)))
         }
-        return out
+        return (out, nil)
+    }
+
+    /// Why a query to `server` could not even be sent. EAFNOSUPPORT and EPERM are what a
+    /// sandbox that forbids IP sockets (systemd's RestrictAddressFamilies=, IPAddressDeny=)
+    /// returns; the text says so, since that is the usual cause.
+    static func socketProblem(_ code: Int32, server: IPAddress) -> String {
+        let text = String(cString: strerror(code))
+        switch code {
+        case EAFNOSUPPORT, EPERM, EACCES:
+            return "cannot send a DNS query to \(server): \(text) (a sandbox forbids IP sockets to blockd; blockd.service needs AF_INET and AF_INET6 in RestrictAddressFamilies= and no IPAddressDeny= covering the nameserver)"
+        default:
+            return "cannot send a DNS query to \(server): \(text)"
+        }
     }
 }
 

@@ -19,7 +19,7 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     /// Where blocked names point: the refusing sink when the table can hold its rule.
     public let sink: HostsFile.Sink
     let log: any LogSink
-    let lookup: @Sendable (String) -> [IPAddress]
+    let lookup: @Sendable (String) -> DNSClient.Lookup
     let cutter: @Sendable ([IPAddress], CutPlan.Owners) -> SocketCutter.Result
     let monotonic: @Sendable () -> Double
     let queue = DispatchQueue(label: "blockd.felt")
@@ -29,10 +29,15 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     var socketsCut = 0
     var cutProblem: String?
     var tableProblem: String?
+    /// E5's DNS lookups: how many ran, how many no server answered, and the last reason, kept
+    /// until a lookup works again (logged once per reason, shown in status).
+    var lookups = 0
+    var lookupsFailed = 0
+    var lookupProblem: String?
 
     public init(settings: DaemonConfig.FeltSettings, log: any LogSink,
                 table: (table: NftablesTable?, problem: String?)? = nil,
-                lookup: (@Sendable (String) -> [IPAddress])? = nil,
+                lookup: (@Sendable (String) -> DNSClient.Lookup)? = nil,
                 cutter: @escaping @Sendable ([IPAddress], CutPlan.Owners) -> SocketCutter.Result = { SocketCutter().cut($0, owners: $1) },
                 monotonic: @escaping @Sendable () -> Double = { Double(blockd_clock_ns(1)) / 1e9 }) {
         self.settings = settings
@@ -95,13 +100,33 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     func learn(_ domain: String) {
         lookupTurn &+= 1
         lookupQueues[lookupTurn % lookupQueues.count].async { [self] in
-            let addresses = lookup(domain)
+            let answer = lookup(domain)
             queue.async { [self] in
-                guard let fresh = plan.learnedCut(addresses, for: domain) else { return }
+                noteLookup(answer, domain: domain)
+                guard let fresh = plan.learnedCut(answer.addresses, for: domain) else { return }
                 if let failure = converge() { log.log(LogEntry(failure.message, priority: .error, event: .failure)) }
                 cut(fresh, reason: "DNS answered for \(domain)")
             }
         }
+    }
+
+    /// Counts a lookup; a failure is logged when its reason is new, and the recovery once.
+    func noteLookup(_ answer: DNSClient.Lookup, domain: String) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        lookups += 1
+        guard let problem = answer.problem else {
+            if lookupProblem != nil {
+                log.log(LogEntry("DNS lookups for blocked sites work again (\(domain) answered); open connections to them are cut again", priority: .notice))
+            }
+            lookupProblem = nil
+            return
+        }
+        lookupsFailed += 1
+        if problem != lookupProblem {
+            log.log(LogEntry("Cannot learn the addresses of blocked sites, so open connections to them are not cut and only the sink is refused: \(problem)",
+                             priority: .warning, event: .failure, fields: [("DOMAIN", domain)]))
+        }
+        lookupProblem = problem
     }
 
     /// Destroys the open sockets of `c.users` (everyone's when nil) to `c.addresses`
@@ -154,10 +179,14 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
         if now.isEmpty {
             message = "Removed the nftables table inet blockd: nothing is refused any more"
         } else {
-            let added = Set(now).subtracting(before).count, removed = Set(before).subtracting(now).count
+            // The sink's own addresses are not a site's: the count says what DNS taught.
+            let sinks = Set(sink.addresses)
+            let learned = Set(now).subtracting(sinks), sinkRefused = now.contains { sinks.contains($0) }
+            let added = learned.subtracting(before).count, removed = Set(before).subtracting(sinks).subtracting(now).count
             let some = rejecting.filter { $0.users != nil }.flatMap(\.addresses).count
             let scoped = some == 0 ? "" : ", \(some) of them for some users only"
-            message = "The nftables table inet blockd now refuses connections to \(now.count) address\(now.count == 1 ? "" : "es") (\(added) added, \(removed) removed\(scoped))"
+            let what = "\(learned.count) learned address\(learned.count == 1 ? "" : "es") of blocked sites\(sinkRefused ? " and the sink" : "")"
+            message = "The nftables table inet blockd now refuses connections to \(what) (\(added) added, \(removed) removed\(scoped))"
         }
         log.log(LogEntry(message, priority: .info, event: .firewall, fields: [("ADDRESSES", list)]))
     }
@@ -177,7 +206,8 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     public func notes(wallNow: Date, iso: (Date) -> String) -> JSONObject {
         queue.sync {
             var firewall: JSONObject = ["enabled": .bool(table != nil), "table": .string("\(NftScript.family) \(NftScript.table)"),
-                                        "addresses": .array(rejecting.flatMap(\.addresses).map { .string($0.description) })]
+                                        "addresses": .array(rejecting.flatMap(\.addresses).map { .string($0.description) }),
+                                        "learned": .int(Int64(Set(rejecting.flatMap(\.addresses)).subtracting(sink.addresses).count))]
             let scoped = rejecting.filter { $0.users != nil }
             if !scoped.isEmpty {
                 firewall["perUser"] = .array(scoped.map { rule in
@@ -191,6 +221,9 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
                                      "socketsCut": .int(Int64(socketsCut)), "firewall": .object(firewall),
                                      "resolvConf": .string(settings.resolvConf), "connectGrace": .int(Int64(settings.connectGraceSeconds))]
             if let cutProblem { notes["cutSocketsProblem"] = .string(cutProblem) }
+            var dns: JSONObject = ["lookups": .int(Int64(lookups)), "failed": .int(Int64(lookupsFailed))]
+            if let lookupProblem { dns["problem"] = .string(lookupProblem) }
+            notes["dns"] = .object(dns)
             return notes
         }
     }

@@ -60,11 +60,20 @@ struct OutputTests {
         status["enforcement"] = .object([
             "mode": "hosts+cut+fanotify", "cutSockets": .bool(true), "socketsCut": .int(3), "sink": "127.0.0.253 100::1",
             "firewall": .object(["enabled": .bool(true), "table": "inet blockd", "addresses": .array(["10.0.0.2", "127.0.0.253", "100::1"]),
-                                 "until": "2026-11-29T13:07:00+09:00"]),
+                                 "learned": .int(1), "until": "2026-11-29T13:07:00+09:00"]),
         ])
         #expect(Fixture.output().status(status).hasSuffix("""
             Enforcement: hosts+cut+fanotify. Next change at 13:35 (in 30m).
-            Open connections: cut when a block starts (3 so far). New connections: refused through nftables table inet blockd (3 addresses, grace until 13:07 (2m left)). Blocked names point at 127.0.0.253 100::1.
+            Open connections: cut when a block starts (3 so far). New connections: refused through nftables table inet blockd (1 learned address, grace until 13:07 (2m left)). Blocked names point at 127.0.0.253 100::1.
+            """))
+        // E5 under a sandbox that forbids DNS: said, with the count, not hidden behind the sink.
+        status["enforcement"] = .object([
+            "mode": "hosts+cut", "cutSockets": .bool(true), "socketsCut": .int(0), "sink": "127.0.0.253 100::1",
+            "firewall": .object(["enabled": .bool(true), "table": "inet blockd", "addresses": .array(["127.0.0.253", "100::1"]), "learned": .int(0)]),
+            "dns": .object(["lookups": .int(2), "failed": .int(2), "problem": "cannot send a DNS query to 10.0.0.1: Permission denied"]),
+        ])
+        #expect(Fixture.output(color: false).status(status).hasSuffix("""
+            Open connections: cut when a block starts (0 so far). New connections: refused through nftables table inet blockd (0 learned addresses). DNS lookups fail (2 of 2): cannot send a DNS query to 10.0.0.1: Permission denied. Blocked names point at 127.0.0.253 100::1.
             """))
         status["enforcement"] = .object([
             "mode": "hosts+cut", "cutSockets": .bool(false), "socketsCut": .int(0), "sink": "0.0.0.0 ::",

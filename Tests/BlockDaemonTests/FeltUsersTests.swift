@@ -16,7 +16,7 @@ struct FeltUsersTests {
     static func enforcer(_ cuts: Cuts) -> FeltEnforcer {
         let settings = DaemonConfig.FeltSettings(connectGraceSeconds: 3, firewall: false, cutSockets: true, resolvConf: "/nonexistent")
         return FeltEnforcer(settings: settings, log: MemorySink(),
-                            lookup: { $0 == "social.test" ? [IPAddress("10.0.0.2")!] : [IPAddress("10.0.0.3")!] },
+                            lookup: { DNSClient.Lookup(addresses: [IPAddress($0 == "social.test" ? "10.0.0.2" : "10.0.0.3")!]) },
                             cutter: { addresses, owners in
                                 cuts.calls.withLock { $0.append((addresses, owners)) }
                                 return SocketCutter.Result(destroyed: 1, matched: 1)
@@ -79,7 +79,7 @@ struct FeltScaleTests {
     static func enforcer(cutSockets: Bool, lookups: Count, log: MemorySink) -> FeltEnforcer {
         let settings = DaemonConfig.FeltSettings(connectGraceSeconds: 3, firewall: false, cutSockets: cutSockets, resolvConf: "/nonexistent")
         return FeltEnforcer(settings: settings, log: log,
-                            lookup: { _ in lookups.n.withLock { $0 += 1 }; return [] },
+                            lookup: { _ in lookups.n.withLock { $0 += 1 }; return DNSClient.Lookup() },
                             cutter: { _, _ in SocketCutter.Result(destroyed: 0, matched: 0) },
                             monotonic: { 0 })
     }
@@ -106,5 +106,61 @@ struct FeltScaleTests {
         try? await Task.sleep(for: .milliseconds(100))
         #expect(lookups.n.withLock { $0 } == 0)
         _ = felt.release()
+    }
+}
+
+/// E5 under a sandbox: a lookup that cannot be sent (the shipped unit once forbade IP sockets)
+/// must not pass for "no addresses". It is logged once per reason, counted in status, and the
+/// table's line counts learned addresses apart from the sink.
+@Suite("E5: a failing DNS lookup is logged once, counted in status, and never hidden by the sink")
+struct FeltLookupFailureTests {
+    final class Answers: Sendable { let next = Mutex(DNSClient.Lookup()) }
+
+    @Test("E5: failures are counted and logged once per reason; a working lookup is said once and clears it")
+    func failuresVisible() async throws {
+        let answers = Answers(), log = MemorySink()
+        let settings = DaemonConfig.FeltSettings(connectGraceSeconds: 3, firewall: false, cutSockets: true, resolvConf: "/nonexistent")
+        let felt = FeltEnforcer(settings: settings, log: log, lookup: { _ in answers.next.withLock { $0 } },
+                                cutter: { _, _ in SocketCutter.Result(destroyed: 0, matched: 0) }, monotonic: { 0 })
+        defer { _ = felt.release() }
+        var lookedUp = 0
+        func dns() async -> JSONObject {
+            for _ in 0..<200 {
+                let notes = felt.notes(wallNow: Date(), iso: { "\($0)" })
+                if let d = notes["dns"]?.object, d["lookups"]?.int == lookedUp { return d }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            return felt.notes(wallNow: Date(), iso: { "\($0)" })["dns"]?.object ?? [:]
+        }
+        let denied = "cannot send a DNS query to 10.0.0.1: Operation not permitted"
+        answers.next.withLock { $0 = DNSClient.Lookup(problem: denied) }
+        _ = felt.enforce(blocked: [Selection(name: "a", domains: ["a.test", "b.test"])])
+        lookedUp = 2
+        var d = await dns()
+        #expect(d["failed"]?.int == 2 && d["problem"]?.string == denied, "\(d)")
+        let warnings = log.entries.filter { $0.message.hasPrefix("Cannot learn the addresses of blocked sites") }
+        #expect(warnings.count == 1, "logged once for two failures of the same reason: \(log.entries.map(\.message))")
+        #expect(warnings.first?.message.hasSuffix(denied) == true && warnings.first?.priority == .warning)
+
+        answers.next.withLock { $0 = DNSClient.Lookup(addresses: [IPAddress("10.0.0.9")!]) }
+        _ = felt.enforce(blocked: [Selection(name: "a", domains: ["a.test", "b.test", "c.test"])])
+        lookedUp = 3
+        d = await dns()
+        #expect(d["failed"]?.int == 2 && d["problem"] == nil, "a lookup that works clears the problem: \(d)")
+        #expect(log.entries.filter { $0.message.hasPrefix("DNS lookups for blocked sites work again") }.count == 1)
+    }
+
+    @Test("E5: a nameserver that does not answer is a problem; none listed is one too")
+    func clientProblems() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bd-dns-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let empty = dir.appendingPathComponent("empty.conf").path, silent = dir.appendingPathComponent("silent.conf").path
+        try "# no servers\n".write(toFile: empty, atomically: true, encoding: .utf8)
+        #expect(DNSClient(resolvConf: empty).lookup("a.test") == DNSClient.Lookup(problem: "\(empty) lists no nameserver"))
+        // A loopback address nothing listens on: the query stays on this machine and is refused.
+        try "nameserver 127.83.1.1\n".write(toFile: silent, atomically: true, encoding: .utf8)
+        let answer = DNSClient(resolvConf: silent, timeout: 0.2).lookup("a.test")
+        #expect(answer.addresses.isEmpty && answer.problem != nil, "\(answer)")
     }
 }
