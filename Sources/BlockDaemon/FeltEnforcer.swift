@@ -10,7 +10,9 @@ import Foundation
 /// The hosts write never waits on any of it: `apply` (after the hosts enforcer's, in the
 /// composite) cuts the addresses already known and rewrites the table, which takes
 /// milliseconds; the DNS lookups run on other threads and cut what they learn when they
-/// answer. All state lives on `queue`; the pure bookkeeping is `CutPlan`.
+/// answer. All state lives on `queue`; the pure bookkeeping is `CutPlan` and, for the order of
+/// the lookups (machine-wide first, then each user's in turn, within a budget per user),
+/// `LookupQueue`.
 public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     public let settings: DaemonConfig.FeltSettings
     /// Nil when `Firewall=no` or nftables is not usable (`firewallProblem` says why).
@@ -65,49 +67,85 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
         // what is blocked, so neither the plan nor a lookup is worth doing.
         guard settings.cutSockets || table != nil else { return EnforcementReport() }
         let wanted = FeltEnforcer.blocks(blocked)
-        let (newly, failure): ([String], EnforcementFailure?) = queue.sync {
+        let (jobs, dropped, failure): ([LookupQueue.Job], LookupQueue.Dropped, EnforcementFailure?) = queue.sync {
+            let before = plan.blocked
             let (newly, cuts) = plan.update(blocks: wanted, at: monotonic())
             // Refuse first, then cut: a browser's immediate reconnect meets the reject.
             let failure = converge()
             for c in cuts { cut(c, reason: "already known when the block started") }
-            return (newly, failure)
+            let jobs = FeltEnforcer.jobs(newly: newly, before: before, now: wanted)
+            lookupQueue.retain { wanted[$0] != nil }
+            let dropped = lookupQueue.add(jobs)
+            startLookups()
+            return (jobs, dropped, failure)
         }
-        for domain in newly.prefix(FeltEnforcer.maxLookups) { learn(domain) }
-        if newly.count > FeltEnforcer.maxLookups {
-            log.log(LogEntry("\(newly.count) domains became blocked at once; the open connections of the first \(FeltEnforcer.maxLookups) are looked up and cut, the others' end as they reconnect to the sink",
-                             priority: .notice))
+        if dropped.overChange > 0 {
+            log.log(LogEntry("\(jobs.count) domains became blocked at once; the open connections of the first \(FeltEnforcer.maxLookups) are looked up and cut, the others' end as they reconnect to the sink",
+                             priority: .notice, fields: [("LOOKUPS_DROPPED", "\(dropped.overChange)")]))
+        }
+        for (uids, count) in dropped.overBudget.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            let whose = "uid\(uids.count == 1 ? "" : "s") \(uids.map(String.init).joined(separator: ","))"
+            log.log(LogEntry("The blocks of \(whose) already have \(FeltEnforcer.lookupLimits.perUserQueued) DNS lookups waiting; the open connections of \(count) more of their domains are not looked up and cut, and end as they reconnect to the sink",
+                             priority: .notice, fields: [("USERS", uids.map(String.init).joined(separator: " ")), ("LOOKUPS_DROPPED", "\(count)")]))
         }
         return EnforcementReport(failures: failure.map { [$0] } ?? [])
     }
 
-    /// E5 at scale: a block of a 100,000-name list must not send 100,000 DNS queries at once.
-    /// At most this many names are looked up per change, by `lookupQueues.count` threads.
-    static let maxLookups = 1024
-    let lookupQueues = (0..<4).map { DispatchQueue(label: "blockd.felt.lookup\($0)") }
-    var lookupTurn = 0
+    /// E5 at scale: a block of a 100,000-name list must not send 100,000 DNS queries at once
+    /// (at most `perChange` names are looked up per change, by `workers` threads); with per-user
+    /// blocks (U3), a member's backlog must not delay anyone else's (`LookupQueue`).
+    static let lookupLimits = LookupQueue.Limits.standard
+    static var maxLookups: Int { lookupLimits.perChange }
+    /// Serial queues, so each has a thread of its own whatever the cores (a lookup blocks for
+    /// up to a second), and those without a lookup now.
+    let lookupWorkers = (0..<lookupLimits.workers).map { DispatchQueue(label: "blockd.felt.lookup\($0)") }
+    var idleWorkers = Array(0..<lookupLimits.workers)
+    var lookupQueue = LookupQueue(limits: lookupLimits)
+
+    /// The lookups a change asks for: each newly blocked domain for its scope, and a domain
+    /// that was blocked for some users and is now blocked for everyone (its lookup, if still
+    /// waiting in a user's lane, moves to the front). Machine-wide first, each group sorted.
+    static func jobs(newly: [String], before: [String: CutPlan.Block], now: [String: CutPlan.Block]) -> [LookupQueue.Job] {
+        let fresh = newly.map { LookupQueue.Job($0, users: now[$0]?.users?.sorted()) }
+        let widened = now.filter { $0.value.users == nil && before[$0.key].map { $0.users != nil } == true }.keys.sorted()
+        return fresh.filter { $0.users == nil } + widened.map { LookupQueue.Job($0) } + fresh.filter { $0.users != nil }
+    }
 
     public func release() -> [EnforcementFailure] {
         queue.sync {
             plan = CutPlan(grace: plan.grace)
+            lookupQueue.retain { _ in false }  // the running ones finish and find nothing blocked
             timer?.cancel()
             timer = nil
             return converge(anyBlocked: false).map { [$0] } ?? []
         }
     }
 
-    /// Looks `domain` up off the queue (never delaying the hosts write), then cuts and rejects
-    /// what DNS answered.
-    func learn(_ domain: String) {
-        lookupTurn &+= 1
-        lookupQueues[lookupTurn % lookupQueues.count].async { [self] in
-            let answer = lookup(domain)
-            queue.async { [self] in
-                noteLookup(answer, domain: domain)
-                guard let fresh = plan.learnedCut(answer.addresses, for: domain) else { return }
-                if let failure = converge() { log.log(LogEntry(failure.message, priority: .error, event: .failure)) }
-                cut(fresh, reason: "DNS answered for \(domain)")
+    /// Starts the lookups `lookupQueue` says are next, each on an idle worker off the queue
+    /// (never delaying the hosts write); each answer is cut and rejected, and frees its worker
+    /// for the next.
+    func startLookups() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        for job in lookupQueue.start() {
+            let worker = idleWorkers.removeLast()  // LookupQueue runs at most `workers` at once
+            lookupWorkers[worker].async { [self] in
+                let answer = lookup(job.domain)
+                queue.async { [self] in
+                    lookupQueue.finish(job)
+                    idleWorkers.append(worker)
+                    learned(answer, for: job.domain)
+                    startLookups()
+                }
             }
         }
+    }
+
+    func learned(_ answer: DNSClient.Lookup, for domain: String) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        noteLookup(answer, domain: domain)
+        guard let fresh = plan.learnedCut(answer.addresses, for: domain) else { return }
+        if let failure = converge() { log.log(LogEntry(failure.message, priority: .error, event: .failure)) }
+        cut(fresh, reason: "DNS answered for \(domain)")
     }
 
     /// Counts a lookup; a failure is logged when its reason is new, and the recovery once.
