@@ -19,6 +19,9 @@ public struct DaemonConfig: Equatable, Sendable {
     public var policyRoot = "/"
     /// E7: Firefox's policies.json; nil means `etc/firefox/policies/policies.json` under `policyRoot`.
     public var firefoxPolicies: String?
+    /// U3: where the per-user tables go. The installed NSS module reads only its compiled-in
+    /// /run/blockd/users; another directory keeps a sandboxed blockd off the live daemon's.
+    public var userTablesDirectory = UserTable.directory
 
     public init(maxActivities: Int, hostsFile: String, killGraceSeconds: Int, felt: FeltSettings = .defaults) {
         self.maxActivities = maxActivities
@@ -62,7 +65,7 @@ public struct DaemonConfig: Equatable, Sendable {
 
     public static let section = "Daemon"
     public static let keys = ["MaxActivities", "HostsFile", "KillGrace", "ConnectGrace", "Firewall", "CutSockets", "ResolvConf",
-                              "BrowserPolicies", "PolicyRoot", "FirefoxPolicies"]
+                              "BrowserPolicies", "PolicyRoot", "FirefoxPolicies", "UserTablesDirectory"]
 
     /// One layer of settings; nil means "not set here, keep what the layer below says".
     public struct Layer: Equatable, Sendable, Codable {
@@ -76,6 +79,7 @@ public struct DaemonConfig: Equatable, Sendable {
         public var browserPolicies: Bool?
         public var policyRoot: String?
         public var firefoxPolicies: String?
+        public var userTablesDirectory: String?
 
         public init(maxActivities: Int? = nil, hostsFile: String? = nil, killGraceSeconds: Int? = nil,
                     connectGraceSeconds: Int? = nil, firewall: Bool? = nil, cutSockets: Bool? = nil, resolvConf: String? = nil) {
@@ -95,6 +99,7 @@ public struct DaemonConfig: Equatable, Sendable {
                       connectGraceSeconds: felt.connectGraceSeconds, firewall: felt.firewall, cutSockets: felt.cutSockets,
                       resolvConf: felt.resolvConf)
         (l.browserPolicies, l.policyRoot, l.firefoxPolicies) = (browserPolicies, policyRoot, firefoxPolicies)
+        l.userTablesDirectory = userTablesDirectory
         return l
     }
 
@@ -108,6 +113,7 @@ public struct DaemonConfig: Equatable, Sendable {
         c.browserPolicies = layer.browserPolicies ?? browserPolicies
         c.policyRoot = layer.policyRoot ?? policyRoot
         c.firefoxPolicies = layer.firefoxPolicies ?? firefoxPolicies
+        c.userTablesDirectory = layer.userTablesDirectory ?? userTablesDirectory
         return c
     }
 
@@ -144,6 +150,8 @@ public struct DaemonConfig: Equatable, Sendable {
                 layer.policyRoot = try e.value.isEmpty ? nil : reader.directory(e)
             case "FirefoxPolicies":
                 layer.firefoxPolicies = try e.value.isEmpty ? nil : reader.absolutePath(e)
+            case "UserTablesDirectory":
+                layer.userTablesDirectory = try e.value.isEmpty ? nil : reader.ownDirectory(e)
             default:
                 throw reader.unknownKey(e, section: section, valid: keys)
             }
@@ -238,6 +246,16 @@ public struct ConfigReader {
         let p = e.value
         guard p.first == "/", !p.hasControlCharacters else {
             throw fail(e, "\(e.key)= must be an absolute directory, such as / or /srv/sandbox, not '\(p)'")
+        }
+        return p
+    }
+
+    /// A directory blockd fills and empties itself (U3's tables): absolute, and not `/`.
+    func ownDirectory(_ e: INIEntry) throws(CoreError) -> String {
+        var p = e.value
+        while p.count > 1 && p.last == "/" { p.removeLast() }
+        guard p.first == "/", p.count > 1, !p.hasControlCharacters else {
+            throw fail(e, "\(e.key)= must be an absolute directory other than /, such as /run/blockd/users, not '\(e.value)'")
         }
         return p
     }

@@ -2,14 +2,15 @@ import Foundation
 
 /// The per-user table that libnss_blockd.so.2 reads (U3): for one uid, the names blocked for
 /// that user alone, one a line. blockd keeps one file per uid under `directory`, named by the
-/// uid in decimal, owned by root with mode 0644; the module trusts nothing else.
+/// uid in decimal, owned by root and readable by that user only (`access(uid:owner:)`): the
+/// module trusts nothing else, and nobody else learns what is blocked for whom.
 ///
 /// Names match exactly, as in the hosts file's section (E1): `example.com` does not block
 /// `www.example.com`, which a selection lists on its own, as the catalog does. The module
 /// ignores ASCII case and one trailing dot of the name looked up, blank lines and `#` lines.
 public enum UserTable {
     /// The directory the NSS module reads; compiled into it too (nss/nss_blockd.c), never
-    /// taken from the environment.
+    /// taken from the environment. blockd's default for `UserTablesDirectory=`.
     public static let directory = "/run/blockd/users"
 
     /// The table's file name for `uid`.
@@ -36,5 +37,46 @@ public enum UserTable {
             let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
             return text.isEmpty || text.hasPrefix("#") ? nil : text
         }
+    }
+
+    /// How a table must be stored so that only its user (and root) can read it and nobody but
+    /// root can change it. The file stays root's: an owner could chmod it or rewrite it.
+    public struct Access: Equatable, Sendable {
+        /// The permission bits `stat` shows (with an ACL, the group bits are its mask).
+        public var mode: UInt32
+        /// The `system.posix_acl_access` value, or nil for none.
+        public var acl: [UInt8]?
+    }
+
+    /// U3: the table of `uid`, written by `owner` (root). Mode 0640 with the POSIX ACL
+    /// `user:UID:r--`, the owning group and others getting nothing (the mask shows as the group
+    /// bits); the owner's own table needs no ACL (0600). `everyone` is the fallback for a file
+    /// system without POSIX ACLs: 0644, every user can read it (said in the log and in status).
+    public static func access(uid: UInt32, owner: UInt32, everyone: Bool = false) -> Access {
+        if uid == owner { return Access(mode: 0o600, acl: nil) }
+        if everyone { return Access(mode: 0o644, acl: nil) }
+        return Access(mode: 0o640, acl: readACL(uid: uid))
+    }
+
+    /// The access ACL `user::rw- user:UID:r-- group::--- mask::r-- other::---` in the kernel's
+    /// xattr format (<linux/posix_acl_xattr.h>): the little-endian u32 version 2, then one
+    /// entry per tag (u16 tag, u16 perm, u32 id; the id is ACL_UNDEFINED_ID except for a named
+    /// user), in the order the kernel keeps and gives back (by tag, then id).
+    public static func readACL(uid: UInt32) -> [UInt8] {
+        let undefined = UInt32.max
+        let entries: [(tag: UInt16, perm: UInt16, id: UInt32)] = [
+            (0x01, 6, undefined),  // ACL_USER_OBJ: the owner, root, reads and writes
+            (0x02, 4, uid),        // ACL_USER: the table's user reads
+            (0x04, 0, undefined),  // ACL_GROUP_OBJ: the owning group gets nothing
+            (0x10, 4, undefined),  // ACL_MASK: at most read for named entries
+            (0x20, 0, undefined),  // ACL_OTHER: nothing
+        ]
+        var out = littleEndian(UInt32(2))
+        for e in entries { out += littleEndian(e.tag) + littleEndian(e.perm) + littleEndian(e.id) }
+        return out
+    }
+
+    static func littleEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+        (0..<(T.bitWidth / 8)).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
     }
 }

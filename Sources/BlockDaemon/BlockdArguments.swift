@@ -20,6 +20,8 @@ public struct BlockdOptions: Equatable, Sendable {
     public var browserPolicies: Bool?
     public var policyRoot: String?
     public var firefoxPolicies: String?
+    /// U3: `--user-tables-dir`; nil: `UserTablesDirectory=` or /run/blockd/users.
+    public var userTablesDirectory: String?
 
     public init() {}
 
@@ -47,6 +49,7 @@ public struct BlockdOptions: Equatable, Sendable {
                     o.browserPolicies = b
                 case "--policy-root": o.policyRoot = try scanner.value(for: name, inline: inline)
                 case "--firefox-policies": o.firefoxPolicies = try scanner.value(for: name, inline: inline)
+                case "--user-tables-dir": o.userTablesDirectory = try scanner.value(for: name, inline: inline)
                 case "--log-target":
                     let v = try scanner.value(for: name, inline: inline)
                     guard let t = LogTarget(rawValue: v) else {
@@ -79,6 +82,15 @@ public struct BlockdOptions: Equatable, Sendable {
         where path.map({ $0.first != "/" }) ?? false {
             throw scanner.usage("\(flag) needs an absolute path")
         }
+        if let dir = o.userTablesDirectory {
+            // U3: blockd empties this directory of tables it does not want; never /.
+            var trimmed = dir
+            while trimmed.count > 1 && trimmed.last == "/" { trimmed.removeLast() }
+            guard trimmed.first == "/", trimmed != "/" else {
+                throw scanner.usage("--user-tables-dir needs an absolute directory other than /, such as /tmp/blockd-users")
+            }
+            o.userTablesDirectory = trimmed
+        }
         return o
     }
 
@@ -108,6 +120,9 @@ public struct BlockdOptions: Equatable, Sendable {
       --firefox-policies PATH
                              Firefox's policies.json (default FirefoxPolicies= or
                              /etc/firefox/policies/policies.json under the policy root)
+      --user-tables-dir DIR  where the per-user tables go (default UserTablesDirectory= or
+                             /run/blockd/users, the directory the NSS module reads); a
+                             sandboxed blockd gets one of its own
       -n, --check-config     check the configuration, print a summary and exit
       --release              remove all enforcement (for uninstalling) and exit
       --merge-firefox-policies

@@ -30,6 +30,7 @@ public enum BlockdMain {
     static func flags(_ options: BlockdOptions) -> DaemonConfig.Layer {
         var layer = DaemonConfig.Layer(hostsFile: options.hostsFile, firewall: options.firewall, cutSockets: options.cutSockets, resolvConf: options.resolvConf)
         (layer.browserPolicies, layer.policyRoot, layer.firefoxPolicies) = (options.browserPolicies, options.policyRoot, options.firefoxPolicies)
+        layer.userTablesDirectory = options.userTablesDirectory
         return layer
     }
 
@@ -45,6 +46,7 @@ public enum BlockdMain {
         print("Configuration in \(options.configDir) is valid.")
         print(config.files.isEmpty ? "  no configuration files: built-in defaults" : "  files: \(config.files.joined(separator: ", "))")
         print("  MaxActivities=\(config.daemon.maxActivities) HostsFile=\(config.daemon.hostsFile) KillGrace=\(config.daemon.killGraceSeconds)s")
+        print("  UserTablesDirectory=\(config.daemon.userTablesDirectory)")
         let felt = config.daemon.felt
         print("  CutSockets=\(felt.cutSockets ? "yes" : "no") Firewall=\(felt.firewall ? "yes" : "no") ConnectGrace=\(felt.connectGraceSeconds)s ResolvConf=\(felt.resolvConf)")
         print("  selections: \(config.catalog.names.joined(separator: " "))")
@@ -82,7 +84,7 @@ public enum BlockdMain {
             ?? DaemonConfig.defaults.applying(flags(options))
         // Only the hosts section, the nftables table (E5) and the browser policies (E7) outlive
         // blockd (E4); fanotify marks go with its process.
-        let enforcer = CompositeEnforcer([HostsEnforcer(path: daemon.hostsFile, log: StderrSink()), UserTablesEnforcer(),
+        let enforcer = CompositeEnforcer([HostsEnforcer(path: daemon.hostsFile, log: StderrSink()), UserTablesEnforcer(directory: daemon.userTablesDirectory),
                                           BrowserPolicyEnforcer(config: daemon, stateDir: options.stateDir, log: StderrSink())])
         var failures = enforcer.release()
         if let problem = FeltEnforcer.releaseTable(settings: daemon.felt) {
@@ -178,6 +180,8 @@ final class Daemon: @unchecked Sendable {
                                   onChange: { inbox.post(.enforcementChanged) }, sink: felt.sink)  // E1
         let shield = AppShield(killGrace: TimeInterval(daemon.killGraceSeconds), log: log, hits: inbox.shieldHits)  // E2
         let browsers = BrowserPolicyEnforcer(config: daemon, stateDir: options.stateDir, log: log)  // E7
+        let userTables = UserTablesEnforcer(directory: daemon.userTablesDirectory, log: log, hits: inbox.shieldHits,
+                                            onChange: { inbox.post(.enforcementChanged) })  // U3
         let usage = UsageMonitor(report: { running in inbox.post(.usage(running)) })  // §9
         let timer: TransitionTimer
         do { timer = try TransitionTimer(clock: clock, queue: inbox.queue) { inbox.post(.wake) } } catch {
@@ -185,7 +189,7 @@ final class Daemon: @unchecked Sendable {
         }
         let (directory, flags, clock) = (loaded.directory, loaded.flags, clock)
         let collaborators = Engine.Collaborators(
-            clock: clock, enforcer: CompositeEnforcer([hosts, UserTablesEnforcer(), felt, shield, browsers]),
+            clock: clock, enforcer: CompositeEnforcer([hosts, userTables, felt, shield, browsers]),
             log: log, store: loaded.store, loadConfig: { () throws(CoreError) -> ConfigSet in try directory.load(flags: flags) },
             hooks: HookRunner(inbox: inbox), armTimer: { timer.arm($0) }, events: { hub.publish($0) },
             limitsChanged: { usage.follow($0) },
@@ -194,6 +198,7 @@ final class Daemon: @unchecked Sendable {
                 notes["apps"] = .string(shield.mode)
                 notes["usage"] = .string(usage.mode.rawValue)
                 for (key, value) in browsers.notes() { notes[key] = value }
+                for (key, value) in userTables.notes() { notes[key] = value }
                 if let reason = shield.modeReason { notes["appsReason"] = .string(reason) }
                 return notes
             },

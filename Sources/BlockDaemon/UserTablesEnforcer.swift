@@ -1,21 +1,72 @@
 import BlockCore
+import CLinux
+import Dispatch
 import Foundation
+import Glibc
 
-/// Websites per user: the domains of selections blocked for some users only go to those
-/// users' tables under /run/blockd/users (`UserTables`), which libnss_blockd.so.2 reads; the
-/// hosts file keeps the machine-wide ones. A table that cannot be written leaves its
-/// selections not enforced (DESIGN §7 "Truth"): the block is accepted, and every later
-/// reconcile tries again.
+/// Websites per user (U3): the domains of selections blocked for some users only go to those
+/// users' tables (`UserTables`, in /run/blockd/users or `UserTablesDirectory=`), which
+/// libnss_blockd.so.2 reads; the hosts file keeps the machine-wide ones.
+///
+/// Like the hosts file (E1, S5), the tables are kept as written: a table removed, rewritten,
+/// chmodded or given another ACL behind blockd's back is written again within a second
+/// (inotify on the directory and its parent, and a check every 10 s and at every reconcile,
+/// which also sees what inotify cannot, such as a mount over a table), and the repair is
+/// journalled as tamper. A table that cannot be written (or put back) leaves its selections
+/// not enforced (DESIGN §7 "Truth"): the block is accepted, the engine is told, and the write
+/// is retried, from 1 s to 60 s apart and whenever the directory changes, until it succeeds.
+///
+/// One blockd per table directory: the enforcer holds an flock(2) on the directory while it
+/// keeps tables there, so a second blockd pointed at the same directory (a sandbox started
+/// without `--user-tables-dir`) neither removes nor writes the first one's tables; it says
+/// why instead. All state lives on `queue`.
 public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
     public let mode = "nss"
     let tables: UserTables
+    let log: any LogSink
+    /// Where tamper repairs are reported (S5).
+    let hits: ShieldHitSink
+    /// Called on `queue` when a repair or a retry changed the outcome: the engine enforces
+    /// again to learn the truth.
+    let onChange: @Sendable () -> Void
+    let queue = DispatchQueue(label: "blockd.usertables")
     /// Whether a table was ever written (or may be left from an earlier run): without per-user
     /// blocks and without tables there is nothing to do, not even the directory to create.
     var mayHoldTables: Bool
+    /// uid → the bytes its table must hold.
+    var expected: [UInt32: [UInt8]] = [:]
+    /// uid → the selections that put names in its table (for tamper reports).
+    var owners: [UInt32: [String]] = [:]
+    /// Why the directory does not hold `expected` (nil: it does); retried until it does.
+    var failure: String?
+    /// The last write or check found no POSIX ACLs: every user can read every table.
+    var readableByEveryone = false
+    var backoff: TimeInterval = UserTablesEnforcer.firstRetry
+    var retry: DispatchWorkItem?
+    var audit: DispatchWorkItem?
+    var checkPending = false
+    /// The flock(2)ed directory and its inode (a directory removed and made again is locked again).
+    var lock: (fd: Int32, inode: ino_t)?
+    /// Another blockd held the directory: this one never touches it again (a restart of the
+    /// other must not find its tables gone).
+    var yielded: String?
+    var watch: Inotify?
+    var watchedInode: ino_t = 0
+    static let firstRetry: TimeInterval = 1, lastRetry: TimeInterval = 60, audit: TimeInterval = 10
 
-    public init(directory: String = UserTable.directory) {
-        tables = UserTables(directory: directory)
+    public init(directory: String = UserTable.directory, log: any LogSink = StderrSink(), hits: @escaping ShieldHitSink = { _ in },
+                onChange: @escaping @Sendable () -> Void = {}, xattr: ExtendedAttributes = .system) {
+        tables = UserTables(directory: directory, xattr: xattr)
+        self.log = log
+        self.hits = hits
+        self.onChange = onChange
         mayHoldTables = FileManager.default.fileExists(atPath: directory)
+    }
+
+    deinit {
+        retry?.cancel()
+        audit?.cancel()
+        if let lock { close(lock.fd) }
     }
 
     /// uid → the valid domains of the selections blocked for that uid only.
@@ -30,27 +81,222 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
     }
 
     public func enforce(blocked: [Selection]) -> EnforcementReport {
-        let wanted = UserTablesEnforcer.tables(for: blocked)
-        var report = EnforcementReport()
-        guard mayHoldTables || !wanted.isEmpty else { return report }
-        mayHoldTables = true
-        do throws(AtomicFile.Failure) {
-            try tables.apply(wanted)
-        } catch {
-            let message = "cannot write the per-user tables in \(tables.directory): \(error)"
-            report.failures.append(EnforcementFailure(selection: nil, message: message))
-            for selection in blocked where selection.users != nil && !selection.domains.isEmpty {
-                report.notEnforced(selection.name, message)
+        queue.sync {
+            let wanted = UserTablesEnforcer.tables(for: blocked)
+            var report = EnforcementReport()
+            guard mayHoldTables || !wanted.isEmpty else { return report }
+            mayHoldTables = true
+            var rendered: [UInt32: [UInt8]] = [:]
+            for (uid, domains) in wanted { rendered[uid] = try? UserTable.render(uid: uid, domains: domains) }
+            var owners: [UInt32: [String]] = [:]
+            for selection in blocked where !selection.domains.isEmpty {
+                for uid in selection.users ?? [] where rendered[uid] != nil { owners[uid, default: []].append(selection.name) }
             }
+            // A reconcile checks too: a table still wanted as it was, but not as written, was
+            // changed behind blockd's back (missed by the watch, or changed while it was down).
+            var causes: [UInt32: String] = [:]
+            for (uid, bytes) in expected where rendered[uid] == bytes {
+                if let problem = tables.problem(uid: uid, bytes: bytes) { causes[uid] = problem }
+            }
+            (expected, self.owners) = (rendered, owners)
+            settle(converge())
+            if failure == nil { reportRepairs(causes) }
+            if let failure { report.failures.append(EnforcementFailure(selection: nil, message: failure)) }
+            if readableByEveryone { report.failures.append(EnforcementFailure(selection: nil, message: everyoneMessage)) }
+            // Truth (DESIGN §7): a selection is enforced when every one of its users' tables is
+            // exactly as written.
+            for uid in expected.keys.sorted() {
+                guard let bytes = expected[uid], let problem = lock == nil ? failure : tables.problem(uid: uid, bytes: bytes) else { continue }
+                for selection in owners[uid] ?? [] {
+                    report.notEnforced(selection, failure ?? "the table \(tables.path(uid: uid)) is not as blockd wrote it: \(problem)")
+                }
+            }
+            follow()
+            return report
         }
-        return report
     }
 
     public func release() -> [EnforcementFailure] {
-        guard FileManager.default.fileExists(atPath: tables.directory) else { return [] }
-        do throws(AtomicFile.Failure) { try tables.apply([:]) } catch {
-            return [EnforcementFailure(selection: nil, message: "cannot remove the per-user tables in \(tables.directory): \(error)")]
+        queue.sync {
+            expected = [:]
+            owners = [:]
+            failure = nil
+            follow()
+            guard FileManager.default.fileExists(atPath: tables.directory) else { return [] }
+            return converge(doing: "remove").map { [EnforcementFailure(selection: nil, message: $0)] } ?? []
         }
-        return []
+    }
+
+    /// For `status`'s enforcement object: where the tables are, and who can read them.
+    public func notes() -> JSONObject {
+        queue.sync {
+            var o: JSONObject = ["directory": .string(tables.directory), "readableBy": .string(readableByEveryone ? "everyone" : "their user")]
+            if readableByEveryone { o["problem"] = .string(everyoneMessage) }
+            return ["userTables": .object(o)]
+        }
+    }
+
+    var everyoneMessage: String {
+        "per-user tables readable by every user: the file system of \(tables.directory) has no POSIX ACLs, so anyone can read what is blocked for whom; put the directory on one that has them (tmpfs, ext4, xfs, btrfs) with UserTablesDirectory= or --user-tables-dir"
+    }
+
+    // MARK: Converging
+
+    /// Takes the directory and makes it hold exactly `expected`. Returns why it cannot.
+    func converge(doing verb: String = "write") -> String? {
+        dispatchPrecondition(condition: .onQueue(queue))
+        if let yielded { return yielded }
+        // The lock first where the directory exists: nothing of another blockd's is touched.
+        var st = stat()
+        if lstat(tables.directory, &st) == 0, st.st_mode & S_IFMT == S_IFDIR, let busy = takeDirectory() { return busy }
+        do throws(AtomicFile.Failure) {
+            try tables.prepareDirectory()
+            if let busy = takeDirectory() { return busy }
+            let changes = try tables.apply(rendered: expected)
+            readableByEveryone = changes.readableByEveryone
+            return nil
+        } catch {
+            return "cannot \(verb) the per-user tables in \(tables.directory): \(error)" + (verb == "write" ? "; blockd retries until it can" : "")
+        }
+    }
+
+    /// DESIGN §7, one daemon per directory: an exclusive flock on the directory, kept. Nil when
+    /// it is ours; else what to do (and this blockd leaves the directory alone from then on).
+    func takeDirectory() -> String? {
+        var st = stat()
+        guard lstat(tables.directory, &st) == 0 else { return "cannot read \(tables.directory): \(String(cString: strerror(errno)))" }
+        if let lock, lock.inode == st.st_ino { return nil }
+        if let lock { close(lock.fd) }
+        lock = nil
+        let fd = open(tables.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return "cannot open \(tables.directory): \(String(cString: strerror(errno)))" }
+        let locked = flock(fd, LOCK_EX | LOCK_NB) == 0
+        let code = errno
+        if !locked && code == EWOULDBLOCK {
+            close(fd)
+            let busy = "another blockd keeps its per-user tables in \(tables.directory) (it holds the directory's lock), so this one leaves them alone and enforces no per-user web block; give it a directory of its own with --user-tables-dir DIR or UserTablesDirectory= and restart it"
+            yielded = busy
+            return busy
+        }
+        if !locked {
+            // A file system or a sandbox without flock(2): the tables are kept, unguarded.
+            log.notice("Cannot lock \(tables.directory) (\(String(cString: strerror(code)))); blockd keeps its per-user tables there without keeping a second blockd out")
+        }
+        lock = (fd, st.st_ino)
+        return nil
+    }
+
+    /// Notes the outcome of an attempt; true when it changed (written at last, or a new cause).
+    @discardableResult
+    func settle(_ outcome: String?) -> Bool {
+        guard let outcome else {
+            guard failure != nil else { return false }
+            failure = nil
+            backoff = UserTablesEnforcer.firstRetry
+            log.log(LogEntry("Per-user tables in \(tables.directory) written again; \(expected.count) table\(expected.count == 1 ? "" : "s") in force", priority: .notice))
+            return true
+        }
+        let changed = failure != outcome
+        failure = outcome
+        return changed
+    }
+
+    /// The journal's account of tables put back (S5): one line each with what was wrong, and a
+    /// tamper hit for each selection that lost names.
+    func reportRepairs(_ causes: [UInt32: String]) {
+        var affected = Set<String>()
+        for (uid, cause) in causes.sorted(by: { $0.key < $1.key }) {
+            log.notice("Repaired the per-user table \(tables.path(uid: uid)): \(cause) behind blockd's back; uid \(uid)'s web blocks are in force again")
+            for selection in owners[uid] ?? [] where affected.insert(selection).inserted {
+                hits(ShieldHit(kind: .tamper, selection: selection, path: tables.path(uid: uid)))
+            }
+        }
+    }
+
+    // MARK: Watching (E1's tamper repair, for the tables)
+
+    /// What is not as written now: wanted tables with their problem, and tables of uids that
+    /// should have none.
+    func drift() -> (wrong: [UInt32: String], extra: [UInt32]) {
+        var wrong: [UInt32: String] = [:]
+        for (uid, bytes) in expected { if let p = tables.problem(uid: uid, bytes: bytes) { wrong[uid] = p } }
+        let extra = ((try? tables.present()) ?? []).filter { expected[$0] == nil }
+        return (wrong, extra)
+    }
+
+    /// Looks, repairs and reports; called after a burst of events, on the audit timer and on
+    /// retries.
+    func check() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        checkPending = false
+        guard mayHoldTables, yielded == nil, !expected.isEmpty || failure != nil else { return }
+        let (wrong, extra) = lock == nil ? ([:], []) : drift()
+        if failure == nil && wrong.isEmpty && extra.isEmpty {
+            follow()
+            return
+        }
+        let changed = settle(converge())
+        if failure == nil {
+            reportRepairs(wrong)
+            for uid in extra { log.notice("Removed \(tables.path(uid: uid)), a per-user table blockd did not write") }
+        }
+        if changed || (failure != nil && !wrong.isEmpty) { onChange() }  // the engine learns the truth (T4)
+        follow()
+    }
+
+    /// Watches the directory (and its parent, for the directory's own removal) while there is
+    /// something to keep or a failure to retry, and arms the next check.
+    func follow() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        audit?.cancel()
+        audit = nil
+        guard yielded == nil, !expected.isEmpty || failure != nil else {
+            retry?.cancel()
+            retry = nil
+            watch = nil
+            watchedInode = 0
+            return
+        }
+        var st = stat()
+        let inode = lstat(tables.directory, &st) == 0 ? st.st_ino : 0
+        if watch == nil || inode != watchedInode {
+            watch = makeWatch()
+            watchedInode = watch == nil ? 0 : inode
+        }
+        if failure != nil {
+            guard retry == nil else { return }  // one retry at a time, 1 s to 60 s apart
+            let item = DispatchWorkItem { [weak self] in
+                self?.retry = nil
+                self?.check()
+            }
+            retry = item
+            queue.asyncAfter(deadline: .now() + backoff, execute: item)
+            backoff = min(backoff * 2, UserTablesEnforcer.lastRetry)
+            return
+        }
+        retry?.cancel()
+        retry = nil
+        // Without inotify every second, as the hosts file (E1); with it, an audit for what
+        // inotify cannot see (a mount over a table).
+        let item = DispatchWorkItem { [weak self] in self?.check() }
+        audit = item
+        queue.asyncAfter(deadline: .now() + (watch == nil ? UserTablesEnforcer.firstRetry : UserTablesEnforcer.audit), execute: item)
+    }
+
+    func makeWatch() -> Inotify? {
+        guard let inotify = Inotify(queue: queue, onEvents: { [weak self] _ in self?.changed() }) else { return nil }
+        // inotify(7): IN_MOVED_FROM 0x40, IN_DELETE_SELF 0x400, IN_MOVE_SELF 0x800.
+        let entries = blockd_in_create() | blockd_in_moved_to() | blockd_in_delete() | blockd_in_attrib() | 0x40
+        guard inotify.add(tables.directory, mask: entries | blockd_in_modify() | blockd_in_close_write() | 0x400 | 0x800) != nil,
+              inotify.add(AtomicFile.directory(of: tables.directory), mask: entries) != nil else { return nil }
+        return inotify
+    }
+
+    /// Coalesces a burst of events (a write, rename, chmod; blockd's own writes too, which
+    /// the check finds in order) into one check.
+    func changed() {
+        guard !checkPending else { return }
+        checkPending = true
+        queue.asyncAfter(deadline: .now() + .milliseconds(100)) { [weak self] in self?.check() }
     }
 }

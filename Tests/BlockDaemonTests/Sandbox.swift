@@ -17,13 +17,16 @@ final class Sandbox: @unchecked Sendable {
     var hostsPath: String { dir + "/hosts" }
     /// Browser policies (E7) go under here, never into the machine's /etc.
     var policyRoot: String { dir + "/root" }
+    /// Per-user tables (U3) go here, never into the machine's /run/blockd/users.
+    var userTablesDir: String { dir + "/users" }
     static let hostsTemplate = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n# a user's own line, no final newline\n10.0.0.7 nas"
 
     /// The flags that keep blockd inside this sandbox (E5's socket cuts and nftables table act
     /// on the whole network namespace, so they are off here).
     func daemonArgs(socket: String? = nil, stateDir: String? = nil, logTarget: String = "console") -> [String] {
         ["--socket", socket ?? self.socket, "--state-dir", stateDir ?? self.stateDir, "--config-dir", configDir,
-         "--hosts-file", hostsPath, "--log-target", logTarget, "--policy-root", policyRoot] + Sandbox.machineWideOff
+         "--hosts-file", hostsPath, "--log-target", logTarget, "--policy-root", policyRoot, "--user-tables-dir", userTablesDir]
+            + Sandbox.machineWideOff
     }
     static let machineWideOff = ["--firewall", "no", "--cut-sockets", "no"]
     private(set) var daemon: Process?
