@@ -1,8 +1,8 @@
 /* libnss_blockd.so.2: per-user web blocks for glibc's resolver (U3).
  *
  * A `hosts:` module, placed first on that line of /etc/nsswitch.conf by `make install`. For the
- * calling process's real uid U it reads TABLE_DIR/U, a table blockd writes (one blocked name a
- * line, lower case, `#` comments), and answers a listed name with the sink blockd's hosts
+ * calling process's user U (its real uid; see "Whose table" below) it reads TABLE_DIR/U, a
+ * table blockd writes (one blocked name a line, lower case, `#` comments), and answers a listed name with the sink blockd's hosts
  * section uses (E5: 127.0.0.253 and 100::1, refused by its nftables table), so the answer is
  * authoritative and no later module (`files`, `dns`) is asked. Any other name, a missing table
  * or one it does not trust gives NSS_STATUS_NOTFOUND: the next module answers as if this one
@@ -15,12 +15,27 @@
  * Trust: the directory and the table must be owned by root and not writable by group or
  * others, the table a regular file reached without a symlink. The directory is compiled in;
  * no environment variable moves it, since any user could set one to lift their own block
- * (tests put a tmpfs over /run/blockd in a private mount namespace instead).
+ * (tests put a tmpfs over /run/blockd in a private mount namespace instead). A table is
+ * readable by root and its user only (mode 0640 with the POSIX ACL entry user:UID:r--, written
+ * by blockd), or by everyone (0644) where the file system has no ACLs.
+ *
+ * Whose table (U3): the tables are keyed on uids of the initial user namespace. There, and
+ * only there, /proc/self/uid_map is the identity map `0 0 4294967295` and getuid() is that
+ * uid. In any other user namespace (`unshare -r`, a rootless container), or where uid_map
+ * cannot be read, getuid() is not to be believed: uid_map maps it one level up only, and in
+ * a namespace made inside another (`unshare -r` twice) that level is another namespace's 0.
+ * The module then asks the kernel instead, whose permission checks use the process's real
+ * uid in the initial namespace: a process that may write the table directory is root and
+ * reads root's table; any other reads every table it can open, which with ACLs is exactly
+ * its own user's and without them is every user's (more blocked, never less: it fails
+ * closed). Owned by root there means owned by uid 0 or by the overflow uid (65534), which is
+ * how root's files look from a namespace that does not map root.
  *
  * The module allocates nothing, keeps no state (thread-safe by construction), reads the
  * table through a fixed buffer with bounded lines, and keeps errno as it found it except
  * where the NSS contract sets *errnop. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -40,7 +55,7 @@
 /* Only the four entry points leave the library (-fvisibility=hidden for the rest). */
 #define EXPORT __attribute__((visibility("default")))
 
-enum { NAME_MAX_LEN = 253, LINE_MAX_LEN = 255, READ_CHUNK = 4096 };
+enum { NAME_MAX_LEN = 253, LINE_MAX_LEN = 255, READ_CHUNK = 4096, DIRENT_CHUNK = 2048, SMALL_FILE = 128 };
 
 static const uint8_t sink_v4[4] = {127, 0, 0, 253};
 static const uint8_t sink_v6[16] = {0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
@@ -60,30 +75,75 @@ static bool normalize(const char *name, char out[NAME_MAX_LEN + 1]) {
     return true;
 }
 
-static bool trusted(int fd, bool directory) {
+/* Up to SMALL_FILE - 1 bytes of a /proc file, NUL-terminated; false when it cannot be read. */
+static bool read_small(const char *path, char out[SMALL_FILE]) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return false;
+    size_t used = 0;
+    for (;;) {
+        ssize_t n = read(fd, out + used, SMALL_FILE - 1 - used);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        used += (size_t)n;
+        if (used == SMALL_FILE - 1) break;
+    }
+    close(fd);
+    out[used] = '\0';
+    return used > 0;
+}
+
+/* The decimal number at *p (after blanks), moved past; false when there is none or it does
+ * not fit 32 bits. */
+static bool number(const char **p, unsigned long *out) {
+    while (**p == ' ' || **p == '\t') (*p)++;
+    if (**p < '0' || **p > '9') return false;
+    unsigned long v = 0;
+    for (; **p >= '0' && **p <= '9'; (*p)++) {
+        v = v * 10 + (unsigned long)(**p - '0');
+        if (v > 4294967295UL) return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* Whether getuid() is a uid of the initial user namespace: uid_map is the identity map, one
+ * line `0 0 4294967295` (read at every lookup: a process may unshare(CLONE_NEWUSER) later). */
+static bool initial_namespace(void) {
+    char map[SMALL_FILE];
+    if (!read_small("/proc/self/uid_map", map)) return false;
+    const char *p = map;
+    unsigned long inside, outside, count;
+    if (!number(&p, &inside) || !number(&p, &outside) || !number(&p, &count)) return false;
+    while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+    return *p == '\0' && inside == 0 && outside == 0 && count == 4294967295UL;
+}
+
+/* How root's files look from a user namespace that does not map root. */
+static unsigned long overflow_uid(void) {
+    char text[SMALL_FILE];
+    const char *p = text;
+    unsigned long uid;
+    return read_small("/proc/sys/kernel/overflowuid", text) && number(&p, &uid) ? uid : 65534;
+}
+
+static bool trusted(int fd, bool directory, bool initial) {
     struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) return false;
+    if (fstat(fd, &st) != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) return false;
+    if (st.st_uid != 0 && (initial || (unsigned long)st.st_uid != overflow_uid())) return false;
     return directory ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode);
 }
 
-/* The table for the real uid, or -1 when there is none to trust. */
-static int open_table(void) {
-    char file[24];
-    unsigned long uid = (unsigned long)getuid();
-    size_t len = 0;
-    char digits[24];
-    do { digits[len++] = (char)('0' + uid % 10); uid /= 10; } while (uid != 0);
-    for (size_t i = 0; i < len; i++) file[i] = digits[len - 1 - i];
-    file[len] = '\0';
+/* A table's file name: a uid in decimal, without leading zeros. */
+static bool uid_name(const char *name) {
+    const char *p = name;
+    unsigned long uid;
+    return (name[0] != '0' || name[1] == '\0') && number(&p, &uid) && *p == '\0';
+}
 
-    int dir = open(BLOCKD_TABLE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir < 0) return -1;
-    int fd = -1;
-    if (trusted(dir, true)) {
-        fd = openat(dir, file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-        if (fd >= 0 && !trusted(fd, false)) { close(fd); fd = -1; }
-    }
-    close(dir);
+/* The table `file` in the directory, or -1 when it cannot be opened or is not to be trusted. */
+static int open_table(int dir, const char *file, bool initial) {
+    int fd = openat(dir, file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    if (fd >= 0 && !trusted(fd, false, initial)) { close(fd); fd = -1; }
     return fd;
 }
 
@@ -101,13 +161,9 @@ static bool line_matches(const char *line, size_t len, const char *want, size_t 
     return true;
 }
 
-/* Whether the calling user's table lists `name`. Lines longer than LINE_MAX_LEN match
+/* Whether the open table lists the wanted name. Lines longer than LINE_MAX_LEN match
  * nothing (no name can be that long) and are skipped to their end. */
-static bool blocked(const char *name, char canonical[NAME_MAX_LEN + 1]) {
-    if (!normalize(name, canonical)) return false;
-    size_t want_len = strlen(canonical);
-    int fd = open_table();
-    if (fd < 0) return false;
+static bool lists(int fd, const char *want, size_t want_len) {
     char chunk[READ_CHUNK], line[LINE_MAX_LEN + 1];
     size_t used = 0;
     bool overlong = false, found = false;
@@ -117,7 +173,7 @@ static bool blocked(const char *name, char canonical[NAME_MAX_LEN + 1]) {
         if (n <= 0) break;
         for (ssize_t i = 0; i < n && !found; i++) {
             if (chunk[i] == '\n') {
-                found = !overlong && line_matches(line, used, canonical, want_len);
+                found = !overlong && line_matches(line, used, want, want_len);
                 used = 0;
                 overlong = false;
             } else if (used < LINE_MAX_LEN) {
@@ -128,8 +184,60 @@ static bool blocked(const char *name, char canonical[NAME_MAX_LEN + 1]) {
         }
         if (found) break;
     }
-    if (!found && !overlong && used > 0) found = line_matches(line, used, canonical, want_len);
+    if (!found && !overlong && used > 0) found = line_matches(line, used, want, want_len);
+    return found;
+}
+
+/* Whether `uid`'s table lists the name. */
+static bool uid_lists(int dir, unsigned long uid, bool initial, const char *want, size_t want_len) {
+    char file[24], digits[24];
+    size_t len = 0;
+    do { digits[len++] = (char)('0' + uid % 10); uid /= 10; } while (uid != 0);
+    for (size_t i = 0; i < len; i++) file[i] = digits[len - 1 - i];
+    file[len] = '\0';
+    int fd = open_table(dir, file, initial);
+    if (fd < 0) return false;
+    bool found = lists(fd, want, want_len);
     close(fd);
+    return found;
+}
+
+/* Outside the initial user namespace: whether any table this process may open lists the
+ * name (the kernel lets it open its own user's only, or every one where there are no ACLs). */
+static bool any_readable_lists(int dir, const char *want, size_t want_len) {
+    alignas(struct dirent64) char entries[DIRENT_CHUNK];
+    for (;;) {
+        ssize_t n = getdents64(dir, entries, sizeof entries);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        for (ssize_t at = 0; at < n;) {
+            const struct dirent64 *d = (const struct dirent64 *)(entries + at);
+            at += d->d_reclen;
+            if (!uid_name(d->d_name)) continue;
+            int fd = open_table(dir, d->d_name, false);
+            if (fd < 0) continue;
+            bool found = lists(fd, want, want_len);
+            close(fd);
+            if (found) return true;
+        }
+    }
+}
+
+/* Whether the calling user's table lists `name` (see "Whose table" above). */
+static bool blocked(const char *name, char canonical[NAME_MAX_LEN + 1]) {
+    if (!normalize(name, canonical)) return false;
+    size_t want_len = strlen(canonical);
+    bool initial = initial_namespace();
+    int dir = open(BLOCKD_TABLE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) return false;
+    bool found = false;
+    if (trusted(dir, true, initial)) {
+        if (initial) found = uid_lists(dir, (unsigned long)getuid(), true, canonical, want_len);
+        /* Write access to the directory, which the kernel checks with the real uid: root. */
+        else if (faccessat(dir, ".", W_OK, 0) == 0) found = uid_lists(dir, 0, false, canonical, want_len);
+        else found = any_readable_lists(dir, canonical, want_len);
+    }
+    close(dir);
     return found;
 }
 

@@ -12,16 +12,20 @@
   lists site.test. `getent ahosts site.test` as A gives the sink 127.0.0.253 and 100::1, as
   throwaway user B 127.0.0.1; real headless Chromium, run as each user, is refused for A and
   loads the page for B.
+- The table as blockd writes it (root's, 0640 with the POSIX ACL user:A:r--): A reads it and
+  gets the sink, B gets EACCES and the real address. In a user namespace (`unshare -r`, uid 0
+  inside; nested; `--map-current-user`) A still gets the sink, B and root the real address;
+  with a 0644 table (a file system without ACLs) B's namespace gets A's names too (fail closed).
 - The NSS contract through ctypes (as root, uid 0's table): ERANGE for every buffer too small,
   case and a trailing dot, no subdomains, malformed tables, tables not to trust, 8 threads.
 - Uninstall leaves nsswitch.conf byte-identical (the overlay's, and a DESTDIR copy of this
   machine's own).
 Without root this prints a skipped RESULT; with BLOCKD_PRIVILEGED_TESTS=1 anything missing fails."""
-import ctypes, os, pwd, socket, sys, threading
+import ctypes, os, pwd, socket, struct, sys, threading
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Tally  # noqa: E402
 from rig import Rig, enter, sh  # noqa: E402
-from asuser import REPO, chromium, getent, install_module, page_handler  # noqa: E402
+from asuser import REPO, as_user, chromium, getent, install_module, page_handler  # noqa: E402
 
 t = Tally("nss")
 bindir = os.path.abspath(sys.argv[1])
@@ -114,6 +118,44 @@ def contract(lib):
     os.remove("/run/blockd/users/0")
 
 
+def acl(uid):
+    """The access ACL blockd gives uid's table: user::rw- user:UID:r-- group::--- mask::r-- other::---
+    (<linux/posix_acl_xattr.h>: version 2, then tag, perm, id per entry)."""
+    none = 0xFFFFFFFF
+    entries = ((0x01, 6, none), (0x02, 4, uid), (0x04, 0, none), (0x10, 4, none), (0x20, 0, none))
+    return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", tag, perm, ident) for tag, perm, ident in entries)
+
+
+def in_namespace(user, *unshare_args):
+    """`getent ahosts site.test` as `user` (None: root) inside `unshare *unshare_args`."""
+    argv = [*unshare_args, "getent", "ahosts", "site.test"]
+    p = sh(*(as_user(user, *argv) if user else argv), check=False)
+    return {line.split()[0] for line in p.stdout.splitlines() if line.strip()}
+
+
+def private_tables(a, b):
+    """U3: a table readable by its user only, and user namespaces (the module keys on the
+    initial namespace's uid)."""
+    uid = pwd.getpwnam(a).pw_uid
+    path = f"/run/blockd/users/{uid}"
+    table(uid, b"site.test\n", mode=0o600)
+    os.setxattr(path, "system.posix_acl_access", acl(uid))
+    t.check(oct(os.stat(path).st_mode & 0o7777) == "0o640", f"the ACL shows as mode 0640: {oct(os.stat(path).st_mode)}")
+    reads = sh(*as_user(b, "cat", path), check=False)
+    t.check(reads.returncode != 0 and "Permission denied" in reads.stderr, f"B cannot read A's table (EACCES): {reads.stderr.strip()}")
+    t.check(sh(*as_user(a, "cat", path), check=False).stdout == "site.test\n", "A reads its own table")
+    sink = {"127.0.0.253", "100::1"}
+    t.check(getent(a, "site.test") == sink, "A gets the sink through the 0640+ACL table")
+    t.check(getent(b, "site.test") == {"127.0.0.1"}, "B gets the real address")
+    for what in (("unshare", "-r"), ("unshare", "-r", "unshare", "-r"), ("unshare", "--map-current-user")):
+        t.check(in_namespace(a, *what) == sink, f"A in `{' '.join(what)}` gets the sink: {in_namespace(a, *what)}")
+    t.check(in_namespace(b, "unshare", "-r") == {"127.0.0.1"}, "B in `unshare -r` gets the real address")
+    t.check(in_namespace(None, "unshare", "-r") == {"127.0.0.1"}, "root in `unshare -r` gets root's table (none)")
+    table(uid, b"site.test\n")  # 0644: a file system without ACLs
+    t.check(in_namespace(b, "unshare", "-r") == sink, "without ACLs B's namespace reads A's table too: more blocked, never less")
+    t.check(getent(b, "site.test") == {"127.0.0.1"}, "outside a namespace B still gets its own (no) table")
+
+
 def checks(rig):
     dest, env, module = install_module(rig.work, bindir)
     sh("mount", "-t", "tmpfs", "-o", "mode=0755,size=4m", "tmpfs", "/run")
@@ -137,6 +179,7 @@ def checks(rig):
     t.check(got_a == {"127.0.0.253", "100::1"}, f"getent ahosts site.test as A gives the sink: {got_a}")
     t.check(got_b == {"127.0.0.1"}, f"getent ahosts site.test as B gives its address: {got_b}")
     t.check(getent(a, "SITE.TEST.") == {"127.0.0.253", "100::1"}, "as A, SITE.TEST. is blocked too")
+    private_tables(a, b)
 
     rig.serve("127.0.0.1", page_handler(b"SITE-OK"))
     dom_b, dom_a = chromium(b, "http://site.test/", "bd-nss"), chromium(a, "http://site.test/", "bd-nss")

@@ -204,6 +204,34 @@ struct UserTablesAccessTests {
         #expect(!Self.log(s, "first").contains("Repaired"), "the first one had nothing to repair: \(context)")
     }
 
+    @Test("U3: a user namespace resolves no way around kid's block: `unshare -r` (uid 0 inside), nested, and --map-current-user get the sink; kid2 and root in one do not",
+          .enabled(if: Privileged.can(needs: tools), needs))
+    func userNamespaces() throws {
+        if Privileged.unavailable(needs: Self.tools) != nil { return }
+        let limit = (try? String(contentsOfFile: "/proc/sys/user/max_user_namespaces", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let limit, Int(limit).map({ $0 > 0 }) == true else {
+            Issue.record("user namespaces are turned off here (user.max_user_namespaces=\(limit ?? "unreadable")): nothing to test")
+            return
+        }
+        let s = Sandbox()
+        let (out, v) = try Self.run(s, steps: Self.kidsBlock + """
+            echo "inside=$(as bdtab-kid unshare -r id -u)"
+            echo "ns-kid=$(as bdtab-kid unshare -r getent ahosts site.test | addrs)"
+            echo "nested-kid=$(as bdtab-kid unshare -r unshare -r getent ahosts site.test | addrs)"
+            echo "current-kid=$(as bdtab-kid unshare --map-current-user getent ahosts site.test | addrs)"
+            echo "ns-kid2=$(as bdtab-kid2 unshare -r getent ahosts site.test | addrs)"
+            echo "ns-root=$(unshare -r getent ahosts site.test | addrs)"
+            echo "kid=$(as bdtab-kid getent ahosts site.test | addrs)"
+            """)
+        let context = "\(out)\n\(Self.log(s, "first"))"
+        #expect(v["inside"] == "0", "unshare -r did not give uid 0 inside: \(context)")
+        #expect(v["ns-kid"] == Self.sink, "unshare -r resolves around the block: \(context)")
+        #expect(v["nested-kid"] == Self.sink, "a namespace in a namespace resolves around the block: \(context)")
+        #expect(v["current-kid"] == Self.sink, "\(context)")
+        #expect(v["ns-kid2"] == Self.real && v["ns-root"] == Self.real, "\(context)")
+        #expect(v["kid"] == Self.sink, "\(context)")
+    }
+
     @Test("U3: where the file system has no POSIX ACLs (ramfs) the tables are 0644, and the journal, the failures and status say every user can read them",
           .enabled(if: Privileged.can(needs: tools), needs))
     func withoutACLs() throws {
