@@ -141,6 +141,8 @@ public struct BlockcRunner {
             return BlockcRunner.refused
         }
         say(render(invocation.command, object))
+        // A1, T4: a reload that left part of the configuration out of force is not a success.
+        if case .reload = invocation.command, object["problems"]?.array?.isEmpty == false { return BlockcRunner.refused }
         return BlockcRunner.ok
     }
 

@@ -81,7 +81,7 @@ extension Output {
         let rows = items.map(FailureReply.init).map { f in
             var cells = failureRow(f)
             var who: [String] = []
-            if let uid = f.uid { who.append("uid \(uid)") }
+            if let uid = f.uid { who.append(person(uid)) }
             if let activity = f.activity { who.append("'\(Output.clean(activity))'") }
             cells.insert(Cell(who.joined(separator: " "), .dim), at: 2)
             return cells

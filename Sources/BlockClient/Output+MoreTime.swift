@@ -23,7 +23,7 @@ extension Output {
     func granted(_ o: JSONObject) -> String {
         let start = instant(o["start"]), end = instant(o["end"])
         let from = start.map { $0 > now ? " from \(time($0)) (after the delay)" : "" } ?? ""
-        let by = o["grantedBy"]?.int.map { " by uid \($0)" } ?? ""
+        let by = o["grantedBy"]?.int.map { " by \(o["grantedByUser"]?.string.map(Output.clean) ?? person($0))" } ?? ""
         return "More time for \(text(o["selection"])) (\(text(o["id"])))\(by)\(from) \(end.map { until($0) } ?? ""); blocked again at its end if a reason still holds."
     }
 
@@ -42,15 +42,15 @@ extension Output {
             lines.append(heading("Requests"))
             lines += table(requests.map { r in
                 let asked = r["seconds"]?.int.map(DurationText.format) ?? "rest of the day"
-                return [Cell(text(r["id"]), .bold), Cell(text(r["selection"])), Cell(asked), Cell("uid \(r["uid"]?.int ?? -1)"),
+                return [Cell(text(r["id"]), .bold), Cell(text(r["selection"])), Cell(asked), Cell(person(r)),
                         Cell(text(r["reason"]))]
             })
         }
         if !grants.isEmpty {
             lines.append(heading("More time"))
             lines += table(grants.map { g in
-                [Cell(text(g["id"]), .bold), Cell(text(g["selection"])), Cell(until(g["end"])), Cell("uid \(g["uid"]?.int ?? -1)"),
-                 Cell(g["grantedBy"]?.int.map { "granted by uid \($0)" } ?? "by policy")]
+                [Cell(text(g["id"]), .bold), Cell(text(g["selection"])), Cell(until(g["end"])), Cell(person(g)),
+                 Cell(g["grantedBy"]?.int.map { "granted by \(g["grantedByUser"]?.string.map(Output.clean) ?? person($0))" } ?? "by policy")]
             })
         }
         if !delayed.isEmpty {

@@ -233,7 +233,11 @@ extension Output {
 
     public func reload(_ o: JSONObject) -> String {
         let n = o["reloaded"]?.int ?? 0
-        return "Reloaded the configuration (\(plural(n, "file")))."
+        let problems = texts(o["problems"])
+        guard !problems.isEmpty else { return "Reloaded the configuration (\(plural(n, "file")))." }
+        // T4, A1: a configured activity not in force, or one that took a client's name, is said.
+        return (["Reloaded the configuration (\(plural(n, "file"))), but not all of it is in force as written:"]
+                + problems.map { "  " + paint($0, .red) }).joined(separator: "\n")
     }
 
     /// Answers this client has no special text for (the `limit` commands, for now): the

@@ -57,6 +57,8 @@ public struct ActivityIndex: Sendable {
     /// How many activities have a user scope (per-user blocks): while none has, every view of
     /// the union is the whole one.
     public private(set) var scopedCount = 0
+    /// How many activities each client uid registered (A1: a member's quota without a walk).
+    public private(set) var ownerCounts: [UInt32: Int] = [:]
     /// How many activities are active (have a window containing `evaluatedAt`).
     public private(set) var activeCount = 0
     var counter: UInt64 = 0
@@ -74,6 +76,7 @@ public struct ActivityIndex: Sendable {
             seq = old.seq
             kindCounts[old.activity.kind, default: 1] -= 1
             if old.activity.scope != nil { scopedCount -= 1 }
+            countOwner(old.activity, -1)
             detach(name, old)
         } else {
             seq = nextSeq
@@ -83,6 +86,7 @@ public struct ActivityIndex: Sendable {
         entries[name] = Entry(activity: activity, seq: seq, window: nil, boundary: nil, stamp: stamp, version: stamp)
         kindCounts[activity.kind, default: 0] += 1
         if activity.scope != nil { scopedCount += 1 }
+        countOwner(activity, 1)
         for selection in activity.selections { covering[selection, default: []].insert(name) }
         if case .limit = activity { limitNames.insert(name) }
         if case .block(let b) = activity { blockEnds.push(Due(date: b.end, stamp: stamp, name: name)) }
@@ -96,9 +100,16 @@ public struct ActivityIndex: Sendable {
         guard let old = entries.removeValue(forKey: name) else { return nil }
         kindCounts[old.activity.kind, default: 1] -= 1
         if old.activity.scope != nil { scopedCount -= 1 }
+        countOwner(old.activity, -1)
         detach(name, old)
         tidy()
         return old.activity
+    }
+
+    private mutating func countOwner(_ activity: Activity, _ delta: Int) {
+        guard case .client(let uid) = activity.origin else { return }
+        let n = ownerCounts[uid, default: 0] + delta
+        ownerCounts[uid] = n > 0 ? n : nil
     }
 
     /// Brings the union to `t`: only the activities whose boundary is due by `t` are looked at

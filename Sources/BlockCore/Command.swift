@@ -47,14 +47,8 @@ public enum Command: String, CaseIterable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Whether the command changes state (and so needs §5's write permission).
-    public var modifies: Bool {
-        switch self {
-        case .start, .stop, .scheduleAdd, .scheduleRemove, .failuresClear, .limitAdd, .limitRemove, .reload: true
-        case .more, .approve, .deny, .cancel: true
-        case .status, .scheduleList, .selections, .selectionShow, .failures, .limitList, .stats, .watch, .hello, .requests: false
-        }
-    }
+    /// Whether the command changes state (its route says, Authority.swift).
+    public var modifies: Bool { route.modifies }
 
     /// blockc's commands, in documented order: "start", ..., "schedule add", ..., "version".
     public static var cliCommands: [String] { allCases.compactMap(\.cliWords) }

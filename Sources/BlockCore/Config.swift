@@ -6,6 +6,8 @@
 public struct DaemonConfig: Equatable, Sendable {
     /// T4: the cap on activities, blocks and schedules together.
     public var maxActivities: Int
+    /// A1: a member's own activities, grants and requests (`MaxActivitiesPerUser=`).
+    public var maxActivitiesPerUser = Registry.defaultMaxPerMember
     /// E1: the hosts file whose managed section blocks domains.
     public var hostsFile: String
     /// E2: seconds between SIGTERM and SIGKILL for a blocked app's running processes.
@@ -57,6 +59,7 @@ public struct DaemonConfig: Equatable, Sendable {
         maxActivities: Registry.defaultMaxActivities, hostsFile: "/etc/hosts", killGraceSeconds: 3)
 
     public static let maxActivitiesRange = 1...1_000_000
+    public static let maxActivitiesPerUserRange = 1...100_000
     /// A longer grace would let a blocked app keep running well into its block; 60 s is
     /// already generous for an app to save its state.
     public static let killGraceRange = 1...60
@@ -64,12 +67,13 @@ public struct DaemonConfig: Equatable, Sendable {
     public static let connectGraceRange = 1...86_400
 
     public static let section = "Daemon"
-    public static let keys = ["MaxActivities", "HostsFile", "KillGrace", "ConnectGrace", "Firewall", "CutSockets", "ResolvConf",
+    public static let keys = ["MaxActivities", "MaxActivitiesPerUser", "HostsFile", "KillGrace", "ConnectGrace", "Firewall", "CutSockets", "ResolvConf",
                               "BrowserPolicies", "PolicyRoot", "FirefoxPolicies", "UserTablesDirectory"]
 
     /// One layer of settings; nil means "not set here, keep what the layer below says".
     public struct Layer: Equatable, Sendable, Codable {
         public var maxActivities: Int?
+        public var maxActivitiesPerUser: Int?
         public var hostsFile: String?
         public var killGraceSeconds: Int?
         public var connectGraceSeconds: Int?
@@ -100,6 +104,7 @@ public struct DaemonConfig: Equatable, Sendable {
                       resolvConf: felt.resolvConf)
         (l.browserPolicies, l.policyRoot, l.firefoxPolicies) = (browserPolicies, policyRoot, firefoxPolicies)
         l.userTablesDirectory = userTablesDirectory
+        l.maxActivitiesPerUser = maxActivitiesPerUser
         return l
     }
 
@@ -110,6 +115,7 @@ public struct DaemonConfig: Equatable, Sendable {
         var c = DaemonConfig(maxActivities: layer.maxActivities ?? maxActivities,
                             hostsFile: layer.hostsFile ?? hostsFile,
                             killGraceSeconds: layer.killGraceSeconds ?? killGraceSeconds, felt: f)
+        c.maxActivitiesPerUser = layer.maxActivitiesPerUser ?? maxActivitiesPerUser
         c.browserPolicies = layer.browserPolicies ?? browserPolicies
         c.policyRoot = layer.policyRoot ?? policyRoot
         c.firefoxPolicies = layer.firefoxPolicies ?? firefoxPolicies
@@ -132,6 +138,8 @@ public struct DaemonConfig: Equatable, Sendable {
             switch e.key {
             case "MaxActivities":
                 layer.maxActivities = try e.value.isEmpty ? nil : reader.integer(e, in: maxActivitiesRange)
+            case "MaxActivitiesPerUser":
+                layer.maxActivitiesPerUser = try e.value.isEmpty ? nil : reader.integer(e, in: maxActivitiesPerUserRange)
             case "HostsFile":
                 layer.hostsFile = try e.value.isEmpty ? nil : reader.absolutePath(e)
             case "KillGrace":

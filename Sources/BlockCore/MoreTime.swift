@@ -47,6 +47,14 @@ public struct MoreTimePolicy: Codable, Hashable, Sendable {
         return out
     }
 
+    /// A1, M1: the policy an activity gets when none is given. One that an administrator (or
+    /// the configuration, `setBy` nil) scopes to other people asks: the child asks, the parent
+    /// answers. One's own blocks, and blocks for the whole machine, keep `self`.
+    public static func familyDefault(scope: Scope?, setBy uid: UInt32?) -> MoreTimePolicy? {
+        guard let scope, scope.uids.contains(where: { $0 != uid }) else { return nil }
+        return MoreTimePolicy(mode: .approval)
+    }
+
     /// The config keys, in the order blockd.conf(5) documents them.
     public static let keys = ["MoreTime", "Delay", "MoreTimePerDay", "RequestTimeout"]
 
@@ -86,6 +94,16 @@ extension Activity {
         case .block(let b): b.locked ? .never : (b.moreTime ?? .standard)
         case .schedule(let s): s.moreTime ?? .standard
         case .limit(let l): l.moreTime ?? .standard
+        }
+    }
+
+    /// The same activity with `policy` where it has none of its own (A1's family default).
+    public func defaultingMoreTime(_ policy: MoreTimePolicy?) -> Activity {
+        guard let policy else { return self }
+        switch self {
+        case .block(var b): b.moreTime = b.moreTime ?? policy; return .block(b)
+        case .schedule(var s): s.moreTime = s.moreTime ?? policy; return .schedule(s)
+        case .limit(var l): l.moreTime = l.moreTime ?? policy; return .limit(l)
         }
     }
 }
@@ -172,12 +190,9 @@ extension Policy {
     public func lifting(_ desired: [Blocked], grants: [Grant], at t: Date) -> [Blocked] {
         guard !grants.isEmpty else { return desired }
         return desired.compactMap { b in
-            var gone = Set<String>()
-            for grant in grants { gone.formUnion(grant.lifted(from: b, at: t)) }
-            guard !gone.isEmpty else { return b }
-            var rest = b
-            rest.reasons.removeAll { gone.contains($0.activity) }
-            return rest.reasons.isEmpty ? nil : rest  // what stays is other users' (U2)
+            var lift = Lift()
+            for grant in grants { lift.add(grant.lift(from: b, at: t)) }
+            return b.without(lift)  // what stays is other users' (U2)
         }
     }
 }

@@ -26,6 +26,25 @@ public struct MoreTimeBook: Codable, Equatable, Sendable {
     /// T4: grants and pending requests count toward `MaxActivities=` like activities.
     public var count: Int { grants.count + requests.count }
 
+    /// A1: what refers to an activity that moved aside follows it.
+    public mutating func rename(_ from: String, to: String) {
+        func swap(_ names: inout [String]) { names = names.map { $0 == from ? to : $0 } }
+        for i in grants.indices {
+            swap(&grants[i].activities)
+            if grants[i].limits != nil { swap(&grants[i].limits!) }
+        }
+        for i in requests.indices { swap(&requests[i].activities) }
+        for i in loosenings.indices where loosenings[i].name == from { loosenings[i].name = to }
+    }
+
+    /// A1: each asker's grants and requests (they take slots of the asker's quota).
+    public var countByUid: [UInt32: Int] {
+        var out: [UInt32: Int] = [:]
+        for g in grants { out[g.uid, default: 0] += 1 }
+        for r in requests { out[r.uid, default: 0] += 1 }
+        return out
+    }
+
     public static let oneMinute = 60
 
     /// T6: the wall clock was stepped by `step` seconds; grants, requests and delayed

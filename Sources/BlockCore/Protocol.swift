@@ -134,7 +134,7 @@ extension Request {
         case .start(let s): try s.validate()
         case .scheduleAdd(let s): try s.validate()
         case .limitAdd(let l): try l.validate()
-        case .stop(let name), .scheduleRemove(let name), .limitRemove(let name): try Names.validate(name, what: "name")
+        case .stop(let name), .scheduleRemove(let name), .limitRemove(let name): try Names.validateReference(name, what: "name")
         case .hello, .status, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitList, .stats, .watch, .reload:
             break
         case .more, .requests, .approve, .deny, .cancel: try validateMoreTime()

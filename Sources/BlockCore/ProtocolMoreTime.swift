@@ -42,7 +42,7 @@ extension Request {
         case .deny(let id, let reason):
             try Names.validate(id, what: "request id")
             try Request.checkReason(reason)
-        case .cancel(let name): try Names.validate(name, what: "name")
+        case .cancel(let name): try Names.validateReference(name, what: "name")
         default: break
         }
     }

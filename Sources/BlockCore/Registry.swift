@@ -23,7 +23,7 @@ public struct Peer: Hashable, Sendable {
 /// The activities live in an `ActivityIndex`: a change costs O(log n) whatever their number,
 /// including the cap's count. `activities` lists them in registration order, for listings.
 public struct Registry: Sendable {
-    public private(set) var index: ActivityIndex
+    public internal(set) var index: ActivityIndex
     /// Every activity in registration order. O(n log n): for listings, never per change.
     public var activities: [Activity] { index.activities }
     /// Names of the activities added, replaced or removed since the last `takeChanges()`:
@@ -37,6 +37,20 @@ public struct Registry: Sendable {
     public var reserved = 0
     /// Where to raise the cap, named in the refusal message.
     public var configPath: String
+    /// A1: a member's own activities, grants and requests count against this quota
+    /// (`MaxActivitiesPerUser=`), and members together take at most half the cap, so that the
+    /// rest stays for root, administrators and the configuration.
+    public var maxPerMember: Int = Registry.defaultMaxPerMember
+    /// A1: each member's grants and requests (uid → count), which take slots of their quota.
+    public var reservedBy: [UInt32: Int] = [:]
+    /// A1: who a uid is now (rank and name): the daemon asks the user database; without one,
+    /// uid 0 is root and everyone else a member.
+    public var people: @Sendable (UInt32) -> Person = Registry.anonymous
+    /// A1: activities moved aside since the last `takeMoves()` (the engine fixes what refers
+    /// to them and says so).
+    public internal(set) var moves: [Move] = []
+
+    public static let defaultMaxPerMember = 100
 
     public static let defaultMaxActivities = 10_000
 
@@ -77,6 +91,12 @@ public struct Registry: Sendable {
         return ended
     }
 
+    /// The activities moved aside since the last call, and forgets them.
+    public mutating func takeMoves() -> [Move] {
+        defer { moves = [] }
+        return moves
+    }
+
     /// The names changed since the last call, and forgets them.
     @discardableResult
     public mutating func takeChanges() -> Set<String> {
@@ -90,12 +110,13 @@ public struct Registry: Sendable {
     public mutating func rollBack() {
         let prior = before
         before = [:]
+        moves = []
         for name in prior.keys { index.remove(name) }
         for case let (_, activity?) in prior.sorted(by: { $0.key < $1.key }) { index.put(activity) }
     }
 
     /// Records `name`'s activity before its first change since the last `takeChanges()`.
-    private mutating func noteChange(_ name: String) {
+    mutating func noteChange(_ name: String) {
         guard before[name] == nil else { return }
         before[name] = .some(activity(named: name))
     }
@@ -119,10 +140,12 @@ public struct Registry: Sendable {
     /// selections again extends it rather than taking another slot.
     public mutating func startBlock(name explicitName: String?, selections: [String], end: Date, locked: Bool,
                                     moreTime: MoreTimePolicy? = nil, users: Scope? = nil, by peer: Peer, now: Date) throws(CoreError) -> BlockOutcome {
-        guard peer.mayModify else { throw Registry.denied("start blocks") }
+        let actor = actor(peer)
+        try Registry.check(Authority.decide(.start, by: actor))
         let selections = Registry.unique(selections)
-        let name = explicitName ?? Registry.defaultBlockName(for: selections)
-        try Request.StartArguments(selections: selections, name: name).validate()
+        let typed = explicitName ?? Registry.defaultBlockName(for: selections)
+        try Request.StartArguments(selections: selections, name: typed).validate()
+        let (name, displace) = try place(typed, command: .start, by: actor)  // A1: names are per owner
         guard end > now else {
             throw CoreError(.invalidTime, "the end of the block is not in the future; give a later time or a duration")
         }
@@ -130,9 +153,10 @@ public struct Registry: Sendable {
             throw CoreError(.invalidDuration, "a block can last at most 366 days; give an earlier end")
         }
 
-        if let found = activity(named: name) {
+        if displace == nil, let found = activity(named: name) {
+            try Registry.check(Authority.decide(.start, by: actor, on: subject(found)))  // A1: never joins another's
             guard case .block(var existing) = found else {
-                throw CoreError(.exists, "'\(name)' is a schedule; choose another name with --name")
+                throw CoreError(.exists, "'\(name)' is a \(found.kind.rawValue); choose another name with --name")
             }
             if existing.end <= now {
                 // The old block has ended but not been expired yet: this is a new block.
@@ -152,7 +176,8 @@ public struct Registry: Sendable {
                 return existing == before ? .unchanged(existing) : .extended(from: before, to: existing)
             }
         }
-        try checkCap(adding: "block '\(name)'", now: now)
+        try checkCap(adding: "block '\(name)'", by: actor, now: now)
+        if let displace { moveAside(displace, for: "\(actor.name)'s block '\(name)'") }
         var block = Block(name: name, selections: selections, start: now, end: end, locked: locked,
                           origin: .client(uid: peer.uid))
         block.moreTime = moreTime
@@ -164,13 +189,14 @@ public struct Registry: Sendable {
 
     /// Adds a schedule. It counts once against the cap whatever its weekday set (T4).
     public mutating func addSchedule(_ schedule: Schedule, by peer: Peer, now: Date) throws(CoreError) {
-        guard peer.mayModify else { throw Registry.denied("add schedules") }
+        let actor = actor(peer)
+        try Registry.check(Authority.decide(.scheduleAdd, by: actor))
         try schedule.validate()
-        if activity(named: schedule.name) != nil {
-            throw CoreError(.exists, "an activity named '\(schedule.name)' already exists; remove it first or choose another name")
-        }
-        try checkCap(adding: "schedule '\(schedule.name)'", now: now)
         var s = schedule
+        let displace: Activity?
+        (s.name, displace) = try vacantKey(for: schedule.name, command: .scheduleAdd, by: actor)
+        try checkCap(adding: "schedule '\(s.name)'", by: actor, now: now)
+        if let displace { moveAside(displace, for: "\(actor.name)'s schedule '\(s.name)'") }
         s.selections = Registry.unique(s.selections)
         s.origin = .client(uid: peer.uid)
         noteChange(s.name)
@@ -179,13 +205,14 @@ public struct Registry: Sendable {
 
     /// Adds a daily usage limit (§9). It is an activity: it counts against the cap (T4).
     public mutating func addLimit(_ limit: Limit, by peer: Peer, now: Date) throws(CoreError) {
-        guard peer.mayModify else { throw Registry.denied("add limits") }
+        let actor = actor(peer)
+        try Registry.check(Authority.decide(.limitAdd, by: actor))
         try limit.validate()
-        if activity(named: limit.name) != nil {
-            throw CoreError(.exists, "an activity named '\(limit.name)' already exists; remove it first or choose another name")
-        }
-        try checkCap(adding: "limit '\(limit.name)'", now: now)
         var l = limit
+        let displace: Activity?
+        (l.name, displace) = try vacantKey(for: limit.name, command: .limitAdd, by: actor)
+        try checkCap(adding: "limit '\(l.name)'", by: actor, now: now)
+        if let displace { moveAside(displace, for: "\(actor.name)'s limit '\(l.name)'") }
         l.selections = Registry.unique(l.selections)
         l.origin = .client(uid: peer.uid)
         noteChange(l.name)
@@ -200,10 +227,7 @@ public struct Registry: Sendable {
         guard case .limit(let limit) = found else {
             throw CoreError(.usage, "'\(name)' is a \(found.kind.rawValue), not a limit")
         }
-        if case .config(let file) = limit.origin {
-            throw CoreError(.permissionDenied, "the limit '\(name)' comes from \(file); delete that file and run 'blockc reload'")
-        }
-        try Registry.checkOwner(limit.origin, peer: peer, what: "remove the limit '\(name)'")
+        try Registry.check(Authority.decide(.limitRemove, by: actor(peer), on: subject(found)))
         noteChange(name)
         index.remove(name)
         return limit
@@ -231,10 +255,7 @@ public struct Registry: Sendable {
             }
             throw CoreError(.notFound, "the block '\(name)' has already ended")
         }
-        if block.locked {
-            throw CoreError(.locked, "'\(name)' was started with --lock and cannot be stopped early; it ends at its set time")
-        }
-        try Registry.checkOwner(block.origin, peer: peer, what: "stop the block '\(name)'")
+        try Registry.check(Authority.decide(.stop, by: actor(peer), on: subject(found)))
         noteChange(name)
         index.remove(name)
         return block
@@ -249,10 +270,7 @@ public struct Registry: Sendable {
         guard case .schedule(let schedule) = found else {
             throw CoreError(.usage, "'\(name)' is a block, not a schedule; stop it with 'blockc stop \(name)'")
         }
-        if case .config(let file) = schedule.origin {
-            throw CoreError(.permissionDenied, "the schedule '\(name)' comes from \(file); delete that file and run 'blockc reload'")
-        }
-        try Registry.checkOwner(schedule.origin, peer: peer, what: "remove the schedule '\(name)'")
+        try Registry.check(Authority.decide(.scheduleRemove, by: actor(peer), on: subject(found)))
         noteChange(name)
         index.remove(name)
         return schedule
@@ -262,31 +280,45 @@ public struct Registry: Sendable {
     /// start-up and reload. Client activities keep their slots; declared ones beyond the cap,
     /// or clashing with a client activity's name, are refused and returned as errors (T4:
     /// never swallowed).
-    public mutating func replaceConfigActivities(_ declared: [Activity], now: Date) -> [CoreError] {
+    public mutating func replaceConfigActivities(_ declared: [Activity], now: Date) -> [Refusal] {
         for old in activities {
             guard case .config = old.origin else { continue }
             if before[old.name] == nil { before[old.name] = .some(old) }
             index.remove(old.name)
         }
-        var refused: [CoreError] = []
+        var refused: [Refusal] = []
         for activity in declared {
             let what = "configured \(activity.kind.rawValue) '\(activity.name)'"
-            if self.activity(named: activity.name) != nil {
-                refused.append(CoreError(.exists, "the \(what) has the name of an existing activity; rename one of them"))
-                continue
+            // A1: a configured name is reserved; a client activity holding it moves aside.
+            if let clash = self.activity(named: activity.name) {
+                refused.append(Refusal(moveAside(clash, for: what), about: clash.origin))
+                if self.activity(named: activity.name) != nil { continue }
             }
             do throws(CoreError) {
-                try checkCap(adding: what, now: now)
+                try checkCap(adding: what, by: nil, now: now)
                 noteChange(activity.name)
                 index.put(activity)
             } catch {
-                refused.append(error)
+                refused.append(Refusal(error))
             }
         }
         return refused
     }
 
-    private func checkCap(adding what: String, now: Date) throws(CoreError) {
+    /// What a reload could not put in force as written, and whose business it is: the owner of
+    /// a client activity that moved aside (A1: only they and administrators see it), else
+    /// nobody's in particular.
+    public struct Refusal: Equatable, Sendable {
+        public var error: CoreError
+        public var uid: UInt32?
+        public init(_ error: CoreError, about origin: Origin? = nil) {
+            self.error = error
+            if case .client(let uid)? = origin { self.uid = uid }
+        }
+    }
+
+    /// T4 and A1: the cap for everyone, and a member's quota (`by`: nil for the configuration).
+    public func checkCap(adding what: String, by actor: Authority.Actor?, now: Date) throws(CoreError) {
         let count = liveCount(at: now) + reserved
         guard count < maxActivities else {
             throw CoreError(.activityLimit,
@@ -294,16 +326,7 @@ public struct Registry: Sendable {
                 + "Free a slot with 'blockc stop NAME' or 'blockc schedule remove NAME' ('blockc status' lists them), "
                 + "or raise MaxActivities= in \(configPath) and run 'blockc reload'")
         }
-    }
-
-    private static func checkOwner(_ origin: Origin, peer: Peer, what: String) throws(CoreError) {
-        if peer.isRoot { return }
-        if case .client(let uid) = origin, uid == peer.uid { return }
-        throw CoreError(.permissionDenied, "only root or the user who created it may \(what)")
-    }
-
-    private static func denied(_ what: String) -> CoreError {
-        CoreError(.permissionDenied, "only root and members of group 'blockd' may \(what); ask an administrator to run 'usermod -aG blockd $USER', then log in again")
+        if let actor, actor.rank <= .member { try checkQuota(adding: what, by: actor) }
     }
 
     /// Default names are kept short enough to read in a status table and to type.

@@ -199,7 +199,7 @@ final class Connection: @unchecked Sendable {
         }
         // The read-only requests are answered here, from what the engine last published,
         // without waiting for the engine; the rest (and a stale snapshot) go to the engine.
-        if inFlight == 0, let response = server.engine.answerFromSnapshot(request) {
+        if inFlight == 0, let response = server.engine.answerFromSnapshot(request, peer: peer) {
             pending.removeFirst()
             defer { resumeReadingIfPossible() }
             write(response.line)

@@ -7,12 +7,12 @@ extension Engine {
     /// A stop or removal of an activity with `Delay=`: checked now as if done now (permission,
     /// `--lock`), then kept until its due instant. Nil when the request does not wait.
     func delayedLoosening(_ request: Request, peer: Peer, now: Date) throws(CoreError) -> JSONObject? {
-        let kind: PendingLoosening.Kind
+        // A1: the route says whether a command is a loosening that waits; every such command
+        // names its activity, and its kind is its wire word.
+        guard request.command.route.loosens == .delayed, let kind = PendingLoosening.Kind(rawValue: request.command.rawValue) else { return nil }
         let name: String
         switch request {
-        case .stop(let n): (kind, name) = (.stop, n)
-        case .scheduleRemove(let n): (kind, name) = (.scheduleRemove, n)
-        case .limitRemove(let n): (kind, name) = (.limitRemove, n)
+        case .stop(let n), .scheduleRemove(let n), .limitRemove(let n): name = n
         default: return nil
         }
         guard let activity = registry.activity(named: name), activity.moreTime.delay > 0 else { return nil }
@@ -29,7 +29,7 @@ extension Engine {
         book.loosenings.append(l)
         try commit(since: before, now: now)
         publish(.moreTime(MoreTimeNote(event: .delayed, kind: "delayed", id: name, selection: activity.selections.joined(separator: " "), until: due,
-                                       message: "The \(kind.rawValue) of '\(name)' asked by uid \(peer.uid) takes effect at \(local.iso8601(due)) (Delay=); 'blockc cancel \(name)' keeps it",
+                                       message: "The \(kind.rawValue) of '\(name)' asked by \(who(peer.uid)) takes effect at \(local.iso8601(due)) (Delay=); 'blockc cancel \(name)' keeps it",
                                        uid: peer.uid)), now: now)
         reconcile(now: now)
         return looseningJSON(l)
@@ -42,8 +42,7 @@ extension Engine {
         guard !due.isEmpty else { return }
         book.loosenings.removeAll { $0.due <= now }
         for l in due {
-            var peer = Peer(uid: l.uid, mayModify: true)
-            peer.isAdmin = l.uid == 0
+            let peer = peerNow(l.uid)  // A1: the asker with their rank now
             let request: Request = switch l.kind {
             case .stop: .stop(name: l.name)
             case .scheduleRemove: .scheduleRemove(name: l.name)
@@ -66,7 +65,7 @@ extension Engine {
         }
         for r in book.requests where r.expires <= now {
             publish(.moreTime(MoreTimeNote(event: .moreExpired, kind: "expired", id: r.id, selection: r.selection, until: nil,
-                                           message: "Request \(r.id) of uid \(r.uid) for more time for \(r.selection) expired unanswered", uid: r.uid)), now: now)
+                                           message: "Request \(r.id) of \(who(r.uid)) for more time for \(r.selection) expired unanswered", uid: r.uid)), now: now)
         }
         addLimitAllowances(now: now)
         book.grants.removeAll { $0.end <= now }
@@ -75,7 +74,7 @@ extension Engine {
             pendingUnlockNotes[g.selection] = "more time (\(g.id)) until \(local.iso8601(g.end))"
         }
         book.prune(keepingFrom: local.civil(of: now).date)
-        registry.reserved = book.count
+        (registry.reserved, registry.reservedBy) = (book.count, book.countByUid)
     }
 
     /// M3: over a limit a grant is usage allowance, not a window: the limits go apart, and
@@ -107,6 +106,8 @@ extension Engine {
                              "uid": .int(Int64(g.uid)), "activities": .array((g.activities + (g.limits ?? [])).map { .string($0) })]
         if let limits = g.limits { o["allowance"] = .array(limits.map { .string($0) }) }  // M3: limits given allowance, not a window
         o["grantedBy"] = g.grantedBy.map { .int(Int64($0)) } ?? .null
+        o["user"] = .string(who(g.uid))  // A1: people are named; the uid stays a field
+        if let by = g.grantedBy { o["grantedByUser"] = .string(who(by)) }
         if let r = g.reason { o["reason"] = .string(r) }
         return o
     }
@@ -116,12 +117,14 @@ extension Engine {
                              "asked": .string(local.iso8601(r.asked)), "expires": .string(local.iso8601(r.expires)),
                              "uid": .int(Int64(r.uid)), "activities": .array(r.activities.map { .string($0) })]
         o["seconds"] = r.seconds.map { .int(Int64($0)) } ?? .null
+        o["user"] = .string(who(r.uid))
         if let reason = r.reason { o["reason"] = .string(reason) }
         return o
     }
 
     func looseningJSON(_ l: PendingLoosening) -> JSONObject {
-        ["pending": .string(l.name), "kind": .string(l.kind.rawValue), "uid": .int(Int64(l.uid)), "at": .string(local.iso8601(l.due))]
+        ["pending": .string(l.name), "kind": .string(l.kind.rawValue), "uid": .int(Int64(l.uid)), "user": .string(who(l.uid)),
+         "at": .string(local.iso8601(l.due))]
     }
 
     /// `requests`, and the more-time keys of `status`.

@@ -76,10 +76,11 @@ extension Engine {
         for argument in l.selections { names.append(try config.catalog.resolve(argument).name) }
         l.selections = names
         l.users = try grantedScope(l.users, selections: names, peer: peer)  // per-user blocks
+        l.moreTime = l.moreTime ?? MoreTimePolicy.familyDefault(scope: l.users, setBy: peer.uid)  // A1
         let before = snapshot()
         try registry.addLimit(l, by: peer, now: now)
         try commit(since: before, now: now)
-        log.log(LogEntry("Limit '\(l.name)' added by uid \(peer.uid): \(l.rule) for \(l.selections.joined(separator: ", "))",
+        log.log(LogEntry("Limit '\(l.name)' added by \(who(peer.uid)): \(l.rule) for \(l.selections.joined(separator: ", "))",
                          priority: .info, event: .start, fields: [("ACTIVITY", l.name)]))
         followLimits()
         reconcile(now: now)
@@ -90,8 +91,8 @@ extension Engine {
         let before = snapshot()
         let l = try registry.removeLimit(named: name, by: peer)
         try commit(since: before, now: now)
-        for sel in l.selections { pendingUnlockNotes[sel] = "limit '\(l.name)' removed by uid \(peer.uid)" }
-        log.log(LogEntry("Limit '\(l.name)' removed by uid \(peer.uid)", priority: .info, event: .stop, fields: [("ACTIVITY", l.name)]))
+        for sel in l.selections { pendingUnlockNotes[sel] = "limit '\(l.name)' removed by \(who(peer.uid))" }
+        log.log(LogEntry("Limit '\(l.name)' removed by \(who(peer.uid))", priority: .info, event: .stop, fields: [("ACTIVITY", l.name)]))
         followLimits()
         reconcile(now: now)
         return ["removed": .string(l.name)]

@@ -17,7 +17,7 @@ extension Engine {
         case .deny(let id, let reason): return try answer(id, approve: false, seconds: nil, reason: reason, peer: peer, now: now)
         case .cancel(let name): return try cancel(name, peer: peer, now: now)
         default:
-            var o = requestsJSON()
+            var o = StatusSnapshot.only(Engine.privateView(peer), requestsJSON())  // A1: a member sees their own
             o["admin"] = .bool(peer.isAdmin)  // M4: the agent offers Approve/Deny only to those who may
             return o
         }
@@ -34,13 +34,24 @@ extension Engine {
         guard let blocked = whole.seen(by: peer.uid) else {
             throw CoreError(.notFound, "\(name) is not blocked for you now; there is nothing to ask more time for")
         }
+        // A1: a block for everyone cannot be lifted for one user without lifting it for all,
+        // and that is not a member's to do.
+        if peer.rank <= .member, let wide = blocked.reasons.first(where: { $0.scope == nil }) {
+            let owner = registry.activity(named: wide.activity).map { registry.owner($0.origin) }
+            let by = switch owner {
+            case .user(_, _, let name)?: " by \(name)"
+            case .configuration(let file)?: " by \(file)"
+            case nil: ""
+            }
+            throw CoreError(.permissionDenied, "'\(wide.activity)' blocks \(name) for everyone\(by), and more time cannot lift a block for everyone for one person; ask an administrator to stop it or to make it yours only")
+        }
         if let g = book.grants.first(where: { $0.lifts(blocked, at: now) || ($0.selection == name && $0.start > now) }) {
             throw CoreError(.exists, "\(name) already has more time (\(g.id)) until \(local.iso8601(g.end))")
         }
         if let r = book.requests.first(where: { $0.selection == name && $0.uid == peer.uid }) {
             throw CoreError(.exists, "you already asked for more time for \(name) (\(r.id)); wait for the answer or withdraw it with 'blockc cancel \(r.id)'")
         }
-        try checkMoreTimeCap(now: now)
+        try registry.checkCap(adding: "a request for more time", by: registry.actor(peer), now: now)  // T4, A1
         let decision = try book.decide(blocked, seconds: m.seconds, activities: registry.index.activities(covering: name), now: now, clock: local)
         let before = snapshot()
         let id = book.takeID()
@@ -53,7 +64,7 @@ extension Engine {
             try commit(since: before, now: now)
             let when = start > now ? "from \(local.iso8601(start)) (Delay=) " : ""
             publish(.moreTime(MoreTimeNote(event: .moreGranted, kind: "granted", id: id, selection: name, until: end,
-                                           message: "More time for \(name) granted to uid \(peer.uid) \(when)until \(local.iso8601(end))\(minute ? " (one more minute)" : "")",
+                                           message: "More time for \(name) granted to \(who(peer.uid)) \(when)until \(local.iso8601(end))\(minute ? " (one more minute)" : "")",
                                            uid: peer.uid)), now: now)
             reconcile(now: now)
             return grantJSON(grant)
@@ -64,7 +75,7 @@ extension Engine {
             try commit(since: before, now: now)
             let asked = m.seconds.map { DurationText.format($0) } ?? "the rest of the day"
             publish(.moreTime(MoreTimeNote(event: .moreAsked, kind: "asked", id: id, selection: name, until: expires,
-                                           message: "uid \(peer.uid) asked for \(asked) more of \(name) (\(id))\(m.reason.map { ": \($0)" } ?? ""); 'blockc approve \(id)' or 'blockc deny \(id)' answers it",
+                                           message: "\(who(peer.uid)) asked for \(asked) more of \(name) (\(id))\(m.reason.map { ": \($0)" } ?? ""); 'blockc approve \(id)' or 'blockc deny \(id)' answers it",
                                            uid: peer.uid)), now: now)
             reconcile(now: now)
             return requestJSON(r)
@@ -91,18 +102,7 @@ extension Engine {
         return e
     }
 
-    /// T4: grants and requests take slots like activities.
-    private func checkMoreTimeCap(now: Date) throws(CoreError) {
-        let used = registry.liveCount(at: now) + book.count
-        guard used < registry.maxActivities else {
-            throw CoreError(.activityLimit, "cannot ask for more time: \(used) of \(registry.maxActivities) activities, grants and requests are in use (MaxActivities=); free a slot or raise MaxActivities= in \(registry.configPath)")
-        }
-    }
-
     private func answer(_ id: String, approve: Bool, seconds: Int?, reason: String?, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
-        guard peer.isAdmin else {
-            throw CoreError(.permissionDenied, "only root and members of group 'blockd-admin' may approve or deny more time; ask one of them")
-        }
         guard let index = book.requests.firstIndex(where: { $0.id == id }) else {
             throw CoreError(.notFound, "no pending request '\(id)'; 'blockc requests' lists them")
         }
@@ -113,7 +113,7 @@ extension Engine {
         book.requests.remove(at: index)
         guard approve else {
             try commitAndTell(MoreTimeNote(event: .moreDenied, kind: "denied", id: id, selection: r.selection, until: nil,
-                                           message: "More time for \(r.selection) (\(id)) denied by uid \(peer.uid)\(reason.map { ": \($0)" } ?? "")",
+                                           message: "More time for \(r.selection) (\(id)) denied by \(who(peer.uid))\(reason.map { ": \($0)" } ?? "")",
                                            uid: peer.uid, asker: r.uid), since: before, now: now)
             return ["denied": .string(id), "selection": .string(r.selection)]
         }
@@ -121,7 +121,7 @@ extension Engine {
                               grantedBy: peer.uid, reason: r.reason)
         book.grants.append(grant)
         try commitAndTell(MoreTimeNote(event: .moreGranted, kind: "granted", id: id, selection: r.selection, until: end,
-                                       message: "More time for \(r.selection) granted to uid \(r.uid) by uid \(peer.uid) until \(local.iso8601(end))",
+                                       message: "More time for \(r.selection) granted to \(who(r.uid)) by \(who(peer.uid)) until \(local.iso8601(end))",
                                        uid: peer.uid, asker: r.uid), since: before, now: now)
         return grantJSON(grant)
     }
@@ -130,26 +130,27 @@ extension Engine {
         let before = snapshot()
         if let i = book.loosenings.firstIndex(where: { $0.name == name }) {
             let l = book.loosenings[i]
-            guard peer.isRoot || peer.uid == l.uid else {
-                throw CoreError(.permissionDenied, "only root or uid \(l.uid), who asked for it, may cancel the \(l.kind.rawValue) of '\(name)'")
-            }
+            try waiting(Authority.Subject(name: name, owner: registry.owner(.client(uid: l.uid)), kind: "delayed \(l.kind.rawValue)"), peer: peer)
             book.loosenings.remove(at: i)
             try commitAndTell(MoreTimeNote(event: .delayed, kind: "cancelled", id: name, selection: name, until: nil,
-                                           message: "The \(l.kind.rawValue) of '\(name)' due at \(local.iso8601(l.due)) was cancelled by uid \(peer.uid); it stays",
+                                           message: "The \(l.kind.rawValue) of '\(name)' due at \(local.iso8601(l.due)) was cancelled by \(who(peer.uid)); it stays",
                                            uid: peer.uid), since: before, now: now)
             return ["cancelled": .string(name), "kind": .string(l.kind.rawValue)]
         }
         if let i = book.requests.firstIndex(where: { $0.id == name }) {
             let r = book.requests[i]
-            guard peer.isRoot || peer.uid == r.uid else {
-                throw CoreError(.permissionDenied, "only root or uid \(r.uid), who asked, may withdraw request '\(name)'")
-            }
+            try waiting(Authority.Subject(name: name, owner: registry.owner(.client(uid: r.uid)), kind: "request"), peer: peer)
             book.requests.remove(at: i)
             try commitAndTell(MoreTimeNote(event: .moreExpired, kind: "cancelled", id: name, selection: r.selection, until: nil,
-                                           message: "Request \(name) for more time for \(r.selection) withdrawn by uid \(peer.uid)", uid: peer.uid), since: before, now: now)
+                                           message: "Request \(name) for more time for \(r.selection) withdrawn by \(who(peer.uid))", uid: peer.uid), since: before, now: now)
             return ["cancelled": .string(name), "kind": "request"]
         }
         throw CoreError(.notFound, "nothing named '\(name)' is waiting: no delayed stop or removal and no pending request; 'blockc status' shows what waits")
+    }
+
+    /// A1: whether `peer` may cancel what waits.
+    private func waiting(_ subject: Authority.Subject, peer: Peer) throws(CoreError) {
+        if case .refused(let error) = Authority.decide(.cancel, by: registry.actor(peer), on: subject) { throw error }
     }
 
     /// A change of the book made: saved (undone if it cannot be), told (journal and watchers),

@@ -47,6 +47,7 @@ extension Engine {
     /// Writes the change made since `before`; if it cannot be written, puts `before` back
     /// (nothing of the change was enforced yet) and throws `not-saved` with what to do.
     func commit(since before: Snapshot, now: Date) throws(CoreError) {
+        let moves = followMoves()
         do throws(AtomicFile.Failure) {
             try write()
         } catch {
@@ -59,17 +60,36 @@ extension Engine {
             throw CoreError(.notSaved, "the change was not made: \(store.notSaved(error).message)")
         }
         if saving.journal.unsynced && saving.batchMark == nil { saving.batchMark = before }
+        tell(moves)
+    }
+
+    /// A1: the more-time book follows activities that moved aside (before they are saved).
+    func followMoves() -> [Move] {
+        let moves = registry.takeMoves()
+        for m in moves { book.rename(m.from, to: m.to) }
+        return moves
+    }
+
+    /// A1: each move is said once it is saved: the owner finds their activity under its new name.
+    func tell(_ moves: [Move]) {
+        for m in moves {
+            log.log(LogEntry("\(m.owner)'s activity '\(m.from)' goes on as '\(m.to)': the \(m.reason) takes its name", priority: .notice,
+                             event: .start, fields: [("ACTIVITY", m.to)]))
+        }
     }
 
     /// Writes the state with no one waiting for the answer; a failure is recorded and retried.
     func persist() {
+        let moves = followMoves()
         do throws(AtomicFile.Failure) {
             try write()
         } catch {
             saving.unwritten.formUnion(registry.takeChanges())
             saveFailed(error, now: clock.wallNow())
+            tell(moves)  // kept in memory, retried on the next save
             return
         }
+        tell(moves)
         if saving.journal.unsynced { scheduleFlush() } else { saveSucceeded() }
     }
 
@@ -176,7 +196,7 @@ extension Engine {
         registry.rollBack()
         if !saving.batchBefore.isEmpty {
             let restored = registry.activities.filter { saving.batchBefore[$0.name] == nil } + saving.batchBefore.values.compactMap { $0 }
-            registry = Registry(maxActivities: registry.maxActivities, configPath: registry.configPath, activities: restored, clock: local)
+            registry = registry.rebuilt(restored)
         }
         if let mark = saving.batchMark {
             (state, config, configProvenance) = (mark.state, mark.config, mark.configProvenance)

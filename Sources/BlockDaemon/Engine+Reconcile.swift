@@ -88,9 +88,8 @@ extension Engine {
     /// T5 with M3: the reasons blocking `selection` now that no grant lifts (nil: none).
     func blockedReasons(_ selection: String) -> [Reason]? {
         guard let reasons = registry.index.reasons(for: selection) else { return nil }
-        guard let gone = lifted[selection] else { return reasons }
-        let rest = reasons.filter { !gone.contains($0.activity) }
-        return rest.isEmpty ? nil : rest
+        guard let lift = lifted[selection] else { return reasons }
+        return Policy.Blocked(selection: selection, reasons: reasons, until: nil).without(lift)?.reasons  // A1: per view
     }
 
     /// T5 with M3: the selection as blocked now, without what grants lift (nil: not blocked).
@@ -102,12 +101,12 @@ extension Engine {
 
     /// M3: what grants lift at `now`, per selection: the askers' views whose every reason
     /// allows more time (`Grant.lifted(from:at:)`).
-    private func liftedReasons(now: Date) -> [String: Set<String>] {
-        var out: [String: Set<String>] = [:]
+    private func liftedReasons(now: Date) -> [String: Lift] {
+        var out: [String: Lift] = [:]
         for grant in book.grants where grant.window.contains(now) {
             guard let b = registry.index.blocked(grant.selection) else { continue }
-            let gone = grant.lifted(from: b, at: now)
-            if !gone.isEmpty { out[grant.selection, default: []].formUnion(gone) }
+            let lift = grant.lift(from: b, at: now)
+            if !lift.isEmpty { out[grant.selection, default: Lift()].add(lift) }
         }
         return out
     }
@@ -188,9 +187,9 @@ extension Engine {
             b.end += step
             shifted.append(.block(b))
         }
-        registry = Registry(maxActivities: registry.maxActivities, configPath: registry.configPath, activities: shifted, clock: local)
+        registry = registry.rebuilt(shifted)
         book.shift(by: step)  // M3: grants, requests and delayed loosenings too
-        registry.reserved = book.count  // M3: grants and requests keep their slots (T4)
+        (registry.reserved, registry.reservedBy) = (book.count, book.countByUid)  // M3: grants and requests keep their slots (T4, A1)
         log.log(LogEntry("The wall clock was stepped by \(String(format: "%+.0f", step)) s; blocks keep their remaining time and schedules follow the new local time",
                          priority: .notice))
     }

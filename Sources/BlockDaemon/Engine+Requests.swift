@@ -31,9 +31,9 @@ extension Engine {
         let now = observedNow()
         let mark = publications
         do throws(CoreError) {
-            if request.modifies && !peer.mayModify && !Engine.ownerMayAct(request) {
-                throw CoreError(.permissionDenied, "only root and members of group 'blockd' may use '\(request.command)'; ask an administrator to run 'usermod -aG blockd $USER', then log in again")
-            }
+            // A1: who may call the command at all; what it acts on is judged where it is found.
+            if case .refused(let error) = Authority.decide(request.command, by: registry.actor(peer)) { throw error }
+            let request = resolvingNames(request, for: peer)
             if delaying, let o = try delayedLoosening(request, peer: peer, now: now) {  // M2
                 publishSnapshot(unlessSince: mark)
                 return .ok(o)
@@ -56,13 +56,15 @@ extension Engine {
 
     static let recordedCodes: Set<ErrorCode> = [.activityLimit, .permissionDenied, .locked, .exists, .invalidConfig, .internal, .busy]
 
-    /// §5: stopping a block or removing a schedule early is for root and the creator, who may
-    /// have left group blockd since; the registry checks ownership.
-    static func ownerMayAct(_ request: Request) -> Bool {
+    /// A1: a name a member types means their own activity of that name when they have one
+    /// (`youtube` is `kid/youtube` for kid), else the name as given.
+    func resolvingNames(_ request: Request, for peer: Peer) -> Request {
         switch request {
-        case .stop, .scheduleRemove, .limitRemove: true
-        case .approve, .deny, .cancel: true  // M1: the engine checks blockd-admin and the asker
-        default: false
+        case .stop(let n): .stop(name: registry.resolve(n, for: peer))
+        case .scheduleRemove(let n): .scheduleRemove(name: registry.resolve(n, for: peer))
+        case .limitRemove(let n): .limitRemove(name: registry.resolve(n, for: peer))
+        case .cancel(let n): .cancel(name: registry.resolve(n, for: peer))
+        default: request
         }
     }
 
@@ -73,8 +75,11 @@ extension Engine {
         // The read-only answers come from the published snapshot on the connection's side
         // (Engine+Snapshot.swift); they reach the engine when that cannot answer, and for
         // other users' views (per-user blocks).
-        case .status(let all, let view): return status(now: now, viewer: try viewer(view, peer: peer), all: all)
-        case .failures, .stats: return answerNow(request, now: now)
+        case .status(let all, let view):
+            var o = status(now: now, viewer: try viewer(view, peer: peer), all: all)
+            if let own = Engine.privateView(peer) { o = StatusSnapshot.only(own, o); o["counts"] = counts(visibleTo: own, now: now) }  // A1
+            return o
+        case .failures, .stats: return answerNow(request, now: now, private: Engine.privateView(peer))
         case .start(let args): return try start(args, peer: peer, now: now)
         case .stop(let name): return try stop(name, peer: peer, now: now)
         case .scheduleAdd(let schedule): return try addSchedule(schedule, peer: peer, now: now)
@@ -87,11 +92,12 @@ extension Engine {
         case .selectionShow(let name):
             return ["selection": shapes.selection(try config.catalog.resolve(name))]
         case .failuresClear:
+            // A1: a member clears their own failures only; what the daemon or others recorded stays.
             let before = snapshot()
             let count = state.failures.count
-            state.failures = []
+            if let own = Engine.privateView(peer) { state.failures.removeAll { $0.uid == own } } else { state.failures = [] }
             try commit(since: before, now: now)
-            return ["cleared": .int(Int64(count))]
+            return ["cleared": .int(Int64(count - state.failures.count))]
         case .reload: return try reload(now: now)
         case .limitAdd(let limit): return try addLimit(limit, peer: peer, now: now)
         case .limitRemove(let name): return try removeLimit(name, peer: peer, now: now)
@@ -115,16 +121,17 @@ extension Engine {
         }
         let users = try grantedScope(args.users, selections: names, peer: peer)  // per-user blocks
         let before = snapshot()
-        let outcome = try registry.startBlock(name: args.name, selections: names, end: end, locked: args.lock, moreTime: args.moreTime,
+        let moreTime = args.moreTime ?? MoreTimePolicy.familyDefault(scope: users, setBy: peer.uid)  // A1
+        let outcome = try registry.startBlock(name: args.name, selections: names, end: end, locked: args.lock, moreTime: moreTime,
                                              users: users, by: peer, now: now)
         try commit(since: before, now: now)
         let block = outcome.block
         switch outcome {
         case .created:
-            log.log(LogEntry("Block '\(block.name)' started by uid \(peer.uid) until \(local.iso8601(block.end))\(block.locked ? " (locked)" : "")",
+            log.log(LogEntry("Block '\(block.name)' started by \(who(peer.uid)) until \(local.iso8601(block.end))\(block.locked ? " (locked)" : "")",
                              priority: .info, event: .start, fields: [("ACTIVITY", block.name), ("END", local.iso8601(block.end))]))
         case .extended(let from, _):
-            log.log(LogEntry("Block '\(block.name)' extended by uid \(peer.uid) from \(local.iso8601(from.end)) to \(local.iso8601(block.end)); a block is extended, never shortened",
+            log.log(LogEntry("Block '\(block.name)' extended by \(who(peer.uid)) from \(local.iso8601(from.end)) to \(local.iso8601(block.end)); a block is extended, never shortened",
                              priority: .info, event: .start, fields: [("ACTIVITY", block.name), ("END", local.iso8601(block.end))]))
         case .unchanged: break
         }
@@ -155,8 +162,8 @@ extension Engine {
         let before = snapshot()
         let block = try registry.stopBlock(named: name, by: peer, now: now)
         try commit(since: before, now: now)
-        for s in block.selections { pendingUnlockNotes[s] = "block '\(block.name)' stopped early by uid \(peer.uid)" }
-        log.log(LogEntry("Block '\(block.name)' stopped early by uid \(peer.uid)", priority: .info, event: .stop,
+        for s in block.selections { pendingUnlockNotes[s] = "block '\(block.name)' stopped early by \(who(peer.uid))" }
+        log.log(LogEntry("Block '\(block.name)' stopped early by \(who(peer.uid))", priority: .info, event: .stop,
                          fields: [("ACTIVITY", block.name)]))
         reconcile(now: now)
         return ["stopped": .string(block.name)]
@@ -168,10 +175,11 @@ extension Engine {
         for argument in s.selections { names.append(try config.catalog.resolve(argument).name) }
         s.selections = names
         s.users = try grantedScope(s.users, selections: names, peer: peer)  // per-user blocks
+        s.moreTime = s.moreTime ?? MoreTimePolicy.familyDefault(scope: s.users, setBy: peer.uid)  // A1
         let before = snapshot()
         try registry.addSchedule(s, by: peer, now: now)
         try commit(since: before, now: now)
-        log.log(LogEntry("Schedule '\(s.name)' added by uid \(peer.uid): \(s.rule)", priority: .info, event: .start,
+        log.log(LogEntry("Schedule '\(s.name)' added by \(who(peer.uid)): \(s.rule)", priority: .info, event: .start,
                          fields: [("ACTIVITY", s.name)]))
         reconcile(now: now)
         return shapes.activity(registry.activity(named: s.name)!, at: now).object ?? [:]
@@ -181,8 +189,8 @@ extension Engine {
         let before = snapshot()
         let s = try registry.removeSchedule(named: name, by: peer)
         try commit(since: before, now: now)
-        for sel in s.selections { pendingUnlockNotes[sel] = "schedule '\(s.name)' removed by uid \(peer.uid)" }
-        log.log(LogEntry("Schedule '\(s.name)' removed by uid \(peer.uid)", priority: .info, event: .stop, fields: [("ACTIVITY", s.name)]))
+        for sel in s.selections { pendingUnlockNotes[sel] = "schedule '\(s.name)' removed by \(who(peer.uid))" }
+        log.log(LogEntry("Schedule '\(s.name)' removed by \(who(peer.uid))", priority: .info, event: .stop, fields: [("ACTIVITY", s.name)]))
         reconcile(now: now)
         return ["removed": .string(s.name)]
     }
@@ -201,7 +209,7 @@ extension Engine {
         config = fresh
         configProvenance = .files
         state.lastGoodConfig = StoredConfig(fresh, at: now)
-        installConfigSchedules(now: now)
+        let problems = installConfigSchedules(now: now)
         do throws(CoreError) { try commit(since: before, now: now) } catch {
             followLimits()
             throw error
@@ -211,7 +219,8 @@ extension Engine {
         logKeptTargets(now: now)
         log.log(LogEntry("Configuration reloaded (\(fresh.files.count) file\(fresh.files.count == 1 ? "" : "s"))", priority: .info, event: .reload))
         reconcile(now: now)
-        return ["reloaded": .int(Int64(fresh.files.count))]
+        // A1, T4: what is not in force as written is part of the answer, not only a failure.
+        return ["reloaded": .int(Int64(fresh.files.count)), "problems": .array(problems.map { .string($0.message) })]
     }
 
     /// SIGHUP: like `blockc reload`, with the failure recorded rather than answered.

@@ -58,24 +58,31 @@ extension Engine {
     /// when it must go to the engine (not a read-only request, nothing published yet, or the
     /// snapshot is not the truth at this instant: `StatusSnapshot.answers(at:boot:)`). The
     /// clock is the engine's own collaborator, so a test's manual clock rules here as well.
-    public func answerFromSnapshot(_ request: Request) -> Response? {
+    public func answerFromSnapshot(_ request: Request, peer: Peer = .root) -> Response? {
         guard let snapshot = published.withLock({ $0 }) else { return nil }
         let now = clock.wallNow()
-        guard snapshot.answers(at: now, boot: clock.bootNow()), let reply = snapshot.answer(request, now: now) else { return nil }
+        guard snapshot.answers(at: now, boot: clock.bootNow()),
+              let reply = snapshot.answer(request, now: now, private: Engine.privateView(peer)) else { return nil }
         return .ok(reply)
     }
+
+    /// A1: the uid whose own things a caller sees (a member, or a user in neither group); nil
+    /// for root and administrators, who see everyone's.
+    static func privateView(_ peer: Peer) -> UInt32? { peer.rank >= .admin ? nil : peer.uid }
 
     /// The same answers on the engine's queue, from what the engine knows at `now` (the way
     /// every read goes when the snapshot cannot answer, and `status --all` and `schedule list`,
     /// which list every activity).
-    func answerNow(_ request: Request, now: Date) -> JSONObject {
+    func answerNow(_ request: Request, now: Date, private uid: UInt32? = nil) -> JSONObject {
         let every = activitiesForDisplay(at: now)
         let desired = policy.lifting(policy.desired(at: now, activities: every), grants: book.grants, at: now)  // M3
         let snapshot = makeSnapshot(parts: snapshotParts(desired: desired, bounded: false))
         switch request {
-        case .status(let all, _): return snapshot.status(all: all, every: all ? every : nil, now: now)
+        case .status(let all, _): return StatusSnapshot.only(uid, snapshot.status(all: all, every: all ? every : nil, now: now))
         case .scheduleList: return ["schedules": .array(every.filter { $0.kind == .schedule }.map { shapes.activity($0, at: now) })]
-        default: return snapshot.answer(request, now: now) ?? [:]
+        case .failures: return StatusSnapshot.only(uid, ["failures": snapshot.failuresJSON])
+        case .stats: return ["shieldHits": snapshot.statsJSON(uid)]
+        default: return [:]
         }
     }
 

@@ -7,6 +7,12 @@ import Foundation
 extension Engine {
     var directory: UserDirectory { collaborators.users }
 
+    /// A1: a user as texts name them: `kid`, `root`, or `#1001` for a uid without a name.
+    func who(_ uid: UInt32) -> String { directory.person(uid).name }
+
+    /// A1: `uid` as a peer with its rank now.
+    func peerNow(_ uid: UInt32) -> Peer { directory.peer(uid) }
+
     /// The scope a client's new activity gets: `requested` resolved to uids and checked
     /// against the caller's rights (a plain member of `blockd` gets themselves); a selection
     /// with URL paths cannot be scoped (E8: browser policies are machine-wide).
@@ -20,7 +26,7 @@ extension Engine {
 
     /// Declared activities with their `Users=` resolved; one whose users cannot be resolved is
     /// not put in force, and the failure says why (T4: never swallowed).
-    func resolvingScopes(_ declared: [Activity], now: Date) -> [Activity] {
+    func resolvingScopes(_ declared: [Activity], now: Date, problems: inout [CoreError]) -> [Activity] {
         declared.compactMap { activity in
             guard let scope = activity.scope else { return activity }
             do throws(CoreError) {
@@ -28,10 +34,11 @@ extension Engine {
                 for name in activity.selections {
                     if let selection = try? config.catalog.resolve(name) { try selection.checkScopable(resolved) }
                 }
-                return activity.scoped(resolved)
+                return activity.scoped(resolved).defaultingMoreTime(MoreTimePolicy.familyDefault(scope: resolved, setBy: nil))  // A1
             } catch {
                 let message = "the configured \(activity.kind.rawValue) '\(activity.name)' is not in force: Users=\(scope.names.joined(separator: " ")): \(error.message)"
                 recordFailure(CoreError(.invalidConfig, message), uid: nil, activity: activity.name, now: now)
+                problems.append(CoreError(.invalidConfig, message))
                 return nil
             }
         }
@@ -84,6 +91,17 @@ extension Engine {
     /// Whether `peer` may see `activity` in lists (schedule list, limit list).
     func listed(_ activity: Activity, to peer: Peer) -> Bool {
         peer.isRoot || peer.isAdmin || Scope.visible(activity.scope, origin: activity.origin, to: peer.uid)
+    }
+
+    /// A1: status's counts as a member sees them: the activities they may see (their own,
+    /// those for them and the machine-wide ones), not everyone's.
+    func counts(visibleTo uid: UInt32, now: Date) -> JSON {
+        let seen = activitiesForDisplay(at: now).filter { Scope.visible($0.scope, origin: $0.origin, to: uid) }
+        registry.advance(to: now)
+        let active = seen.filter { a in a.selections.contains { registry.index.reasons(for: $0)?.contains { $0.activity == a.name } ?? false } }
+        func n(_ kind: Activity.Kind) -> JSON { .int(Int64(seen.filter { $0.kind == kind }.count)) }
+        return .object(["activities": .int(Int64(seen.count)), "active": .int(Int64(active.count)),
+                        "blocks": n(.block), "schedules": n(.schedule), "limits": n(.limit)])
     }
 
     /// `status` for `viewer` (nil: everyone): the activities they see and what blocks them.

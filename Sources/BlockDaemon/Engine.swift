@@ -37,7 +37,7 @@ public final class Engine: @unchecked Sendable {
     var pendingUnlockNotes: [String: String] = [:]
     /// M3: what grants lifted at the last reconcile: per selection, the activities whose
     /// reasons are lifted (U2: the askers' views; other users' reasons stay).
-    var lifted: [String: Set<String>] = [:]
+    var lifted: [String: Lift] = [:]
     /// What the published snapshot shows as blocked (T5 with grants), kept per selection and
     /// updated for the selections a reconcile looked at: publishing costs O(blocked), not O(n).
     var blockedView: [String: Policy.Blocked] = [:]
@@ -69,6 +69,9 @@ public final class Engine: @unchecked Sendable {
         self.local = LocalClock(timeZone)
         self.registry = Registry(maxActivities: config.daemon.maxActivities, configPath: configPath,
                                  activities: state.activities.map(\.activity), clock: LocalClock(timeZone))
+        let users = collaborators.users
+        self.registry.people = { users.person($0) }  // A1
+        self.registry.maxPerMember = config.daemon.maxActivitiesPerUser
         // The activities live in the registry from here on; the state keeps the rest.
         var rest = state
         rest.activities = []
@@ -118,13 +121,21 @@ public final class Engine: @unchecked Sendable {
         reconcile(now: observedNow())
     }
 
-    func installConfigSchedules(now: Date) {
+    /// Puts the configured schedules and limits in force; returns what could not be, or moved
+    /// a client's activity aside (T4, A1: said, never swallowed), each also a recorded failure.
+    @discardableResult
+    func installConfigSchedules(now: Date) -> [CoreError] {
         registry.maxActivities = config.daemon.maxActivities
-        let declared = resolvingScopes(config.schedules.map(Activity.schedule) + config.limits.map(Activity.limit), now: now)  // Users=
+        registry.maxPerMember = config.daemon.maxActivitiesPerUser
+        var problems: [CoreError] = []
+        let declared = resolvingScopes(config.schedules.map(Activity.schedule) + config.limits.map(Activity.limit), now: now,
+                                       problems: &problems)  // Users=
         for refusal in registry.replaceConfigActivities(declared, now: now) {
-            recordFailure(refusal, uid: nil, activity: nil, now: now)
+            recordFailure(refusal.error, uid: refusal.uid, activity: nil, now: now)  // A1: a move is its owner's news
+            problems.append(refusal.error)
         }
         followLimits()
+        return problems
     }
 
     // MARK: Failures (T4: never swallowed)
@@ -146,6 +157,7 @@ public final class Engine: @unchecked Sendable {
         let now = observedNow()
         let day = local.civil(of: now).date.description
         state.shieldHits[day, default: [:]][hit.selection, default: 0] += 1
+        if let uid = hit.uid { state.shieldHits[ShieldHitDays.key(day: day, uid: uid), default: [:]][hit.selection, default: 0] += 1 }  // A1
         if hit.kind == .tamper {
             // E1, E6: an undone edit is also a failure the user sees in status and failures.
             state.record(FailureRecord(time: now, code: ErrorCode.tamper.rawValue, message: Report.message(hit), uid: nil, activity: hit.selection))

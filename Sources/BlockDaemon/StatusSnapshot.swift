@@ -82,15 +82,35 @@ final class StatusSnapshot: Sendable {
 
     // MARK: Answers
 
-    func answer(_ request: Request, now: Date) -> JSONObject? {
+    /// `private`: the uid of a caller who sees only their own and the machine-wide things (a
+    /// member, A1); nil for an administrator or root, who see everything.
+    func answer(_ request: Request, now: Date, private uid: UInt32? = nil) -> JSONObject? {
+        guard request.command.route.snapshot else { return nil }
         switch request {
-        case .status(let all, let view): return all || view != .caller || scoped || active == nil ? nil : status(all: false, now: now)
+        case .status(let all, let view):
+            guard !(all || view != .caller || scoped || active == nil) else { return nil }
+            return StatusSnapshot.only(uid, status(all: false, now: now))
         case .limitList where scoped: return nil
         case .limitList: return ["limits": .array(limits.map { shapes.activity(current($0, now), at: now) })]
-        case .failures: return ["failures": failuresJSON]
-        case .stats: return ["shieldHits": statsJSON]
+        case .failures: return StatusSnapshot.only(uid, ["failures": failuresJSON])
+        case .stats: return ["shieldHits": statsJSON(uid)]
         default: return nil
         }
+    }
+
+    /// A1's view of an answer for a member: failures, requests, grants and delayed loosenings
+    /// are kept when they are the member's own (`uid`) or nobody's (the daemon's own failures).
+    static func only(_ uid: UInt32?, _ o: JSONObject) -> JSONObject {
+        guard let uid else { return o }
+        var out = o
+        for key in ["failures", "requests", "grants", "delayed"] {
+            guard let items = o[key]?.array else { continue }
+            out[key] = .array(items.filter { item in
+                guard let owner = item.object?["uid"], owner != .null else { return key == "failures" }
+                return owner.int == Int(uid)
+            })
+        }
+        return out
     }
 
     var shapes: Shapes { Shapes(clock: local) }
@@ -129,13 +149,32 @@ final class StatusSnapshot: Sendable {
         .array(failures.map { shapes.failure(time: $0.time, code: $0.code, message: $0.message, uid: $0.uid, activity: $0.activity) })
     }
 
-    var statsJSON: JSON {
+    /// `stats`: every hit by day and selection, or (`uid`, A1) only that user's own.
+    func statsJSON(_ uid: UInt32? = nil) -> JSON {
         var out: [JSON] = []
-        for day in shieldHits.keys.sorted() {
-            for (selection, count) in shieldHits[day]!.sorted(by: { $0.key < $1.key }) {
+        for key in shieldHits.keys.sorted() {
+            guard let day = ShieldHitDays.day(of: key, for: uid) else { continue }
+            for (selection, count) in shieldHits[key]!.sorted(by: { $0.key < $1.key }) {
                 out.append(["day": .string(day), "selection": .string(selection), "hits": .int(Int64(count))])
             }
         }
         return .array(out)
+    }
+}
+
+/// Shield hits are counted per local day (`2026-12-01`) for everyone, and per day and user
+/// (`2026-12-01/1001`) for a member's own `stats` (A1), in the one keyed map, so that the state
+/// log records both the same way.
+enum ShieldHitDays {
+    static func key(day: String, uid: UInt32) -> String { "\(day)/\(uid)" }
+
+    /// The day `key` counts for a viewer: the totals for everyone (`uid` nil), a member's own
+    /// keys for that member; nil when the viewer does not see it.
+    static func day(of key: String, for uid: UInt32?) -> String? {
+        let parts = key.split(separator: "/", maxSplits: 1)
+        switch uid {
+        case nil: return parts.count == 1 ? key : nil
+        case let u?: return parts.count == 2 && parts[1] == "\(u)" ? String(parts[0]) : nil
+        }
     }
 }

@@ -1,4 +1,5 @@
 import BlockCore
+import CLinux
 import Glibc
 
 /// The daemon's edge to the user database (per-user blocks): user names and `@group`s become
@@ -9,10 +10,31 @@ public struct UserDirectory: Sendable {
     /// A group's members by uid (nil: no such group).
     public var members: @Sendable (String) -> [UInt32]?
     public var name: @Sendable (UInt32) -> String?
+    /// A1: whether a uid is an administrator now (root, or a member of group `blockd-admin`).
+    public var isAdmin: @Sendable (UInt32) -> Bool
 
+    /// `isAdmin` nil: root and the members of `blockd-admin` by `members`.
     public init(uid: @escaping @Sendable (String) -> UInt32?, members: @escaping @Sendable (String) -> [UInt32]?,
-                name: @escaping @Sendable (UInt32) -> String?) {
+                name: @escaping @Sendable (UInt32) -> String?, isAdmin: (@Sendable (UInt32) -> Bool)? = nil) {
         (self.uid, self.members, self.name) = (uid, members, name)
+        self.isAdmin = isAdmin ?? { $0 == 0 || (members(UserDirectory.adminGroup)?.contains($0) ?? false) }
+    }
+
+    public static let adminGroup = "blockd-admin"
+
+    /// A1: who a uid is, for the authority table: root, an administrator or a member (an
+    /// owner who left group blockd still owns what they set), named by user name.
+    public func person(_ uid: UInt32) -> Person {
+        if uid == 0 { return Person(rank: .root, name: "root") }
+        return Person(rank: isAdmin(uid) ? .admin : .member, name: name(uid) ?? "#\(uid)")
+    }
+
+    /// A peer for `uid` with its rank now (a delayed loosening carried out for its asker).
+    public func peer(_ uid: UInt32) -> Peer {
+        let rank = person(uid).rank
+        var p = Peer(uid: uid, mayModify: rank >= .member)
+        p.isAdmin = rank >= .admin
+        return p
     }
 
     /// `names` resolved: every uid they stand for. An unknown user or group is an error that
@@ -57,6 +79,14 @@ public struct UserDirectory: Sendable {
             var buffer = [CChar](repeating: 0, count: 16384)
             guard getpwuid_r(uid, &pw, &buffer, buffer.count, &result) == 0, result != nil, let n = pw.pw_name else { return nil }
             return String(cString: n)
+        },
+        isAdmin: { uid in
+            guard uid != 0 else { return true }
+            var pw = passwd(), result: UnsafeMutablePointer<passwd>?, admin: UInt32 = 0
+            var buffer = [CChar](repeating: 0, count: 16384)
+            guard getpwuid_r(uid, &pw, &buffer, buffer.count, &result) == 0, result != nil,
+                  blockd_group_id(adminGroup, &admin) == 0 else { return false }
+            return blockd_user_in_group(uid, pw.pw_gid, admin) == 1
         })
 
     @Sendable static func systemMembers(_ group: String) -> [UInt32]? {

@@ -23,15 +23,17 @@ struct MoreTimeOutputTests {
 
     @Test("M3: pending requests and grants are listed, with who granted them")
     func requestsAndGrants() {
-        let text = Fixture.output().status(MoreTimeOutputTests.status(
+        var output = Fixture.output()
+        output.userName = { [0: "root", 1000: "kid"][$0] }
+        let text = output.status(MoreTimeOutputTests.status(
             requests: [["id": "m2", "selection": "steam", "state": "pending", "seconds": 900, "uid": 1000, "activities": ["games"],
                         "asked": "2026-11-29T13:00:00+09:00", "expires": "2026-11-29T14:00:00+09:00"]],
             grants: [["id": "m1", "selection": "instagram", "state": "granted", "uid": 1000, "grantedBy": 0, "activities": ["bedtime"],
                       "start": "2026-11-29T13:00:00+09:00", "end": "2026-11-29T13:20:00+09:00"]]))
         #expect(text.contains("Requests"))
-        #expect(text.contains("m2") && text.contains("15m") && text.contains("uid 1000"), "\(text)")
+        #expect(text.contains("m2") && text.contains("15m") && text.contains("kid"), "A1: people are named: \(text)")
         #expect(text.contains("More time"))
-        #expect(text.contains("granted by uid 0"))
+        #expect(text.contains("granted by root"))
     }
 
     @Test("nothing waiting, nothing said")

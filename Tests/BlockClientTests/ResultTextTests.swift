@@ -104,10 +104,11 @@ struct ResultTextTests {
 
     @Test("failures: every record with who caused it; an empty list says so")
     func failures() {
-        let out = Fixture.output()
+        var out = Fixture.output()
+        out.userName = { $0 == 1000 ? "kid" : nil }
         #expect(out.failures(["failures": []]) == "No failures recorded.")
         #expect(out.failures(["failures": [Fixture.capFailure]]) == """
-        12:58  activity-limit  uid 1000  at most 20 activities; stop a block or remove a schedule to free a slot
+        12:58  activity-limit  kid  at most 20 activities; stop a block or remove a schedule to free a slot
 
         Clear them with 'blockc failures --clear'.
         """)

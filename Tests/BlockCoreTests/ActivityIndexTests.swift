@@ -34,7 +34,7 @@ struct ActivityIndexTests {
         var r = Registry(maxActivities: 3)
         let now = at("2026-11-29T13:00:00+09:00")
         for i in 0..<3 {
-            _ = try r.startBlock(name: "b\(i)", selections: ["x"], end: now + Double(60 * (i + 1)), locked: false, by: member, now: now)
+            _ = try r.startBlock(name: "b\(i)", selections: ["x"], end: now + Double(60 * (i + 1)), locked: false, by: .root, now: now)  // a member's quota is A1's
         }
         #expect(r.liveCount(at: now + 60) == 2)
         #expect(r.liveCount(at: now + 180) == 0)

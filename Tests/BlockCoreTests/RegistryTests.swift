@@ -8,14 +8,16 @@ struct RegistryTests {
     let member = Peer(uid: 1000, mayModify: true)
     let other = Peer(uid: 1001, mayModify: true)
     let outsider = Peer(uid: 1002, mayModify: false)
+    /// The cap tests fill it as an administrator: a member has a quota of their own (A1).
+    let admin = { var p = Peer(uid: 1004, mayModify: true); p.isAdmin = true; return p }()
 
     func full(_ cap: Int = Registry.defaultMaxActivities) throws -> Registry {
         var r = Registry(maxActivities: cap)
         for i in 0..<cap {
             if i % 2 == 0 {
-                _ = try r.startBlock(name: "b\(i)", selections: ["reddit"], end: now + 3600, locked: false, by: member, now: now)
+                _ = try r.startBlock(name: "b\(i)", selections: ["reddit"], end: now + 3600, locked: false, by: admin, now: now)
             } else {
-                try r.addSchedule(schedule("s\(i)", "22:00-07:00", days: "mon,wed,fri"), by: member, now: now)
+                try r.addSchedule(schedule("s\(i)", "22:00-07:00", days: "mon,wed,fri"), by: admin, now: now)
             }
         }
         return r
@@ -56,7 +58,7 @@ struct RegistryTests {
         var r = try full()
         #expect(r.activities.count == 10_000)
         do {
-            _ = try r.startBlock(name: nil, selections: ["instagram"], end: now + 60, locked: false, by: member, now: now)
+            _ = try r.startBlock(name: nil, selections: ["instagram"], end: now + 60, locked: false, by: admin, now: now)
             Issue.record("the 10,001st activity was accepted")
         } catch {
             #expect(error.code == .activityLimit)
@@ -65,7 +67,7 @@ struct RegistryTests {
             #expect(error.message.contains("blockc schedule remove"))
             #expect(error.message.contains("MaxActivities="))
         }
-        do { try r.addSchedule(schedule("late", "01:00-02:00"), by: member, now: now) } catch {
+        do { try r.addSchedule(schedule("late", "01:00-02:00"), by: admin, now: now) } catch {
             #expect(error.code == .activityLimit)
         }
         #expect(r.activities.count == 10_000)
@@ -74,21 +76,21 @@ struct RegistryTests {
     @Test("T4: a schedule counts once whatever its weekday set", arguments: ["daily", "mon", "mon-fri", "sat,sun"])
     func scheduleCountsOnce(days: String) throws {
         var r = Registry(maxActivities: 1)
-        try r.addSchedule(schedule("s", "22:00-07:00", days: days), by: member, now: now)
+        try r.addSchedule(schedule("s", "22:00-07:00", days: days), by: admin, now: now)
         #expect(r.live(at: now).count == 1)
     }
 
     @Test("T4: the cap is configurable", arguments: [1, 5, 100])
     func configurable(cap: Int) throws {
         var r = try full(cap)
-        #expect(throws: CoreError.self) { try r.addSchedule(schedule("one-more", "01:00-02:00"), by: member, now: now) }
+        #expect(throws: CoreError.self) { try r.addSchedule(schedule("one-more", "01:00-02:00"), by: admin, now: now) }
     }
 
     @Test("T4: ended blocks free their slot")
     func endedBlocksFreeSlots() throws {
         var r = try full(20)
         let later = now + 3601
-        _ = try r.startBlock(name: nil, selections: ["instagram"], end: later + 60, locked: false, by: member, now: later)
+        _ = try r.startBlock(name: nil, selections: ["instagram"], end: later + 60, locked: false, by: admin, now: later)
         let ended = r.expire(now: later)
         #expect(ended.count == 10)
         #expect(r.activities.count == 11)
@@ -97,15 +99,15 @@ struct RegistryTests {
     @Test("T4: configured schedules count too, and those past the cap are refused, not dropped silently")
     func configSchedulesCount() throws {
         var r = Registry(maxActivities: 3)
-        _ = try r.startBlock(name: nil, selections: ["x"], end: now + 60, locked: false, by: member, now: now)
+        _ = try r.startBlock(name: nil, selections: ["x"], end: now + 60, locked: false, by: admin, now: now)
         let files = (1...3).map { i in
             Schedule(name: "cfg\(i)", selections: ["reddit"], start: WallTime(hour: 1, minute: 0), end: WallTime(hour: 2, minute: 0),
                      origin: .config(file: "/etc/blockd/schedules.d/cfg\(i).conf"))
         }
         let refused = r.replaceConfigActivities(files.map(Activity.schedule), now: now)
         #expect(r.activities.map(\.name) == ["x", "cfg1", "cfg2"])
-        #expect(refused.map(\.code) == [.activityLimit])
-        #expect(refused[0].message.contains("cfg3"))
+        #expect(refused.map(\.error.code) == [.activityLimit])
+        #expect(refused[0].error.message.contains("cfg3"))
         // Reloading replaces rather than duplicates.
         #expect(r.replaceConfigActivities(files.prefix(1).map(Activity.schedule), now: now).isEmpty)
         #expect(r.activities.map(\.name) == ["x", "cfg1"])
@@ -129,7 +131,7 @@ struct RegistryTests {
     @Test("T10: extending works at the cap, because it takes no new slot")
     func extendAtCap() throws {
         var r = try full()
-        let outcome = try r.startBlock(name: "b0", selections: ["reddit"], end: now + 7200, locked: false, by: member, now: now)
+        let outcome = try r.startBlock(name: "b0", selections: ["reddit"], end: now + 7200, locked: false, by: admin, now: now)
         #expect(outcome.block.end == now + 7200)
     }
 
@@ -154,14 +156,21 @@ struct RegistryTests {
         }
     }
 
-    @Test("§5: a block is stopped early by root or its creator; a --lock block by nobody")
+    @Test("§5, A1: a block is stopped early by root or its creator; a member's --lock binds the member, an administrator's binds root too")
     func stopRules() throws {
         var r = Registry()
+        r.people = { $0 == 0 ? Person(rank: .root, name: "root") : Person(rank: $0 == 1004 ? .admin : .member, name: "#\($0)") }
         _ = try r.startBlock(name: "mine", selections: ["x"], end: now + 600, locked: false, by: member, now: now)
-        _ = try r.startBlock(name: "locked", selections: ["x"], end: now + 600, locked: true, by: member, now: now)
+        _ = try r.startBlock(name: "kidlock", selections: ["x"], end: now + 600, locked: true, by: member, now: now)
+        _ = try r.startBlock(name: "locked", selections: ["x"], end: now + 600, locked: true, by: admin, now: now)
         #expect(throws: CoreError.self) { try r.stopBlock(named: "mine", by: other, now: now) }
-        do { _ = try r.stopBlock(named: "locked", by: .root, now: now) } catch { #expect(error.code == .locked) }
-        do { _ = try r.stopBlock(named: "locked", by: member, now: now) } catch { #expect(error.code == .locked) }
+        #expect(throws: CoreError(.locked, "'locked' was started with --lock and cannot be stopped early; it ends at its set time")) {
+            try r.stopBlock(named: "locked", by: .root, now: now)
+        }
+        #expect(throws: CoreError(.locked, "'kidlock' was started with --lock and cannot be stopped early; it ends at its set time (root or a member of group 'blockd-admin' may stop it)")) {
+            try r.stopBlock(named: "kidlock", by: member, now: now)
+        }
+        #expect(try r.stopBlock(named: "kidlock", by: .root, now: now).name == "kidlock")
         do { _ = try r.stopBlock(named: "nope", by: .root, now: now) } catch { #expect(error.code == .notFound) }
         #expect(try r.stopBlock(named: "mine", by: member, now: now).name == "mine")
         _ = try r.startBlock(name: "theirs", selections: ["x"], end: now + 600, locked: false, by: other, now: now)

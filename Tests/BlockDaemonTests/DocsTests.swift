@@ -129,7 +129,7 @@ struct DocsTests {
     }
 
     /// Rule tags in a name: `T6`, `E1`, ranges such as `S1-S4` expanded, and `§7` unless it
-    /// is an RFC's section. A tag is a capital T, S, E, M or U and one or two digits, with no
+    /// is an RFC's section. A tag is a capital T, S, E, M, U, A, W, R, F or P and one or two digits, with no
     /// letter or digit on either side.
     static func tags(in name: String) -> [String] {
         let chars = Array(name)
@@ -144,7 +144,7 @@ struct DocsTests {
         var i = 0
         while i < chars.count {
             let c = chars[i]
-            if "TSEMU".contains(c), !isWord(i - 1), let (n, end) = number(at: i + 1) {
+            if "TSEMUAWRFP".contains(c), !isWord(i - 1), let (n, end) = number(at: i + 1) {
                 out.append("\(c)\(n)")
                 i = end
                 // A range: `S1-S4` or `S1-4` stands for every tag between.

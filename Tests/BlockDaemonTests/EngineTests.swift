@@ -184,12 +184,15 @@ struct EngineTests {
         _ = ok(h.send(#"start {"selections":["reddit"],"seconds":600,"lock":true}"#, as: alice))
         if case .error(let e) = h.send(#"start {"selections":["x"],"seconds":600}"#, as: eve) { #expect(e.code == .permissionDenied) } else { Issue.record("eve started a block") }
         if case .error(let e) = h.send(#"stop {"name":"instagram"}"#, as: bob) { #expect(e.code == .permissionDenied) } else { Issue.record("bob stopped alice's block") }
-        if case .error(let e) = h.send(#"stop {"name":"reddit"}"#) { #expect(e.code == .locked) } else { Issue.record("root stopped a locked block") }
+        if case .error(let e) = h.send(#"stop {"name":"reddit"}"#, as: alice) { #expect(e.code == .locked) } else { Issue.record("alice stopped her locked block") }
         _ = ok(h.send(#"stop {"name":"instagram"}"#, as: alice))
         #expect(h.enforcer.current == ["reddit"])
         // Alice's block is hers alone (a plain member's default scope, U1), and so is its unlock (U2).
-        let alices = h.users.name(1000) ?? "#1000"
-        #expect(h.entries(.unlock).first?.message == "Unblocked instagram for \(alices): block 'instagram' stopped early by uid 1000")
+        let alices = h.users.person(1000).name
+        #expect(h.entries(.unlock).first?.message == "Unblocked instagram for \(alices): block 'instagram' stopped early by \(alices)")
+        // A1: a member's lock binds the member, not root.
+        _ = ok(h.send(#"stop {"name":"reddit"}"#))
+        #expect(h.enforcer.current == [])
         // Reading is for everyone.
         _ = ok(h.send("status", as: eve))
     }

@@ -116,11 +116,13 @@ struct InstallTests {
         #expect(failing.status != 0, "systemd-analyze verify accepted a missing ExecStart")
     }
 
-    @Test("the hardened service stays at or below exposure 3.0 in systemd-analyze security", .enabled(if: Privileged.can(tools: [InstallTests.analyze]), Privileged.needsTools))
+    /// 3.1: E5's DNS queries need AF_INET and AF_INET6 (0.3) and no IPAddressDeny= (0.2),
+    /// where the unit used to score 2.7 with every lookup failing under it.
+    @Test("the hardened service stays at or below exposure 3.1 in systemd-analyze security", .enabled(if: Privileged.can(tools: [InstallTests.analyze]), Privileged.needsTools))
     func securityExposure() throws {
         if Privileged.unavailable(tools: [InstallTests.analyze]) != nil { return }
         let unit = Repo.root + "/systemd/blockd.service"
-        let result = try Run.capture(InstallTests.analyze, ["security", "--offline=true", "--threshold=30", "--no-pager", unit])
+        let result = try Run.capture(InstallTests.analyze, ["security", "--offline=true", "--threshold=31", "--no-pager", unit])
         let overall = result.output.split(separator: "\n").last { $0.contains("Overall exposure level") } ?? "no overall line"
         #expect(result.status == 0, "\(overall)\n\(result.output)")
     }

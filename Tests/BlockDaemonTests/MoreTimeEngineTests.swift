@@ -11,8 +11,10 @@ struct MoreTimeEngineTests {
     static var admin: Peer { var p = Peer(uid: 1001, mayModify: false); p.isAdmin = true; return p }
 
     /// A limit used up: steam blocked until midnight.
-    func usedUp(_ h: Harness, limit: String = #"limit-add {"name":"games","seconds":60,"selections":["steam"]}"#) {
-        _ = ok(h.send(limit))
+    /// The asker's own limit (a member's is theirs alone, U1), used up. A1: more time never lifts
+    /// a block for everyone for one member, so the limit is not root's machine-wide one.
+    func usedUp(_ h: Harness, limit: String = #"limit-add {"name":"games","seconds":60,"selections":["steam"]}"#, by peer: Peer = MoreTimeEngineTests.asker) {
+        _ = ok(h.send(limit, as: peer))
         h.run { h.engine.usageChanged(running: ["games"]) }
         h.advance(60)
         h.run { h.engine.usageChanged(running: []) }
@@ -112,7 +114,7 @@ struct MoreTimeEngineTests {
         usedUp(h, limit: #"limit-add {"name":"games","seconds":60,"selections":["steam"],"moreTime":{"mode":"approval","requestTimeout":600}}"#)
         _ = ok(h.send(#"more {"selection":"steam","seconds":600}"#, as: Self.asker))
         _ = ok(h.send(#"deny {"id":"m1","reason":"not tonight"}"#, as: Self.admin))
-        #expect(h.entries(.moreDenied).first?.message == "More time for steam (m1) denied by uid 1001: not tonight")
+        #expect(h.entries(.moreDenied).first?.message == "More time for steam (m1) denied by \(h.users.person(1001).name): not tonight")
         _ = ok(h.send(#"more {"selection":"steam","seconds":600}"#, as: Self.asker))
         #expect(h.run { h.engine.nextTransition } == h.clock.wallNow() + 600)
         h.advance(600)
@@ -179,8 +181,8 @@ struct MoreTimeEngineTests {
         var config = ConfigSet.builtIn
         config.daemon.maxActivities = 2
         let h = Harness(now: "2026-11-29T20:00:00+09:00", config: config)
-        usedUp(h)
-        _ = ok(h.send(#"more {"selection":"steam","seconds":300}"#, as: Self.asker))
+        usedUp(h, by: .root)
+        _ = ok(h.send(#"more {"selection":"steam","seconds":300}"#, as: Self.admin))  // a member's quota is A1's
         guard case .error(let e) = h.send(#"start {"selections":["instagram"],"seconds":60}"#) else { Issue.record("past the cap"); return }
         #expect(e.code == .activityLimit)
     }
