@@ -270,6 +270,8 @@ def configured_names():
     code, out = schedule(KID, "bedtime", "youtube")
     t.check(code == 0, f"A1 configured: kid's blockc schedule add bedtime --daily ... youtube: {code} {out}")
     write_schedule("bedtime", f"[Schedule]\nName=bedtime\nWindow={window()}\nSelections=instagram\nUsers={KID}\n")
+    # A failure that is the daemon's own (no uid): a configured schedule for a user that does not exist.
+    write_schedule("ghost", f"[Schedule]\nName=ghost\nWindow={window()}\nSelections=reddit\nUsers=nosuchuser-bd\n")
     code, out = blockc(None, "reload")
     t.figures["reload"] = out
     t.check(code != 0 and "kid/bedtime" in out and "not all of it is in force" in out,
@@ -298,8 +300,12 @@ def configured_names():
     failures = failures if isinstance(failures, list) else []
     daemon = [f for f in failures if f.get("uid") is None]
     kids_own = [f for f in failures if f.get("uid") == uid(KID)]
-    t.check(any("kid/bedtime" in f.get("message", "") for f in daemon),
-            f"A1 configured: root's failures --json keep the reload's move as the daemon's (no uid): {failures}")
+    t.check(any("kid/bedtime" in f.get("message", "") for f in kids_own),
+            f"A1 configured: the reload's move is kid's news (kid's uid), not everyone's: {failures}")
+    t.check(any("ghost" in f.get("message", "") for f in daemon), f"A1 configured: the ghost schedule's failure is the daemon's (no uid): {failures}")
+    kid2s = js(KID2, "failures")
+    t.check(isinstance(kid2s, list) and not any("kid/bedtime" in f.get("message", "") for f in kid2s),
+            f"A1 views: kid2 is not told of kid's schedule: {kid2s}")
     t.check(len(kids_own) >= 1, f"A1 configured: root's failures --json show kid's refused removal with kid's uid: {failures}")
     code, out = blockc(KID, "failures", "--clear")
     t.check(code == 0 and out == f"Cleared {len(kids_own)} failure{'s' if len(kids_own) != 1 else ''}.",

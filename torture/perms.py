@@ -5,10 +5,10 @@
   modify: start and stop are refused with permission-denied.
 - With BLOCKD_PRIVILEGED_TESTS=1: two throwaway members of group blockd (created here, with the
   group if it does not exist, and removed at the end): a member cannot stop another member's
-  block; nobody (members, the creator, root) can stop a --lock block early; the creator can
-  stop their own.
+  block; no member (nor the creator) can stop a --lock block early, nor root one root locked;
+  a member's lock binds members only, so root stops it (A1); the creator can stop their own.
 - M1 with three throwaway users (and group blockd-admin, created here if missing): a member's
-  request for more time under MoreTime=approval waits; the asker and another plain member
+  request for more time under a block root set for them (A1: approval by default) waits; the asker and another plain member
   cannot approve it; a member of blockd-admin can; the grant lifts the selection for exactly
   what was granted, then it is blocked again.
 Usage: torture/perms.py BLOCKD
@@ -34,7 +34,8 @@ def as_user(user, sock, line):
 
 def approval_round_trip(c, a, b, admin):
     """M1: ask as one user, refused to the asker and a plain member, approved by an admin."""
-    c.ok('start {"selections":["more.example.com"],"seconds":3600,"name":"ask","moreTime":{"mode":"approval"}}')
+    # A1: a block for everyone cannot be lifted for one member; root's block for the asker asks.
+    c.ok('start {"selections":["more.example.com"],"seconds":3600,"name":"ask","users":[%s]}' % json.dumps(a))
     r = as_user(a, sb.socket, 'more {"selection":"more.example.com","seconds":3,"reason":"homework"}')
     t.check(r.startswith("OK ") and '"pending"' in r, f"M1: a member's request under MoreTime=approval did not wait: {r}")
     rid = json.loads(r[3:]).get("id", "?") if r.startswith("OK ") else "?"
@@ -43,7 +44,7 @@ def approval_round_trip(c, a, b, admin):
         t.check(r.startswith("ERR permission-denied"), f"M1: {who}, not in blockd-admin, approved a request: {r}")
     r = as_user(admin, sb.socket, "approve " + json.dumps({"id": rid}))
     t.check(r.startswith("OK ") and '"granted"' in r, f"M1: a blockd-admin member could not approve: {r}")
-    blocked = lambda: {x["selection"] for x in c.ok("status")["blocked"]}
+    blocked = lambda: {x["selection"] for x in c.ok('status {"allUsers":true}')["blocked"]}
     t.check("more.example.com" not in blocked(), "M3: the grant did not lift the selection")
     grants = c.ok("status")["grants"]
     t.check(grants and grants[0]["grantedBy"] == pwd.getpwnam(admin).pw_uid, f"M3: status does not say who granted it: {grants}")
@@ -109,12 +110,17 @@ try:
         t.check(r.startswith("OK "), f"§5: a member may start a --lock block: {r}")
         r = as_user(a, sb.socket, 'stop {"name":"a-locked"}')
         t.check(r.startswith("ERR locked"), f"§5: the creator stopped their own --lock block: {r}")
-        t.check(c.request('stop {"name":"a-locked"}').startswith("ERR locked"), "§5: root stopped a --lock block")
+        t.check(c.request('stop {"name":"locked"}').startswith("ERR locked"), "§5: root stopped root's own --lock block")
+        # A1: a member's lock binds members, not root.
+        r = as_user(b, sb.socket, 'stop {"name":"a-locked"}')
+        t.check(r.startswith("ERR locked"), f"A1: another member stopped a member's --lock block: {r}")
         r = as_user(a, sb.socket, 'stop {"name":"a-block"}')
         t.check(r.startswith("OK "), f"§5: the creator may stop their own block: {r}")
         # U1: a member's own blocks are theirs alone, so root sees them in everyone's view.
         names = {x["name"] for x in c.ok('status {"allUsers":true}')["activities"]}
         t.check(names == {"rootblock", "locked", "a-locked"}, f"activities after the permission checks: {names}")
+        r = c.request('stop {"name":"a-locked"}')
+        t.check(r.startswith("OK "), f"A1: root could not stop a member's --lock block: {r}")
         approval_round_trip(c, a, b, admin)
     else:
         print("perms: member checks skipped (set BLOCKD_PRIVILEGED_TESTS=1 to create throwaway users)")

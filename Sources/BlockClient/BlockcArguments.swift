@@ -48,7 +48,8 @@ public enum BlockcCommand: Equatable, Sendable {
     case stats(json: Bool)
     case watch(json: Bool, notify: Bool)
     case reload
-    case version
+    /// `blockc version` asks the daemon too; `--version` is the client's alone and needs no daemon.
+    case version(daemon: Bool)
     case help(topic: String?)
 }
 
@@ -88,7 +89,7 @@ extension BlockcInvocation {
             }
         }
         if help { return BlockcInvocation(socketPath: socket, command: .help(topic: helpTopic(words))) }
-        if version { return BlockcInvocation(socketPath: socket, command: .version) }
+        if version { return BlockcInvocation(socketPath: socket, command: .version(daemon: false)) }
         if let mistake { throw mistake }
         if let s = socket, s.isEmpty { throw scanner.usage("--socket needs a non-empty path") }
         guard let verb = words.first else { throw scanner.usage("no command given") }
@@ -189,7 +190,7 @@ struct CommandParser {
             return .reload
         case .hello:
             try none()
-            return .version
+            return .version(daemon: true)
         }
     }
 

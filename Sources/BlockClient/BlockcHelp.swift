@@ -22,7 +22,7 @@ public enum BlockcHelp {
       --socket PATH    the daemon's socket (default $BLOCKD_SOCKET or /run/blockd/blockd.sock)
       -h, --help       print this help; with a COMMAND before or after it, that command's help
                        (as 'blockc help COMMAND')
-      --version        print the version
+      --version        print blockc's version (no daemon needed; 'blockc version' adds the daemon's)
 
     Exit status: 0 ok, 1 refused by the daemon (or a start accepted but not enforced yet),
     2 usage error, 3 daemon unreachable.

@@ -6,8 +6,11 @@ import Foundation
 extension BlockcRunner {
     /// The client's version first, so that it is printed even when the daemon is down
     /// (then the exit status is still 3: the daemon's half of the answer is missing).
-    func version(path: String) -> Int32 {
+    /// `--version`: the client's version, with no daemon needed (exit 0). `version`: the
+    /// daemon's too, from hello; a daemon that cannot be reached is said, exit 3.
+    func version(path: String, daemon: Bool) -> Int32 {
         say("blockc \(BlockdVersion.version)")
+        guard daemon else { return BlockcRunner.ok }
         switch exchange(.hello, path: path) {
         case .success(let o):
             let version = Output.clean(o["version"]?.string ?? "unknown")

@@ -113,8 +113,8 @@ public struct BlockcRunner {
             }
             say(text)
             return BlockcRunner.ok
-        case .version:
-            return version(path: path)
+        case .version(let daemon):
+            return version(path: path, daemon: daemon)
         case .watch(_, notify: true):
             return watchNotify(path: path)
         case .watch(let json, notify: false):

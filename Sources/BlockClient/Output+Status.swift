@@ -83,6 +83,9 @@ extension Output {
         var line = "Enforcement: \(e["mode"]?.string.map(Output.clean) ?? "unknown")"
         if let hosts = e["hostsFile"]?.string { line += " (hosts file \(Output.clean(hosts)))" }
         line += "."
+        // What the mode line does not claim, and why (a part turned off or with nothing to act on).
+        let offs = (e["off"]?.array ?? []).compactMap(\.object).map { "\(text($0["part"])): \(text($0["why"]))" }
+        if !offs.isEmpty { line += " Off: " + offs.joined(separator: "; ") + "." }
         if let apps = e["apps"]?.string {
             line += " Apps: \(Output.clean(apps))"
             if let reason = e["appsReason"]?.string { line += " (\(Output.clean(reason)))" }

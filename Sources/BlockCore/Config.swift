@@ -14,6 +14,9 @@ public struct DaemonConfig: Equatable, Sendable {
     public var killGraceSeconds: Int
     /// E5: the settings of cutting what is open (see `FeltSettings`).
     public var felt: FeltSettings
+    /// E2: whether the app shield runs at all (`AppShield=no`: a sandbox that must not put
+    /// fanotify marks on the machine's executables).
+    public var appShield = true
     /// E7: whether blockd writes the browsers' managed policies at all.
     public var browserPolicies = true
     /// E7: prepended to every default browser policy path (`/` on a real system), so that a
@@ -68,12 +71,13 @@ public struct DaemonConfig: Equatable, Sendable {
 
     public static let section = "Daemon"
     public static let keys = ["MaxActivities", "MaxActivitiesPerUser", "HostsFile", "KillGrace", "ConnectGrace", "Firewall", "CutSockets", "ResolvConf",
-                              "BrowserPolicies", "PolicyRoot", "FirefoxPolicies", "UserTablesDirectory"]
+                              "BrowserPolicies", "PolicyRoot", "FirefoxPolicies", "UserTablesDirectory", "AppShield"]
 
     /// One layer of settings; nil means "not set here, keep what the layer below says".
     public struct Layer: Equatable, Sendable, Codable {
         public var maxActivities: Int?
         public var maxActivitiesPerUser: Int?
+        public var appShield: Bool?
         public var hostsFile: String?
         public var killGraceSeconds: Int?
         public var connectGraceSeconds: Int?
@@ -105,6 +109,7 @@ public struct DaemonConfig: Equatable, Sendable {
         (l.browserPolicies, l.policyRoot, l.firefoxPolicies) = (browserPolicies, policyRoot, firefoxPolicies)
         l.userTablesDirectory = userTablesDirectory
         l.maxActivitiesPerUser = maxActivitiesPerUser
+        l.appShield = appShield
         return l
     }
 
@@ -116,6 +121,7 @@ public struct DaemonConfig: Equatable, Sendable {
                             hostsFile: layer.hostsFile ?? hostsFile,
                             killGraceSeconds: layer.killGraceSeconds ?? killGraceSeconds, felt: f)
         c.maxActivitiesPerUser = layer.maxActivitiesPerUser ?? maxActivitiesPerUser
+        c.appShield = layer.appShield ?? appShield
         c.browserPolicies = layer.browserPolicies ?? browserPolicies
         c.policyRoot = layer.policyRoot ?? policyRoot
         c.firefoxPolicies = layer.firefoxPolicies ?? firefoxPolicies
@@ -152,6 +158,8 @@ public struct DaemonConfig: Equatable, Sendable {
                 layer.cutSockets = try e.value.isEmpty ? nil : reader.boolean(e)
             case "ResolvConf":
                 layer.resolvConf = try e.value.isEmpty ? nil : reader.absolutePath(e)
+            case "AppShield":
+                layer.appShield = try e.value.isEmpty ? nil : reader.boolean(e)
             case "BrowserPolicies":
                 layer.browserPolicies = try e.value.isEmpty ? nil : reader.boolean(e)
             case "PolicyRoot":

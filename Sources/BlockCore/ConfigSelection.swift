@@ -2,10 +2,8 @@ extension ConfigFiles {
     public static let selectionSection = "Selection"
 
     /// S6 text keys a selection may override, each optionally with a language suffix.
-    public static let textKeys = [
-        "ShieldTitle", "ShieldBody", "OpenLabel", "BlockStartedTitle", "BlockStartedBody",
-        "UnblockedTitle", "UnblockedBody", "WarningTitle", "WarningBody",
-    ]
+    /// Every text the agent shows (S6, M4), so that every key blockd.conf(5) documents parses.
+    public static let textKeys = TextKey.allCases.map(\.rawValue)
 
     /// S6: built-in texts exist in English and Japanese only, so an override for any other
     /// language would never be shown; it is refused rather than silently ignored.

@@ -17,7 +17,11 @@ public final class AppShield: Enforcer, @unchecked Sendable {
     }
 
     public let shieldMode: Mode
-    public var mode: String { shieldMode.rawValue }
+    public var mode: String { enabled ? shieldMode.rawValue : "apps" }
+    /// `AppShield=no` (`--app-shield no`): no mark, no process stopped; every selection with
+    /// apps is reported not enforced, so nothing claims an app is blocked.
+    public let enabled: Bool
+    public var off: String? { enabled ? nil : "turned off (AppShield=no)" }
     /// Why the better modes are not in use, for `blockc status`; nil in fanotify mode.
     public let modeReason: String?
 
@@ -53,13 +57,14 @@ public final class AppShield: Enforcer, @unchecked Sendable {
     /// - scanInterval: the proc-scan period (E2 fallback); 2 s by default.
     public init(killGrace: TimeInterval, log: any LogSink, hits: @escaping ShieldHitSink,
                 path: String = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-                forceMode: Mode? = nil, scanInterval: TimeInterval = 2) {
+                forceMode: Mode? = nil, scanInterval: TimeInterval = 2, enabled: Bool = true) {
+        self.enabled = enabled
         self.log = log
         self.resolver = AppResolver(path: path)
         self.killer = ProcessKiller(grace: killGrace, hits: hits)
         self.scanInterval = scanInterval
         self.hitsSink = hits
-        let probe = AppShield.probe(forceMode ?? .fanotify)
+        let probe = enabled ? AppShield.probe(forceMode ?? .fanotify) : (mode: Mode.fanotify, reason: "turned off (AppShield=no)", group: Int32(-1), socket: Int32(-1))
         shieldMode = probe.mode
         modeReason = probe.reason
         pendingGroup = probe.group
@@ -76,7 +81,14 @@ public final class AppShield: Enforcer, @unchecked Sendable {
     /// A selection with a failure of its own (an executable that could not be marked) is not
     /// enforced; a fallback mode still enforces, so mode failures name no selection.
     public func enforce(blocked: [Selection]) -> EnforcementReport {
-        queue.sync {
+        guard enabled else {
+            var report = EnforcementReport()
+            for s in blocked where !s.apps.isEmpty && s.users?.isEmpty != true {
+                report.notEnforced(s.name, "its apps are not blocked: the app shield is turned off (AppShield=no)")
+            }
+            return report
+        }
+        return queue.sync {
             var failures = startIfNeeded()
             // Per-user blocks (`users`) are judged per process: see ProcessUsers.
             selections = blocked

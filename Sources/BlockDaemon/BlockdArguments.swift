@@ -15,6 +15,8 @@ public struct BlockdOptions: Equatable, Sendable {
     /// E5: nil keeps what blockd.conf says (`CutSockets=`, `Firewall=`, `ResolvConf=`).
     public var cutSockets: Bool?
     public var firewall: Bool?
+    /// E2: `--app-shield`; nil keeps `AppShield=`.
+    public var appShield: Bool?
     public var resolvConf: String?
     /// E7: `--browser-policies`, `--policy-root`, `--firefox-policies`; nil: blockd.conf or the default.
     public var browserPolicies: Bool?
@@ -39,10 +41,14 @@ public struct BlockdOptions: Equatable, Sendable {
                 case "--socket": o.socketPath = try scanner.value(for: name, inline: inline)
                 case "--hosts-file": o.hostsFile = try scanner.value(for: name, inline: inline)
                 case "--resolv-conf": o.resolvConf = try scanner.value(for: name, inline: inline)
-                case "--cut-sockets", "--firewall":
+                case "--cut-sockets", "--firewall", "--app-shield":
                     let v = try scanner.value(for: name, inline: inline)
                     guard let b = ConfigReader.boolean(v) else { throw scanner.usage("\(name) must be yes or no, not '\(v)'") }
-                    if name == "--firewall" { o.firewall = b } else { o.cutSockets = b }
+                    switch name {
+                    case "--firewall": o.firewall = b
+                    case "--app-shield": o.appShield = b
+                    default: o.cutSockets = b
+                    }
                 case "--browser-policies":
                     let v = try scanner.value(for: name, inline: inline)
                     guard let b = ConfigReader.boolean(v) else { throw scanner.usage("--browser-policies must be yes or no, not '\(v)'") }
@@ -110,6 +116,8 @@ public struct BlockdOptions: Equatable, Sendable {
       --firewall yes|no      keep the nftables table inet blockd: refuse new connections to
                              those addresses for ConnectGrace=, and point blocked names at a
                              sink that refuses at once (default Firewall= or yes)
+      --app-shield yes|no    deny launches of blocked apps and stop running ones with fanotify
+                             marks (default AppShield= or yes); no for a sandbox
       --resolv-conf PATH     where the nameservers asked for those addresses are listed
                              (default ResolvConf= or /etc/resolv.conf)
       --log-target TARGET    auto, journal or console (default auto)

@@ -11,8 +11,14 @@ import Glibc
 /// nothing is blocked and at `--release`. Every path sits under `policyRoot` (`/` on a real
 /// system), so a sandboxed blockd writes nowhere else.
 public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
-    /// Empty when turned off, so `status` names only what enforces.
-    public var mode: String { enabled ? "browsers" : "" }
+    public var mode: String { "browsers" }
+    /// Off when turned off or when there is no browser to write for: the mode line then does
+    /// not claim it (a policy root of a sandbox with Firefox named explicitly still counts).
+    public var off: String? {
+        if !enabled { return "turned off (BrowserPolicies=no)" }
+        if installed.isEmpty && !firefoxInstalled { return "no supported browser is installed" }
+        return nil
+    }
 
     /// A Chromium-family browser: it counts as installed when one of `markers` exists, and its
     /// managed policies are read from `managed` (each path documented by its vendor for Linux).

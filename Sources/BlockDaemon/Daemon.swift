@@ -31,6 +31,7 @@ public enum BlockdMain {
         var layer = DaemonConfig.Layer(hostsFile: options.hostsFile, firewall: options.firewall, cutSockets: options.cutSockets, resolvConf: options.resolvConf)
         (layer.browserPolicies, layer.policyRoot, layer.firefoxPolicies) = (options.browserPolicies, options.policyRoot, options.firefoxPolicies)
         layer.userTablesDirectory = options.userTablesDirectory
+        layer.appShield = options.appShield
         return layer
     }
 
@@ -178,7 +179,8 @@ final class Daemon: @unchecked Sendable {
         let felt = FeltEnforcer(settings: daemon.felt, log: log)  // E5
         let hosts = HostsEnforcer(path: daemon.hostsFile, log: log, hits: inbox.shieldHits,
                                   onChange: { inbox.post(.enforcementChanged) }, sink: felt.sink)  // E1
-        let shield = AppShield(killGrace: TimeInterval(daemon.killGraceSeconds), log: log, hits: inbox.shieldHits)  // E2
+        let shield = AppShield(killGrace: TimeInterval(daemon.killGraceSeconds), log: log, hits: inbox.shieldHits,
+                               enabled: daemon.appShield)  // E2
         let browsers = BrowserPolicyEnforcer(config: daemon, stateDir: options.stateDir, log: log)  // E7
         let userTables = UserTablesEnforcer(directory: daemon.userTablesDirectory, log: log, hits: inbox.shieldHits,
                                             onChange: { inbox.post(.enforcementChanged) })  // U3
@@ -195,7 +197,7 @@ final class Daemon: @unchecked Sendable {
             limitsChanged: { usage.follow($0) },
             enforcementNotes: { local in
                 var notes = felt.notes(wallNow: clock.wallNow(), iso: local.iso8601)
-                notes["apps"] = .string(shield.mode)
+                notes["apps"] = .string(shield.enabled ? shield.mode : "off")
                 notes["usage"] = .string(usage.mode.rawValue)
                 for (key, value) in browsers.notes() { notes[key] = value }
                 for (key, value) in userTables.notes() { notes[key] = value }

@@ -8,12 +8,17 @@ import Foundation
 public protocol Enforcer: AnyObject {
     /// A short name for `blockc status` (`hosts+fanotify`, ...).
     var mode: String { get }
+    /// Why this part enforces nothing now (`mode` then stays out of the mode line), for
+    /// `blockc status`; nil while it does its part.
+    var off: String? { get }
     func enforce(blocked: [Selection]) -> EnforcementReport
     /// Removes all enforcement (blockd --release, E4).
     func release() -> [EnforcementFailure]
 }
 
 extension Enforcer {
+    public var off: String? { nil }
+
     /// `enforce`, for callers that need only the failures (tests).
     public func apply(blocked: [Selection]) -> [EnforcementFailure] { enforce(blocked: blocked).failures }
 }
@@ -78,7 +83,12 @@ public typealias ShieldHitSink = @Sendable (ShieldHit) -> Void
 public final class CompositeEnforcer: Enforcer {
     public let parts: [any Enforcer]
     public init(_ parts: [any Enforcer]) { self.parts = parts }
-    public var mode: String { parts.map(\.mode).filter { !$0.isEmpty }.joined(separator: "+") }
+    /// The parts that act, in order: a part that is off is not claimed (its reason is in `offs`).
+    public var mode: String { parts.filter { $0.off == nil }.map(\.mode).filter { !$0.isEmpty }.joined(separator: "+") }
+    /// `[{"part", "why"}]` for each part that is off.
+    public var offs: JSON {
+        .array(parts.compactMap { part in part.off.map { ["part": .string(part.mode.isEmpty ? "?" : part.mode), "why": .string($0)] } })
+    }
     public func enforce(blocked: [Selection]) -> EnforcementReport {
         var report = EnforcementReport()
         for part in parts { report.merge(part.enforce(blocked: blocked)) }

@@ -40,6 +40,9 @@ extension Engine {
 
     func makeSnapshot(parts: StatusSnapshot.Parts) -> StatusSnapshot {
         var enforcement: JSONObject = ["mode": .string(enforcer.mode), "applied": .array(applied.keys.sorted().map { .string($0) })]
+        if let composite = enforcer as? CompositeEnforcer, case .array(let offs) = composite.offs, !offs.isEmpty {
+            enforcement["off"] = .array(offs)  // what the mode line does not claim, and why
+        }
         enforcement["hostsFile"] = .string(config.daemon.hostsFile)
         // DESIGN §7 "Truth": which configuration is in force, and whether the state is on disk.
         enforcement["config"] = .string(configProvenance.kind.rawValue)

@@ -59,6 +59,11 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     }
 
     public var mode: String { "cut" }
+    /// E5 does nothing with CutSockets=no and no table (Firewall=no or nftables unusable).
+    public var off: String? {
+        guard !settings.cutSockets, table == nil else { return nil }
+        return "CutSockets=no, and new connections are not refused: \(firewallProblem ?? "no nftables table")"
+    }
 
     /// Failures here name no selection: cutting and refusing make a block felt at once, while
     /// the hosts file is what makes it enforced (DESIGN §7 "Truth").

@@ -54,13 +54,33 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
     var watchedInode: ino_t = 0
     static let firstRetry: TimeInterval = 1, lastRetry: TimeInterval = 60, audit: TimeInterval = 10
 
+    /// Why no program reads the tables (nil: the installed module does), for the mode line.
+    public let off: String?
+
     public init(directory: String = UserTable.directory, log: any LogSink = StderrSink(), hits: @escaping ShieldHitSink = { _ in },
-                onChange: @escaping @Sendable () -> Void = {}, xattr: ExtendedAttributes = .system) {
+                onChange: @escaping @Sendable () -> Void = {}, xattr: ExtendedAttributes = .system,
+                nsswitch: String = "/etc/nsswitch.conf") {
         tables = UserTables(directory: directory, xattr: xattr)
         self.log = log
         self.hits = hits
         self.onChange = onChange
         mayHoldTables = FileManager.default.fileExists(atPath: directory)
+        off = UserTablesEnforcer.unread(directory: directory, nsswitch: nsswitch)
+    }
+
+    /// Why the NSS module does not read tables in `directory`: another directory than the one
+    /// compiled into it (a sandbox), or `blockd` missing from the hosts: line.
+    static func unread(directory: String, nsswitch: String) -> String? {
+        guard directory == UserTable.directory else {
+            return "per-user tables go to \(directory), which the installed NSS module does not read"
+        }
+        let text = FileManager.default.contents(atPath: nsswitch).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let hosts = text.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("hosts:") }
+        let sources = hosts.map { $0.split(separator: "#")[0].split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) } ?? []
+        guard sources.contains("blockd") else {
+            return "blockd is not on the hosts: line of \(nsswitch), so no program asks the per-user tables (make install or the package puts it there)"
+        }
+        return nil
     }
 
     deinit {

@@ -84,6 +84,19 @@ struct OutputTests {
             """))
     }
 
+    @Test("status: the mode line claims only what acts, and says what is off and why")
+    func statusOff() {
+        var status = Fixture.emptyStatus
+        status["enforcement"] = .object([
+            "mode": "hosts", "hostsFile": "/tmp/hosts", "apps": "off",
+            "off": .array([["part": "nss", "why": "per-user tables go to /tmp/u, which the installed NSS module does not read"],
+                           ["part": "apps", "why": "turned off (AppShield=no)"]]),
+        ])
+        #expect(Fixture.output().status(status).contains("""
+            Enforcement: hosts (hosts file /tmp/hosts). Off: nss: per-user tables go to /tmp/u, which the installed NSS module does not read; apps: turned off (AppShield=no). Apps: off.
+            """))
+    }
+
     @Test("status: 'Nothing is blocked.' and no Failures section when there are none")
     func statusEmpty() {
         let text = Fixture.output().status(Fixture.emptyStatus)

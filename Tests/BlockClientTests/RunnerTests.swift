@@ -212,15 +212,18 @@ struct RunnerTests {
         #expect(h.err == "blockc: usage limits are not available in this version of blockd (0.1.0) (usage)\n")
     }
 
-    @Test("version: the client's, then the daemon's from hello; without a daemon still the client's, exit 3")
+    @Test("version: the client's, then the daemon's from hello; without a daemon still the client's, exit 3; --version needs no daemon")
     func version() {
         let h = Harness(FakeTransport([.success(.ok(["protocol": 1, "version": "0.1.0", "daemon": "blockd"]))]))
         #expect(h.run(["version"]) == 0)
         #expect(h.out == "blockc \(BlockdVersion.version)\nblockd 0.1.0 (protocol 1)\n")
         #expect(h.transport?.sent == [.hello])
         let down = Harness(nil, connectError: Self.down)
-        #expect(down.run(["--version"]) == 3)
+        #expect(down.run(["version"]) == 3)
         #expect(down.out == "blockc \(BlockdVersion.version)\n")
+        let flag = Harness(nil, connectError: Self.down)
+        #expect(flag.run(["--version"]) == 0, "the client's own version needs no daemon")
+        #expect(flag.out == "blockc \(BlockdVersion.version)\n" && flag.transport == nil)
     }
 
     @Test("help needs no daemon")
