@@ -46,9 +46,12 @@ extension Engine {
         if mustApply || !newlyBlocked.isEmpty || !effects.unlocks.isEmpty || scopesChanged(candidates) {  // per-user blocks
             mustApply = false
             let blocked = registry.index.blockedSelections.filter { lifted[$0] == nil || isBlockedNow($0) }
-            let targets = scoped(enforcementTargets(blocked, now: now), reasons: { self.blockedReasons($0) ?? [] })  // per-user blocks
+            let (resolved, unresolved) = enforcementTargets(blocked, now: now)
+            let targets = scoped(resolved, reasons: { self.blockedReasons($0) ?? [] })  // per-user blocks
             effects.targets = targets.map(\.name)
-            record(enforcer.enforce(blocked: targets), now: now)
+            var report = enforcer.enforce(blocked: targets)
+            for (name, cause) in unresolved.sorted(by: { $0.key < $1.key }) { report.notEnforced(name, cause) }  // §7 Truth
+            record(report, now: now)
             candidates.formUnion(notEnforced.keys)
         }
         // Truth (DESIGN §7): what failed to be enforced is not applied, and is not "Blocked" in

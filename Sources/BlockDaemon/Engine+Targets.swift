@@ -7,10 +7,13 @@ import Foundation
 /// selection removed from the configuration keeps its last targets for every activity that
 /// still names it.
 extension Engine {
-    /// The targets to enforce for the blocked selections `names`, recorded in `state.targets`.
-    func enforcementTargets(_ names: [String], now: Date) -> [Selection] {
+    /// The targets to enforce for the blocked selections `names`, recorded in `state.targets`,
+    /// and the selections that have none (removed from the configuration before they were ever
+    /// enforced), with why: those are not enforced, never "Blocked" (DESIGN §7 "Truth").
+    func enforcementTargets(_ names: [String], now: Date) -> (targets: [Selection], unresolved: [String: String]) {
         var kept: [String: Selection] = [:]
         var out: [Selection] = []
+        var unresolved: [String: String] = [:]
         for name in names {
             var current: Selection?
             var problem = ""
@@ -21,7 +24,9 @@ extension Engine {
             case (let c?, _): target = c
             case (nil, let p?): target = p
             case (nil, nil):
-                recordFailure(CoreError(.internal, "cannot enforce '\(name)': \(problem)"), uid: nil, activity: nil, now: now)
+                let cause = "it is not in the configuration and was never enforced, so blockd does not know what it blocks: \(problem)"
+                if notEnforced[name] != cause { recordFailure(CoreError(.internal, "cannot enforce '\(name)': \(cause)"), uid: nil, activity: nil, now: now) }
+                unresolved[name] = cause
                 continue
             }
             kept[name] = target
@@ -32,7 +37,7 @@ extension Engine {
         // them, for the day the configuration no longer does.
         for (name, pin) in state.targets where kept[name] == nil && registry.index.isNamed(name) { kept[name] = pin }
         state.targets = kept
-        return out
+        return (out, unresolved)
     }
 
     /// The configured selection with the targets it was enforced with added back.

@@ -85,6 +85,27 @@ struct ConfigFallbackTests {
         #expect(h.run { h.engine.state.targets["foo"] } == nil, "the kept targets go with the block")
     }
 
+    @Test("§7 Truth: a schedule whose selection was removed before its window starts is not enforced, with its cause, and never 'Blocked' (it used to be applied with no domain written)")
+    func removedSelectionIsNotEnforced() throws {
+        let h = Harness(now: "2026-11-29T10:00:00+09:00")
+        let evening = try! ConfigSet.load(daemonFile: nil, selectionFiles: [ConfigSource(path: "/etc/blockd/selections.d/myset.conf", text: """
+            [Selection]
+            Name=myset
+            Domains=myset.example
+            """)], scheduleFiles: [])
+        h.engine = h.makeEngine(config: evening, loader: { () throws(CoreError) -> ConfigSet in .builtIn })
+        h.run { h.engine.startUp() }
+        _ = ok(h.send(#"schedule-add {"name":"evening","window":"11:00-12:00","selections":["myset"]}"#))
+        _ = ok(h.send("reload"))  // myset.conf removed: nothing was blocked, so nothing is kept
+        h.advance(3600)
+        let status = h.run { h.engine.status(now: h.clock.wallNow()) }
+        #expect(status["enforcement"]?["applied"] == .array([]), "\(status["enforcement"] ?? .null)")
+        let missing = status["enforcement"]?["notEnforced"]?.array?.first
+        #expect(missing?["selection"] == "myset" && missing?["cause"]?.string?.contains("not in the configuration") == true, "\(missing ?? .null)")
+        #expect(!h.entries(.lock).contains { $0.message.contains("myset") }, "no 'Blocked myset': \(h.entries(.lock).map(\.message))")
+        #expect(h.run { h.engine.state.failures }.filter { $0.message.contains("cannot enforce 'myset'") }.count == 1, "recorded once")
+    }
+
     @Test("§7, E8: the targets a blocked selection keeps include its URL prefixes")
     func keptTargetsIncludePaths() {
         let pinned = Selection(name: "v", domains: ["a.example"], apps: ["/usr/bin/v"], paths: ["v.example/shorts"])
