@@ -35,7 +35,7 @@ $(NSS_OUT): nss/nss_blockd.c
 run: build
 	$$($(SWIFT) build $(SWIFTFLAGS) --show-bin-path)/blockd $(ARGS)
 
-# Installs into $(DESTDIR)$(PREFIX) (binaries, man pages, completions) and systemd's
+# Installs into $(DESTDIR)$(PREFIX) (binaries, stripped; man pages, completions) and systemd's
 # directories (units, sysusers.d, catalog); see scripts/install. On a live system with systemd
 # as PID 1 it also creates group blockd and enables blockd.socket and blockd.service.
 # BINDIR_SRC=DIR installs already-built binaries from DIR instead of a release build (tests).

@@ -6,6 +6,18 @@ import PackageDescription
 // BlockAgent, the user-session notification agent, which needs sd-bus (S1). BlockAgent has
 // its own executable, blockc-agent, which `blockc watch --notify` execs: blockc itself does
 // not link libsystemd, so no other command pays for loading it.
+// Every executable links the Swift runtime, Dispatch and Foundation statically, in debug builds
+// too (Tests/BlockDaemonTests/SelfContainedTests.swift runs the debug binaries with /opt/swift
+// hidden): an installed binary loads nothing from the toolchain, only Debian's own libraries
+// (libc, libstdc++, libsystemd, libnftables), which the package depends on. Loading and
+// relocating twenty shared Swift libraries was also most of a `blockc status` (8 ms of CPU
+// against redis-cli's 3 ms); static, it starts like a C client. The cost is disk: each binary
+// carries its own copy of Foundation, most of it ICU and its data (about 58 of the 60 MB of
+// each stripped binary; README, Install, has the sizes). Zone rules come from that ICU data, as
+// they came from the toolchain's shared ICU library before (/usr/share/zoneinfo is not read).
+let staticStdlib = (swift: [SwiftSetting.unsafeFlags(["-static-stdlib"])],
+                    linker: [LinkerSetting.unsafeFlags(["-static-stdlib"])])
+
 let package = Package(
     name: "blockd",
     products: [
@@ -28,15 +40,14 @@ let package = Package(
         ),
         .target(name: "CLinux"),
         .target(name: "BlockDaemon", dependencies: ["BlockCore", "CSystemd", "CLinux", "CNftables"]),
-        .executableTarget(name: "blockd", dependencies: ["BlockCore", "BlockDaemon"]),
+        .executableTarget(name: "blockd", dependencies: ["BlockCore", "BlockDaemon"],
+                          swiftSettings: staticStdlib.swift, linkerSettings: staticStdlib.linker),
         .target(name: "BlockClient", dependencies: ["BlockCore"]),
         .target(name: "BlockAgent", dependencies: ["BlockCore", "BlockClient", "CSystemd"]),
-        // The Swift runtime and Foundation linked statically: loading and relocating their
-        // twenty shared libraries was most of a `blockc status` (8 ms of CPU against redis-cli's
-        // 3 ms); static, it starts like a C client. Costs ~70 MB of disk, most of it ICU data.
         .executableTarget(name: "blockc", dependencies: ["BlockCore", "BlockClient"],
-                          swiftSettings: [.unsafeFlags(["-static-stdlib"])], linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
-        .executableTarget(name: "blockc-agent", dependencies: ["BlockCore", "BlockClient", "BlockAgent"]),
+                          swiftSettings: staticStdlib.swift, linkerSettings: staticStdlib.linker),
+        .executableTarget(name: "blockc-agent", dependencies: ["BlockCore", "BlockClient", "BlockAgent"],
+                          swiftSettings: staticStdlib.swift, linkerSettings: staticStdlib.linker),
         // Test doubles (manual clock, memory log, recording enforcer, unsupplied collaborators):
         // only test targets depend on it.
         .target(name: "BlockTestSupport", dependencies: ["BlockCore", "BlockDaemon"], path: "Tests/Support"),

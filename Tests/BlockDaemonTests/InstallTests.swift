@@ -63,7 +63,9 @@ struct InstallTests {
             let attributes = try FileManager.default.attributesOfItem(atPath: dest.path + path)
             #expect((attributes[.posixPermissions] as? Int) == mode, "\(path) has mode \(mode)")
             let from = source.hasPrefix("@bin/") ? Sandbox.binDir + source.dropFirst(4) : Repo.root + "/" + source
-            let want = try Data(contentsOf: URL(fileURLWithPath: from))
+            // The executables and the NSS module are installed stripped (scripts/install).
+            let elf = source.hasPrefix("@bin/") || source.hasSuffix(".so.2")
+            let want = try elf ? InstallTests.stripped(from) : Data(contentsOf: URL(fileURLWithPath: from))
             let got = try Data(contentsOf: URL(fileURLWithPath: dest.path + path))
             // The units and the autostart entry name the installed binary; the rest is a copy.
             let exec: (key: String, line: String)? = path.hasSuffix("blockd.service") ? ("ExecStart=", "ExecStart=\(prefix)/bin/blockd")
@@ -313,6 +315,14 @@ struct InstallTests {
     /// make's own variables from an outer `make check` stay out of the nested make.
     static var cleanMakeEnvironment: [String: String?] {
         ["MAKEFLAGS": nil, "MAKELEVEL": nil, "MFLAGS": nil, "DESTDIR": nil, "PREFIX": nil]
+    }
+
+    /// `path` as scripts/install installs it: strip --strip-unneeded (into a temp dir).
+    static func stripped(_ path: String) throws -> Data {
+        let dir = try TempDir()
+        let run = try Run.capture("/usr/bin/strip", ["--strip-unneeded", "-o", dir.path + "/stripped", path])
+        guard run.status == 0 else { throw SandboxError("strip \(path): \(run.output)") }
+        return try Data(contentsOf: URL(fileURLWithPath: dir.path + "/stripped"))
     }
 
     /// `make install` of the already-built debug binaries (a release build would take minutes).
