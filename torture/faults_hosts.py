@@ -177,10 +177,20 @@ def case_full():
         ok = wait_for(lambda: "reddit.com" in section_domains(read(sb.hosts)), 5)
         t.check(ok, "full: the section was not written within 5 s of freeing space")
         t.check(outside_section(read(sb.hosts)) == ORIGINAL, "full: user bytes changed after the retry")
-        t.check("reddit" in applied(sb), "full: applied does not list reddit once it is written")
+        # The retry writes the file, then tells the engine: status may lag the file by a moment.
+        t.check(wait_for(lambda: "reddit" in applied(sb), 5), "full: applied does not list reddit within 5 s of it being written")
         t.check(sb.read_log().count("written again") == 1, "full: 'written again' was not logged exactly once")
+        # §7 Truth: a stop whose write fails is an unblock pending, not "Unblocked", until it lands.
+        fill(fs)
         code, _, err = blockc(sb, "stop", "reddit")
-        t.check(code == 0 and read(sb.hosts) == ORIGINAL, f"full: after stop the file is not byte-identical ({code} {err!r})")
+        pending = [p.get("selection") for p in status(sb)["enforcement"].get("unblockPending", [])]
+        t.check(code == 0 and pending == ["reddit"] and "reddit" in applied(sb) and "reddit.com" in section_domains(read(sb.hosts)),
+                f"full: a stop on a full disk is not shown as an unblock pending ({code} {err!r}, pending {pending})")
+        t.check("Unblocked reddit" not in sb.read_log(), "full: 'Unblocked reddit' was logged while the file still held its lines")
+        free(fs)
+        t.check(wait_for(lambda: read(sb.hosts) == ORIGINAL, 8), "full: after stop the file is not byte-identical within 8 s of freeing space")
+        t.check(wait_for(lambda: "Unblocked reddit" in sb.read_log() and "reddit" not in applied(sb), 5),
+                "full: the unlock was not logged, or reddit is still applied, once the write landed")
 
 
 def case_readonly():
@@ -201,7 +211,7 @@ def case_readonly():
         ok = wait_for(lambda: "instagram.com" in section_domains(read(sb.hosts)), 8)
         t.check(ok, "readonly: not written within 8 s of the remount, with no other request")
         t.check(outside_section(read(sb.hosts)) == ORIGINAL, "readonly: user bytes changed")
-        t.check("instagram" in applied(sb), "readonly: applied does not list instagram once written")
+        t.check(wait_for(lambda: "instagram" in applied(sb), 5), "readonly: applied does not list instagram within 5 s of it being written")
         code, _, _ = blockc(sb, "stop", "instagram")
         t.check(code == 0 and read(sb.hosts) == ORIGINAL, "readonly: after stop the file is not byte-identical")
 

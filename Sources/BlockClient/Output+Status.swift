@@ -102,6 +102,9 @@ extension Output {
         for missing in (e["notEnforced"]?.array ?? []).compactMap(\.object) {
             line += "\n" + paint("Not enforced yet: \(text(missing["selection"])): \(text(missing["cause"]))", .red)
         }
+        for stuck in (e["unblockPending"]?.array ?? []).compactMap(\.object) {
+            line += "\n" + paint("Still blocked, unblock pending: \(text(stuck["selection"])): \(text(stuck["cause"]))", .red)
+        }
         if let paths = e["pathRules"]?.string { line += "\nNote: \(Output.clean(paths))." }
         return line
     }

@@ -28,6 +28,10 @@ public struct EnforcementReport: Equatable, Sendable {
     public var failures: [EnforcementFailure] = []
     /// Selections of the requested set that are not (fully) enforced now, with the cause.
     public var notEnforced: [String: String] = [:]
+    /// Selections no longer requested whose enforcement could not be taken away yet (a hosts
+    /// file on a full disk still holds their lines), with the cause: their unlock is pending
+    /// (DESIGN §7 "Truth": not "Unblocked" until it lands).
+    public var lingering: [String: String] = [:]
 
     public init() {}
 
@@ -48,6 +52,7 @@ public struct EnforcementReport: Equatable, Sendable {
     public mutating func merge(_ other: EnforcementReport) {
         failures += other.failures
         for (selection, cause) in other.notEnforced.sorted(by: { $0.key < $1.key }) { notEnforced(selection, cause) }
+        for (selection, cause) in other.lingering { lingering[selection] = lingering[selection].map { "\($0); \(cause)" } ?? cause }
     }
 }
 

@@ -30,7 +30,7 @@ extension Engine {
         // blocked before it: every applied selection is looked at again.
         let rebuilds = registry.index.evaluatedAt.map { now < $0 } ?? true
         registry.advance(to: now)
-        var candidates = registry.takeTouchedSelections().union(notEnforced.keys)
+        var candidates = registry.takeTouchedSelections().union(notEnforced.keys).union(lingering.keys)
         if rebuilds || mustApply { candidates.formUnion(applied.keys); candidates.formUnion(blockedView.keys) }
         if mustApply { candidates.formUnion(registry.index.blockedSelections) }
         // M3: a grant lifts its selection while every reason allows it. Grants are few, so the
@@ -53,6 +53,8 @@ extension Engine {
             for (name, cause) in unresolved.sorted(by: { $0.key < $1.key }) { report.notEnforced(name, cause) }  // §7 Truth
             record(report, now: now)
             candidates.formUnion(notEnforced.keys)
+            // §7 Truth: an unlock whose write failed is pending: no "Unblocked", no unblock hook.
+            effects.unlocks.removeAll { lingering[$0] != nil }
         }
         // Truth (DESIGN §7): what failed to be enforced is not applied, and is not "Blocked" in
         // the journal until a retry enforces it.
@@ -79,7 +81,8 @@ extension Engine {
     /// What `applied` holds for `selection` after this reconcile: its reasons if it is blocked
     /// and enforced.
     private func appliedReasons(_ selection: String) -> [Reason]? {
-        notEnforced[selection] == nil ? blockedReasons(selection) : nil
+        if lingering[selection] != nil { return applied[selection] }  // still in force
+        return notEnforced[selection] == nil ? blockedReasons(selection) : nil
     }
 
     /// T5 with M3: whether `selection` is blocked now for someone (grants did not lift every
@@ -153,6 +156,7 @@ extension Engine {
     /// (a retry that fails the same way is not a new failure).
     func record(_ report: EnforcementReport, now: Date) {
         notEnforced = report.notEnforced
+        lingering = report.lingering.filter { applied[$0.key] != nil }
         var causes: Set<String> = []
         for failure in report.failures {
             let key = "\(failure.selection ?? "")\n\(failure.message)"
@@ -229,7 +233,8 @@ extension Engine {
         var locks: [Report] = [], unlocks: [Report] = []
         for selection in candidates.sorted() {
             let before = applied[selection]
-            let after = isBlockedNow(selection) ? (notEnforced[selection] == nil ? blockedReasons(selection) : before) : nil
+            let after = isBlockedNow(selection) ? (notEnforced[selection] == nil ? blockedReasons(selection) : before)
+                : (lingering[selection] != nil ? before : nil)  // §7: an unlock not landed yet is no unlock
             guard before != after else { continue }
             let changes = Policy.viewChanges(before: before, after: after) { viewer in
                 self.registry.index.until(selection, from: now, viewer: viewer)

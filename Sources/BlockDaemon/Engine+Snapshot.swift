@@ -49,6 +49,11 @@ extension Engine {
         if let problem = configProvenance.problem { enforcement["configProblem"] = .string(problem) }
         if let problem = saveProblem { enforcement["stateProblem"] = .string(problem) }
         enforcement["notEnforced"] = notEnforcedJSON(parts.desired.map(\.selection))
+        if !lingering.isEmpty {  // §7 Truth: no longer blocked, but still in force until a write lands
+            enforcement["unblockPending"] = .array(lingering.sorted(by: { $0.key < $1.key }).map {
+                ["selection": .string($0.key), "cause": .string($0.value)]
+            })
+        }
         return StatusSnapshot(local: local, parts: parts, usage: state.usage,
                               failures: state.failures, shieldHits: state.shieldHits, enforcement: enforcement,
                               nextTransition: nextTransition, maxActivities: registry.maxActivities,

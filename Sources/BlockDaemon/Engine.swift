@@ -23,6 +23,10 @@ public final class Engine: @unchecked Sendable {
     var applied: [String: [Reason]] = [:]
     /// Desired selections the enforcer could not enforce at the last apply, with the cause.
     var notEnforced: [String: String] = [:]
+    /// DESIGN §7 "Truth": selections no longer blocked whose enforcement is still in place
+    /// (a write that takes it away failed), with the cause; they stay applied, unannounced,
+    /// until it lands.
+    var lingering: [String: String] = [:]
     /// The enforcement failures of the last apply, each recorded once while it persists.
     var enforcementCauses: Set<String> = []
     /// T6: wall minus boot clock at the last reconcile; a change means the wall clock stepped.

@@ -77,9 +77,17 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
                     }
                 }
             }
+            let previous = self.owners
             self.owners = owners
             expected = HostsFile.section(for: domains, sink: sink)
             let outcome = converge()
+            // Truth (DESIGN §7): lines of selections no longer blocked that the failed write left
+            // in the file keep those selections in force; their unlock is pending, not done.
+            if let failure = outcome.failure {
+                for domain in outcome.onDisk where owners[domain] == nil {
+                    if let selection = previous[domain] { report.lingering[selection] = failure.message }
+                }
+            }
             settle(outcome.failure)
             if let failure = outcome.failure { report.failures.append(failure) }
             // Truth (DESIGN §7): a selection is enforced when all its domains are in the file.

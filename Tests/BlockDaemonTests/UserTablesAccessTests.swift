@@ -142,7 +142,9 @@ struct UserTablesAccessTests {
             wait_for '[ "$(blockc failures | grep -c "Repaired $TABLE")" = 3 ]'
             echo "failures=$(blockc failures | grep -c "Repaired $TABLE")"
             rm "$TABLE"; mkdir "$TABLE"
-            wait_for 'blockc status --json --user bdtab-kid | grep -q "cannot write the per-user"'
+            # The failure is recorded before the engine's next reconcile moves site out of applied:
+            # wait for both, or a busy machine reads the status in between.
+            wait_for 'blockc status --json --user bdtab-kid | grep -q "cannot write the per-user" && blockc status --json --user bdtab-kid | grep -q "\\"applied\\":\\[\\]"'
             blockc status --json --user bdtab-kid > "$D/broken.json"
             echo "broken=$(as bdtab-kid getent ahosts site.test | addrs)"
             rmdir "$TABLE"

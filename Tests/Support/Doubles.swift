@@ -56,6 +56,14 @@ public final class RecordingEnforcer: Enforcer, @unchecked Sendable {
     private var calls: [[String]] = []
     private var lastUsers: [String: [UInt32]] = [:]
 
+    /// Selections whose unlock cannot land (as a hosts file on a full disk): reported as
+    /// lingering while they are not in the blocked set.
+    public var stuck: [String: String] {
+        get { lock.withLock { stuckNow } }
+        set { lock.withLock { stuckNow = newValue } }
+    }
+    private var stuckNow: [String: String] = [:]
+
     public init() {}
 
     public func enforce(blocked: [Selection]) -> EnforcementReport {
@@ -63,7 +71,10 @@ public final class RecordingEnforcer: Enforcer, @unchecked Sendable {
             lastUsers = [:]
             for s in blocked { if let users = s.users { lastUsers[s.name] = users } }
             calls.append(blocked.map(\.name).sorted())
-            return EnforcementReport(failures: [])
+            var report = EnforcementReport(failures: [])
+            let names = Set(blocked.map(\.name))
+            for (selection, cause) in stuckNow where !names.contains(selection) { report.lingering[selection] = cause }
+            return report
         }
     }
 
