@@ -7,6 +7,25 @@ from rig import sh
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 
+def throwaway_users(users):
+    """Creates `users` ({name: "group,group"}) with groups blockd and blockd-admin, inside the
+    namespace's overlay of /etc; refuses a name that exists, never reusing a real account."""
+    import grp
+    for name in users:
+        try:
+            pwd.getpwnam(name)
+            raise RuntimeError(f"a user named {name} exists on this machine: the test needs the name for its throwaway user")
+        except KeyError:
+            pass
+    for group in ("blockd", "blockd-admin"):
+        try:
+            grp.getgrnam(group)
+        except KeyError:
+            sh("groupadd", "--system", group)
+    for name, groups in users.items():
+        sh("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "-G", groups, name)
+
+
 def install_module(work, bindir):
     """scripts/install into DESTDIR (with a copy of this machine's nsswitch.conf), then the
     module's directory overlaid read-only in this namespace. Returns (DESTDIR, the install

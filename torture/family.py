@@ -30,7 +30,7 @@ import grp, json, os, pwd, re, shutil, statistics, subprocess, sys, time, traceb
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Tally  # noqa: E402
 from rig import Rig, enter, sh, wait_for  # noqa: E402
-from asuser import REPO, as_user, getent, install_module  # noqa: E402
+from asuser import REPO, as_user, getent, install_module, throwaway_users  # noqa: E402
 
 t = Tally("family")
 bindir = os.path.abspath(sys.argv[1])
@@ -59,19 +59,7 @@ def window():
 
 def setup(rig):
     """Users, groups, the module, nsswitch.conf, /etc/hosts, /run and the app: all in the namespace."""
-    for name in USERS:
-        try:
-            pwd.getpwnam(name)
-            raise RuntimeError(f"a user named {name} exists on this machine: the test needs the name for its throwaway user")
-        except KeyError:
-            pass
-    for group in ("blockd", "blockd-admin"):
-        try:
-            grp.getgrnam(group)
-        except KeyError:
-            sh("groupadd", "--system", group)
-    for name, groups in ((KID, "blockd"), (KID2, "blockd"), (PARENT, "blockd,blockd-admin")):
-        sh("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "-G", groups, name)
+    throwaway_users({KID: "blockd", KID2: "blockd", PARENT: "blockd,blockd-admin"})
     install_module(rig.work, bindir)
     sh("mount", "-t", "tmpfs", "-o", "mode=0755,size=4m", "tmpfs", "/run")
     if sh("findmnt", "-n", "-o", "FSTYPE", "/run").stdout.strip() != "tmpfs":

@@ -27,7 +27,7 @@ import grp, json, os, pwd, ssl, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Tally  # noqa: E402
 from rig import Rig, enter, sh, wait_for  # noqa: E402
-from asuser import REPO, as_user, chromium, getent, install_module, page_handler  # noqa: E402
+from asuser import REPO, as_user, chromium, getent, install_module, page_handler, throwaway_users  # noqa: E402
 
 t = Tally("users")
 bindir = os.path.abspath(sys.argv[1])
@@ -53,19 +53,7 @@ def window():
 
 def setup(rig):
     """Users, groups, the module, nsswitch.conf, /etc/hosts and /run: all in the namespace."""
-    for name in (KID, PARENT):
-        try:
-            pwd.getpwnam(name)
-            raise RuntimeError(f"a user named {name} exists on this machine: the test needs the name for its throwaway user")
-        except KeyError:
-            pass
-    for group in ("blockd", "blockd-admin"):
-        try:
-            grp.getgrnam(group)
-        except KeyError:
-            sh("groupadd", "--system", group)
-    sh("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "-G", "blockd", KID)
-    sh("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "-G", "blockd,blockd-admin", PARENT)
+    throwaway_users({KID: "blockd", PARENT: "blockd,blockd-admin"})
     install_module(rig.work, bindir)
     sh("mount", "-t", "tmpfs", "-o", "mode=0755,size=4m", "tmpfs", "/run")
     if sh("findmnt", "-n", "-o", "FSTYPE", "/run").stdout.strip() != "tmpfs":
