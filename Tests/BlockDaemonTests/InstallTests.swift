@@ -317,10 +317,11 @@ struct InstallTests {
         ["MAKEFLAGS": nil, "MAKELEVEL": nil, "MFLAGS": nil, "DESTDIR": nil, "PREFIX": nil]
     }
 
-    /// `path` as scripts/install installs it: strip --strip-unneeded (into a temp dir).
+    /// `path` as scripts/install installs it, stripped as dh_strip does (into a temp dir).
     static func stripped(_ path: String) throws -> Data {
         let dir = try TempDir()
-        let run = try Run.capture("/usr/bin/strip", ["--strip-unneeded", "-o", dir.path + "/stripped", path])
+        let run = try Run.capture("/usr/bin/strip", ["--remove-section=.comment", "--remove-section=.note", "--strip-unneeded",
+                                                     "-o", dir.path + "/stripped", path])
         guard run.status == 0 else { throw SandboxError("strip \(path): \(run.output)") }
         return try Data(contentsOf: URL(fileURLWithPath: dir.path + "/stripped"))
     }
