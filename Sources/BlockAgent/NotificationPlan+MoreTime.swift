@@ -30,10 +30,12 @@ extension NotificationPlanner {
     public static let moreKey = "more", approveKey = "approve", denyKey = "deny"
 
     /// M4, S4: the daemon put into the event what `more SELECTION 15m` would get (`more`);
-    /// without it, or with a request of ours already waiting, there is no button.
+    /// without it, or with a request of ours already waiting, there is no button. A1: a lock
+    /// for everyone is a block for the whole machine, which more time never lifts for one
+    /// member, so only an administrator's agent offers it.
     func moreButtons(_ event: WatchEvent, viewer: Viewer, _ texts: [String: String], _ values: TemplateValues) -> [PlannedNotification.Button] {
         guard let selection = event.selection, let offer = event.more.flatMap(MoreTimeOffer.init(rawValue:)),
-              !viewer.asked.contains(selection) else { return [] }
+              !viewer.asked.contains(selection), !(event.isForEveryone && !viewer.isAdmin) else { return [] }
         let label: TextKey = switch offer {
         case .grant: .moreLabel
         case .ask: .askLabel

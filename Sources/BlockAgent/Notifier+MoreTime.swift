@@ -60,7 +60,8 @@ extension Notifier {
     /// a request arrives.
     func viewer(for event: WatchEvent) -> NotificationPlanner.Viewer {
         moreTime.note(event, uid: daemon.uid)
-        if event.name == .moreTime, event.hitKind == "asked", moreTime.admin == nil { moreTime.admin = daemon.isAdmin() }
+        let asks = event.name == .moreTime && event.hitKind == "asked"
+        if (asks || (event.isForEveryone && event.more != nil)), moreTime.admin == nil { moreTime.admin = daemon.isAdmin() }  // A1
         return .init(uid: daemon.uid, isAdmin: moreTime.admin ?? false, asked: moreTime.asked, requests: moreTime.requests)
     }
 

@@ -24,4 +24,7 @@ extension WatchEvent {
         if let users { return users.contains(uid) }
         return !(except ?? []).contains(uid)
     }
+
+    /// A1: a lock for everyone (but `except`): a reason for the whole machine started.
+    public var isForEveryone: Bool { name == .lock && users == nil }
 }

@@ -38,6 +38,22 @@ import Testing
         }
     }
 
+    @Test("A1: a lock for everyone offers more time to an administrator's agent only; a lock for kid offers it to kid")
+    func noButtonForEveryoneToMembers() throws {
+        var everyone = WatchEvent.lock(time: "2026-11-29T13:06:00+09:00", selection: "discord", until: "2026-11-29T14:00:00+09:00", reasons: ["focus"])
+        everyone.more = "grant"
+        var kids = WatchEvent.lock(time: "2026-11-29T13:06:00+09:00", selection: "discord", until: "2026-11-29T14:00:00+09:00", reasons: ["bedtime"],
+                                   users: [UInt32(MoreTimePlannerTests.me)])
+        kids.more = "ask"
+        func labels(_ e: WatchEvent, admin: Bool) throws -> [String] {
+            try #require(planner(.en).plan(e, selection: nil, now: MoreTimePlannerTests.now, abilities: MoreTimePlannerTests.all,
+                                           viewer: .init(uid: MoreTimePlannerTests.me, isAdmin: admin))).buttons.map(\.label)
+        }
+        #expect(try labels(everyone, admin: false) == [], "a member's agent would offer what blockd refuses")
+        #expect(try labels(everyone, admin: true) == ["15 more minutes"])
+        #expect(try labels(kids, admin: false) == ["Ask for more time"])
+    }
+
     @Test("M4, S4: no more-time button without the server's actions, nor while our own request waits")
     func noDeadButton() throws {
         let p = planner(.en)
