@@ -73,7 +73,9 @@ class Sandbox:
 
     def args(self):
         return [self.blockd, "--socket", self.socket, "--state-dir", self.state_dir, "--config-dir", self.config_dir, "--policy-root", self.dir + "/root",
-                "--hosts-file", self.hosts, "--log-target", "console", "--firewall", "no", "--cut-sockets", "no"]
+                "--hosts-file", self.hosts, "--log-target", "console", "--firewall", "no", "--cut-sockets", "no",
+                # U3: the per-user tables in the sandbox too, never the machine's /run/blockd/users.
+                "--user-tables-dir", self.dir + "/users"]
 
     def start(self, prefix=(), env=None, timeout=30):
         e = dict(self.env)

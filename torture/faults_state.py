@@ -216,7 +216,7 @@ def second_daemon():
     st_before = os.stat(sb.hosts)
     args = [blockd, "--socket", f"{sb.dir}/second.sock", "--state-dir", sb.state_dir, "--config-dir", sb.config_dir,
             "--hosts-file", sb.hosts, "--log-target", "console", "--policy-root", f"{sb.dir}/root",
-            "--firewall", "no", "--cut-sockets", "no"]
+            "--firewall", "no", "--cut-sockets", "no", "--user-tables-dir", f"{sb.dir}/users"]
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=sb.env, start_new_session=True)
     try:
         out, _ = p.communicate(timeout=10)
