@@ -42,6 +42,7 @@ failed."""
 import json, os, re, shutil, signal, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Tally  # noqa: E402
+import sysrig  # noqa: E402
 from sysrig import SystemRig, require, wait  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -338,21 +339,9 @@ try:
     remove()
     purge()
 except Exception as e:  # a broken rig or a timeout is a failure with its reason
-    tail = ""
-    try:
-        if rig.pid1:
-            tail = "\n" + run("journalctl", "-b", "--no-pager", "-n", "30").stdout
-    except Exception:
-        pass
-    t.check(False, f"{type(e).__name__}: {e}{tail}")
+    sysrig.fail(t, rig, e)
 finally:
-    signal.alarm(0)
-    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(s, signal.SIG_IGN)  # nothing interrupts the stop
-    try:
-        rig.stop()
-    except Exception as e:
-        t.check(False, f"stopping the rig: {e}")
+    sysrig.stop(t, rig)
     shutil.rmtree(outdir, ignore_errors=True)
     t.figures["seconds"] = round(time.monotonic() - started, 1)
 t.done()

@@ -316,6 +316,28 @@ class SystemRig:
             raise RuntimeError("; ".join(problems))
 
 
+def fail(t, rig, e):
+    """A suite's broken rig or timeout as one failure with its reason and the journal's tail."""
+    tail = ""
+    try:
+        if rig.pid1:
+            tail = "\n" + rig.run("journalctl", "-b", "--no-pager", "-n", "30", check=False).stdout
+    except Exception:
+        pass
+    t.check(False, f"{type(e).__name__}: {e}{tail}")
+
+
+def stop(t, rig):
+    """Stops the rig whatever happened; nothing interrupts the stop."""
+    signal.alarm(0)
+    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, signal.SIG_IGN)
+    try:
+        rig.stop()
+    except Exception as e:
+        t.check(False, f"stopping the rig: {e}")
+
+
 def wait(pred, seconds=10, step=0.1):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
