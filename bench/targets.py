@@ -49,8 +49,12 @@ if i:
     target("statusFiftyVsRedis", "the same with 50 connections",
            f"{i['statusFifty']:,}/s vs {i['redisGetFifty']:,}/s: {i['statusFiftyVsRedis']}×", i["statusFiftyVsRedis"], 0.5, True, "×")
     target("blockcVsRedisCli", "`blockc status` whole process vs `redis-cli ping`",
-           f"{i['blockcStatusMs']} ms vs {i['redisCliPingMs']} ms: {i['blockcVsRedisCli']}×", i["blockcVsRedisCli"], 1.5, False, "×")
+           f"{i['blockcStatusMs']} ms vs {i['redisCliPingMs']} ms: {i['blockcVsRedisCli']}×", i["blockcVsRedisCli"], 1.2, False, "×")
     target("rssAfterStart", "blockd RSS after start", f"{i['rssAfterStartKiB'] / 1024:.1f} MiB", round(i["rssAfterStartKiB"] / 1024, 1), 20, False, " MiB")
+    for name, limit in (("blockd", 20), ("blockc", 15), ("blockc-agent", 15)):
+        size = i.get(f"{name}StrippedBytes")
+        target(f"{name}Size", f"`{name}` installed (stripped)", f"{size / 1e6:.1f} MB" if size else "not measured",
+               size and round(size / 1e6, 1), limit, False, " MB")
 
 r["targets"] = targets
 with open(path, "w") as f:

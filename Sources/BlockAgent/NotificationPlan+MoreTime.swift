@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 extension PlannedNotification {
     /// M4: a button that sends one request to blockd, over the control socket as this user.

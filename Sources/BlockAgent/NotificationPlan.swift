@@ -1,6 +1,8 @@
 import BlockClient
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// What the agent knows about a selection from the daemon's `selection-show`: its alternative
 /// (`OpenURL=`, S1) and its own texts (S6). Missing or unreadable means "none".

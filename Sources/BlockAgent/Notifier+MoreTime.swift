@@ -1,6 +1,7 @@
 import BlockClient
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// M4: how the agent reaches blockd for more time: each on a short connection of its own, as

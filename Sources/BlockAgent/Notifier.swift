@@ -1,6 +1,7 @@
 import BlockCore
 import CSystemd
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// The D-Bus half of the agent: turns queued events into `Notify` calls on the session bus

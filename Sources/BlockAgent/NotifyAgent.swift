@@ -1,9 +1,10 @@
 import BlockClient
 import BlockCore
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Glibc
 import Synchronization
+import ZoneInfo
 
 /// `blockc watch --notify`: the user's agent. The daemon is root and outside the desktop
 /// session, so it cannot show anything or open anything for the user (S1); this process,
@@ -57,7 +58,8 @@ public enum NotifyAgent {
         let subscriber = Subscriber(path: path, queue: queue, backoff: options.backoff, log: log) { p throws(ClientError) in
             try ControlConnection(path: p)
         }
-        Thread.detachNewThread {
+        // The subscriber blocks in poll() for the daemon's lines: a queue of its own.
+        DispatchQueue(label: "blockc-agent.subscriber").async {
             if case .permission(let why)? = subscriber.run() {
                 log(why)
                 exitStatus.withLock { $0 = 3 }
@@ -67,7 +69,7 @@ public enum NotifyAgent {
 
         let environment = options.environment
         let notifier = Notifier(
-            planner: NotificationPlanner(language: Language.from(environment: environment), clock: LocalClock(TimeZone.current)),
+            planner: NotificationPlanner(language: Language.from(environment: environment), clock: LocalClock(SystemTimeZone.current(environment: environment))),
             opener: Opener(environment: environment),
             lookup: { name in selection(name, path: path) },
             log: log,

@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// Opens an alternative in the user's session (S1): `xdg-open URL`, found on PATH when it is

@@ -1,6 +1,7 @@
 import BlockClient
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// How long to wait before reconnecting: doubling from `first` to `cap`, back to `first`
@@ -87,7 +88,7 @@ final class Subscriber: Sendable {
             let wait = backoff.delay()
             var slept = 0.0
             while slept < wait && !queue.isClosed {
-                Thread.sleep(forTimeInterval: min(0.1, wait - slept))
+                usleep(UInt32(min(0.1, wait - slept) * 1e6))
                 slept += 0.1
             }
         }

@@ -34,7 +34,7 @@ public enum BlockcHelp {
     static func listing(_ command: Command) -> String? {
         guard let (usage, summary) = command.blockcHelp else { return nil }
         let column = 25
-        if usage.count < column - 1 { return "  " + usage.padding(toLength: column, withPad: " ", startingAt: 0) + summary }
+        if usage.count < column - 1 { return "  " + usage + String(repeating: " ", count: column - usage.count) + summary }
         return "  \(usage)\n" + String(repeating: " ", count: column + 2) + summary
     }
 

@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// The commands that are more than one request and one answer: `version` (which prints
 /// something even without a daemon), `watch` and `status --watch`.

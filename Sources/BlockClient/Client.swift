@@ -1,6 +1,8 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
+import ZoneInfo
 
 /// Runs one parsed `blockc` command (DESIGN §6) and returns its exit status. Everything it
 /// touches is injected, so
@@ -53,12 +55,14 @@ public struct BlockcRunner {
             stdout: { text in writeAll(STDOUT_FILENO, text) },
             stderr: { text in _ = writeAll(STDERR_FILENO, text) },
             now: { Date() },
-            clock: LocalClock(TimeZone.current),
+            clock: LocalClock(SystemTimeZone.current(environment: environment)),
             color: color,
             isTerminal: tty,
             connect: { path throws(ClientError) in try ControlConnection(path: path) },
             sleep: { seconds in
-                Thread.sleep(forTimeInterval: seconds)
+                var time = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+                var left = timespec()
+                while nanosleep(&time, &left) == -1 && errno == EINTR { time = left }
                 return true
             })
     }

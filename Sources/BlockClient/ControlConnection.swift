@@ -1,5 +1,6 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// What `blockc` needs from a connection to the daemon. `BlockcRunner` talks to this rather

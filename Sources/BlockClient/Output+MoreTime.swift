@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Human output of `more`, `requests`, `approve`, `deny`, `cancel`, and of a stop or removal
 /// that waits for its `Delay=` (M1-M3).

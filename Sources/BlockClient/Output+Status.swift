@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// `blockc status` and the answers to the commands that change something.
 extension Output {
@@ -151,7 +153,7 @@ extension Output {
         var flags: [String] = []
         if a.locked { flags.append("locked") }
         if a.origin == "config" { flags.append("from \(Output.clean(a.file ?? ""))") }
-        if a.users != nil { flags.append(forWhom(a.users).trimmingCharacters(in: .whitespaces)) }  // per-user blocks
+        if a.users != nil { flags.append(forWhom(a.users).trimmed()) }  // per-user blocks
         return [Cell(Output.clean(a.name), .bold), Cell(kind), Cell(rule), Cell(a.selections.map(Output.clean).joined(separator: ", ")),
                 Cell(when(a), a.active ? .green : nil), Cell(flags.joined(separator: ", "), .yellow)]
     }

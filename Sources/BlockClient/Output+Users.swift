@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 extension Output {
     /// " for kid, @kids" after what a per-user activity blocks; "" for the whole machine.

@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Human output for `blockc` (DESIGN §6): pure functions from the daemon's response objects
 /// (the shapes built in Engine+Requests.swift and Shapes.swift) to text. The time, the zone

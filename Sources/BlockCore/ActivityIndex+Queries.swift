@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Answers from the index. Everything on a change's path is O(1) or O(the selection's own
 /// activities); the ordered listings (`activities`) are for list commands and reloads.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The registered activities, kept so that the work per change does not grow with their
 /// number: activities by name; for each selection the activities that list it; a queue of

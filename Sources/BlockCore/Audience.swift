@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Per-user blocks (U2): whom a lock or an unlock is about. A selection's union (T5) is kept
 /// once, but what it means differs per user: blocked for `kid` by a bedtime, for everyone by a

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Host names as blockd writes them into /etc/hosts (E1).
 ///
@@ -69,7 +69,7 @@ public enum Domain {
             }
         }
         // NFKC can produce uppercase (fullwidth 'Ａ' → 'A'), hence lowercase on both sides.
-        let folded = String(mapped).lowercased().precomposedStringWithCompatibilityMapping.lowercased()
+        let folded = nfkc(String(mapped).lowercased()).lowercased()
 
         // Characters are checked after folding so that a fullwidth '＃' or '／' that NFKC turns
         // into ASCII is caught too.
@@ -181,7 +181,7 @@ public enum Domain {
     /// A URL gets a hint naming its host, which is almost always what was meant.
     private static func hint(for scalar: Unicode.Scalar, in text: String) -> String {
         if scalar == "*" { return "list each host name instead, such as example.com and www.example.com" }
-        guard scalar == "/" || scalar == ":" || scalar == "?", let range = text.range(of: "://") else {
+        guard scalar == "/" || scalar == ":" || scalar == "?", let range = text.firstRange(of: "://") else {
             return defaultHint
         }
         let rest = text[range.upperBound...]

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// M3 with A1: what grants lift from one selection. Per activity, the users it is lifted for,
 /// or nil for the reason as a whole (a machine-wide reason under an administrator's grant).

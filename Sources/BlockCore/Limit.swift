@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A daily usage limit (DESIGN §9): once the apps of its selections have run for `seconds`
 /// on a local day (one of `days`), its selections are blocked until that day ends. Usage is

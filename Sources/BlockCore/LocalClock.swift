@@ -1,13 +1,16 @@
-import Foundation
+import FoundationEssentials
 
 /// Converts between instants and local civil time in one time zone, with the DST rules of
 /// T7: a wall time that falls in a gap resolves to the first valid instant after the gap
 /// (02:30 on a spring-forward night is 03:00), and an ambiguous one (fall back) resolves to
 /// its first occurrence. The zone is a parameter; nothing here reads the clock.
 public struct LocalClock: Sendable {
-    public let timeZone: TimeZone
+    public let zone: Zone
 
-    public init(_ timeZone: TimeZone) { self.timeZone = timeZone }
+    public init(_ zone: Zone) { self.zone = zone }
+
+    /// Coordinated Universal Time, for instants on the wire.
+    public static let utc = LocalClock(.utc)
 
     /// A civil date and the seconds past its local midnight.
     public struct Civil: Equatable, Sendable {
@@ -16,7 +19,7 @@ public struct LocalClock: Sendable {
     }
 
     public func offset(at epochSeconds: Int) -> Int {
-        timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(epochSeconds)))
+        zone.offset(at: epochSeconds)
     }
 
     public func civil(of instant: Date) -> Civil {

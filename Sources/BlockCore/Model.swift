@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A named set of targets (DESIGN §1): websites and executables, plus what the shield
 /// notification offers instead (`OpenURL=`) and per-selection text overrides (S6).

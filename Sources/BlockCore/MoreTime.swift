@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How an activity answers `blockc more` (M1). Ordered from the most permissive to the
 /// strictest, so that the strictest of several is their maximum.

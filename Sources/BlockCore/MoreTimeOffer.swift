@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// M4, S4: what the agent's button may offer for a blocked selection, decided by the daemon
 /// with the same rules `more` answers with, so that a button is shown only when pressing it

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What `blockc more` was answered (M1), decided by `MoreTimeBook.decide`.
 public enum MoreTimeDecision: Equatable, Sendable {

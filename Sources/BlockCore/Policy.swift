@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What must be blocked at an instant, and when that can next change.
 ///

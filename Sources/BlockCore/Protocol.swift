@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The control protocol (DESIGN §8), shared by the daemon and every client.
 ///
@@ -159,7 +159,7 @@ extension Request {
         case .start(let s):
             o["selections"] = .array(s.selections.map { .string($0) })
             if let seconds = s.seconds { o["seconds"] = .int(Int64(seconds)) }
-            if let until = s.until { o["until"] = .string(LocalClock(TimeZone(identifier: "UTC")!).iso8601(until)) }
+            if let until = s.until { o["until"] = .string(LocalClock.utc.iso8601(until)) }
             if s.lock { o["lock"] = .bool(true) }
             if let name = s.name { o["name"] = .string(name) }
             if let p = s.moreTime { o["moreTime"] = p.json }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The more-time requests on the wire (M1, M2):
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Who is asking (DESIGN §5). The daemon fills this from SO_PEERCRED; `mayModify` is true for
 /// root and members of group `blockd`.
@@ -56,7 +56,7 @@ public struct Registry: Sendable {
 
     /// `clock` is the local time schedules follow (T7); the daemon passes the system's zone.
     public init(maxActivities: Int = Registry.defaultMaxActivities, configPath: String = "/etc/blockd/blockd.conf",
-                activities: [Activity] = [], clock: LocalClock = LocalClock(TimeZone(secondsFromGMT: 0)!)) {
+                activities: [Activity] = [], clock: LocalClock = .utc) {
         self.maxActivities = maxActivities
         self.configPath = configPath
         self.index = ActivityIndex(clock: clock, activities: activities)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Schedule windows in local civil time.
 ///

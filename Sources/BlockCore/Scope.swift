@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Who an activity applies to (per-user blocks): the user names and `@group`s it was given
 /// (`Users=` in a schedule or limit file, `--user NAME` on blockc), and the uids the daemon

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The `--json` shapes of DESIGN §6, built in one place. They are an API for scripts: keys
 /// may be added, never renamed. Instants are ISO 8601 with offset, durations are seconds.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// TIME as users write it (DESIGN §6): `HH:MM`, the next occurrence strictly after now in
 /// local time (T3: `00:05` at 23:58 is seven minutes away), or an ISO 8601 date-time
@@ -24,7 +24,7 @@ public enum TimeText {
     /// ISO 8601 that must carry `Z` or an offset: the wire form, where "local" would mean the
     /// daemon's zone rather than the user's.
     public static func parseISO8601WithOffset(_ text: String) throws(CoreError) -> Date {
-        let utc = LocalClock(TimeZone(identifier: "UTC")!)
+        let utc = LocalClock.utc
         let date = try parseISO8601(text, clock: utc)
         guard let t = text.firstIndex(where: { $0 == "T" || $0 == "t" || $0 == " " }),
               text[t...].contains(where: { "Zz+-".contains($0) }) else {

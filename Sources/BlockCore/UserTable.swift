@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The per-user table that libnss_blockd.so.2 reads (U3): for one uid, the names blocked for
 /// that user alone, one a line. blockd keeps one file per uid under `directory`, named by the
@@ -34,7 +34,7 @@ public enum UserTable {
     /// The names a table lists, in order (what the module would match), for checks and tests.
     public static func domains(in table: [UInt8]) -> [String] {
         table.split(separator: 10).compactMap { line in
-            let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            let text = String(decoding: line, as: UTF8.self).trimmed()
             return text.isEmpty || text.hasPrefix("#") ? nil : text
         }
     }

@@ -1,5 +1,6 @@
 import CLinux
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// E2's first fallback, where fanotify is unavailable: the kernel's proc connector announces

@@ -1,5 +1,6 @@
 import CLinux
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// A dedicated thread that waits on one descriptor and a wake-up eventfd, and can be stopped
@@ -12,14 +13,10 @@ final class ReaderThread: @unchecked Sendable {
     func start(name: String, _ body: @escaping @Sendable () -> Void) {
         guard !started else { return }
         started = true
-        let thread = Thread { [finished] in
+        startThread(name: name) { [finished] in
             body()
             finished.signal()
         }
-        thread.name = name
-        // Execs of blocked apps may wait on this thread; it should not queue behind batch work.
-        thread.qualityOfService = .userInteractive
-        thread.start()
     }
 
     /// Wakes the thread, waits for it to leave its loop, and closes the eventfd.

@@ -1,5 +1,6 @@
 import CLinux
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// Finding and stopping running instances of blocked executables (E2: SIGTERM, then SIGKILL
@@ -13,7 +14,7 @@ final class ProcessKiller: @unchecked Sendable {
     private let ownPID = getpid()
     /// Processes between SIGTERM and the grace deadline: a scan or exec event that sees them
     /// again must not cut KillGrace short or report them twice.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var terminating: Set<Int32> = []
 
     init(grace: TimeInterval, hits: @escaping ShieldHitSink) {

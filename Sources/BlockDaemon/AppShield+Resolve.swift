@@ -1,4 +1,6 @@
-import Foundation
+import BlockCore
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// An inode, the identity the kernel checks on exec (E2): a package upgrade that replaces the
@@ -25,7 +27,7 @@ struct ShieldTarget: Equatable, Sendable {
 /// shield's queue. A lock, not the queue: a permission reply must never wait behind an
 /// apply() (E2: nothing slow before the response).
 final class ShieldTable: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var byID: [FileID: [ShieldTarget]] = [:]
 
     func lookup(_ id: FileID) -> [ShieldTarget]? {
@@ -86,7 +88,7 @@ struct AppResolver {
     }
 
     func resolve(_ entry: String, selection: String) -> AppResolution {
-        let app = (entry as NSString).lastPathComponent
+        let app = Path.lastComponent(entry)
         if entry.isEmpty || entry.contains("\0") { return .invalid("Apps= entry '\(entry)' is not a name or an absolute path") }
         var candidates: [String]
         if entry.contains("/") {
@@ -135,7 +137,7 @@ struct AppResolver {
     }
 
     static func parent(_ path: String) -> String {
-        let dir = (path as NSString).deletingLastPathComponent
+        let dir = Path.parent(path)
         return dir.isEmpty ? "/" : dir
     }
 }

@@ -1,5 +1,6 @@
 import CLinux
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// Watches the directories of blocked executables (E2: a package upgrade renames a new file

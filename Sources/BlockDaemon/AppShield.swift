@@ -1,6 +1,7 @@
 import BlockCore
 import CLinux
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// The app shield (DESIGN §4 E2). `Apps=` entries are resolved to inodes; running instances

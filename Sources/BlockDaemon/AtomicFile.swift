@@ -1,4 +1,6 @@
-import Foundation
+import BlockCore
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// Crash-safe file replacement (DESIGN §7, E1): write a temp file in the same directory,
@@ -42,7 +44,7 @@ public enum AtomicFile {
     /// the directory. The temp file is removed on any failure; `path` is then untouched.
     static func replace(_ path: String, with data: Data, mode: mode_t, owner: (uid: uid_t, gid: gid_t)?) throws(StepFailure) {
         let dir = directory(of: path)
-        let temp = "\(dir)/.\((path as NSString).lastPathComponent).blockd-\(getpid())"
+        let temp = "\(dir)/.\(Path.lastComponent(path)).blockd-\(getpid())"
         let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw StepFailure(step: .create, temp: temp, code: errno) }
         var failed: StepFailure.Step?
@@ -62,7 +64,7 @@ public enum AtomicFile {
 
     /// The directory `path` is in ("." for a bare name).
     static func directory(of path: String) -> String {
-        let dir = (path as NSString).deletingLastPathComponent
+        let dir = Path.parent(path)
         return dir.isEmpty ? "." : dir
     }
 

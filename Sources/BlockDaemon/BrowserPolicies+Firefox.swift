@@ -1,5 +1,6 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// E7 for Firefox: `DNSOverHTTPS` locked off in `policies.json`, merged at blockd's start and

@@ -1,5 +1,6 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// E7/E8: the browsers' managed policies. One `blockd.json` in the `policies/managed/`
@@ -45,7 +46,7 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     /// Where blockd remembers what Firefox's file held before (so `--release` can put it back).
     let recordPath: String
     let log: any LogSink
-    private let lock = NSLock()
+    private let lock = Lock()
     private var written: [String] = []
     var firefoxDone = false
     private var blockedPaths: [String] = []
@@ -153,7 +154,7 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
 
     func write(_ bytes: [UInt8], to file: String) throws {
         if let current = FileManager.default.contents(atPath: file), Array(current) == bytes { return }
-        try makeDirectories((file as NSString).deletingLastPathComponent)
+        try makeDirectories(Path.parent(file))
         try AtomicFile.write(Data(bytes), to: file, mode: 0o644)
         // Browsers run as the user: the policy must be readable whatever blockd's umask is.
         chmod(file, 0o644)
@@ -165,14 +166,14 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
             if errno == ENOENT { return }
             throw AtomicFile.Failure.system("cannot remove \(file)", errno)
         }
-        AtomicFile.syncDirectory((file as NSString).deletingLastPathComponent)
+        AtomicFile.syncDirectory(Path.parent(file))
         log.log(LogEntry("Browser policy \(file) removed", priority: .info))
     }
 
     /// `mkdir -p` with mode 0755 (readable by browsers running as any user).
     func makeDirectories(_ dir: String) throws {
         guard !exists(dir) else { return }
-        let parent = (dir as NSString).deletingLastPathComponent
+        let parent = Path.parent(dir)
         if parent != dir && !parent.isEmpty { try makeDirectories(parent) }
         guard mkdir(dir, 0o755) == 0 || errno == EEXIST else { throw AtomicFile.Failure.system("cannot create \(dir)", errno) }
         chmod(dir, 0o755)

@@ -1,5 +1,7 @@
 import CLinux
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// The two clocks the engine needs: wall time (schedules, T7; stored instants) and the boot
 /// clock (elapsed time including suspend, T6). Injected so that tests never read real time.

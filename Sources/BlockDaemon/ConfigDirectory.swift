@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Reads `blockd.conf`, `selections.d/*.conf` and `schedules.d/*.conf` from a directory
 /// (DESIGN §7). A missing file or directory is fine (built-in defaults); an unreadable one is
@@ -33,9 +35,9 @@ public struct ConfigDirectory: Sendable {
 
     /// `*.conf` in `dir`, sorted by name; other files (editor backups, `.dpkg-old`) are skipped.
     private func readAll(in dir: String) throws(CoreError) -> [ConfigSource] {
-        var isDir: ObjCBool = false
+        var isDir = false
         guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) else { return [] }
-        guard isDir.boolValue else { throw CoreError(.invalidConfig, "\(dir): is not a directory") }
+        guard isDir else { throw CoreError(.invalidConfig, "\(dir): is not a directory") }
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: dir) } catch {
             throw CoreError(.invalidConfig, "\(dir): cannot be listed; check its permissions")

@@ -1,6 +1,6 @@
 import BlockCore
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// A connection's way out: the end of the client's input, the last answer before closing, the

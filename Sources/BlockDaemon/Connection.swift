@@ -1,6 +1,6 @@
 import BlockCore
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// One client (DESIGN §8): reads LF-terminated lines of at most 4096 bytes, answers each in

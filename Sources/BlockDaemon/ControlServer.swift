@@ -1,7 +1,7 @@
 import BlockCore
 import CLinux
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Accepts clients on the control socket and speaks the line protocol (DESIGN §8). All

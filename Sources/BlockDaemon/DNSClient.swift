@@ -1,5 +1,6 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// E5: asks the nameservers of resolv.conf for a domain's A and AAAA records over UDP, so that

@@ -1,8 +1,9 @@
 import BlockCore
-import Dispatch
-import Foundation
 import CLinux
+import Dispatch
+import FoundationEssentials
 import Glibc
+import ZoneInfo
 
 /// `blockd`'s entry point: parses flags, then checks the configuration, releases
 /// enforcement, or runs the daemon in the foreground (DESIGN §7).
@@ -99,7 +100,7 @@ public enum BlockdMain {
     }
 
     static func printError(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        StderrSink.write(text + "\n")
     }
 }
 
@@ -236,7 +237,7 @@ final class Daemon: @unchecked Sendable {
         engine.queue.sync {
             let now = clock.wallNow()
             for problem in loaded.problems { engine.recordFailure(problem, uid: nil, activity: nil, now: now) }
-            log.log(LogEntry("blockd \(BlockdVersion.version) starting: socket \(options.socketPath), state \(loaded.store.path), enforcement \(engine.enforcer.mode), time zone \(engine.local.timeZone.identifier)",
+            log.log(LogEntry("blockd \(BlockdVersion.version) starting: socket \(options.socketPath), state \(loaded.store.path), enforcement \(engine.enforcer.mode), time zone \(engine.local.zone.identifier)",
                              priority: .info))
             engine.startUp()
             Systemd.ready(status: engine.statusLine(now: now, blocked: engine.applied.count))

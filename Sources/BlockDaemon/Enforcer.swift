@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// What carries out the desired set (DESIGN §4). `enforce` converges the machine to exactly
 /// `blocked` (idempotent: applying the same set twice changes nothing) and reports one

@@ -1,6 +1,7 @@
 import BlockCore
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Engine {
     /// Everything the engine hands work to, reads from or reports to, given once at
@@ -76,7 +77,7 @@ public final class EngineInbox: @unchecked Sendable {
         /// Time passed: the timer fired, the clock was stepped, the machine resumed.
         case wake
         /// T7: the system time zone changed.
-        case timeZone(TimeZone)
+        case timeZone(Zone)
         /// S5: an enforcer stopped something.
         case shieldHit(ShieldHit)
         /// An enforcer's retry or repair changed what is enforced.
@@ -88,7 +89,7 @@ public final class EngineInbox: @unchecked Sendable {
     }
 
     public let queue: DispatchQueue
-    private let lock = NSLock()
+    private let lock = Lock()
     private var waiting: [Message] = []
     private var reader: (@Sendable (Message) -> Void)?
 

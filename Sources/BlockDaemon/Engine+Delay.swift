@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// M2: `Delay=` makes every loosening wait (stop, schedule remove, limit remove); tightening
 /// never waits. And the more-time book's upkeep on every reconcile (M3, T8, T9).

@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// §9: daily usage limits. The ledger is fed by a usage monitor (running / not running per
 /// limit); before every look at the policy the limits are refreshed from it, so an exhausted

@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// More time (M1-M3): `more`, `requests`, `approve`, `deny`, `cancel`, and the book's upkeep on
 /// every reconcile. Grants are applied as a filter on the desired set after the union

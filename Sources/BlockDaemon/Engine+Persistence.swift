@@ -1,6 +1,7 @@
 import BlockCore
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// DESIGN §7 "Truth": `OK` means on disk. A request's change is appended to the state log
 /// before it is enforced, and answered once an fdatasync has made it durable; if it cannot be

@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// What one reconcile decided (T5, STYLE 4): the selections enforcement was asked for (nil
 /// when it was already right), the selections that became blocked and those no longer
@@ -197,7 +199,7 @@ extension Engine {
         registry = registry.rebuilt(shifted)
         book.shift(by: step)  // M3: grants, requests and delayed loosenings too
         (registry.reserved, registry.reservedBy) = (book.count, book.countByUid)  // M3: grants and requests keep their slots (T4, A1)
-        log.log(LogEntry("The wall clock was stepped by \(String(format: "%+.0f", step)) s; blocks keep their remaining time and schedules follow the new local time",
+        log.log(LogEntry("The wall clock was stepped by \(step >= 0 ? "+" : "-")\(Int(abs(step).rounded())) s; blocks keep their remaining time and schedules follow the new local time",
                          priority: .notice))
     }
 

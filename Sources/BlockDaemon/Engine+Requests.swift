@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Request handlers (DESIGN §6, §8). Each returns the response object or throws a CoreError;
 /// the error is mapped to `ERR <code> <message>` in one place (`handle`).

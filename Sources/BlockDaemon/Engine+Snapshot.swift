@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// The read-only requests are answered from a `StatusSnapshot` the engine publishes after each
 /// change, on the connection's side: a reader never waits behind the engine (a reconcile, a

@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// DESIGN §7: a block or schedule never loses its effect because the configuration changed or
 /// broke. What each blocked selection was enforced with is kept in the state file; while the

@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Per-user blocks at the engine's edges (Scope.swift): names become uids when an activity is
 /// accepted, §5 decides who may scope to whom, and what is blocked for whom is derived from

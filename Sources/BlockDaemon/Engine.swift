@@ -1,6 +1,7 @@
 import BlockCore
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Owns all of blockd's mutable state on one serial queue. Every change — a
@@ -65,7 +66,7 @@ public final class Engine: @unchecked Sendable {
     var saving: Saving
 
     /// `inbox` brings the engine what other threads report; its queue becomes the engine's.
-    public init(config: ConfigSet, state: DaemonState, timeZone: TimeZone, configPath: String = "/etc/blockd/blockd.conf",
+    public init(config: ConfigSet, state: DaemonState, timeZone: Zone, configPath: String = "/etc/blockd/blockd.conf",
                 inbox: EngineInbox, collaborators: Collaborators) {
         self.queue = inbox.queue
         self.collaborators = collaborators
@@ -115,11 +116,13 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// T7: the system time zone changed; schedules are recomputed in the new zone.
-    public func timeZoneChanged(to zone: TimeZone) {
+    public func timeZoneChanged(to zone: Zone) {
         assertOnQueue()
-        guard zone.identifier != local.timeZone.identifier else { return }
-        log.log(LogEntry("Time zone changed from \(local.timeZone.identifier) to \(zone.identifier); schedules follow the new local time",
-                         priority: .notice))
+        guard zone != local.zone else { return }
+        let what = zone.identifier == local.zone.identifier
+            ? "The rules of time zone \(zone.identifier) changed (a tzdata update)"
+            : "Time zone changed from \(local.zone.identifier) to \(zone.identifier)"
+        log.log(LogEntry("\(what); schedules follow the new local time", priority: .notice))
         local = LocalClock(zone)
         registry.clock = local
         reconcile(now: observedNow())

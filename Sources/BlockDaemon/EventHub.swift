@@ -1,6 +1,7 @@
 import BlockCore
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// S3: the `watch` subscribers and the control server's counters. Created before the engine,
 /// which publishes into it, and before the control server, which serves on its queue and adds
@@ -16,7 +17,7 @@ public final class EventHub: @unchecked Sendable {
 
     /// Counters shown by `blockc status` (S3: drops are reported, never silent).
     public final class Counters: @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = Lock()
         private var _connections = 0, _watchers = 0, _dropped = 0, _refusedConnections = 0
         func update(_ body: (inout Int, inout Int, inout Int, inout Int) -> Void) {
             lock.withLock { body(&_connections, &_watchers, &_dropped, &_refusedConnections) }

@@ -1,7 +1,8 @@
 import BlockCore
 import CLinux
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// E5 "felt at once": when a selection becomes blocked, what is already open is cut and new
 /// connections to the domains' old addresses are refused, and blocked names point at a sink

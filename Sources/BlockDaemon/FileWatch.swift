@@ -1,6 +1,7 @@
+import BlockCore
 import CLinux
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// One inotify instance, read on a queue: the one place where inotify's event records are
@@ -85,7 +86,7 @@ final class FileWatch: @unchecked Sendable {
         let dirMask = blockd_in_create() | blockd_in_moved_to() | blockd_in_close_write() | blockd_in_delete() | blockd_in_attrib()
         for path in paths {
             guard let wd = inotify.add(AtomicFile.directory(of: path), mask: dirMask) else { return nil }
-            watches.addName(wd, (path as NSString).lastPathComponent)
+            watches.addName(wd, Path.lastComponent(path))
             if let file = inotify.add(path, mask: blockd_in_modify() | blockd_in_close_write()) { watches.addFile(file) }
         }
         self.inotify = inotify
@@ -98,7 +99,7 @@ final class FileWatch: @unchecked Sendable {
 
     /// Which watch stands for what: a directory (with the names watched in it) or a file.
     private final class Watches: @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = Lock()
         private var names: [Int32: Set<String>] = [:]
         private var files: Set<Int32> = []
         func addName(_ wd: Int32, _ name: String) { lock.withLock { _ = names[wd, default: []].insert(name) } }

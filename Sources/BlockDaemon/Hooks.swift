@@ -1,6 +1,6 @@
 import BlockCore
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// E3: runs a selection's `ExecOnBlock=` / `ExecOnUnblock=` when it is locked or unlocked,
@@ -130,13 +130,13 @@ public final class HookRunner: HookRunning, @unchecked Sendable {
         // Whatever the hook left running in its group goes too, so the pipe closes.
         kill(-pid, SIGKILL)
         drained.wait()
-        if timedOut { return "did not finish within \(timeout.formatted()) s and was killed" }
+        if timedOut { return "did not finish within \(timeout == timeout.rounded() ? String(Int(timeout)) : String(timeout)) s and was killed" }
         let code = status.value
         let exitedNormally = code & 0x7f == 0
         let exitStatus = (code >> 8) & 0xff
         guard exitedNormally, exitStatus == 0 else {
             let what = exitedNormally ? "exited with status \(exitStatus)" : "was killed by signal \(code & 0x7f)"
-            let detail = String(decoding: kept.data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let detail = String(decoding: kept.data, as: UTF8.self).trimmed()
             return detail.isEmpty ? what : "\(what): \(detail)"
         }
         return nil

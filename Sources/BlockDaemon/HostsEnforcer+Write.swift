@@ -1,5 +1,6 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// E1: reading and writing the hosts file. A symlinked file is followed: its final target is
@@ -102,7 +103,7 @@ extension HostsEnforcer {
     func fingerprint() -> [Int] {
         var out: [Int] = []
         for p in watchedPaths() {
-            for q in [p, (p as NSString).deletingLastPathComponent] {
+            for q in [p, Path.parent(p)] {
                 var st = stat()
                 guard lstat(q.isEmpty ? "." : q, &st) == 0 else { out.append(-1); continue }
                 out += [Int(st.st_ino), Int(st.st_size), Int(st.st_mtim.tv_sec), Int(st.st_mtim.tv_nsec), Int(st.st_ctim.tv_nsec)]

@@ -1,6 +1,6 @@
 import BlockCore
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// E1: blocks domains through one managed section of the hosts file.

@@ -1,6 +1,8 @@
 import BlockCore
 import CSystemd
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// One structured log entry (DESIGN §7): a sentence, a priority, the event type (which fixes
 /// `MESSAGE_ID`) and the `BLOCKD_*` fields that apply.
@@ -88,12 +90,24 @@ public struct StderrSink: LogSink {
 
     public func log(_ entry: LogEntry) {
         var line = prefixPriority ? "<\(entry.priority.rawValue)>" : ""
-        line += entry.message.replacingOccurrences(of: "\n", with: " ")
+        line += entry.message.replacing("\n", with: " ")
         if let event = entry.event {
             let extra = entry.fields.map { "\($0.0.lowercased())=\($0.1)" }.joined(separator: " ")
             line += " [\(event.rawValue)\(extra.isEmpty ? "" : " " + extra)]"
         }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StderrSink.write(line + "\n")
+    }
+
+    /// Writes all of `text` to standard error (a short write or EINTR is retried; an error
+    /// such as a closed descriptor drops the rest, as there is nowhere left to say so).
+    static func write(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return }
+            bytes = bytes.dropFirst(n)
+        }
     }
 }
 

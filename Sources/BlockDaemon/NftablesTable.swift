@@ -1,12 +1,14 @@
 import BlockCore
 import CNftables
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// E5: blockd's own nftables table (`inet blockd`), replaced as a whole in one atomic
 /// transaction through libnftables. Nothing else of the ruleset is read or touched.
 public final class NftablesTable: @unchecked Sendable {
     private let ctx: OpaquePointer
-    private let lock = NSLock()
+    private let lock = Lock()
 
     /// Nil with the reason when nftables cannot be used here (no libnftables context, no
     /// nf_tables in the kernel, no CAP_NET_ADMIN): blockd then falls back to 0.0.0.0 and ::.

@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// M3: what the journal and watchers are told when more time is asked for, granted, denied,
 /// expires or ends, or when a loosening waits for its `Delay=` (M2).

@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Something the engine decided or saw that people are told about. `entry` and `event` are
 /// the one place where it becomes a journal entry (message, MESSAGE_ID, fields) and a
@@ -107,7 +109,7 @@ enum Report {
 
     /// What a shield hit did, in a sentence.
     static func message(_ hit: ShieldHit) -> String {
-        let who = hit.app ?? (hit.path as NSString).lastPathComponent
+        let who = hit.app ?? Path.lastComponent(hit.path)
         switch hit.kind {
         case .deniedLaunch:
             return "Denied launch of \(who) (\(hit.path)): \(hit.selection) is blocked"

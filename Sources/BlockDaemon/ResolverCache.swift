@@ -1,6 +1,7 @@
 import CSystemd
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// E1: after the hosts file changes, resolver caches that may still hold answers for newly
 /// blocked names are flushed where present: systemd-resolved (FlushCaches over the system
@@ -35,11 +36,17 @@ public enum ResolverCache {
         guard FileManager.default.isExecutableFile(atPath: nscd),
               FileManager.default.fileExists(atPath: "/var/run/nscd/socket") || FileManager.default.fileExists(atPath: "/run/nscd/socket")
         else { return }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: nscd)
-        p.arguments = ["--invalidate=hosts"]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        if (try? p.run()) != nil { p.waitUntilExit() }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_RDWR, 0) }
+        var pid = pid_t()
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(nscd), strdup("--invalidate=hosts"), nil]
+        defer { argv.forEach { free($0) } }
+        let envp: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/sbin:/usr/bin:/sbin:/bin"), nil]
+        defer { envp.forEach { free($0) } }
+        guard posix_spawn(&pid, nscd, &actions, nil, argv, envp) == 0 else { return }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
     }
 }

@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// The part of the state other than the activities, as the change from one state to the next
 /// (DESIGN §7). Only what changed is kept, and the parts that grow with the number of blocked

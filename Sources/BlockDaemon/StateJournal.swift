@@ -1,5 +1,6 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// The open state log, used on the engine's queue only (DESIGN §7). A change is appended with

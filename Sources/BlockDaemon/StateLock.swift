@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// DESIGN §7: one daemon per state directory. An exclusive `flock` on `lock` in the state
@@ -56,7 +57,7 @@ public final class StateLock {
         var buffer = [UInt8](repeating: 0, count: 32)
         let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 31, 0) }
         guard n > 0 else { return nil }
-        let text = String(decoding: buffer[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: buffer[0..<n], as: UTF8.self).trimmed()
         return Int32(text).flatMap { $0 > 0 ? $0 : nil }
     }
 }

@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Everything blockd must not forget across restarts (DESIGN §7).
 public struct DaemonState: Codable, Equatable, Sendable {

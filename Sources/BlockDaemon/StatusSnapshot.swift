@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// What the engine knew after its last change, for the read-only requests (`status`,
@@ -130,7 +132,7 @@ final class StatusSnapshot: Sendable {
         for (key, value) in enforcementNotes(local) { enforcement[key] = value }
         var o: JSONObject = [
             "now": .string(local.iso8601(now)),
-            "timeZone": .string(local.timeZone.identifier),
+            "timeZone": .string(local.zone.identifier),
             "blocked": .array(desired.map { shapes.blocked($0) }),
             "activities": .array(shown.map { shapes.activity(current($0, now), at: now) }),
             "failures": failuresJSON,

@@ -1,5 +1,7 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// The parts of a configuration that keep blocks and schedules in effect (DESIGN §7), kept in
 /// the state file each time a configuration loads. When the files are broken at start, blockd

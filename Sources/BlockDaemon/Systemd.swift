@@ -1,6 +1,6 @@
 import CSystemd
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// sd_notify(3) messages (DESIGN §7). Without NOTIFY_SOCKET these are no-ops.
@@ -54,5 +54,5 @@ public enum Systemd {
         return timer
     }
 
-    static func oneLine(_ s: String) -> String { s.replacingOccurrences(of: "\n", with: " ") }
+    static func oneLine(_ s: String) -> String { s.replacing("\n", with: " ") }
 }

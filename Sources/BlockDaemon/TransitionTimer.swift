@@ -1,6 +1,6 @@
 import CLinux
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// The one timer (T9): a timerfd on CLOCK_BOOTTIME armed for the exact next transition, so

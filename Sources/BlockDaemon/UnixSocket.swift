@@ -1,6 +1,8 @@
+import BlockCore
 import CLinux
 import CSystemd
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// The control socket (DESIGN §5, §7; ntpd's control socket is the model): systemd socket
@@ -29,7 +31,7 @@ public enum UnixSocket {
         guard path.utf8.count < capacity else {
             throw Failure(description: "the socket path \(path) is longer than \(capacity - 1) bytes; choose a shorter --socket")
         }
-        let dir = (path as NSString).deletingLastPathComponent
+        let dir = Path.parent(path)
         if !dir.isEmpty && !FileManager.default.fileExists(atPath: dir) {
             // 0755 whatever the umask: under a strict one (077) nobody else could reach the socket.
             if mkdir(dir, 0o755) == 0 {

@@ -1,7 +1,7 @@
 import BlockCore
 import CLinux
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// What a limit counts (§9): its selections' `Apps=` entries, run by whom.

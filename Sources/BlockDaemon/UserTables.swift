@@ -1,5 +1,6 @@
 import BlockCore
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// The per-user tables that libnss_blockd.so.2 reads (U3): one file per uid (`UserTable`)

@@ -1,7 +1,7 @@
 import BlockCore
 import CLinux
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Websites per user (U3): the domains of selections blocked for some users only go to those
@@ -75,7 +75,7 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
             return "per-user tables go to \(directory), which the installed NSS module does not read"
         }
         let text = FileManager.default.contents(atPath: nsswitch).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        let hosts = text.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("hosts:") }
+        let hosts = text.split(separator: "\n").first { $0.trimmed().hasPrefix("hosts:") }
         let sources = hosts.map { $0.split(separator: "#")[0].split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) } ?? []
         guard sources.contains("blockd") else {
             return "blockd is not on the hosts: line of \(nsswitch), so no program asks the per-user tables (make install or the package puts it there)"

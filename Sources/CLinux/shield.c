@@ -8,6 +8,7 @@
 #include <linux/fanotify.h>
 #include <linux/netlink.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,6 +245,12 @@ int blockd_process_users(int32_t pid, uint32_t *real, uint32_t *login) {
 /* ---- small helpers ---- */
 
 int blockd_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+void blockd_name_thread(const char *name) {
+    char cut[16];
+    snprintf(cut, sizeof cut, "%s", name);
+    pthread_setname_np(pthread_self(), cut);
+}
 
 int blockd_poll2(int fd, int wake, int timeout_ms) {
     struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = wake, .events = POLLIN } };

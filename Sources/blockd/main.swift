@@ -1,4 +1,6 @@
 import BlockDaemon
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 exit(BlockdMain.run(Array(CommandLine.arguments.dropFirst())))

@@ -3,13 +3,14 @@ import Foundation
 import Glibc
 import Testing
 @testable import BlockAgent
+import ZoneInfo
 
 /// `blockc watch --notify` as users run it: the real binary, a private session bus, a real
 /// notification server (dunst under Xvfb, or a Python one without `actions`), a fake blockd
 /// on a Unix socket and a fake `xdg-open` on PATH that records what it was asked to open.
 @Suite("Integration: blockc watch --notify on a session bus (S1-S4, S6, S7)", .serialized)
 struct NotifyIntegrationTests {
-    static let tokyo = LocalClock(TimeZone(identifier: "Asia/Tokyo")!)
+    static let tokyo = LocalClock(SystemTimeZone.named("Asia/Tokyo")!)
     static let minulo = "https://minulo.example/open?app={app}&from={selection}"
     static let selections: [String: JSONObject] = [
         "instagram": ["name": "instagram", "domains": [], "apps": [], "openURL": .string(minulo), "texts": ["OpenLabel": "Open minulo"]],

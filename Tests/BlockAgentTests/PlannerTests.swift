@@ -3,11 +3,12 @@ import Foundation
 import Synchronization
 import Testing
 @testable import BlockAgent
+import ZoneInfo
 
 /// The agent's rules without a bus: what each event says (S6), when a button is offered (S4),
 /// which id is replaced (S2) and which events are not shown twice. Fixed zone and instants.
 @Suite struct PlannerTests {
-    static let tokyo = LocalClock(TimeZone(identifier: "Asia/Tokyo")!)
+    static let tokyo = LocalClock(SystemTimeZone.named("Asia/Tokyo")!)
     /// 2026-11-29 13:06 in Tokyo; the block ends at 13:35, 29 minutes later.
     static let now = try! TimeText.parseISO8601WithOffset("2026-11-29T13:06:00+09:00")
     static let all = NotificationPlanner.Abilities(serverActions: true, opener: true)

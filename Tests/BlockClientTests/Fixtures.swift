@@ -1,13 +1,14 @@
 import BlockClient
 import BlockCore
 import Foundation
+import ZoneInfo
 
 /// Response objects built by the daemon's own encoders (Shapes, ActivityReply, BlockedReply,
 /// FailureReply) from model values, at a fixed instant in a fixed zone (time is a
 /// parameter). Only the `status` envelope, which Engine+Requests.swift assembles, is written
 /// out here.
 enum Fixture {
-    static let tokyo = LocalClock(TimeZone(identifier: "Asia/Tokyo")!)
+    static let tokyo = LocalClock(SystemTimeZone.named("Asia/Tokyo")!)
     /// Sunday 29 November 2026, 13:05 in Tokyo: DESIGN §6's example instant.
     static let now = at("2026-11-29T13:05:00+09:00")
 

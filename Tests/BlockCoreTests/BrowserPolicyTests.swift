@@ -48,7 +48,7 @@ private func text(_ b: [UInt8]?) -> String { b.map { String(decoding: $0, as: UT
             try ConfigFiles.parseSelection(file: "f.conf", text: "[Selection]\nName=yt\nPaths=\"youtube.com/a\\\"b\"\n")
         }
         #expect(error?.message.hasPrefix("f.conf:3: Paths=:") == true)
-        let shape = Shapes(clock: LocalClock(.gmt)).selection(s)
+        let shape = Shapes(clock: LocalClock.utc).selection(s)
         #expect(shape["paths"] == ["youtube.com/shorts", "youtube.com/feed/trending"])
     }
 }

@@ -76,7 +76,7 @@ struct History {
             return "take changes"
         case 90..<93:
             registry.clock = pick(zones)
-            return "time zone \(registry.clock.timeZone.identifier)"
+            return "time zone \(registry.clock.zone.identifier)"
         case 93..<97: return reload()
         default:
             now -= pick([0.5, 1, 3600, 7200])

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BlockCore
+import ZoneInfo
 
 /// A1 in the registry: names are per owner, ownership is never merged away, configured names
 /// are the configuration's, and a member's quota leaves room for everyone else. Each case was
@@ -129,7 +130,7 @@ struct GrantViewTests {
         let bedtime = Reason(activity: "bedtime", kind: .schedule, until: now + 3600, scope: kids)
         let blocked = Policy.Blocked(selection: "youtube", reasons: [bedtime], until: now + 3600)
         let grant = Grant(id: "m1", selection: "youtube", start: now, end: now + 600, activities: ["bedtime"], uid: 1001)
-        let policy = Policy(clock: LocalClock(TimeZone(identifier: "Asia/Tokyo")!))
+        let policy = Policy(clock: LocalClock(SystemTimeZone.named("Asia/Tokyo")!))
         let lifted = policy.lifting([blocked], grants: [grant], at: now + 1)
         #expect(lifted.count == 1 && lifted[0].reasons.map(\.scope?.uids) == [[1003]], "kid2 keeps bedtime: \(lifted)")
         #expect(lifted[0].seen(by: 1001) == nil && lifted[0].seen(by: 1003) != nil)

@@ -50,7 +50,7 @@ struct ScheduleDSTTests {
         let clock = zone(c.zone)
         let s = schedule(c.window)
         let day = try TimeText.parseISO8601(c.startDay + "T12:00:00Z", clock: zone("UTC"))
-        let date = LocalClock(TimeZone(identifier: "UTC")!).civil(of: day).date
+        let date = LocalClock.utc.civil(of: day).date
         let w = s.window(startingOn: date, clock: clock)
         #expect(w?.start == c.start.map(at))
         #expect(w?.end == c.end.map(at))

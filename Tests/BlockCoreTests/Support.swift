@@ -1,15 +1,16 @@
 import Foundation
 @testable import BlockCore
+import ZoneInfo
 
 /// An instant from an ISO 8601 string with an explicit offset (tests never read the clock).
 func at(_ iso: String) -> Date {
-    do { return try TimeText.parseISO8601(iso, clock: LocalClock(TimeZone(identifier: "UTC")!)) } catch {
+    do { return try TimeText.parseISO8601(iso, clock: LocalClock.utc) } catch {
         fatalError("bad test instant \(iso): \(error)")
     }
 }
 
 func zone(_ id: String) -> LocalClock {
-    guard let tz = TimeZone(identifier: id) else { fatalError("no time zone \(id) on this machine") }
+    guard let tz = SystemTimeZone.named(id) else { fatalError("no time zone \(id) on this machine") }
     return LocalClock(tz)
 }
 

@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import ZoneInfo
 
 /// The real blockc against the real blockd, as a user would type it (DESIGN §6).
 @Suite("Integration: blockc against blockd", .serialized)
@@ -68,7 +69,7 @@ struct BlockcIntegrationTests {
         #expect(result.status == 0, "\(result.err)")
         let object = try JSON.parse(result.out)
         let end = try TimeText.parseISO8601WithOffset(try #require(object["end"]?.string))
-        let clock = LocalClock(TimeZone(identifier: "Asia/Tokyo")!)
+        let clock = LocalClock(SystemTimeZone.named("Asia/Tokyo")!)
         #expect(clock.civil(of: end).secondsOfDay == 5 * 60)
         #expect(end > Date() && end <= Date().addingTimeInterval(86_400))
     }

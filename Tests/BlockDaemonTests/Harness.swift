@@ -4,6 +4,7 @@ import Foundation
 import Testing
 import BlockTestSupport
 @testable import BlockDaemon
+import ZoneInfo
 
 /// A test harness around one Engine: manual clock, recording enforcer, memory log, temp state
 /// dir, recorded events and timer arms. What it does not supply (a configuration loader, hooks
@@ -20,7 +21,7 @@ final class Harness: @unchecked Sendable {
     let hub = EventHub()
     /// Every event the engine published, in order.
     let events = EventBox()
-    let zone = TimeZone(identifier: "Asia/Tokyo")!
+    let zone = SystemTimeZone.named("Asia/Tokyo")!
     /// E3: run real hooks with this timeout (nil: a hook that would run fails the test).
     let hookTimeout: TimeInterval?
 
@@ -137,7 +138,7 @@ final class SaveFault: @unchecked Sendable {
 }
 
 func iso(_ text: String) -> Date {
-    try! TimeText.parseISO8601(text, clock: LocalClock(TimeZone(identifier: "UTC")!))
+    try! TimeText.parseISO8601(text, clock: LocalClock.utc)
 }
 
 func ok(_ r: Response) -> JSONObject? {

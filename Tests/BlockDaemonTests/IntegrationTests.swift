@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import BlockDaemon
+import ZoneInfo
 
 /// The real blockd binary in a sandbox (DESIGN §2, §7, §8), driven over its socket.
 @Suite("Integration: the real blockd in a sandbox", .serialized)
@@ -39,7 +40,7 @@ struct IntegrationTests {
         let s = Sandbox()
         try s.start()
         // A schedule window around now (minute precision), long enough to outlive the block.
-        let zone = TimeZone(identifier: "Asia/Tokyo")!
+        let zone = SystemTimeZone.named("Asia/Tokyo")!
         let clock = LocalClock(zone)
         let now = clock.civil(of: Date())
         let startMinute = now.secondsOfDay / 60

@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Testing
 @testable import BlockDaemon
+import ZoneInfo
 
 /// T5, STYLE 4: reconcile returns what it decided, and every report becomes one journal entry
 /// and its watch events in one place (Report), so the two never disagree.
@@ -28,7 +29,7 @@ struct ReconcileTests {
         #expect(h.entries(.lock).map { $0.field("SELECTION") } == ["instagram", "reddit", "youtube"])
     }
 
-    static let clock = LocalClock(TimeZone(identifier: "Asia/Tokyo")!)
+    static let clock = LocalClock(SystemTimeZone.named("Asia/Tokyo")!)
     static let now = iso("2026-11-29T04:05:00Z")
     static let limit = Limit(name: "games", selections: ["steam", "lutris"], seconds: 3600)
     static let reports: [Report] = [

@@ -4,7 +4,7 @@ import Glibc
 import Testing
 
 /// The built executables load nothing from the Swift toolchain (Package.swift links the
-/// runtime, Dispatch and Foundation statically): each runs in a private mount namespace
+/// runtime, Dispatch and FoundationEssentials statically): each runs in a private mount namespace
 /// (`unshare -m`) where a tmpfs hides the toolchain, as on a machine that has only the
 /// package. A binary that still needed libswiftCore.so there would not start at all (exit 127,
 /// "cannot open shared object file"), as blockd and blockc-agent did before.
@@ -66,9 +66,28 @@ struct SelfContainedTests {
         #expect(result.status == (name == "blockc-agent" ? 2 : 0), "\(name) exited \(result.status): \(result.output)")
     }
 
-    /// T7 without the toolchain: zone rules come from the ICU data linked into the binary.
-    /// `blockd -n` prints a schedule's next window with its UTC offset in the zone of TZ; the
-    /// offset must be the one Foundation gives for that instant (a zone blockd could not find
+    /// Foundation's ICU half (34 MB of data in each binary) stays out: no source imports
+    /// Foundation or FoundationInternationalization, and no binary carries ICU's data (its
+    /// entry names start with "icudt").
+    @Test("no source imports Foundation's ICU half, and no binary carries ICU data")
+    func noICU() throws {
+        let sources = Repo.root + "/Sources"
+        let files = try #require(FileManager.default.enumerator(atPath: sources)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 100)
+        for file in files {
+            let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
+            let imports = text.split(separator: "\n").filter { $0.firstMatch(of: /^\s*(@\w+\s+)*import\s+(Foundation|FoundationInternationalization|FoundationNetworking|FoundationXML)\s*$/) != nil }
+            #expect(imports.isEmpty, "Sources/\(file): \(imports.joined(separator: "; ")) (use FoundationEssentials)")
+        }
+        for name in ["blockd", "blockc", "blockc-agent"] {
+            let data = try #require(FileManager.default.contents(atPath: Sandbox.binDir + "/" + name), "no \(name) built")
+            #expect(data.range(of: Data("icudt".utf8)) == nil, "\(name) carries ICU data")
+        }
+    }
+
+    /// T7 without the toolchain: zone rules come from the system's tzdata files, which the
+    /// toolchain does not hide. `blockd -n` prints a schedule's next window with its UTC offset in the zone of TZ; the
+    /// offset must be the one Foundation (ICU, in this test process) gives for that instant (a zone blockd could not find
     /// would fall back to UTC, +00:00). Lord Howe's DST is 30 minutes.
     @Test("blockd -n shows a schedule's window in TZ's offset with the toolchain hidden",
           .enabled(if: Privileged.can(needs: [SelfContainedTests.unshare, SelfContainedTests.mount]), Privileged.needsRoot),

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Glibc
 import Testing
+import ZoneInfo
 @testable import BlockDaemon
 
 /// The real timerfd and inotify plumbing (T7, T9). These need real time to pass, briefly.

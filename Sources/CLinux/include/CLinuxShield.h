@@ -69,6 +69,8 @@ int blockd_process_users(int32_t pid, uint32_t *real, uint32_t *login);
 
 /* An eventfd to wake a reader thread out of poll(2). */
 int blockd_eventfd(void);
+/* Names the calling thread (ps -L, top -H); longer names are cut to 15 bytes. */
+void blockd_name_thread(const char *name);
 /* Waits for `fd` or `wake` to become readable. 1: fd readable, 2: wake readable, 0: timeout
    or EINTR, -1 on error. timeout_ms < 0 waits forever. */
 int blockd_poll2(int fd, int wake, int timeout_ms);
