@@ -60,7 +60,10 @@ struct JournalTests {
             mount --bind '\(journal)' /run/log/journal
             if [ -d /var/log/journal ]; then mount -t tmpfs tmpfs /var/log/journal; fi
             \(JournalTests.journald) &
-            for i in $(seq 200); do [ -S /run/systemd/journal/socket ] && break; sleep 0.05; done
+            # On a loaded machine journald may take many seconds to make its socket; a blockd
+            # started before that logs into nothing, so wait for it (a minute) or say so.
+            for i in $(seq 1200); do [ -S /run/systemd/journal/socket ] && break; sleep 0.05; done
+            [ -S /run/systemd/journal/socket ] || { echo "journald made no socket in 60 s"; exit 97; }
             exec '\(Sandbox.binDir)/blockd' \(s.daemonArgs(logTarget: "journal").map { "'\($0)'" }.joined(separator: " "))
             """
         s.write(script, to: "run.sh")
@@ -70,11 +73,11 @@ struct JournalTests {
         #expect(try s.request(#"start {"selections":["instagram"],"seconds":1}"#).hasPrefix("OK "))
 
         var unlock: JSON?
-        _ = s.eventually(timeout: 15) {
+        _ = s.eventually(timeout: 30) {
             unlock = JournalTests.entries(in: journal).first { $0["BLOCKD_EVENT"] == "unlock" }
             return unlock != nil
         }
-        let entry = try #require(unlock, "no unlock entry in the journal; blockd log:\n\(s.log)")
+        let entry = try #require(unlock, "no unlock entry in the journal (\(JournalTests.entries(in: journal).count) entries from blockd there); blockd log:\n\(s.log)")
         #expect(entry["MESSAGE"] == "Unblocked instagram: timed block 'instagram' ended (1s)")
         #expect(entry["PRIORITY"] == "5")
         #expect(entry["MESSAGE_ID"] == .string(LogEvent.unlock.messageID))
