@@ -54,31 +54,40 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
     var watchedInode: ino_t = 0
     static let firstRetry: TimeInterval = 1, lastRetry: TimeInterval = 60, audit: TimeInterval = 10
 
+    /// The name service switch file whose hosts: line must name `blockd`, and the directory
+    /// the installed module reads (compiled into it; a test gives its own).
+    let nsswitch: String, moduleDirectory: String
+
     /// Why no program reads the tables (nil: the installed module does), for the mode line.
-    public let off: String?
+    /// Read afresh each time: an administrator may put blockd on the hosts: line (or take it
+    /// off) while blockd runs.
+    public var off: String? { UserTablesEnforcer.unread(directory: tables.directory, module: moduleDirectory, nsswitch: nsswitch)?.why }
 
     public init(directory: String = UserTable.directory, log: any LogSink = StderrSink(), hits: @escaping ShieldHitSink = { _ in },
                 onChange: @escaping @Sendable () -> Void = {}, xattr: ExtendedAttributes = .system,
-                nsswitch: String = "/etc/nsswitch.conf") {
+                nsswitch: String = "/etc/nsswitch.conf", moduleDirectory: String = UserTable.directory) {
         tables = UserTables(directory: directory, xattr: xattr)
         self.log = log
         self.hits = hits
         self.onChange = onChange
         mayHoldTables = FileManager.default.fileExists(atPath: directory)
-        off = UserTablesEnforcer.unread(directory: directory, nsswitch: nsswitch)
+        self.nsswitch = nsswitch
+        self.moduleDirectory = moduleDirectory
     }
 
     /// Why the NSS module does not read tables in `directory`: another directory than the one
-    /// compiled into it (a sandbox), or `blockd` missing from the hosts: line.
-    static func unread(directory: String, nsswitch: String) -> String? {
-        guard directory == UserTable.directory else {
-            return "per-user tables go to \(directory), which the installed NSS module does not read"
+    /// compiled into it (a sandbox, whose tables a test may mount there: `blocksNothing` is
+    /// false), or `blockd` missing from the hosts: line (`blocksNothing`: no program on this
+    /// machine asks the tables, so a per-user web block is not in force, DESIGN §7 "Truth").
+    static func unread(directory: String, module: String = UserTable.directory, nsswitch: String) -> (why: String, blocksNothing: Bool)? {
+        guard directory == module else {
+            return ("per-user tables go to \(directory), which the installed NSS module does not read", false)
         }
         let text = FileManager.default.contents(atPath: nsswitch).map { String(decoding: $0, as: UTF8.self) } ?? ""
         let hosts = text.split(separator: "\n").first { $0.trimmed().hasPrefix("hosts:") }
         let sources = hosts.map { $0.split(separator: "#")[0].split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) } ?? []
         guard sources.contains("blockd") else {
-            return "blockd is not on the hosts: line of \(nsswitch), so no program asks the per-user tables (make install or the package puts it there)"
+            return ("blockd is not on the hosts: line of \(nsswitch), so no program asks the per-user tables (make install or the package puts it there)", true)
         }
         return nil
     }
@@ -124,7 +133,13 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
             if let failure { report.failures.append(EnforcementFailure(selection: nil, message: failure)) }
             if readableByEveryone { report.failures.append(EnforcementFailure(selection: nil, message: everyoneMessage)) }
             // Truth (DESIGN §7): a selection is enforced when every one of its users' tables is
-            // exactly as written.
+            // exactly as written, and something reads them.
+            if let unread = UserTablesEnforcer.unread(directory: tables.directory, module: moduleDirectory, nsswitch: nsswitch),
+               unread.blocksNothing {
+                for name in Set(owners.values.joined()).sorted() {
+                    report.notEnforced(name, "its sites are not blocked for its users: \(unread.why)")
+                }
+            }
             for uid in expected.keys.sorted() {
                 guard let bytes = expected[uid], let problem = lock == nil ? failure : tables.problem(uid: uid, bytes: bytes) else { continue }
                 for selection in owners[uid] ?? [] {

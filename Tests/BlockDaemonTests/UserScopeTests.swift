@@ -210,4 +210,31 @@ struct UserTablesEnforcerTests {
         let report = enforcer.enforce(blocked: [youtube])
         #expect(report.notEnforced["youtube"]?.contains("cannot write the per-user tables") == true, "\(report)")
     }
+
+    /// The tables in the module's own directory, but `blockd` not on the hosts: line: no
+    /// program asks them, so a per-user web block is not in force (DESIGN §7 "Truth"), and the
+    /// hosts: line is read afresh, so putting blockd there while it runs is seen at once.
+    @Test("§7, U3: with blockd off the hosts: line a per-user web block is not enforced, with the cause; put back, it is")
+    func unreadTables() throws {
+        let temp = try TempDir()
+        let dir = temp.path + "/users", nsswitch = temp.path + "/nsswitch.conf"
+        try "passwd: files\nhosts:          files dns # blockd was here\n".write(toFile: nsswitch, atomically: true, encoding: .utf8)
+        let enforcer = UserTablesEnforcer(directory: dir, nsswitch: nsswitch, moduleDirectory: dir)
+        var youtube = Selection(name: "youtube", domains: ["youtube.com"], apps: ["/usr/bin/true"])
+        youtube.users = [1001]
+        var appsOnly = Selection(name: "games", apps: ["/usr/games/x"])
+        appsOnly.users = [1001]
+        let off = enforcer.enforce(blocked: [youtube, appsOnly, Selection(name: "reddit", domains: ["reddit.com"])])
+        #expect(off.notEnforced["youtube"]?.contains("blockd is not on the hosts: line of \(nsswitch)") == true, "\(off)")
+        #expect(off.notEnforced.count == 1, "apps-only and machine-wide selections do not need the module: \(off)")
+        #expect(enforcer.off?.contains("not on the hosts: line") == true)
+        try "passwd: files\nhosts:          blockd files dns\n".write(toFile: nsswitch, atomically: true, encoding: .utf8)
+        let on = enforcer.enforce(blocked: [youtube, appsOnly])
+        #expect(on.notEnforced.isEmpty && enforcer.off == nil, "\(on)")
+        // Another directory than the module's (a sandbox): said in the mode line, but the
+        // tables may be mounted where the module reads them, so the selection is not refused.
+        let sandbox = UserTablesEnforcer(directory: temp.path + "/other", nsswitch: nsswitch, moduleDirectory: dir)
+        #expect(sandbox.enforce(blocked: [youtube]).notEnforced.isEmpty)
+        #expect(sandbox.off?.contains("which the installed NSS module does not read") == true)
+    }
 }
