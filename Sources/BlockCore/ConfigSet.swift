@@ -69,6 +69,11 @@ public struct ConfigSet: Sendable {
             }
             scheduleIn[limit.name] = source.path
             limit.selections = try resolve(limit.selections, in: catalog, file: source.path)
+            do throws(CoreError) {
+                try Limit.checkCountable(limit.name, limit.selections.compactMap { catalog.selection(named: $0) })
+            } catch {
+                throw CoreError(.invalidConfig, "\(source.path): \(error.message)")
+            }
             limits.append(limit)
             files.append(source.path)
         }

@@ -42,4 +42,15 @@ extension Limit {
             throw CoreError(.invalidDuration, "the warning must be at least 1s and shorter than the limit itself")
         }
     }
+
+    /// §9: a limit counts the time its selections' apps run; one whose selections name no app
+    /// could never be used up, so it is refused instead of accepted and never firing. Sites are
+    /// not timed (blockd cannot tell a page in use from one left open): a schedule blocks them.
+    public static func checkCountable(_ name: String, _ selections: [Selection]) throws(CoreError) {
+        guard !selections.isEmpty, selections.allSatisfy({ $0.apps.isEmpty }) else { return }
+        let names = selections.map { "'\($0.name)'" }.joined(separator: ", ")
+        let verb = selections.count == 1 ? "names" : "name"
+        throw CoreError(.usage, "limit '\(name)' could never be used up: a limit counts the time apps run, and \(names) \(verb) no app; "
+            + "limit a selection with apps (Apps= in selections.d), or block the sites at set times with 'blockc schedule add'")
+    }
 }

@@ -74,8 +74,10 @@ extension Engine {
 
     func addLimit(_ limit: Limit, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
         var l = limit
-        var names: [String] = []
-        for argument in l.selections { names.append(try config.catalog.resolve(argument).name) }
+        var resolved: [Selection] = []
+        for argument in l.selections { resolved.append(try config.catalog.resolve(argument)) }
+        try Limit.checkCountable(l.name, resolved)
+        let names = resolved.map(\.name)
         l.selections = names
         l.users = try grantedScope(l.users, selections: names, peer: peer)  // per-user blocks
         l.moreTime = l.moreTime ?? MoreTimePolicy.familyDefault(scope: l.users, setBy: peer.uid)  // A1

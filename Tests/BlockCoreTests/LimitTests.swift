@@ -124,6 +124,25 @@ struct LimitTests {
         }
     }
 
+    /// `limit add webonly 1h youtube` was accepted ("1h left") and could never fire, as only
+    /// apps are counted.
+    @Test("§9: a limit on selections without apps is refused, in limits.d and from a client")
+    func uncountable() throws {
+        let web = ConfigSource(path: "/etc/blockd/selections.d/web.conf", text: "[Selection]\nName=web\nDomains=example.com\n")
+        let file = ConfigSource(path: "/etc/blockd/limits.d/web.conf", text: "[Limit]\nName=webonly\nDaily=1h\nSelections=web youtube\n")
+        #expect { try ConfigSet.load(daemonFile: nil, selectionFiles: [web], scheduleFiles: [], limitFiles: [file]) } throws: {
+            let e = $0 as? CoreError
+            return e?.code == .invalidConfig && e?.message == "/etc/blockd/limits.d/web.conf: limit 'webonly' could never be used up: "
+                + "a limit counts the time apps run, and 'web', 'youtube' name no app; limit a selection with apps (Apps= in selections.d), "
+                + "or block the sites at set times with 'blockc schedule add'"
+        }
+        // A mix counts the apps (and blocks the sites too once used up).
+        let mixed = ConfigSource(path: "/etc/blockd/limits.d/mixed.conf", text: "[Limit]\nName=mixed\nDaily=1h\nSelections=web steam\n")
+        #expect(try ConfigSet.load(daemonFile: nil, selectionFiles: [web], scheduleFiles: [], limitFiles: [mixed]).limits.count == 1)
+        #expect(throws: CoreError.self) { try Limit.checkCountable("x", [Selection(name: "youtube", domains: ["youtube.com"])]) }
+        try Limit.checkCountable("x", [Selection(name: "steam", apps: ["steam"])])
+    }
+
     @Test("T4: a limit counts toward the cap")
     func cap() throws {
         var r = Registry(maxActivities: 1)

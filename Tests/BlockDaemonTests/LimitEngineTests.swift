@@ -5,6 +5,15 @@ import Testing
 
 @Suite("§9: limits in the engine")
 struct LimitEngineTests {
+    @Test("§9: a limit on selections without apps is refused, and nothing is registered")
+    func uncountable() {
+        let h = Harness(now: "2026-11-29T20:00:00.000+09:00")
+        let r = h.send(#"limit-add {"name":"webonly","seconds":3600,"selections":["youtube"]}"#)
+        guard case .error(let e) = r else { Issue.record("accepted: \(r.line)"); return }
+        #expect(e.code == .usage && e.message.hasPrefix("limit 'webonly' could never be used up"), "\(e)")
+        #expect(ok(h.send("limit-list"))?["limits"]?.array?.isEmpty == true)
+    }
+
     @Test("§9: a limit blocks at the exact instant the allowance runs out, until local midnight")
     func reached() throws {
         let h = Harness(now: "2026-11-29T20:00:00.000+09:00")
