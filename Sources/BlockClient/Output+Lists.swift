@@ -129,14 +129,48 @@ extension Output {
             let n = e.count ?? 0
             body = paint("(\(plural(n, "event")) \(n == 1 ? "was" : "were") dropped: this watcher fell behind)", .yellow)
         case .moreTime:
-            body = paint("More time", .cyan) + ": \(Output.clean(e.message ?? ""))"
-        case .shieldHit, .tamper, .limit, .warning, nil:
-            // An event without a line of its own, or a newer daemon's: show it rather than drop it.
+            body = moreTimeLine(e, selection: selection)
+        case .shieldHit:
+            // S5: `Denied Steam (/usr/games/steam): games is blocked until 14:00 (1h left)`.
+            let path = Output.clean(e.path ?? "")
+            let app = e.app.map(Output.clean) ?? Path.lastComponent(path)
+            let verb = e.hitKind == "killed" ? "Stopped" : "Denied"
+            body = paint(verb, .yellow) + " \(app) (\(path))\(forWhom(e)): \(selection) is blocked"
+                + (e.until != nil ? " \(until(e.until))" : "")
+        case .tamper:
+            body = paint("Repaired", .yellow) + " \(Output.clean(e.path ?? "")): its blockd lines were changed while \(selection) is blocked"
+        case .limit:
+            // §9: `Daily limit 'games' reached: steam blocked until Mon 30 Nov 00:00 (5h left)`.
+            let selections = (e.selections ?? []).map(Output.clean).joined(separator: ", ")
+            body = paint("Daily limit", .red) + " '\(Output.clean(e.activity ?? ""))' reached\(forWhom(e)): \(selections) blocked \(until(e.until))"
+        case .warning:
+            // §9: `Daily limit 'games': 5m of use left for steam, blocked at 13:05 if it keeps running`.
+            let starts = instant(e.starts).map { " at \(time($0))" } ?? ""
+            body = paint("Daily limit", .yellow) + " '\(Output.clean(e.activity ?? ""))'\(forWhom(e)): \(Output.clean(e.remaining ?? "?")) of use left"
+                + " for \(selection), blocked\(starts) if it keeps running"
+        case nil:
+            // A newer daemon's event: show it rather than drop it.
             var rest = e.json
             rest["event"] = nil
             rest["time"] = nil
             body = "\(Output.clean(e.word)) \(Output.cleaned(.object(rest)).serialized())"
         }
         return "\(when) \(body)"
+    }
+
+    /// M3: a request's or a grant's news in a sentence, with local times (the daemon's own
+    /// `message` is the journal's, with instants in ISO 8601; it stays for unknown kinds).
+    func moreTimeLine(_ e: WatchEvent, selection: String) -> String {
+        let head = paint("More time", .cyan)
+        let id = e.activity.map { " (\(Output.clean($0)))" } ?? ""
+        switch e.hitKind {
+        case "asked": return head + " asked for \(selection)\(id)" + (instant(e.until).map { ", unanswered it expires at \(time($0))" } ?? "")
+        case "granted": return head + " for \(selection) granted\(id): \(until(e.until))"
+        case "denied": return head + " for \(selection) denied\(id)"
+        case "expired": return head + " for \(selection): the request\(id) expired unanswered"
+        case "cancelled": return head + " for \(selection): the request\(id) was cancelled"
+        case "ended": return head + " for \(selection) ended\(id)"
+        default: return head + ": \(Output.clean(e.message ?? ""))"
+        }
     }
 }
