@@ -57,7 +57,7 @@ extension NotificationPlanner {
         let texts = info?.texts ?? [:]
         let until = instant(event.until)
         let values = TemplateValues(selection: selection, until: until.map { display($0, now: now) },
-                                    remaining: until.flatMap { remaining($0.timeIntervalSince(now)) })
+                                    remaining: until.flatMap { remaining(from: now, to: $0) })
         func note(_ title: TextKey, _ body: TextKey, slot: String?, urgency: UInt8 = 1) -> PlannedNotification {
             PlannedNotification(selection: selection, summary: text(title, texts, values), body: text(body, texts, values),
                                 action: nil, urgency: urgency, slot: slot)

@@ -86,7 +86,7 @@ public struct NotificationPlanner: Sendable {
         let texts = info?.texts ?? [:]
         let until = instant(event.until)
         var values = TemplateValues(selection: selection, until: until.map { display($0, now: now) },
-                                    remaining: until.flatMap { remaining($0.timeIntervalSince(now)) })
+                                    remaining: until.flatMap { remaining(from: now, to: $0) })
         let title: TextKey, body: TextKey
         var offersAlternative = false
         var urgency: UInt8 = 1
@@ -107,7 +107,7 @@ public struct NotificationPlanner: Sendable {
             // For Warning texts {remaining} is the time until the block starts (TextKey docs).
             let starts = instant(event.starts)
             values.until = nil
-            values.remaining = starts.flatMap { remaining($0.timeIntervalSince(now)) }
+            values.remaining = starts.flatMap { remaining(from: now, to: $0) }
             (title, body) = (.warningTitle, .warningBody)
         case .refusal, .failure, .tamper, .limit, .dropped, .moreTime, nil:  // more-time: planMoreTime
             return nil
@@ -149,6 +149,15 @@ public struct NotificationPlanner: Sendable {
             let year = c.date.year == today.year ? "" : "\(c.date.year)年"
             return "\(year)\(c.date.month)月\(c.date.day)日 \(hm)"
         }
+    }
+
+    /// The time from `now` to `date` by the rule `blockc` uses (Output.between): the minutes
+    /// the two clock times show, so "until 13:50 — 44 min left" always agrees with itself.
+    public func remaining(from now: Date, to date: Date) -> String? {
+        let seconds = date.timeIntervalSince(now)
+        guard seconds >= 60, seconds < 86_400 else { return remaining(seconds) }
+        let minutes = Int((date.timeIntervalSince1970 / 60).rounded(.down)) - Int((now.timeIntervalSince1970 / 60).rounded(.down))
+        return remaining(Double(minutes * 60))
     }
 
     /// "29 min" / "29分": at most two units, rounded up so that nothing reads as over while

@@ -84,17 +84,27 @@ public struct Output: Sendable {
         return "\(weekday) \(c.date.day) \(Output.monthNames[c.date.month - 1])\(year) \(hm)"
     }
 
-    /// `until 13:35 (29m left)`; the remaining time rounds up, so it never reads "0s left"
-    /// while anything remains.
+    /// `until 13:35 (29m left)`. One rounding rule for both numbers: times are shown to the
+    /// minute, and the time left is what those minutes say (at 18:48:35, an end at 18:52:40 is
+    /// "until 18:52 (4m left)", never "5m left"); under a minute it is in seconds, rounded up,
+    /// so it never reads "0s left" while anything remains.
     public func until(_ date: Date) -> String {
-        let left = date.timeIntervalSince(now)
-        return left > 0 ? "until \(time(date)) (\(DurationText.formatRemaining(left)) left)" : "until \(time(date)) (ended)"
+        date > now ? "until \(time(date)) (\(Output.between(now, date)) left)" : "until \(time(date)) (ended)"
     }
 
-    /// `at 22:00 (in 8h55m)`, for instants that begin something.
+    /// `at 22:00 (in 8h55m)`, for instants that begin something (the same rule as `until`).
     public func at(_ date: Date) -> String {
-        let ahead = date.timeIntervalSince(now)
-        return ahead > 0 ? "at \(time(date)) (in \(DurationText.formatRemaining(ahead)))" : "at \(time(date))"
+        date > now ? "at \(time(date)) (in \(Output.between(now, date)))" : "at \(time(date))"
+    }
+
+    /// The time from `now` to `later` as the two minute readings of the clock show it: whole
+    /// minutes up to a day (`4m`, `8h55m`), seconds under a minute (`35s`, rounded up), and
+    /// days and hours beyond a day (`2d3h`, rounded up, as the date is shown then too).
+    static func between(_ now: Date, _ later: Date) -> String {
+        let left = later.timeIntervalSince(now)
+        guard left >= 60, left < 86_400 else { return DurationText.formatRemaining(left) }
+        let minutes = Int((later.timeIntervalSince1970 / 60).rounded(.down)) - Int((now.timeIntervalSince1970 / 60).rounded(.down))
+        return DurationText.format(minutes * 60)
     }
 
     /// The `until` text of a JSON instant; a null end means no end is known (a limit that lasts

@@ -55,12 +55,22 @@ struct NotifyIntegrationTests {
                        app: app, until: tokyo.iso8601(until)).json
     }
 
-    /// "Blocked until 13:35 — 30 min left.": ends 29 min 35 s from now, so the agent's
-    /// rounded-up figure is 30 min for the next half minute whatever its clock reads.
+    /// "Blocked until 13:35 — 30 min left.": the time left is what the two clock minutes say
+    /// (as blockc says it), so the end is 30 minutes and 30 seconds past the start of this
+    /// minute, and the test first waits out the minute if less than 15 s of it are left: the
+    /// agent, reading its clock a moment later, is then still in the same minute.
     static func until() -> (Date, String) {
-        let now = Date()
-        let until = now.addingTimeInterval(1775)
-        return (until, NotificationPlanner(language: .en, clock: tokyo).display(until, now: now))
+        let until = thirtyMinutesOn()
+        return (until, NotificationPlanner(language: .en, clock: tokyo).display(until, now: Date()))
+    }
+
+    static func thirtyMinutesOn() -> Date {
+        var now = Date().timeIntervalSince1970
+        if now.truncatingRemainder(dividingBy: 60) > 45 {
+            usleep(useconds_t((60 - now.truncatingRemainder(dividingBy: 60) + 0.2) * 1_000_000))
+            now = Date().timeIntervalSince1970
+        }
+        return Date(timeIntervalSince1970: (now / 60).rounded(.down) * 60 + 30 * 60 + 30)
     }
 
     @Test("dunst shows a denied launch; a second one replaces it (S2); its button opens the S7 URL, a forged ActionInvoked does not (S1, S4)", .enabled(if: Desktop.can(needs: NotifyIntegrationTests.dunstTools), Desktop.needsPrograms))
@@ -132,7 +142,7 @@ struct NotifyIntegrationTests {
         let session = try DesktopSession()
         try session.startServerWithoutActions()
         let (daemon, _) = try NotifyIntegrationTests.start(session, lang: "ja_JP.UTF-8")
-        let until = Date().addingTimeInterval(1775)
+        let until = NotifyIntegrationTests.thirtyMinutesOn()
         daemon.send(NotifyIntegrationTests.denied("instagram", app: "インスタ", until: until))
         try #require(Proc.eventually { session.serverCalls().count == 1 }, "no Notify: \(session.read("agent.log"))")
         let call = session.serverCalls()[0]

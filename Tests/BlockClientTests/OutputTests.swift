@@ -10,7 +10,8 @@ struct OutputTests {
     @Test("§6 remaining time and T3 full dates: the date is shown whenever the end is not today",
           arguments: [
               ("2026-11-29T13:35:00+09:00", "until 13:35 (30m left)"),
-              ("2026-11-29T13:34:30+09:00", "until 13:34 (30m left)"),  // rounded up, never less than remains
+              // One rule for both numbers: the minutes shown (13:34 - 13:05), not 29m30s rounded up.
+              ("2026-11-29T13:34:30+09:00", "until 13:34 (29m left)"),
               ("2026-11-29T13:05:45+09:00", "until 13:05 (45s left)"),
               ("2026-11-29T15:35:00+09:00", "until 15:35 (2h30m left)"),
               ("2026-11-30T07:00:00+09:00", "until Mon 30 Nov 07:00 (17h55m left)"),
@@ -22,6 +23,17 @@ struct OutputTests {
           ])
     func untilText(end: String, expected: String) {
         #expect(Fixture.output().until(Fixture.at(end)) == expected)
+    }
+
+    @Test("§6: the time left agrees with the clock times shown, whatever the seconds", arguments: [
+        ("2026-11-29T18:48:35+09:00", "2026-11-29T18:52:40+09:00", "until 18:52 (4m left)"),
+        ("2026-11-29T18:48:59+09:00", "2026-11-29T18:52:00+09:00", "until 18:52 (4m left)"),
+        ("2026-11-29T18:48:00+09:00", "2026-11-29T18:52:59+09:00", "until 18:52 (4m left)"),
+        ("2026-11-29T18:51:30+09:00", "2026-11-29T18:52:10+09:00", "until 18:52 (40s left)"),
+        ("2026-11-29T18:51:59+09:00", "2026-11-29T18:53:00+09:00", "until 18:53 (2m left)"),
+    ])
+    func oneRoundingRule(now: String, end: String, expected: String) {
+        #expect(Fixture.output(now: Fixture.at(now)).until(Fixture.at(end)) == expected)
     }
 
     @Test("T3: at 23:58 a block until 00:05 ends tomorrow, and says so")
