@@ -22,11 +22,21 @@ extension Output {
         }
     }
 
+    /// A window over blocks and schedules ("until 18:51 (15m left)"), and over a used-up daily
+    /// limit an amount of use (M3: not a window; unused, it keeps until midnight).
     func granted(_ o: JSONObject) -> String {
         let start = instant(o["start"]), end = instant(o["end"])
         let from = start.map { $0 > now ? " from \(time($0)) (after the delay)" : "" } ?? ""
         let by = o["grantedBy"]?.int.map { " by \(o["grantedByUser"]?.string.map(Output.clean) ?? person($0))" } ?? ""
-        return "More time for \(text(o["selection"])) (\(text(o["id"])))\(by)\(from) \(end.map { until($0) } ?? ""); blocked again at its end if a reason still holds."
+        let head = "More time for \(text(o["selection"])) (\(text(o["id"])))\(by)\(from)"
+        let window = "\(end.map { until($0) } ?? ""); blocked again at its end if a reason still holds."
+        let allowance = (o["allowance"]?.array ?? []).compactMap(\.string)
+        guard !allowance.isEmpty, let start, let end else { return "\(head) \(window)" }
+        let amount = DurationText.format(Int(end.timeIntervalSince(start).rounded()))
+        let limits = allowance.map { "'\(Output.clean($0))'" }.joined(separator: ", ")
+        let use = "\(amount) more use today under limit\(allowance.count == 1 ? "" : "s") \(limits); blocked again when it is used up."
+        let others = (o["activities"]?.array ?? []).compactMap(\.string).filter { !allowance.contains($0) }
+        return others.isEmpty ? "\(head): \(use)" : "\(head) \(window.dropLast()), and \(use)"
     }
 
     /// `stop`, `schedule remove` or `limit remove` of an activity with `Delay=` (M2).

@@ -30,6 +30,21 @@ struct ResultTextTests {
         #expect(out.reload(["reloaded": 4]) == "Reloaded the configuration (4 files).")
     }
 
+    @Test("M3: more time over a block is a window; over a used-up daily limit it is an amount of use, not a window", arguments: [
+        (["state": "granted", "id": "m1", "selection": "instagram", "start": "2026-11-29T13:05:00+09:00",
+          "end": "2026-11-29T13:20:00+09:00", "activities": ["focus"], "grantedBy": .null] as JSON,
+         "More time for instagram (m1) until 13:20 (15m left); blocked again at its end if a reason still holds."),
+        (["state": "granted", "id": "m2", "selection": "steam", "start": "2026-11-29T13:05:00+09:00",
+          "end": "2026-11-29T13:20:00+09:00", "activities": ["games"], "allowance": ["games"], "grantedBy": .null] as JSON,
+         "More time for steam (m2): 15m more use today under limit 'games'; blocked again when it is used up."),
+        (["state": "granted", "id": "m3", "selection": "steam", "start": "2026-11-29T13:05:00+09:00",
+          "end": "2026-11-29T13:20:00+09:00", "activities": ["focus", "games"], "allowance": ["games"], "grantedBy": .null] as JSON,
+         "More time for steam (m3) until 13:20 (15m left); blocked again at its end if a reason still holds, and 15m more use today under limit 'games'; blocked again when it is used up."),
+    ])
+    func grants(reply: JSON, expected: String) {
+        #expect(Fixture.output().moreTime(reply.object!) == expected)
+    }
+
     @Test("watch: one line per event, in local time",
           arguments: [
               // Built by the daemon's own constructors (WatchEvent), so they cannot drift from what it sends.
