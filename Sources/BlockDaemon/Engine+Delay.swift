@@ -52,7 +52,7 @@ extension Engine {
             }
             if case .error(let e) = handle(request, from: peer, delaying: false) {
                 log.log(LogEntry("The delayed \(l.kind.rawValue) of '\(l.name)' could not be done: \(e.message)", priority: .notice, event: .delayed,
-                                 fields: [("ACTIVITY", l.name)]))
+                                 fields: [(.activity, l.name)]))
             }
         }
         persist()

@@ -85,7 +85,7 @@ extension Engine {
         try registry.addLimit(l, by: peer, now: now)
         try commit(since: before, now: now)
         log.log(LogEntry("Limit '\(l.name)' added by \(who(peer.uid)): \(l.rule) for \(l.selections.joined(separator: ", "))",
-                         priority: .info, event: .start, fields: [("ACTIVITY", l.name)]))
+                         priority: .info, event: .start, fields: [(.activity, l.name)]))
         followLimits()
         reconcile(now: now)
         return shapes.activity(registry.activity(named: l.name)!, at: now).object ?? [:]
@@ -96,7 +96,7 @@ extension Engine {
         let l = try registry.removeLimit(named: name, by: peer)
         try commit(since: before, now: now)
         for sel in l.selections { pendingUnlockNotes[sel] = "limit '\(l.name)' removed by \(who(peer.uid))" }
-        log.log(LogEntry("Limit '\(l.name)' removed by \(who(peer.uid))", priority: .info, event: .stop, fields: [("ACTIVITY", l.name)]))
+        log.log(LogEntry("Limit '\(l.name)' removed by \(who(peer.uid))", priority: .info, event: .stop, fields: [(.activity, l.name)]))
         followLimits()
         reconcile(now: now)
         return ["removed": .string(l.name)]

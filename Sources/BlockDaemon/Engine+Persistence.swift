@@ -75,7 +75,7 @@ extension Engine {
     func tell(_ moves: [Move]) {
         for m in moves {
             log.log(LogEntry("\(m.owner)'s activity '\(m.from)' goes on as '\(m.to)': the \(m.reason) takes its name", priority: .notice,
-                             event: .start, fields: [("ACTIVITY", m.to)]))
+                             event: .start, fields: [(.activity, m.to)]))
         }
     }
 

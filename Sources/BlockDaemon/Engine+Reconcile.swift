@@ -222,8 +222,8 @@ extension Engine {
             let what = isStart ? "started" : "ended"
             log.log(LogEntry("Catching up: \(activity.kind.rawValue) '\(activity.name)' \(what) at \(local.iso8601(instant)) while blockd was not running; applied \(DurationText.formatRemaining(now.timeIntervalSince(instant))) late",
                              priority: .notice, event: .catchUp,
-                             fields: [("ACTIVITY", activity.name), ("LATE_MS", String(lateMS)),
-                                      ("SELECTION", activity.selections.joined(separator: " "))]))
+                             fields: [(.activity, activity.name), (.lateMS, String(lateMS)),
+                                      (.selection, activity.selections.joined(separator: " "))]))
         }
     }
 
@@ -267,17 +267,17 @@ extension Engine {
     func unlockReport(_ selection: String, previous: [Reason], ended: [Block], now: Date, audience: Audience = .everyone,
                       whom: String? = nil) -> Report {
         var why = pendingUnlockNotes[selection] ?? ""
-        var fields: [(String, String)] = []
+        var fields: [(JournalField, String)] = []
         if why.isEmpty, let block = ended.first(where: { b in b.selections.contains(selection) && (previous.isEmpty || previous.contains { $0.activity == b.name }) }) {
             why = "timed block '\(block.name)' ended (\(DurationText.format(Int(block.end.timeIntervalSince(block.start).rounded()))))"
-            fields.append(("ACTIVITY", block.name))
-            fields.append(("END", local.iso8601(block.end)))
-            fields.append(("LATE_MS", String(Int((now.timeIntervalSince(block.end) * 1000).rounded()))))
+            fields.append((.activity, block.name))
+            fields.append((.end, local.iso8601(block.end)))
+            fields.append((.lateMS, String(Int((now.timeIntervalSince(block.end) * 1000).rounded()))))
         } else if why.isEmpty, let reason = previous.first {
             why = "\(reason.kind.rawValue) '\(reason.activity)' ended"
-            fields.append(("ACTIVITY", previous.map(\.activity).joined(separator: " ")))
-            fields.append(("END", local.iso8601(reason.until)))
-            fields.append(("LATE_MS", String(Int((now.timeIntervalSince(reason.until) * 1000).rounded()))))
+            fields.append((.activity, previous.map(\.activity).joined(separator: " ")))
+            fields.append((.end, local.iso8601(reason.until)))
+            fields.append((.lateMS, String(Int((now.timeIntervalSince(reason.until) * 1000).rounded()))))
         } else if why.isEmpty {
             why = "no activity covers it any more"
         }

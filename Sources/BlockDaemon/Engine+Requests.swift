@@ -131,10 +131,10 @@ extension Engine {
         switch outcome {
         case .created:
             log.log(LogEntry("Block '\(block.name)' started by \(who(peer.uid)) until \(local.iso8601(block.end))\(block.locked ? " (locked)" : "")",
-                             priority: .info, event: .start, fields: [("ACTIVITY", block.name), ("END", local.iso8601(block.end))]))
+                             priority: .info, event: .start, fields: [(.activity, block.name), (.end, local.iso8601(block.end))]))
         case .extended(let from, _):
             log.log(LogEntry("Block '\(block.name)' extended by \(who(peer.uid)) from \(local.iso8601(from.end)) to \(local.iso8601(block.end)); a block is extended, never shortened",
-                             priority: .info, event: .start, fields: [("ACTIVITY", block.name), ("END", local.iso8601(block.end))]))
+                             priority: .info, event: .start, fields: [(.activity, block.name), (.end, local.iso8601(block.end))]))
         case .unchanged: break
         }
         reconcile(now: now)
@@ -166,7 +166,7 @@ extension Engine {
         try commit(since: before, now: now)
         for s in block.selections { pendingUnlockNotes[s] = "block '\(block.name)' stopped early by \(who(peer.uid))" }
         log.log(LogEntry("Block '\(block.name)' stopped early by \(who(peer.uid))", priority: .info, event: .stop,
-                         fields: [("ACTIVITY", block.name)]))
+                         fields: [(.activity, block.name)]))
         reconcile(now: now)
         return ["stopped": .string(block.name)]
     }
@@ -182,7 +182,7 @@ extension Engine {
         try registry.addSchedule(s, by: peer, now: now)
         try commit(since: before, now: now)
         log.log(LogEntry("Schedule '\(s.name)' added by \(who(peer.uid)): \(s.rule)", priority: .info, event: .start,
-                         fields: [("ACTIVITY", s.name)]))
+                         fields: [(.activity, s.name)]))
         reconcile(now: now)
         return shapes.activity(registry.activity(named: s.name)!, at: now).object ?? [:]
     }
@@ -192,7 +192,7 @@ extension Engine {
         let s = try registry.removeSchedule(named: name, by: peer)
         try commit(since: before, now: now)
         for sel in s.selections { pendingUnlockNotes[sel] = "schedule '\(s.name)' removed by \(who(peer.uid))" }
-        log.log(LogEntry("Schedule '\(s.name)' removed by \(who(peer.uid))", priority: .info, event: .stop, fields: [("ACTIVITY", s.name)]))
+        log.log(LogEntry("Schedule '\(s.name)' removed by \(who(peer.uid))", priority: .info, event: .stop, fields: [(.activity, s.name)]))
         reconcile(now: now)
         return ["removed": .string(s.name)]
     }

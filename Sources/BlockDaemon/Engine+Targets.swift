@@ -70,7 +70,7 @@ extension Engine {
             let until = registry.index.until(name, from: now).map { " at \(local.iso8601($0))" } ?? ""
             let keeps = holders.count > 1 ? "keep its targets until they end" : "keeps its targets until it ends"
             log.log(LogEntry("\(what); \(who.isEmpty ? "it" : who) \(keeps)\(until)", priority: .notice, event: .reload,
-                             fields: [("SELECTION", name), ("ACTIVITY", holders.map(\.name).joined(separator: " "))]))
+                             fields: [(.selection, name), (.activity, holders.map(\.name).joined(separator: " "))]))
         }
     }
 }

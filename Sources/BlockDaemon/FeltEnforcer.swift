@@ -87,12 +87,12 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
         }
         if dropped.overChange > 0 {
             log.log(LogEntry("\(jobs.count) domains became blocked at once; the open connections of the first \(FeltEnforcer.maxLookups) are looked up and cut, the others' end as they reconnect to the sink",
-                             priority: .notice, fields: [("LOOKUPS_DROPPED", "\(dropped.overChange)")]))
+                             priority: .notice, fields: [(.lookupsDropped, "\(dropped.overChange)")]))
         }
         for (uids, count) in dropped.overBudget.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
             let whose = "uid\(uids.count == 1 ? "" : "s") \(uids.map(String.init).joined(separator: ","))"
             log.log(LogEntry("The blocks of \(whose) already have \(FeltEnforcer.lookupLimits.perUserQueued) DNS lookups waiting; the open connections of \(count) more of their domains are not looked up and cut, and end as they reconnect to the sink",
-                             priority: .notice, fields: [("USERS", uids.map(String.init).joined(separator: " ")), ("LOOKUPS_DROPPED", "\(count)")]))
+                             priority: .notice, fields: [(.users, uids.map(String.init).joined(separator: " ")), (.lookupsDropped, "\(count)")]))
         }
         return EnforcementReport(failures: failure.map { [$0] } ?? [])
     }
@@ -168,7 +168,7 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
         lookupsFailed += 1
         if problem != lookupProblem {
             log.log(LogEntry("Cannot learn the addresses of blocked sites, so open connections to them are not cut and only the sink is refused: \(problem)",
-                             priority: .warning, event: .failure, fields: [("DOMAIN", domain)]))
+                             priority: .warning, event: .failure, fields: [(.domain, domain)]))
         }
         lookupProblem = problem
     }
@@ -191,7 +191,7 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
         guard result.matched > 0 else { return }
         log.log(LogEntry("Cut \(result.destroyed) open connection\(result.destroyed == 1 ? "" : "s")\(whose) to \(list) (\(reason))",
                          priority: .notice, event: .socketsCut,
-                         fields: [("ADDRESSES", list), ("SOCKETS_CUT", "\(result.destroyed)")]))
+                         fields: [(.addresses, list), (.socketsCut, "\(result.destroyed)")]))
     }
 
     /// Makes the table reject exactly the plan's addresses, plus the sink while anything is
@@ -232,7 +232,7 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
             let what = "\(learned.count) learned address\(learned.count == 1 ? "" : "es") of blocked sites\(sinkRefused ? " and the sink" : "")"
             message = "The nftables table inet blockd now refuses connections to \(what) (\(added) added, \(removed) removed\(scoped))"
         }
-        log.log(LogEntry(message, priority: .info, event: .firewall, fields: [("ADDRESSES", list)]))
+        log.log(LogEntry(message, priority: .info, event: .firewall, fields: [(.addresses, list)]))
     }
 
     func armTimer() {

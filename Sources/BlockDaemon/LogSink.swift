@@ -16,10 +16,10 @@ public struct LogEntry: Equatable, Sendable {
     public var message: String
     public var priority: Priority
     public var event: LogEvent?
-    /// Extra fields without the `BLOCKD_` prefix (`ACTIVITY`, `SELECTION`, `END`, `LATE_MS`).
-    public var fields: [(String, String)]
+    /// The entry's `BLOCKD_*` fields, in order.
+    public var fields: [(JournalField, String)]
 
-    public init(_ message: String, priority: Priority = .info, event: LogEvent? = nil, fields: [(String, String)] = []) {
+    public init(_ message: String, priority: Priority = .info, event: LogEvent? = nil, fields: [(JournalField, String)] = []) {
         self.message = message
         self.priority = priority
         self.event = event
@@ -31,7 +31,42 @@ public struct LogEntry: Equatable, Sendable {
             && a.fields.map(\.0) == b.fields.map(\.0) && a.fields.map(\.1) == b.fields.map(\.1)
     }
 
-    public func field(_ name: String) -> String? { fields.first { $0.0 == name }?.1 }
+    public func field(_ name: JournalField) -> String? { fields.first { $0.0 == name }?.1 }
+}
+
+/// Every journal field blockd writes besides `BLOCKD_EVENT`, without its `BLOCKD_` prefix: the
+/// one list, which blockd(8), JOURNAL, documents field by field (DocsTests checks both ways).
+public enum JournalField: String, Sendable, CaseIterable {
+    /// The activity concerned; several are separated by spaces.
+    case activity = "ACTIVITY"
+    /// The selection locked or unlocked (a catch-up: the activity's selections).
+    case selection = "SELECTION"
+    /// The end instant of a block or window, ISO 8601 with offset.
+    case end = "END"
+    /// How many milliseconds after its instant an unlock or catch-up was applied (T8).
+    case lateMS = "LATE_MS"
+    /// A refusal's or failure's error code.
+    case code = "CODE"
+    /// Whose request was refused, or whose launch was denied (U3).
+    case uid = "UID"
+    /// Whom a lock or an unlock is about, when some users only (U2).
+    case users = "USERS"
+    /// Who is left out of a lock or an unlock for everyone (U2).
+    case exceptUsers = "EXCEPT_USERS"
+    /// A shield hit: what happened (`denied-launch`, `killed`, `tamper`), to which
+    /// executable or file, the app's name and the process (S5).
+    case hit = "HIT"
+    case path = "PATH"
+    case app = "APP"
+    case pid = "PID"
+    /// E5: the addresses cut or refused, how many sockets a cut destroyed, a name whose
+    /// lookup failed, and how many lookups a change had to leave out.
+    case addresses = "ADDRESSES"
+    case socketsCut = "SOCKETS_CUT"
+    case domain = "DOMAIN"
+    case lookupsDropped = "LOOKUPS_DROPPED"
+    /// M3: a more-time request's or grant's id, or the activity whose stop waits (M2).
+    case moreID = "MORE_ID"
 }
 
 /// Event types with a fixed `MESSAGE_ID` each (for the journal catalog and `journalctl -x`).
@@ -92,7 +127,7 @@ public struct StderrSink: LogSink {
         var line = prefixPriority ? "<\(entry.priority.rawValue)>" : ""
         line += entry.message.replacing("\n", with: " ")
         if let event = entry.event {
-            let extra = entry.fields.map { "\($0.0.lowercased())=\($0.1)" }.joined(separator: " ")
+            let extra = entry.fields.map { "\($0.0.rawValue.lowercased())=\($0.1)" }.joined(separator: " ")
             line += " [\(event.rawValue)\(extra.isEmpty ? "" : " " + extra)]"
         }
         StderrSink.write(line + "\n")
@@ -133,20 +168,10 @@ public struct JournalSink: LogSink {
             fields.append("MESSAGE_ID=\(event.messageID)")
             fields.append("BLOCKD_EVENT=\(event.rawValue)")
         }
-        for (name, value) in entry.fields {
-            fields.append("BLOCKD_\(JournalSink.sanitize(name))=\(value)")
+        for (field, value) in entry.fields {
+            fields.append("BLOCKD_\(field.rawValue)=\(value)")
         }
         JournalSink.send(fields)
-    }
-
-    /// journald field names: upper-case ASCII letters, digits and '_', not starting with '_'
-    /// or a digit (systemd.journal-fields(7)).
-    static func sanitize(_ name: String) -> String {
-        var out = String(name.uppercased().unicodeScalars.map { s -> Character in
-            (s.value >= 65 && s.value <= 90) || (s.value >= 48 && s.value <= 57) ? Character(s) : "_"
-        })
-        while out.first == "_" { out.removeFirst() }
-        return out.isEmpty ? "FIELD" : String(out.prefix(64))
     }
 
     static func send(_ fields: [String]) {

@@ -19,9 +19,9 @@ struct MoreTimeNote {
     var asker: UInt32? = nil
 
     func entry(clock: LocalClock) -> LogEntry {
-        var fields = [("SELECTION", selection), ("MORE_ID", id)]
-        if let until { fields.append(("END", clock.iso8601(until))) }
-        if let uid { fields.append(("UID", String(uid))) }
+        var fields: [(JournalField, String)] = [(.selection, selection), (.moreID, id)]
+        if let until { fields.append((.end, clock.iso8601(until))) }
+        if let uid { fields.append((.uid, String(uid))) }
         return LogEntry(message, priority: .notice, event: event, fields: fields)
     }
 

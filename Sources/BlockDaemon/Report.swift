@@ -12,7 +12,7 @@ enum Report {
     case lock(Policy.Blocked, audience: Audience = .everyone, whom: String? = nil)
     /// A selection is no longer blocked for `audience`: `why` in words, and the fields that
     /// say which activity ended when.
-    case unlock(selection: String, why: String, fields: [(String, String)], audience: Audience = .everyone, whom: String? = nil)
+    case unlock(selection: String, why: String, fields: [(JournalField, String)], audience: Audience = .everyone, whom: String? = nil)
     /// T4: a refused request, or a failure that is ours to fix.
     case problem(CoreError, uid: UInt32?, activity: String?)
     /// S5: a denied launch, a stopped process, or (E1, E6) a repaired hosts file, with when
@@ -46,33 +46,33 @@ enum Report {
         case .lock(let b, let audience, let whom):
             let why = b.reasons.map { "\($0.kind.rawValue) '\($0.activity)'" }.joined(separator: ", ")
             let until = b.until.map { "until \(clock.iso8601($0))" } ?? "with no end in sight"
-            var fields = [("SELECTION", b.selection), ("ACTIVITY", b.reasons.map(\.activity).joined(separator: " "))]
-            if let end = b.until { fields.append(("END", clock.iso8601(end))) }
+            var fields: [(JournalField, String)] = [(.selection, b.selection), (.activity, b.reasons.map(\.activity).joined(separator: " "))]
+            if let end = b.until { fields.append((.end, clock.iso8601(end))) }
             return LogEntry("Blocked \(b.selection)\(whom.map { " \($0)" } ?? ""): \(why), \(until)", priority: .notice, event: logEvent,
                             fields: fields + Report.fields(audience))
         case .unlock(let selection, let why, let fields, let audience, let whom):
             return LogEntry("Unblocked \(selection)\(whom.map { " \($0)" } ?? ""): \(why)", priority: .notice, event: logEvent,
-                            fields: [("SELECTION", selection)] + fields + Report.fields(audience))
+                            fields: [(.selection, selection)] + fields + Report.fields(audience))
         case .problem(let error, let uid, let activity):
-            var fields = [("CODE", error.code.rawValue)]
-            if let activity { fields.append(("ACTIVITY", activity)) }
-            if let uid { fields.append(("UID", String(uid))) }
+            var fields: [(JournalField, String)] = [(.code, error.code.rawValue)]
+            if let activity { fields.append((.activity, activity)) }
+            if let uid { fields.append((.uid, String(uid))) }
             return LogEntry("\(logEvent == .failure ? "Failure" : "Refused"): \(error.message)", priority: .warning, event: logEvent, fields: fields)
         case .hit(let hit, _, _):
-            var fields = [("SELECTION", hit.selection), ("PATH", hit.path), ("HIT", hit.kind.rawValue)]
-            if let app = hit.app { fields.append(("APP", app)) }
-            if let pid = hit.pid { fields.append(("PID", String(pid))) }
-            if let uid = hit.uid { fields.append(("UID", String(uid))) }
+            var fields: [(JournalField, String)] = [(.selection, hit.selection), (.path, hit.path), (.hit, hit.kind.rawValue)]
+            if let app = hit.app { fields.append((.app, app)) }
+            if let pid = hit.pid { fields.append((.pid, String(pid))) }
+            if let uid = hit.uid { fields.append((.uid, String(uid))) }
             return LogEntry(Report.message(hit), priority: hit.kind == .tamper ? .warning : .notice, event: logEvent, fields: fields)
         case .limitReached(let l, let until):
             return LogEntry("Daily limit '\(l.name)' reached (\(DurationText.format(l.seconds)) of use): \(l.selections.joined(separator: ", ")) blocked until \(until)",
                             priority: .notice, event: logEvent,
-                            fields: [("ACTIVITY", l.name), ("SELECTION", l.selections.joined(separator: " ")), ("END", until)])
+                            fields: [(.activity, l.name), (.selection, l.selections.joined(separator: " ")), (.end, until)])
         case .limitWarning(let l, let remaining, _):
             return LogEntry("Daily limit '\(l.name)': \(remaining) of use left today for \(l.selections.joined(separator: ", "))",
-                            priority: .info, event: logEvent, fields: [("ACTIVITY", l.name), ("SELECTION", l.selections.joined(separator: " "))])
+                            priority: .info, event: logEvent, fields: [(.activity, l.name), (.selection, l.selections.joined(separator: " "))])
         case .ended(let block, let message):
-            return LogEntry(message, priority: .info, event: logEvent, fields: [("ACTIVITY", block.name)])
+            return LogEntry(message, priority: .info, event: logEvent, fields: [(.activity, block.name)])
         case .moreTime(let note): return note.entry(clock: clock)
         }
     }
@@ -102,9 +102,9 @@ enum Report {
     }
 
     /// U2: the journal fields that say whom a lock or an unlock is about (none: everyone).
-    static func fields(_ audience: Audience) -> [(String, String)] {
-        if let users = audience.users { return [("USERS", users.map(String.init).joined(separator: " "))] }
-        return audience.except.isEmpty ? [] : [("EXCEPT_USERS", audience.except.map(String.init).joined(separator: " "))]
+    static func fields(_ audience: Audience) -> [(JournalField, String)] {
+        if let users = audience.users { return [(.users, users.map(String.init).joined(separator: " "))] }
+        return audience.except.isEmpty ? [] : [(.exceptUsers, audience.except.map(String.init).joined(separator: " "))]
     }
 
     /// What a shield hit did, in a sentence.

@@ -1,3 +1,4 @@
+import BlockDaemon
 import Foundation
 import Testing
 
@@ -37,6 +38,18 @@ struct DocsTests {
             if !layout.contains("`\(name)`") && !layout.contains("`\(file)`") { problems.append("\(file) is not in README.md's Layout section") }
         }
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    @Test("DESIGN §7: every BLOCKD_* journal field blockd writes is in blockd(8)'s list, and every one listed is written")
+    func journalFields() throws {
+        let page = try String(contentsOfFile: Repo.root + "/man/blockd.8", encoding: .utf8)
+        let listed = Set(page.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix(".It Li BLOCKD_") else { return nil }
+            return String(line.dropFirst(".It Li BLOCKD_".count))
+        })
+        let written = Set(JournalField.allCases.map(\.rawValue) + ["EVENT"])
+        #expect(written.subtracting(listed).isEmpty, "written but not in blockd(8): \(written.subtracting(listed).sorted())")
+        #expect(listed.subtracting(written).isEmpty, "in blockd(8) but never written: \(listed.subtracting(written).sorted())")
     }
 
     @Test("no issue numbers anywhere: comments, suite names and scripts say what a thing is")

@@ -17,7 +17,7 @@ struct EngineTests {
         #expect(h.run { h.engine.nextTransition } == iso("2026-11-29T13:35:00.000+09:00"))
         let lock = try #require(h.entries(.lock).first)
         #expect(lock.message.hasPrefix("Blocked instagram: block 'instagram', until 2026-11-29T13:35:00.000+09:00"))
-        #expect(lock.field("SELECTION") == "instagram")
+        #expect(lock.field(.selection) == "instagram")
 
         h.advance(1799)
         #expect(h.enforcer.current == ["instagram"])
@@ -25,8 +25,8 @@ struct EngineTests {
         #expect(h.enforcer.current == [])
         let unlock = try #require(h.entries(.unlock).first)
         #expect(unlock.message == "Unblocked instagram: timed block 'instagram' ended (30m)")
-        #expect(unlock.field("LATE_MS") == "250")
-        #expect(unlock.field("END") == "2026-11-29T13:35:00.000+09:00")
+        #expect(unlock.field(.lateMS) == "250")
+        #expect(unlock.field(.end) == "2026-11-29T13:35:00.000+09:00")
         #expect(h.run { h.engine.nextTransition } == nil)
     }
 
@@ -123,7 +123,7 @@ struct EngineTests {
         #expect(e.code == .activityLimit)
         let warning = try #require(h.entries(.refusal).first)
         #expect(warning.priority == .warning)
-        #expect(warning.field("CODE") == "activity-limit")
+        #expect(warning.field(.code) == "activity-limit")
         let onDisk = try #require(h.run { () -> DaemonState? in
             if case .loaded(let s) = StateStore(directory: h.dir).load(now: h.clock.wallNow()) { return s } else { return nil }
         })
@@ -144,8 +144,8 @@ struct EngineTests {
         h.run { h.engine.startUp() }
         #expect(h.enforcer.current == ["reddit"])
         let catchUp = try #require(h.entries(.catchUp).first)
-        #expect(catchUp.field("ACTIVITY") == "instagram")
-        #expect(catchUp.field("LATE_MS") == "600000")
+        #expect(catchUp.field(.activity) == "instagram")
+        #expect(catchUp.field(.lateMS) == "600000")
         let status = h.run { h.engine.status(now: h.clock.wallNow()) }
         #expect(status["activities"]?.array?.count == 1)
         #expect(status["activities"]?[0]?["locked"] == true)

@@ -126,9 +126,9 @@ struct FeltPriorityTests {
         let kidStarted = record.started.withLock { $0.filter { $0.hasPrefix("kid") }.count }
         #expect(kidStarted == LookupQueue.Limits.standard.perUserRunning,
                 "kid's hung lookups hold only kid's share of the workers: \(kidStarted)")
-        let dropped = log.entries.compactMap { $0.field("LOOKUPS_DROPPED").flatMap(Int.init) }.reduce(0, +)
+        let dropped = log.entries.compactMap { $0.field(.lookupsDropped).flatMap(Int.init) }.reduce(0, +)
         let kept = LookupQueue.Limits.standard.perUserQueued + LookupQueue.Limits.standard.perUserRunning
         #expect(dropped == 12 * 180 - kept, "kid's names beyond the budget are dropped, and how many is said: \(dropped)")
-        #expect(log.entries.contains { $0.message.contains("uid 1001") && $0.field("LOOKUPS_DROPPED") != nil })
+        #expect(log.entries.contains { $0.message.contains("uid 1001") && $0.field(.lookupsDropped) != nil })
     }
 }

@@ -26,7 +26,7 @@ struct ReconcileTests {
         h.clock.advance(1)
         let quiet = h.run { h.engine.reconcile(now: h.clock.wallNow()) }
         #expect(quiet.reports.isEmpty)
-        #expect(h.entries(.lock).map { $0.field("SELECTION") } == ["instagram", "reddit", "youtube"])
+        #expect(h.entries(.lock).map { $0.field(.selection) } == ["instagram", "reddit", "youtube"])
     }
 
     static let clock = LocalClock(SystemTimeZone.named("Asia/Tokyo")!)
@@ -34,7 +34,7 @@ struct ReconcileTests {
     static let limit = Limit(name: "games", selections: ["steam", "lutris"], seconds: 3600)
     static let reports: [Report] = [
         .lock(Policy.Blocked(selection: "x", reasons: [Reason(activity: "b", kind: .block, until: now + 60)], until: now + 60)),
-        .unlock(selection: "x", why: "timed block 'b' ended (1m)", fields: [("ACTIVITY", "b")]),
+        .unlock(selection: "x", why: "timed block 'b' ended (1m)", fields: [(.activity, "b")]),
         .problem(CoreError(.locked, "'b' is locked"), uid: 1000, activity: "b"),
         .problem(CoreError(.internal, "hosts file not written"), uid: nil, activity: nil),
         .hit(ShieldHit(kind: .deniedLaunch, selection: "x", path: "/usr/bin/x", app: "X"), until: nil),
@@ -53,7 +53,7 @@ struct ReconcileTests {
         for event in events {
             #expect(event.word == report.logEvent.rawValue)
             #expect(event.time == "2026-11-29T13:05:00.000+09:00")
-            if let selection = event.selection { #expect(entry.field("SELECTION")?.split(separator: " ").contains(Substring(selection)) == true) }
+            if let selection = event.selection { #expect(entry.field(.selection)?.split(separator: " ").contains(Substring(selection)) == true) }
         }
     }
 }
