@@ -217,9 +217,18 @@ final class DesktopSession: @unchecked Sendable {
         (try? String(contentsOfFile: dir + "/" + name, encoding: .utf8)) ?? ""
     }
 
+    /// Writes through a close-on-exec descriptor and renames into place: a descriptor without
+    /// it (Foundation's atomic write) is inherited by whatever this test process spawns
+    /// meanwhile, and exec of the script then fails with ETXTBSY for as long as that lives.
     func write(_ text: String, to name: String, mode: Int = 0o644) throws {
-        try text.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: dir + "/" + name)
+        let path = dir + "/" + name, temp = path + ".tmp-\(getpid())"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(mode))
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        fchmod(fd, mode_t(mode))
+        close(fd)
+        guard written == bytes.count, rename(temp, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
 
     /// The notification server's name has an owner.

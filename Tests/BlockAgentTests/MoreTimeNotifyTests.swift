@@ -64,8 +64,10 @@ struct MoreTimeNotifyTests {
         let session = try DesktopSession()
         // dunst offers a notification's several actions in its context menu, through dmenu:
         // this one picks the line with "Approve", as a person would.
-        try session.write("#!/bin/sh\ncat > '\(session.dir)/menu'\ngrep -m1 Approve '\(session.dir)/menu'\n", to: "pick", mode: 0o755)
-        try session.startDunst(config: "    dmenu = \(session.dir)/pick\n")
+        // Run by /bin/sh, not exec'd itself: a process this test process forks meanwhile may
+        // hold the just-written file open for writing, and exec then fails (ETXTBSY).
+        try session.write("cat > '\(session.dir)/menu'\ngrep -m1 Approve '\(session.dir)/menu'\n", to: "pick", mode: 0o644)
+        try session.startDunst(config: "    dmenu = /bin/sh \(session.dir)/pick\n")
         let (daemon, _) = try NotifyIntegrationTests.start(session, admin: true)
 
         daemon.send(MoreTimeNotifyTests.note("asked", uid: 4242))
