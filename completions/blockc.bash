@@ -1,4 +1,5 @@
-# bash completion for blockc(1): commands, flags and selection names.
+# bash completion for blockc(1): commands, flags, and the names they take (selections, users
+# and @groups, blocks, schedules, limits, request ids).
 # Installed as share/bash-completion/completions/blockc; works with or without the
 # bash-completion package.
 
@@ -14,35 +15,91 @@ _blockc_selections() {
     printf '%s\n' $names
 }
 
+# The daemon's answer to `CLIENT... ARGS... --json` as its innermost objects, one a line
+# (activities, requests and delayed changes hold no object), or nothing when it does not
+# answer within a second.
+_blockc_objects() {
+    timeout 1 "$@" 2>/dev/null | grep -o '{[^{}]*}'
+}
+
+# The string values of key $1 in the objects on stdin.
+_blockc_values() {
+    grep -o "\"$1\" *: *\"[^\"]*\"" | sed 's/.*"\([^"]*\)"$/\1/'
+}
+
+# What names a thing the daemon holds: `stop` the active blocks (status --json, kind "block"),
+# `schedule remove` and `limit remove` theirs, `approve` and `deny` the pending requests' ids,
+# `cancel` those and the activities whose stop or removal waits for Delay=.
+_blockc_names() {
+    local what=$1
+    shift
+    case $what in
+        blocks) _blockc_objects "$@" status --json | grep '"kind" *: *"block"' | _blockc_values name ;;
+        schedules) _blockc_objects "$@" schedule list --json | _blockc_values name ;;
+        limits) _blockc_objects "$@" limit list --json | _blockc_values name ;;
+        requests) _blockc_objects "$@" requests --json | grep '"state" *: *"pending"' | _blockc_values id ;;
+        cancellable)
+            local out
+            out=$(_blockc_objects "$@" requests --json)
+            printf '%s\n' "$out" | grep '"state" *: *"pending"' | _blockc_values id
+            printf '%s\n' "$out" | _blockc_values pending ;;
+    esac
+}
+
+# `--user NAME`: user names, and with $1 = groups also @group names. bash splits words at
+# '@' (COMP_WORDBREAKS) but completes the word with its '@' (a special prefix), so after
+# '--user @wh' the word is '@' and 'wh'.
+_blockc_users() {
+    local word=$cur
+    [[ $prev == @ ]] && word=@$cur
+    [[ $word == @* ]] || COMPREPLY=($(compgen -u -- "$word"))
+    if [[ $1 == groups && ( -z $word || $word == @* ) ]]; then
+        COMPREPLY+=($(compgen -P @ -g -- "${word#@}"))
+    fi
+}
+
 _blockc() {
     local cur prev
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
     COMPREPLY=()
 
-    # Values of flags that take one.
-    case "$prev" in
-        --socket)
-            COMPREPLY=($(compgen -f -- "$cur"))
-            return ;;
-        --minutes | --for | --until | --name | --daily)
-            return ;;
-        --weekly)
-            COMPREPLY=($(compgen -W "mon tue wed thu fri sat sun mon-fri sat-sun" -- "$cur"))
-            return ;;
-    esac
-
-    # The command words so far (global options and their values skipped).
+    # The command words so far (options and their values skipped).
     local i word words=() client=("${COMP_WORDS[0]}")
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case "$word" in
             --socket) client+=(--socket "${COMP_WORDS[i+1]}"); ((i++)) ;;
-            --minutes | --for | --until | --name | --daily | --weekly | --reason) ((i++)) ;;
+            --user)
+                ((i++))
+                # '--user @wheel' is three words where '@' breaks words.
+                [[ ${COMP_WORDS[i]} == @ ]] && ((i++)) ;;
+            --minutes | --for | --until | --name | --daily | --weekly | --days | --warn | --reason | \
+                --more-time | --delay | --more-time-per-day) ((i++)) ;;
             -*) ;;
             *) words+=("$word") ;;
         esac
     done
+
+    # Values of flags that take one.
+    case "$prev" in
+        --socket)
+            COMPREPLY=($(compgen -f -- "$cur"))
+            return ;;
+        --minutes | --for | --until | --name | --daily | --warn | --reason | --delay | --more-time-per-day)
+            return ;;
+        --weekly | --days)
+            COMPREPLY=($(compgen -W "mon tue wed thu fri sat sun mon-fri sat-sun" -- "$cur"))
+            return ;;
+        --more-time)
+            COMPREPLY=($(compgen -W "no self approval" -- "$cur"))
+            return ;;
+        --user | @)
+            if [[ $prev == --user || ${COMP_WORDS[COMP_CWORD-2]} == --user ]]; then
+                if [[ ${words[0]:-} == status ]]; then _blockc_users; else _blockc_users groups; fi
+                return
+            fi ;;
+    esac
 
     local commands="start stop status schedule selections failures limit more requests approve deny cancel stats watch reload version help"
     if ((${#words[@]} == 0)); then
@@ -54,24 +111,33 @@ _blockc() {
         return
     fi
 
-    local flags="" selections=false
+    # names: what the word at the cursor names, if anything.
+    local flags="" names=""
     case "${words[0]}" in
         start)
             flags="--minutes --for --until --lock --name --json --more-time --delay --more-time-per-day --user"
-            selections=true ;;
-        stop | reload | version | cancel) ;;
+            names=selections ;;
+        stop) ((${#words[@]} == 1)) && names=blocks ;;
+        reload | version) ;;
+        cancel) ((${#words[@]} == 1)) && names=cancellable ;;
         more)
             flags="--today --reason --json"
-            ((${#words[@]} == 1)) && selections=true ;;
-        requests | approve) flags="--json" ;;
-        deny) flags="--reason --json" ;;
+            ((${#words[@]} == 1)) && names=selections ;;
+        requests) flags="--json" ;;
+        approve)
+            flags="--json"
+            ((${#words[@]} == 1)) && names=requests ;;
+        deny)
+            flags="--reason --json"
+            ((${#words[@]} == 1)) && names=requests ;;
         status) flags="--json --watch --all --user --all-users" ;;
         schedule)
             case "${words[1]:-}" in
                 "") COMPREPLY=($(compgen -W "add remove list" -- "$cur")); return ;;
                 add)
                     flags="--daily --weekly --more-time --delay --more-time-per-day --user"
-                    ((${#words[@]} >= 3)) && selections=true ;;
+                    ((${#words[@]} >= 3)) && names=selections ;;
+                remove) ((${#words[@]} == 2)) && names=schedules ;;
                 list) flags="--json" ;;
             esac ;;
         selections)
@@ -81,7 +147,7 @@ _blockc() {
                     [[ $cur != -* ]] && COMPREPLY=($(compgen -W "show" -- "$cur")) ;;
                 show)
                     flags="--json"
-                    ((${#words[@]} == 2)) && selections=true ;;
+                    ((${#words[@]} == 2)) && names=selections ;;
             esac ;;
         failures) flags="--json --clear" ;;
         limit)
@@ -89,7 +155,8 @@ _blockc() {
                 "") COMPREPLY=($(compgen -W "add remove list" -- "$cur")); return ;;
                 add)
                     flags="--days --warn --more-time --delay --more-time-per-day --user"
-                    ((${#words[@]} >= 4)) && selections=true ;;
+                    ((${#words[@]} >= 4)) && names=selections ;;
+                remove) ((${#words[@]} == 2)) && names=limits ;;
                 list) flags="--json" ;;
             esac ;;
         stats) flags="--json" ;;
@@ -101,8 +168,10 @@ _blockc() {
 
     if [[ $cur == -* ]]; then
         COMPREPLY+=($(compgen -W "$flags --help" -- "$cur"))
-    elif $selections; then
+    elif [[ $names == selections ]]; then
         COMPREPLY+=($(compgen -W "$(_blockc_selections "${client[@]}")" -- "$cur"))
+    elif [[ -n $names ]]; then
+        COMPREPLY+=($(compgen -W "$(_blockc_names "$names" "${client[@]}")" -- "$cur"))
     fi
 }
 

@@ -1,19 +1,59 @@
-# fish completion for blockc(1): commands, flags and selection names.
+# fish completion for blockc(1): commands, flags, and the names they take (selections, users
+# and @groups, blocks, schedules, limits, request ids).
 # Installed as share/fish/vendor_completions.d/blockc.fish.
 
-# Selection names: the daemon's list (built-in catalog plus selections.d) when it answers,
-# else the built-in catalog (Sources/BlockCore/Catalog.swift; a test keeps the two in step).
-function __blockc_selections
+# The client as typed, with the --socket given on the line.
+function __blockc_client
     set -l tokens (commandline -opc)
     set -l client $tokens[1]
     if set -l i (contains -i -- --socket $tokens)
         set -a client --socket $tokens[(math $i + 1)]
     end
+    printf '%s\n' $client
+end
+
+# Selection names: the daemon's list (built-in catalog plus selections.d) when it answers,
+# else the built-in catalog (Sources/BlockCore/Catalog.swift; a test keeps the two in step).
+function __blockc_selections
+    set -l client (__blockc_client)
     set -l names (timeout 1 $client selections --json 2>/dev/null | string match -ar '"name" *: *"[^"]*"' | string replace -r '.*"([^"]*)"$' '$1')
     if test (count $names) -eq 0
         set names discord facebook instagram linkedin messenger netflix pinterest reddit snapchat steam threads tiktok twitch whatsapp x youtube
     end
     printf '%s\n' $names
+end
+
+# The string values of key $argv[1] in the innermost JSON objects that match the regex
+# $argv[2] ('' for all) of the daemon's answer to `blockc [--socket S] $argv[3..]` (activities,
+# requests and delayed changes hold no object); nothing when it does not answer within a second.
+function __blockc_ask
+    set -l client (__blockc_client)
+    timeout 1 $client $argv[3..-1] 2>/dev/null | string match -ar '\{[^{}]*\}' | string match -er -- $argv[2] |
+        string match -ar '"'$argv[1]'" *: *"[^"]*"' | string replace -r '.*"([^"]*)"$' '$1'
+end
+
+# What names a thing the daemon holds: `stop` the active blocks (status --json, kind "block"),
+# `schedule remove` and `limit remove` theirs, `approve`, `deny` and `cancel` the pending
+# requests' ids, `cancel` also the activities whose stop or removal waits for Delay=.
+function __blockc_names
+    switch $argv[1]
+        case blocks
+            __blockc_ask name '"kind" *: *"block"' status --json
+        case schedules
+            __blockc_ask name '' schedule list --json
+        case limits
+            __blockc_ask name '' limit list --json
+        case requests
+            __blockc_ask id '"state" *: *"pending"' requests --json
+        case delayed
+            __blockc_ask pending '' requests --json
+    end
+end
+
+# `--user NAME`: a user, or a group as @NAME.
+function __blockc_users_and_groups
+    __fish_complete_users
+    __fish_complete_groups | string replace -r '^' '@'
 end
 
 # The command words so far, without options and their values.
@@ -27,7 +67,8 @@ function __blockc_words
             continue
         end
         switch $t
-            case --socket --minutes --for --until --name --daily --weekly --user
+            case --socket --minutes --for --until --name --daily --weekly --days --warn --reason --more-time --delay \
+                --more-time-per-day --user
                 set skip 1
             case '-*'
             case '*'
@@ -101,14 +142,19 @@ complete -c blockc -n '__blockc_in start' -l for -x -d 'a duration such as 1h30m
 complete -c blockc -n '__blockc_in start' -l until -x -d 'HH:MM or an ISO 8601 date-time'
 complete -c blockc -n '__blockc_in start' -l lock -d 'cannot be stopped early by anyone'
 complete -c blockc -n '__blockc_in start' -l name -x -d 'name of the block'
+complete -c blockc -n '__blockc_at stop' -a '(__blockc_names blocks)' -d block
+complete -c blockc -n '__blockc_at approve; or __blockc_at deny; or __blockc_at cancel' -a '(__blockc_names requests)' -d request
+complete -c blockc -n '__blockc_at cancel' -a '(__blockc_names delayed)' -d 'waits for Delay='
 complete -c blockc -n __blockc_selection_position -a '(__blockc_selections)' -d selection
 
 complete -c blockc -n '__blockc_in status' -l watch -d 'redraw a live countdown'
 complete -c blockc -n '__blockc_in status' -l all -d 'every activity, idle ones too'
 complete -c blockc -n '__blockc_in status' -l all-users -d "every user's activities"
-complete -c blockc -n '__blockc_in start; or __blockc_in status; or __blockc_in schedule add; or __blockc_in limit add' -l user -x -a '(__fish_complete_users)' -d 'for this user only (@group: its members)'
+complete -c blockc -n '__blockc_in start; or __blockc_in schedule add; or __blockc_in limit add' -l user -x -a '(__blockc_users_and_groups)' -d 'for this user only (@group: its members)'
+complete -c blockc -n '__blockc_in status' -l user -x -a '(__fish_complete_users)' -d "that user's view"
 
 complete -c blockc -n '__blockc_at schedule' -a 'add remove list'
+complete -c blockc -n '__blockc_at schedule remove' -a '(__blockc_names schedules)' -d schedule
 complete -c blockc -n '__blockc_in schedule add' -l daily -x -d 'a window HH:MM-HH:MM every day'
 complete -c blockc -n '__blockc_in schedule add' -l weekly -x -a 'mon tue wed thu fri sat sun mon-fri sat-sun' -d 'days, then the window'
 
@@ -117,6 +163,9 @@ complete -c blockc -n '__blockc_at selections' -a show -d 'the domains and apps 
 complete -c blockc -n '__blockc_in failures' -l clear -d 'empty the failure list'
 
 complete -c blockc -n '__blockc_at limit' -a 'add remove list'
+complete -c blockc -n '__blockc_at limit remove' -a '(__blockc_names limits)' -d limit
+complete -c blockc -n '__blockc_in limit add' -l days -x -a 'mon tue wed thu fri sat sun mon-fri sat-sun' -d 'the days it counts'
+complete -c blockc -n '__blockc_in limit add' -l warn -x -d 'warn this long before the end'
 
 complete -c blockc -n '__blockc_in watch' -l notify -d 'desktop notifications'
 
