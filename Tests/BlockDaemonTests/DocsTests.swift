@@ -106,6 +106,45 @@ struct DocsTests {
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
+    /// "Implemented in: [Policy.swift](../Sources/BlockCore/Policy.swift) (`desired(at:)`, ...)":
+    /// each code name in the parentheses right after a link to a source file is in that file
+    /// (its last component, without argument labels, as a whole word), so a rename or a
+    /// removal cannot leave the page pointing at nothing.
+    @Test("every symbol docs/ names next to a source file in 'Implemented in' is in that file")
+    func implementedInSymbols() throws {
+        let link = /\[[^\]]+\]\(\.\.\/((?:Sources|Tests|nss|torture|scripts)\/[^)\s#]+)\)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)/
+        var problems: [String] = [], checked = 0
+        for page in try DocsTests.files(under: "docs") where page.hasSuffix(".md") {
+            let text = try String(contentsOfFile: Repo.root + "/" + page, encoding: .utf8)
+                .replacingOccurrences(of: "\n", with: " ")
+            for m in text.matches(of: link) {
+                let file = String(m.1)
+                guard let source = try? String(contentsOfFile: Repo.root + "/" + file, encoding: .utf8) else { continue }
+                for code in String(m.2).matches(of: /`([^`]+)`/) {
+                    guard let name = DocsTests.symbol(String(code.1)) else { continue }
+                    checked += 1
+                    // Simple word boundaries: in Unicode's, "EventHub.Counters" is one word.
+                    if source.firstMatch(of: try Regex("\\b\(name)\\b").wordBoundaryKind(.simple)) == nil {
+                        problems.append("\(page): `\(code.1)` is not in \(file)")
+                    }
+                }
+            }
+        }
+        #expect(checked > 100, "read \(checked) names")
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    /// The identifier a code span names (`Schedule.window(startingOn:clock:)` → `window`), or
+    /// nil when it is not a code name (`start`/`end`, `minimum...maximum`, `0600`).
+    static func symbol(_ code: String) -> String? {
+        let head = code.split(separator: "(", maxSplits: 1).first.map(String.init) ?? code
+        // A directory or file name (`selections.d`, `blockd.conf`) is not a code name.
+        if [".d", ".conf", ".json", ".swift", ".py", ".c", ".h"].contains(where: { head.hasSuffix($0) }) { return nil }
+        guard let last = head.split(separator: ".").last, head.firstMatch(of: /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/) != nil
+        else { return nil }
+        return String(last)
+    }
+
     @Test("the tag and link readers find what they should")
     func readers() {
         #expect(DocsTests.tags(in: "E1, S5: a removed section (S1-S4, T10) per RFC 3492 §6.2 and DESIGN §7")
