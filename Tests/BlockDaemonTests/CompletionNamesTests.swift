@@ -10,10 +10,9 @@ import Testing
 /// completion file in a real bash, zsh and fish (`InstallTests.complete`), against a real
 /// blockd where the names come from the daemon.
 ///
-/// InstallTests' zsh driver ends the line with a newline, so zsh runs the completed command
-/// line: every line here that reaches a daemon has several candidates with no common word
-/// (zsh inserts at most a prefix, and the command it runs is refused), and the daemon test
-/// checks at its end that nothing it set up was stopped, removed, granted or denied.
+/// Completing must never run anything: the daemon test checks at its end that nothing it set
+/// up was stopped, removed, granted or denied (InstallTests' zsh driver once sent a newline
+/// after the TAB, and zsh ran the completed line).
 @Suite("Completions name what blockc's arguments name (§6)", .serialized)
 struct CompletionNamesTests {
     typealias Shell = InstallTests.Shell

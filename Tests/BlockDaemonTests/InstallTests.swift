@@ -287,7 +287,8 @@ struct InstallTests {
             return Set(result.output.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") })
         case .zsh:
             // zsh completes only in its line editor: drive an interactive zsh in a pty and
-            // record what reaches compadd.
+            // record what reaches compadd. The line is written without a newline (-n): with
+            // one, zsh would run the completed command, against whatever daemon it reaches.
             let script = """
                 zmodload zsh/zpty
                 zpty z 'zsh -f -i'
@@ -295,7 +296,7 @@ struct InstallTests {
                 zpty -w z 'compadd () { local -a h; builtin compadd -O h "$@"; print -r -- "" "@@"${^h}"@@"; builtin compadd "$@"; }'
                 zpty -w z '__done () { print -r -- "" "__DO""NE__" }; setopt nobeep'
                 zpty -w z 'zle-line-init () { comppostfuncs=(__done) }; zle -N zle-line-init'
-                zpty -w z \(quoted)$'\\t'
+                zpty -w -n z \(quoted)$'\\t'
                 all= out=
                 for i in {1..100}; do
                   while zpty -r -t z out; do all+=$out; done
