@@ -32,8 +32,15 @@ final class Harness: @unchecked Sendable {
     /// Per-user blocks: the user database the engine resolves names with.
     let users: UserDirectory
 
+    /// The default user database: root alone, and no administrators but root. Never the
+    /// machine's: a test's outcome must not depend on who has an account where it runs (uid
+    /// 1000 may be an administrator on one machine and absent on the next). Tests about
+    /// users give their own table.
+    static let rootOnly = UserDirectory(uid: { $0 == "root" ? 0 : nil }, members: { _ in nil },
+                                        name: { $0 == 0 ? "root" : nil }, isAdmin: { $0 == 0 })
+
     init(now: String = "2026-11-29T13:05:00+09:00", dir: String? = nil, config: ConfigSet = .builtIn, persistent: Bool = true,
-         hookTimeout: TimeInterval? = nil, users: UserDirectory = .system) {
+         hookTimeout: TimeInterval? = nil, users: UserDirectory = Harness.rootOnly) {
         clock = ManualClock(wall: iso(now))
         self.users = users
         self.persistent = persistent
