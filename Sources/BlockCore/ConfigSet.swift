@@ -27,24 +27,40 @@ public struct ConfigSet: Sendable {
 
     public static func load(daemonFile: ConfigSource?, selectionFiles: [ConfigSource], scheduleFiles: [ConfigSource],
                             limitFiles: [ConfigSource] = [], flags: DaemonConfig.Layer = .init()) throws(CoreError) -> ConfigSet {
+        let (set, problems) = assemble(daemonFile: daemonFile, selectionFiles: selectionFiles, scheduleFiles: scheduleFiles,
+                                       limitFiles: limitFiles, flags: flags)
+        if let first = problems.first { throw first }
+        return set
+    }
+
+    /// Every file read and checked, and every problem found, in file order: a file with a
+    /// problem is left out and the others still checked (`blockd --check-config` prints them
+    /// all; the daemon's load and reload refuse at the first, keeping what they had).
+    public static func assemble(daemonFile: ConfigSource?, selectionFiles: [ConfigSource], scheduleFiles: [ConfigSource],
+                                limitFiles: [ConfigSource] = [], flags: DaemonConfig.Layer = .init()) -> (ConfigSet, [CoreError]) {
+        var problems: [CoreError] = []
         var daemon = DaemonConfig.defaults
         var files: [String] = []
         if let daemonFile {
-            daemon = daemon.applying(try DaemonConfig.parseLayer(file: daemonFile.path, text: daemonFile.text))
-            files.append(daemonFile.path)
+            do throws(CoreError) {
+                daemon = daemon.applying(try DaemonConfig.parseLayer(file: daemonFile.path, text: daemonFile.text))
+                files.append(daemonFile.path)
+            } catch { problems.append(error) }
         }
         daemon = daemon.applying(flags)
 
         var selections: [Selection] = []
         var definedIn: [String: String] = [:]
         for source in selectionFiles.sorted(by: { $0.path < $1.path }) {
-            let selection = try ConfigFiles.parseSelection(file: source.path, text: source.text)
-            if let other = definedIn[selection.name.lowercased()] {
-                throw CoreError(.invalidConfig, "\(source.path): the selection '\(selection.name)' is already defined in \(other); rename one of them")
-            }
-            definedIn[selection.name.lowercased()] = source.path
-            selections.append(selection)
-            files.append(source.path)
+            do throws(CoreError) {
+                let selection = try ConfigFiles.parseSelection(file: source.path, text: source.text)
+                if let other = definedIn[selection.name.lowercased()] {
+                    throw CoreError(.invalidConfig, "\(source.path): the selection '\(selection.name)' is already defined in \(other); rename one of them")
+                }
+                definedIn[selection.name.lowercased()] = source.path
+                selections.append(selection)
+                files.append(source.path)
+            } catch { problems.append(error) }
         }
         // A configured selection of a built-in's name replaces the built-in.
         let catalog = Catalog.standard.merging(selections)
@@ -52,32 +68,36 @@ public struct ConfigSet: Sendable {
         var schedules: [Schedule] = []
         var scheduleIn: [String: String] = [:]
         for source in scheduleFiles.sorted(by: { $0.path < $1.path }) {
-            var schedule = try ConfigFiles.parseSchedule(file: source.path, text: source.text)
-            if let other = scheduleIn[schedule.name] {
-                throw CoreError(.invalidConfig, "\(source.path): the schedule '\(schedule.name)' is already defined in \(other); rename one of them")
-            }
-            scheduleIn[schedule.name] = source.path
-            schedule.selections = try resolve(schedule.selections, in: catalog, file: source.path)
-            schedules.append(schedule)
-            files.append(source.path)
+            do throws(CoreError) {
+                var schedule = try ConfigFiles.parseSchedule(file: source.path, text: source.text)
+                if let other = scheduleIn[schedule.name] {
+                    throw CoreError(.invalidConfig, "\(source.path): the schedule '\(schedule.name)' is already defined in \(other); rename one of them")
+                }
+                schedule.selections = try resolve(schedule.selections, in: catalog, file: source.path)
+                scheduleIn[schedule.name] = source.path
+                schedules.append(schedule)
+                files.append(source.path)
+            } catch { problems.append(error) }
         }
         var limits: [Limit] = []
         for source in limitFiles.sorted(by: { $0.path < $1.path }) {
-            var limit = try ConfigFiles.parseLimit(file: source.path, text: source.text)
-            if let other = scheduleIn[limit.name] {
-                throw CoreError(.invalidConfig, "\(source.path): the name '\(limit.name)' is already used in \(other); rename one of them")
-            }
-            scheduleIn[limit.name] = source.path
-            limit.selections = try resolve(limit.selections, in: catalog, file: source.path)
             do throws(CoreError) {
-                try Limit.checkCountable(limit.name, limit.selections.compactMap { catalog.selection(named: $0) })
-            } catch {
-                throw CoreError(.invalidConfig, "\(source.path): \(error.message)")
-            }
-            limits.append(limit)
-            files.append(source.path)
+                var limit = try ConfigFiles.parseLimit(file: source.path, text: source.text)
+                if let other = scheduleIn[limit.name] {
+                    throw CoreError(.invalidConfig, "\(source.path): the name '\(limit.name)' is already used in \(other); rename one of them")
+                }
+                limit.selections = try resolve(limit.selections, in: catalog, file: source.path)
+                do throws(CoreError) {
+                    try Limit.checkCountable(limit.name, limit.selections.compactMap { catalog.selection(named: $0) })
+                } catch {
+                    throw CoreError(.invalidConfig, "\(source.path): \(error.message)")
+                }
+                scheduleIn[limit.name] = source.path
+                limits.append(limit)
+                files.append(source.path)
+            } catch { problems.append(error) }
         }
-        return ConfigSet(daemon: daemon, catalog: catalog, schedules: schedules, limits: limits, files: files)
+        return (ConfigSet(daemon: daemon, catalog: catalog, schedules: schedules, limits: limits, files: files), problems)
     }
 
     /// A declared activity's `Selections=` as catalog names (unknown ones are an error that

@@ -7,6 +7,9 @@ public struct BlockdOptions: Equatable, Sendable {
 
     public var mode: Mode = .run
     public var configDir = "/etc/blockd"
+    /// `--check-config PATH`: a configuration directory, or one file to check with the
+    /// configuration of `configDir` (nil: `configDir` itself).
+    public var checkPath: String?
     public var stateDir = "/var/lib/blockd"
     public var socketPath = "/run/blockd/blockd.sock"
     /// nil: `HostsFile=` from blockd.conf, else /etc/hosts. The flag wins over the file.
@@ -33,7 +36,8 @@ public struct BlockdOptions: Equatable, Sendable {
         while let token = scanner.next() {
             switch token {
             case .positional(let p):
-                throw scanner.usage("unexpected argument '\(p)'")
+                guard o.mode == .checkConfig, o.checkPath == nil else { throw scanner.usage("unexpected argument '\(p)'") }
+                o.checkPath = p
             case .option(let name, let inline):
                 switch name {
                 case "--config-dir": o.configDir = try scanner.value(for: name, inline: inline)
@@ -131,7 +135,10 @@ public struct BlockdOptions: Equatable, Sendable {
       --user-tables-dir DIR  where the per-user tables go (default UserTablesDirectory= or
                              /run/blockd/users, the directory the NSS module reads); a
                              sandboxed blockd gets one of its own
-      -n, --check-config     check the configuration, print a summary and exit
+      -n, --check-config [DIR | FILE]
+                             check the configuration (or DIR; or FILE with it, in place of
+                             the file that defines its name), print every problem or a
+                             summary, and exit 1 or 0; nothing is changed
       --release              remove all enforcement (for uninstalling) and exit
       --merge-firefox-policies
                              lock DNS over HTTPS off in Firefox's policies.json and exit

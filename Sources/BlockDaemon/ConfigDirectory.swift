@@ -22,6 +22,67 @@ public struct ConfigDirectory: Sendable {
                                   limitFiles: limits, flags: flags)
     }
 
+    /// `blockd --check-config`: every problem in the directory, unreadable files included, and
+    /// with `candidate` (a file about to be installed, such as Ansible's `validate: blockd
+    /// --check-config %s`) checked as part of it: put in by its section (`[Daemon]`,
+    /// `[Selection]`, `[Schedule]`, `[Limit]`) in place of the file that defines the same name.
+    public func check(flags: DaemonConfig.Layer = .init(), candidate: ConfigSource? = nil) -> (ConfigSet, [CoreError]) {
+        var problems: [CoreError] = []
+        var daemon: ConfigSource?
+        do throws(CoreError) { daemon = try read(daemonFile) } catch { problems.append(error) }
+        var kinds: [String: [ConfigSource]] = [:]
+        for kind in ["selections", "schedules", "limits"] {
+            do throws(CoreError) { kinds[kind] = try readAll(in: path + "/\(kind).d", problems: &problems) } catch {
+                problems.append(error)
+            }
+        }
+        if let candidate {
+            switch ConfigDirectory.section(of: candidate.text) {
+            case "Daemon": daemon = candidate
+            case "Selection":
+                kinds["selections"] = ConfigDirectory.replacing(kinds["selections"] ?? [], with: candidate) {
+                    (try? ConfigFiles.parseSelection(file: $0.path, text: $0.text))?.name.lowercased()
+                }
+            case "Schedule":
+                kinds["schedules"] = ConfigDirectory.replacing(kinds["schedules"] ?? [], with: candidate) {
+                    (try? ConfigFiles.parseSchedule(file: $0.path, text: $0.text))?.name
+                }
+            case "Limit":
+                kinds["limits"] = ConfigDirectory.replacing(kinds["limits"] ?? [], with: candidate) {
+                    (try? ConfigFiles.parseLimit(file: $0.path, text: $0.text))?.name
+                }
+            default:
+                problems.append(CoreError(.invalidConfig, "\(candidate.path): has no [Daemon], [Selection], [Schedule] or [Limit] section, so it is none of blockd's files"))
+            }
+        }
+        let (set, more) = ConfigSet.assemble(daemonFile: daemon, selectionFiles: kinds["selections"] ?? [],
+                                             scheduleFiles: kinds["schedules"] ?? [], limitFiles: kinds["limits"] ?? [], flags: flags)
+        return (set, problems + more)
+    }
+
+    /// The first `[Section]` of an INI text.
+    static func section(of text: String) -> String? {
+        for line in text.split(whereSeparator: \.isNewline) {
+            let t = line.trimmed()
+            if t.hasPrefix("[") && t.hasSuffix("]") { return String(t.dropFirst().dropLast()).trimmed() }
+        }
+        return nil
+    }
+
+    /// `sources` with `candidate` added, and any that defines the name it defines left out.
+    static func replacing(_ sources: [ConfigSource], with candidate: ConfigSource, name: (ConfigSource) -> String?) -> [ConfigSource] {
+        let replaced = name(candidate)
+        return sources.filter { $0.path != candidate.path && (replaced == nil || name($0) != replaced) } + [candidate]
+    }
+
+    /// A file given on the command line, read as the directory's files are.
+    public static func source(_ file: String) throws(CoreError) -> ConfigSource {
+        guard let source = try ConfigDirectory("/").read(file) else {
+            throw CoreError(.invalidConfig, "\(file): does not exist")
+        }
+        return source
+    }
+
     private func read(_ file: String) throws(CoreError) -> ConfigSource? {
         guard FileManager.default.fileExists(atPath: file) else { return nil }
         guard let data = FileManager.default.contents(atPath: file) else {
@@ -33,8 +94,9 @@ public struct ConfigDirectory: Sendable {
         return ConfigSource(path: file, text: text)
     }
 
-    /// `*.conf` in `dir`, sorted by name; other files (editor backups, `.dpkg-old`) are skipped.
-    private func readAll(in dir: String) throws(CoreError) -> [ConfigSource] {
+    /// `*.conf` in `dir`, sorted by name (other files, such as editor backups and `.dpkg-old`,
+    /// are skipped), going on past a file it cannot read and recording why.
+    private func readAll(in dir: String, problems: inout [CoreError]) throws(CoreError) -> [ConfigSource] {
         var isDir = false
         guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) else { return [] }
         guard isDir else { throw CoreError(.invalidConfig, "\(dir): is not a directory") }
@@ -44,8 +106,16 @@ public struct ConfigDirectory: Sendable {
         }
         var out: [ConfigSource] = []
         for name in names.sorted() where name.hasSuffix(".conf") && !name.hasPrefix(".") {
-            if let source = try read(dir + "/" + name) { out.append(source) }
+            do throws(CoreError) { if let source = try read(dir + "/" + name) { out.append(source) } } catch { problems.append(error) }
         }
+        return out
+    }
+
+    /// `*.conf` in `dir`, sorted by name; other files (editor backups, `.dpkg-old`) are skipped.
+    private func readAll(in dir: String) throws(CoreError) -> [ConfigSource] {
+        var problems: [CoreError] = []
+        let out = try readAll(in: dir, problems: &problems)
+        if let first = problems.first { throw first }
         return out
     }
 }

@@ -36,16 +36,32 @@ public enum BlockdMain {
         return layer
     }
 
-    /// `blockd --check-config`: loads everything, prints a summary, exits 1 on the first error.
+    /// `blockd --check-config [DIR | FILE]`: reads everything, touches nothing, and prints
+    /// every problem with its file and line (exit 1) or a summary (exit 0). A FILE is checked
+    /// as part of `--config-dir`'s configuration, in place of the file that defines its name.
     static func checkConfig(_ options: BlockdOptions) -> Int32 {
-        let config: ConfigSet
-        do { config = try ConfigDirectory(options.configDir).load(flags: flags(options)) } catch {
-            printError("blockd: \(error.message)")
+        var directory = options.configDir
+        var candidate: ConfigSource?
+        if let path = options.checkPath {
+            var isDir = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir {
+                directory = path
+            } else {
+                do { candidate = try ConfigDirectory.source(path) } catch {
+                    printError("blockd: \(error.message)")
+                    return 1
+                }
+            }
+        }
+        let (config, problems) = ConfigDirectory(directory).check(flags: flags(options), candidate: candidate)
+        guard problems.isEmpty else {
+            for problem in problems { printError("blockd: \(problem.message)") }
+            printError("blockd: \(problems.count == 1 ? "1 problem" : "\(problems.count) problems") in the configuration\(candidate.map { " with \($0.path)" } ?? " in \(directory)"); nothing was changed")
             return 1
         }
         let clock = LocalClock(SystemTimeZone.current())
         let now = RealClock().wallNow()
-        print("Configuration in \(options.configDir) is valid.")
+        print("Configuration in \(directory)\(candidate.map { " with \($0.path)" } ?? "") is valid.")
         print(config.files.isEmpty ? "  no configuration files: built-in defaults" : "  files: \(config.files.joined(separator: ", "))")
         print("  MaxActivities=\(config.daemon.maxActivities) HostsFile=\(config.daemon.hostsFile) KillGrace=\(config.daemon.killGraceSeconds)s")
         print("  UserTablesDirectory=\(config.daemon.userTablesDirectory)")

@@ -13,6 +13,7 @@ struct BlockdArgumentsTests {
         }()),
         (["--check-config"], { var o = BlockdOptions(); o.mode = .checkConfig; return o }()),
         (["-n"], { var o = BlockdOptions(); o.mode = .checkConfig; return o }()),
+        (["--check-config", "/tmp/new.conf"], { var o = BlockdOptions(); o.mode = .checkConfig; o.checkPath = "/tmp/new.conf"; return o }()),
         (["--release"], { var o = BlockdOptions(); o.mode = .release; return o }()),
         (["--version"], { var o = BlockdOptions(); o.mode = .version; return o }()),
         (["--socket", "/x", "--help"], { var o = BlockdOptions(); o.mode = .help; return o }()),
@@ -23,6 +24,7 @@ struct BlockdArgumentsTests {
 
     @Test("blockd usage errors name the problem and point at --help", arguments: [
         ["--bogus"], ["extra"], ["--socket"], ["--log-target", "syslog"], ["--version=1"], ["--release", "--check-config"], ["--state-dir="],
+        ["--check-config", "a", "b"], ["a", "--check-config"],
     ])
     func blockdErrors(args: [String]) {
         do {
