@@ -6,6 +6,13 @@ public struct ConfigSource: Hashable, Sendable {
         self.path = path
         self.text = text
     }
+
+    /// Files are read in the order of their names, whatever layer each comes from (DESIGN §7),
+    /// then of their paths.
+    public static func byName(_ a: ConfigSource, _ b: ConfigSource) -> Bool {
+        let (x, y) = (Path.lastComponent(a.path), Path.lastComponent(b.path))
+        return x != y ? x < y : a.path < b.path
+    }
 }
 
 /// A whole configuration, checked as one: `blockd.conf`, `selections.d/*.conf` and
@@ -51,7 +58,7 @@ public struct ConfigSet: Sendable {
 
         var selections: [Selection] = []
         var definedIn: [String: String] = [:]
-        for source in selectionFiles.sorted(by: { $0.path < $1.path }) {
+        for source in selectionFiles.sorted(by: ConfigSource.byName) {
             do throws(CoreError) {
                 let selection = try ConfigFiles.parseSelection(file: source.path, text: source.text)
                 if let other = definedIn[selection.name.lowercased()] {
@@ -67,7 +74,7 @@ public struct ConfigSet: Sendable {
 
         var schedules: [Schedule] = []
         var scheduleIn: [String: String] = [:]
-        for source in scheduleFiles.sorted(by: { $0.path < $1.path }) {
+        for source in scheduleFiles.sorted(by: ConfigSource.byName) {
             do throws(CoreError) {
                 var schedule = try ConfigFiles.parseSchedule(file: source.path, text: source.text)
                 if let other = scheduleIn[schedule.name] {
@@ -80,7 +87,7 @@ public struct ConfigSet: Sendable {
             } catch { problems.append(error) }
         }
         var limits: [Limit] = []
-        for source in limitFiles.sorted(by: { $0.path < $1.path }) {
+        for source in limitFiles.sorted(by: ConfigSource.byName) {
             do throws(CoreError) {
                 var limit = try ConfigFiles.parseLimit(file: source.path, text: source.text)
                 if let other = scheduleIn[limit.name] {

@@ -3,10 +3,12 @@ import BlockCore
 /// `blockd`'s command line (DESIGN §7).
 public struct BlockdOptions: Equatable, Sendable {
     public enum LogTarget: String, Equatable, Sendable, CaseIterable { case auto, journal, console }
-    public enum Mode: Equatable, Sendable { case run, checkConfig, release, version, help, mergeFirefoxPolicies }
+    public enum Mode: Equatable, Sendable { case run, checkConfig, catConfig, release, version, help, mergeFirefoxPolicies }
 
     public var mode: Mode = .run
     public var configDir = "/etc/blockd"
+    /// `--config-dir` was given: that directory alone is read, not the standard layers.
+    public var configDirGiven = false
     /// `--check-config PATH`: a configuration directory, or one file to check with the
     /// configuration of `configDir` (nil: `configDir` itself).
     public var checkPath: String?
@@ -30,6 +32,12 @@ public struct BlockdOptions: Equatable, Sendable {
 
     public init() {}
 
+    /// What is read: `--config-dir` alone, or the standard layers with `configDir` as the
+    /// administrator's (see `ConfigDirectory`).
+    public var configDirectory: ConfigDirectory {
+        configDirGiven ? ConfigDirectory(configDir) : ConfigDirectory(layers: Array(ConfigDirectory.standardLayers.dropLast()) + [configDir])
+    }
+
     public static func parse(_ arguments: [String]) throws(CoreError) -> BlockdOptions {
         var o = BlockdOptions()
         var scanner = ArgumentScanner(arguments, program: "blockd")
@@ -40,7 +48,9 @@ public struct BlockdOptions: Equatable, Sendable {
                 o.checkPath = p
             case .option(let name, let inline):
                 switch name {
-                case "--config-dir": o.configDir = try scanner.value(for: name, inline: inline)
+                case "--config-dir":
+                    o.configDir = try scanner.value(for: name, inline: inline)
+                    o.configDirGiven = true
                 case "--state-dir": o.stateDir = try scanner.value(for: name, inline: inline)
                 case "--socket": o.socketPath = try scanner.value(for: name, inline: inline)
                 case "--hosts-file": o.hostsFile = try scanner.value(for: name, inline: inline)
@@ -66,12 +76,12 @@ public struct BlockdOptions: Equatable, Sendable {
                         throw scanner.usage("--log-target must be auto, journal or console, not '\(v)'")
                     }
                     o.logTarget = t
-                case "--check-config", "-n", "--release", "--version", "--merge-firefox-policies":
+                case "--check-config", "-n", "--cat-config", "--release", "--version", "--merge-firefox-policies":
                     guard inline == nil else { throw scanner.usage("\(name) takes no value") }
                     let mode: Mode = name == "--release" ? .release : name == "--version" ? .version
-                        : name == "--merge-firefox-policies" ? .mergeFirefoxPolicies : .checkConfig
+                        : name == "--merge-firefox-policies" ? .mergeFirefoxPolicies : name == "--cat-config" ? .catConfig : .checkConfig
                     guard o.mode == .run || o.mode == mode else {
-                        throw scanner.usage("--check-config, --release, --merge-firefox-policies and --version cannot be combined")
+                        throw scanner.usage("--check-config, --cat-config, --release, --merge-firefox-policies and --version cannot be combined")
                     }
                     o.mode = mode
                 case "--help", "-h":
@@ -135,6 +145,8 @@ public struct BlockdOptions: Equatable, Sendable {
       --user-tables-dir DIR  where the per-user tables go (default UserTablesDirectory= or
                              /run/blockd/users, the directory the NSS module reads); a
                              sandboxed blockd gets one of its own
+      --cat-config           print the configuration files in force, in the order read,
+                             each after a # PATH line, and exit
       -n, --check-config [DIR | FILE]
                              check the configuration (or DIR; or FILE with it, in place of
                              the file that defines its name), print every problem or a

@@ -63,7 +63,7 @@ extension BrowserPolicyEnforcer {
 extension BlockdMain {
     /// `blockd --merge-firefox-policies` (make install): the merge blockd does at its start.
     static func mergeFirefoxPolicies(_ options: BlockdOptions) -> Int32 {
-        let daemon = (try? ConfigDirectory(options.configDir).load(flags: flags(options)))?.daemon
+        let daemon = (try? options.configDirectory.load(flags: flags(options)))?.daemon
             ?? DaemonConfig.defaults.applying(flags(options))
         let browsers = BrowserPolicyEnforcer(config: daemon, stateDir: options.stateDir, log: StderrSink())
         guard browsers.enabled else {

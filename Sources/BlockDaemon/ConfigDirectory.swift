@@ -3,23 +3,108 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// Reads `blockd.conf`, `selections.d/*.conf` and `schedules.d/*.conf` from a directory
-/// (DESIGN §7). A missing file or directory is fine (built-in defaults); an unreadable one is
-/// an error that names it.
+/// Reads `blockd.conf`, `selections.d/`, `schedules.d/` and `limits.d/` (DESIGN §7) from one
+/// directory, or layered as systemd layers unit files: vendor files in `/usr/lib/blockd`,
+/// runtime ones in `/run/blockd`, the administrator's in `/etc/blockd`. A file of the same name
+/// in a later layer replaces the earlier one; files of different names merge, in the order of
+/// their names; an empty file or a symlink to `/dev/null` masks the one it replaces (and is
+/// itself nothing). A missing file or directory is fine (built-in defaults); an unreadable one
+/// is an error that names it.
 public struct ConfigDirectory: Sendable {
-    public let path: String
+    /// The directories read, lowest precedence first.
+    public let layers: [String]
+    /// The administrator's directory, the last layer.
+    public var path: String { layers[layers.count - 1] }
 
-    public init(_ path: String) { self.path = path }
+    public init(_ path: String) { layers = [path] }
+    public init(layers: [String]) {
+        precondition(!layers.isEmpty, "a configuration needs a directory")
+        self.layers = layers
+    }
 
-    public var daemonFile: String { path + "/blockd.conf" }
+    /// Vendor, runtime, administrator: what blockd reads without `--config-dir`.
+    public static let standardLayers = ["/usr/lib/blockd", "/run/blockd", "/etc/blockd"]
+
+    public static let kinds = ["selections.d", "schedules.d", "limits.d"]
+
+    /// The `blockd.conf` in force: the last layer's that exists, else the administrator's path.
+    public var daemonFile: String {
+        layers.reversed().map { $0 + "/blockd.conf" }.first { exists($0) } ?? path + "/blockd.conf"
+    }
 
     public func load(flags: DaemonConfig.Layer = .init()) throws(CoreError) -> ConfigSet {
-        let daemon = try read(daemonFile)
-        let selections = try readAll(in: path + "/selections.d")
-        let schedules = try readAll(in: path + "/schedules.d")
-        let limits = try readAll(in: path + "/limits.d")
-        return try ConfigSet.load(daemonFile: daemon, selectionFiles: selections, scheduleFiles: schedules,
-                                  limitFiles: limits, flags: flags)
+        var problems: [CoreError] = []
+        let files = gather(problems: &problems)
+        if let first = problems.first { throw first }
+        return try ConfigSet.load(daemonFile: files.daemon, selectionFiles: files.kinds["selections.d"] ?? [],
+                                  scheduleFiles: files.kinds["schedules.d"] ?? [], limitFiles: files.kinds["limits.d"] ?? [],
+                                  flags: flags)
+    }
+
+    /// The files in force after layering and masking, and what could not be read.
+    struct Files {
+        var daemon: ConfigSource?
+        var kinds: [String: [ConfigSource]] = [:]
+        /// Every file that counts, masks included, with what it does (for `--cat-config`).
+        var shown: [(path: String, masked: Bool, overrides: [String])] = []
+    }
+
+    func gather(problems: inout [CoreError]) -> Files {
+        var files = Files()
+        for kind in [""] + ConfigDirectory.kinds {
+            var winners: [String: [String]] = [:]  // name -> every path of that name, lowest layer first
+            for layer in layers {
+                let dir = kind.isEmpty ? layer : layer + "/" + kind
+                let names: [String]
+                if kind.isEmpty {
+                    names = exists(dir + "/blockd.conf") ? ["blockd.conf"] : []
+                } else {
+                    do throws(CoreError) { names = try confNames(in: dir) } catch {
+                        problems.append(error)
+                        continue
+                    }
+                }
+                for name in names { winners[name, default: []].append(dir + "/" + name) }
+            }
+            var sources: [ConfigSource] = []
+            for name in winners.keys.sorted() {
+                let paths = winners[name]!
+                let top = paths[paths.count - 1]
+                let masked = ConfigDirectory.isMask(top)
+                files.shown.append((top, masked, Array(paths.dropLast())))
+                guard !masked else { continue }
+                do throws(CoreError) { if let source = try read(top) { sources.append(source) } } catch { problems.append(error) }
+            }
+            if kind.isEmpty { files.daemon = sources.first } else { files.kinds[kind] = sources }
+        }
+        return files
+    }
+
+    /// An empty file, or a symlink to /dev/null: it masks the file of its name in earlier layers.
+    static func isMask(_ path: String) -> Bool {
+        if (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) == "/dev/null" { return true }
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG && st.st_size == 0
+    }
+
+    /// `blockd --cat-config`: every file in force, in the order blockd reads them, each after a
+    /// `# PATH` line, as `systemd-analyze cat-config` shows a unit's; a mask and what a file
+    /// replaces are said on that line.
+    public func catConfig() -> (text: String, problems: [CoreError]) {
+        var problems: [CoreError] = []
+        let files = gather(problems: &problems)
+        var out: [String] = ["# blockd reads, in this order: \(layers.joined(separator: ", ")) (a later file of the same name replaces an earlier one)"]
+        for shown in files.shown {
+            let replaces = shown.overrides.isEmpty ? "" : " (replaces \(shown.overrides.joined(separator: ", ")))"
+            if shown.masked {
+                out.append("\n# \(shown.path): masked\(replaces)")
+                continue
+            }
+            out.append("\n# \(shown.path)\(replaces)")
+            if let text = (try? read(shown.path))??.text { out.append(text.hasSuffix("\n") ? String(text.dropLast()) : text) }
+        }
+        if files.shown.isEmpty { out.append("\n# no configuration files: built-in defaults") }
+        return (out.joined(separator: "\n") + "\n", problems)
     }
 
     /// `blockd --check-config`: every problem in the directory, unreadable files included, and
@@ -28,14 +113,10 @@ public struct ConfigDirectory: Sendable {
     /// `[Selection]`, `[Schedule]`, `[Limit]`) in place of the file that defines the same name.
     public func check(flags: DaemonConfig.Layer = .init(), candidate: ConfigSource? = nil) -> (ConfigSet, [CoreError]) {
         var problems: [CoreError] = []
-        var daemon: ConfigSource?
-        do throws(CoreError) { daemon = try read(daemonFile) } catch { problems.append(error) }
+        let files = gather(problems: &problems)
+        var daemon = files.daemon
         var kinds: [String: [ConfigSource]] = [:]
-        for kind in ["selections", "schedules", "limits"] {
-            do throws(CoreError) { kinds[kind] = try readAll(in: path + "/\(kind).d", problems: &problems) } catch {
-                problems.append(error)
-            }
-        }
+        for kind in ["selections", "schedules", "limits"] { kinds[kind] = files.kinds[kind + ".d"] ?? [] }
         if let candidate {
             switch ConfigDirectory.section(of: candidate.text) {
             case "Daemon": daemon = candidate
@@ -94,28 +175,21 @@ public struct ConfigDirectory: Sendable {
         return ConfigSource(path: file, text: text)
     }
 
-    /// `*.conf` in `dir`, sorted by name (other files, such as editor backups and `.dpkg-old`,
-    /// are skipped), going on past a file it cannot read and recording why.
-    private func readAll(in dir: String, problems: inout [CoreError]) throws(CoreError) -> [ConfigSource] {
+    /// The `*.conf` names in `dir` (other files, such as editor backups and `.dpkg-old`, are
+    /// skipped); none when it does not exist.
+    private func confNames(in dir: String) throws(CoreError) -> [String] {
         var isDir = false
         guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) else { return [] }
         guard isDir else { throw CoreError(.invalidConfig, "\(dir): is not a directory") }
-        let names: [String]
-        do { names = try FileManager.default.contentsOfDirectory(atPath: dir) } catch {
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".conf") && !$0.hasPrefix(".") }
+        } catch {
             throw CoreError(.invalidConfig, "\(dir): cannot be listed; check its permissions")
         }
-        var out: [ConfigSource] = []
-        for name in names.sorted() where name.hasSuffix(".conf") && !name.hasPrefix(".") {
-            do throws(CoreError) { if let source = try read(dir + "/" + name) { out.append(source) } } catch { problems.append(error) }
-        }
-        return out
     }
 
-    /// `*.conf` in `dir`, sorted by name; other files (editor backups, `.dpkg-old`) are skipped.
-    private func readAll(in dir: String) throws(CoreError) -> [ConfigSource] {
-        var problems: [CoreError] = []
-        let out = try readAll(in: dir, problems: &problems)
-        if let first = problems.first { throw first }
-        return out
+    private func exists(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0
     }
 }

@@ -22,6 +22,11 @@ public enum BlockdMain {
             print("blockd \(BlockdVersion.version) (protocol \(BlockdVersion.protocolVersion))")
             return 0
         case .checkConfig: return checkConfig(options)
+        case .catConfig:
+            let (text, problems) = options.configDirectory.catConfig()
+            print(text, terminator: "")
+            for problem in problems { printError("blockd: \(problem.message)") }
+            return problems.isEmpty ? 0 : 1
         case .release: return release(options)
         case .mergeFirefoxPolicies: return mergeFirefoxPolicies(options)
         case .run: return Daemon(options: options).run()
@@ -40,12 +45,12 @@ public enum BlockdMain {
     /// every problem with its file and line (exit 1) or a summary (exit 0). A FILE is checked
     /// as part of `--config-dir`'s configuration, in place of the file that defines its name.
     static func checkConfig(_ options: BlockdOptions) -> Int32 {
-        var directory = options.configDir
+        var directory = options.configDirectory
         var candidate: ConfigSource?
         if let path = options.checkPath {
             var isDir = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir {
-                directory = path
+                directory = ConfigDirectory(path)
             } else {
                 do { candidate = try ConfigDirectory.source(path) } catch {
                     printError("blockd: \(error.message)")
@@ -53,15 +58,16 @@ public enum BlockdMain {
                 }
             }
         }
-        let (config, problems) = ConfigDirectory(directory).check(flags: flags(options), candidate: candidate)
+        let (config, problems) = directory.check(flags: flags(options), candidate: candidate)
+        let places = directory.layers.joined(separator: ", ")
         guard problems.isEmpty else {
             for problem in problems { printError("blockd: \(problem.message)") }
-            printError("blockd: \(problems.count == 1 ? "1 problem" : "\(problems.count) problems") in the configuration\(candidate.map { " with \($0.path)" } ?? " in \(directory)"); nothing was changed")
+            printError("blockd: \(problems.count == 1 ? "1 problem" : "\(problems.count) problems") in the configuration\(candidate.map { " with \($0.path)" } ?? " in \(places)"); nothing was changed")
             return 1
         }
         let clock = LocalClock(SystemTimeZone.current())
         let now = RealClock().wallNow()
-        print("Configuration in \(directory)\(candidate.map { " with \($0.path)" } ?? "") is valid.")
+        print("Configuration in \(places)\(candidate.map { " with \($0.path)" } ?? "") is valid.")
         print(config.files.isEmpty ? "  no configuration files: built-in defaults" : "  files: \(config.files.joined(separator: ", "))")
         print("  MaxActivities=\(config.daemon.maxActivities) HostsFile=\(config.daemon.hostsFile) KillGrace=\(config.daemon.killGraceSeconds)s")
         print("  UserTablesDirectory=\(config.daemon.userTablesDirectory)")
@@ -98,7 +104,7 @@ public enum BlockdMain {
             printError("blockd: refusing to release: the block '\(b.name)' was started with --lock and lasts until \(clock.iso8601(b.end))")
             return 1
         }
-        let daemon = (try? ConfigDirectory(options.configDir).load(flags: flags(options)))?.daemon
+        let daemon = (try? options.configDirectory.load(flags: flags(options)))?.daemon
             ?? DaemonConfig.defaults.applying(flags(options))
         // Only the hosts section, the nftables table (E5) and the browser policies (E7) outlive
         // blockd (E4); fanotify marks go with its process.
@@ -178,7 +184,7 @@ final class Daemon: @unchecked Sendable {
         do { stateLock = try StateLock(directory: options.stateDir) } catch { throw StartFailure(error.description) }
         let store = StateStore(directory: options.stateDir)
         let (state, stateProblems) = Daemon.loadState(store, now: clock.wallNow())
-        let directory = ConfigDirectory(options.configDir)
+        let directory = options.configDirectory
         let flags = BlockdMain.flags(options)
         let (config, provenance) = Daemon.loadConfig(directory, flags: flags, lastGood: state.lastGoodConfig)
         let problems = stateProblems + (provenance.problem.map { [CoreError(.invalidConfig, $0)] } ?? [])
@@ -272,8 +278,8 @@ final class Daemon: @unchecked Sendable {
         case .fresh: return (DaemonState(), [])
         case .loaded(let s): return (s, cuts.map { CoreError(.internal, $0) })
         case .corrupt(let problem, let movedTo):
-            let where_ = movedTo.map { "it was moved to \($0)" } ?? "it could not be moved aside"
-            return (DaemonState(), [CoreError(.internal, "the state file \(store.path) was not usable: \(problem); \(where_) and blockd started with no activities")])
+            let places = movedTo.map { "it was moved to \($0)" } ?? "it could not be moved aside"
+            return (DaemonState(), [CoreError(.internal, "the state file \(store.path) was not usable: \(problem); \(places) and blockd started with no activities")])
         }
     }
 

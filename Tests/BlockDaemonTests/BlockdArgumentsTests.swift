@@ -8,13 +8,14 @@ struct BlockdArgumentsTests {
         ([], BlockdOptions()),
         (["--config-dir", "/tmp/c", "--state-dir=/tmp/s", "--socket", "/tmp/x.sock", "--hosts-file", "/tmp/hosts", "--log-target", "console"], {
             var o = BlockdOptions()
-            o.configDir = "/tmp/c"; o.stateDir = "/tmp/s"; o.socketPath = "/tmp/x.sock"; o.hostsFile = "/tmp/hosts"; o.logTarget = .console
+            o.configDir = "/tmp/c"; o.configDirGiven = true; o.stateDir = "/tmp/s"; o.socketPath = "/tmp/x.sock"; o.hostsFile = "/tmp/hosts"; o.logTarget = .console
             return o
         }()),
         (["--check-config"], { var o = BlockdOptions(); o.mode = .checkConfig; return o }()),
         (["-n"], { var o = BlockdOptions(); o.mode = .checkConfig; return o }()),
         (["--check-config", "/tmp/new.conf"], { var o = BlockdOptions(); o.mode = .checkConfig; o.checkPath = "/tmp/new.conf"; return o }()),
         (["--release"], { var o = BlockdOptions(); o.mode = .release; return o }()),
+        (["--cat-config"], { var o = BlockdOptions(); o.mode = .catConfig; return o }()),
         (["--version"], { var o = BlockdOptions(); o.mode = .version; return o }()),
         (["--socket", "/x", "--help"], { var o = BlockdOptions(); o.mode = .help; return o }()),
     ])

@@ -1,0 +1,73 @@
+import BlockCore
+import Foundation
+import Glibc
+import Testing
+@testable import BlockDaemon
+
+/// DESIGN §7: configuration in layers, as systemd's unit files (systemd.unit(5)): vendor
+/// (`/usr/lib/blockd`), runtime (`/run/blockd`), administrator (`/etc/blockd`). The same name in
+/// a later layer replaces the earlier file, other names merge in name order, and an empty file
+/// or a symlink to /dev/null masks. `--config-dir` reads its one directory.
+@Suite("§7: configuration layers")
+struct ConfigLayersTests {
+    static func layers() throws -> (TempDir, ConfigDirectory) {
+        let root = try TempDir()
+        let files = [
+            "vendor/blockd.conf": "[Daemon]\nMaxActivities=50\n",
+            "vendor/selections.d/school.conf": "[Selection]\nName=school\nDomains=vendor.example\n",
+            "vendor/selections.d/games.conf": "[Selection]\nName=games\nDomains=games.example\nApps=/usr/games/x\n",
+            "vendor/schedules.d/bedtime.conf": "[Schedule]\nName=bedtime\nWindow=21:00-07:00\nSelections=games\n",
+            "vendor/limits.d/play.conf": "[Limit]\nName=play\nDaily=1h\nSelections=games\n",
+            "run/schedules.d/exam.conf": "[Schedule]\nName=exam\nWindow=09:00-12:00\nSelections=school\n",
+            "etc/selections.d/school.conf": "[Selection]\nName=school\nDomains=admin.example\n",
+            "etc/schedules.d/bedtime.conf": "",  // masks the vendor's bedtime
+        ]
+        for (name, text) in files {
+            let path = root.path + "/" + name
+            try FileManager.default.createDirectory(atPath: Path.parent(path), withIntermediateDirectories: true)
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        try FileManager.default.createDirectory(atPath: root.path + "/etc/limits.d", withIntermediateDirectories: true)
+        #expect(symlink("/dev/null", root.path + "/etc/limits.d/play.conf") == 0)  // masks the vendor's limit
+        return (root, ConfigDirectory(layers: ["vendor", "run", "etc"].map { root.path + "/" + $0 }))
+    }
+
+    @Test("§7: same name replaces, other names merge, an empty file and a /dev/null link mask")
+    func merge() throws {
+        let (root, dir) = try Self.layers()
+        let config = try dir.load()
+        #expect(config.daemon.maxActivities == 50, "the vendor's blockd.conf holds where no later layer has one")
+        #expect(config.catalog.selection(named: "school")?.domains == ["admin.example"], "the administrator's file replaces the vendor's")
+        #expect(config.catalog.selection(named: "games") != nil)
+        #expect(config.schedules.map(\.name) == ["exam"], "runtime's exam merges; the vendor's bedtime is masked")
+        #expect(config.limits.isEmpty, "a symlink to /dev/null masks the vendor's limit")
+        #expect(config.files == ["vendor/blockd.conf", "vendor/selections.d/games.conf", "etc/selections.d/school.conf",
+                                 "run/schedules.d/exam.conf"].map { root.path + "/" + $0 })
+        #expect(dir.daemonFile == root.path + "/vendor/blockd.conf")
+        // --config-dir DIR: that directory alone.
+        #expect(try ConfigDirectory(root.path + "/etc").load().schedules.isEmpty)
+    }
+
+    @Test("§7: blockd --cat-config shows every file in force in the order read, and what each replaces or masks")
+    func cat() throws {
+        let (root, dir) = try Self.layers()
+        let (text, problems) = dir.catConfig()
+        #expect(problems.isEmpty)
+        let headers = text.split(separator: "\n").filter { $0.hasPrefix("# /") }.map { $0.replacingOccurrences(of: root.path, with: "") }
+        #expect(headers == [
+            "# /vendor/blockd.conf",
+            "# /vendor/selections.d/games.conf",
+            "# /etc/selections.d/school.conf (replaces /vendor/selections.d/school.conf)",
+            "# /etc/schedules.d/bedtime.conf: masked (replaces /vendor/schedules.d/bedtime.conf)",
+            "# /run/schedules.d/exam.conf",
+            "# /etc/limits.d/play.conf: masked (replaces /vendor/limits.d/play.conf)",
+        ], "\(text)")
+        #expect(text.contains("Domains=admin.example") && !text.contains("Domains=vendor.example"))
+    }
+
+    @Test("§7: blockd without --config-dir reads the standard layers, /etc/blockd last")
+    func standard() throws {
+        #expect(try BlockdOptions.parse([]).configDirectory.layers == ["/usr/lib/blockd", "/run/blockd", "/etc/blockd"])
+        #expect(try BlockdOptions.parse(["--config-dir", "/tmp/x"]).configDirectory.layers == ["/tmp/x"])
+    }
+}
