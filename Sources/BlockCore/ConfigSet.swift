@@ -80,7 +80,7 @@ public struct ConfigSet: Sendable {
                 if let other = scheduleIn[schedule.name] {
                     throw CoreError(.invalidConfig, "\(source.path): the schedule '\(schedule.name)' is already defined in \(other); rename one of them")
                 }
-                schedule.selections = try resolve(schedule.selections, in: catalog, file: source.path)
+                schedule.selections = try resolve(schedule.selections, in: catalog, source: source)
                 scheduleIn[schedule.name] = source.path
                 schedules.append(schedule)
                 files.append(source.path)
@@ -93,7 +93,7 @@ public struct ConfigSet: Sendable {
                 if let other = scheduleIn[limit.name] {
                     throw CoreError(.invalidConfig, "\(source.path): the name '\(limit.name)' is already used in \(other); rename one of them")
                 }
-                limit.selections = try resolve(limit.selections, in: catalog, file: source.path)
+                limit.selections = try resolve(limit.selections, in: catalog, source: source)
                 do throws(CoreError) {
                     try Limit.checkCountable(limit.name, limit.selections.compactMap { catalog.selection(named: $0) })
                 } catch {
@@ -109,15 +109,26 @@ public struct ConfigSet: Sendable {
 
     /// A declared activity's `Selections=` as catalog names (unknown ones are an error that
     /// names the file and suggests the closest name).
-    static func resolve(_ names: [String], in catalog: Catalog, file: String) throws(CoreError) -> [String] {
+    static func resolve(_ names: [String], in catalog: Catalog, source: ConfigSource) throws(CoreError) -> [String] {
         var resolved: [String] = []
         for name in names {
             do throws(CoreError) {
                 resolved.append(try catalog.resolve(name).name)
             } catch {
-                throw CoreError(.invalidConfig, "\(file): Selections=: \(error.message)")
+                let at = line(of: "Selections", in: source.text).map { ":\($0)" } ?? ""
+                throw CoreError(.invalidConfig, "\(source.path)\(at): Selections=: \(error.message)")
             }
         }
         return Registry.unique(resolved)
+    }
+
+    /// The line number of the last `KEY=` line (the one in force), for messages.
+    static func line(of key: String, in text: String) -> Int? {
+        var found: Int?
+        for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let t = line.trimmed()
+            if t.hasPrefix(key), t.dropFirst(key.count).trimmed().hasPrefix("=") { found = i + 1 }
+        }
+        return found
     }
 }

@@ -34,6 +34,8 @@ struct ConfigCheckTests {
         #expect(files == ["blockd.conf", "selections.d/web.conf", "schedules.d/bed.conf", "schedules.d/hw.conf", "limits.d/w.conf"].map { dir.path + "/" + $0 },
                 "\(problems.map(\.message))")
         #expect(problems[0].message.hasPrefix(dir.path + "/blockd.conf:2: MaxActivities="))
+        // An unknown selection is a problem of the whole set, and still names its line.
+        #expect(problems[3].message.hasPrefix(dir.path + "/schedules.d/hw.conf:4: Selections=: no selection named 'nosuch'"), "\(problems[3].message)")
         #expect(config.catalog.selection(named: "ok") != nil, "a good file is checked all the same")
         // The daemon's own load stops at the first, as before.
         #expect(throws: CoreError.self) { try ConfigDirectory(dir.path).load() }
