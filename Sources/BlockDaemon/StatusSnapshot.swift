@@ -117,6 +117,10 @@ final class StatusSnapshot: Sendable {
 
     var shapes: Shapes { Shapes(clock: local) }
 
+    /// The version of `status`'s shape (docs/PROTOCOL.md, "Compliance"): keys are only ever
+    /// added within a version; removing one or changing what one means raises it.
+    static let schema = 1
+
     /// A limit with its use brought up to `now` (nothing is recorded: the engine does that).
     func current(_ activity: Activity, _ now: Date) -> Activity {
         guard case .limit(let l) = activity else { return activity }
@@ -131,6 +135,7 @@ final class StatusSnapshot: Sendable {
         var enforcement = self.enforcement
         for (key, value) in enforcementNotes(local) { enforcement[key] = value }
         var o: JSONObject = [
+            "schema": .int(Int64(StatusSnapshot.schema)),
             "now": .string(local.iso8601(now)),
             "timeZone": .string(local.zone.identifier),
             "blocked": .array(desired.map { shapes.blocked($0) }),
