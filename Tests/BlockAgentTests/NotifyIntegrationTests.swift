@@ -43,7 +43,7 @@ struct NotifyIntegrationTests {
         (env["LANG"], env["LC_ALL"], env["LC_MESSAGES"], env["LANGUAGE"]) = (lang, "", "", "")
         let agent = try session.processes.launch(binDir + "/blockc", ["--socket", daemon.path, "watch", "--notify"],
                                                  environment: env, output: session.dir + "/agent.log")
-        guard Proc.eventually(timeout: 10, { daemon.watcherCount == 1 }) else {
+        guard Proc.eventually(timeout: 30, { daemon.watcherCount == 1 }) else {
             throw TestFailure("the agent did not subscribe: \(session.read("agent.log"))")
         }
         return (daemon, agent)
