@@ -156,8 +156,7 @@ public struct NotificationPlanner: Sendable {
     public func remaining(from now: Date, to date: Date) -> String? {
         let seconds = date.timeIntervalSince(now)
         guard seconds >= 60, seconds < 86_400 else { return remaining(seconds) }
-        let minutes = Int((date.timeIntervalSince1970 / 60).rounded(.down)) - Int((now.timeIntervalSince1970 / 60).rounded(.down))
-        return remaining(Double(minutes * 60))
+        return remaining(Double(DurationText.minutesShown(from: now, to: date) * 60))
     }
 
     /// "29 min" / "29分": at most two units, rounded up so that nothing reads as over while

@@ -103,8 +103,7 @@ public struct Output: Sendable {
     static func between(_ now: Date, _ later: Date) -> String {
         let left = later.timeIntervalSince(now)
         guard left >= 60, left < 86_400 else { return DurationText.formatRemaining(left) }
-        let minutes = Int((later.timeIntervalSince1970 / 60).rounded(.down)) - Int((now.timeIntervalSince1970 / 60).rounded(.down))
-        return DurationText.format(minutes * 60)
+        return DurationText.format(DurationText.minutesShown(from: now, to: later) * 60)
     }
 
     /// The `until` text of a JSON instant; a null end means no end is known (a limit that lasts

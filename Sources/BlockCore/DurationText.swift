@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// DURATION as users write it: `90s`, `25m`, `1h30m`, `2d` (DESIGN §6).
 ///
 /// T1: any whole number of seconds from 1 s to 366 days is accepted, exactly as written;
@@ -49,6 +51,13 @@ public enum DurationText {
             rest %= size
         }
         return out
+    }
+
+    /// The minutes between two instants as their clock times show them, to the minute (18:48:35
+    /// to 18:52:40 is 4): the one rounding rule for an end time and the time left beside it
+    /// (blockc's `until`, the agent's notifications).
+    public static func minutesShown(from now: Date, to later: Date) -> Int {
+        Int((later.timeIntervalSince1970 / 60).rounded(.down)) - Int((now.timeIntervalSince1970 / 60).rounded(.down))
     }
 
     /// A coarse remaining time for people: at most two units, rounded up so that "1m left"
