@@ -58,8 +58,9 @@ public enum NotifyAgent {
         let subscriber = Subscriber(path: path, queue: queue, backoff: options.backoff, log: log) { p throws(ClientError) in
             try ControlConnection(path: p)
         }
-        // The subscriber blocks in poll() for the daemon's lines: a queue of its own.
-        DispatchQueue(label: "blockc-agent.subscriber").async {
+        // The subscriber blocks in poll() for the daemon's lines, for the agent's whole life:
+        // a thread of its own, not one of Dispatch's pool.
+        NotifyAgent.detach {
             if case .permission(let why)? = subscriber.run() {
                 log(why)
                 exitStatus.withLock { $0 = 3 }
@@ -125,5 +126,17 @@ public enum NotifyAgent {
             return nil
         }
         return fd
+    }
+
+    /// Runs `body` on a new detached thread.
+    static func detach(_ body: @escaping @Sendable () -> Void) {
+        final class Box { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
+        var thread = pthread_t()
+        let rc = pthread_create(&thread, nil, { raw in
+            Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
+            return nil
+        }, Unmanaged.passRetained(Box(body)).toOpaque())
+        precondition(rc == 0, "pthread_create failed: \(String(cString: strerror(rc)))")
+        pthread_detach(thread)
     }
 }
