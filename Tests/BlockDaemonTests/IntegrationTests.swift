@@ -101,7 +101,7 @@ struct IntegrationTests {
         pipelined.send(raw: Array("hello\nbogus\nstatus\n".utf8))
         #expect(try pipelined.readLine()?.hasPrefix("OK {\"protocol\"") == true)
         #expect(try pipelined.readLine()?.hasPrefix("ERR unknown-command") == true)
-        #expect(try pipelined.readLine()?.hasPrefix("OK {\"now\"") == true, "answers come in order")
+        #expect(try pipelined.readLine()?.hasPrefix("OK {\"schema\"") == true, "answers come in order")
     }
 
     @Test("§8: watch streams lock and unlock events")
