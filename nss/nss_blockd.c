@@ -1,23 +1,24 @@
-/* libnss_blockd.so.2: per-user web blocks for glibc's resolver (U3).
+/* libnss_blockd.so.2: whole-site and per-user web blocks for glibc's resolver (W1, U3).
  *
- * A `hosts:` module, placed first on that line of /etc/nsswitch.conf by `make install`. For the
- * calling process's user U (its real uid; see "Whose table" below) it reads TABLE_DIR/U, a
- * table blockd writes (one blocked name a line, lower case, `#` comments), and answers a listed name with the sink blockd's hosts
+ * A `hosts:` module, placed first on that line of /etc/nsswitch.conf by `make install`. It
+ * reads TABLE_DIR/all, the names blocked for everyone, and, for the calling process's user U
+ * (its real uid; see "Whose table" below), TABLE_DIR/U: tables blockd writes (one blocked
+ * name a line, lower case, `#` comments). It answers a listed name with the sink blockd's hosts
  * section uses (E5: 127.0.0.253 and 100::1, refused by its nftables table), so the answer is
  * authoritative and no later module (`files`, `dns`) is asked. Any other name, a missing table
  * or one it does not trust gives NSS_STATUS_NOTFOUND: the next module answers as if this one
  * were not there.
  *
- * Matching is exact, like the hosts file's section (a name and its `www.` are separate
- * entries there too): ASCII case is ignored, one trailing dot is ignored, subdomains are NOT
- * included.
+ * A listed name covers itself and every name under it (W1: `example.com` answers for
+ * `www.example.com` and `a.b.example.com`, never for `badexample.com`), which the hosts file,
+ * having no wildcards, cannot do. ASCII case and one trailing dot are ignored.
  *
  * Trust: the directory and the table must be owned by root and not writable by group or
  * others, the table a regular file reached without a symlink. The directory is compiled in;
  * no environment variable moves it, since any user could set one to lift their own block
  * (tests put a tmpfs over /run/blockd in a private mount namespace instead). A table is
  * readable by root and its user only (mode 0640 with the POSIX ACL entry user:UID:r--, written
- * by blockd), or by everyone (0644) where the file system has no ACLs.
+ * by blockd), or by everyone (0644) where the file system has no ACLs; `all` is 0644.
  *
  * Whose table (U3): the tables are keyed on uids of the initial user namespace. There, and
  * only there, /proc/self/uid_map is the identity map `0 0 4294967295` and getuid() is that
@@ -51,6 +52,9 @@
 #ifndef BLOCKD_TABLE_DIR
 #define BLOCKD_TABLE_DIR "/run/blockd/users"
 #endif
+/* The names blocked for every user (W1), readable by all: the hosts file lists them too, but
+ * only by their exact names. */
+#define MACHINE_TABLE "all"
 
 /* Only the four entry points leave the library (-fvisibility=hidden for the rest). */
 #define EXPORT __attribute__((visibility("default")))
@@ -147,16 +151,19 @@ static int open_table(int dir, const char *file, bool initial) {
     return fd;
 }
 
-/* One table line against the wanted name: surrounding blanks and a CR are ignored, as are
- * blank and `#` lines. */
+/* One table line against the wanted name: the line covers the name when it is the name or
+ * a parent domain of it (W1: `example.com` covers `www.example.com`, not `badexample.com`).
+ * Surrounding blanks and a CR are ignored, as are blank and `#` lines. */
 static bool line_matches(const char *line, size_t len, const char *want, size_t want_len) {
     while (len > 0 && (line[0] == ' ' || line[0] == '\t')) { line++; len--; }
     while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r')) len--;
-    if (len != want_len || len == 0 || line[0] == '#') return false;
+    if (len == 0 || len > want_len || line[0] == '#') return false;
+    if (len < want_len && want[want_len - len - 1] != '.') return false;
+    const char *tail = want + (want_len - len);
     for (size_t i = 0; i < len; i++) {
         char c = line[i];
         if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
-        if (c != want[i]) return false;
+        if (c != tail[i]) return false;
     }
     return true;
 }
@@ -188,6 +195,15 @@ static bool lists(int fd, const char *want, size_t want_len) {
     return found;
 }
 
+/* Whether the table `file` lists the name. */
+static bool table_lists(int dir, const char *file, bool initial, const char *want, size_t want_len) {
+    int fd = open_table(dir, file, initial);
+    if (fd < 0) return false;
+    bool found = lists(fd, want, want_len);
+    close(fd);
+    return found;
+}
+
 /* Whether `uid`'s table lists the name. */
 static bool uid_lists(int dir, unsigned long uid, bool initial, const char *want, size_t want_len) {
     char file[24], digits[24];
@@ -195,11 +211,7 @@ static bool uid_lists(int dir, unsigned long uid, bool initial, const char *want
     do { digits[len++] = (char)('0' + uid % 10); uid /= 10; } while (uid != 0);
     for (size_t i = 0; i < len; i++) file[i] = digits[len - 1 - i];
     file[len] = '\0';
-    int fd = open_table(dir, file, initial);
-    if (fd < 0) return false;
-    bool found = lists(fd, want, want_len);
-    close(fd);
-    return found;
+    return table_lists(dir, file, initial, want, want_len);
 }
 
 /* Outside the initial user namespace: whether any table this process may open lists the
@@ -223,7 +235,8 @@ static bool any_readable_lists(int dir, const char *want, size_t want_len) {
     }
 }
 
-/* Whether the calling user's table lists `name` (see "Whose table" above). */
+/* Whether the machine-wide table or the calling user's table lists `name` (see "Whose
+ * table" above). */
 static bool blocked(const char *name, char canonical[NAME_MAX_LEN + 1]) {
     if (!normalize(name, canonical)) return false;
     size_t want_len = strlen(canonical);
@@ -232,7 +245,8 @@ static bool blocked(const char *name, char canonical[NAME_MAX_LEN + 1]) {
     if (dir < 0) return false;
     bool found = false;
     if (trusted(dir, true, initial)) {
-        if (initial) found = uid_lists(dir, (unsigned long)getuid(), true, canonical, want_len);
+        if (table_lists(dir, MACHINE_TABLE, initial, canonical, want_len)) found = true;
+        else if (initial) found = uid_lists(dir, (unsigned long)getuid(), true, canonical, want_len);
         /* Write access to the directory, which the kernel checks with the real uid: root. */
         else if (faccessat(dir, ".", W_OK, 0) == 0) found = uid_lists(dir, 0, false, canonical, want_len);
         else found = any_readable_lists(dir, canonical, want_len);

@@ -17,14 +17,15 @@
   inside; nested; `--map-current-user`) A still gets the sink, B and root the real address;
   with a 0644 table (a file system without ACLs) B's namespace gets A's names too (fail closed).
 - The NSS contract through ctypes (as root, uid 0's table): ERANGE for every buffer too small,
-  case and a trailing dot, no subdomains, malformed tables, tables not to trust, 8 threads.
+  case and a trailing dot, subdomains (W1) but not names that only end alike, the machine-wide
+  table `all`, malformed tables, tables not to trust, 8 threads.
 - Uninstall leaves nsswitch.conf byte-identical (the overlay's, and a DESTDIR copy of this
   machine's own).
 Without root this prints a skipped RESULT; with BLOCKD_PRIVILEGED_TESTS=1 anything missing fails."""
 import ctypes, os, pwd, socket, struct, sys, threading
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Tally  # noqa: E402
-from rig import Rig, enter, sh  # noqa: E402
+from rig import Rig, enter, sh, wait_for  # noqa: E402
 from asuser import REPO, as_user, chromium, getent, install_module, page_handler  # noqa: E402
 
 t = Tally("nss")
@@ -91,9 +92,21 @@ def contract(lib):
     needed4 = next(n for n in range(0, 512) if by4(lib, b"site.test", n)[0] == SUCCESS)
     t.check(all(by4(lib, b"site.test", n)[:2] == (TRYAGAIN, ERANGE) for n in range(needed4)), "gethostbyname4_r: ERANGE below its size")
     t.check(by4(lib, b"site.test", 512)[2] == [(socket.AF_INET, v4), (socket.AF_INET6, v6)], "gethostbyname4_r gives both sinks")
-    for name, want in ((b"spaced.test", SUCCESS), (b"last.test", SUCCESS), (b"www.site.test", NOTFOUND), (b"test", NOTFOUND),
+    for name, want in ((b"spaced.test", SUCCESS), (b"last.test", SUCCESS), (b"www.site.test", SUCCESS), (b"A.b.Site.Test.", SUCCESS),
+                       (b"xsite.test", NOTFOUND), (b"site.test.example", NOTFOUND), (b"test", NOTFOUND), (b".site.test", SUCCESS),
                        (b"nul", NOTFOUND), (b"x" * 300, NOTFOUND), (b"", NOTFOUND), (b".", NOTFOUND)):
-        t.check(by3(lib, name, socket.AF_INET, 512)[0] == want, f"{name[:40]!r}: status {want} expected (exact match, malformed lines skipped)")
+        t.check(by3(lib, name, socket.AF_INET, 512)[0] == want,
+                f"W1: {name[:40]!r}: status {want} expected (a name and the names under it, malformed lines skipped)")
+    t.check(by3(lib, b"www.site.test", socket.AF_INET, 512)[3] == b"www.site.test", "W1: a subdomain is answered under its own name")
+    os.remove("/run/blockd/users/0")
+    table("all", b"# machine-wide\nevery.test\n")
+    for name in (b"every.test", b"www.every.test", b"deep.er.every.test"):
+        t.check(by3(lib, name, socket.AF_INET, 512)[0] == SUCCESS, f"W1: the machine-wide table `all` covers {name!r}")
+    t.check(by3(lib, b"neverytest.test", socket.AF_INET, 512)[0] == NOTFOUND, "W1: `all` does not cover a name that only ends alike")
+    table("all", b"every.test\n", 0o664)
+    t.check(by3(lib, b"every.test", socket.AF_INET, 512)[0] == NOTFOUND, "a group-writable `all` is not trusted")
+    os.remove("/run/blockd/users/all")
+    table(0, b"# header\nsite.test\n  Spaced.Test \t\r\n" + b"x" * 10000 + b"\nnul\0.test\nlast.test")
     t.check(by3(lib, b"other.test", socket.AF_INET, 0)[0] == NOTFOUND, "a name not listed is NOTFOUND whatever the buffer")
     results = []
 
@@ -156,6 +169,42 @@ def private_tables(a, b):
     t.check(getent(b, "site.test") == {"127.0.0.1"}, "outside a namespace B still gets its own (no) table")
 
 
+def whole_site(rig, a, b):
+    """W1 with the real blockd: a machine-wide block of site.test goes to the table `all`, so
+    a subdomain no hosts line names gives the sink to every user and Chromium is refused
+    there; the user's own line for it is held meanwhile and everything is back after."""
+    os.remove(f"/run/blockd/users/{pwd.getpwnam(a).pw_uid}")
+    with open("/etc/hosts", "a") as f:
+        f.write("127.0.0.1 deep.er.site.test\n")
+    t.check(getent(b, "deep.er.site.test") == {"127.0.0.1"}, "before the block B resolves deep.er.site.test")
+    d = rig.daemon("--hosts-file", "/etc/hosts", "--firewall", "no", "--cut-sockets", "no", "--policy-root", f"{rig.work}/policy")
+    d.start()
+    try:
+        d.blockc("start", "--for", "1h", "site.test")
+        with open("/run/blockd/users/all") as f:
+            listed = f.read()
+        t.check(listed.splitlines()[1:] == ["site.test"] and oct(os.stat("/run/blockd/users/all").st_mode & 0o777) == "0o644",
+                f"W1: blockd wrote the machine-wide table `all` (0644): {listed!r}")
+        with open("/etc/hosts") as f:
+            hosts = f.read()
+        t.check(all(f"0.0.0.0 {n}\n" in hosts for n in ("site.test", "www.site.test", "m.site.test")),
+                f"W1: the hosts section lists site.test with its www. and m. forms:\n{hosts[:600]}")
+        t.check("# blockd-held: 127.0.0.1 deep.er.site.test" in hosts, "W1: the user's own line for a subdomain is held")
+        sink = {"127.0.0.253", "100::1"}
+        for user in (a, b):
+            got = getent(user, "deep.er.site.test")
+            t.check(got == sink, f"W1: getent ahosts deep.er.site.test as {user} gives the sink: {got}")
+        dom = chromium(b, "http://deep.er.site.test/", "bd-nss-w1")
+        t.check("SITE-OK" not in dom and "ERR_CONNECTION_REFUSED" in dom, f"W1: Chromium is refused on a subdomain of the blocked site: {dom[-300:]}")
+        t.check(d.blockc("status", "--json", check=False).returncode == 0 and "site.test" in d.status()["enforcement"]["applied"],
+                "the block is enforced")
+        d.blockc("stop", "site.test")
+        t.check(wait_for(lambda: not os.path.exists("/run/blockd/users/all"), 5), "W1: the table `all` goes with the block")
+        t.check(getent(b, "deep.er.site.test") == {"127.0.0.1"}, "W1: after the block B resolves deep.er.site.test again (its line is back)")
+    finally:
+        d.stop()
+
+
 def checks(rig):
     dest, env, module = install_module(rig.work, bindir)
     sh("mount", "-t", "tmpfs", "-o", "mode=0755,size=4m", "tmpfs", "/run")
@@ -172,13 +221,19 @@ def checks(rig):
     with open("/etc/nsswitch.conf", "rb") as f:
         t.check(b"\nhosts:  blockd files   # the test's own line\n" in f.read(), "hosts: blockd files")
     with open("/etc/hosts", "a") as f:
-        f.write("127.0.0.1 site.test\n")
+        f.write("127.0.0.1 site.test\n127.0.0.1 www.site.test\n127.0.0.1 cdn.every.test\n")
     a, b = USERS
     table(pwd.getpwnam(a).pw_uid, b"# blocked for A\nsite.test\n")
     got_a, got_b = getent(a, "site.test"), getent(b, "site.test")
     t.check(got_a == {"127.0.0.253", "100::1"}, f"getent ahosts site.test as A gives the sink: {got_a}")
     t.check(got_b == {"127.0.0.1"}, f"getent ahosts site.test as B gives its address: {got_b}")
     t.check(getent(a, "SITE.TEST.") == {"127.0.0.253", "100::1"}, "as A, SITE.TEST. is blocked too")
+    t.check(getent(a, "www.site.test") == {"127.0.0.253", "100::1"}, "W1: as A, the subdomain www.site.test gives the sink")
+    t.check(getent(b, "www.site.test") == {"127.0.0.1"}, "W1: as B, www.site.test gives its address")
+    table("all", b"every.test\n")
+    t.check(getent(b, "cdn.every.test") == {"127.0.0.253", "100::1"}, "W1: the machine-wide table blocks cdn.every.test for B too")
+    os.remove("/run/blockd/users/all")
+    t.check(getent(b, "cdn.every.test") == {"127.0.0.1"}, "W1: without the machine-wide table cdn.every.test resolves again")
     private_tables(a, b)
 
     rig.serve("127.0.0.1", page_handler(b"SITE-OK"))
@@ -188,6 +243,8 @@ def checks(rig):
     # reads /etc/hosts itself, steps aside when nsswitch.conf names a module it does not know).
     t.check("SITE-OK" not in dom_a and "ERR_CONNECTION_REFUSED" in dom_a, f"Chromium as A is refused (the sink): {dom_a[-300:]}")
     t.figures["chromiumAsA"] = "refused" if "SITE-OK" not in dom_a else "loaded"
+
+    whole_site(rig, a, b)
 
     t.check(sh(f"{REPO}/scripts/nsswitch", "remove", "/etc/nsswitch.conf").stdout == "removed\n", "scripts/nsswitch removes blockd")
     with open("/etc/nsswitch.conf", "rb") as f:

@@ -11,8 +11,10 @@ public enum BlockcHelp {
     Commands:
     \(Command.allCases.compactMap(listing).joined(separator: "\n"))
 
-    SELECTION is a name from 'blockc selections', a domain such as example.com, or a URL
-    prefix such as youtube.com/shorts (blocked in Chromium-family browsers only).
+    SELECTION is a name from 'blockc selections', a domain such as example.com (the whole
+    site: www.example.com and every other name under it too), a URL prefix such as
+    youtube.com/shorts (blocked in Chromium-family browsers only), or an address pasted from
+    a browser (https://www.youtube.com/ is read as youtube.com, with a path as its prefix).
     DURATION: 90s, 25m, 1h30m, 2d (1s to 366d).  TIME: HH:MM (the next one after now) or an
     ISO 8601 date-time such as 2026-11-29T22:00.  DAYS: mon,wed or ranges such as mon-fri.
     POLICY (more time, see 'blockc help more'): --more-time no|self|approval, --delay DURATION

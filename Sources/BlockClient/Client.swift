@@ -155,7 +155,7 @@ public struct BlockcRunner {
     func request(for command: BlockcCommand) throws(CoreError) -> Request {
         switch command {
         case .start(let end, let lock, let name, let selections, _):
-            var args = Request.StartArguments(selections: selections, lock: lock, name: name)
+            var args = Request.StartArguments(selections: readAddresses(selections), lock: lock, name: name)
             switch end {
             case .seconds(let seconds): args.seconds = seconds
             case .until(let text): args.until = try TimeText.parse(text, now: now(), clock: clock)
@@ -164,14 +164,14 @@ public struct BlockcRunner {
         case .stop(let name): return .stop(name: name)
         case .status(_, _, let all): return .status(all: all)
         case .scheduleAdd(let name, let days, let start, let end, let selections):
-            return .scheduleAdd(Schedule(name: name, selections: selections, days: days, start: start, end: end))
+            return .scheduleAdd(Schedule(name: name, selections: readAddresses(selections), days: days, start: start, end: end))
         case .scheduleRemove(let name): return .scheduleRemove(name: name)
         case .scheduleList: return .scheduleList
         case .selections: return .selections
         case .selectionShow(let name, _): return .selectionShow(name: name)
         case .failures(_, let clear): return clear ? .failuresClear : .failures
         case .limitAdd(let name, let seconds, let selections, let days, let warn):
-            return .limitAdd(Limit(name: name, selections: selections, seconds: seconds, days: days, warnSeconds: warn))
+            return .limitAdd(Limit(name: name, selections: readAddresses(selections), seconds: seconds, days: days, warnSeconds: warn))
         case .limitRemove(let name): return .limitRemove(name: name)
         case .limitList: return .limitList
         case .moreTime(let request, _): return request
@@ -180,6 +180,17 @@ public struct BlockcRunner {
         case .reload: return .reload
         case .version: return .hello
         case .help: throw CoreError(.internal, "help needs no daemon")
+        }
+    }
+
+    /// W1: a pasted `https://` address becomes the site or the pages' prefix it names, and the
+    /// user is told on stderr what it was read as (stdout stays the answer, `--json` too). An
+    /// address with a bad host goes as it is: blockd's refusal says why.
+    func readAddresses(_ words: [String]) -> [String] {
+        words.map { word in
+            guard let reading = (try? Site.reading(url: word)) ?? nil else { return word }
+            stderr("blockc: \(Output.clean(reading.summary(of: word)))\n")
+            return reading.target
         }
     }
 

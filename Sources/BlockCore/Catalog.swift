@@ -30,9 +30,18 @@ public struct Catalog: Sendable {
 
     /// What a `start`/`schedule add` argument means: a known selection (any case), else an
     /// ad-hoc selection of one domain if it looks like one (an invalid one is an
-    /// `.invalidDomain` error, E1), or of one URL prefix (`youtube.com/shorts`, E8), else `.unknownSelection` with a suggestion.
+    /// `.invalidDomain` error, E1; the domain covers its whole site, W1), of one URL prefix
+    /// (`youtube.com/shorts`, E8), or of what a pasted `https://` address names
+    /// (`Site.reading`, W1), else `.unknownSelection` with a suggestion.
     public func resolve(_ argument: String) throws(CoreError) -> Selection {
         if let known = selection(named: argument) { return known }
+        // W1: a pasted address is its site, or its pages' prefix when it has a path.
+        if let reading = try Site.reading(url: argument) {
+            switch reading.kind {
+            case .site: return Selection(name: reading.target, domains: [reading.target])
+            case .prefix: return Selection(name: reading.target, paths: [reading.target])
+            }
+        }
         // E8: `youtube.com/shorts` blocks that prefix in browsers only; its domain is not put
         // into the hosts file, which would block the whole site.
         if URLPrefix.looksLikePrefix(argument) {
@@ -69,8 +78,9 @@ public struct Catalog: Sendable {
 extension Catalog {
     /// The built-in selections.
     ///
-    /// The hosts file has no wildcards (E1), so each entry lists concrete host names: the apex,
-    /// `www`, and the hosts the web app and the API clients actually talk to, plus static/CDN
+    /// Each domain covers its subdomains where the NSS module and browser policies enforce
+    /// (W1), but the hosts file has no wildcards (E1), so each entry still lists concrete host
+    /// names for it: the apex, `www`, and the hosts the web app and the API clients talk to, plus static/CDN
     /// hosts that belong to the service alone. Hosts shared with other services (fbcdn.net
     /// serves Messenger and WhatsApp too; googlevideo.com serves all of Google) and per-node
     /// CDN names that cannot be enumerated are left out: blocking the names above already stops

@@ -43,7 +43,8 @@ public enum HostsOverrides {
     }
 
     /// `file` (restored first, so the result depends only on the user's lines) with every line
-    /// outside the managed section that maps a name in `blocked` held. `blocked` holds
+    /// outside the managed section that maps a name in `blocked`, or a name under one (W1),
+    /// held. `blocked` holds
     /// normalised (lower-case) names. Returns the new bytes and the blocked names that lines
     /// gave an address to.
     public static func hold(_ file: [UInt8], blocked: Set<String>) -> (bytes: [UInt8], held: Set<String>) {
@@ -59,14 +60,14 @@ public enum HostsOverrides {
                 out += whole
                 continue
             }
-            let hit = entry.names.filter { blocked.contains(normalised($0)) }
+            let hit = entry.names.filter { Site.cover(of: normalised($0), in: blocked) != nil }  // W1: subdomains too
             guard !hit.isEmpty else {
                 out += whole
                 continue
             }
             for name in hit { held.insert(normalised(name)) }
             let ending = line.ending(in: plain)
-            let kept = entry.names.filter { !blocked.contains(normalised($0)) }
+            let kept = entry.names.filter { Site.cover(of: normalised($0), in: blocked) == nil }
             out += heldPrefix
             out += line.content
             if kept.isEmpty {

@@ -5,16 +5,31 @@ import FoundationEssentials
 /// uid in decimal, owned by root and readable by that user only (`access(uid:owner:)`): the
 /// module trusts nothing else, and nobody else learns what is blocked for whom.
 ///
-/// Names match exactly, as in the hosts file's section (E1): `example.com` does not block
-/// `www.example.com`, which a selection lists on its own, as the catalog does. The module
-/// ignores ASCII case and one trailing dot of the name looked up, blank lines and `#` lines.
+/// One more table, `all` (`everyone`), holds the names blocked machine-wide, readable by every
+/// user: the hosts file lists those too, but only by exact name, and the module's match covers
+/// the whole site (W1).
+///
+/// A listed name covers itself and every name under it (W1): `example.com` blocks
+/// `www.example.com` and `a.b.example.com`, not `badexample.com`. The module ignores ASCII
+/// case and one trailing dot of the name looked up, blank lines and `#` lines.
 public enum UserTable {
+    /// The key of the machine-wide table. (uid_t)-1 is no user's uid: the kernel reserves it
+    /// for "unchanged" in setresuid(2) and chown(2).
+    public static let everyone = UInt32.max
+
     /// The directory the NSS module reads; compiled into it too (nss/nss_blockd.c), never
     /// taken from the environment. blockd's default for `UserTablesDirectory=`.
     public static let directory = "/run/blockd/users"
 
     /// The table's file name for `uid`.
-    public static func fileName(uid: UInt32) -> String { String(uid) }
+    public static func fileName(uid: UInt32) -> String { uid == everyone ? "all" : String(uid) }
+
+    /// The key a table's file name stands for (nil: not a table blockd writes).
+    public static func uid(fileName name: String) -> UInt32? {
+        if name == "all" { return everyone }
+        guard let uid = UInt32(name), uid != everyone, String(uid) == name else { return nil }
+        return uid
+    }
 
     /// The bytes of `uid`'s table: one header line, then the domains normalised as for the
     /// hosts file, sorted and without repeats, each ending in LF. The same input always gives
@@ -23,7 +38,8 @@ public enum UserTable {
     public static func render(uid: UInt32, domains: some Sequence<String>) throws(CoreError) -> [UInt8] {
         var names = Set<String>()
         for domain in domains { names.insert(try Domain.normalize(domain)) }
-        var out = Array("# blockd: names blocked for uid \(uid) only; read by libnss_blockd.so.2, rewritten by blockd(8)\n".utf8)
+        let whose = uid == everyone ? "every user" : "uid \(uid) only"
+        var out = Array("# blockd: names blocked for \(whose), each with the names under it; read by libnss_blockd.so.2, rewritten by blockd(8)\n".utf8)
         for name in names.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             out += name.utf8
             out.append(10)
@@ -52,9 +68,10 @@ public enum UserTable {
     /// `user:UID:r--`, the owning group and others getting nothing (the mask shows as the group
     /// bits); the owner's own table needs no ACL (0600). `everyone` is the fallback for a file
     /// system without POSIX ACLs: 0644, every user can read it (said in the log and in status).
+    /// The machine-wide table is 0644 for everyone, as the hosts file is.
     public static func access(uid: UInt32, owner: UInt32, everyone: Bool = false) -> Access {
         if uid == owner { return Access(mode: 0o600, acl: nil) }
-        if everyone { return Access(mode: 0o644, acl: nil) }
+        if everyone || uid == UserTable.everyone { return Access(mode: 0o644, acl: nil) }
         return Access(mode: 0o640, acl: readACL(uid: uid))
     }
 

@@ -286,9 +286,12 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     static func blocks(_ selections: [Selection]) -> [String: CutPlan.Block] {
         var out: [String: CutPlan.Block] = [:]
         for selection in selections where selection.users?.isEmpty != true {
-            for raw in selection.domains {
-                guard let d = try? Domain.normalize(raw) else { continue }  // the hosts enforcer reports it
-                let users = selection.users.map(Set.init)
+            let users = selection.users.map(Set.init)
+            // W1: every name the hosts file lists, common prefixes included, is looked up.
+            let names = selection.domains.flatMap { raw in
+                (try? Domain.normalize(raw)).map(Site.hostsNames) ?? []  // the hosts enforcer reports a bad one
+            }
+            for d in names {
                 guard let was = out[d] else {
                     out[d] = CutPlan.Block(whole: selection.firewall == true, users: users)
                     continue

@@ -66,11 +66,13 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
                 for raw in selection.domains {
                     // E1: only validated names reach the file, whatever a config says.
                     do throws(CoreError) {
-                        let d = try Domain.normalize(raw)
-                        wanted[selection.name, default: []].append(d)
-                        if owners[d] == nil {
-                            owners[d] = selection.name
-                            domains.append(d)
+                        // W1: the name and its common prefixes (the file has no wildcards).
+                        for d in Site.hostsNames(try Domain.normalize(raw)) {
+                            wanted[selection.name, default: []].append(d)
+                            if owners[d] == nil {
+                                owners[d] = selection.name
+                                domains.append(d)
+                            }
                         }
                     } catch {
                         report.add(EnforcementFailure(selection: selection.name, message: error.message))
@@ -219,8 +221,10 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
         let present = Set(HostsFile.blockedDomains(in: current))
         // E6: names that a line outside the section now gives an address (one appended during
         // the block) are tampered with as much as lines removed from the section.
-        let overridden = HostsOverrides.hold(current, blocked: Set(owners.keys)).held.subtracting(HostsOverrides.heldNames(in: current))
-        var affected = Set(owners.filter { !present.contains($0.key) || overridden.contains($0.key) }.map(\.value))
+        let blocked = Set(owners.keys)
+        let overridden = HostsOverrides.hold(current, blocked: blocked).held.subtracting(HostsOverrides.heldNames(in: current))
+        let covering = Set(overridden.compactMap { Site.cover(of: $0, in: blocked) })  // W1: a subdomain's line
+        var affected = Set(owners.filter { !present.contains($0.key) || covering.contains($0.key) }.map(\.value))
         if affected.isEmpty { affected = Set(owners.values) }
         let outcome = converge()
         if settle(outcome.failure) { onChange() }  // the engine records the failure (T4)

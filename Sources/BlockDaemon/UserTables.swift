@@ -82,7 +82,7 @@ public struct UserTables: Sendable {
         var uids: [UInt32] = []
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if let uid = UInt32(name), UserTable.fileName(uid: uid) == name { uids.append(uid) }
+            if let uid = UserTable.uid(fileName: name) { uids.append(uid) }
         }
         return uids.sorted()
     }
@@ -119,7 +119,7 @@ public struct UserTables: Sendable {
 
     /// Whether `uid`'s table is, by necessity, readable by every user (no POSIX ACLs there).
     func everyoneReads(uid: UInt32) -> Bool {
-        uid != geteuid() && xattr.get(path(uid: uid), ExtendedAttributes.accessACL) == .failure(EOPNOTSUPP)
+        uid != geteuid() && uid != UserTable.everyone && xattr.get(path(uid: uid), ExtendedAttributes.accessACL) == .failure(EOPNOTSUPP)
     }
 
     /// Replaces `uid`'s table: a temp file of root's (0600 from the start, so that no one can

@@ -6,7 +6,8 @@ import Glibc
 
 /// Websites per user (U3): the domains of selections blocked for some users only go to those
 /// users' tables (`UserTables`, in /run/blockd/users or `UserTablesDirectory=`), which
-/// libnss_blockd.so.2 reads; the hosts file keeps the machine-wide ones.
+/// libnss_blockd.so.2 reads; the hosts file keeps the machine-wide ones, which also go to the
+/// table `all` for the module to cover their subdomains (W1).
 ///
 /// Like the hosts file (E1, S5), the tables are kept as written: a table removed, rewritten,
 /// chmodded or given another ACL behind blockd's back is written again within a second
@@ -87,7 +88,7 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
         let hosts = text.split(separator: "\n").first { $0.trimmed().hasPrefix("hosts:") }
         let sources = hosts.map { $0.split(separator: "#")[0].split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) } ?? []
         guard sources.contains("blockd") else {
-            return ("blockd is not on the hosts: line of \(nsswitch), so no program asks the per-user tables (make install or the package puts it there)", true)
+            return ("blockd is not on the hosts: line of \(nsswitch), so no program asks blockd's tables: per-user web blocks are not in force, and machine-wide ones cover each name and its www. and m. forms but not the rest of the site (make install or the package puts it there)", true)
         }
         return nil
     }
@@ -98,20 +99,30 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
         if let lock { close(lock.fd) }
     }
 
-    /// uid → the valid domains of the selections blocked for that uid only.
-    static func tables(for blocked: [Selection]) -> [UInt32: [String]] {
+    /// uid → the valid domains of the selections blocked for that uid only, and, with
+    /// `machineWide`, `UserTable.everyone` → those of the selections blocked for everyone (W1:
+    /// the module covers their subdomains, which the hosts file cannot).
+    static func tables(for blocked: [Selection], machineWide: Bool = true) -> [UInt32: [String]] {
         var out: [UInt32: [String]] = [:]
         for selection in blocked {
-            guard let users = selection.users else { continue }
             let domains = selection.domains.compactMap { try? Domain.normalize($0) }  // the hosts enforcer's rule (E1)
-            for uid in users where !domains.isEmpty { out[uid, default: []] += domains }
+            guard !domains.isEmpty else { continue }
+            guard let users = selection.users else {
+                if machineWide { out[UserTable.everyone, default: []] += domains }
+                continue
+            }
+            for uid in users { out[uid, default: []] += domains }
         }
         return out
     }
 
     public func enforce(blocked: [Selection]) -> EnforcementReport {
         queue.sync {
-            let wanted = UserTablesEnforcer.tables(for: blocked)
+            let unread = UserTablesEnforcer.unread(directory: tables.directory, module: moduleDirectory, nsswitch: nsswitch)
+            // The machine-wide table goes where something may read it: not where the module
+            // reads this very directory but no program asks the module (a test's blockd on a
+            // machine without the NSS line leaves /run/blockd alone).
+            let wanted = UserTablesEnforcer.tables(for: blocked, machineWide: unread?.blocksNothing != true)
             var report = EnforcementReport()
             guard mayHoldTables || !wanted.isEmpty else { return report }
             mayHoldTables = true
@@ -134,13 +145,15 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
             if readableByEveryone { report.failures.append(EnforcementFailure(selection: nil, message: everyoneMessage)) }
             // Truth (DESIGN §7): a selection is enforced when every one of its users' tables is
             // exactly as written, and something reads them.
-            if let unread = UserTablesEnforcer.unread(directory: tables.directory, module: moduleDirectory, nsswitch: nsswitch),
-               unread.blocksNothing {
-                for name in Set(owners.values.joined()).sorted() {
+            // The machine-wide table adds the subdomains (W1); the hosts file is what enforces
+            // those selections, so its problems do not make them not enforced.
+            let perUser = owners.filter { $0.key != UserTable.everyone }
+            if let unread, unread.blocksNothing {
+                for name in Set(perUser.values.joined()).sorted() {
                     report.notEnforced(name, "its sites are not blocked for its users: \(unread.why)")
                 }
             }
-            for uid in expected.keys.sorted() {
+            for uid in expected.keys.sorted() where uid != UserTable.everyone {
                 guard let bytes = expected[uid], let problem = lock == nil ? failure : tables.problem(uid: uid, bytes: bytes) else { continue }
                 for selection in owners[uid] ?? [] {
                     report.notEnforced(selection, failure ?? "the table \(tables.path(uid: uid)) is not as blockd wrote it: \(problem)")
@@ -241,7 +254,9 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
     func reportRepairs(_ causes: [UInt32: String]) {
         var affected = Set<String>()
         for (uid, cause) in causes.sorted(by: { $0.key < $1.key }) {
-            log.notice("Repaired the per-user table \(tables.path(uid: uid)): \(cause) behind blockd's back; uid \(uid)'s web blocks are in force again")
+            let (table, whose) = uid == UserTable.everyone ? ("machine-wide table", "the subdomains of machine-wide blocks are")
+                : ("per-user table", "uid \(uid)'s web blocks are")
+            log.notice("Repaired the \(table) \(tables.path(uid: uid)): \(cause) behind blockd's back; \(whose) in force again")
             for selection in owners[uid] ?? [] where affected.insert(selection).inserted {
                 hits(ShieldHit(kind: .tamper, selection: selection, path: tables.path(uid: uid)))
             }

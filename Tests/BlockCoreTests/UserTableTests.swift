@@ -8,7 +8,7 @@ struct UserTableTests {
         let bytes = try UserTable.render(uid: 1000, domains: ["www.Reddit.com", "instagram.com", "reddit.com", "instagram.com."])
         let text = String(decoding: bytes, as: UTF8.self)
         #expect(text == """
-            # blockd: names blocked for uid 1000 only; read by libnss_blockd.so.2, rewritten by blockd(8)
+            # blockd: names blocked for uid 1000 only, each with the names under it; read by libnss_blockd.so.2, rewritten by blockd(8)
             instagram.com
             reddit.com
             www.reddit.com
@@ -42,5 +42,16 @@ struct UserTableTests {
         #expect(UserTable.fileName(uid: 0) == "0")
         #expect(UserTable.fileName(uid: 4_294_967_294) == "4294967294")
         #expect(UserTable.directory == "/run/blockd/users")
+        #expect(UserTable.uid(fileName: "1000") == 1000 && UserTable.uid(fileName: "01000") == nil)
+        #expect(UserTable.uid(fileName: "4294967295") == nil, "(uid_t)-1 is no user's")
+    }
+
+    @Test("W1: the machine-wide table `all` lists the names blocked for every user, readable by all")
+    func machineWide() throws {
+        #expect(UserTable.fileName(uid: UserTable.everyone) == "all")
+        #expect(UserTable.uid(fileName: "all") == UserTable.everyone)
+        #expect(UserTable.access(uid: UserTable.everyone, owner: 0) == UserTable.Access(mode: 0o644, acl: nil))
+        let text = String(decoding: try UserTable.render(uid: UserTable.everyone, domains: ["roblox.com"]), as: UTF8.self)
+        #expect(text == "# blockd: names blocked for every user, each with the names under it; read by libnss_blockd.so.2, rewritten by blockd(8)\nroblox.com\n")
     }
 }

@@ -18,7 +18,7 @@ struct FeltPriorityTests {
     final class Record: Sendable {
         let started = Mutex<[String]>([])
         let cuts = Mutex<[([IPAddress], Set<UInt32>?)]>([])
-        /// While false, lookups of the backlog's names (`kidN-M.test`) hang: a resolver that never answers.
+        /// While false, lookups of the backlog's names (`www.kidN-M.test`) hang: a resolver that never answers.
         let open = Mutex(true)
 
         func startIndex(of domain: String) -> Int? { started.withLock { $0.firstIndex(of: domain) } }
@@ -32,7 +32,7 @@ struct FeltPriorityTests {
         return FeltEnforcer(settings: settings, log: log,
                             lookup: { domain in
                                 record.started.withLock { $0.append(domain) }
-                                if domain.hasPrefix("kid") {
+                                if domain.hasPrefix("www.kid") {
                                     while !record.open.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.005) }
                                 }
                                 if delay > 0 { Thread.sleep(forTimeInterval: delay) }
@@ -56,7 +56,8 @@ struct FeltPriorityTests {
     }
 
     /// The reported case: kid starts 12 blocks of 180 names each, one after the other.
-    static let kidBlocks = (0..<12).map { b in selection("kid\(b)", (0..<180).map { "kid\(b)-\($0).test" }, users: [kid]) }
+    /// (`www.` names, which the hosts file lists as they are: one lookup each, W1.)
+    static let kidBlocks = (0..<12).map { b in selection("kid\(b)", (0..<180).map { "www.kid\(b)-\($0).test" }, users: [kid]) }
 
     /// Enforces kid's 12 blocks as 12 changes, the way 12 `blockc start`s arrive.
     static func startBacklog(_ felt: FeltEnforcer) {
@@ -73,7 +74,7 @@ struct FeltPriorityTests {
     func backlogBefore(_ domain: String, after mark: Int, in record: Record) -> Int? {
         record.started.withLock { started in
             guard let i = started.firstIndex(of: domain) else { return nil }
-            return started[mark..<i].filter { $0.hasPrefix("kid") }.count
+            return started[mark..<i].filter { $0.hasPrefix("www.kid") }.count
         }
     }
 
@@ -123,7 +124,7 @@ struct FeltPriorityTests {
                                                     Self.selection("homework", ["homework.test"], users: [Self.kid2])])
         #expect(await wait(seconds: 10) { record.cut(Self.everyone, owners: nil) }, "the machine-wide block was cut")
         #expect(await wait(seconds: 10) { record.cut(Self.homework, owners: [Self.kid2]) }, "kid2's block was cut")
-        let kidStarted = record.started.withLock { $0.filter { $0.hasPrefix("kid") }.count }
+        let kidStarted = record.started.withLock { $0.filter { $0.hasPrefix("www.kid") }.count }
         #expect(kidStarted == LookupQueue.Limits.standard.perUserRunning,
                 "kid's hung lookups hold only kid's share of the workers: \(kidStarted)")
         let dropped = log.entries.compactMap { $0.field(.lookupsDropped).flatMap(Int.init) }.reduce(0, +)

@@ -16,7 +16,7 @@ struct FeltUsersTests {
     static func enforcer(_ cuts: Cuts) -> FeltEnforcer {
         let settings = DaemonConfig.FeltSettings(connectGraceSeconds: 3, firewall: false, cutSockets: true, resolvConf: "/nonexistent")
         return FeltEnforcer(settings: settings, log: MemorySink(),
-                            lookup: { DNSClient.Lookup(addresses: [IPAddress($0 == "social.test" ? "10.0.0.2" : "10.0.0.3")!]) },
+                            lookup: { DNSClient.Lookup(addresses: [IPAddress($0 == "www.social.test" ? "10.0.0.2" : "10.0.0.3")!]) },
                             cutter: { addresses, owners in
                                 cuts.calls.withLock { $0.append((addresses, owners)) }
                                 return SocketCutter.Result(destroyed: 1, matched: 1)
@@ -39,18 +39,18 @@ struct FeltUsersTests {
     func owners() async {
         let cuts = Cuts()
         let felt = Self.enforcer(cuts)
-        _ = felt.enforce(blocked: [Self.selection("social", "social.test", users: [1001]),
-                                   Self.selection("nobody", "nobody.test", users: [])])
+        _ = felt.enforce(blocked: [Self.selection("social", "www.social.test", users: [1001]),
+                                   Self.selection("nobody", "www.nobody.test", users: [])])
         let first = await waitFor(cuts, count: 1)
         #expect(first.count == 1 && first.first?.0 == [IPAddress("10.0.0.2")!] && first.first?.1 == [1001],
                 "the per-user block's sockets only, and a scope of nobody cuts nothing: \(first)")
-        _ = felt.enforce(blocked: [Self.selection("social", "social.test", users: [1001]),
-                                   Self.selection("news", "news.test", users: nil)])
+        _ = felt.enforce(blocked: [Self.selection("social", "www.social.test", users: [1001]),
+                                   Self.selection("news", "www.news.test", users: nil)])
         let second = await waitFor(cuts, count: 2)
         #expect(second.count == 2 && second.last?.0 == [IPAddress("10.0.0.3")!] && second.last?.1 == nil,
                 "a machine-wide block cuts anyone's: \(second)")
-        _ = felt.enforce(blocked: [Self.selection("social", "social.test", users: [1001]),
-                                   Self.selection("social2", "social.test", users: [1002])])
+        _ = felt.enforce(blocked: [Self.selection("social", "www.social.test", users: [1001]),
+                                   Self.selection("social2", "www.social.test", users: [1002])])
         let third = await waitFor(cuts, count: 3)
         #expect(third.count == 3 && third.last?.0 == [IPAddress("10.0.0.2")!] && third.last?.1 == [1002],
                 "a second user's block of a known domain cuts that user's sockets at once: \(third)")
@@ -63,7 +63,11 @@ struct FeltUsersTests {
         fw.firewall = true
         let blocks = FeltEnforcer.blocks([Self.selection("a", "a.test", users: [1]), fw, Self.selection("c", "c.test", users: [3]),
                                           Self.selection("d", "c.test", users: nil), Self.selection("e", "e.test", users: [])])
-        #expect(blocks == ["a.test": CutPlan.Block(whole: true, users: [1, 2]), "c.test": CutPlan.Block(users: nil)])
+        let apexes = blocks.filter { !$0.key.hasPrefix("www.") && !$0.key.hasPrefix("m.") }
+        #expect(apexes == ["a.test": CutPlan.Block(whole: true, users: [1, 2]), "c.test": CutPlan.Block(users: nil)])
+        #expect(blocks.keys.sorted() == ["a.test", "c.test", "m.a.test", "m.c.test", "www.a.test", "www.c.test"],
+                "W1: the www. and m. forms the hosts file lists are looked up too")
+        #expect(blocks["www.a.test"] == blocks["a.test"] && blocks["m.c.test"] == blocks["c.test"], "W1: in the same scope")
         let rules = FeltEnforcer.withSink([CutPlan.Rule(users: [1], addresses: [IPAddress("10.0.0.2")!])],
                                           sink: HostsFile.Sink.reject.addresses)
         #expect(rules == [CutPlan.Rule(addresses: HostsFile.Sink.reject.addresses.sorted()),
@@ -84,7 +88,7 @@ struct FeltScaleTests {
                             monotonic: { 0 })
     }
 
-    static let big = Selection(name: "big", domains: (0..<3000).map { "d\($0).example.com" })
+    static let big = Selection(name: "big", domains: (0..<3000).map { "www.d\($0).example.com" })  // one name each (W1)
 
     @Test("E5: 3,000 names blocked at once are looked up 1,024 at most, and the rest is said")
     func boundedLookups() async {
@@ -134,7 +138,7 @@ struct FeltLookupFailureTests {
         }
         let denied = "cannot send a DNS query to 10.0.0.1: Operation not permitted"
         answers.next.withLock { $0 = DNSClient.Lookup(problem: denied) }
-        _ = felt.enforce(blocked: [Selection(name: "a", domains: ["a.test", "b.test"])])
+        _ = felt.enforce(blocked: [Selection(name: "a", domains: ["www.a.test", "www.b.test"])])
         lookedUp = 2
         var d = await dns()
         #expect(d["failed"]?.int == 2 && d["problem"]?.string == denied, "\(d)")
@@ -143,7 +147,7 @@ struct FeltLookupFailureTests {
         #expect(warnings.first?.message.hasSuffix(denied) == true && warnings.first?.priority == .warning)
 
         answers.next.withLock { $0 = DNSClient.Lookup(addresses: [IPAddress("10.0.0.9")!]) }
-        _ = felt.enforce(blocked: [Selection(name: "a", domains: ["a.test", "b.test", "c.test"])])
+        _ = felt.enforce(blocked: [Selection(name: "a", domains: ["www.a.test", "www.b.test", "www.c.test"])])
         lookedUp = 3
         d = await dns()
         #expect(d["failed"]?.int == 2 && d["problem"] == nil, "a lookup that works clears the problem: \(d)")

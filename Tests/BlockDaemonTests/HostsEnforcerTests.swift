@@ -87,9 +87,11 @@ struct HostsEnforcerTests {
         let f = Fixture()
         _ = f.enforcer.apply(blocked: [instagram, reddit])
         let blocked = f.bytes
+        let names = HostsFile.blockedDomains(in: blocked)
+        #expect(names.contains("m.reddit.com") && names.count == 6, "W1: each name with its www. and m. forms, once: \(names)")
         // The user strips the section but also adds a line of their own.
         f.replace(with: HostsFile.splice(blocked, section: nil) + Array("\n10.9.9.9 mine\n".utf8))
-        #expect(Sandbox().eventually(timeout: 2) { HostsFile.blockedDomains(in: f.bytes).count == 3 })
+        #expect(Sandbox().eventually(timeout: 2) { HostsFile.blockedDomains(in: f.bytes) == names })
         #expect(String(decoding: f.bytes, as: UTF8.self).hasSuffix("10.9.9.9 mine\n"), "the user's own edit stays")
         #expect(Sandbox().eventually(timeout: 2) { f.hits.count == 2 })
         #expect(Set(f.hits.all.map(\.selection)) == ["instagram", "reddit"])
@@ -122,7 +124,7 @@ struct HostsEnforcerTests {
         #expect(Sandbox().eventually(timeout: 2) { f.hits.count == 1 })
         #expect(f.hits.all.map(\.selection) == ["instagram"] && f.hits.all.allSatisfy { $0.kind == .tamper })
         #expect(f.enforcer.apply(blocked: [reddit]).isEmpty)
-        #expect(f.bytes == HostsFile.splice(original + appended, section: HostsFile.section(for: ["reddit.com"])),
+        #expect(f.bytes == HostsFile.splice(original + appended, section: HostsFile.section(for: Site.hostsNames("reddit.com"))),
                 "instagram's lines are back as soon as it is no longer blocked")
         #expect(f.enforcer.apply(blocked: []).isEmpty)
         #expect(f.bytes == original + appended, "byte for byte after the unlock")
@@ -134,7 +136,7 @@ struct HostsEnforcerTests {
         let bad = Selection(name: "bad", domains: ["ok.example", "evil.com\n1.2.3.4 bank.com", "#x"])
         let failures = f.enforcer.apply(blocked: [bad])
         #expect(failures.count == 2)
-        #expect(HostsFile.blockedDomains(in: f.bytes) == ["ok.example"])
+        #expect(HostsFile.blockedDomains(in: f.bytes) == ["ok.example", "www.ok.example", "m.ok.example"])
         #expect(!String(decoding: f.bytes, as: UTF8.self).contains("bank.com"))
     }
 
@@ -238,10 +240,10 @@ struct HostsFaultTests {
         #expect(report.notEnforced["reddit"]?.contains("retries") == true)
         mkdir(dir, 0o755)
         #expect(s.eventually(timeout: 5) {
-            HostsFile.blockedDomains(in: Array(FileManager.default.contents(atPath: dir + "/hosts") ?? Data())) == ["reddit.com"]
+            HostsFile.blockedDomains(in: Array(FileManager.default.contents(atPath: dir + "/hosts") ?? Data())) == Site.hostsNames("reddit.com")
         }, "retried without another apply")
         #expect(s.eventually(timeout: 2) { changes.count == 1 }, "the engine is told once")
-        #expect(log.entries.filter { $0.message.contains("written again; 1 domain blocked") }.count == 1)
+        #expect(log.entries.filter { $0.message.contains("written again; 3 domains blocked") }.count == 1)
         #expect(enforcer.enforce(blocked: [reddit]) == EnforcementReport())
         _ = enforcer.release()
     }
@@ -260,7 +262,7 @@ struct HostsFaultTests {
         var st = stat()
         #expect(lstat(link, &st) == 0 && st.st_mode & S_IFMT == S_IFLNK, "the link is still a link")
         let blocked = Array(FileManager.default.contents(atPath: target) ?? Data())
-        #expect(HostsFile.blockedDomains(in: blocked) == ["reddit.com"])
+        #expect(HostsFile.blockedDomains(in: blocked) == Site.hostsNames("reddit.com"))
         #expect(log.entries.contains { $0.message.contains("is a symlink") })
         #expect(enforcer.apply(blocked: []).isEmpty)
         #expect(Array(FileManager.default.contents(atPath: target) ?? Data()) == Array(Sandbox.hostsTemplate.utf8))

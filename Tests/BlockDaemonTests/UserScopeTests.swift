@@ -183,19 +183,26 @@ struct UserScopeTests {
 
 @Suite("Per-user blocks: the per-user tables as an enforcer (DESIGN §7 truth)")
 struct UserTablesEnforcerTests {
-    @Test("per-user selections go to their users' tables, machine-wide ones do not; none at all creates nothing")
+    @Test("per-user selections go to their users' tables, machine-wide ones to `all` (W1); no site blocked creates nothing")
     func splits() throws {
         let temp = try TempDir()
         let dir = temp.path + "/blockd/users"
         let enforcer = UserTablesEnforcer(directory: dir)
+        #expect(enforcer.enforce(blocked: [Selection(name: "games", apps: ["/usr/games/x"])]) == EnforcementReport())
+        #expect(!FileManager.default.fileExists(atPath: dir), "no site blocked: no directory")
         #expect(enforcer.enforce(blocked: [Selection(name: "reddit", domains: ["reddit.com"])]) == EnforcementReport())
-        #expect(!FileManager.default.fileExists(atPath: dir), "no per-user block: no directory")
+        #expect(try UserTables(directory: dir).present() == [UserTable.everyone])
+        let all = try #require(FileManager.default.contents(atPath: dir + "/all"))
+        #expect(UserTable.domains(in: Array(all)) == ["reddit.com"], "W1: the module covers the machine-wide block's subdomains")
+        var st = stat()
+        #expect(stat(dir + "/all", &st) == 0 && st.st_mode & 0o7777 == 0o644, "readable by every user, as the hosts file is")
         var youtube = Selection(name: "youtube", domains: ["youtube.com", "www.youtube.com"])
         youtube.users = [1001, 1004]
         #expect(enforcer.enforce(blocked: [Selection(name: "reddit", domains: ["reddit.com"]), youtube]).failures.isEmpty)
         let table = try #require(FileManager.default.contents(atPath: dir + "/1001"))
         #expect(UserTable.domains(in: Array(table)) == ["www.youtube.com", "youtube.com"])
         #expect(FileManager.default.fileExists(atPath: dir + "/1004"))
+        #expect(UserTable.domains(in: Array(FileManager.default.contents(atPath: dir + "/all") ?? Data())) == ["reddit.com"])
         _ = enforcer.enforce(blocked: [])
         #expect(try UserTables(directory: dir).present() == [], "tables go when the block ends")
     }
@@ -228,9 +235,11 @@ struct UserTablesEnforcerTests {
         #expect(off.notEnforced["youtube"]?.contains("blockd is not on the hosts: line of \(nsswitch)") == true, "\(off)")
         #expect(off.notEnforced.count == 1, "apps-only and machine-wide selections do not need the module: \(off)")
         #expect(enforcer.off?.contains("not on the hosts: line") == true)
+        #expect(!FileManager.default.fileExists(atPath: dir + "/all"), "W1: no machine-wide table where no program asks the module")
         try "passwd: files\nhosts:          blockd files dns\n".write(toFile: nsswitch, atomically: true, encoding: .utf8)
-        let on = enforcer.enforce(blocked: [youtube, appsOnly])
+        let on = enforcer.enforce(blocked: [youtube, appsOnly, Selection(name: "reddit", domains: ["reddit.com"])])
         #expect(on.notEnforced.isEmpty && enforcer.off == nil, "\(on)")
+        #expect(FileManager.default.fileExists(atPath: dir + "/all"), "W1: with blockd on the hosts: line, `all` is written")
         // Another directory than the module's (a sandbox): said in the mode line, but the
         // tables may be mounted where the module reads them, so the selection is not refused.
         let sandbox = UserTablesEnforcer(directory: temp.path + "/other", nsswitch: nsswitch, moduleDirectory: dir)
