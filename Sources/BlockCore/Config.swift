@@ -27,6 +27,8 @@ public struct DaemonConfig: Equatable, Sendable {
     /// U3: where the per-user tables go. The installed NSS module reads only its compiled-in
     /// /run/blockd/users; another directory keeps a sandboxed blockd off the live daemon's.
     public var userTablesDirectory = UserTable.directory
+    /// F3: where `blockd.prom` goes for node_exporter's textfile collector; nil: no metrics.
+    public var metricsDirectory: String?
 
     public init(maxActivities: Int, hostsFile: String, killGraceSeconds: Int, felt: FeltSettings = .defaults) {
         self.maxActivities = maxActivities
@@ -71,7 +73,7 @@ public struct DaemonConfig: Equatable, Sendable {
 
     public static let section = "Daemon"
     public static let keys = ["MaxActivities", "MaxActivitiesPerUser", "HostsFile", "KillGrace", "ConnectGrace", "Firewall", "CutSockets", "ResolvConf",
-                              "BrowserPolicies", "PolicyRoot", "FirefoxPolicies", "UserTablesDirectory", "AppShield"]
+                              "BrowserPolicies", "PolicyRoot", "FirefoxPolicies", "UserTablesDirectory", "AppShield", "MetricsDirectory"]
 
     /// One layer of settings; nil means "not set here, keep what the layer below says".
     public struct Layer: Equatable, Sendable, Codable {
@@ -88,6 +90,7 @@ public struct DaemonConfig: Equatable, Sendable {
         public var policyRoot: String?
         public var firefoxPolicies: String?
         public var userTablesDirectory: String?
+        public var metricsDirectory: String?
 
         public init(maxActivities: Int? = nil, hostsFile: String? = nil, killGraceSeconds: Int? = nil,
                     connectGraceSeconds: Int? = nil, firewall: Bool? = nil, cutSockets: Bool? = nil, resolvConf: String? = nil) {
@@ -108,6 +111,7 @@ public struct DaemonConfig: Equatable, Sendable {
                       resolvConf: felt.resolvConf)
         (l.browserPolicies, l.policyRoot, l.firefoxPolicies) = (browserPolicies, policyRoot, firefoxPolicies)
         l.userTablesDirectory = userTablesDirectory
+        l.metricsDirectory = metricsDirectory
         l.maxActivitiesPerUser = maxActivitiesPerUser
         l.appShield = appShield
         return l
@@ -126,6 +130,7 @@ public struct DaemonConfig: Equatable, Sendable {
         c.policyRoot = layer.policyRoot ?? policyRoot
         c.firefoxPolicies = layer.firefoxPolicies ?? firefoxPolicies
         c.userTablesDirectory = layer.userTablesDirectory ?? userTablesDirectory
+        c.metricsDirectory = layer.metricsDirectory ?? metricsDirectory
         return c
     }
 
@@ -168,6 +173,8 @@ public struct DaemonConfig: Equatable, Sendable {
                 layer.firefoxPolicies = try e.value.isEmpty ? nil : reader.absolutePath(e)
             case "UserTablesDirectory":
                 layer.userTablesDirectory = try e.value.isEmpty ? nil : reader.ownDirectory(e)
+            case "MetricsDirectory":
+                layer.metricsDirectory = try e.value.isEmpty ? nil : reader.directory(e)
             default:
                 throw reader.unknownKey(e, section: section, valid: keys)
             }

@@ -29,6 +29,8 @@ public struct BlockdOptions: Equatable, Sendable {
     public var firefoxPolicies: String?
     /// U3: `--user-tables-dir`; nil: `UserTablesDirectory=` or /run/blockd/users.
     public var userTablesDirectory: String?
+    /// F3: `--metrics-dir`; nil: `MetricsDirectory=` or no metrics.
+    public var metricsDirectory: String?
 
     public init() {}
 
@@ -70,6 +72,7 @@ public struct BlockdOptions: Equatable, Sendable {
                 case "--policy-root": o.policyRoot = try scanner.value(for: name, inline: inline)
                 case "--firefox-policies": o.firefoxPolicies = try scanner.value(for: name, inline: inline)
                 case "--user-tables-dir": o.userTablesDirectory = try scanner.value(for: name, inline: inline)
+                case "--metrics-dir": o.metricsDirectory = try scanner.value(for: name, inline: inline)
                 case "--log-target":
                     let v = try scanner.value(for: name, inline: inline)
                     guard let t = LogTarget(rawValue: v) else {
@@ -98,7 +101,7 @@ public struct BlockdOptions: Equatable, Sendable {
         where path.isEmpty {
             throw scanner.usage("\(flag) needs a non-empty path")
         }
-        for (flag, path) in [("--policy-root", o.policyRoot), ("--firefox-policies", o.firefoxPolicies)]
+        for (flag, path) in [("--policy-root", o.policyRoot), ("--firefox-policies", o.firefoxPolicies), ("--metrics-dir", o.metricsDirectory)]
         where path.map({ $0.first != "/" }) ?? false {
             throw scanner.usage("\(flag) needs an absolute path")
         }
@@ -145,6 +148,8 @@ public struct BlockdOptions: Equatable, Sendable {
       --user-tables-dir DIR  where the per-user tables go (default UserTablesDirectory= or
                              /run/blockd/users, the directory the NSS module reads); a
                              sandboxed blockd gets one of its own
+      --metrics-dir DIR      write blockd.prom there for node_exporter's textfile collector
+                             (default MetricsDirectory=, or no metrics)
       --cat-config           print the configuration files in force, in the order read,
                              each after a # PATH line, and exit
       -n, --check-config [DIR | FILE]

@@ -37,6 +37,7 @@ public enum BlockdMain {
         var layer = DaemonConfig.Layer(hostsFile: options.hostsFile, firewall: options.firewall, cutSockets: options.cutSockets, resolvConf: options.resolvConf)
         (layer.browserPolicies, layer.policyRoot, layer.firefoxPolicies) = (options.browserPolicies, options.policyRoot, options.firefoxPolicies)
         layer.userTablesDirectory = options.userTablesDirectory
+        layer.metricsDirectory = options.metricsDirectory
         layer.appShield = options.appShield
         return layer
     }
@@ -70,7 +71,7 @@ public enum BlockdMain {
         print("Configuration in \(places)\(candidate.map { " with \($0.path)" } ?? "") is valid.")
         print(config.files.isEmpty ? "  no configuration files: built-in defaults" : "  files: \(config.files.joined(separator: ", "))")
         print("  MaxActivities=\(config.daemon.maxActivities) HostsFile=\(config.daemon.hostsFile) KillGrace=\(config.daemon.killGraceSeconds)s")
-        print("  UserTablesDirectory=\(config.daemon.userTablesDirectory)")
+        print("  UserTablesDirectory=\(config.daemon.userTablesDirectory) MetricsDirectory=\(config.daemon.metricsDirectory ?? "(none: no metrics)")")
         let felt = config.daemon.felt
         print("  CutSockets=\(felt.cutSockets ? "yes" : "no") Firewall=\(felt.firewall ? "yes" : "no") ConnectGrace=\(felt.connectGraceSeconds)s ResolvConf=\(felt.resolvConf)")
         print("  selections: \(config.catalog.names.joined(separator: " "))")
@@ -213,10 +214,15 @@ final class Daemon: @unchecked Sendable {
             throw StartFailure(error.description)
         }
         let (directory, flags, clock) = (loaded.directory, loaded.flags, clock)
-        let collaborators = Engine.Collaborators(
+        let metrics = daemon.metricsDirectory.map { MetricsWriter(directory: $0, log: log, now: { clock.wallNow() }) }  // F3
+        var collaborators = Engine.Collaborators(
             clock: clock, enforcer: CompositeEnforcer([hosts, userTables, felt, shield, browsers]),
             log: log, store: loaded.store, loadConfig: { () throws(CoreError) -> ConfigSet in try directory.load(flags: flags) },
-            hooks: HookRunner(inbox: inbox), armTimer: { timer.arm($0) }, events: { hub.publish($0) },
+            hooks: HookRunner(inbox: inbox), armTimer: { timer.arm($0) },
+            events: { event in
+                hub.publish(event)
+                metrics?.event(event)
+            },
             limitsChanged: { usage.follow($0) },
             enforcementNotes: { local in
                 var notes = felt.notes(wallNow: clock.wallNow(), iso: local.iso8601)
@@ -228,6 +234,7 @@ final class Daemon: @unchecked Sendable {
                 return notes
             },
             serverStats: { hub.counters.json }, status: { Systemd.status($0) })
+        if let metrics { collaborators.published = { metrics.published($0) } }
         let engine = Engine(config: loaded.config, state: loaded.state, timeZone: SystemTimeZone.current(),
                             configPath: directory.daemonFile, inbox: inbox, collaborators: collaborators)
         engine.configProvenance = loaded.provenance

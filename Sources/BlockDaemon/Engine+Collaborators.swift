@@ -34,6 +34,8 @@ extension Engine {
         public var status: @Sendable (String) -> Void
         /// Per-user blocks: user and group names to uids (the system's database unless a test gives one).
         public var users = UserDirectory.system
+        /// F3: each snapshot the engine publishes, for the metrics file (nothing by default).
+        public var published: @Sendable (StatusSnapshot) -> Void = { _ in }
 
         public init(clock: any SystemClock, enforcer: any Enforcer, log: any LogSink, store: StateStore,
                     loadConfig: @escaping @Sendable () throws(CoreError) -> ConfigSet, hooks: any HookRunning,

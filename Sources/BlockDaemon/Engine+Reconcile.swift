@@ -54,6 +54,7 @@ extension Engine {
             var report = enforcer.enforce(blocked: targets)
             for (name, cause) in unresolved.sorted(by: { $0.key < $1.key }) { report.notEnforced(name, cause) }  // §7 Truth
             record(report, now: now)
+            if report.failures.isEmpty && report.notEnforced.isEmpty { lastEnforced = now }  // F3
             candidates.formUnion(notEnforced.keys)
             // §7 Truth: an unlock whose write failed is pending: no "Unblocked", no unblock hook.
             effects.unlocks.removeAll { lingering[$0] != nil }

@@ -17,6 +17,7 @@ extension Engine {
         let snapshot = makeSnapshot(parts: snapshotParts(desired: blockedView.keys.sorted().map { blockedView[$0]! }))
         published.withLock { $0 = snapshot }
         publications += 1
+        collaborators.published(snapshot)
     }
 
     /// Publishes unless a snapshot was published since `mark` (a reconcile already did it):
@@ -60,7 +61,7 @@ extension Engine {
                               failures: state.failures, shieldHits: state.shieldHits, enforcement: enforcement,
                               nextTransition: nextTransition, maxActivities: registry.maxActivities,
                               wallMinusBoot: wallMinusBoot, saveFailing: saveProblem != nil,
-                              moreTime: requestsJSON(),
+                              moreTime: requestsJSON(), lastEnforced: lastEnforced,
                               enforcementNotes: collaborators.enforcementNotes, serverStats: collaborators.serverStats)
     }
 

@@ -48,6 +48,8 @@ public final class Engine: @unchecked Sendable {
     var blockedView: [String: Policy.Blocked] = [:]
     /// How many snapshots were published: a request publishes only if its reconcile did not.
     var publications = 0
+    /// F3: when an apply last ended with no failure and nothing not enforced.
+    var lastEnforced: Date?
     public internal(set) var nextTransition: Date?
     /// Where `config` came from: the files, or (when they are broken) the last good
     /// configuration or the built-in defaults (DESIGN §7); shown in `status`.

@@ -14,7 +14,7 @@ import Synchronization
 /// it (copy-on-write), so `status --all` and `schedule list`, which list every activity
 /// anyway, are answered by the engine. Each answer renders at answer time, with
 /// `now`-dependent fields (remaining seconds, a limit's use today) computed then.
-final class StatusSnapshot: Sendable {
+public final class StatusSnapshot: Sendable {
     let local: LocalClock
     /// The activities that are reasons for a blocked selection, in registration order.
     /// nil when more than `maxActive` are active: listing them is O(active), which a change must
@@ -42,6 +42,8 @@ final class StatusSnapshot: Sendable {
     let moreTime: JSONObject
     /// Per-user blocks exist: `status` and `limit list` depend on who asks (the engine answers).
     let scoped: Bool
+    /// F3: when the enforcers last converged with no failure and every selection enforced.
+    let lastEnforced: Date?
     /// Asked at answer time: the enforcers' notes (E2, E5, E7) and the server's counters.
     let enforcementNotes: @Sendable (LocalClock) -> JSONObject
     let serverStats: @Sendable () -> JSONObject
@@ -57,13 +59,14 @@ final class StatusSnapshot: Sendable {
 
     init(local: LocalClock, parts: Parts, usage: UsageLedger, failures: [FailureRecord],
          shieldHits: [String: [String: Int]], enforcement: JSONObject, nextTransition: Date?, maxActivities: Int,
-         wallMinusBoot: TimeInterval?, saveFailing: Bool, moreTime: JSONObject = [:],
+         wallMinusBoot: TimeInterval?, saveFailing: Bool, moreTime: JSONObject = [:], lastEnforced: Date? = nil,
          enforcementNotes: @escaping @Sendable (LocalClock) -> JSONObject, serverStats: @escaping @Sendable () -> JSONObject) {
         (self.local, self.active, self.limits, self.counts, self.desired) = (local, parts.active, parts.limits, parts.counts, parts.desired)
         self.scoped = parts.scoped
         (self.usage, self.failures, self.shieldHits, self.enforcement) = (usage, failures, shieldHits, enforcement)
         (self.nextTransition, self.maxActivities, self.wallMinusBoot, self.saveFailing) = (nextTransition, maxActivities, wallMinusBoot, saveFailing)
         (self.enforcementNotes, self.serverStats, self.moreTime) = (enforcementNotes, serverStats, moreTime)
+        self.lastEnforced = lastEnforced
     }
 
     /// Whether this snapshot is the truth at wall time `now` (boot clock `boot`); when it is
