@@ -16,11 +16,20 @@ overlay's /etc/hosts and the real policy paths, with the default ConnectGrace= (
       check can fail). A Firefox already running when blockd writes policies.json: still not
       locked (it reads the file at start). The same profile restarted: locked at 5 (off) with
       DNSOverHTTPS {Enabled: false, Locked: true} among its active policies.
+  (d) W3, private windows and guest profiles, tried as a user would: before any block, during
+      `blockc start social` and after `blockc stop social`. Chromium (driven over
+      --remote-debugging-pipe): a fresh start with --incognito or --guest opens its page outside
+      the normal profile (and --guest makes a "Guest Profile"), and Ctrl+Shift+N in an open
+      window opens an Incognito window; during the block the first two land in the normal
+      profile and the shortcut opens nothing, in a fresh Chromium and, once it reloaded its
+      policies, in one open since before the block. Firefox (Marionette): a new private window
+      opens before and after, not during in a Firefox started during the block, while one
+      started before the block still opens them (it read policies.json at its start).
 A path rule on an open site (social.test/shorts blocks /shorts, not /) is browsers.py's.
 --bench N: N timed runs of (a) and (b) with Chromium only, fetching every 20 ms as felt.py's
 python client does, times from just before blockc ran; for bench/run (a JSON line).
 Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed."""
-import json, os, socket, sys, threading, time
+import fcntl, json, os, select, socket, subprocess, sys, threading, time
 from http.server import BaseHTTPRequestHandler
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Tally  # noqa: E402
@@ -30,7 +39,7 @@ t = Tally("live")
 bindir = os.path.abspath(sys.argv[1])
 bench_runs = int(sys.argv[sys.argv.index("--bench") + 1]) if "--bench" in sys.argv else 0
 enter(t, ["chromium", "firefox-esr", "dnsmasq", "ip", "nft", "unshare"], "needs root for a private mount and network namespace",
-      timeout=100 + 10 * bench_runs)
+      timeout=220 + 10 * bench_runs)
 PAGE = b"""<html><body>LIVE<script>
 const every = Number(new URLSearchParams(location.search).get("every") || 250);
 setInterval(() => fetch("/ping", {cache: "no-store"}).catch(() => {}), every);
@@ -123,14 +132,102 @@ class Marionette:
             return [Services.prefs.getIntPref("network.trr.mode", 0), Services.prefs.prefIsLocked("network.trr.mode"),
                     p.DNSOverHTTPS || null];"""})
 
+    def private_window(self):
+        """W3: (whether asking for a new private window gave one, whether policies allow it). With
+        private browsing disabled Firefox still opens the window, as an ordinary one."""
+        return self.call("WebDriver:ExecuteScript", {"args": [], "script": """
+            const { PrivateBrowsingUtils } = ChromeUtils.importESModule("resource://gre/modules/PrivateBrowsingUtils.sys.mjs");
+            const privates = () => [...Services.wm.getEnumerator("navigator:browser")].filter(w => PrivateBrowsingUtils.isWindowPrivate(w));
+            const before = privates().length;
+            Services.wm.getMostRecentWindow("navigator:browser").OpenBrowserWindow({private: true});
+            return new Promise(done => setTimeout(() => done([privates().length > before, Services.policies.isAllowed("privatebrowsing")]), 2000));"""})
+
     def close(self):
         self.sock.close()
 
 
-def doh_of_running(what):
+class Chromium:
+    """Headless Chromium driven over --remote-debugging-pipe: CDP's JSON messages, each ended by a
+    NUL, on the browser's fds 3 (in) and 4 (out), so no websocket client is needed."""
+
+    def __init__(self, rig, *flags, n=[0]):
+        n[0] += 1
+        self.profile = f"{rig.work}/cdp-{n[0]}"
+        to_browser, self.out = os.pipe()
+        self.inp, from_browser = os.pipe()
+        # Copied to 10 and up (bash, unlike dash, redirects those), so that `3<&` cannot overwrite the other end first.
+        theirs = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (to_browser, from_browser)]
+        for fd in (to_browser, from_browser):
+            os.close(fd)
+        argv = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", f"--user-data-dir={self.profile}",
+                "--remote-debugging-pipe", *flags, "data:text/html,W3"]
+        self.proc = subprocess.Popen(["bash", "-c", f'exec "$@" 3<&{theirs[0]} 4>&{theirs[1]}', "bash", *argv], pass_fds=theirs,
+                                     stdout=open(f"{self.profile}.log", "wb"), stderr=subprocess.STDOUT,
+                                     start_new_session=True, env=rig.browser_env())
+        rig.procs.append(self.proc)
+        for fd in theirs:
+            os.close(fd)
+        self.id, self.buf = 0, b""
+        if not wait_for(lambda: self.page() is not None, 20, 0.2):
+            raise RuntimeError(f"Chromium {' '.join(flags)} opened no page")
+
+    def call(self, method, params=None, session=None):
+        self.id += 1
+        message = {"id": self.id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        os.write(self.out, json.dumps(message).encode() + b"\0")
+        deadline = time.monotonic() + 20
+        while True:
+            while b"\0" not in self.buf:
+                if not select.select([self.inp], [], [], max(0, deadline - time.monotonic()))[0]:
+                    raise TimeoutError(f"CDP {method}: no answer")
+                self.buf += os.read(self.inp, 65536) or b"!\0"
+            line, self.buf = self.buf.split(b"\0", 1)
+            reply = json.loads(line) if line != b"!" else {"id": self.id, "error": "Chromium closed the pipe"}
+            if reply.get("id") == self.id:  # events are not needed here
+                if "error" in reply:
+                    raise RuntimeError(f"CDP {method}: {reply['error']}")
+                return reply.get("result", {})
+
+    def pages(self):
+        """(the normal profile's context, [(url, context, target id) of every page])."""
+        default = self.call("Target.getBrowserContexts")["defaultBrowserContextId"]
+        return default, [(p["url"], p.get("browserContextId"), p["targetId"])
+                         for p in self.call("Target.getTargets")["targetInfos"] if p["type"] == "page"]
+
+    def page(self):
+        return next((p for p in self.pages()[1] if p[0].startswith("data:text/html")), None)
+
+    def outside_profile(self):
+        """Whether the page Chromium started with is outside the normal profile (Incognito, guest)."""
+        default, _ = self.pages()
+        return self.page()[1] != default
+
+    def private_pages(self):
+        default, pages = self.pages()
+        return sum(1 for _, context, _ in pages if context != default)
+
+    def shortcut_opens(self):
+        """Ctrl+Shift+N in the open window, as a user presses it: whether an Incognito window opened."""
+        before = self.private_pages()
+        session = self.call("Target.attachToTarget", {"targetId": self.page()[2], "flatten": True})["sessionId"]
+        for kind in ("rawKeyDown", "keyUp"):
+            self.call("Input.dispatchKeyEvent", {"type": kind, "modifiers": 2 | 8, "key": "N", "code": "KeyN",
+                                                 "windowsVirtualKeyCode": 78, "nativeVirtualKeyCode": 78}, session)
+        self.call("Target.detachFromTarget", {"sessionId": session})
+        return wait_for(lambda: self.private_pages() > before, 2, 0.1)
+
+    def quit(self):
+        stop(self.proc)
+        os.close(self.out)
+        os.close(self.inp)
+
+
+def doh_of_running(what, probe="doh"):
     m = Marionette()
     try:
-        return m.doh()
+        return getattr(m, probe)()
     finally:
         m.close()
 
@@ -183,6 +280,61 @@ def live(rig):
     t.check(mode == 5 and locked and policy == {"Enabled": False, "Locked": True},
             f"(c) Firefox restarted with blockd's policies.json: network.trr.mode {mode} (want 5, off), locked {locked}, policy {policy}")
     t.figures["firefoxRestarted"] = {"trrMode": mode, "locked": locked}
+    stop(fx)
+    return d
+
+
+def fresh_chromium(rig, when, closed):
+    """(d) Chromium started now with --incognito and with --guest."""
+    for flag, what in (("--incognito", "an Incognito window"), ("--guest", "a guest profile")):
+        c = Chromium(rig, flag)
+        outside = c.outside_profile()
+        guest = os.path.isdir(f"{c.profile}/Guest Profile")
+        c.quit()
+        if flag == "--guest":
+            outside = outside or guest
+        t.check(outside != closed, f"(d) {when}: Chromium started with {flag} {'does not open' if closed else 'opens'} {what} "
+                f"(page outside the normal profile: {outside}, Guest Profile made: {guest})")
+
+
+def private_windows(rig, d):
+    """(d) W3 before, during and after `blockc start social`."""
+    running = Chromium(rig)  # open since before the block
+    t.check(running.shortcut_opens(), "(d) before any block, Ctrl+Shift+N in Chromium opens an Incognito window")
+    fresh_chromium(rig, "before any block", False)
+    fx = firefox(rig, "firefox-w3-1.log")
+    opened, allowed = doh_of_running("firefox before the block", "private_window")
+    t.check(opened and allowed, f"(d) before any block, Firefox opens a private window (opened {opened}, allowed {allowed})")
+
+    d.blockc("start", "--for", "10m", "social")
+    began = time.monotonic()
+    notes = d.status()["enforcement"]["browserPolicies"]
+    t.check(notes.get("closed") == ["private windows", "guest profiles", "new profiles"] and notes.get("firefoxPrivateClosed") is True,
+            f"(d) status says what the block closes: {notes}")
+    t.check("Closed while blocked: private windows" in d.blockc("status").stdout, "(d) blockc status shows the Closed line")
+    t.check(wait_for(lambda: not running.shortcut_opens(), 40, 0), "(d) during the block, Ctrl+Shift+N in a Chromium open since before it stops opening Incognito windows")
+    t.figures["chromiumRunningClosedAfter"] = round(time.monotonic() - began, 1)
+    t.figures["chromiumIncognitoPagesStillOpen"] = running.private_pages()  # opened before the policy reload
+    fresh_chromium(rig, "during the block", True)
+    opened, _ = doh_of_running("firefox running when the block began", "private_window")
+    t.check(opened, "(d) a Firefox running when the block began still opens private windows (it reads policies.json at its start), as status says")
+    stop(fx)
+    fx = firefox(rig, "firefox-w3-2.log")
+    opened, allowed = doh_of_running("firefox started during the block", "private_window")
+    t.check(not opened and not allowed, f"(d) a Firefox started during the block opens no private window (opened {opened}, allowed {allowed})")
+
+    d.blockc("stop", "social")
+    ended = time.monotonic()
+    t.check(d.status()["enforcement"]["browserPolicies"].get("closed") == [], "(d) after the block status says nothing is closed")
+    t.check(wait_for(lambda: running.shortcut_opens(), 40, 0), "(d) after the block, Ctrl+Shift+N in the same open Chromium opens Incognito windows again")
+    t.figures["chromiumRunningOpenAfter"] = round(time.monotonic() - ended, 1)
+    fresh_chromium(rig, "after the block", False)
+    stop(fx)
+    fx = firefox(rig, "firefox-w3-3.log")
+    opened, allowed = doh_of_running("firefox started after the block", "private_window")
+    t.check(opened and allowed, f"(d) after the block, a Firefox started again opens private windows (opened {opened}, allowed {allowed})")
+    stop(fx)
+    running.quit()
 
 
 def bench(rig, runs):
@@ -214,5 +366,5 @@ with Rig(t, bindir, "bd-live.", ["127.0.0.2"], {"social.test": "127.0.0.2"}) as 
     if bench_runs:
         bench(rig, bench_runs)
     else:
-        live(rig)
+        private_windows(rig, live(rig))
 t.done()

@@ -96,6 +96,7 @@ extension Output {
         line += browsersNote(e)
         if let next = instant(s["nextTransition"]) { line += " Next change \(at(next))." }
         if let felt = feltLine(e) { line += "\n" + felt }
+        if let closed = closedLine(e) { line += "\n" + closed }
         // DESIGN §7 "Truth": say when the configuration in force is not the files, or the
         // state file cannot be saved.
         if let problem = e["configProblem"]?.string { line += "\nConfiguration: \(Output.clean(problem))." }
@@ -142,6 +143,19 @@ extension Output {
         var line = " Browsers: \(texts(b["browsers"]).joined(separator: ", "))"
         let files = texts(b["files"]) + (b["firefox"]?.string.map { [Output.clean($0)] } ?? [])
         if !files.isEmpty { line += " (\(files.joined(separator: ", ")))" }
+        return line + "."
+    }
+
+    /// W3: "Closed while blocked: private windows, guest profiles, new profiles (...)."; nil
+    /// when nothing is closed.
+    func closedLine(_ e: JSONObject) -> String? {
+        guard let b = e["browserPolicies"]?.object else { return nil }
+        let closed = texts(b["closed"])
+        guard !closed.isEmpty else { return nil }
+        var line = "Closed while blocked: " + closed.joined(separator: ", ")
+        if b["firefoxPrivateClosed"]?.bool == true {
+            line += " (Firefox reads this when it starts: one already running keeps its private windows until restarted)"
+        }
         return line + "."
     }
 

@@ -22,75 +22,125 @@ public enum ChromiumPolicy {
         return filters.sorted()
     }
 
+    /// W3: what the document closes while anything is blocked, as `status` says it.
+    public static let closes = ["private windows", "guest profiles", "new profiles"]
+
     /// The whole policy file, or nil when nothing is blocked (then the file must not exist).
     /// `DnsOverHttpsMode: off` keeps the browser on the system resolver, which reads the hosts
-    /// file, for as long as anything is blocked.
+    /// file, for as long as anything is blocked. W3: for as long, no Incognito window
+    /// (`IncognitoModeAvailability` 1 is "disabled"), no guest profile and no new profile from
+    /// the profile picker. Chromium reloads its managed policies while running: Incognito closes
+    /// and opens again in a browser that is already open, within seconds.
     public static func document(blocked: [Selection]) -> [UInt8]? {
         guard !blocked.isEmpty else { return nil }
         let json: JSON = [
             "URLBlocklist": .array(blocklist(blocked).map { .string($0) }),
             "DnsOverHttpsMode": "off",
+            "IncognitoModeAvailability": 1,
+            "BrowserGuestModeEnabled": false,
+            "BrowserAddPersonEnabled": false,
         ]
         return Array((json.prettyPrinted() + "\n").utf8)
     }
 }
 
 /// Firefox's `policies.json` (E7): blockd adds `DNSOverHTTPS {"Enabled": false, "Locked": true}`
-/// to the `policies` object and takes it out again at `--release`; every other key, and their
-/// order, stays as the administrator wrote it. Firefox reads the file only at its start.
+/// to the `policies` object and takes it out again at `--release`; while anything is blocked
+/// it also sets `DisablePrivateBrowsing: true` (W3) and puts the administrator's own value back
+/// when nothing is. Every other key, and their order, stays as the administrator wrote it.
+/// Firefox reads the file only at its start.
 public enum FirefoxPolicies {
     public static let key = "DNSOverHTTPS"
     public static let ours: JSONObject = ["Enabled": false, "Locked": true]
+    /// W3: private windows closed while anything is blocked.
+    public static let privateKey = "DisablePrivateBrowsing"
 
-    /// What the file held before blockd first touched it, so that `restore` can put it back.
+    /// What the file held before blockd touched it, so that `merge` and `restore` can put it back.
     public struct Record: Equatable, Sendable {
         /// The administrator's own `DNSOverHTTPS` value (nil: there was none).
         public var previous: JSON?
         /// Whether blockd created the file (then an empty one is removed again).
         public var createdFile: Bool
-        public init(previous: JSON?, createdFile: Bool) {
+        /// W3: set while blockd's `DisablePrivateBrowsing: true` is in the file, holding the
+        /// administrator's own value it stands in for; nil while the file's value is theirs. A
+        /// record written before W3 has none, and rightly: that blockd never wrote the key.
+        public var privateBrowsing: Replaced?
+
+        public struct Replaced: Equatable, Sendable {
+            /// nil: the administrator had no `DisablePrivateBrowsing`.
+            public var previous: JSON?
+            public init(previous: JSON?) { self.previous = previous }
+        }
+
+        public init(previous: JSON?, createdFile: Bool, privateBrowsing: Replaced? = nil) {
             self.previous = previous
             self.createdFile = createdFile
+            self.privateBrowsing = privateBrowsing
         }
 
         public var json: JSON {
             var o: JSONObject = ["createdFile": .bool(createdFile)]
             if let previous { o["previous"] = previous }
+            if let privateBrowsing {
+                o["privateBrowsing"] = .object(privateBrowsing.previous.map { ["previous": $0] } ?? [:])
+            }
             return .object(o)
         }
 
         public init?(json: JSON) {
             guard let created = json["createdFile"]?.bool else { return nil }
-            self.init(previous: json["previous"], createdFile: created)
+            let replaced = json["privateBrowsing"]?.object.map { Replaced(previous: $0["previous"]) }
+            self.init(previous: json["previous"], createdFile: created, privateBrowsing: replaced)
         }
     }
 
     public struct Merged: Equatable, Sendable {
         /// The new file, or nil when the file already says what blockd needs.
         public var bytes: [UInt8]?
+        /// The record to keep: `record` as given, or a new one, with W3's part brought up to date.
         public var record: Record
     }
 
-    /// `existing` with DoH off and locked. A file that is not a JSON object with an object
-    /// `policies` is refused: rewriting it would lose what the administrator meant.
-    public static func merge(_ existing: [UInt8]?, file: String) throws(CoreError) -> Merged {
+    /// `existing` with DoH off and locked, and (W3) private browsing disabled when
+    /// `closePrivate`, else the administrator's own `DisablePrivateBrowsing` back. `record` is
+    /// what blockd kept (nil: none yet, then the file as it is now is the administrator's). A
+    /// file that is not a JSON object with an object `policies` is refused: rewriting it would
+    /// lose what the administrator meant.
+    public static func merge(_ existing: [UInt8]?, record: Record?, closePrivate: Bool, file: String) throws(CoreError) -> Merged {
         var root = JSONObject()
         if let existing { root = try parseRoot(existing, file: file) }
+        let original = root
         var policies = try policiesObject(root, file: file)
-        let previous = policies[key]
+        var record = record ?? Record(previous: policies[key], createdFile: existing == nil)
+        policies[key] = .object(try lockedOff(policies[key], file: file))
+        switch (closePrivate, record.privateBrowsing) {
+        case (true, nil):
+            // Taken from the file now, so an administrator's change between blocks is kept.
+            record.privateBrowsing = Record.Replaced(previous: policies[privateKey])
+            policies[privateKey] = true
+        case (true, .some):
+            policies[privateKey] = true
+        case (false, .some(let replaced)):
+            policies[privateKey] = replaced.previous
+            record.privateBrowsing = nil
+        case (false, nil):
+            break
+        }
+        root["policies"] = .object(policies)
+        return Merged(bytes: root == original && existing != nil ? nil : serialize(root), record: record)
+    }
+
+    /// The administrator's `DNSOverHTTPS` object with blockd's keys set over it.
+    static func lockedOff(_ value: JSON?, file: String) throws(CoreError) -> JSONObject {
         var doh = JSONObject()
-        if let previous {
-            guard let object = previous.object else {
+        if let value {
+            guard let object = value.object else {
                 throw CoreError(.invalidConfig, "\(file): \"policies\".\"\(key)\" is not an object; fix it so that blockd can lock DNS over HTTPS off")
             }
             doh = object
         }
         for (k, v) in ours { doh[k] = v }
-        let record = Record(previous: previous, createdFile: existing == nil)
-        guard previous != .object(doh) else { return Merged(bytes: nil, record: record) }
-        policies[key] = .object(doh)
-        root["policies"] = .object(policies)
-        return Merged(bytes: serialize(root), record: record)
+        return doh
     }
 
     public enum Restored: Equatable, Sendable {
@@ -99,14 +149,16 @@ public enum FirefoxPolicies {
         case remove
     }
 
-    /// `existing` without blockd's keys: the administrator's own `DNSOverHTTPS` back as
-    /// recorded, or, without a record, the key removed only if it is exactly blockd's.
+    /// `existing` without blockd's keys: the administrator's own `DNSOverHTTPS` and (W3)
+    /// `DisablePrivateBrowsing` back as recorded, or, without a record, `DNSOverHTTPS` removed
+    /// only if it is exactly blockd's (a `DisablePrivateBrowsing` then may be theirs: it stays).
     public static func restore(_ existing: [UInt8], record: Record?, file: String) throws(CoreError) -> Restored {
         let original = try parseRoot(existing, file: file)
         var root = original
         var policies = try policiesObject(root, file: file)
         if let record {
             policies[key] = record.previous
+            if let replaced = record.privateBrowsing { policies[privateKey] = replaced.previous }
         } else if policies[key] == .object(ours) {
             policies[key] = nil
         }

@@ -3,37 +3,48 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// E7 for Firefox: `DNSOverHTTPS` locked off in `policies.json`, merged at blockd's start and
-/// by `make install` (`blockd --merge-firefox-policies`), taken out at `--release`. What the
-/// administrator's file held before is kept in the state directory, so that their own
-/// `DNSOverHTTPS` comes back exactly and a file blockd created is removed again.
+/// E7 for Firefox: `DNSOverHTTPS` locked off in `policies.json`, merged at every apply and by
+/// `make install` (`blockd --merge-firefox-policies`), taken out at `--release`; W3:
+/// `DisablePrivateBrowsing: true` while anything machine-wide is blocked. What the
+/// administrator's file held before is kept in the state directory, so that their own values
+/// come back exactly and a file blockd created is removed again.
 extension BrowserPolicyEnforcer {
-    /// Merges once; a failure is reported and retried at the next apply.
-    func mergeFirefox() -> EnforcementFailure? {
+    /// Merges at every apply, writing only when the bytes change; a failure is reported and
+    /// retried at the next apply.
+    func mergeFirefox(closePrivate: Bool) -> EnforcementFailure? {
         guard firefoxInstalled else { return nil }
         do {
             let existing = FileManager.default.contents(atPath: firefoxPath).map { Array($0) }
-            let merged = try FirefoxPolicies.merge(existing, file: firefoxPath)
-            if loadRecord() == nil {
-                // Saved before the file changes: a crash in between leaves a record of the
-                // original, never a changed file without one.
-                let entry: JSON = ["path": .string(firefoxPath), "record": merged.record.json]
-                try AtomicFile.write(Data((entry.serialized() + "\n").utf8), to: recordPath, mode: 0o600)
-            }
+            let kept = loadRecord()
+            let merged = try FirefoxPolicies.merge(existing, record: kept, closePrivate: closePrivate, file: firefoxPath)
+            // The record is saved before the file changes while it gains what the file is about
+            // to lose (a crash in between leaves a record of the original, never a changed file
+            // without one), and after it when W3 is lifted: a crash in between then leaves the
+            // old record, which puts the same value back at the next apply.
+            let lifting = kept?.privateBrowsing != nil && merged.record.privateBrowsing == nil
+            if merged.record != kept && !lifting { try saveRecord(merged.record) }
             if let bytes = merged.bytes { try write(bytes, to: firefoxPath) }
+            if merged.record != kept && lifting { try saveRecord(merged.record) }
             firefoxDone = true
+            firefoxPrivateClosed = merged.record.privateBrowsing != nil
             return nil
         } catch let error as CoreError {
-            return EnforcementFailure(selection: nil, message: "cannot lock DNS over HTTPS off for Firefox: \(error.message)")
+            return EnforcementFailure(selection: nil, message: "cannot update Firefox's policies (DNS over HTTPS off, private windows closed while blocked): \(error.message)")
         } catch {
-            return EnforcementFailure(selection: nil, message: "cannot lock DNS over HTTPS off for Firefox in \(firefoxPath): \(error)")
+            return EnforcementFailure(selection: nil, message: "cannot update Firefox's policies (DNS over HTTPS off, private windows closed while blocked) in \(firefoxPath): \(error)")
         }
+    }
+
+    func saveRecord(_ record: FirefoxPolicies.Record) throws {
+        let entry: JSON = ["path": .string(firefoxPath), "record": record.json]
+        try AtomicFile.write(Data((entry.serialized() + "\n").utf8), to: recordPath, mode: 0o600)
     }
 
     /// Takes blockd's keys out again (`--release`).
     func restoreFirefox() -> EnforcementFailure? {
         guard let data = FileManager.default.contents(atPath: firefoxPath) else {
             unlink(recordPath)
+            firefoxPrivateClosed = false
             return nil
         }
         do {
@@ -43,6 +54,7 @@ extension BrowserPolicyEnforcer {
             case .remove: try remove(firefoxPath)
             }
             unlink(recordPath)
+            firefoxPrivateClosed = false
             return nil
         } catch let error as CoreError {
             return EnforcementFailure(selection: nil, message: "cannot restore Firefox's policies: \(error.message)")
@@ -78,7 +90,8 @@ extension BlockdMain {
             printError("blockd: cannot create the state directory \(options.stateDir): \(String(cString: strerror(errno)))")
             return 1
         }
-        if let failure = browsers.mergeFirefox() {
+        // W3 stays as the daemon left it: a block in force keeps private windows closed.
+        if let failure = browsers.mergeFirefox(closePrivate: browsers.loadRecord()?.privateBrowsing != nil) {
             printError("blockd: \(failure.message)")
             return 1
         }

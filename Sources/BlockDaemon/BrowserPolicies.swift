@@ -5,8 +5,10 @@ import Glibc
 
 /// E7/E8: the browsers' managed policies. One `blockd.json` in the `policies/managed/`
 /// directory of every installed Chromium-family browser holds `URLBlocklist` (what is blocked
-/// now, URL prefixes included) and `DnsOverHttpsMode: off` while anything is blocked; Firefox's
-/// `policies.json` gets DNS over HTTPS locked off (Firefox reads it only at its start).
+/// now, URL prefixes included), `DnsOverHttpsMode: off` and (W3) no Incognito, guest or new
+/// profile while anything is blocked; Firefox's `policies.json` gets DNS over HTTPS locked off
+/// and (W3) private browsing disabled while anything is blocked (it reads the file only at its
+/// start).
 ///
 /// Files are written atomically (AtomicFile), only when their bytes change, removed when
 /// nothing is blocked and at `--release`. Every path sits under `policyRoot` (`/` on a real
@@ -48,7 +50,10 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     let log: any LogSink
     private let lock = Lock()
     private var written: [String] = []
+    /// Whether Firefox's file has been merged (DoH locked off) since blockd started.
     var firefoxDone = false
+    /// W3: whether Firefox's file holds blockd's `DisablePrivateBrowsing: true` now.
+    var firefoxPrivateClosed = false
     private var blockedPaths: [String] = []
 
     public init(config: DaemonConfig, stateDir: String, log: any LogSink) {
@@ -106,7 +111,8 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
                 }
             }
             written = now
-            if !firefoxDone, let failure = mergeFirefox() { failures.append(failure) }
+            // W3: closed while anything machine-wide is blocked, the administrator's value back after.
+            if let failure = mergeFirefox(closePrivate: !blocked.isEmpty) { failures.append(failure) }
             return failures
         }
     }
@@ -128,7 +134,8 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     }
 
     /// Facts for `status`'s enforcement object: which policy files hold blocks now, which
-    /// browsers were found, and whether URL prefixes (E8) are enforced anywhere.
+    /// browsers were found, what is closed (W3), and whether URL prefixes (E8) are enforced
+    /// anywhere.
     public func notes() -> JSONObject {
         lock.withLock {
             let browsers = installed.map(\.name) + (firefoxInstalled ? ["firefox"] : [])
@@ -136,6 +143,8 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
             o["browsers"] = .array(browsers.map { .string($0) })
             o["files"] = .array(written.map { .string($0) })
             o["firefox"] = enabled && firefoxDone ? .string(firefoxPath) : .null
+            o["closed"] = .array(closed.map { .string($0) })
+            o["firefoxPrivateClosed"] = .bool(enabled && firefoxPrivateClosed)
             var notes: JSONObject = ["browserPolicies": .object(o)]
             if !enabled {
                 notes["browsersReason"] = "browser policies are turned off (BrowserPolicies=no)"
@@ -148,6 +157,14 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
             }
             return notes
         }
+    }
+
+    /// W3: what no browser opens now: all `ChromiumPolicy.closes` where a Chromium-family file
+    /// holds blocks, private windows where only Firefox's file closes them.
+    var closed: [String] {
+        guard enabled else { return [] }
+        if !written.isEmpty { return ChromiumPolicy.closes }
+        return firefoxPrivateClosed ? ["private windows"] : []
     }
 
     // MARK: Files

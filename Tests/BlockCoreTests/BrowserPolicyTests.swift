@@ -70,6 +70,23 @@ private func text(_ b: [UInt8]?) -> String { b.map { String(decoding: $0, as: UT
         #expect(appsOnly["URLBlocklist"] == [])
     }
 
+    @Test("W3: while anything is blocked the document closes Incognito, guest and new profiles; nothing blocked, no document", arguments: [
+        ([Selection(name: "a", domains: ["a.example.com"])], true),
+        ([Selection(name: "s", apps: ["steam"])], true),
+        ([Selection(name: "p", paths: ["social.test/shorts"])], true),
+        ([], false),
+    ])
+    func closesPrivateWindows(_ blocked: [Selection], _ closed: Bool) throws {
+        let doc = ChromiumPolicy.document(blocked: blocked)
+        #expect((doc != nil) == closed)
+        guard let doc else { return }
+        let json = try JSON.parse(bytes: doc)
+        #expect(json["IncognitoModeAvailability"] == 1, "1 is Chromium's \"disabled\"")
+        #expect(json["BrowserGuestModeEnabled"] == false)
+        #expect(json["BrowserAddPersonEnabled"] == false)
+        #expect(json.object?.keys == ["URLBlocklist", "DnsOverHttpsMode", "IncognitoModeAvailability", "BrowserGuestModeEnabled", "BrowserAddPersonEnabled"])
+    }
+
     @Test("E7: an unnormalized target from elsewhere never reaches the policy file")
     func unchecked() {
         #expect(ChromiumPolicy.blocklist([Selection(name: "x", domains: ["bad\"name.com"], paths: ["x.com/\"]}"])]) == [])
@@ -85,7 +102,7 @@ private func text(_ b: [UInt8]?) -> String { b.map { String(decoding: $0, as: UT
 
     @Test("E7: merging keeps the administrator's keys, values and order, and adds DoH locked off")
     func mergeKeepsAdminKeys() throws {
-        let merged = try FirefoxPolicies.merge(bytes(Self.admin), file: "p.json")
+        let merged = try FirefoxPolicies.merge(bytes(Self.admin), record: nil, closePrivate: false, file: "p.json")
         let out = try #require(merged.bytes)
         let json = try JSON.parse(bytes: out)
         let original = try JSON.parse(Self.admin)
@@ -98,19 +115,19 @@ private func text(_ b: [UInt8]?) -> String { b.map { String(decoding: $0, as: UT
         #expect(json["comment"] == "kept")
         #expect(merged.record == FirefoxPolicies.Record(previous: nil, createdFile: false))
         // Merging again changes nothing.
-        #expect(try FirefoxPolicies.merge(out, file: "p.json").bytes == nil)
+        #expect(try FirefoxPolicies.merge(out, record: merged.record, closePrivate: false, file: "p.json").bytes == nil)
     }
 
     @Test("E7: release takes out only blockd's keys; an admin's own DNSOverHTTPS comes back as it was")
     func restoreOnlyOurs() throws {
-        let merged = try FirefoxPolicies.merge(bytes(Self.admin), file: "p.json")
+        let merged = try FirefoxPolicies.merge(bytes(Self.admin), record: nil, closePrivate: false, file: "p.json")
         guard case .rewrite(let back) = try FirefoxPolicies.restore(try #require(merged.bytes), record: merged.record, file: "p.json") else {
             Issue.record("expected a write"); return
         }
         #expect(try JSON.parse(bytes: back) == (try JSON.parse(Self.admin)))
 
         let withDoH = #"{"policies": {"DNSOverHTTPS": {"Enabled": true, "ProviderURL": "https://doh.example/"}}}"#
-        let m2 = try FirefoxPolicies.merge(bytes(withDoH), file: "p.json")
+        let m2 = try FirefoxPolicies.merge(bytes(withDoH), record: nil, closePrivate: false, file: "p.json")
         let locked = try JSON.parse(bytes: try #require(m2.bytes))
         #expect(locked["policies"]?["DNSOverHTTPS"] == ["Enabled": false, "ProviderURL": "https://doh.example/", "Locked": true])
         guard case .rewrite(let back2) = try FirefoxPolicies.restore(try #require(m2.bytes), record: m2.record, file: "p.json") else {
@@ -121,7 +138,7 @@ private func text(_ b: [UInt8]?) -> String { b.map { String(decoding: $0, as: UT
 
     @Test("E7: a file blockd created is removed when only its keys were in it; without a record only an exact match goes")
     func createdFile() throws {
-        let m = try FirefoxPolicies.merge(nil, file: "p.json")
+        let m = try FirefoxPolicies.merge(nil, record: nil, closePrivate: false, file: "p.json")
         #expect(m.record.createdFile)
         let out = try #require(m.bytes)
         #expect(try FirefoxPolicies.restore(out, record: m.record, file: "p.json") == .remove)
@@ -135,11 +152,100 @@ private func text(_ b: [UInt8]?) -> String { b.map { String(decoding: $0, as: UT
         #expect(FirefoxPolicies.Record(json: m.record.json) == m.record)
     }
 
+    /// The administrator's file with their own `DisablePrivateBrowsing` (nil: none) in the middle.
+    static func adminFile(privateBrowsing: JSON?) -> [UInt8] {
+        var policies: JSONObject = ["DisableTelemetry": true]
+        if let privateBrowsing { policies["DisablePrivateBrowsing"] = privateBrowsing }
+        policies["Homepage"] = ["URL": "https://intranet.example/"]
+        return Array(JSON.object(["policies": .object(policies)]).prettyPrinted().utf8)
+    }
+
+    @Test("W3: closing sets DisablePrivateBrowsing true over the administrator's own value; lifting and release put theirs back exactly", arguments: [
+        nil, JSON.bool(false), JSON.bool(true), JSON.null,
+    ] as [JSON?])
+    func closeAndLift(_ own: JSON?) throws {
+        let admin = Self.adminFile(privateBrowsing: own)
+        let start = try FirefoxPolicies.merge(admin, record: nil, closePrivate: false, file: "p.json")
+        let open = try #require(start.bytes)  // DoH locked off, nothing else changed
+        #expect(start.record == FirefoxPolicies.Record(previous: nil, createdFile: false))
+        #expect(try JSON.parse(bytes: open)["policies"]?["DisablePrivateBrowsing"] == own)
+
+        let closing = try FirefoxPolicies.merge(open, record: start.record, closePrivate: true, file: "p.json")
+        #expect(closing.record.privateBrowsing == FirefoxPolicies.Record.Replaced(previous: own))
+        #expect((closing.bytes == nil) == (own == true), "written only when the bytes change")
+        let closed = closing.bytes ?? open
+        let policies = try #require(try JSON.parse(bytes: closed)["policies"]?.object)
+        #expect(policies["DisablePrivateBrowsing"] == true)
+        #expect(policies.keys.filter { $0 != "DisablePrivateBrowsing" } == ["DisableTelemetry", "Homepage", "DNSOverHTTPS"])
+        let again = try FirefoxPolicies.merge(closed, record: closing.record, closePrivate: true, file: "p.json")
+        #expect(again.bytes == nil && again.record == closing.record, "closing again changes nothing")
+        #expect(FirefoxPolicies.Record(json: closing.record.json) == closing.record, "the record keeps \"none\" apart from null")
+
+        let lifting = try FirefoxPolicies.merge(closed, record: closing.record, closePrivate: false, file: "p.json")
+        #expect(lifting.record == start.record)
+        #expect((lifting.bytes ?? closed) == open, "lifted: the file as it was between blocks, byte for byte")
+
+        guard case .rewrite(let released) = try FirefoxPolicies.restore(closed, record: closing.record, file: "p.json") else {
+            Issue.record("expected a write"); return
+        }
+        #expect(try JSON.parse(bytes: released) == (try JSON.parse(bytes: admin)))
+        #expect(try JSON.parse(bytes: released).object?["policies"]?.object?.keys == (try JSON.parse(bytes: admin)).object?["policies"]?.object?.keys)
+    }
+
+    @Test("W3: a record written before W3 has no private-browsing part: the file's value is the administrator's, captured at the first close")
+    func oldRecord() throws {
+        // What the previous blockd left: its record (no privateBrowsing) and the file with DoH merged.
+        let old = try #require(FirefoxPolicies.Record(json: try JSON.parse(#"{"createdFile": false}"#)))
+        #expect(old.privateBrowsing == nil)
+        let admin = Self.adminFile(privateBrowsing: false)
+        let merged = try #require(try FirefoxPolicies.merge(admin, record: nil, closePrivate: false, file: "p.json").bytes)
+
+        let closing = try FirefoxPolicies.merge(merged, record: old, closePrivate: true, file: "p.json")
+        #expect(closing.record == FirefoxPolicies.Record(previous: nil, createdFile: false, privateBrowsing: .init(previous: false)))
+        #expect(try JSON.parse(bytes: try #require(closing.bytes))["policies"]?["DisablePrivateBrowsing"] == true)
+        // Nothing blocked at the upgrade: the administrator's value stays, the record as it was.
+        let idle = try FirefoxPolicies.merge(merged, record: old, closePrivate: false, file: "p.json")
+        #expect(idle.bytes == nil && idle.record == old)
+
+        let lifted = try FirefoxPolicies.merge(try #require(closing.bytes), record: closing.record, closePrivate: false, file: "p.json")
+        #expect(lifted.bytes == merged)
+        guard case .rewrite(let released) = try FirefoxPolicies.restore(try #require(closing.bytes), record: closing.record, file: "p.json") else {
+            Issue.record("expected a write"); return
+        }
+        #expect(try JSON.parse(bytes: released) == (try JSON.parse(bytes: admin)))
+    }
+
+    @Test("W3: an administrator's change between blocks is what the next lift puts back")
+    func changeBetweenBlocks() throws {
+        let first = try FirefoxPolicies.merge(Self.adminFile(privateBrowsing: nil), record: nil, closePrivate: true, file: "p.json")
+        let lifted = try FirefoxPolicies.merge(try #require(first.bytes), record: first.record, closePrivate: false, file: "p.json")
+        #expect(try JSON.parse(bytes: try #require(lifted.bytes))["policies"]?["DisablePrivateBrowsing"] == nil)
+        // Between blocks the administrator writes their own value.
+        let edited = Self.adminFile(privateBrowsing: false)
+        let second = try FirefoxPolicies.merge(edited, record: lifted.record, closePrivate: true, file: "p.json")
+        #expect(second.record.privateBrowsing == .init(previous: false))
+        let back = try FirefoxPolicies.merge(try #require(second.bytes), record: second.record, closePrivate: false, file: "p.json")
+        #expect(try JSON.parse(bytes: try #require(back.bytes))["policies"]?["DisablePrivateBrowsing"] == false)
+    }
+
+    @Test("W3: a file blockd created while blocked is removed at release; without a record a DisablePrivateBrowsing stays")
+    func createdWhileBlocked() throws {
+        let m = try FirefoxPolicies.merge(nil, record: nil, closePrivate: true, file: "p.json")
+        let out = try #require(m.bytes)
+        #expect(try JSON.parse(bytes: out) == ["policies": ["DNSOverHTTPS": ["Enabled": false, "Locked": true], "DisablePrivateBrowsing": true]])
+        #expect(try FirefoxPolicies.restore(out, record: m.record, file: "p.json") == .remove)
+        // No record: it may be the administrator's own, and leaving it keeps private windows closed.
+        guard case .rewrite(let left) = try FirefoxPolicies.restore(out, record: nil, file: "p.json") else {
+            Issue.record("expected a write"); return
+        }
+        #expect(try JSON.parse(bytes: left) == ["policies": ["DisablePrivateBrowsing": true]])
+    }
+
     @Test("E7: a file blockd cannot read is refused, not rewritten", arguments: [
         "not json", "[1]", #"{"policies": []}"#, #"{"policies": {"DNSOverHTTPS": true}}"#,
     ])
     func refusesBadFiles(_ input: String) {
-        #expect(throws: CoreError.self) { try FirefoxPolicies.merge(bytes(input), file: "p.json") }
+        #expect(throws: CoreError.self) { try FirefoxPolicies.merge(bytes(input), record: nil, closePrivate: false, file: "p.json") }
     }
 }
 

@@ -61,6 +61,47 @@ import Testing
         #expect(try json(firefox) == (try JSON.parse(Self.adminFirefox)), "--release leaves Firefox's file as the administrator wrote it")
     }
 
+    @Test("W3: a block closes private windows and guest profiles in both files and status says so; the end opens them, the administrator's DisablePrivateBrowsing back")
+    func privateWindows() throws {
+        let (s, chromium, firefox) = try sandbox()
+        let admin = #"{"policies": {"DisablePrivateBrowsing": false, "Homepage": {"URL": "https://intranet.example/"}}}"#
+        try admin.write(toFile: firefox, atomically: true, encoding: .utf8)
+        try s.start()
+        #expect(s.eventually { (try? json(firefox)["policies"]?["DNSOverHTTPS"]) != nil })
+        #expect(try json(firefox)["policies"]?["DisablePrivateBrowsing"] == false, "nothing blocked: the administrator's value")
+        #expect(try s.status()["enforcement"]?["browserPolicies"]?["closed"] == [])
+        #expect(!(try s.blockc(["status"]).out.contains("Closed while blocked")))
+        // A per-user block leaves the machine-wide files alone (DNS blocks hold in a private window through the NSS module).
+        #expect(try s.blockc(["start", "--for", "1h", "--user", "nobody", "reddit"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: chromium))
+        #expect(try json(firefox)["policies"]?["DisablePrivateBrowsing"] == false)
+        #expect(try s.blockc(["stop", "reddit"]).status == 0)
+
+        #expect(try s.blockc(["start", "--for", "1h", "instagram"]).status == 0)
+        let policy = try json(chromium)
+        #expect(policy["IncognitoModeAvailability"] == 1 && policy["BrowserGuestModeEnabled"] == false && policy["BrowserAddPersonEnabled"] == false)
+        #expect(try json(firefox)["policies"]?["DisablePrivateBrowsing"] == true)
+        #expect(try json(firefox)["policies"]?["Homepage"] == ["URL": "https://intranet.example/"])
+        let notes = try s.status()["enforcement"]?["browserPolicies"]
+        #expect(notes?["closed"] == ["private windows", "guest profiles", "new profiles"])
+        #expect(notes?["firefoxPrivateClosed"] == true)
+        let shown = try s.blockc(["status"]).out
+        #expect(shown.contains("Closed while blocked: private windows, guest profiles, new profiles (Firefox reads this when it starts"), "\(shown)")
+
+        #expect(try s.blockc(["stop", "instagram"]).status == 0)
+        #expect(s.eventually { !FileManager.default.fileExists(atPath: chromium) })
+        #expect(try json(firefox)["policies"]?["DisablePrivateBrowsing"] == false, "lifted: the administrator's value back")
+        #expect(try s.status()["enforcement"]?["browserPolicies"]?["closed"] == [])
+
+        #expect(try s.blockc(["start", "--for", "1h", "instagram"]).status == 0)
+        #expect(try json(firefox)["policies"]?["DisablePrivateBrowsing"] == true)
+        s.stop()
+        let released = try s.launch(Sandbox.binDir + "/blockd", s.daemonArgs() + ["--release"], output: s.dir + "/release.log")
+        released.waitUntilExit()
+        #expect(released.terminationStatus == 0)
+        #expect(try json(firefox) == (try JSON.parse(admin)), "--release during a block gives the administrator's file back")
+    }
+
     @Test("E8: status says when a URL prefix is not enforced because no supported browser is installed; BrowserPolicies=no writes nothing")
     func noBrowser() throws {
         let s = Sandbox()
