@@ -299,3 +299,30 @@ extension String {
         unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f }
     }
 }
+
+extension DaemonConfig {
+    /// Every `[Daemon]` key with the value in force, spelled as `blockd.conf` takes it (empty:
+    /// unset, the default applies); in the order of `keys`. For `blockd --cat-config`.
+    public var settings: [(key: String, value: String)] {
+        let yes = { (b: Bool) in b ? "yes" : "no" }
+        let values: [String: String] = [
+            "MaxActivities": String(maxActivities), "MaxActivitiesPerUser": String(maxActivitiesPerUser), "HostsFile": hostsFile,
+            "KillGrace": "\(killGraceSeconds)s", "ConnectGrace": "\(felt.connectGraceSeconds)s", "Firewall": yes(felt.firewall),
+            "CutSockets": yes(felt.cutSockets), "ResolvConf": felt.resolvConf, "BrowserPolicies": yes(browserPolicies),
+            "PolicyRoot": policyRoot, "FirefoxPolicies": firefoxPolicies ?? "", "UserTablesDirectory": userTablesDirectory,
+            "AppShield": yes(appShield), "MetricsDirectory": metricsDirectory ?? "",
+        ]
+        return DaemonConfig.keys.map { ($0, values[$0] ?? "") }
+    }
+
+    /// Where each key set in `text` (one `blockd.conf`) gets its value: the line of its last
+    /// assignment; a key whose last assignment is empty (`KillGrace=`) is not set there.
+    public static func assignedLines(text: String, file: String) -> [String: Int] {
+        guard let doc = try? INIDocument.parse(file: file, text: text) else { return [:] }
+        var lines: [String: Int] = [:]
+        for section in doc.sections where section.name == DaemonConfig.section {
+            for e in section.entries { lines[e.key] = e.value.isEmpty ? nil : e.line }
+        }
+        return lines
+    }
+}

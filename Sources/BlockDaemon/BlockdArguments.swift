@@ -151,7 +151,8 @@ public struct BlockdOptions: Equatable, Sendable {
       --metrics-dir DIR      write blockd.prom there for node_exporter's textfile collector
                              (default MetricsDirectory=, or no metrics)
       --cat-config           print the configuration files in force, in the order read,
-                             each after a # PATH line, and exit
+                             each after a # PATH line, then every [Daemon] setting in
+                             force with its file and line, flag or default, and exit
       -n, --check-config [DIR | FILE]
                              check the configuration (or DIR; or FILE with it, in place of
                              the file that defines its name), print every problem or a

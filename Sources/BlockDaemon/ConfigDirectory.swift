@@ -89,8 +89,9 @@ public struct ConfigDirectory: Sendable {
 
     /// `blockd --cat-config`: every file in force, in the order blockd reads them, each after a
     /// `# PATH` line, as `systemd-analyze cat-config` shows a unit's; a mask and what a file
-    /// replaces are said on that line.
-    public func catConfig() -> (text: String, problems: [CoreError]) {
+    /// replaces are said on that line. Then the `[Daemon]` settings in force, each with its
+    /// file and line, flag or default (F1: the merged view).
+    public func catConfig(flags: DaemonConfig.Layer = .init()) -> (text: String, problems: [CoreError]) {
         var problems: [CoreError] = []
         let files = gather(problems: &problems)
         var out: [String] = ["# blockd reads, in this order: \(layers.joined(separator: ", ")) (a later file of the same name replaces an earlier one)"]
@@ -104,7 +105,31 @@ public struct ConfigDirectory: Sendable {
             if let text = (try? read(shown.path))??.text { out.append(text.hasSuffix("\n") ? String(text.dropLast()) : text) }
         }
         if files.shown.isEmpty { out.append("\n# no configuration files: built-in defaults") }
+        out.append(contentsOf: daemonInForce(files.daemon, flags: flags))
         return (out.joined(separator: "\n") + "\n", problems)
+    }
+
+    /// The merged `[Daemon]` settings, each with where its value comes from: a file and line, a
+    /// flag, or the built-in default (systemd-analyze cat-config shows files; this adds the
+    /// values they give). A blockd.conf that does not parse says so instead.
+    func daemonInForce(_ source: ConfigSource?, flags: DaemonConfig.Layer) -> [String] {
+        var config = DaemonConfig.defaults
+        var lines: [String: Int] = [:]
+        if let source {
+            do throws(CoreError) { config = try DaemonConfig.parse(file: source.path, text: source.text) } catch {
+                return ["\n# [Daemon] in force: not shown, \(error.message)"]
+            }
+            lines = DaemonConfig.assignedLines(text: source.text, file: source.path)
+        }
+        let flagged = config.applying(flags)
+        let width = flagged.settings.map { $0.key.count + $0.value.count + 1 }.max() ?? 0
+        var out = ["\n# [Daemon] in force, each value with where it comes from"]
+        for ((key, value), (_, before)) in zip(flagged.settings, config.settings) {
+            let from = value != before ? "a flag" : lines[key].map { "\(source!.path):\($0)" } ?? "default"
+            let text = "\(key)=\(value)"
+            out.append(text + String(repeating: " ", count: max(1, width + 2 - text.count)) + "# \(from)")
+        }
+        return out
     }
 
     /// `blockd --check-config`: every problem in the directory, unreadable files included, and

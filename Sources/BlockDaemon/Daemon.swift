@@ -23,7 +23,7 @@ public enum BlockdMain {
             return 0
         case .checkConfig: return checkConfig(options)
         case .catConfig:
-            let (text, problems) = options.configDirectory.catConfig()
+            let (text, problems) = options.configDirectory.catConfig(flags: flags(options))
             print(text, terminator: "")
             for problem in problems { printError("blockd: \(problem.message)") }
             return problems.isEmpty ? 0 : 1

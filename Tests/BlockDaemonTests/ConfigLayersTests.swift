@@ -65,6 +65,31 @@ struct ConfigLayersTests {
         #expect(text.contains("Domains=admin.example") && !text.contains("Domains=vendor.example"))
     }
 
+    @Test("F1: --cat-config ends with every [Daemon] setting in force and where each comes from: file and line, flag or default")
+    func settingsInForce() throws {
+        let temp = try TempDir()
+        try FileManager.default.createDirectory(atPath: temp.path + "/etc", withIntermediateDirectories: true)
+        try "[Daemon]\n# mine\nKillGrace=10s\nMaxActivities=500\nKillGrace=\nKillGrace=7s\nFirewall=no\n"
+            .write(toFile: temp.path + "/etc/blockd.conf", atomically: true, encoding: .utf8)
+        var flags = DaemonConfig.Layer()
+        flags.firewall = true
+        let (text, problems) = ConfigDirectory(temp.path + "/etc").catConfig(flags: flags)
+        #expect(problems.isEmpty)
+        let tail = text.components(separatedBy: "# [Daemon] in force, each value with where it comes from\n").last ?? ""
+        let rows = tail.split(separator: "\n").map { $0.split(separator: "#", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) } }
+        let file = temp.path + "/etc/blockd.conf"
+        #expect(rows.map { $0[0].split(separator: "=")[0] } == DaemonConfig.keys.map { Substring($0) }, "every key, in order:\n\(tail)")
+        let by = Dictionary(uniqueKeysWithValues: rows.map { ($0[0], $0[1]) })
+        #expect(by["KillGrace=7s"] == "\(file):6", "the last assignment wins, after an empty one reset it: \(tail)")
+        #expect(by["MaxActivities=500"] == "\(file):4")
+        #expect(by["Firewall=yes"] == "a flag", "--firewall yes overrides the file's Firewall=no")
+        #expect(by["HostsFile=/etc/hosts"] == "default" && by["MetricsDirectory="] == "default")
+        // A blockd.conf that does not parse: the files are shown, the merged view says why not.
+        try "[Daemon]\nKillGrace=forever\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let broken = ConfigDirectory(temp.path + "/etc").catConfig().text
+        #expect(broken.contains("KillGrace=forever") && broken.contains("# [Daemon] in force: not shown, \(file):2:"), "\(broken)")
+    }
+
     @Test("§7: blockd without --config-dir reads the standard layers, /etc/blockd last")
     func standard() throws {
         #expect(try BlockdOptions.parse([]).configDirectory.layers == ["/usr/lib/blockd", "/run/blockd", "/etc/blockd"])
