@@ -13,6 +13,13 @@
  * `www.example.com` and `a.b.example.com`, never for `badexample.com`), which the hosts file,
  * having no wildcards, cannot do. ASCII case and one trailing dot are ignored.
  *
+ * Allow-only time (W2): a `*` line blocks every name, and a `!name` line lets that name and
+ * the names under it through. The most specific line covering a name decides (a listed name
+ * wins over a `!` of the same name); a `*` never covers a single label, localhost or this
+ * machine's host name, and the `*` of `all` holds for login users only (uids 1000 to 60000):
+ * root and system services keep resolving. Each table decides on its own and any table that
+ * blocks a name blocks it, so two windows at once let through only what both allow.
+ *
  * Trust: the directory and the table must be owned by root and not writable by group or
  * others, the table a regular file reached without a symlink. The directory is compiled in;
  * no environment variable moves it, since any user could set one to lift their own block
@@ -55,6 +62,10 @@
 /* The names blocked for every user (W1), readable by all: the hosts file lists them too, but
  * only by their exact names. */
 #define MACHINE_TABLE "all"
+/* Login users, as Debian's /etc/login.defs has them (UID_MIN, UID_MAX): a machine-wide
+ * allow-only window restricts them, never root or system services. */
+#define LOGIN_UID_MIN 1000
+#define LOGIN_UID_MAX 60000
 
 /* Only the four entry points leave the library (-fvisibility=hidden for the rest). */
 #define EXPORT __attribute__((visibility("default")))
@@ -151,36 +162,57 @@ static int open_table(int dir, const char *file, bool initial) {
     return fd;
 }
 
-/* One table line against the wanted name: the line covers the name when it is the name or
- * a parent domain of it (W1: `example.com` covers `www.example.com`, not `badexample.com`).
- * Surrounding blanks and a CR are ignored, as are blank and `#` lines. */
-static bool line_matches(const char *line, size_t len, const char *want, size_t want_len) {
-    while (len > 0 && (line[0] == ' ' || line[0] == '\t')) { line++; len--; }
-    while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r')) len--;
-    if (len == 0 || len > want_len || line[0] == '#') return false;
-    if (len < want_len && want[want_len - len - 1] != '.') return false;
+/* How much of the wanted name a table line covers: the line's length when it is the name or a
+ * parent domain of it (W1: `example.com` covers `www.example.com`, not `badexample.com`),
+ * else 0. ASCII case in the line is ignored. */
+static size_t covers(const char *line, size_t len, const char *want, size_t want_len) {
+    if (len == 0 || len > want_len) return 0;
+    if (len < want_len && want[want_len - len - 1] != '.') return 0;
     const char *tail = want + (want_len - len);
     for (size_t i = 0; i < len; i++) {
         char c = line[i];
         if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
-        if (c != tail[i]) return false;
+        if (c != tail[i]) return 0;
     }
-    return true;
+    return len;
 }
 
-/* Whether the open table lists the wanted name. Lines longer than LINE_MAX_LEN match
- * nothing (no name can be that long) and are skipped to their end. */
-static bool lists(int fd, const char *want, size_t want_len) {
+/* What one table says of the wanted name (W2): the longest listed (blocked) line covering it,
+ * the longest `!` (allowed) line covering it, and whether the table has a `*` line. */
+struct verdict {
+    size_t blocked, allowed;
+    bool star;
+};
+
+/* One table line: surrounding blanks and a CR are ignored, as are blank and `#` lines. */
+static void judge(const char *line, size_t len, const char *want, size_t want_len, struct verdict *v) {
+    while (len > 0 && (line[0] == ' ' || line[0] == '\t')) { line++; len--; }
+    while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r')) len--;
+    if (len == 0 || line[0] == '#') return;
+    if (len == 1 && line[0] == '*') { v->star = true; return; }
+    if (line[0] == '!') {
+        size_t n = covers(line + 1, len - 1, want, want_len);
+        if (n > v->allowed) v->allowed = n;
+        return;
+    }
+    size_t n = covers(line, len, want, want_len);
+    if (n > v->blocked) v->blocked = n;
+}
+
+/* Reads the open table into a verdict. Lines longer than LINE_MAX_LEN judge nothing (no name
+ * can be that long) and are skipped to their end. */
+static struct verdict scan(int fd, const char *want, size_t want_len) {
     char chunk[READ_CHUNK], line[LINE_MAX_LEN + 1];
+    struct verdict v = {0, 0, false};
     size_t used = 0;
-    bool overlong = false, found = false;
+    bool overlong = false;
     for (;;) {
         ssize_t n = read(fd, chunk, sizeof chunk);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;
-        for (ssize_t i = 0; i < n && !found; i++) {
+        for (ssize_t i = 0; i < n; i++) {
             if (chunk[i] == '\n') {
-                found = !overlong && line_matches(line, used, want, want_len);
+                if (!overlong) judge(line, used, want, want_len, &v);
                 used = 0;
                 overlong = false;
             } else if (used < LINE_MAX_LEN) {
@@ -189,32 +221,58 @@ static bool lists(int fd, const char *want, size_t want_len) {
                 overlong = true;
             }
         }
-        if (found) break;
     }
-    if (!found && !overlong && used > 0) found = line_matches(line, used, want, want_len);
-    return found;
+    if (!overlong && used > 0) judge(line, used, want, want_len, &v);
+    return v;
 }
 
-/* Whether the table `file` lists the name. */
-static bool table_lists(int dir, const char *file, bool initial, const char *want, size_t want_len) {
+/* Names a `*` never covers: a single label, localhost and the names under it, and this
+ * machine's own host name, so the session and local services keep working (W2). */
+static bool exempt(const char *want, size_t want_len) {
+    if (memchr(want, '.', want_len) == NULL) return true;
+    if (covers("localhost", 9, want, want_len) != 0) return true;
+    char host[NAME_MAX_LEN + 2];
+    if (gethostname(host, sizeof host) != 0) return false;
+    host[sizeof host - 1] = '\0';
+    size_t n = strlen(host);
+    if (n != want_len) return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = host[i];
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        if (c != want[i]) return false;
+    }
+    return true;
+}
+
+/* Whether a table's verdict blocks the name: the most specific covering line decides, a
+ * listed name winning over a `!` line of the same name; with no covering line, a `*` blocks
+ * (when `star_applies`) every name but the exempt ones. */
+static bool blocks(struct verdict v, bool star_applies, const char *want, size_t want_len) {
+    if (v.blocked > 0 && v.blocked >= v.allowed) return true;
+    if (v.allowed > 0) return false;
+    return v.star && star_applies && !exempt(want, want_len);
+}
+
+/* Whether the table `file` blocks the name. */
+static bool table_blocks(int dir, const char *file, bool initial, bool star_applies, const char *want, size_t want_len) {
     int fd = open_table(dir, file, initial);
     if (fd < 0) return false;
-    bool found = lists(fd, want, want_len);
+    struct verdict v = scan(fd, want, want_len);
     close(fd);
-    return found;
+    return blocks(v, star_applies, want, want_len);
 }
 
-/* Whether `uid`'s table lists the name. */
+/* Whether `uid`'s table blocks the name. */
 static bool uid_lists(int dir, unsigned long uid, bool initial, const char *want, size_t want_len) {
     char file[24], digits[24];
     size_t len = 0;
     do { digits[len++] = (char)('0' + uid % 10); uid /= 10; } while (uid != 0);
     for (size_t i = 0; i < len; i++) file[i] = digits[len - 1 - i];
     file[len] = '\0';
-    return table_lists(dir, file, initial, want, want_len);
+    return table_blocks(dir, file, initial, true, want, want_len);
 }
 
-/* Outside the initial user namespace: whether any table this process may open lists the
+/* Outside the initial user namespace: whether any table this process may open blocks the
  * name (the kernel lets it open its own user's only, or every one where there are no ACLs). */
 static bool any_readable_lists(int dir, const char *want, size_t want_len) {
     alignas(struct dirent64) char entries[DIRENT_CHUNK];
@@ -226,16 +284,12 @@ static bool any_readable_lists(int dir, const char *want, size_t want_len) {
             const struct dirent64 *d = (const struct dirent64 *)(entries + at);
             at += d->d_reclen;
             if (!uid_name(d->d_name)) continue;
-            int fd = open_table(dir, d->d_name, false);
-            if (fd < 0) continue;
-            bool found = lists(fd, want, want_len);
-            close(fd);
-            if (found) return true;
+            if (table_blocks(dir, d->d_name, false, true, want, want_len)) return true;
         }
     }
 }
 
-/* Whether the machine-wide table or the calling user's table lists `name` (see "Whose
+/* Whether the machine-wide table or the calling user's table blocks `name` (see "Whose
  * table" above). */
 static bool blocked(const char *name, char canonical[NAME_MAX_LEN + 1]) {
     if (!normalize(name, canonical)) return false;
@@ -245,7 +299,11 @@ static bool blocked(const char *name, char canonical[NAME_MAX_LEN + 1]) {
     if (dir < 0) return false;
     bool found = false;
     if (trusted(dir, true, initial)) {
-        if (table_lists(dir, MACHINE_TABLE, initial, canonical, want_len)) found = true;
+        /* The `*` of `all` (a machine-wide allow-only window) holds for login users only; where
+         * the uid is not to be believed it holds too (fail closed). */
+        uid_t uid = getuid();
+        bool login = !initial || (uid >= LOGIN_UID_MIN && uid <= LOGIN_UID_MAX);
+        if (table_blocks(dir, MACHINE_TABLE, initial, login, canonical, want_len)) found = true;
         else if (initial) found = uid_lists(dir, (unsigned long)getuid(), true, canonical, want_len);
         /* Write access to the directory, which the kernel checks with the real uid: root. */
         else if (faccessat(dir, ".", W_OK, 0) == 0) found = uid_lists(dir, 0, false, canonical, want_len);

@@ -18,7 +18,10 @@
   with a 0644 table (a file system without ACLs) B's namespace gets A's names too (fail closed).
 - The NSS contract through ctypes (as root, uid 0's table): ERANGE for every buffer too small,
   case and a trailing dot, subdomains (W1) but not names that only end alike, the machine-wide
-  table `all`, malformed tables, tables not to trust, 8 threads.
+  table `all`, allow-only `*` and `!` lines (W2), malformed tables, tables not to trust, 8 threads.
+- W1 and W2 with the real blockd: a machine-wide block's subdomain gives the sink; an allow-only
+  window for A (and then for everyone) lets A (every login user) resolve only the allowed site,
+  Chromium as A loads it and is refused elsewhere, and root and system users are not held.
 - Uninstall leaves nsswitch.conf byte-identical (the overlay's, and a DESTDIR copy of this
   machine's own).
 Without root this prints a skipped RESULT; with BLOCKD_PRIVILEGED_TESTS=1 anything missing fails."""
@@ -31,6 +34,7 @@ from asuser import REPO, as_user, chromium, getent, install_module, page_handler
 t = Tally("nss")
 bindir = os.path.abspath(sys.argv[1])
 USERS = ("bdnss-a", "bdnss-b")
+LOGIN = "bdnss-login"  # a login user (uid 1000 or more): a machine-wide allow-only window holds for it
 enter(t, ["chromium", "gcc", "make", "perl", "dnsmasq", "ip", "unshare", "setpriv", "useradd", "getent"],
       "needs root for a private mount and network namespace and throwaway users")
 
@@ -99,6 +103,7 @@ def contract(lib):
                 f"W1: {name[:40]!r}: status {want} expected (a name and the names under it, malformed lines skipped)")
     t.check(by3(lib, b"www.site.test", socket.AF_INET, 512)[3] == b"www.site.test", "W1: a subdomain is answered under its own name")
     os.remove("/run/blockd/users/0")
+    allow_only_contract(lib)
     table("all", b"# machine-wide\nevery.test\n")
     for name in (b"every.test", b"www.every.test", b"deep.er.every.test"):
         t.check(by3(lib, name, socket.AF_INET, 512)[0] == SUCCESS, f"W1: the machine-wide table `all` covers {name!r}")
@@ -129,6 +134,53 @@ def contract(lib):
     t.check(by3(lib, b"site.test", socket.AF_INET, 512)[0] == NOTFOUND, "a table in a world-writable directory is not trusted")
     os.chmod("/run/blockd/users", 0o755)
     os.remove("/run/blockd/users/0")
+
+
+def allow_only_contract(lib):
+    """W2: `*` blocks every name but the exempt ones, `!name` lets a name and those under it
+    through, the most specific line decides (a listed name wins a tie); the `*` of `all` holds
+    for login users only, so not for root (this process)."""
+    host = socket.gethostname().encode()
+    table(0, b"# window\n*\n!site.test\nblocked.site.test\n")
+    for name, want in ((b"other.test", SUCCESS), (b"site.test", NOTFOUND), (b"www.site.test", NOTFOUND),
+                       (b"blocked.site.test", SUCCESS), (b"x.blocked.site.test", SUCCESS), (b"xsite.test", SUCCESS),
+                       (b"localhost", NOTFOUND), (b"a.localhost", NOTFOUND), (b"printer", NOTFOUND), (host, NOTFOUND)):
+        t.check(by3(lib, name, socket.AF_INET, 512)[0] == want, f"W2: with `*` and `!site.test`, {name!r}: status {want} expected")
+    table(0, b"*\n!site.test\nsite.test\n")
+    t.check(by3(lib, b"site.test", socket.AF_INET, 512)[0] == SUCCESS, "W2: a listed name wins over a `!` of the same name")
+    os.remove("/run/blockd/users/0")
+    table("all", b"*\n!site.test\n")
+    t.check(by3(lib, b"other.test", socket.AF_INET, 512)[0] == NOTFOUND, "W2: the `*` of `all` does not hold for root")
+    os.remove("/run/blockd/users/all")
+
+
+def allow_only(rig, a, b, login):
+    """W2 with the real blockd: `blockc start --allow-only` for one user, then for everyone."""
+    d = rig.daemon("--hosts-file", "/etc/hosts", "--firewall", "no", "--cut-sockets", "no", "--policy-root", f"{rig.work}/policy")
+    d.start()
+    sink = {"127.0.0.253", "100::1"}
+    try:
+        t.check(d.blockc("start", "--for", "1h", "--user", a, "--allow-only", "site.test", check=False).returncode == 0,
+                f"W2: blockc start --user A --allow-only site.test: {d.log()[-400:]}")
+        t.check(getent(a, "cdn.every.test") == sink, f"W2: during A's window cdn.every.test gives A the sink: {getent(a, 'cdn.every.test')}")
+        t.check(getent(a, "www.site.test") == {"127.0.0.1"}, "W2: the allowed site (and its subdomains) resolves for A")
+        t.check(getent(a, "localhost") >= {"127.0.0.1"} or getent(a, "localhost") >= {"::1"}, "W2: localhost still resolves for A")
+        t.check(getent(b, "cdn.every.test") == {"127.0.0.1"}, "W2: B is not in the window")
+        dom_site, dom_other = chromium(a, "http://site.test/", "bd-nss-w2"), chromium(a, "http://cdn.every.test/", "bd-nss-w2")
+        t.check("SITE-OK" in dom_site, f"W2: Chromium as A loads the allowed site: {dom_site[-300:]}")
+        t.check("SITE-OK" not in dom_other and "ERR_CONNECTION_REFUSED" in dom_other, f"W2: Chromium as A is refused elsewhere: {dom_other[-300:]}")
+        d.blockc("stop", "only_site.test")
+        t.check(wait_for(lambda: getent(a, "cdn.every.test") == {"127.0.0.1"}, 5), "W2: after the window A resolves everything again")
+        d.blockc("start", "--for", "1h", "--allow-only", "site.test")
+        t.check(getent(login, "cdn.every.test") == sink, "W2: a machine-wide window holds for a login user")
+        t.check(getent(login, "site.test") == {"127.0.0.1"}, "W2: ... who still reaches the allowed site")
+        root = {line.split()[0] for line in sh("getent", "ahosts", "cdn.every.test", check=False).stdout.splitlines() if line.strip()}
+        t.check(root == {"127.0.0.1"} and getent(b, "cdn.every.test") == {"127.0.0.1"},
+                f"W2: root and a system user (uid < 1000) keep resolving: root {root}, B {getent(b, 'cdn.every.test')}")
+        d.blockc("stop", "only_site.test")
+        t.check(wait_for(lambda: getent(login, "cdn.every.test") == {"127.0.0.1"}, 5), "W2: after it the login user resolves again")
+    finally:
+        d.stop()
 
 
 def acl(uid):
@@ -245,6 +297,7 @@ def checks(rig):
     t.figures["chromiumAsA"] = "refused" if "SITE-OK" not in dom_a else "loaded"
 
     whole_site(rig, a, b)
+    allow_only(rig, a, b, LOGIN)
 
     t.check(sh(f"{REPO}/scripts/nsswitch", "remove", "/etc/nsswitch.conf").stdout == "removed\n", "scripts/nsswitch removes blockd")
     with open("/etc/nsswitch.conf", "rb") as f:
@@ -260,5 +313,6 @@ with Rig(t, bindir, "bd-nss.", [], {}) as rig:
     # The throwaway users live in the overlay's /etc/passwd: they vanish with the namespace.
     for u in USERS:
         sh("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", u)
+    sh("useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", LOGIN)
     checks(rig)
 t.done()

@@ -220,20 +220,30 @@ struct CommandParser {
         } else {
             end = .until(until!)
         }
-        let lock = take("--lock"), json = take("--json")
+        let lock = take("--lock"), json = take("--json"), allowOnly = take("--allow-only")
         let name = value("--name")
         try moreTimeFlags()
         guard !words.isEmpty else { throw scanner.usage("start needs at least one SELECTION (see 'blockc selections')") }
         var seconds: Int?
         if case .seconds(let s) = end { seconds = s }
-        try Request.StartArguments(selections: words, seconds: seconds, name: name).validate()
+        let selections = try allowing(allowOnly)
+        try Request.StartArguments(selections: selections, seconds: seconds, name: name).validate()
         defer { words = [] }
-        return .start(end: end, lock: lock, name: name, selections: words, json: json)
+        return .start(end: end, lock: lock, name: name, selections: selections, json: json)
+    }
+
+    /// W2: with `--allow-only`, the SELECTIONs are what stays allowed: one `only:` expression.
+    private func allowing(_ allowOnly: Bool) throws(CoreError) -> [String] {
+        guard allowOnly else { return words }
+        let expression = AllowOnly.expression(allowing: words)
+        _ = try AllowOnly.parts(of: expression)
+        return [expression]
     }
 
     private mutating func scheduleAdd() throws(CoreError) -> BlockcCommand {
         guard !words.isEmpty else { throw scanner.usage("schedule add needs a NAME") }
         let name = words.removeFirst()
+        let allowOnly = take("--allow-only")
         try moreTimeFlags()
         let daily = value("--daily"), weekly = value("--weekly")
         var days = WeekdaySet.all
@@ -251,9 +261,10 @@ struct CommandParser {
             throw CoreError(.invalidTime, "'\(window)' is not a window; write HH:MM-HH:MM, e.g. 22:00-07:00")
         }
         guard !words.isEmpty else { throw scanner.usage("schedule add needs at least one SELECTION") }
-        try Schedule(name: name, selections: words, days: days, start: start, end: end).validate()
+        let selections = try allowing(allowOnly)
+        try Schedule(name: name, selections: selections, days: days, start: start, end: end).validate()
         defer { words = [] }
-        return .scheduleAdd(name: name, days: days, start: start, end: end, selections: words)
+        return .scheduleAdd(name: name, days: days, start: start, end: end, selections: selections)
     }
 
     private mutating func limitAdd() throws(CoreError) -> BlockcCommand {

@@ -68,13 +68,13 @@ extension Command {
     /// reaches through another's flag. A new command does not compile until it has its help.
     var blockcHelp: (usage: String, summary: String)? {
         switch self {
-        case .start: ("start (--minutes N | --for DURATION | --until TIME) [--lock] [--name NAME] [--user NAME]... [POLICY] [--json] SELECTION...",
-                      "block SELECTIONs now until the end; starting again extends, never shortens")
+        case .start: ("start (--minutes N | --for DURATION | --until TIME) [--lock] [--allow-only] [--name NAME] [--user NAME]... [POLICY] [--json] SELECTION...",
+                      "block SELECTIONs now until the end (--allow-only: everything but them); starting again extends, never shortens")
         case .stop: ("stop NAME", "end a block early (not one started with --lock)")
         case .status: ("status [--json] [--watch] [--all] [--user NAME | --all-users]",
                        "what is blocked for you (or NAME, or everyone), why, and until when; the active activities and counts (--all: every one)")
-        case .scheduleAdd: ("schedule add NAME (--daily HH:MM-HH:MM | --weekly DAYS HH:MM-HH:MM) [--user NAME]... [POLICY] SELECTION...",
-                            "block SELECTIONs every day (or on DAYS) in a window of local time")
+        case .scheduleAdd: ("schedule add NAME (--daily HH:MM-HH:MM | --weekly DAYS HH:MM-HH:MM) [--allow-only] [--user NAME]... [POLICY] SELECTION...",
+                            "block SELECTIONs (--allow-only: everything but them) every day (or on DAYS) in a window of local time")
         case .scheduleRemove: ("schedule remove NAME", "remove a schedule")
         case .scheduleList: ("schedule list [--json]", "list schedules with their current or next window")
         case .selections: ("selections [--json]", "list the selections (built-in catalog and selections.d)")

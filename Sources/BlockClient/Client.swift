@@ -186,8 +186,12 @@ public struct BlockcRunner {
     /// W1: a pasted `https://` address becomes the site or the pages' prefix it names, and the
     /// user is told on stderr what it was read as (stdout stays the answer, `--json` too). An
     /// address with a bad host goes as it is: blockd's refusal says why.
+    /// The parts of an allow-only expression (W2) are read the same way.
     func readAddresses(_ words: [String]) -> [String] {
         words.map { word in
+            if AllowOnly.isExpression(word), let parts = try? AllowOnly.parts(of: word) {
+                return AllowOnly.expression(allowing: readAddresses(parts))
+            }
             guard let reading = (try? Site.reading(url: word)) ?? nil else { return word }
             stderr("blockc: \(Output.clean(reading.summary(of: word)))\n")
             return reading.target

@@ -111,7 +111,7 @@ extension Output {
 
     public func event(_ e: WatchEvent) -> String {
         let when = instant(e.time).map(time) ?? time(now)
-        let selection = Output.clean(e.selection ?? "")
+        let selection = Output.clean(AllowOnly.display(e.selection ?? ""))  // W2: `everything but school`
         let body: String
         switch e.name {
         case .lock:

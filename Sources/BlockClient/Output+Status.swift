@@ -18,7 +18,7 @@ extension Output {
             lines.append(heading("Blocked now"))
             lines += table(blocked.map { b in
                 let reasons = b.reasons.map(Output.clean)
-                return [Cell(Output.clean(b.selection), .red), Cell(until(b.until)),
+                return [Cell(Output.clean(AllowOnly.display(b.selection)), .red), Cell(until(b.until)),
                         Cell((reasons.isEmpty ? "" : "by \(reasons.joined(separator: ", "))") + forWhom(b.users), .dim)]
             })
         }
@@ -204,7 +204,8 @@ extension Output {
         let a = ActivityReply(o)
         let name = Output.clean(a.name)
         let selections = a.selections.map(Output.clean)
-        let what = paint(selections.isEmpty ? name : selections.joined(separator: ", "), .bold) + forWhom(a.users)
+        let shown = selections.map(AllowOnly.display)  // W2: `everything but school`
+        let what = paint(selections.isEmpty ? name : shown.joined(separator: ", "), .bold) + forWhom(a.users)
         // The block's name is what 'blockc stop' takes; say it when it is not the selection.
         let named = selections == [name] ? "" : " (block '\(name)')"
         let end = until(a.end)

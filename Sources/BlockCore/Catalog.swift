@@ -35,6 +35,7 @@ public struct Catalog: Sendable {
     /// (`Site.reading`, W1), else `.unknownSelection` with a suggestion.
     public func resolve(_ argument: String) throws(CoreError) -> Selection {
         if let known = selection(named: argument) { return known }
+        if AllowOnly.isExpression(argument) { return try resolveAllowOnly(argument) }
         // W1: a pasted address is its site, or its pages' prefix when it has a path.
         if let reading = try Site.reading(url: argument) {
             switch reading.kind {
@@ -58,6 +59,22 @@ public struct Catalog: Sendable {
         }
         throw CoreError(.unknownSelection,
                         "\(unknown); 'blockc selections' lists them, and a website can be given as its domain, such as example.com")
+    }
+
+    /// W2: `only:a,b` as the selection "everything but a and b", each part resolved as any
+    /// argument is (a selection, a site, a page prefix, a pasted address).
+    private func resolveAllowOnly(_ expression: String) throws(CoreError) -> Selection {
+        var allowed: [Selection] = []
+        for part in try AllowOnly.parts(of: expression) {
+            let selection = try resolve(part)
+            guard !selection.name.contains(",") else {
+                throw CoreError(.usage, "'\(selection.name)' has a ',' and cannot be part of an allow-only expression; allow its site \(URLPrefix.host(of: selection.name)) instead")
+            }
+            if !allowed.contains(where: { $0.name == selection.name }) { allowed.append(selection) }
+        }
+        var selection = Selection(name: AllowOnly.name(allowing: allowed.map(\.name)))
+        selection.allowed = allowed.sorted { $0.name < $1.name }
+        return selection
     }
 
     /// The selection that blocks the site a bare word names (`twitter` → `x`, which lists

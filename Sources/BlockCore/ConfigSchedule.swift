@@ -1,9 +1,10 @@
 extension ConfigFiles {
     public static let scheduleSection = "Schedule"
-    public static let scheduleKeys = ["Name", "Window", "Days", "Selections", "Users"] + MoreTimePolicy.keys
+    public static let scheduleKeys = ["Name", "Window", "Days", "Selections", "Users", "Mode"] + MoreTimePolicy.keys
 
     /// Reads one file of `schedules.d/` (DESIGN §7): a `[Schedule]` section with `Name=`,
-    /// `Window=HH:MM-HH:MM` and `Selections=` (all required) and `Days=` (default daily).
+    /// `Window=HH:MM-HH:MM` and `Selections=` (all required), `Days=` (default daily) and
+    /// `Mode=` (`block`, the default, or `allow-only`: W2, the selections stay allowed).
     ///
     /// - `Window=13:05-13:05` is a 24-hour window (T2), never refused.
     /// - `Days=` takes what `WeekdaySet.parse` takes (`mon-fri`, `fri-mon`, `weekends`, ...);
@@ -21,6 +22,7 @@ extension ConfigFiles {
         var selections: [String] = []
         var moreTime: MoreTimePolicy?
         var users: [String] = []
+        var allowOnly = false
 
         for e in entries {
             let v = e.value
@@ -36,6 +38,12 @@ extension ConfigFiles {
                 selections = try reader.selections(e, adding: selections)
             case "Users":
                 users = try reader.users(e, adding: users)
+            case "Mode":
+                // W2: `allow-only`: Selections= is what stays allowed during the window.
+                guard ["", "block", "allow-only"].contains(v) else {
+                    throw reader.fail(e, "Mode= must be block (the default: the selections are blocked) or allow-only (only the selections are allowed), not '\(v)'")
+                }
+                allowOnly = v == "allow-only"
             case _ where MoreTimePolicy.keys.contains(e.key):
                 moreTime = try reader.moreTime(e, adding: moreTime)
             default:
@@ -55,7 +63,8 @@ extension ConfigFiles {
         guard !selections.isEmpty else {
             throw reader.fail(header.line, "[\(scheduleSection)] '\(name)' has no Selections=; add the selections it blocks, e.g. Selections=social video")
         }
-        var schedule = Schedule(name: name, selections: Registry.unique(selections), days: days,
+        let listed = Registry.unique(selections)
+        var schedule = Schedule(name: name, selections: allowOnly ? [AllowOnly.expression(allowing: listed)] : listed, days: days,
                                 start: window.start, end: window.end, origin: .config(file: file))
         schedule.moreTime = moreTime
         schedule.users = users.isEmpty ? nil : Scope(names: users)

@@ -22,6 +22,9 @@ public struct Selection: Hashable, Sendable, Codable {
     /// Set by the engine on the targets it enforces, never configured: the uids this selection
     /// is blocked for now (nil: the whole machine; Scope.swift).
     public var users: [UInt32]?
+    /// W2: set for an allow-only selection (`only:…`, AllowOnly.swift): everything is blocked
+    /// but these. Resolved from the name by the catalog, never configured.
+    public var allowed: [Selection]?
 
     public init(name: String, domains: [String] = [], apps: [String] = [], paths: [String] = [], openURL: String? = nil,
                 texts: [String: String] = [:], execOnBlock: String? = nil, execOnUnblock: String? = nil, firewall: Bool? = nil) {

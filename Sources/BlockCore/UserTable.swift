@@ -35,20 +35,45 @@ public enum UserTable {
     /// hosts file, sorted and without repeats, each ending in LF. The same input always gives
     /// the same bytes, so an unchanged table is never rewritten. A name that could not go into
     /// the hosts file is refused the same way.
-    public static func render(uid: UInt32, domains: some Sequence<String>) throws(CoreError) -> [UInt8] {
+    ///
+    /// W2: with `allowOnly` (the hosts an allow-only window lets through), the table also says
+    /// "everything but": a `*` line, then `!name` for each allowed host that no listed name
+    /// covers (a blocked site inside the window stays blocked). The module lets the most
+    /// specific covering line decide, a listed name winning over a `!` of the same name; the
+    /// `*` of the table `all` holds for login users only (uids 1000 to 60000), so system
+    /// services and root keep resolving.
+    public static func render(uid: UInt32, domains: some Sequence<String>, allowOnly: Set<String>? = nil) throws(CoreError) -> [UInt8] {
         var names = Set<String>()
         for domain in domains { names.insert(try Domain.normalize(domain)) }
         let whose = uid == everyone ? "every user" : "uid \(uid) only"
         var out = Array("# blockd: names blocked for \(whose), each with the names under it; read by libnss_blockd.so.2, rewritten by blockd(8)\n".utf8)
-        for name in names.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+        let order = { (a: String, b: String) in a.utf8.lexicographicallyPrecedes(b.utf8) }
+        for name in names.sorted(by: order) {
             out += name.utf8
             out.append(10)
+        }
+        guard let allowOnly else { return out }
+        out += Array("# allow-only: every other name is blocked but these, each with the names under it\n*\n".utf8)
+        for host in allowOnly.sorted(by: order) where Site.cover(of: host, in: names) == nil {
+            out += Array("!\(try Domain.normalize(host))\n".utf8)
         }
         return out
     }
 
-    /// The names a table lists, in order (what the module would match), for checks and tests.
+    /// The names a table lists as blocked, in order (what the module would match), for checks
+    /// and tests; `*` and `!` lines are not among them (`allowed(in:)`).
     public static func domains(in table: [UInt8]) -> [String] {
+        lines(table).filter { $0 != "*" && !$0.hasPrefix("!") }
+    }
+
+    /// W2: nil when the table has no `*` line; else the hosts its `!` lines let through.
+    public static func allowed(in table: [UInt8]) -> [String]? {
+        let all = lines(table)
+        guard all.contains("*") else { return nil }
+        return all.filter { $0.hasPrefix("!") }.map { String($0.dropFirst()) }
+    }
+
+    static func lines(_ table: [UInt8]) -> [String] {
         table.split(separator: 10).compactMap { line in
             let text = String(decoding: line, as: UTF8.self).trimmed()
             return text.isEmpty || text.hasPrefix("#") ? nil : text

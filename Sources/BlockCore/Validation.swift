@@ -34,6 +34,9 @@ extension Limit {
     public func validate() throws(CoreError) {
         try Names.validate(name, what: "limit name")
         guard !selections.isEmpty else { throw CoreError(.usage, "name at least one selection for the limit") }
+        if selections.contains(where: AllowOnly.isExpression) {
+            throw CoreError(.usage, "a limit counts the time apps run, so it cannot allow only some things; allow-only time is a block or a schedule ('blockc start --allow-only', 'blockc schedule add --allow-only', Mode=allow-only)")
+        }
         guard days != [] else { throw CoreError(.invalidDays, "the limit has no days; give at least one") }
         guard (DurationText.minimum...86_400).contains(seconds) else {
             throw CoreError(.invalidDuration, "a daily limit is from 1s to 24h (86400 seconds), not \(seconds) seconds")

@@ -48,10 +48,10 @@ enum Report {
             let until = b.until.map { "until \(clock.iso8601($0))" } ?? "with no end in sight"
             var fields: [(JournalField, String)] = [(.selection, b.selection), (.activity, b.reasons.map(\.activity).joined(separator: " "))]
             if let end = b.until { fields.append((.end, clock.iso8601(end))) }
-            return LogEntry("Blocked \(b.selection)\(whom.map { " \($0)" } ?? ""): \(why), \(until)", priority: .notice, event: logEvent,
+            return LogEntry("Blocked \(AllowOnly.display(b.selection))\(whom.map { " \($0)" } ?? ""): \(why), \(until)", priority: .notice, event: logEvent,
                             fields: fields + Report.fields(audience))
         case .unlock(let selection, let why, let fields, let audience, let whom):
-            return LogEntry("Unblocked \(selection)\(whom.map { " \($0)" } ?? ""): \(why)", priority: .notice, event: logEvent,
+            return LogEntry("Unblocked \(AllowOnly.display(selection))\(whom.map { " \($0)" } ?? ""): \(why)", priority: .notice, event: logEvent,
                             fields: [(.selection, selection)] + fields + Report.fields(audience))
         case .problem(let error, let uid, let activity):
             var fields: [(JournalField, String)] = [(.code, error.code.rawValue)]

@@ -99,19 +99,40 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
         if let lock { close(lock.fd) }
     }
 
+    /// What one table must say: the names blocked, and (W2) what an allow-only window lets
+    /// through (nil: no window; two windows at once let through only what both allow).
+    struct Wanted: Equatable {
+        var domains: [String] = []
+        var allowOnly: Set<String>?
+    }
+
     /// uid → the valid domains of the selections blocked for that uid only, and, with
     /// `machineWide`, `UserTable.everyone` → those of the selections blocked for everyone (W1:
-    /// the module covers their subdomains, which the hosts file cannot).
-    static func tables(for blocked: [Selection], machineWide: Bool = true) -> [UInt32: [String]] {
-        var out: [UInt32: [String]] = [:]
+    /// the module covers their subdomains, which the hosts file cannot). W2: an allow-only
+    /// selection puts its allowed hosts into its users' tables, or into `all`.
+    static func tables(for blocked: [Selection], machineWide: Bool = true) -> [UInt32: Wanted] {
+        var out: [UInt32: Wanted] = [:]
         for selection in blocked {
-            let domains = selection.domains.compactMap { try? Domain.normalize($0) }  // the hosts enforcer's rule (E1)
-            guard !domains.isEmpty else { continue }
-            guard let users = selection.users else {
-                if machineWide { out[UserTable.everyone, default: []] += domains }
+            let keys = selection.users ?? (machineWide ? [UserTable.everyone] : [])
+            if selection.isAllowOnly {
+                let hosts = selection.allowedHosts
+                for key in keys { out[key, default: Wanted()].allowOnly = out[key]?.allowOnly.map { $0.intersection(hosts) } ?? hosts }
                 continue
             }
-            for uid in users { out[uid, default: []] += domains }
+            let domains = selection.domains.compactMap { try? Domain.normalize($0) }  // the hosts enforcer's rule (E1)
+            guard !domains.isEmpty else { continue }
+            for key in keys { out[key, default: Wanted()].domains += domains }
+        }
+        return out
+    }
+
+    /// The selections whose enforcement rests on these tables alone (DESIGN §7 "Truth"): the
+    /// per-user ones with sites, and (W2) every allow-only one, which the hosts file cannot
+    /// express. Machine-wide blocks are the hosts file's; `all` only adds their subdomains.
+    static func dependents(_ blocked: [Selection]) -> [UInt32: [String]] {
+        var out: [UInt32: [String]] = [:]
+        for selection in blocked where selection.isAllowOnly || (selection.users != nil && !selection.domains.isEmpty) {
+            for key in selection.users ?? [UserTable.everyone] { out[key, default: []].append(selection.name) }
         }
         return out
     }
@@ -124,13 +145,23 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
             // machine without the NSS line leaves /run/blockd alone).
             let wanted = UserTablesEnforcer.tables(for: blocked, machineWide: unread?.blocksNothing != true)
             var report = EnforcementReport()
+            // Truth (DESIGN §7): a selection that rests on the tables is enforced when every one
+            // of its tables is exactly as written, and something reads them. The machine-wide
+            // table adds only the subdomains of blocks (W1), which the hosts file enforces.
+            let dependents = UserTablesEnforcer.dependents(blocked)
+            if let unread, unread.blocksNothing {
+                for selection in blocked where dependents.values.contains(where: { $0.contains(selection.name) }) {
+                    report.notEnforced(selection.name, selection.isAllowOnly ? "allow-only time is kept by the NSS module: \(unread.why)"
+                                                                             : "its sites are not blocked for its users: \(unread.why)")
+                }
+            }
             guard mayHoldTables || !wanted.isEmpty else { return report }
             mayHoldTables = true
             var rendered: [UInt32: [UInt8]] = [:]
-            for (uid, domains) in wanted { rendered[uid] = try? UserTable.render(uid: uid, domains: domains) }
-            var owners: [UInt32: [String]] = [:]
-            for selection in blocked where !selection.domains.isEmpty {
-                for uid in selection.users ?? [] where rendered[uid] != nil { owners[uid, default: []].append(selection.name) }
+            for (uid, table) in wanted { rendered[uid] = try? UserTable.render(uid: uid, domains: table.domains, allowOnly: table.allowOnly) }
+            var owners: [UInt32: [String]] = [:]  // whose lines each table holds, for tamper reports
+            for selection in blocked where !selection.domains.isEmpty || selection.isAllowOnly {
+                for uid in selection.users ?? [UserTable.everyone] where rendered[uid] != nil { owners[uid, default: []].append(selection.name) }
             }
             // A reconcile checks too: a table still wanted as it was, but not as written, was
             // changed behind blockd's back (missed by the watch, or changed while it was down).
@@ -143,19 +174,9 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
             if failure == nil { reportRepairs(causes) }
             if let failure { report.failures.append(EnforcementFailure(selection: nil, message: failure)) }
             if readableByEveryone { report.failures.append(EnforcementFailure(selection: nil, message: everyoneMessage)) }
-            // Truth (DESIGN §7): a selection is enforced when every one of its users' tables is
-            // exactly as written, and something reads them.
-            // The machine-wide table adds the subdomains (W1); the hosts file is what enforces
-            // those selections, so its problems do not make them not enforced.
-            let perUser = owners.filter { $0.key != UserTable.everyone }
-            if let unread, unread.blocksNothing {
-                for name in Set(perUser.values.joined()).sorted() {
-                    report.notEnforced(name, "its sites are not blocked for its users: \(unread.why)")
-                }
-            }
-            for uid in expected.keys.sorted() where uid != UserTable.everyone {
+            for (uid, names) in dependents.sorted(by: { $0.key < $1.key }) {
                 guard let bytes = expected[uid], let problem = lock == nil ? failure : tables.problem(uid: uid, bytes: bytes) else { continue }
-                for selection in owners[uid] ?? [] {
+                for selection in names {
                     report.notEnforced(selection, failure ?? "the table \(tables.path(uid: uid)) is not as blockd wrote it: \(problem)")
                 }
             }

@@ -211,7 +211,7 @@ struct ConfigTests {
         Named(name: "bad Days=", text: "[Schedule]\nName=b\nDays=mon-funday\n",
               expected: "\(sched):3: Days=: 'mon-funday' is not a set of days: 'funday' is not a day; write e.g. mon,wed or mon-fri"),
         Named(name: "unknown key", text: "[Schedule]\nName=b\nLocked=yes\n",
-              expected: "\(sched):3: unknown key Locked= in [Schedule]; valid keys are Name=, Window=, Days=, Selections=, Users=, MoreTime=, Delay=, MoreTimePerDay=, RequestTimeout="),
+              expected: "\(sched):3: unknown key Locked= in [Schedule]; valid keys are Name=, Window=, Days=, Selections=, Users=, Mode=, MoreTime=, Delay=, MoreTimePerDay=, RequestTimeout="),
         Named(name: "bad selection name", text: "[Schedule]\nName=b\nSelections=ok -bad\n",
               expected: "\(sched):3: Selections=: '-bad' is not a valid selection name: use 1 to 255 letters, digits, '-', '_', '.' or '+', not starting with '-' or '.'"),
     ])

@@ -46,6 +46,26 @@ struct UserTableTests {
         #expect(UserTable.uid(fileName: "4294967295") == nil, "(uid_t)-1 is no user's")
     }
 
+    @Test("W2: an allow-only window adds `*` and a `!` line per allowed host no blocked name covers")
+    func allowOnly() throws {
+        let bytes = try UserTable.render(uid: 1001, domains: ["games.school.example", "video.example"],
+                                         allowOnly: ["school.example", "video.example", "wiki.example"])
+        #expect(String(decoding: bytes, as: UTF8.self) == """
+            # blockd: names blocked for uid 1001 only, each with the names under it; read by libnss_blockd.so.2, rewritten by blockd(8)
+            games.school.example
+            video.example
+            # allow-only: every other name is blocked but these, each with the names under it
+            *
+            !school.example
+            !wiki.example
+
+            """, "a blocked site inside the window stays blocked: video.example gets no `!` line")
+        #expect(UserTable.domains(in: bytes) == ["games.school.example", "video.example"])
+        #expect(UserTable.allowed(in: bytes) == ["school.example", "wiki.example"])
+        #expect(UserTable.allowed(in: try UserTable.render(uid: 1, domains: ["a.example"])) == nil, "no window, no `*`")
+        #expect(UserTable.allowed(in: try UserTable.render(uid: 1, domains: [], allowOnly: [])) == [], "a window allowing nothing: `*` alone")
+    }
+
     @Test("W1: the machine-wide table `all` lists the names blocked for every user, readable by all")
     func machineWide() throws {
         #expect(UserTable.fileName(uid: UserTable.everyone) == "all")

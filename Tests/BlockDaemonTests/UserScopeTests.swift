@@ -207,6 +207,41 @@ struct UserTablesEnforcerTests {
         #expect(try UserTables(directory: dir).present() == [], "tables go when the block ends")
     }
 
+    @Test("W2: allow-only windows go to their users' tables or to `all`; two at once allow what both allow; a block inside stays blocked")
+    func allowOnlyTables() throws {
+        let temp = try TempDir()
+        let dir = temp.path + "/users"
+        let enforcer = UserTablesEnforcer(directory: dir)
+        var kid = try Catalog.standard.resolve("only:school.example,wiki.example")
+        kid.users = [1001]
+        var kidToo = try Catalog.standard.resolve("only:wiki.example,video.example")
+        kidToo.users = [1001]
+        let everyone = try Catalog.standard.resolve("only:school.example")
+        var video = Selection(name: "video", domains: ["video.example"])
+        video.users = [1001]
+        let report = enforcer.enforce(blocked: [kid, kidToo, video, everyone])
+        #expect(report.failures.isEmpty && report.notEnforced.isEmpty, "\(report)")
+        let table = Array(FileManager.default.contents(atPath: dir + "/1001") ?? Data())
+        #expect(UserTable.domains(in: table) == ["video.example"])
+        #expect(UserTable.allowed(in: table) == ["wiki.example"], "the intersection of the two windows")
+        let all = Array(FileManager.default.contents(atPath: dir + "/all") ?? Data())
+        #expect(UserTable.allowed(in: all) == ["school.example"] && UserTable.domains(in: all).isEmpty)
+        _ = enforcer.enforce(blocked: [])
+        #expect(try UserTables(directory: dir).present() == [], "the windows' tables go with them")
+    }
+
+    @Test("W2, §7: without blockd on the hosts: line an allow-only window is not enforced, machine-wide too, with the cause")
+    func allowOnlyUnread() throws {
+        let temp = try TempDir()
+        let dir = temp.path + "/users", nsswitch = temp.path + "/nsswitch.conf"
+        try "hosts: files dns\n".write(toFile: nsswitch, atomically: true, encoding: .utf8)
+        let enforcer = UserTablesEnforcer(directory: dir, nsswitch: nsswitch, moduleDirectory: dir)
+        let everyone = try Catalog.standard.resolve("only:school.example")
+        let report = enforcer.enforce(blocked: [everyone, Selection(name: "reddit", domains: ["reddit.com"])])
+        #expect(report.notEnforced[everyone.name]?.contains("allow-only time is kept by the NSS module") == true, "\(report)")
+        #expect(report.notEnforced["reddit"] == nil, "a machine-wide block is the hosts file's")
+    }
+
     @Test("a table that cannot be written leaves its selections not enforced, with the cause")
     func truth() throws {
         let temp = try TempDir()

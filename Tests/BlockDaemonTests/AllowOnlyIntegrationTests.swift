@@ -1,0 +1,40 @@
+import BlockCore
+import Foundation
+import Glibc
+import Testing
+
+/// W2 through the real binaries: `blockc start --allow-only`, what status says, the tables.
+@Suite("W2: allow-only time through blockc and blockd")
+struct AllowOnlyIntegrationTests {
+    @Test("W2: start --allow-only blocks everything but the named sites: status, the `all` table, the journal; stop lifts it")
+    func startAndStop() throws {
+        let s = Sandbox()
+        try s.start()
+        let started = try s.blockc(["start", "--for", "10m", "--allow-only", "https://www.school.example/", "wiki.example"])
+        #expect(started.status == 0, "\(started.err)")
+        #expect(started.out.contains("everything but school.example, wiki.example"), "\(started.out)")
+        #expect(started.err.contains("read 'https://www.school.example/' as the site school.example"))
+        let status = try s.blockc(["status"])
+        #expect(status.out.contains("everything but school.example, wiki.example"), "\(status.out)")
+        let json = try s.status()
+        #expect(json["blocked"]?.array?.first?["selection"]?.string == "only:school.example,wiki.example")
+        #expect(json["enforcement"]?["applied"]?.array?.contains(.string("only:school.example,wiki.example")) == true, "\(json)")
+        let table = Array(FileManager.default.contents(atPath: s.userTablesDir + "/all") ?? Data())
+        #expect(UserTable.allowed(in: table) == ["school.example", "wiki.example"], "\(String(decoding: table, as: UTF8.self))")
+        #expect(s.log.contains("Blocked everything but school.example, wiki.example"), "\(s.log)")
+        let stopped = try s.blockc(["stop", "only_school.example_wiki.example"])
+        #expect(stopped.status == 0, "\(stopped.err)")
+        #expect(s.eventually(timeout: 5) { !FileManager.default.fileExists(atPath: s.userTablesDir + "/all") })
+    }
+
+    @Test("W2: schedule add --allow-only is a window of allow-only time; a limit cannot allow only")
+    func scheduleAndLimit() throws {
+        let s = Sandbox()
+        try s.start()
+        let added = try s.blockc(["schedule", "add", "homework", "--daily", "16:00-18:00", "--allow-only", "school.example"])
+        #expect(added.status == 0, "\(added.err)")
+        #expect(try s.blockc(["schedule", "list", "--json"]).out.contains("only:school.example"))
+        let limit = try s.blockc(["limit", "add", "l", "1h", "only:school.example"])
+        #expect(limit.status != 0 && limit.err.contains("cannot allow only some things"), "\(limit.err)")
+    }
+}
