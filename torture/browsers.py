@@ -1,13 +1,17 @@
-"""E7/E8 with real browsers: blockd's managed policies as headless Chromium and Firefox ESR read
+"""E7/E8/W2 with real browsers: blockd's managed policies as headless Chromium and Firefox ESR read
 them, on this machine's browser packages, inside a private mount + network namespace.
 
     python3 torture/browsers.py BIN_DIR
 
 The namespace (torture/rig.py: unshare -m -n -p --propagation private) has loopback only with
-127.0.0.2 added, an overlay over /etc (policy writes and atomic renames work as on a real
-system and vanish afterwards), dnsmasq answering *.test with 127.0.0.2 and /etc/resolv.conf
-pointing at it, and an HTTP server on 127.0.0.2:80 serving / and /shorts/x. blockd runs with
-its real default policy paths in there and a scratch --hosts-file. Nothing outside changes.
+127.0.0.2 and 127.0.0.3 added, an overlay over /etc (policy writes and atomic renames work as on
+a real system and vanish afterwards), dnsmasq answering *.test with 127.0.0.2 (games.school.test
+with 127.0.0.3) and /etc/resolv.conf pointing at it, and HTTP servers on both serving / and
+/shorts/x. blockd runs with its real default policy paths in there, a scratch --hosts-file and
+--user-tables-dir. Nothing outside changes. W2: during `blockc start only:school.test` Chromium
+loads school.test and the names under it and refuses social.test with
+ERR_BLOCKED_BY_ADMINISTRATOR, a site blocked inside the window (games.school.test) stays
+refused, and after `blockc stop` both load again.
 
 Without root this prints a skipped RESULT; with BLOCKD_PRIVILEGED_TESTS=1 anything missing is
 a failure. Bounded: each browser run has a timeout, the whole suite well under two minutes."""
@@ -55,11 +59,41 @@ def chromium(rig, url, n=[0]):
         return "TIMEOUT"
 
 
+def refused(page):
+    return "ERR_BLOCKED_BY_ADMINISTRATOR" in page and "HOME-OK" not in page
+
+
+def allow_only(rig, d):
+    """W2: everything but the allowed site, as Chromium enforces URLBlocklist ["*"] + URLAllowlist."""
+    start = d.blockc("start", "--minutes", "5", "only:school.test", check=False)
+    t.check(start.returncode == 0, f"blockc start only:school.test: {start.stdout}{start.stderr}")
+    policy = read_json(CHROMIUM_POLICY) or {}
+    t.check(policy.get("URLBlocklist") == ["*"] and policy.get("URLAllowlist") == ["chrome://*", "school.test"],
+            f"the Chromium policy blocks * and allows school.test and Chromium's own pages: {policy}")
+    t.check("HOME-OK" in chromium(rig, "http://school.test/"), "during the window Chromium loads the allowed site")
+    t.check("HOME-OK" in chromium(rig, "http://www.school.test/"), "and a name under it")
+    page = chromium(rig, "http://social.test/")
+    t.check(refused(page), f"another site shows ERR_BLOCKED_BY_ADMINISTRATOR: {page[-300:]}")
+
+    inside = d.blockc("start", "--minutes", "5", "games.school.test", check=False)
+    t.check(inside.returncode == 0, f"blockc start games.school.test: {inside.stdout}{inside.stderr}")
+    page = chromium(rig, "http://games.school.test/")
+    t.check(refused(page), f"a site blocked inside the window stays refused (Chromium's longer host wins): {page[-300:]}")
+    t.check("HOME-OK" in chromium(rig, "http://school.test/"), "the allowed site beside it still loads")
+    d.blockc("stop", "games.school.test")
+
+    stop = d.blockc("stop", "only_school.test", check=False)
+    t.check(stop.returncode == 0, f"blockc stop only_school.test: {stop.stdout}{stop.stderr}")
+    t.check(wait_for(lambda: not os.path.exists(CHROMIUM_POLICY), 3, 0.1), "the window's end removes the Chromium policy")
+    t.check("HOME-OK" in chromium(rig, "http://social.test/"), "after the window the other site loads again")
+    t.check("HOME-OK" in chromium(rig, "http://school.test/"), "and the allowed one still does")
+
+
 def checks(rig):
     t.check("SHORTS-OK" in chromium(rig, "http://social.test/shorts/x"), "the rig serves /shorts/x to Chromium before any block")
     tmp = rig.work
     shutil.copyfile("/etc/hosts", f"{tmp}/hosts")
-    d = rig.daemon("--hosts-file", f"{tmp}/hosts")
+    d = rig.daemon("--hosts-file", f"{tmp}/hosts", "--user-tables-dir", f"{tmp}/tables")
     d.start()
     try:
         t.check(wait_for(lambda: d.blockc("status", check=False).returncode == 0, 10, 0.1), "blockd answers")
@@ -91,6 +125,7 @@ def checks(rig):
         t.check(stop.returncode == 0, f"blockc stop: {stop.stdout}{stop.stderr}")
         t.check(wait_for(lambda: not os.path.exists(CHROMIUM_POLICY), 3, 0.1), "the unlock removes the Chromium policy")
         t.check("SHORTS-OK" in chromium(rig, "http://social.test/shorts/x"), "after the unlock Chromium loads /shorts/x again")
+        allow_only(rig, d)
     finally:
         d.stop()
     rel = sh(*d.args, "--release", check=False, timeout=20)
@@ -98,8 +133,11 @@ def checks(rig):
             f"--release gives Firefox's file back as the administrator wrote it: {read_json(FIREFOX_POLICY)} {rel.stderr}")
 
 
-with Rig(t, bindir, "bd-browsers.", ["127.0.0.2"], {"test": "127.0.0.2"}) as rig:
+# games.school.test has an address of its own: blocking it refuses its address for ConnectGrace=
+# (E5), which must not be school.test's.
+with Rig(t, bindir, "bd-browsers.", ["127.0.0.2", "127.0.0.3"], {"test": "127.0.0.2", "games.school.test": "127.0.0.3"}) as rig:
     rig.serve("127.0.0.2", Pages)
+    rig.serve("127.0.0.3", Pages)
     admin_firefox_policy()
     checks(rig)
 t.done()

@@ -25,22 +25,110 @@ public enum ChromiumPolicy {
     /// W3: what the document closes while anything is blocked, as `status` says it.
     public static let closes = ["private windows", "guest profiles", "new profiles"]
 
-    /// The whole policy file, or nil when nothing is blocked (then the file must not exist).
-    /// `DnsOverHttpsMode: off` keeps the browser on the system resolver, which reads the hosts
-    /// file, for as long as anything is blocked. W3: for as long, no Incognito window
-    /// (`IncognitoModeAvailability` 1 is "disabled"), no guest profile and no new profile from
-    /// the profile picker. Chromium reloads its managed policies while running: Incognito closes
-    /// and opens again in a browser that is already open, within seconds.
-    public static func document(blocked: [Selection]) -> [UInt8]? {
+    /// The whole policy file, or nil when nothing machine-wide is blocked (then the file must not
+    /// exist): Chromium on Linux reads machine-wide policies only, so a per-user selection (U1)
+    /// has no part in it. `DnsOverHttpsMode: off` keeps the browser on the system resolver, which
+    /// reads the hosts file, for as long as anything is blocked. W3: for as long, no Incognito
+    /// window (`IncognitoModeAvailability` 1 is "disabled"), no guest profile and no new profile
+    /// from the profile picker. Chromium reloads its managed policies while running: Incognito
+    /// closes and opens again in a browser that is already open, within seconds. W2: while an
+    /// allow-only selection is blocked, `URLBlocklist` also holds `*` and `URLAllowlist` what
+    /// stays open (`AllowOnlyFilters`); without one the document has no `URLAllowlist` at all.
+    public static func document(blocked all: [Selection]) -> [UInt8]? {
+        let blocked = all.filter { $0.users == nil }
         guard !blocked.isEmpty else { return nil }
-        let json: JSON = [
-            "URLBlocklist": .array(blocklist(blocked).map { .string($0) }),
-            "DnsOverHttpsMode": "off",
-            "IncognitoModeAvailability": 1,
-            "BrowserGuestModeEnabled": false,
-            "BrowserAddPersonEnabled": false,
-        ]
-        return Array((json.prettyPrinted() + "\n").utf8)
+        var json: JSONObject = [:]
+        if let allowOnly = AllowOnlyFilters(blocked) {
+            json["URLBlocklist"] = .array(allowOnly.blocklist.map { .string($0) })
+            json["URLAllowlist"] = .array(allowOnly.allowlist.map { .string($0) })
+        } else {
+            json["URLBlocklist"] = .array(blocklist(blocked).map { .string($0) })
+        }
+        json["DnsOverHttpsMode"] = "off"
+        json["IncognitoModeAvailability"] = 1
+        json["BrowserGuestModeEnabled"] = false
+        json["BrowserAddPersonEnabled"] = false
+        return Array((JSON.object(json).prettyPrinted() + "\n").utf8)
+    }
+
+    /// W2: the filters for "everything but the allowed sites" in Chromium's URL filter format
+    /// (chromium.org/administrators/url-blocklist-filter-format). Chromium picks the most
+    /// specific filter for a URL: the longest matching host first (a host filter covers its
+    /// subdomains, and the host is shortened one label at a time until a filter matches, `*`
+    /// last), then the longest matching path; the allowlist wins only a tie. So `*` in the
+    /// blocklist with `school.com` in the allowlist opens school.com and every name under it,
+    /// and a blocked `games.school.com` or `school.com/games` beside it stays blocked.
+    public struct AllowOnlyFilters: Equatable, Sendable {
+        /// `*`, the blocked selections' filters (`ChromiumPolicy.blocklist`), and each blocked
+        /// prefix again under an allowed subdomain of its host, where it would lose to the
+        /// allowed host filter: allowed `www.a.com` and blocked `a.com/x` also blocks
+        /// `www.a.com/x`.
+        public var blocklist: [String]
+        /// What every allow-only selection blocked now allows (two windows at once allow only
+        /// what both allow), less what a blocked selection covers, and `internalPages`.
+        public var allowlist: [String]
+        /// The allowed sites and prefixes themselves, for `status`.
+        public var allowed: [String]
+
+        /// Chromium's own pages (settings, history, downloads, `chrome://policy`, which says
+        /// why a page is blocked, and the new tab page when it is Chromium's). From Chromium 147
+        /// (its URLBlocklist text) `*` alone no longer reaches `chrome://` URLs, and in 156
+        /// `*` leaves them open while `chrome://*` closes them. Before 147 `*` closed them too,
+        /// leaving a browser whose settings and new tab would not open; allowing them keeps
+        /// every version alike.
+        public static let internalPages = "chrome://*"
+        /// The blocklist filter for every URL.
+        public static let everything = "*"
+
+        /// nil when no machine-wide allow-only selection is among `blocked`.
+        public init?(_ all: [Selection]) {
+            let machineWide = all.filter { $0.users == nil }  // Chromium on Linux has no per-user policy
+            let windows = machineWide.filter(\.isAllowOnly)
+            guard !windows.isEmpty else { return nil }
+            let sets = windows.map { Self.filters(of: $0.allowed ?? []) }
+            let blockedFilters = Self.filters(of: machineWide.filter { !$0.isAllowOnly })
+            var allowed = Set<Filter>()
+            var restated = Set<Filter>()
+            for filter in Set(sets.joined()) where sets.allSatisfy({ set in set.contains { $0.covers(filter) } }) {
+                // Equal filters go to the allowlist in Chromium, a longer allowed path or host
+                // under a blocked one wins too: what a block covers is not allowed at all.
+                guard !blockedFilters.contains(where: { $0.covers(filter) }) else { continue }
+                allowed.insert(filter)
+                for b in blockedFilters where b.host != filter.host && Site.covers(b.host, filter.host) && b.path.hasPrefix(filter.path) {
+                    restated.insert(Filter(host: filter.host, path: b.path))
+                }
+            }
+            self.allowed = allowed.map(\.text).sorted()
+            allowlist = Set(self.allowed + [Self.internalPages]).sorted()
+            blocklist = Set(ChromiumPolicy.blocklist(machineWide) + restated.map(\.text) + [Self.everything]).sorted()
+        }
+
+        /// A host filter (`path` empty: the whole site) or a URL prefix filter, normalized.
+        struct Filter: Hashable {
+            var host: String
+            var path: String
+            var text: String { host + path }
+
+            /// Whether every URL this filter matches, `other`'s do too: its host or one under
+            /// it, and a path that starts with this one's (Chromium matches paths as prefixes).
+            func covers(_ other: Filter) -> Bool { Site.covers(host, other.host) && other.path.hasPrefix(path) }
+        }
+
+        static func filters(of selections: [Selection]) -> Set<Filter> {
+            var out = Set<Filter>()
+            for selection in selections {
+                for domain in selection.domains {
+                    if let d = try? Domain.normalize(domain) { out.insert(Filter(host: d, path: "")) }
+                }
+                for path in selection.paths {
+                    if let p = try? URLPrefix.normalize(path) {
+                        let host = URLPrefix.host(of: p)
+                        out.insert(Filter(host: host, path: String(p.dropFirst(host.count))))
+                    }
+                }
+            }
+            return out
+        }
     }
 }
 

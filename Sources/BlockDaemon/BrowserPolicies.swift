@@ -5,10 +5,10 @@ import Glibc
 
 /// E7/E8: the browsers' managed policies. One `blockd.json` in the `policies/managed/`
 /// directory of every installed Chromium-family browser holds `URLBlocklist` (what is blocked
-/// now, URL prefixes included), `DnsOverHttpsMode: off` and (W3) no Incognito, guest or new
-/// profile while anything is blocked; Firefox's `policies.json` gets DNS over HTTPS locked off
-/// and (W3) private browsing disabled while anything is blocked (it reads the file only at its
-/// start).
+/// now, URL prefixes included; W2: `*` and a `URLAllowlist` during an allow-only window),
+/// `DnsOverHttpsMode: off` and (W3) no Incognito, guest or new profile while anything is
+/// blocked; Firefox's `policies.json` gets DNS over HTTPS locked off and (W3) private browsing
+/// disabled while anything is blocked (it reads the file only at its start).
 ///
 /// Files are written atomically (AtomicFile), only when their bytes change, removed when
 /// nothing is blocked and at `--release`. Every path sits under `policyRoot` (`/` on a real
@@ -55,6 +55,9 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     /// W3: whether Firefox's file holds blockd's `DisablePrivateBrowsing: true` now.
     var firefoxPrivateClosed = false
     private var blockedPaths: [String] = []
+    /// W2: the sites and prefixes an allow-only window leaves open in the Chromium-family files
+    /// (nil: no machine-wide allow-only selection is blocked).
+    private var allowOnly: [String]?
 
     public init(config: DaemonConfig, stateDir: String, log: any LogSink) {
         enabled = config.browserPolicies
@@ -93,6 +96,7 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     func policies(for blocked: [Selection]) -> [EnforcementFailure] {
         lock.withLock {
             blockedPaths = blocked.flatMap(\.paths)
+            allowOnly = ChromiumPolicy.AllowOnlyFilters(blocked)?.allowed
             guard enabled else { return [] }
             var failures: [EnforcementFailure] = []
             let document = installed.isEmpty ? nil : ChromiumPolicy.document(blocked: blocked)  // none to write for
@@ -145,6 +149,8 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
             o["firefox"] = enabled && firefoxDone ? .string(firefoxPath) : .null
             o["closed"] = .array(closed.map { .string($0) })
             o["firefoxPrivateClosed"] = .bool(enabled && firefoxPrivateClosed)
+            // W2: only while a Chromium-family file holds an allow-only window.
+            if let allowOnly, !written.isEmpty { o["allowOnly"] = .array(allowOnly.map { .string($0) }) }
             var notes: JSONObject = ["browserPolicies": .object(o)]
             if !enabled {
                 notes["browsersReason"] = "browser policies are turned off (BrowserPolicies=no)"

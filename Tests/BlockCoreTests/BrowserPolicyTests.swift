@@ -93,6 +93,98 @@ private func text(_ b: [UInt8]?) -> String { b.map { String(decoding: $0, as: UT
     }
 }
 
+/// W2: a selection allowing `allowed` ("everything but"), as `Catalog.resolve` makes it.
+private func only(_ allowed: Selection..., users: [UInt32]? = nil) -> Selection {
+    var s = Selection(name: AllowOnly.name(allowing: allowed.map(\.name)))
+    s.allowed = allowed
+    s.users = users
+    return s
+}
+
+private func site(_ domains: String...) -> Selection { Selection(name: domains[0], domains: domains) }
+private func pages(_ paths: String...) -> Selection { Selection(name: paths[0], paths: paths) }
+
+@Suite struct ChromiumAllowOnlyTests {
+    static let school = site("school.test", "www.school.test")
+
+    @Test("W2: URLBlocklist holds * and URLAllowlist what every allow-only window allows, less what a block covers", arguments: [
+        // One window: its sites and whatever is under them, and Chromium's own pages.
+        ([only(school, site("editor.test"))], ["*"], ["chrome://*", "editor.test", "school.test", "www.school.test"]),
+        // Two windows at once allow only what both allow; a prefix one allows under a site the other allows stays.
+        ([only(site("school.test"), site("wiki.test")), only(pages("school.test/class"), site("wiki.test"), site("news.test"))],
+         ["*"], ["chrome://*", "school.test/class", "wiki.test"]),
+        ([only(site("school.test")), only(site("news.test"))], ["*"], ["chrome://*"]),
+        // A block inside the window stays blocked: the same site is not allowed at all.
+        ([only(school), site("school.test")], ["*", "school.test"], ["chrome://*"]),
+        // A subdomain blocked under an allowed site: the longer host wins in Chromium, games stays blocked.
+        ([only(school), site("games.school.test")], ["*", "games.school.test"], ["chrome://*", "school.test", "www.school.test"]),
+        // A blocked prefix under an allowed site: the longer path wins.
+        ([only(site("school.test")), pages("school.test/games")], ["*", "school.test/games"], ["chrome://*", "school.test"]),
+        // A blocked prefix of a parent site, an allowed subdomain: restated under it, or the allowed host would win.
+        ([only(site("www.school.test")), pages("school.test/games")], ["*", "school.test/games", "www.school.test/games"], ["chrome://*", "www.school.test"]),
+        // A blocked site covers an allowed prefix or subdomain under it.
+        ([only(pages("school.test/class"), site("www.school.test")), site("school.test")], ["*", "school.test"], ["chrome://*"]),
+        // Allowed prefixes: the allowed one stays, a blocked one inside it too, one covering it takes it out.
+        ([only(pages("school.test/class")), pages("school.test/class/games")], ["*", "school.test/class/games"], ["chrome://*", "school.test/class"]),
+        ([only(pages("school.test/class/a")), pages("school.test/class")], ["*", "school.test/class"], ["chrome://*"]),
+        // An apps-only allowed selection opens no site; an unnormalized name never reaches the file.
+        ([only(Selection(name: "editor", apps: ["code"]), site("bad\"name.test"))], ["*"], ["chrome://*"]),
+    ])
+    func filters(_ blocked: [Selection], _ blocklist: [String], _ allowlist: [String]) throws {
+        let json = try JSON.parse(bytes: try #require(ChromiumPolicy.document(blocked: blocked)))
+        #expect(json["URLBlocklist"] == .array(blocklist.map { .string($0) }))
+        #expect(json["URLAllowlist"] == .array(allowlist.map { .string($0) }))
+        #expect(json.object?.keys == ["URLBlocklist", "URLAllowlist", "DnsOverHttpsMode", "IncognitoModeAvailability", "BrowserGuestModeEnabled", "BrowserAddPersonEnabled"])
+        // Deterministic bytes: the order of windows and selections does not matter.
+        #expect(ChromiumPolicy.document(blocked: blocked.reversed()) == ChromiumPolicy.document(blocked: blocked))
+    }
+
+    @Test("W2: an allow-only window from the catalog: its sites and prefixes allowed, status lists them without Chromium's pages")
+    func fromCatalog() throws {
+        let selection = try Catalog.standard.resolve("only:https://www.school.test/,wiki.test/class")
+        let filters = try #require(ChromiumPolicy.AllowOnlyFilters([selection]))
+        #expect(filters.allowed == ["school.test", "wiki.test/class"])
+        #expect(filters.allowlist == ["chrome://*", "school.test", "wiki.test/class"])
+        #expect(filters.blocklist == ["*"])
+    }
+
+    @Test("W2: a per-user allow-only window leaves the policy file as it would be without it")
+    func perUserIgnored() throws {
+        let block = site("reddit.test")
+        #expect(ChromiumPolicy.document(blocked: [only(Self.school, users: [1000]), block]) == ChromiumPolicy.document(blocked: [block]))
+        #expect(ChromiumPolicy.document(blocked: [only(Self.school, users: [1000])]) == nil)
+        #expect(ChromiumPolicy.AllowOnlyFilters([only(Self.school, users: [1000])]) == nil)
+        // A per-user block beside a machine-wide window does not take a site out of the allowlist.
+        var mine = site("school.test")
+        mine.users = [1000]
+        let json = try JSON.parse(bytes: try #require(ChromiumPolicy.document(blocked: [only(Self.school), mine])))
+        #expect(json["URLAllowlist"] == ["chrome://*", "school.test", "www.school.test"])
+        #expect(json["URLBlocklist"] == ["*"])
+    }
+
+    @Test("W2: without an allow-only window the document is the E7 one, byte for byte")
+    func oldBytes() throws {
+        let blocked = [Selection(name: "a", domains: ["b.example.com", "a.example.com"], apps: ["steam"]),
+                       Selection(name: "social.test/shorts", paths: ["social.test/shorts"])]
+        let golden = """
+        {
+          "URLBlocklist": [
+            "a.example.com",
+            "b.example.com",
+            "social.test/shorts"
+          ],
+          "DnsOverHttpsMode": "off",
+          "IncognitoModeAvailability": 1,
+          "BrowserGuestModeEnabled": false,
+          "BrowserAddPersonEnabled": false
+        }
+
+        """
+        #expect(text(ChromiumPolicy.document(blocked: blocked)) == golden)
+        #expect(text(ChromiumPolicy.document(blocked: [Selection(name: "s", apps: ["steam"])])).contains("\"URLBlocklist\": []"))
+    }
+}
+
 @Suite struct FirefoxPoliciesTests {
     static let admin = """
     {"policies": {"DisableTelemetry": true, "Homepage": {"URL": "https://intranet.example/", "Locked": true},

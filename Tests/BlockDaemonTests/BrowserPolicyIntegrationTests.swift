@@ -102,6 +102,49 @@ import Testing
         #expect(try json(firefox) == (try JSON.parse(admin)), "--release during a block gives the administrator's file back")
     }
 
+    @Test("W2: an allow-only window writes * and URLAllowlist, a block inside it stays blocked, a per-user window writes nothing; stop removes the file")
+    func allowOnly() throws {
+        let (s, chromium, _) = try sandbox()
+        try s.start()
+        let window = try s.blockc(["start", "--for", "10m", "only:school.test"])
+        #expect(window.status == 0, "\(window.out)\(window.err)")
+        var policy = try json(chromium)
+        #expect(policy["URLBlocklist"] == ["*"])
+        #expect(policy["URLAllowlist"] == ["chrome://*", "school.test"])
+        #expect(policy["IncognitoModeAvailability"] == 1 && policy["DnsOverHttpsMode"] == "off")
+        #expect(try s.status()["enforcement"]?["browserPolicies"]?["allowOnly"] == ["school.test"])
+
+        // A subdomain blocked inside the window: blocked beside the allowed site (Chromium's longer host wins).
+        #expect(try s.blockc(["start", "--for", "10m", "games.school.test"]).status == 0)
+        policy = try json(chromium)
+        #expect(policy["URLBlocklist"] == ["*", "games.school.test"])
+        #expect(policy["URLAllowlist"] == ["chrome://*", "school.test"])
+        // The allowed site itself blocked: not allowed at all while both hold.
+        #expect(try s.blockc(["start", "--for", "10m", "school.test"]).status == 0)
+        policy = try json(chromium)
+        #expect(policy["URLBlocklist"] == ["*", "games.school.test", "school.test"])
+        #expect(policy["URLAllowlist"] == ["chrome://*"])
+        #expect(try s.status()["enforcement"]?["browserPolicies"]?["allowOnly"] == [])
+        #expect(try s.blockc(["stop", "school.test"]).status == 0)
+        #expect(try s.blockc(["stop", "games.school.test"]).status == 0)
+        #expect(s.eventually { (try? json(chromium)["URLAllowlist"]) == ["chrome://*", "school.test"] })
+
+        // A second window at once: only what both allow.
+        #expect(try s.blockc(["start", "--for", "10m", "only:school.test/class,wiki.test"]).status == 0)
+        policy = try json(chromium)
+        #expect(policy["URLAllowlist"] == ["chrome://*", "school.test/class"])
+        #expect(try s.blockc(["stop", Names.blockName(for: ["only:school.test/class,wiki.test"])]).status == 0)
+
+        #expect(try s.blockc(["stop", Names.blockName(for: ["only:school.test"])]).status == 0)
+        #expect(s.eventually { !FileManager.default.fileExists(atPath: chromium) }, "the window ends: the policy goes")
+        #expect(try s.status()["enforcement"]?["browserPolicies"]?["allowOnly"] == nil)
+
+        // A per-user window: Chromium reads machine-wide policies only, so no file.
+        #expect(try s.blockc(["start", "--for", "10m", "--user", "nobody", "only:school.test"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: chromium))
+        #expect(try s.status()["enforcement"]?["browserPolicies"]?["allowOnly"] == nil)
+    }
+
     @Test("E8: status says when a URL prefix is not enforced because no supported browser is installed; BrowserPolicies=no writes nothing")
     func noBrowser() throws {
         let s = Sandbox()
