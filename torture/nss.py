@@ -148,6 +148,9 @@ def allow_only_contract(lib):
         t.check(by3(lib, name, socket.AF_INET, 512)[0] == want, f"W2: with `*` and `!site.test`, {name!r}: status {want} expected")
     table(0, b"*\n!site.test\nsite.test\n")
     t.check(by3(lib, b"site.test", socket.AF_INET, 512)[0] == SUCCESS, "W2: a listed name wins over a `!` of the same name")
+    table(0, b"site.test\n!edu.site.test\n")  # AlwaysAllowed= under a blocked site, no window
+    for name, want in ((b"edu.site.test", NOTFOUND), (b"a.edu.site.test", NOTFOUND), (b"www.site.test", SUCCESS), (b"other.test", NOTFOUND)):
+        t.check(by3(lib, name, socket.AF_INET, 512)[0] == want, f"W2: an always-allowed `!edu.site.test` under site.test, {name!r}: status {want}")
     os.remove("/run/blockd/users/0")
     table("all", b"*\n!site.test\n")
     t.check(by3(lib, b"other.test", socket.AF_INET, 512)[0] == NOTFOUND, "W2: the `*` of `all` does not hold for root")

@@ -29,6 +29,9 @@ public struct DaemonConfig: Equatable, Sendable {
     public var userTablesDirectory = UserTable.directory
     /// F3: where `blockd.prom` goes for node_exporter's textfile collector; nil: no metrics.
     public var metricsDirectory: String?
+    /// W2: the selections no block ever covers (`AlwaysAllowed=`), as named; the configuration
+    /// resolves them against the catalog.
+    public var alwaysAllowed: [String] = []
 
     public init(maxActivities: Int, hostsFile: String, killGraceSeconds: Int, felt: FeltSettings = .defaults) {
         self.maxActivities = maxActivities
@@ -73,7 +76,7 @@ public struct DaemonConfig: Equatable, Sendable {
 
     public static let section = "Daemon"
     public static let keys = ["MaxActivities", "MaxActivitiesPerUser", "HostsFile", "KillGrace", "ConnectGrace", "Firewall", "CutSockets", "ResolvConf",
-                              "BrowserPolicies", "PolicyRoot", "FirefoxPolicies", "UserTablesDirectory", "AppShield", "MetricsDirectory"]
+                              "BrowserPolicies", "PolicyRoot", "FirefoxPolicies", "UserTablesDirectory", "AppShield", "MetricsDirectory", "AlwaysAllowed"]
 
     /// One layer of settings; nil means "not set here, keep what the layer below says".
     public struct Layer: Equatable, Sendable, Codable {
@@ -91,6 +94,7 @@ public struct DaemonConfig: Equatable, Sendable {
         public var firefoxPolicies: String?
         public var userTablesDirectory: String?
         public var metricsDirectory: String?
+        public var alwaysAllowed: [String]?
 
         public init(maxActivities: Int? = nil, hostsFile: String? = nil, killGraceSeconds: Int? = nil,
                     connectGraceSeconds: Int? = nil, firewall: Bool? = nil, cutSockets: Bool? = nil, resolvConf: String? = nil) {
@@ -112,6 +116,7 @@ public struct DaemonConfig: Equatable, Sendable {
         (l.browserPolicies, l.policyRoot, l.firefoxPolicies) = (browserPolicies, policyRoot, firefoxPolicies)
         l.userTablesDirectory = userTablesDirectory
         l.metricsDirectory = metricsDirectory
+        l.alwaysAllowed = alwaysAllowed
         l.maxActivitiesPerUser = maxActivitiesPerUser
         l.appShield = appShield
         return l
@@ -131,6 +136,7 @@ public struct DaemonConfig: Equatable, Sendable {
         c.firefoxPolicies = layer.firefoxPolicies ?? firefoxPolicies
         c.userTablesDirectory = layer.userTablesDirectory ?? userTablesDirectory
         c.metricsDirectory = layer.metricsDirectory ?? metricsDirectory
+        c.alwaysAllowed = layer.alwaysAllowed ?? alwaysAllowed
         return c
     }
 
@@ -175,6 +181,8 @@ public struct DaemonConfig: Equatable, Sendable {
                 layer.userTablesDirectory = try e.value.isEmpty ? nil : reader.ownDirectory(e)
             case "MetricsDirectory":
                 layer.metricsDirectory = try e.value.isEmpty ? nil : reader.directory(e)
+            case "AlwaysAllowed":
+                layer.alwaysAllowed = try e.value.isEmpty ? nil : reader.selections(e, adding: layer.alwaysAllowed ?? [])
             default:
                 throw reader.unknownKey(e, section: section, valid: keys)
             }
@@ -310,7 +318,7 @@ extension DaemonConfig {
             "KillGrace": "\(killGraceSeconds)s", "ConnectGrace": "\(felt.connectGraceSeconds)s", "Firewall": yes(felt.firewall),
             "CutSockets": yes(felt.cutSockets), "ResolvConf": felt.resolvConf, "BrowserPolicies": yes(browserPolicies),
             "PolicyRoot": policyRoot, "FirefoxPolicies": firefoxPolicies ?? "", "UserTablesDirectory": userTablesDirectory,
-            "AppShield": yes(appShield), "MetricsDirectory": metricsDirectory ?? "",
+            "AppShield": yes(appShield), "MetricsDirectory": metricsDirectory ?? "", "AlwaysAllowed": alwaysAllowed.joined(separator: " "),
         ]
         return DaemonConfig.keys.map { ($0, values[$0] ?? "") }
     }

@@ -27,6 +27,8 @@ public struct ConfigSet: Sendable {
     public var limits: [Limit] = []
     /// The files that were read, for `--check-config` and the journal.
     public var files: [String]
+    /// W2: `AlwaysAllowed=` resolved against the catalog.
+    public var alwaysAllowed = AlwaysAllowed([])
 
     /// The built-in defaults and catalog, with no file at all (DESIGN §7: blockd runs
     /// without any configuration).
@@ -71,6 +73,19 @@ public struct ConfigSet: Sendable {
         }
         // A configured selection of a built-in's name replaces the built-in.
         let catalog = Catalog.standard.merging(selections)
+        var always: [Selection] = []
+        for name in daemon.alwaysAllowed {
+            do throws(CoreError) {
+                let selection = try catalog.resolve(name)
+                guard !selection.isAllowOnly else {
+                    throw CoreError(.usage, "'\(name)' is an allow-only expression; name what is always allowed itself")
+                }
+                always.append(selection)
+            } catch {
+                let at = daemonFile.flatMap { line(of: "AlwaysAllowed", in: $0.text) }.map { ":\($0)" } ?? ""
+                problems.append(CoreError(.invalidConfig, "\(daemonFile?.path ?? "blockd.conf")\(at): AlwaysAllowed=: \(error.message)"))
+            }
+        }
 
         var schedules: [Schedule] = []
         var scheduleIn: [String: String] = [:]
@@ -104,7 +119,9 @@ public struct ConfigSet: Sendable {
                 files.append(source.path)
             } catch { problems.append(error) }
         }
-        return (ConfigSet(daemon: daemon, catalog: catalog, schedules: schedules, limits: limits, files: files), problems)
+        var set = ConfigSet(daemon: daemon, catalog: catalog, schedules: schedules, limits: limits, files: files)
+        set.alwaysAllowed = AlwaysAllowed(always)
+        return (set, problems)
     }
 
     /// A declared activity's `Selections=` as catalog names (unknown ones are an error that

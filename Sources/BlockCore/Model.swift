@@ -25,6 +25,9 @@ public struct Selection: Hashable, Sendable, Codable {
     /// W2: set for an allow-only selection (`only:…`, AllowOnly.swift): everything is blocked
     /// but these. Resolved from the name by the catalog, never configured.
     public var allowed: [Selection]?
+    /// W2: always-allowed hosts under a domain this selection blocks (`AlwaysAllowed.applied`),
+    /// set by the engine on what it enforces: the NSS module and Chromium let them through.
+    public var exceptions: [String]?
 
     public init(name: String, domains: [String] = [], apps: [String] = [], paths: [String] = [], openURL: String? = nil,
                 texts: [String: String] = [:], execOnBlock: String? = nil, execOnUnblock: String? = nil, firewall: Bool? = nil) {

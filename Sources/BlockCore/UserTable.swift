@@ -42,7 +42,11 @@ public enum UserTable {
     /// specific covering line decide, a listed name winning over a `!` of the same name; the
     /// `*` of the table `all` holds for login users only (uids 1000 to 60000), so system
     /// services and root keep resolving.
-    public static func render(uid: UInt32, domains: some Sequence<String>, allowOnly: Set<String>? = nil) throws(CoreError) -> [UInt8] {
+    ///
+    /// W2: `exceptions` (always-allowed hosts under a listed name) get `!` lines with or
+    /// without a window: being more specific than the listed name, they win.
+    public static func render(uid: UInt32, domains: some Sequence<String>, allowOnly: Set<String>? = nil,
+                              exceptions: Set<String> = []) throws(CoreError) -> [UInt8] {
         var names = Set<String>()
         for domain in domains { names.insert(try Domain.normalize(domain)) }
         let whose = uid == everyone ? "every user" : "uid \(uid) only"
@@ -52,11 +56,14 @@ public enum UserTable {
             out += name.utf8
             out.append(10)
         }
-        guard let allowOnly else { return out }
-        out += Array("# allow-only: every other name is blocked but these, each with the names under it\n*\n".utf8)
-        for host in allowOnly.sorted(by: order) where Site.cover(of: host, in: names) == nil {
-            out += Array("!\(try Domain.normalize(host))\n".utf8)
+        var allowed = exceptions
+        if let allowOnly {
+            out += Array("# allow-only: every other name is blocked but these, each with the names under it\n*\n".utf8)
+            allowed.formUnion(allowOnly.filter { Site.cover(of: $0, in: names) == nil })
+        } else if !exceptions.isEmpty {
+            out += Array("# always allowed, though under a name above\n".utf8)
         }
+        for host in allowed.sorted(by: order) { out += Array("!\(try Domain.normalize(host))\n".utf8) }
         return out
     }
 

@@ -33,7 +33,7 @@ extension Engine {
             }
             kept[name] = target
             resolved[name] = target
-            out.append(target)
+            out.append(config.alwaysAllowed.applied(to: target))  // W2: recorded whole, enforced without them
         }
         // Selections not blocked now keep their last targets while an activity still names
         // them, for the day the configuration no longer does.

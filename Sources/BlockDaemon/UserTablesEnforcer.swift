@@ -104,6 +104,8 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
     struct Wanted: Equatable {
         var domains: [String] = []
         var allowOnly: Set<String>?
+        /// Always-allowed hosts under a listed name (`Selection.exceptions`).
+        var exceptions: Set<String> = []
     }
 
     /// uid → the valid domains of the selections blocked for that uid only, and, with
@@ -121,7 +123,10 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
             }
             let domains = selection.domains.compactMap { try? Domain.normalize($0) }  // the hosts enforcer's rule (E1)
             guard !domains.isEmpty else { continue }
-            for key in keys { out[key, default: Wanted()].domains += domains }
+            for key in keys {
+                out[key, default: Wanted()].domains += domains
+                out[key]?.exceptions.formUnion(selection.exceptions ?? [])
+            }
         }
         return out
     }
@@ -158,7 +163,9 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
             guard mayHoldTables || !wanted.isEmpty else { return report }
             mayHoldTables = true
             var rendered: [UInt32: [UInt8]] = [:]
-            for (uid, table) in wanted { rendered[uid] = try? UserTable.render(uid: uid, domains: table.domains, allowOnly: table.allowOnly) }
+            for (uid, table) in wanted {
+                rendered[uid] = try? UserTable.render(uid: uid, domains: table.domains, allowOnly: table.allowOnly, exceptions: table.exceptions)
+            }
             var owners: [UInt32: [String]] = [:]  // whose lines each table holds, for tamper reports
             for selection in blocked where !selection.domains.isEmpty || selection.isAllowOnly {
                 for uid in selection.users ?? [UserTable.everyone] where rendered[uid] != nil { owners[uid, default: []].append(selection.name) }

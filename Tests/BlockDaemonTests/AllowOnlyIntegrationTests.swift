@@ -27,6 +27,22 @@ struct AllowOnlyIntegrationTests {
         #expect(s.eventually(timeout: 5) { !FileManager.default.fileExists(atPath: s.userTablesDir + "/all") })
     }
 
+    @Test("W2: AlwaysAllowed= keeps a site out of every block and in every window, through the real daemon")
+    func alwaysAllowed() throws {
+        let s = Sandbox()
+        s.write("[Daemon]\nAlwaysAllowed=wiki.example edu.video.example\n", to: "etc/blockd.conf")
+        s.write("[Selection]\nName=distractions\nDomains=wiki.example video.example games.example\n", to: "etc/selections.d/distractions.conf")
+        try s.start()
+        #expect(try s.blockc(["start", "--for", "10m", "distractions"]).status == 0)
+        let hosts = HostsFile.blockedDomains(in: Array(FileManager.default.contents(atPath: s.hostsPath) ?? Data()))
+        #expect(hosts.contains("video.example") && hosts.contains("games.example") && !hosts.contains("wiki.example"), "\(hosts)")
+        let all = String(decoding: FileManager.default.contents(atPath: s.userTablesDir + "/all") ?? Data(), as: UTF8.self)
+        #expect(all.contains("\nvideo.example\n") && all.contains("\n!edu.video.example\n") && !all.contains("\nwiki.example"), "\(all)")
+        #expect(try s.blockc(["start", "--for", "10m", "--allow-only", "school.example"]).status == 0)
+        let window = Array(FileManager.default.contents(atPath: s.userTablesDir + "/all") ?? Data())
+        #expect(UserTable.allowed(in: window) == ["edu.video.example", "school.example", "wiki.example"], "\(String(decoding: window, as: UTF8.self))")
+    }
+
     @Test("W2: schedule add --allow-only is a window of allow-only time; a limit cannot allow only")
     func scheduleAndLimit() throws {
         let s = Sandbox()
