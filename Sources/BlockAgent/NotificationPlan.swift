@@ -85,7 +85,7 @@ public struct NotificationPlanner: Sendable {
         guard event.concerns(viewer.uid) else { return nil }
         let texts = info?.texts ?? [:]
         let until = instant(event.until)
-        var values = TemplateValues(selection: selection, until: until.map { display($0, now: now) },
+        var values = TemplateValues(selection: AllowOnly.display(selection), until: until.map { display($0, now: now) },  // W2
                                     remaining: until.flatMap { remaining(from: now, to: $0) })
         let title: TextKey, body: TextKey
         var offersAlternative = false

@@ -65,6 +65,14 @@ import ZoneInfo
         }
     }
 
+    @Test("W2: an allow-only window reads \"everything but editor, school is now blocked\"")
+    func allowOnly() throws {
+        let lock = WatchEvent.lock(time: "2026-11-29T13:06:00+09:00", selection: "only:editor,school", until: "2026-11-29T15:06:00+09:00", reasons: ["homework"])
+        let l = try #require(planner(.en).plan(lock, selection: nil, now: PlannerTests.now, abilities: PlannerTests.all))
+        #expect(l.summary == "everything but editor, school is now blocked")
+        #expect(l.selection == "only:editor,school", "the slot stays keyed by the selection's name (S2)")
+    }
+
     @Test("lock, unlock and warning each have their texts; unlock and warning never offer the button")
     func otherEvents() throws {
         let info = SelectionInfo(name: "social", openURL: "https://example.org/")
