@@ -65,7 +65,8 @@ public enum ChromiumPolicy {
         /// `www.a.com/x`.
         public var blocklist: [String]
         /// What every allow-only selection blocked now allows (two windows at once allow only
-        /// what both allow), less what a blocked selection covers, and `internalPages`.
+        /// what both allow), less what a blocked selection covers (an always-allowed host it
+        /// excepts stays), and `internalPages`.
         public var allowlist: [String]
         /// The allowed sites and prefixes themselves, for `status`.
         public var allowed: [String]
@@ -86,15 +87,21 @@ public enum ChromiumPolicy {
             let windows = machineWide.filter(\.isAllowOnly)
             guard !windows.isEmpty else { return nil }
             let sets = windows.map { Self.filters(of: $0.allowed ?? []) }
-            let blockedFilters = Self.filters(of: machineWide.filter { !$0.isAllowOnly })
+            let blocks = machineWide.filter { !$0.isAllowOnly }
+            let blockedFilters = Self.filters(of: blocks)
+            // AlwaysAllowed=: hosts under a blocked domain that no block covers (the engine's `exceptions`).
+            let exceptions = Set(blocks.flatMap { $0.exceptions ?? [] }.compactMap { try? Domain.normalize($0) })
             var allowed = Set<Filter>()
             var restated = Set<Filter>()
             for filter in Set(sets.joined()) where sets.allSatisfy({ set in set.contains { $0.covers(filter) } }) {
                 // Equal filters go to the allowlist in Chromium, a longer allowed path or host
-                // under a blocked one wins too: what a block covers is not allowed at all.
-                guard !blockedFilters.contains(where: { $0.covers(filter) }) else { continue }
+                // under a blocked one wins too: what a block covers is not allowed at all,
+                // unless it is always allowed.
+                let excepted = Site.cover(of: filter.host, in: exceptions) != nil
+                guard excepted || !blockedFilters.contains(where: { $0.covers(filter) }) else { continue }
                 allowed.insert(filter)
-                for b in blockedFilters where b.host != filter.host && Site.covers(b.host, filter.host) && b.path.hasPrefix(filter.path) {
+                for b in blockedFilters where !excepted && !b.path.isEmpty && b.host != filter.host
+                    && Site.covers(b.host, filter.host) && b.path.hasPrefix(filter.path) {
                     restated.insert(Filter(host: filter.host, path: b.path))
                 }
             }

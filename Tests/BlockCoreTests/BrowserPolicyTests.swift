@@ -103,6 +103,11 @@ private func only(_ allowed: Selection..., users: [UInt32]? = nil) -> Selection 
 
 private func site(_ domains: String...) -> Selection { Selection(name: domains[0], domains: domains) }
 private func pages(_ paths: String...) -> Selection { Selection(name: paths[0], paths: paths) }
+private func excepting(_ selection: Selection, _ hosts: String...) -> Selection {
+    var s = selection
+    s.exceptions = hosts
+    return s
+}
 
 @Suite struct ChromiumAllowOnlyTests {
     static let school = site("school.test", "www.school.test")
@@ -127,6 +132,9 @@ private func pages(_ paths: String...) -> Selection { Selection(name: paths[0], 
         // Allowed prefixes: the allowed one stays, a blocked one inside it too, one covering it takes it out.
         ([only(pages("school.test/class")), pages("school.test/class/games")], ["*", "school.test/class/games"], ["chrome://*", "school.test/class"]),
         ([only(pages("school.test/class/a")), pages("school.test/class")], ["*", "school.test/class"], ["chrome://*"]),
+        // AlwaysAllowed=: a host the engine excepts under a blocked site stays allowed (the longer host wins).
+        ([only(site("docs.google.test"), site("school.test")), excepting(site("google.test"), "docs.google.test")],
+         ["*", "google.test"], ["chrome://*", "docs.google.test", "school.test"]),
         // An apps-only allowed selection opens no site; an unnormalized name never reaches the file.
         ([only(Selection(name: "editor", apps: ["code"]), site("bad\"name.test"))], ["*"], ["chrome://*"]),
     ])
