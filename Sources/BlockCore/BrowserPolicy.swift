@@ -43,6 +43,9 @@ public enum ChromiumPolicy {
             json["URLAllowlist"] = .array(allowOnly.allowlist.map { .string($0) })
         } else {
             json["URLBlocklist"] = .array(blocklist(blocked).map { .string($0) })
+            // W2: an always-allowed host under a blocked site; its longer host wins in Chromium.
+            let exceptions = Set(blocked.flatMap { $0.exceptions ?? [] }).sorted()
+            if !exceptions.isEmpty { json["URLAllowlist"] = .array(exceptions.map { .string($0) }) }
         }
         json["DnsOverHttpsMode"] = "off"
         json["IncognitoModeAvailability"] = 1

@@ -365,3 +365,16 @@ private func excepting(_ selection: Selection, _ hosts: String...) -> Selection 
         #expect(throws: CoreError.self) { try DaemonConfig.parseLayer(file: "b.conf", text: "[Daemon]\nPolicyRoot=relative\n") }
     }
 }
+
+@Suite struct AlwaysAllowedPolicyTests {
+    @Test("W2: an always-allowed host under a blocked site goes into URLAllowlist outside a window too; none, no URLAllowlist")
+    func exceptions() throws {
+        var video = Selection(name: "video", domains: ["video.example"])
+        video.exceptions = ["edu.video.example"]
+        let doc = try JSON.parse(bytes: try #require(ChromiumPolicy.document(blocked: [video])))
+        #expect(doc["URLBlocklist"] == ["video.example"])
+        #expect(doc["URLAllowlist"] == ["edu.video.example"])
+        let plain = try JSON.parse(bytes: try #require(ChromiumPolicy.document(blocked: [Selection(name: "video", domains: ["video.example"])])))
+        #expect(plain["URLAllowlist"] == nil)
+    }
+}
