@@ -76,6 +76,46 @@ def require(t, tools, needs):
         t.done()
 
 
+def binaries(t, bindir, repo):
+    """The NSS module the rig installs, after checking that it and the three binaries exist
+    and that the module is not older than its source (the repository is read-only in the
+    rig, which cannot build it); otherwise ends the suite, failed, with what to run."""
+    nss = f"{repo}/.build/nss/libnss_blockd.so.2"
+    missing = [p for p in (f"{bindir}/blockd", f"{bindir}/blockc", f"{bindir}/blockc-agent", nss) if not os.path.exists(p)]
+    if missing:
+        t.check(False, f"missing {' '.join(missing)} (swift build; make nss)")
+        t.done()
+    if os.path.getmtime(nss) < os.path.getmtime(f"{repo}/nss/nss_blockd.c"):
+        t.check(False, f"{nss} is older than nss/nss_blockd.c: make nss (the repository is read-only in the rig)")
+        t.done()
+    return nss
+
+
+class Timeout(Exception):
+    """A suite ran over its time, or was told to stop: raised in it so that its `finally`
+    stops the rig."""
+
+
+def deadline(seconds):
+    """Raises Timeout in the suite after `seconds`, and at SIGTERM, SIGINT or SIGHUP."""
+    def on_signal(signum, frame):
+        raise Timeout(f"signal {signum}" if signum != signal.SIGALRM else f"the suite ran over {seconds} s")
+    for s in (signal.SIGALRM, signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, on_signal)
+    signal.alarm(seconds)
+
+
+def timed(t, name):
+    """A `with` block whose seconds are recorded under t.figures[name]."""
+    class Step:
+        def __enter__(self):
+            self.start = time.monotonic()
+
+        def __exit__(self, *exc):
+            t.figures[name] = round(time.monotonic() - self.start, 2)
+    return Step()
+
+
 def cgroup2():
     """(mount point of the cgroup v2 hierarchy, this process's cgroup in it), or None."""
     mount = None

@@ -33,7 +33,7 @@ Also measured (a figure, a check only where this systemd can enforce it): whethe
 refuses an IP bind here. The machine's /etc/hosts, clock, network and processes are untouched;
 the rig is stopped and its scratch dir removed whatever happens (SUITE_SECONDS bounds the run).
 Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed."""
-import json, os, re, signal, sys, time
+import json, os, re, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Tally  # noqa: E402
 import sysrig  # noqa: E402
@@ -56,27 +56,8 @@ if len(sys.argv) != 2:
 bindir = os.path.realpath(sys.argv[1])
 require(t, ["make", "nft", "getent", "useradd", "journalctl", "systemd-analyze", "python3"],
         "needs root to boot a systemd of its own (overlay root, mount/PID/network namespaces)")
-NSS = f"{REPO}/.build/nss/libnss_blockd.so.2"
-missing = [p for p in (f"{bindir}/blockd", f"{bindir}/blockc", f"{bindir}/blockc-agent", NSS) if not os.path.exists(p)]
-if missing:
-    t.check(False, f"missing {' '.join(missing)} (swift build; make nss)")
-    t.done()
-if os.path.getmtime(NSS) < os.path.getmtime(f"{REPO}/nss/nss_blockd.c"):  # the rig's make install cannot build it
-    t.check(False, f"{NSS} is older than nss/nss_blockd.c: make nss (the repository is read-only in the rig)")
-    t.done()
-
-
-class Timeout(Exception):
-    pass
-
-
-def on_signal(signum, frame):
-    raise Timeout(f"signal {signum}" if signum != signal.SIGALRM else f"the suite ran over {SUITE_SECONDS} s")
-
-
-for s in (signal.SIGALRM, signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-    signal.signal(s, on_signal)
-signal.alarm(SUITE_SECONDS)
+NSS = sysrig.binaries(t, bindir, REPO)
+sysrig.deadline(SUITE_SECONDS)
 rig = SystemRig(binds={SRC: REPO, BIN: bindir}, names={SITE: SITE_ADDRESS, OTHER: OTHER_ADDRESS})
 
 
