@@ -64,10 +64,12 @@ let package = Package(
         // Test doubles (manual clock, memory log, recording enforcer, unsupplied collaborators):
         // only test targets depend on it.
         .target(name: "BlockTestSupport", dependencies: ["BlockCore", "BlockDaemon"], path: "Tests/Support"),
+        // Running programs and waiting with a deadline, for every integration test target.
+        .target(name: "BlockTestTools", path: "Tests/Tools"),
         .testTarget(name: "BlockCoreTests", dependencies: ["BlockCore", "ZoneInfo"]),
-        .testTarget(name: "BlockDaemonTests", dependencies: ["BlockCore", "ZoneInfo", "BlockDaemon", "BlockClient", "BlockTestSupport"]),
+        .testTarget(name: "BlockDaemonTests", dependencies: ["BlockCore", "ZoneInfo", "BlockDaemon", "BlockClient", "BlockTestSupport", "BlockTestTools"]),
         .testTarget(name: "BlockClientTests", dependencies: ["BlockCore", "ZoneInfo", "BlockClient"]),
-        .testTarget(name: "BlockAgentTests", dependencies: ["BlockCore", "ZoneInfo", "BlockClient", "BlockAgent"]),
+        .testTarget(name: "BlockAgentTests", dependencies: ["BlockCore", "ZoneInfo", "BlockClient", "BlockAgent", "BlockTestTools"]),
     ],
     swiftLanguageModes: [.v6]
 )

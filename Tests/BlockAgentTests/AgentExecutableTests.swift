@@ -2,6 +2,7 @@ import BlockClient
 import Foundation
 import Glibc
 import Testing
+import BlockTestTools
 
 /// Only `watch --notify` loads libsystemd: the agent is its own executable, blockc-agent, which
 /// `blockc watch --notify` execs (found next to blockc, or in ../libexec/blockd/ once installed).
@@ -11,7 +12,7 @@ struct AgentExecutableTests {
 
     /// The libraries one run loads, from the dynamic loader's own trace (LD_DEBUG=libs).
     static func loaded(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String, libraries: [String]) {
-        let r = try Proc.capture(path, arguments, environment: ["LD_DEBUG": "libs", "BLOCKD_SOCKET": "/nonexistent/blockd.sock"])
+        let r = try Run.capture(path, arguments, environment: ["LD_DEBUG": "libs", "BLOCKD_SOCKET": "/nonexistent/blockd.sock"])
         let libraries = r.output.split(separator: "\n").compactMap { line -> String? in
             guard let range = line.range(of: "find library=") else { return nil }
             return String(line[range.upperBound...].prefix { $0 != " " })
@@ -28,7 +29,7 @@ struct AgentExecutableTests {
         for (name, to) in names {
             let target = dir + "/" + to
             try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            let cp = try Proc.capture("/bin/cp", [bin + "/" + name, target])
+            let cp = try Run.capture("/bin/cp", [bin + "/" + name, target])
             guard cp.status == 0 else { throw POSIXError(.EIO, userInfo: [NSLocalizedDescriptionKey: "cp \(name): \(cp.output)"]) }
         }
         return dir
@@ -51,7 +52,7 @@ struct AgentExecutableTests {
     func missingAgent() throws {
         let dir = try AgentExecutableTests.copy(["blockc": "bin/blockc"])
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let r = try Proc.capture(dir + "/bin/blockc", ["--socket", dir + "/blockd.sock", "watch", "--notify"])
+        let r = try Run.capture(dir + "/bin/blockc", ["--socket", dir + "/blockd.sock", "watch", "--notify"])
         #expect(r.status == 2)
         #expect(r.output == "blockc: the notification agent blockc-agent is missing: looked for \(dir)/bin/blockc-agent and \(dir)/libexec/blockd/blockc-agent; reinstall blockd (make install), or use blockc watch\n")
     }
@@ -67,7 +68,7 @@ struct AgentExecutableTests {
         let env = ["XDG_RUNTIME_DIR": dir, "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(dir)/no-bus", "PATH": dir]
         let agent = try processes.launch(dir + "/bin/blockc", ["--socket", daemon.path, "watch", "--notify"], environment: env, output: dir + "/agent.log")
         let log = { (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? "" }
-        #expect(Proc.eventually { daemon.watcherCount == 1 }, "no subscription: \(log())")
+        #expect(Run.eventually { daemon.watcherCount == 1 }, "no subscription: \(log())")
         let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(agent.pid)/exe")
         #expect(exe == dir + "/libexec/blockd/blockc-agent", "the same process now runs the agent")
         agent.stop()

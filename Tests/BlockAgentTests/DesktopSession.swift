@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestTools
 
 /// Tests that need real desktop programs are declared with `.enabled(if: Desktop.can(...),
 /// Desktop.needsPrograms)`: where BLOCKD_PRIVILEGED_TESTS=1 (CI, `make check`, which installs
@@ -23,7 +24,7 @@ enum Desktop {
     static func missing(_ tools: [String], pythonDBus: Bool) -> [String] {
         var missing = tools.filter { !FileManager.default.isExecutableFile(atPath: $0) }
         if pythonDBus, missing.isEmpty,
-           (try? Proc.capture(python, ["-c", "import dbus, dbus.service; from gi.repository import GLib"]).status) != 0 {
+           (try? Run.capture(python, ["-c", "import dbus, dbus.service; from gi.repository import GLib"]).status) != 0 {
             missing.append("python3-dbus and python3-gi")
         }
         return missing
@@ -89,9 +90,9 @@ final class Child: @unchecked Sendable {
     func stop() {
         guard isRunning else { return }
         kill(pid, SIGTERM)
-        if !Proc.eventually(timeout: 3, { !isRunning }) {
+        if !Run.eventually(timeout: 3, { !isRunning }) {
             kill(pid, SIGKILL)
-            _ = Proc.eventually(timeout: 3) { !isRunning }
+            _ = Run.eventually(timeout: 3) { !isRunning }
         }
     }
 }
@@ -119,38 +120,6 @@ final class Processes: @unchecked Sendable {
     }
 }
 
-enum Proc {
-    struct Result {
-        var status: Int32
-        var output: String
-    }
-
-    static func capture(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        for (k, v) in environment { env[k] = v }
-        p.environment = env
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return Result(status: p.terminationStatus, output: String(decoding: data, as: UTF8.self))
-    }
-
-    static func eventually(timeout: TimeInterval = 10, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(20_000)
-        }
-        return try condition()
-    }
-}
 
 struct TestFailure: Error, CustomStringConvertible {
     let description: String
@@ -187,14 +156,14 @@ final class DesktopSession: @unchecked Sendable {
             """
         try config.write(toFile: dir + "/bus.conf", atomically: true, encoding: .utf8)
         try processes.launch(Desktop.dbusDaemon, ["--config-file=\(dir)/bus.conf", "--nofork", "--nopidfile"], output: dir + "/dbus.log")
-        guard Proc.eventually(timeout: 5, { FileManager.default.fileExists(atPath: dir + "/bus") }) else {
+        guard Run.eventually(timeout: 5, { FileManager.default.fileExists(atPath: dir + "/bus") }) else {
             throw TestFailure("dbus-daemon did not start: \(read("dbus.log"))")
         }
         // Every Notify call, as sent, for the assertions on replaces_id and actions.
         try processes.launch(Desktop.busctl, ["--address=\(address)", "monitor", "--json=short",
                                               "--match=type='method_call',interface='org.freedesktop.Notifications',member='Notify'"],
                              output: dir + "/monitor.err", stdoutFD: try file(dir + "/monitor.json"))
-        guard Proc.eventually(timeout: 5, { read("monitor.err").contains("Monitoring") }) else {
+        guard Run.eventually(timeout: 5, { read("monitor.err").contains("Monitoring") }) else {
             throw TestFailure("busctl monitor did not start: \(read("monitor.err"))")
         }
     }
@@ -233,7 +202,7 @@ final class DesktopSession: @unchecked Sendable {
 
     /// The notification server's name has an owner.
     func serverRunning() -> Bool {
-        let r = try? Proc.capture(Desktop.busctl, ["--address=\(address)", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
+        let r = try? Run.capture(Desktop.busctl, ["--address=\(address)", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                                    "org.freedesktop.DBus", "NameHasOwner", "s", "org.freedesktop.Notifications"])
         return r?.output.hasPrefix("b true") ?? false
     }
@@ -263,7 +232,7 @@ final class DesktopSession: @unchecked Sendable {
         try write("[global]\n    timeout = 0\n" + config, to: "dunstrc")
         try processes.launch(Desktop.dunst, ["-config", dir + "/dunstrc"], environment: environment.merging(["DISPLAY": display!]) { $1 },
                              output: dir + "/dunst.log")
-        guard Proc.eventually(timeout: 10, serverRunning) else { throw TestFailure("dunst did not take the bus name: \(read("dunst.log"))") }
+        guard Run.eventually(timeout: 10, serverRunning) else { throw TestFailure("dunst did not take the bus name: \(read("dunst.log"))") }
     }
 
     /// A notification server without the `actions` capability, which records each Notify
@@ -296,7 +265,7 @@ final class DesktopSession: @unchecked Sendable {
             """
         try write(script, to: "server.py")
         try processes.launch(Desktop.python, [dir + "/server.py", address, dir + "/server.jsonl"], output: dir + "/server.log")
-        guard Proc.eventually(timeout: 10, serverRunning) else { throw TestFailure("the fake server did not start: \(read("server.log"))") }
+        guard Run.eventually(timeout: 10, serverRunning) else { throw TestFailure("the fake server did not start: \(read("server.log"))") }
     }
 
     /// The fake server's record of Notify calls.
@@ -314,7 +283,7 @@ final class DesktopSession: @unchecked Sendable {
     }
 
     func dunstctl(_ arguments: [String]) throws -> String {
-        let r = try Proc.capture(Desktop.dunstctl, arguments, environment: environment)
+        let r = try Run.capture(Desktop.dunstctl, arguments, environment: environment)
         guard r.status == 0 else { throw TestFailure("dunstctl \(arguments.joined(separator: " ")) failed: \(r.output)") }
         return r.output
     }

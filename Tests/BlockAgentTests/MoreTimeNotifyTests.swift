@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import BlockAgent
+import BlockTestTools
 
 /// M4 as users see it: the real `blockc watch --notify`, real dunst, buttons pressed through
 /// `dunstctl`, and a fake blockd that records what the buttons sent.
@@ -34,26 +35,26 @@ struct MoreTimeNotifyTests {
         let (daemon, _) = try NotifyIntegrationTests.start(session)
 
         daemon.send(MoreTimeNotifyTests.denied(more: "ask"))
-        try #require(Proc.eventually { session.notifyCalls().count == 1 }, "no Notify: \(session.read("agent.log"))")
+        try #require(Run.eventually { session.notifyCalls().count == 1 }, "no Notify: \(session.read("agent.log"))")
         #expect(session.notifyCalls()[0].args[5] == ["more", "Ask for more time"], "the daemon said asking can succeed (S4)")
         _ = try session.dunstctl(["action", "0"])
-        #expect(Proc.eventually { daemon.received == [.more(.init(selection: "discord", seconds: 900))] },
+        #expect(Run.eventually { daemon.received == [.more(.init(selection: "discord", seconds: 900))] },
                 "received \(daemon.received); log: \(session.read("agent.log"))")
 
         daemon.send(MoreTimeNotifyTests.note("asked", uid: getuid()))
-        try #require(Proc.eventually { session.notifyCalls().count == 2 }, "\(session.read("agent.log"))")
+        try #require(Run.eventually { session.notifyCalls().count == 2 }, "\(session.read("agent.log"))")
         let asked = session.notifyCalls()[1].args
         #expect(asked[3] == "Asked for more time")
         #expect(asked[5] == [], "nothing to press while the request waits")
         #expect(asked[1] != .int(0), "S2: it replaces the shield notification")
         daemon.send(MoreTimeNotifyTests.note("granted", uid: getuid()))
-        try #require(Proc.eventually { session.notifyCalls().count == 3 }, "\(session.read("agent.log"))")
+        try #require(Run.eventually { session.notifyCalls().count == 3 }, "\(session.read("agent.log"))")
         #expect(session.notifyCalls()[2].args[3] == "More time for discord")
         #expect(session.notifyCalls()[2].args[1] == asked[1], "S2: the answer replaces \"Asked for more time\"")
-        #expect(Proc.eventually { MoreTimeNotifyTests.displayed(session, 1) })
+        #expect(Run.eventually { MoreTimeNotifyTests.displayed(session, 1) })
 
         daemon.send(MoreTimeNotifyTests.denied(more: "bogus"))
-        try #require(Proc.eventually { session.notifyCalls().count == 4 })
+        try #require(Run.eventually { session.notifyCalls().count == 4 })
         #expect(session.notifyCalls()[3].args[5] == [], "S4: an offer this build does not know is no button")
     }
 
@@ -71,20 +72,20 @@ struct MoreTimeNotifyTests {
         let (daemon, _) = try NotifyIntegrationTests.start(session, admin: true)
 
         daemon.send(MoreTimeNotifyTests.note("asked", uid: 4242))
-        try #require(Proc.eventually { session.notifyCalls().count == 1 }, "no Notify: \(session.read("agent.log"))")
+        try #require(Run.eventually { session.notifyCalls().count == 1 }, "no Notify: \(session.read("agent.log"))")
         let request = session.notifyCalls()[0].args
         #expect(request[3] == "More time asked for discord")
         #expect(request[5] == ["approve", "Approve", "deny", "Deny"])
         _ = try session.dunstctl(["action", "0"])
-        #expect(Proc.eventually { daemon.received == [.approve(id: "m3", seconds: nil)] },
+        #expect(Run.eventually { daemon.received == [.approve(id: "m3", seconds: nil)] },
                 "received \(daemon.received); menu: \(session.read("menu")); log: \(session.read("agent.log")) \(session.read("dunst.log"))")
 
         daemon.send(MoreTimeNotifyTests.note("granted", uid: 4242))
-        try #require(Proc.eventually { session.notifyCalls().count == 2 }, "\(session.read("agent.log"))")
+        try #require(Run.eventually { session.notifyCalls().count == 2 }, "\(session.read("agent.log"))")
         let answer = session.notifyCalls()[1].args
         #expect(answer[3] == "More time for discord")
         #expect(answer[5] == [])
         #expect(answer[1] != .int(0), "S2: the answer replaces the request")
-        #expect(Proc.eventually { MoreTimeNotifyTests.displayed(session, 1) })
+        #expect(Run.eventually { MoreTimeNotifyTests.displayed(session, 1) })
     }
 }

@@ -4,6 +4,7 @@ import Glibc
 import Testing
 @testable import BlockAgent
 import ZoneInfo
+import BlockTestTools
 
 /// `blockc watch --notify` as users run it: the real binary, a private session bus, a real
 /// notification server (dunst under Xvfb, or a Python one without `actions`), a fake blockd
@@ -43,7 +44,7 @@ struct NotifyIntegrationTests {
         (env["LANG"], env["LC_ALL"], env["LC_MESSAGES"], env["LANGUAGE"]) = (lang, "", "", "")
         let agent = try session.processes.launch(binDir + "/blockc", ["--socket", daemon.path, "watch", "--notify"],
                                                  environment: env, output: session.dir + "/agent.log")
-        guard Proc.eventually(timeout: 30, { daemon.watcherCount == 1 }) else {
+        guard Run.eventually(timeout: 30, { daemon.watcherCount == 1 }) else {
             throw TestFailure("the agent did not subscribe: \(session.read("agent.log"))")
         }
         return (daemon, agent)
@@ -82,7 +83,7 @@ struct NotifyIntegrationTests {
         let (until, hm) = NotifyIntegrationTests.until()
 
         daemon.send(NotifyIntegrationTests.denied("instagram", app: "インスタ", until: until))
-        try #require(Proc.eventually { session.notifyCalls().count == 1 }, "no Notify: \(session.read("agent.log"))")
+        try #require(Run.eventually { session.notifyCalls().count == 1 }, "no Notify: \(session.read("agent.log"))")
         let first = session.notifyCalls()[0]
         #expect(first.args[0] == "blockd")
         #expect(first.args[1] == .int(0), "a new notification")
@@ -91,29 +92,29 @@ struct NotifyIntegrationTests {
         #expect(first.args[5] == ["open", "Open minulo"], "OpenURL=, the actions capability and an opener: a button (S4)")
 
         daemon.send(NotifyIntegrationTests.denied("instagram", app: "インスタ", until: until, at: Date().addingTimeInterval(1)))
-        try #require(Proc.eventually { session.notifyCalls().count == 2 })
+        try #require(Run.eventually { session.notifyCalls().count == 2 })
         let replaced = session.notifyCalls()[1].args[1]
         #expect(replaced != .int(0), "S2: the second notification replaces the first")
-        #expect(Proc.eventually { (try? session.dunstctl(["count", "displayed"]))?.trimmingCharacters(in: .whitespacesAndNewlines) == "1" })
+        #expect(Run.eventually { (try? session.dunstctl(["count", "displayed"]))?.trimmingCharacters(in: .whitespacesAndNewlines) == "1" })
 
         // S1: an ActionInvoked from anyone but the server is ignored, even sent straight to us.
-        let forged = try Proc.capture(Desktop.busctl, ["--address=\(session.address)", "emit", "--destination=\(first.sender)",
+        let forged = try Run.capture(Desktop.busctl, ["--address=\(session.address)", "emit", "--destination=\(first.sender)",
                                                        "/org/freedesktop/Notifications", "org.freedesktop.Notifications",
                                                        "ActionInvoked", "us", "\(replaced.int ?? 0)", "open"])
         #expect(forged.status == 0, "busctl emit: \(forged.output)")
         // dunst invokes the only action of the topmost notification.
         _ = try session.dunstctl(["action", "0"])
         let url = "https://minulo.example/open?app=%E3%82%A4%E3%83%B3%E3%82%B9%E3%82%BF&from=instagram"
-        #expect(Proc.eventually { session.read("opened") == url + "\n" }, "opened: \(session.read("opened")); log: \(session.read("agent.log"))")
+        #expect(Run.eventually { session.read("opened") == url + "\n" }, "opened: \(session.read("opened")); log: \(session.read("agent.log"))")
 
         daemon.send(NotifyIntegrationTests.denied("discord", app: "Discord", until: until))
-        try #require(Proc.eventually { session.notifyCalls().count == 3 })
+        try #require(Run.eventually { session.notifyCalls().count == 3 })
         #expect(session.notifyCalls()[2].args[5] == [], "no OpenURL=, no button (S4)")
-        #expect(Proc.eventually { (try? session.dunstctl(["count", "displayed"]))?.trimmingCharacters(in: .whitespacesAndNewlines) == "2" })
+        #expect(Run.eventually { (try? session.dunstctl(["count", "displayed"]))?.trimmingCharacters(in: .whitespacesAndNewlines) == "2" })
 
         _ = try session.dunstctl(["close-all"])
         var history: [[String: JSON]] = []
-        #expect(Proc.eventually {
+        #expect(Run.eventually {
             history = (try? session.dunstHistory()) ?? []
             return history.count == 2
         }, "S2: one notification per selection: \(history)")
@@ -131,7 +132,7 @@ struct NotifyIntegrationTests {
         try session.startDunst()
         let (daemon, _) = try NotifyIntegrationTests.start(session, opener: false)
         daemon.send(NotifyIntegrationTests.denied("instagram", app: "Instagram", until: NotifyIntegrationTests.until().0))
-        try #require(Proc.eventually { session.notifyCalls().count == 1 }, "no Notify: \(session.read("agent.log"))")
+        try #require(Run.eventually { session.notifyCalls().count == 1 }, "no Notify: \(session.read("agent.log"))")
         #expect(session.notifyCalls()[0].args[3] == "Instagram is blocked")
         #expect(session.notifyCalls()[0].args[5] == [])
     }
@@ -144,7 +145,7 @@ struct NotifyIntegrationTests {
         let (daemon, _) = try NotifyIntegrationTests.start(session, lang: "ja_JP.UTF-8")
         let until = NotifyIntegrationTests.thirtyMinutesOn()
         daemon.send(NotifyIntegrationTests.denied("instagram", app: "インスタ", until: until))
-        try #require(Proc.eventually { session.serverCalls().count == 1 }, "no Notify: \(session.read("agent.log"))")
+        try #require(Run.eventually { session.serverCalls().count == 1 }, "no Notify: \(session.read("agent.log"))")
         let call = session.serverCalls()[0]
         let hm = NotificationPlanner(language: .ja, clock: NotifyIntegrationTests.tokyo).display(until, now: Date())
         #expect(call["summary"] == "インスタはブロック中です")
@@ -161,14 +162,14 @@ struct NotifyIntegrationTests {
         let until = Date().addingTimeInterval(600)
         daemon.send(NotifyIntegrationTests.denied("discord", app: "Discord", until: until))
         daemon.send(NotifyIntegrationTests.denied("instagram", app: "Instagram", until: until))
-        #expect(Proc.eventually { session.read("agent.log").contains("no notification server") })
+        #expect(Run.eventually { session.read("agent.log").contains("no notification server") })
         usleep(300_000)  // the second event has been handled too: no second line
         #expect(session.read("agent.log").components(separatedBy: "no notification server").count == 2, "\(session.read("agent.log"))")
         #expect(agent.isRunning)
 
         try session.startServerWithoutActions()
         daemon.send(NotifyIntegrationTests.denied("discord", app: "Discord", until: until, at: Date().addingTimeInterval(2)))
-        #expect(Proc.eventually { session.serverCalls().count == 1 }, "\(session.read("agent.log"))")
+        #expect(Run.eventually { session.serverCalls().count == 1 }, "\(session.read("agent.log"))")
         #expect(session.serverCalls().first?["summary"] == "Discord is blocked")
     }
 
@@ -182,16 +183,16 @@ struct NotifyIntegrationTests {
         let tokyo = NotifyIntegrationTests.tokyo
         let lock = WatchEvent.lock(time: tokyo.iso8601(Date()), selection: "discord", until: tokyo.iso8601(until), reasons: ["focus"]).json
         daemon.send(lock)
-        try #require(Proc.eventually { session.serverCalls().count == 1 }, "\(session.read("agent.log"))")
+        try #require(Run.eventually { session.serverCalls().count == 1 }, "\(session.read("agent.log"))")
         #expect(session.serverCalls()[0]["summary"] == "discord is now blocked")
 
         daemon.restart()
-        try #require(Proc.eventually { daemon.watchRequests == 2 && daemon.watcherCount == 1 }, "\(session.read("agent.log"))")
+        try #require(Run.eventually { daemon.watchRequests == 2 && daemon.watcherCount == 1 }, "\(session.read("agent.log"))")
         var again = lock
         again["time"] = .string(NotifyIntegrationTests.tokyo.iso8601(Date().addingTimeInterval(5)))
         daemon.send(again)  // a restarted daemon announcing the same block
         daemon.send(NotifyIntegrationTests.denied("discord", app: "Discord", until: until))
-        try #require(Proc.eventually { session.serverCalls().count >= 2 })
+        try #require(Run.eventually { session.serverCalls().count >= 2 })
         usleep(200_000)
         #expect(session.serverCalls().map { $0["summary"] } == ["discord is now blocked", "Discord is blocked"])
         #expect(session.serverCalls()[1]["id"] == session.serverCalls()[0]["id"], "S2: the same selection's slot")
@@ -210,9 +211,9 @@ struct NotifyIntegrationTests {
             daemon.send(NotifyIntegrationTests.denied(name, app: name.uppercased(), until: until))
         }
         // The first slow Notify is under way; the reader has long queued the other four.
-        try #require(Proc.eventually { session.serverCalls().count == 1 })
+        try #require(Run.eventually { session.serverCalls().count == 1 })
         kill(agent.pid, SIGTERM)
-        #expect(Proc.eventually { !agent.isRunning })
+        #expect(Run.eventually { !agent.isRunning })
         #expect(agent.exitStatus == 0)
         #expect(session.serverCalls().map { $0["summary"] } == ["A is blocked", "B is blocked", "C is blocked", "D is blocked", "E is blocked"],
                 "\(session.read("agent.log"))")

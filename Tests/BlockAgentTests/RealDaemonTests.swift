@@ -1,6 +1,7 @@
 import BlockCore
 import Foundation
 import Testing
+import BlockTestTools
 
 /// End to end with the real blockd (unprivileged, in a temp dir: its own socket, state,
 /// config and hosts file) and real dunst: `blockc start` → lock → notification; the timed
@@ -28,8 +29,8 @@ struct RealDaemonTests {
                                                        "--hosts-file", session.dir + "/hosts", "--log-target", "console", "--firewall", "no", "--cut-sockets", "no",
                                                        "--policy-root", session.dir + "/root"],
                                      environment: ["TZ": "Asia/Tokyo"], output: session.dir + "/blockd.log")
-        func blockc(_ args: [String]) -> Proc.Result? { try? Proc.capture(bin + "/blockc", ["--socket", socket] + args) }
-        try #require(Proc.eventually { blockc(["version"])?.status == 0 }, "blockd did not start: \(session.read("blockd.log"))")
+        func blockc(_ args: [String]) -> Run.Result? { try? Run.capture(bin + "/blockc", ["--socket", socket] + args) }
+        try #require(Run.eventually { blockc(["version"])?.status == 0 }, "blockd did not start: \(session.read("blockd.log"))")
 
         try FileManager.default.createDirectory(atPath: session.dir + "/bin", withIntermediateDirectories: true)
         try session.write("#!/bin/sh\nprintf '%s\\n' \"$1\" >> '\(session.dir)/opened'\n", to: "bin/xdg-open", mode: 0o755)
@@ -37,21 +38,21 @@ struct RealDaemonTests {
         (env["PATH"], env["TZ"], env["XDG_RUNTIME_DIR"]) = (session.dir + "/bin", "Asia/Tokyo", session.dir)
         (env["LANG"], env["LC_ALL"], env["LC_MESSAGES"], env["LANGUAGE"]) = ("en_US.UTF-8", "", "", "")
         try session.processes.launch(bin + "/blockc", ["--socket", socket, "watch", "--notify"], environment: env, output: session.dir + "/agent.log")
-        try #require(Proc.eventually {
+        try #require(Run.eventually {
             guard let out = blockc(["status", "--json"])?.output, let status = try? JSON.parse(out) else { return false }
             return status["server"]?["watchers"] == 1
         }, "the agent did not subscribe: \(session.read("agent.log"))")
 
         let started = blockc(["start", "--for", "2s", "focus"])
         #expect(started?.status == 0, "\(started?.output ?? "")")
-        try #require(Proc.eventually { session.notifyCalls().count >= 1 }, "no lock notification: \(session.read("agent.log"))")
+        try #require(Run.eventually { session.notifyCalls().count >= 1 }, "no lock notification: \(session.read("agent.log"))")
         let lock = session.notifyCalls()[0].args
         #expect(lock[3] == "Focus time: focus")
         #expect(lock[4].string?.hasPrefix("Blocked until ") == true, "\(lock[4])")
         // M4: the real daemon says a client block gives 15 more minutes by default (MoreTime=self).
         #expect(lock[5] == ["open", "Open alternative", "more", "15 more minutes"])
 
-        try #require(Proc.eventually { session.notifyCalls().count >= 2 }, "no unlock notification: \(session.read("agent.log"))")
+        try #require(Run.eventually { session.notifyCalls().count >= 2 }, "no unlock notification: \(session.read("agent.log"))")
         let unlock = session.notifyCalls()[1].args
         #expect(unlock[3] == "focus is unblocked")
         #expect(unlock[1] != .int(0), "S2: the unlock replaces the lock notification")

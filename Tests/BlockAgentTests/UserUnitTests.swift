@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BlockTestTools
 
 /// The agent's user unit and autostart entry (S1: the agent runs in the user's session).
 @Suite struct UserUnitTests {
@@ -23,7 +24,7 @@ import Testing
             try FileManager.default.createDirectory(atPath: "\(session.dir)/man/\(section)", withIntermediateDirectories: true)
             try FileManager.default.createSymbolicLink(atPath: "\(session.dir)/man/\(section)/\(page)", withDestinationPath: "\(UserUnitTests.root)/man/\(page)")
         }
-        let r = try Proc.capture(UserUnitTests.analyze, ["--user", "verify", session.dir + "/units/blockd-agent.service"],
+        let r = try Run.capture(UserUnitTests.analyze, ["--user", "verify", session.dir + "/units/blockd-agent.service"],
                                  environment: ["XDG_RUNTIME_DIR": session.dir, "MANPATH": session.dir + "/man"])
         #expect(r.status == 0 && !r.output.contains("blockd-agent"), "\(r.output)")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BlockTestTools
 
 /// docs/PROTOCOL.md, "Compliance": the script printed there is run as printed, against a real
 /// blockd, so that what an administrator copies works.

@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Testing
 @testable import BlockDaemon
+import BlockTestTools
 
 /// DESIGN §7: `blockd --check-config [DIR | FILE]` reads everything, touches nothing, and says
 /// every problem with its file (and line, where the parser knows it), so that a configuration

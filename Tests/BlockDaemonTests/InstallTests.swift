@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import BlockDaemon
+import BlockTestTools
 
 /// `make install` into a temp DESTDIR (never the real system, never systemctl), the
 /// installed units through `systemd-analyze verify` and `security`, the journal catalog

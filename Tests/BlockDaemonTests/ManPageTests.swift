@@ -3,6 +3,7 @@ import BlockCore
 import BlockDaemon
 import Foundation
 import Testing
+import BlockTestTools
 
 /// The man pages lint clean and document exactly what the code implements: the
 /// commands of blockc(1) and the protocol commands of blockd(8) against `Command`, and every

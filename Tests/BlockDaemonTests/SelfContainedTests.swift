@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestTools
 
 /// The built executables load nothing from the Swift toolchain (Package.swift links the
 /// runtime, Dispatch and FoundationEssentials statically): each runs in a private mount namespace

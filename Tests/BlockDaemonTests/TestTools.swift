@@ -3,7 +3,7 @@ import Glibc
 import Testing
 
 /// Small tools the integration tests share: where the repository is, a temp directory that
-/// removes itself, running a program for its output, and tools-only privileged checks.
+/// removes itself, and tools-only privileged checks (running a program: BlockTestTools' `Run`).
 
 extension Privileged {
     /// For tests that need tools but not root: nil when they are all there; otherwise the
@@ -48,28 +48,3 @@ final class TempDir {
     }
 }
 
-enum Run {
-    struct Result {
-        var status: Int32
-        /// stdout and stderr together.
-        var output: String
-    }
-
-    /// Runs a program to completion (nil in `environment` removes a variable).
-    static func capture(_ path: String, _ arguments: [String], environment: [String: String?] = [:]) throws -> Result {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        for (k, v) in environment { env[k] = v }
-        p.environment = env
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return Result(status: p.terminationStatus, output: String(decoding: data, as: UTF8.self))
-    }
-}

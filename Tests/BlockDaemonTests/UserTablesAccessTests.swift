@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestTools
 
 /// U3 for real, as root: the real blockd and blockc, the NSS module built from nss/nss_blockd.c
 /// and two throwaway users, all inside a private mount and PID namespace where /run is a tmpfs

@@ -1,0 +1,41 @@
+import Foundation
+import Glibc
+
+/// Running a program for its output, and waiting for a condition with a deadline: what the
+/// daemon's and the agent's integration tests both need, written once.
+public enum Run {
+    public struct Result: Sendable {
+        public var status: Int32
+        /// stdout and stderr together.
+        public var output: String
+    }
+
+    /// Runs a program to completion (nil in `environment` removes a variable).
+    public static func capture(_ path: String, _ arguments: [String], environment: [String: String?] = [:]) throws -> Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        p.environment = env
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+
+    /// Whether `condition` holds within `timeout` seconds, looked at every 20 ms: a deadline
+    /// for something that must happen, never a sleep to show that something did not.
+    public static func eventually(timeout: TimeInterval = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(20_000)
+        }
+        return try condition()
+    }
+}
