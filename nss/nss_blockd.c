@@ -59,8 +59,7 @@
 #ifndef BLOCKD_TABLE_DIR
 #define BLOCKD_TABLE_DIR "/run/blockd/users"
 #endif
-/* The names blocked for every user (W1), readable by all: the hosts file lists them too, but
- * only by their exact names. */
+/* The names blocked for every user (W1), readable by all; the hosts file has no wildcards. */
 #define MACHINE_TABLE "all"
 /* Login users, as Debian's /etc/login.defs has them (UID_MIN, UID_MAX): a machine-wide
  * allow-only window restricts them, never root or system services. */
@@ -179,10 +178,7 @@ static size_t covers(const char *line, size_t len, const char *want, size_t want
 
 /* What one table says of the wanted name (W2): the longest listed (blocked) line covering it,
  * the longest `!` (allowed) line covering it, and whether the table has a `*` line. */
-struct verdict {
-    size_t blocked, allowed;
-    bool star;
-};
+struct verdict { size_t blocked, allowed; bool star; };
 
 /* One table line: surrounding blanks and a CR are ignored, as are blank and `#` lines. */
 static void judge(const char *line, size_t len, const char *want, size_t want_len, struct verdict *v) {
@@ -235,13 +231,7 @@ static bool exempt(const char *want, size_t want_len) {
     if (gethostname(host, sizeof host) != 0) return false;
     host[sizeof host - 1] = '\0';
     size_t n = strlen(host);
-    if (n != want_len) return false;
-    for (size_t i = 0; i < n; i++) {
-        char c = host[i];
-        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
-        if (c != want[i]) return false;
-    }
-    return true;
+    return n == want_len && covers(host, n, want, want_len) == n;
 }
 
 /* Whether a table's verdict blocks the name: the most specific covering line decides, a
@@ -253,7 +243,7 @@ static bool blocks(struct verdict v, bool star_applies, const char *want, size_t
     return v.star && star_applies && !exempt(want, want_len);
 }
 
-/* Whether the table `file` blocks the name. */
+/* Whether the table `file` blocks the name (a table that cannot be opened blocks nothing). */
 static bool table_blocks(int dir, const char *file, bool initial, bool star_applies, const char *want, size_t want_len) {
     int fd = open_table(dir, file, initial);
     if (fd < 0) return false;
@@ -304,7 +294,7 @@ static bool blocked(const char *name, char canonical[NAME_MAX_LEN + 1]) {
         uid_t uid = getuid();
         bool login = !initial || (uid >= LOGIN_UID_MIN && uid <= LOGIN_UID_MAX);
         if (table_blocks(dir, MACHINE_TABLE, initial, login, canonical, want_len)) found = true;
-        else if (initial) found = uid_lists(dir, (unsigned long)getuid(), true, canonical, want_len);
+        else if (initial) found = uid_lists(dir, (unsigned long)uid, true, canonical, want_len);
         /* Write access to the directory, which the kernel checks with the real uid: root. */
         else if (faccessat(dir, ".", W_OK, 0) == 0) found = uid_lists(dir, 0, false, canonical, want_len);
         else found = any_readable_lists(dir, canonical, want_len);

@@ -42,8 +42,9 @@ failed."""
 import json, os, re, shutil, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Tally  # noqa: E402
-import sysrig  # noqa: E402
-from sysrig import SystemRig, require, wait  # noqa: E402
+import suite  # noqa: E402
+from suite import require, wait  # noqa: E402
+from sysrig import SystemRig  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 DEBS = "/blockd/debs"  # where the packages appear in the rig
@@ -60,8 +61,8 @@ if len(sys.argv) != 2:
 bindir = os.path.realpath(sys.argv[1])
 require(t, ["dpkg-deb", "dpkg-gencontrol", "dpkg-shlibdeps", "apt-get", "strip", "getent", "useradd", "nft"],
         "needs root to boot a systemd of its own (overlay root, mount/PID/network namespaces)")
-NSS = sysrig.binaries(t, bindir, REPO)
-sysrig.deadline(SUITE_SECONDS)
+NSS = suite.binaries(t, bindir, REPO)
+suite.deadline(SUITE_SECONDS)
 outdir = tempfile.mkdtemp(prefix="blockd-debs.", dir="/var/tmp")
 rig = SystemRig(binds={DEBS: outdir}, names={SITE: SITE_ADDRESS, OTHER: OTHER_ADDRESS})
 debs = {}
@@ -69,7 +70,7 @@ debs = {}
 
 def timed(name):
     """Records the seconds of a step under figures[name]."""
-    return sysrig.timed(t, name)
+    return suite.timed(t, name)
 
 
 def run(*argv, **kw):
@@ -316,9 +317,9 @@ try:
     remove()
     purge()
 except Exception as e:  # a broken rig or a timeout is a failure with its reason
-    sysrig.fail(t, rig, e)
+    suite.fail(t, rig, e)
 finally:
-    sysrig.stop(t, rig)
+    suite.stop(t, rig)
     shutil.rmtree(outdir, ignore_errors=True)
     t.figures["seconds"] = round(time.monotonic() - started, 1)
 t.done()

@@ -39,8 +39,9 @@ Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed."""
 import json, os, re, shutil, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Tally  # noqa: E402
-import sysrig  # noqa: E402
-from sysrig import SystemRig, require, wait  # noqa: E402
+import suite  # noqa: E402
+from suite import require, wait  # noqa: E402
+from sysrig import SystemRig  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 SRC, DEBS = "/blockd/src", "/blockd/debs"  # the repository and the package, in the rig
@@ -60,8 +61,8 @@ bindir = os.path.realpath(sys.argv[1])
 require(t, ["dpkg-deb", "dpkg-gencontrol", "dpkg-shlibdeps", "strip", "ansible-playbook", "prometheus-node-exporter",
             "groupadd", "useradd"],
         "needs root to boot a systemd of its own (overlay root, mount/PID/network namespaces)")
-NSS = sysrig.binaries(t, bindir, REPO)
-sysrig.deadline(SUITE_SECONDS)
+NSS = suite.binaries(t, bindir, REPO)
+suite.deadline(SUITE_SECONDS)
 outdir = tempfile.mkdtemp(prefix="blockd-fleet.", dir="/var/tmp")
 rig = SystemRig(binds={SRC: REPO, DEBS: outdir})
 deb = None
@@ -69,7 +70,7 @@ deb = None
 
 def timed(name):
     """Records the seconds of a step under figures[name]."""
-    return sysrig.timed(t, name)
+    return suite.timed(t, name)
 
 
 def run(*argv, **kw):
@@ -258,9 +259,9 @@ try:
     second()
     broken_files()
 except Exception as e:  # a broken rig or a timeout is a failure with its reason
-    sysrig.fail(t, rig, e)
+    suite.fail(t, rig, e)
 finally:
-    sysrig.stop(t, rig)
+    suite.stop(t, rig)
     shutil.rmtree(outdir, ignore_errors=True)
     t.figures["seconds"] = round(time.monotonic() - started, 1)
 t.done()

@@ -43,7 +43,7 @@ WHY IT IS BUILT THIS WAY. Each of these is a way a booted systemd reaches the ma
   for them to go, removes the cgroup and the scratch dir; a scratch dir left by a killed run
   (its owner and PID 1 both gone, its cgroup empty) is removed by the next rig.
 Processes inside are started with nsenter into all of PID 1's namespaces, with a clean
-environment. Everything here is root only; see require() for what happens without root."""
+environment. Everything here is root only; see suite.require() for what happens without root."""
 import ctypes, glob, json, os, shutil, signal, socket, subprocess, sys, tempfile, time
 
 SCRATCH, PREFIX = "/var/tmp", "blockd-sysrig."
@@ -54,66 +54,6 @@ TOOLS = ["unshare", "nsenter", "pivot_root", "mount", "umount", "ip", "dnsmasq",
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP = 1, 24
 CAP_SYS_MODULE, CAP_SYS_RAWIO, CAP_SYS_TIME = 16, 17, 25
 DROPPED = "-sys_time,-sys_module,-sys_rawio"  # the same three, as setpriv names them
-
-
-def require(t, tools, needs):
-    """Returns if the rig can run here; otherwise ends the suite: skipped with the reason, or
-    failed with BLOCKD_PRIVILEGED_TESTS=1 (as rig.enter does)."""
-    why = needs if os.geteuid() != 0 else None
-    missing = [x for x in TOOLS + list(tools) if not shutil.which(x) and not os.path.exists(f"/usr/sbin/{x}")]
-    if not os.access(SYSTEMD, os.X_OK):
-        missing.append(SYSTEMD)
-    if not why and missing:
-        why = f"missing {' '.join(missing)} (scripts/deps check)"
-    if not why and cgroup2() is None:
-        why = "no cgroup v2 hierarchy mounted (the rig's systemd gets a cgroup of its own there)"
-    if why:
-        if os.environ.get("BLOCKD_PRIVILEGED_TESTS") == "1":
-            t.check(False, f"cannot run: {why}")
-        else:
-            print(f"{t.suite}: skipped ({why}; set BLOCKD_PRIVILEGED_TESTS=1 as root to run it)")
-            t.figures["skipped"] = why
-        t.done()
-
-
-def binaries(t, bindir, repo):
-    """The NSS module the rig installs, after checking that it and the three binaries exist
-    and that the module is not older than its source (the repository is read-only in the
-    rig, which cannot build it); otherwise ends the suite, failed, with what to run."""
-    nss = f"{repo}/.build/nss/libnss_blockd.so.2"
-    missing = [p for p in (f"{bindir}/blockd", f"{bindir}/blockc", f"{bindir}/blockc-agent", nss) if not os.path.exists(p)]
-    if missing:
-        t.check(False, f"missing {' '.join(missing)} (swift build; make nss)")
-        t.done()
-    if os.path.getmtime(nss) < os.path.getmtime(f"{repo}/nss/nss_blockd.c"):
-        t.check(False, f"{nss} is older than nss/nss_blockd.c: make nss (the repository is read-only in the rig)")
-        t.done()
-    return nss
-
-
-class Timeout(Exception):
-    """A suite ran over its time, or was told to stop: raised in it so that its `finally`
-    stops the rig."""
-
-
-def deadline(seconds):
-    """Raises Timeout in the suite after `seconds`, and at SIGTERM, SIGINT or SIGHUP."""
-    def on_signal(signum, frame):
-        raise Timeout(f"signal {signum}" if signum != signal.SIGALRM else f"the suite ran over {seconds} s")
-    for s in (signal.SIGALRM, signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(s, on_signal)
-    signal.alarm(seconds)
-
-
-def timed(t, name):
-    """A `with` block whose seconds are recorded under t.figures[name]."""
-    class Step:
-        def __enter__(self):
-            self.start = time.monotonic()
-
-        def __exit__(self, *exc):
-            t.figures[name] = round(time.monotonic() - self.start, 2)
-    return Step()
 
 
 def cgroup2():
@@ -354,28 +294,6 @@ class SystemRig:
         self.pid1 = self.proc = self.dir = self.cgroup = None
         if problems:
             raise RuntimeError("; ".join(problems))
-
-
-def fail(t, rig, e):
-    """A suite's broken rig or timeout as one failure with its reason and the journal's tail."""
-    tail = ""
-    try:
-        if rig.pid1:
-            tail = "\n" + rig.run("journalctl", "-b", "--no-pager", "-n", "30", check=False).stdout
-    except Exception:
-        pass
-    t.check(False, f"{type(e).__name__}: {e}{tail}")
-
-
-def stop(t, rig):
-    """Stops the rig whatever happened; nothing interrupts the stop."""
-    signal.alarm(0)
-    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(s, signal.SIG_IGN)
-    try:
-        rig.stop()
-    except Exception as e:
-        t.check(False, f"stopping the rig: {e}")
 
 
 def wait(pred, seconds=10, step=0.1):

@@ -36,8 +36,9 @@ Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed."""
 import json, os, re, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Tally  # noqa: E402
-import sysrig  # noqa: E402
-from sysrig import SystemRig, require, wait  # noqa: E402
+import suite  # noqa: E402
+from suite import require, wait  # noqa: E402
+from sysrig import SystemRig  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 SRC, BIN = "/blockd/src", "/blockd/bin"  # where the repository and BIN_DIR appear in the rig
@@ -56,8 +57,8 @@ if len(sys.argv) != 2:
 bindir = os.path.realpath(sys.argv[1])
 require(t, ["make", "nft", "getent", "useradd", "journalctl", "systemd-analyze", "python3"],
         "needs root to boot a systemd of its own (overlay root, mount/PID/network namespaces)")
-NSS = sysrig.binaries(t, bindir, REPO)
-sysrig.deadline(SUITE_SECONDS)
+NSS = suite.binaries(t, bindir, REPO)
+suite.deadline(SUITE_SECONDS)
 rig = SystemRig(binds={SRC: REPO, BIN: bindir}, names={SITE: SITE_ADDRESS, OTHER: OTHER_ADDRESS})
 
 
@@ -301,8 +302,8 @@ try:
     socket_bind()
     stop()
 except Exception as e:  # a broken rig or a timeout is a failure with its reason
-    sysrig.fail(t, rig, e)
+    suite.fail(t, rig, e)
 finally:
-    sysrig.stop(t, rig)
+    suite.stop(t, rig)
     t.figures["seconds"] = round(time.monotonic() - started, 1)
 t.done()
