@@ -28,6 +28,16 @@ class Tally:
             print(f"FAIL [{self.suite}] {what}", flush=True)
         return ok
 
+    def cannot_run(self, why):
+        """Ends a suite that cannot run here: failed with BLOCKD_PRIVILEGED_TESTS=1, else skipped
+        with the reason."""
+        if os.environ.get("BLOCKD_PRIVILEGED_TESTS") == "1":
+            self.check(False, f"cannot run: {why}")
+        else:
+            print(f"{self.suite}: skipped ({why}; set BLOCKD_PRIVILEGED_TESTS=1 as root to run it)")
+            self.figures["skipped"] = why
+        self.done()
+
     def done(self):
         print(f"RESULT {self.suite} {self.passed} {self.failed} {json.dumps(self.figures)}", flush=True)
         sys.exit(1 if self.failed else 0)

@@ -43,7 +43,7 @@ import json, os, re, shutil, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Tally  # noqa: E402
 import suite  # noqa: E402
-from suite import require, wait  # noqa: E402
+from suite import out, require, wait  # noqa: E402
 from sysrig import SystemRig  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -77,18 +77,9 @@ def run(*argv, **kw):
     return rig.run(*argv, check=False, **kw)
 
 
-def out(p):
-    return (p.stdout + p.stderr).strip()
-
-
 def apt(*args):
     # dpkg's fsync of every unpacked file is for power cuts; the rig's disk is a scratch dir.
     return run(*APT_ENV, "apt-get", "-y", "-q", "-o", "Dpkg::Options::=--force-unsafe-io", *args, timeout=120)
-
-
-def show(unit, *props):
-    p = run("systemctl", "show", unit, *(f"--property={x}" for x in props))
-    return dict(line.split("=", 1) for line in p.stdout.splitlines() if "=" in line)
 
 
 def active(unit):
@@ -190,7 +181,7 @@ def install(version):
     if not t.check(p.returncode == 0, f"1 apt-get install ./blockd_{version}: {out(p)[-2500:]}"):
         raise RuntimeError("the install failed: nothing else can be checked")
     t.check(dpkg_status() == f"install ok installed|{version}", f"1 dpkg: blockd {version} is installed: {dpkg_status()}")
-    props = show("blockd.service", "ActiveState", "SubState", "Type", "UnitFileState", "FragmentPath")
+    props = rig.show("blockd.service", "ActiveState", "SubState", "Type", "UnitFileState", "FragmentPath")
     t.check(props.get("ActiveState") == "active" and props.get("Type") == "notify" and props.get("UnitFileState") == "enabled"
             and props.get("FragmentPath") in ("/usr/lib/systemd/system/blockd.service", "/lib/systemd/system/blockd.service"),
             f"1 postinst enabled and started blockd.service from /usr/lib/systemd/system (/lib on merged /usr), Type=notify: {props}")
@@ -232,12 +223,12 @@ def use():
 
 def upgrade(version):
     newer = f"{version}+1"
-    pid = show("blockd.service", "MainPID").get("MainPID")
+    pid = rig.show("blockd.service", "MainPID").get("MainPID")
     with timed("upgrade s"):
         p = apt("install", f"{DEBS}/{os.path.basename(debs[newer])}")
     t.check(p.returncode == 0, f"3 apt-get install ./blockd_{newer} (an upgrade): {out(p)[-2500:]}")
     t.check(dpkg_status() == f"install ok installed|{newer}", f"3 dpkg: blockd {newer} is installed: {dpkg_status()}")
-    after = show("blockd.service", "MainPID", "ActiveState")
+    after = rig.show("blockd.service", "MainPID", "ActiveState")
     t.check(after.get("ActiveState") == "active" and after.get("MainPID") not in (pid, "0"),
             f"3 postinst restarted blockd.service: MainPID {pid} -> {after}")
     s = status("--all-users")
@@ -271,8 +262,8 @@ def remove():
     t.check(p.returncode == 0, f"5 apt-get remove blockd: {out(p)[-2500:]}")
     t.check(dpkg_status() is not None and dpkg_status().startswith("deinstall ok config-files"),
             f"5 dpkg: blockd removed, its conffiles kept: {dpkg_status()}")
-    t.check(show("blockd.service", "LoadState").get("LoadState") == "not-found" and active("blockd.socket") != "active",
-            f"5 blockd's units are gone: {show('blockd.service', 'LoadState', 'ActiveState')}")
+    t.check(rig.show("blockd.service", "LoadState").get("LoadState") == "not-found" and active("blockd.socket") != "active",
+            f"5 blockd's units are gone: {rig.show('blockd.service', 'LoadState', 'ActiveState')}")
     t.check(rig.read("/etc/hosts") == hosts_before, f"5 E4: the rig's /etc/hosts is byte for byte as before the install: {rig.read('/etc/hosts')!r}")
     t.check(rig.read("/etc/nsswitch.conf") == nsswitch_before, f"5 U3: /etc/nsswitch.conf is byte for byte as before the install: {hosts_line()}")
     t.check(run("nft", "list", "table", "inet", "blockd").returncode != 0, "5 E5: no nftables table inet blockd")

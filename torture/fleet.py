@@ -40,7 +40,7 @@ import json, os, re, shutil, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Tally  # noqa: E402
 import suite  # noqa: E402
-from suite import require, wait  # noqa: E402
+from suite import out, require, wait  # noqa: E402
 from sysrig import SystemRig  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -75,15 +75,6 @@ def timed(name):
 
 def run(*argv, **kw):
     return rig.run(*argv, check=False, **kw)
-
-
-def out(p):
-    return (p.stdout + p.stderr).strip()
-
-
-def show(unit, *props):
-    p = run("systemctl", "show", unit, *(f"--property={x}" for x in props))
-    return dict(line.split("=", 1) for line in p.stdout.splitlines() if "=" in line)
 
 
 def active(unit):
@@ -202,11 +193,11 @@ def rules(prom, scrape):
 
 
 def second():
-    pid = show("blockd.service", "MainPID").get("MainPID")
+    pid = rig.show("blockd.service", "MainPID").get("MainPID")
     code, text, counts = play("second run")
     t.check(code == 0 and counts.get("changed") == 0 and counts.get("failed") == 0,
             f"3 a second run changes nothing: exit {code}, {counts}: {text[-2000:]}")
-    t.check(show("blockd.service", "MainPID").get("MainPID") == pid, "3 blockd was not restarted")
+    t.check(rig.show("blockd.service", "MainPID").get("MainPID") == pid, "3 blockd was not restarted")
 
 
 def machine():
@@ -214,7 +205,7 @@ def machine():
     files = run("sh", "-c", "find /etc/blockd -printf '%p %y %m\\n' | sort; find /etc/blockd -type f -exec sha256sum {} + | sort").stdout
     s = blockc_json("status", "--all", "--all-users")
     activities = [{k: v for k, v in a.items() if k not in ("active", "remaining", "start", "end")} for a in s.get("activities", [])]
-    return {"files": files, "pid": show("blockd.service", "MainPID").get("MainPID"), "active": active("blockd.service"),
+    return {"files": files, "pid": rig.show("blockd.service", "MainPID").get("MainPID"), "active": active("blockd.service"),
             "activities": activities, "maxActivities": s.get("maxActivities"), "failures": blockc_json("failures")}
 
 

@@ -29,12 +29,7 @@ def enter(t, tools, needs, timeout=240):
     if not why and missing:
         why = f"missing {' '.join(missing)} (scripts/deps check)"
     if why:
-        if os.environ.get("BLOCKD_PRIVILEGED_TESTS") == "1":
-            t.check(False, f"cannot run: {why}")
-        else:
-            print(f"{t.suite}: skipped ({why}; set BLOCKD_PRIVILEGED_TESTS=1 as root to run it)")
-            t.figures["skipped"] = why
-        t.done()
+        t.cannot_run(why)
     argv = ["unshare", "--mount", "--net", "--pid", "--fork", "--mount-proc", "--kill-child", "--propagation", "private",
             sys.executable] + sys.argv
     try:

@@ -18,12 +18,7 @@ def require(t, tools, needs):
     if not why and cgroup2() is None:
         why = "no cgroup v2 hierarchy mounted (the rig's systemd gets a cgroup of its own there)"
     if why:
-        if os.environ.get("BLOCKD_PRIVILEGED_TESTS") == "1":
-            t.check(False, f"cannot run: {why}")
-        else:
-            print(f"{t.suite}: skipped ({why}; set BLOCKD_PRIVILEGED_TESTS=1 as root to run it)")
-            t.figures["skipped"] = why
-        t.done()
+        t.cannot_run(why)
 
 
 def binaries(t, bindir, repo):
@@ -86,3 +81,8 @@ def stop(t, rig):
         rig.stop()
     except Exception as e:
         t.check(False, f"stopping the rig: {e}")
+
+
+def out(p):
+    """A finished command's stdout and stderr together, stripped."""
+    return (p.stdout + p.stderr).strip()

@@ -215,6 +215,11 @@ class SystemRig:
         except OSError:
             return None
 
+    def show(self, unit, *props):
+        """`systemctl show UNIT --property=...` inside, as a dict."""
+        p = self.run("systemctl", "show", unit, *(f"--property={x}" for x in props), check=False)
+        return dict(line.split("=", 1) for line in p.stdout.splitlines() if "=" in line)
+
     def run(self, *argv, user=None, check=True, timeout=60, input=None):
         """argv as root inside (or as `user`: uid, primary group and groups, set inside), with
         a clean environment and / as its directory. Raises RuntimeError when check and it fails."""

@@ -37,7 +37,7 @@ import json, os, re, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Tally  # noqa: E402
 import suite  # noqa: E402
-from suite import require, wait  # noqa: E402
+from suite import out, require, wait  # noqa: E402
 from sysrig import SystemRig  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -64,15 +64,6 @@ rig = SystemRig(binds={SRC: REPO, BIN: bindir}, names={SITE: SITE_ADDRESS, OTHER
 
 def run(*argv, **kw):
     return rig.run(*argv, check=False, **kw)
-
-
-def out(p):
-    return (p.stdout + p.stderr).strip()
-
-
-def show(unit, *props):
-    p = run("systemctl", "show", unit, *(f"--property={x}" for x in props))
-    return dict(line.split("=", 1) for line in p.stdout.splitlines() if "=" in line)
 
 
 def status(*args):
@@ -152,7 +143,7 @@ def install():
 
 
 def socket_activation():
-    props = show("blockd.service", "ActiveState", "Type")
+    props = rig.show("blockd.service", "ActiveState", "Type")
     t.check(props == {"ActiveState": "active", "Type": "notify"}, f"1 make install started blockd.service (enable --now), Type=notify: {props}")
     t.check(active("blockd.socket") == "active", f"1 socket activation: blockd.socket is active after make install: {active('blockd.socket')}")
     t.check(run("systemctl", "is-enabled", "blockd.socket").stdout.strip() == "enabled", "1 blockd.socket is enabled")
@@ -165,7 +156,7 @@ def socket_activation():
     p = run("blockc", "status")
     t.figures["activationSeconds"] = round(time.monotonic() - start, 3)
     t.check(p.returncode == 0, f"1 the first blockc status is answered through the socket: {out(p)}")
-    props = show("blockd.service", "ActiveState", "SubState", "Type", "StatusText", "MainPID", "TriggeredBy")
+    props = rig.show("blockd.service", "ActiveState", "SubState", "Type", "StatusText", "MainPID", "TriggeredBy")
     t.check(props.get("ActiveState") == "active" and props.get("SubState") == "running" and props.get("Type") == "notify",
             f"1 blockc status started blockd.service, Type=notify reached active/running: {props}")
     t.check("activities" in props.get("StatusText", ""), f"1 blockd's STATUS= reached systemd: {props.get('StatusText')!r}")
@@ -213,11 +204,11 @@ def per_user():
 
 
 def reload():
-    before, pid = len(events("reload")), show("blockd.service", "MainPID").get("MainPID")
+    before, pid = len(events("reload")), rig.show("blockd.service", "MainPID").get("MainPID")
     p = run("systemctl", "reload", "blockd")
     t.check(p.returncode == 0, f"4 systemctl reload blockd: {out(p)}")
     t.check(wait(lambda: len(events("reload")) > before, 5), f"4 the journal has the reload entry: {[e.get('MESSAGE') for e in journal()][-5:]}")
-    after = show("blockd.service", "MainPID", "ActiveState")
+    after = rig.show("blockd.service", "MainPID", "ActiveState")
     t.check(after.get("MainPID") == pid and after.get("ActiveState") == "active", f"4 the same blockd ({pid}) runs on after the reload: {after}")
 
 
@@ -229,19 +220,19 @@ def kept(when):
 
 
 def restarts():
-    pid = show("blockd.service", "MainPID").get("MainPID")
+    pid = rig.show("blockd.service", "MainPID").get("MainPID")
     p = run("systemctl", "restart", "blockd")
-    after = show("blockd.service", "MainPID", "ActiveState")
+    after = rig.show("blockd.service", "MainPID", "ActiveState")
     t.check(p.returncode == 0 and after.get("ActiveState") == "active" and after.get("MainPID") not in (pid, "0"),
             f"5 systemctl restart blockd: a new blockd is active: {out(p)} {pid} -> {after}")
     kept("after systemctl restart")
-    pid, restarts_before = after.get("MainPID"), int(show("blockd.service", "NRestarts").get("NRestarts", "0"))
+    pid, restarts_before = after.get("MainPID"), int(rig.show("blockd.service", "NRestarts").get("NRestarts", "0"))
     p = run("systemctl", "kill", "--signal=KILL", "blockd")
     t.check(p.returncode == 0, f"5 systemctl kill -s KILL blockd: {out(p)}")
     start = time.monotonic()
     back = lambda: (lambda s: s.get("ActiveState") == "active" and s.get("MainPID") not in (pid, "0")
-                    and int(s.get("NRestarts", "0")) > restarts_before)(show("blockd.service", "MainPID", "ActiveState", "NRestarts"))
-    t.check(wait(back, 10), f"5 Restart=on-failure: blockd is back after SIGKILL: {show('blockd.service', 'MainPID', 'ActiveState', 'NRestarts', 'Result')}")
+                    and int(s.get("NRestarts", "0")) > restarts_before)(rig.show("blockd.service", "MainPID", "ActiveState", "NRestarts"))
+    t.check(wait(back, 10), f"5 Restart=on-failure: blockd is back after SIGKILL: {rig.show('blockd.service', 'MainPID', 'ActiveState', 'NRestarts', 'Result')}")
     t.figures["backAfterKillSeconds"] = round(time.monotonic() - start, 2)
     kept("after SIGKILL and Restart=on-failure")
 
