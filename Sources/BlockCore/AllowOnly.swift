@@ -11,6 +11,12 @@ public enum AllowOnly {
     /// More would make a table line, a policy and a journal field unreadable, not stricter.
     public static let maxAllowed = 64
 
+    /// Who a window for everyone holds for: login users (uids 1000 to 60000, where Debian's adduser
+    /// puts people), never root or system services, so the machine and the
+    /// session's own services keep working. The NSS module (`LOGIN_UID_MIN`, `LOGIN_UID_MAX`),
+    /// the firewall and the app shield use the same range.
+    public static let loginUsers: ClosedRange<UInt32> = 1000...60000
+
     /// Whether `name` is an allow-only expression.
     public static func isExpression(_ name: String) -> Bool { name.hasPrefix(prefix) }
 
