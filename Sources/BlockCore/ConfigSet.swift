@@ -29,15 +29,18 @@ public struct ConfigSet: Sendable {
     public var files: [String]
     /// W2: `AlwaysAllowed=` resolved against the catalog.
     public var alwaysAllowed = AlwaysAllowed([])
+    /// W2: each `users.d/` file's `AlwaysAllowed=`, resolved, in file order.
+    public var userAlwaysAllowed: [UserAlwaysAllowed] = []
 
     /// The built-in defaults and catalog, with no file at all (DESIGN §7: blockd runs
     /// without any configuration).
     public static let builtIn = ConfigSet(daemon: .defaults, catalog: .standard, schedules: [], files: [])
 
     public static func load(daemonFile: ConfigSource?, selectionFiles: [ConfigSource], scheduleFiles: [ConfigSource],
-                            limitFiles: [ConfigSource] = [], flags: DaemonConfig.Layer = .init()) throws(CoreError) -> ConfigSet {
+                            limitFiles: [ConfigSource] = [], userFiles: [ConfigSource] = [],
+                            flags: DaemonConfig.Layer = .init()) throws(CoreError) -> ConfigSet {
         let (set, problems) = assemble(daemonFile: daemonFile, selectionFiles: selectionFiles, scheduleFiles: scheduleFiles,
-                                       limitFiles: limitFiles, flags: flags)
+                                       limitFiles: limitFiles, userFiles: userFiles, flags: flags)
         if let first = problems.first { throw first }
         return set
     }
@@ -46,7 +49,8 @@ public struct ConfigSet: Sendable {
     /// problem is left out and the others still checked (`blockd --check-config` prints them
     /// all; the daemon's load and reload refuse at the first, keeping what they had).
     public static func assemble(daemonFile: ConfigSource?, selectionFiles: [ConfigSource], scheduleFiles: [ConfigSource],
-                                limitFiles: [ConfigSource] = [], flags: DaemonConfig.Layer = .init()) -> (ConfigSet, [CoreError]) {
+                                limitFiles: [ConfigSource] = [], userFiles: [ConfigSource] = [],
+                                flags: DaemonConfig.Layer = .init()) -> (ConfigSet, [CoreError]) {
         var problems: [CoreError] = []
         var daemon = DaemonConfig.defaults
         var files: [String] = []
@@ -73,18 +77,17 @@ public struct ConfigSet: Sendable {
         }
         // A configured selection of a built-in's name replaces the built-in.
         let catalog = Catalog.standard.merging(selections)
-        var always: [Selection] = []
-        for name in daemon.alwaysAllowed {
+        let always = alwaysAllowed(daemon.alwaysAllowed, in: catalog, source: daemonFile, problems: &problems)
+        var perUser: [UserAlwaysAllowed] = []
+        for source in userFiles.sorted(by: ConfigSource.byName) {
             do throws(CoreError) {
-                let selection = try catalog.resolve(name)
-                guard !selection.isAllowOnly else {
-                    throw CoreError(.usage, "'\(name)' is an allow-only expression; name what is always allowed itself")
-                }
-                always.append(selection)
-            } catch {
-                let at = daemonFile.flatMap { line(of: "AlwaysAllowed", in: $0.text) }.map { ":\($0)" } ?? ""
-                problems.append(CoreError(.invalidConfig, "\(daemonFile?.path ?? "blockd.conf")\(at): AlwaysAllowed=: \(error.message)"))
-            }
+                let settings = try ConfigFiles.parseUsers(file: source.path, text: source.text)
+                let before = problems.count
+                let selections = alwaysAllowed(settings.alwaysAllowed, in: catalog, source: source, problems: &problems)
+                guard problems.count == before else { continue }
+                perUser.append(UserAlwaysAllowed(users: settings.users, selections: selections))
+                files.append(source.path)
+            } catch { problems.append(error) }
         }
 
         var schedules: [Schedule] = []
@@ -121,7 +124,27 @@ public struct ConfigSet: Sendable {
         }
         var set = ConfigSet(daemon: daemon, catalog: catalog, schedules: schedules, limits: limits, files: files)
         set.alwaysAllowed = AlwaysAllowed(always)
+        set.userAlwaysAllowed = perUser
         return (set, problems)
+    }
+
+    /// W2: `AlwaysAllowed=` names resolved against `catalog`; an unknown name or an allow-only
+    /// expression is a problem with the file and line, and left out.
+    static func alwaysAllowed(_ names: [String], in catalog: Catalog, source: ConfigSource?, problems: inout [CoreError]) -> [Selection] {
+        var out: [Selection] = []
+        for name in names {
+            do throws(CoreError) {
+                let selection = try catalog.resolve(name)
+                guard !selection.isAllowOnly else {
+                    throw CoreError(.usage, "'\(name)' is an allow-only expression; name what is always allowed itself")
+                }
+                out.append(selection)
+            } catch {
+                let at = source.flatMap { line(of: "AlwaysAllowed", in: $0.text) }.map { ":\($0)" } ?? ""
+                problems.append(CoreError(.invalidConfig, "\(source?.path ?? "blockd.conf")\(at): AlwaysAllowed=: \(error.message)"))
+            }
+        }
+        return out
     }
 
     /// A declared activity's `Selections=` as catalog names (unknown ones are an error that

@@ -3,7 +3,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// Reads `blockd.conf`, `selections.d/`, `schedules.d/` and `limits.d/` (DESIGN §7) from one
+/// Reads `blockd.conf`, `selections.d/`, `schedules.d/`, `limits.d/` and `users.d/` (DESIGN §7) from one
 /// directory, or layered as systemd layers unit files: vendor files in `/usr/lib/blockd`,
 /// runtime ones in `/run/blockd`, the administrator's in `/etc/blockd`. A file of the same name
 /// in a later layer replaces the earlier one; files of different names merge, in the order of
@@ -25,7 +25,7 @@ public struct ConfigDirectory: Sendable {
     /// Vendor, runtime, administrator: what blockd reads without `--config-dir`.
     public static let standardLayers = ["/usr/lib/blockd", "/run/blockd", "/etc/blockd"]
 
-    public static let kinds = ["selections.d", "schedules.d", "limits.d"]
+    public static let kinds = ["selections.d", "schedules.d", "limits.d", "users.d"]
 
     /// The `blockd.conf` in force: the last layer's that exists, else the administrator's path.
     public var daemonFile: String {
@@ -38,6 +38,7 @@ public struct ConfigDirectory: Sendable {
         if let first = problems.first { throw first }
         return try ConfigSet.load(daemonFile: files.daemon, selectionFiles: files.kinds["selections.d"] ?? [],
                                   scheduleFiles: files.kinds["schedules.d"] ?? [], limitFiles: files.kinds["limits.d"] ?? [],
+                                  userFiles: files.kinds["users.d"] ?? [],
                                   flags: flags)
     }
 
@@ -135,13 +136,14 @@ public struct ConfigDirectory: Sendable {
     /// `blockd --check-config`: every problem in the directory, unreadable files included, and
     /// with `candidate` (a file about to be installed, such as Ansible's `validate: blockd
     /// --check-config %s`) checked as part of it: put in by its section (`[Daemon]`,
-    /// `[Selection]`, `[Schedule]`, `[Limit]`) in place of the file that defines the same name.
+    /// `[Selection]`, `[Schedule]`, `[Limit]`) in place of the file that defines the same name,
+    /// a `[Users]` file in place of the file of its name.
     public func check(flags: DaemonConfig.Layer = .init(), candidate: ConfigSource? = nil) -> (ConfigSet, [CoreError]) {
         var problems: [CoreError] = []
         let files = gather(problems: &problems)
         var daemon = files.daemon
         var kinds: [String: [ConfigSource]] = [:]
-        for kind in ["selections", "schedules", "limits"] { kinds[kind] = files.kinds[kind + ".d"] ?? [] }
+        for kind in ["selections", "schedules", "limits", "users"] { kinds[kind] = files.kinds[kind + ".d"] ?? [] }
         if let candidate {
             switch ConfigDirectory.section(of: candidate.text) {
             case "Daemon": daemon = candidate
@@ -157,12 +159,15 @@ public struct ConfigDirectory: Sendable {
                 kinds["limits"] = ConfigDirectory.replacing(kinds["limits"] ?? [], with: candidate) {
                     (try? ConfigFiles.parseLimit(file: $0.path, text: $0.text))?.name
                 }
+            case ConfigFiles.usersSection:
+                kinds["users"] = ConfigDirectory.replacing(kinds["users"] ?? [], with: candidate) { Path.lastComponent($0.path) }
             default:
-                problems.append(CoreError(.invalidConfig, "\(candidate.path): has no [Daemon], [Selection], [Schedule] or [Limit] section, so it is none of blockd's files"))
+                problems.append(CoreError(.invalidConfig, "\(candidate.path): has no [Daemon], [Selection], [Schedule], [Limit] or [Users] section, so it is none of blockd's files"))
             }
         }
         let (set, more) = ConfigSet.assemble(daemonFile: daemon, selectionFiles: kinds["selections"] ?? [],
-                                             scheduleFiles: kinds["schedules"] ?? [], limitFiles: kinds["limits"] ?? [], flags: flags)
+                                             scheduleFiles: kinds["schedules"] ?? [], limitFiles: kinds["limits"] ?? [],
+                                             userFiles: kinds["users"] ?? [], flags: flags)
         return (set, problems + more)
     }
 

@@ -50,7 +50,8 @@ extension Engine {
             let blocked = registry.index.blockedSelections.filter { lifted[$0] == nil || isBlockedNow($0) }
             let (resolved, unresolved) = enforcementTargets(blocked, now: now)
             let targets = scoped(resolved, reasons: { self.blockedReasons($0) ?? [] })  // per-user blocks
-            effects.targets = targets.map(\.name)
+            var named = Set<String>()
+            effects.targets = targets.map(\.name).filter { named.insert($0).inserted }  // W2: a per-user AlwaysAllowed= splits a target
             var report = enforcer.enforce(blocked: targets)
             for (name, cause) in unresolved.sorted(by: { $0.key < $1.key }) { report.notEnforced(name, cause) }  // §7 Truth
             record(report, now: now)

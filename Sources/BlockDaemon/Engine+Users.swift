@@ -47,11 +47,21 @@ extension Engine {
     }
 
     /// The targets to enforce with whom each is blocked for (nil: everyone), from its reasons.
+    /// W2: one blocked for some users alone is enforced, for each of them, without what their
+    /// `users.d/` files always allow (users named by the same files share one target).
     func scoped(_ targets: [Selection], reasons: (String) -> [Reason]) -> [Selection] {
-        targets.map { target in
+        targets.flatMap { target -> [Selection] in
             var s = target
             s.users = Engine.users(reasons(target.name))
-            return s
+            guard let uids = s.users, !config.userAlwaysAllowed.isEmpty else { return [s] }
+            let groups = UserAlwaysAllowed.groups(uids, files: config.userAlwaysAllowed, everyone: config.alwaysAllowed) { name in
+                Set((try? directory.resolve([name]))?.uids ?? [])  // a name gone from the machine names no one
+            }
+            return groups.map { group in
+                var each = group.always == config.alwaysAllowed ? s : group.always.applied(to: s)
+                each.users = group.uids
+                return each
+            }
         }
     }
 

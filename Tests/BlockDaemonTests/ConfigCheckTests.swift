@@ -52,7 +52,7 @@ struct ConfigCheckTests {
         let clash = ConfigSource(path: "/tmp/other.tmp", text: "[Limit]\nName=homework\nDaily=1h\nSelections=steam\n")
         #expect(ConfigDirectory(dir.path).check(candidate: clash).1.map(\.message).contains { $0.contains("no selection named 'nosuch'") })
         let none = ConfigSource(path: "/tmp/x.tmp", text: "Name=x\n")
-        #expect(ConfigDirectory(dir.path).check(candidate: none).1.contains { $0.message == "/tmp/x.tmp: has no [Daemon], [Selection], [Schedule] or [Limit] section, so it is none of blockd's files" })
+        #expect(ConfigDirectory(dir.path).check(candidate: none).1.contains { $0.message == "/tmp/x.tmp: has no [Daemon], [Selection], [Schedule], [Limit] or [Users] section, so it is none of blockd's files" })
     }
 
     @Test("§7: the real binary prints each problem on stderr, exits 1, and writes nothing")

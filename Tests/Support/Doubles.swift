@@ -55,6 +55,7 @@ public final class RecordingEnforcer: Enforcer, @unchecked Sendable {
     private let lock = NSLock()
     private var calls: [[String]] = []
     private var lastUsers: [String: [UInt32]] = [:]
+    private var lastSelections: [Selection] = []
 
     /// Selections whose unlock cannot land (as a hosts file on a full disk): reported as
     /// lingering while they are not in the blocked set.
@@ -69,6 +70,7 @@ public final class RecordingEnforcer: Enforcer, @unchecked Sendable {
     public func enforce(blocked: [Selection]) -> EnforcementReport {
         lock.withLock {
             lastUsers = [:]
+            lastSelections = blocked
             for s in blocked { if let users = s.users { lastUsers[s.name] = users } }
             calls.append(blocked.map(\.name).sorted())
             var report = EnforcementReport(failures: [])
@@ -87,6 +89,8 @@ public final class RecordingEnforcer: Enforcer, @unchecked Sendable {
     public var current: [String] { lock.withLock { calls.last ?? [] } }
     /// Per-user blocks: the selections of the last call blocked for some users only, with the uids.
     public var users: [String: [UInt32]] { lock.withLock { lastUsers } }
+    /// The selections of the last call, as handed over (targets, scopes, exceptions).
+    public var selections: [Selection] { lock.withLock { lastSelections } }
 }
 
 /// The events an engine published, in order.
