@@ -76,11 +76,36 @@ def chromium(user, url, prefix="bd-chromium", flags=()):
         shutil.rmtree(home, ignore_errors=True)
 
 
-def page_handler(marker):
+def firefox(user, url, prefix="bd-firefox", timeout=90):
+    """Headless Firefox ESR as `user` with a fresh profile, loading `url` for a screenshot (it
+    exits once a page has loaded; on an error page it waits until killed at `timeout`); its
+    output, or "TIMEOUT". What it fetched is seen by the server (`page_handler`'s `seen`)."""
+    pw = pwd.getpwnam(user)
+    home = f"/tmp/{prefix}-{user}"
+    shutil.rmtree(home, ignore_errors=True)
+    os.makedirs(f"{home}/profile")
+    for d in (home, f"{home}/profile"):
+        os.chown(d, pw.pw_uid, pw.pw_gid)
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    env.update(HOME=home, XDG_CACHE_HOME=f"{home}/.cache", MOZ_HEADLESS="1")
+    argv = as_user(user, "firefox-esr", "--headless", "--no-remote", "--profile", f"{home}/profile",
+                   "--screenshot", f"{home}/shot.png", url)
+    try:
+        p = sh(*argv, check=False, timeout=timeout, env=env)
+        return p.stdout + p.stderr
+    except subprocess.TimeoutExpired:
+        return "TIMEOUT"
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def page_handler(marker, seen=None):
     """An HTTP handler whose every page holds `marker` (what a browser's dumped DOM is
-    searched for)."""
+    searched for); with `seen`, each request's (Host, User-Agent) is appended to it."""
     class Page(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
+            if seen is not None:
+                seen.append((self.headers.get("Host", ""), self.headers.get("User-Agent", "")))
             self.send_response(200)
             self.send_header("Content-Type", "text/html")
             self.end_headers()

@@ -21,7 +21,8 @@
   table `all`, allow-only `*` and `!` lines (W2), malformed tables, tables not to trust, 8 threads.
 - W1 and W2 with the real blockd: a machine-wide block's subdomain gives the sink; an allow-only
   window for A (and then for everyone) lets A (every login user) resolve only the allowed site,
-  Chromium as A loads it and is refused elsewhere, and root and system users are not held.
+  Chromium as A loads it and is refused elsewhere, Firefox ESR as A fetches it and never reaches
+  another site, and root and system users are not held.
 - Uninstall leaves nsswitch.conf byte-identical (the overlay's, and a DESTDIR copy of this
   machine's own).
 Without root this prints a skipped RESULT; with BLOCKD_PRIVILEGED_TESTS=1 anything missing fails."""
@@ -29,15 +30,16 @@ import ctypes, os, pwd, socket, struct, sys, threading
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Tally  # noqa: E402
 from rig import Rig, enter, sh, wait_for  # noqa: E402
-from asuser import REPO, as_user, chromium, getent, install_module, page_handler  # noqa: E402
+from asuser import REPO, as_user, chromium, firefox, getent, install_module, page_handler  # noqa: E402
 
 t = Tally("nss")
 bindir = os.path.abspath(sys.argv[1])
 USERS = ("bdnss-a", "bdnss-b")
 LOGIN = "bdnss-login"  # a login user (uid 1000 or more): a machine-wide allow-only window holds for it
-enter(t, ["chromium", "gcc", "make", "perl", "dnsmasq", "ip", "unshare", "setpriv", "useradd", "getent"],
+enter(t, ["chromium", "firefox-esr", "gcc", "make", "perl", "dnsmasq", "ip", "unshare", "setpriv", "useradd", "getent"],
       "needs root for a private mount and network namespace and throwaway users")
 
+SEEN = []  # (Host, User-Agent) of every request the page server got
 SUCCESS, NOTFOUND, TRYAGAIN = 1, 0, -2
 ERANGE = 34
 
@@ -172,6 +174,14 @@ def allow_only(rig, a, b, login):
         dom_site, dom_other = chromium(a, "http://site.test/", "bd-nss-w2"), chromium(a, "http://cdn.every.test/", "bd-nss-w2")
         t.check("SITE-OK" in dom_site, f"W2: Chromium as A loads the allowed site: {dom_site[-300:]}")
         t.check("SITE-OK" not in dom_other and "ERR_CONNECTION_REFUSED" in dom_other, f"W2: Chromium as A is refused elsewhere: {dom_other[-300:]}")
+        # Firefox writes no filter for a window (it reads policies only at its start); it asks
+        # glibc, so the module holds it: the allowed page is fetched, the other never reaches the server.
+        SEEN.clear()
+        # (On the refused page's error page Firefox's screenshot mode never exits: 20 s is plenty.)
+        out_site, _ = firefox(a, "http://site.test/"), firefox(a, "http://cdn.every.test/", timeout=20)
+        hosts = [host for host, agent in SEEN if "Firefox" in agent]
+        t.check("site.test" in hosts, f"W2: Firefox ESR as A fetches the allowed site: {hosts} {out_site[-300:]}")
+        t.check("cdn.every.test" not in hosts, f"W2: Firefox ESR as A never reaches another site: {hosts}")
         d.blockc("stop", "only_site.test")
         t.check(wait_for(lambda: getent(a, "cdn.every.test") == {"127.0.0.1"}, 5), "W2: after the window A resolves everything again")
         d.blockc("start", "--for", "1h", "--allow-only", "site.test")
@@ -291,7 +301,7 @@ def checks(rig):
     t.check(getent(b, "cdn.every.test") == {"127.0.0.1"}, "W1: without the machine-wide table cdn.every.test resolves again")
     private_tables(a, b)
 
-    rig.serve("127.0.0.1", page_handler(b"SITE-OK"))
+    rig.serve("127.0.0.1", page_handler(b"SITE-OK", SEEN))
     dom_b, dom_a = chromium(b, "http://site.test/", "bd-nss"), chromium(a, "http://site.test/", "bd-nss")
     t.check("SITE-OK" in dom_b, f"Chromium as B loads http://site.test/: {dom_b[-300:]}")
     # Refused, not "not resolved": Chromium got the sink from glibc (its own resolver, which
