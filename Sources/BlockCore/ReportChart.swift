@@ -1,0 +1,81 @@
+import FoundationEssentials
+
+/// R2: the terminal view of a report, pure: per-day bars in Unicode eighth blocks scaled to the
+/// width the terminal gives, the limit drawn where one exists, the daily average and the change
+/// against the previous period, like `vnstat -d` or GNOME's wellbeing panel. Colour is the
+/// caller's (none when not a terminal); `ascii` draws with `#` for a terminal without UTF-8.
+public enum ReportChart {
+    /// One bar: a label (`Mon 23`), its seconds, and the label of its figure.
+    public struct Row: Equatable, Sendable {
+        public var label: String
+        public var seconds: Double
+        public init(_ label: String, _ seconds: Double) { (self.label, self.seconds) = (label, seconds) }
+    }
+
+    /// Eighths of a cell, U+258F (one eighth) to U+2588 (full).
+    static let eighths: [Character] = ["▏", "▎", "▍", "▌", "▋", "▊", "▉", "█"]
+
+    /// A bar of `value` on a scale where `scale` fills `width` cells, to the nearest eighth of a
+    /// cell; a value above nothing shows at least one eighth, so a minute is never drawn as none.
+    public static func bar(_ value: Double, scale: Double, width: Int, ascii: Bool = false) -> String {
+        guard value > 0, scale > 0, width > 0 else { return "" }
+        let units = max(1, min(width * 8, Int((value / scale * Double(width * 8)).rounded())))
+        if ascii { return String(repeating: "#", count: max(1, (units + 4) / 8)) }
+        var out = String(repeating: "█", count: units / 8)
+        if units % 8 > 0 { out.append(eighths[units % 8 - 1]) }
+        return out
+    }
+
+    /// The rows as lines of at most `columns` characters: label, bar, figure; with `limit`, a
+    /// `│` in every row at the limit's column (over the bar where the bar goes past it) and a
+    /// last line naming it. The scale is the larger of the longest bar and the limit.
+    public static func lines(_ rows: [Row], limit: Double? = nil, columns: Int, ascii: Bool = false) -> [String] {
+        let labelWidth = rows.map(\.label.count).max() ?? 0
+        let figures = rows.map { figure($0.seconds) }
+        let figureWidth = figures.map(\.count).max() ?? 0
+        let width = max(10, columns - labelWidth - figureWidth - 3)
+        let scale = max(rows.map(\.seconds).max() ?? 0, limit ?? 0)
+        let mark: Int? = limit.flatMap { scale > 0 ? min(width - 1, Int(($0 / scale * Double(width)).rounded(.down))) : nil }
+        var out: [String] = []
+        for (row, text) in zip(rows, figures) {
+            var cells = Array(bar(row.seconds, scale: scale, width: width, ascii: ascii))
+            cells += Array(repeating: " ", count: width - cells.count)
+            if let mark { cells[mark] = ascii ? "|" : "│" }
+            out.append(pad(row.label, labelWidth) + " " + String(cells) + " " + pad(text, figureWidth, left: true))
+        }
+        if let limit, let mark {
+            out.append(String(repeating: " ", count: labelWidth + 1 + mark) + (ascii ? "^" : "└") + " limit \(figure(limit))")
+        }
+        return out
+    }
+
+    /// `1 h 25 min`, `40 min`, `0 min`, to the minute (seconds under a minute round to the
+    /// nearest, so 59 s reads `1 min` and 20 s `0 min`).
+    public static func figure(_ seconds: Double) -> String {
+        let minutes = Int((seconds / 60).rounded())
+        if minutes < 60 { return "\(minutes) min" }
+        return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
+    }
+
+    /// The summary under a chart: the daily average over `days` days, and against the previous
+    /// period's average when there is one (`previous`, nil: no data for it).
+    public static func summary(total: Double, days: Int, previous: Double?, period: String) -> String {
+        let average = total / Double(max(days, 1))
+        var out = "Average \(figure(average)) a day"
+        if let previous {
+            let before = previous / Double(max(days, 1))
+            let change = average - before
+            if abs(change) < 30 {
+                out += ", about the same as the \(period) before"
+            } else {
+                out += ", \(figure(abs(change))) \(change < 0 ? "less" : "more") than the \(period) before"
+            }
+        }
+        return out + "."
+    }
+
+    static func pad(_ s: String, _ width: Int, left: Bool = false) -> String {
+        let fill = String(repeating: " ", count: max(0, width - s.count))
+        return left ? fill + s : s + fill
+    }
+}

@@ -1,0 +1,50 @@
+import Testing
+@testable import BlockCore
+
+/// R2: the terminal chart of a report.
+@Suite("R2: report bars")
+struct ReportChartTests {
+    @Test("R2: a bar is its share of the width to the nearest eighth of a cell; anything above nothing shows",
+          arguments: [
+              (0.0, 10, ""), (100, 10, "██████████"), (50, 10, "█████"), (55, 10, "█████▌"), (51.25, 10, "█████▏"),
+              (0.1, 10, "▏"), (200, 10, "██████████"), (98.5, 10, "█████████▉"),
+          ] as [(Double, Int, String)])
+    func bar(value: Double, width: Int, expected: String) {
+        #expect(ReportChart.bar(value, scale: 100, width: width) == expected)
+    }
+
+    @Test("R2: without UTF-8 a bar is # to the nearest cell")
+    func ascii() {
+        #expect(ReportChart.bar(55, scale: 100, width: 10, ascii: true) == "######")
+        #expect(ReportChart.bar(1, scale: 100, width: 10, ascii: true) == "#")
+    }
+
+    @Test("R2: lines fit the columns given; the limit is a │ in every row and named under them")
+    func lines() {
+        let rows = [ReportChart.Row("Mon 23", 5400), ReportChart.Row("Tue 24", 1800), ReportChart.Row("Wed 25", 0)]
+        let out = ReportChart.lines(rows, limit: 3600, columns: 40)
+        #expect(out.count == 4)
+        #expect(out.allSatisfy { $0.count <= 40 }, "\(out)")
+        #expect(out[0] == "Mon 23 " + String(repeating: "█", count: 14) + "│" + String(repeating: "█", count: 6) + " 1 h 30 min", "the bar past the limit, the line over it: \(out[0])")
+        let mark = out[1].firstIndex(of: "│").map { out[1].distance(from: out[1].startIndex, to: $0) }
+        #expect(mark != nil && out[0].firstIndex(of: "│").map { out[0].distance(from: out[0].startIndex, to: $0) } == mark, "the line at the same column: \(out)")
+        #expect(out[3].hasSuffix("└ limit 1 h") && out[3].firstIndex(of: "└").map { out[3].distance(from: out[3].startIndex, to: $0) } == mark)
+        #expect(out[2].hasSuffix(" 0 min"))
+    }
+
+    @Test("R2: figures to the minute", arguments: [(0.0, "0 min"), (20, "0 min"), (59, "1 min"), (2400, "40 min"), (3600, "1 h"), (5100, "1 h 25 min")] as [(Double, String)])
+    func figure(seconds: Double, expected: String) {
+        #expect(ReportChart.figure(seconds) == expected)
+    }
+
+    @Test("R2: the summary says the daily average and the change against the period before",
+          arguments: [
+              (7 * 4440.0, 7 * 5160.0 as Double?, "Average 1 h 14 min a day, 12 min less than the week before."),
+              (7 * 4440.0, 7 * 4430.0, "Average 1 h 14 min a day, about the same as the week before."),
+              (7 * 4440.0, 0, "Average 1 h 14 min a day, 1 h 14 min more than the week before."),
+              (7 * 4440.0, nil, "Average 1 h 14 min a day."),
+          ] as [(Double, Double?, String)])
+    func summary(total: Double, previous: Double?, expected: String) {
+        #expect(ReportChart.summary(total: total, days: 7, previous: previous, period: "week") == expected)
+    }
+}
