@@ -29,6 +29,8 @@ public struct DaemonConfig: Equatable, Sendable {
     public var userTablesDirectory = UserTable.directory
     /// F3: where `blockd.prom` goes for node_exporter's textfile collector; nil: no metrics.
     public var metricsDirectory: String?
+    /// R1: how many local days of the usage ledger are kept (today included).
+    public var reportDays = UsageHistory.defaultDays
     /// W2: the selections no block ever covers (`AlwaysAllowed=`), as named; the configuration
     /// resolves them against the catalog.
     public var alwaysAllowed: [String] = []
@@ -73,10 +75,12 @@ public struct DaemonConfig: Equatable, Sendable {
     public static let killGraceRange = 1...60
     /// A day is far past any browser's DNS cache; `Firewall=no` turns the rejects off.
     public static let connectGraceRange = 1...86_400
+    /// At least two weeks, so a week is always compared with a whole one before it; a year at most.
+    public static let reportDaysRange = 14...366
 
     public static let section = "Daemon"
     public static let keys = ["MaxActivities", "MaxActivitiesPerUser", "HostsFile", "KillGrace", "ConnectGrace", "Firewall", "CutSockets", "ResolvConf",
-                              "BrowserPolicies", "PolicyRoot", "FirefoxPolicies", "UserTablesDirectory", "AppShield", "MetricsDirectory", "AlwaysAllowed"]
+                              "BrowserPolicies", "PolicyRoot", "FirefoxPolicies", "UserTablesDirectory", "AppShield", "MetricsDirectory", "AlwaysAllowed", "ReportDays"]
 
     /// One layer of settings; nil means "not set here, keep what the layer below says".
     public struct Layer: Equatable, Sendable, Codable {
@@ -95,6 +99,7 @@ public struct DaemonConfig: Equatable, Sendable {
         public var userTablesDirectory: String?
         public var metricsDirectory: String?
         public var alwaysAllowed: [String]?
+        public var reportDays: Int?
 
         public init(maxActivities: Int? = nil, hostsFile: String? = nil, killGraceSeconds: Int? = nil,
                     connectGraceSeconds: Int? = nil, firewall: Bool? = nil, cutSockets: Bool? = nil, resolvConf: String? = nil) {
@@ -116,6 +121,7 @@ public struct DaemonConfig: Equatable, Sendable {
         (l.browserPolicies, l.policyRoot, l.firefoxPolicies) = (browserPolicies, policyRoot, firefoxPolicies)
         l.userTablesDirectory = userTablesDirectory
         l.metricsDirectory = metricsDirectory
+        l.reportDays = reportDays
         l.alwaysAllowed = alwaysAllowed
         l.maxActivitiesPerUser = maxActivitiesPerUser
         l.appShield = appShield
@@ -136,6 +142,7 @@ public struct DaemonConfig: Equatable, Sendable {
         c.firefoxPolicies = layer.firefoxPolicies ?? firefoxPolicies
         c.userTablesDirectory = layer.userTablesDirectory ?? userTablesDirectory
         c.metricsDirectory = layer.metricsDirectory ?? metricsDirectory
+        c.reportDays = layer.reportDays ?? reportDays
         c.alwaysAllowed = layer.alwaysAllowed ?? alwaysAllowed
         return c
     }
@@ -183,6 +190,8 @@ public struct DaemonConfig: Equatable, Sendable {
                 layer.metricsDirectory = try e.value.isEmpty ? nil : reader.directory(e)
             case "AlwaysAllowed":
                 layer.alwaysAllowed = try e.value.isEmpty ? nil : reader.selections(e, adding: layer.alwaysAllowed ?? [])
+            case "ReportDays":
+                layer.reportDays = try e.value.isEmpty ? nil : reader.integer(e, in: reportDaysRange)
             default:
                 throw reader.unknownKey(e, section: section, valid: keys)
             }
@@ -319,6 +328,7 @@ extension DaemonConfig {
             "CutSockets": yes(felt.cutSockets), "ResolvConf": felt.resolvConf, "BrowserPolicies": yes(browserPolicies),
             "PolicyRoot": policyRoot, "FirefoxPolicies": firefoxPolicies ?? "", "UserTablesDirectory": userTablesDirectory,
             "AppShield": yes(appShield), "MetricsDirectory": metricsDirectory ?? "", "AlwaysAllowed": alwaysAllowed.joined(separator: " "),
+            "ReportDays": String(reportDays),
         ]
         return DaemonConfig.keys.map { ($0, values[$0] ?? "") }
     }

@@ -1,11 +1,12 @@
 import FoundationEssentials
 
 /// R1: where the time went, per local day and per user: how long each app named in any
-/// selection ran, how long each selection was blocked, launches denied, more time asked and
-/// answered, blocks started and stopped early. Pure, fed edges with their instants, like the
-/// limits' `UsageLedger`: an open interval is folded into the days it fell on (split at local
-/// midnights, T7, however long the day) at each `checkpoint`, so nothing is written per second
-/// and a restart neither loses what was checkpointed nor counts time nobody observed.
+/// selection ran, how long each selection was blocked, more time asked and answered, blocks
+/// started and stopped early (launches denied are the shield's own per-day, per-user count).
+/// Pure, fed edges with their instants, like the limits' `UsageLedger`: an open interval is
+/// folded into the days it fell on (split at local midnights, T7, however long the day) when it
+/// closes or at a `checkpoint`, so nothing is written per second, and a restart neither loses
+/// what was folded nor counts an app's time nobody observed.
 ///
 /// Users are uids as text (`"1001"`); `everyone` stands for a block for the whole machine.
 public struct UsageHistory: Codable, Equatable, Sendable {
@@ -21,14 +22,12 @@ public struct UsageHistory: Codable, Equatable, Sendable {
         public var running: [String: [String: Double]] = [:]
         /// Seconds a selection was blocked, by user (`everyone` for the whole machine).
         public var blocked: [String: [String: Double]] = [:]
-        /// Launches denied, by user, by selection.
-        public var denied: [String: [String: Int]] = [:]
         /// Counts by user: `asked`, `granted`, `denied` (more time), `started`, `stoppedEarly`.
         public var counts: [String: [String: Int]] = [:]
 
         public init() {}
 
-        public var isEmpty: Bool { running.isEmpty && blocked.isEmpty && denied.isEmpty && counts.isEmpty }
+        public var isEmpty: Bool { running.isEmpty && blocked.isEmpty && counts.isEmpty }
     }
 
     /// The kinds of count a day keeps.
@@ -36,8 +35,8 @@ public struct UsageHistory: Codable, Equatable, Sendable {
         case asked, granted, denied, started, stoppedEarly
     }
 
-    /// What runs or is blocked now, with since when (counted up to the last checkpoint).
-    public struct Open: Hashable, Codable, Sendable {
+    /// Something that runs or is blocked now.
+    public struct Open: Hashable, Sendable {
         public enum Kind: String, Codable, Sendable { case running, blocked }
         public var kind: Kind
         public var user: String
@@ -46,18 +45,23 @@ public struct UsageHistory: Codable, Equatable, Sendable {
         public init(_ kind: Kind, user: String, name: String) {
             (self.kind, self.user, self.name) = (kind, user, name)
         }
+
+        /// `blocked 1001 games`: kinds and users have no spaces, so a name (an app's path) may.
+        public var key: String { "\(kind.rawValue) \(user) \(name)" }
+
+        public init?(key: String) {
+            let parts = key.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+            guard parts.count == 3, let kind = Kind(rawValue: String(parts[0])) else { return nil }
+            self.init(kind, user: String(parts[1]), name: String(parts[2]))
+        }
     }
 
     public var schema = UsageHistory.schema
     /// By local day (`2026-11-29`).
-    public private(set) var days: [String: Day] = [:]
-    /// Open intervals with their start, as an array (JSON has no struct keys).
-    public private(set) var open: [OpenSince] = []
-
-    public struct OpenSince: Equatable, Codable, Sendable {
-        public var what: Open
-        public var since: Date
-    }
+    public var days: [String: Day] = [:]
+    /// What runs or is blocked now (`Open.key`), with since when it is counted (its start, or
+    /// the last checkpoint).
+    public var open: [String: Date] = [:]
 
     public init() {}
 
@@ -66,19 +70,28 @@ public struct UsageHistory: Codable, Equatable, Sendable {
     /// `what` started (true) or stopped at `t`. Starting what is open, or stopping what is
     /// not, changes nothing.
     public mutating func set(_ what: Open, _ on: Bool, at t: Date, clock: LocalClock) {
-        let index = open.firstIndex { $0.what == what }
         if on {
-            if index == nil { open.append(OpenSince(what: what, since: t)) }
-        } else if let index {
-            add(open.remove(at: index), to: t, clock: clock)
+            if open[what.key] == nil { open[what.key] = t }
+        } else if let since = open.removeValue(forKey: what.key) {
+            add(what, from: since, to: t, clock: clock)
         }
     }
 
-    /// Makes exactly `now` open (what is not in it stops, what is new starts), for the monitor
-    /// that reports a whole set at a time.
+    /// A selection blocked for `before` and now for `after` (user names as in `Open`;
+    /// `everyone` for the whole machine): what ended is folded, what began is opened.
+    public mutating func blocked(_ selection: String, from before: Set<String>, to after: Set<String>, at t: Date, clock: LocalClock) {
+        for user in before.subtracting(after) { set(Open(.blocked, user: user, name: selection), false, at: t, clock: clock) }
+        for user in after.subtracting(before) { set(Open(.blocked, user: user, name: selection), true, at: t, clock: clock) }
+    }
+
+    /// Makes exactly `now` open of `kind` (what is not in it stops, what is new starts), for a
+    /// monitor that reports a whole set at a time.
     public mutating func setOpen(_ now: Set<Open>, kind: Open.Kind, at t: Date, clock: LocalClock) {
-        for o in open where o.what.kind == kind && !now.contains(o.what) { set(o.what, false, at: t, clock: clock) }
-        for what in now.sorted(by: { ($0.user, $0.name) < ($1.user, $1.name) }) { set(what, true, at: t, clock: clock) }
+        let keys = Set(now.map(\.key))
+        for key in open.keys where !keys.contains(key) {
+            if let what = Open(key: key), what.kind == kind { set(what, false, at: t, clock: clock) }
+        }
+        for what in now { set(what, true, at: t, clock: clock) }
     }
 
     /// One more of `count` for `user` on the day of `t`.
@@ -86,22 +99,21 @@ public struct UsageHistory: Codable, Equatable, Sendable {
         days[clock.civil(of: t).date.description, default: Day()].counts[user, default: [:]][count.rawValue, default: 0] += 1
     }
 
-    /// A launch of an app of `selection` denied for `user`.
-    public mutating func denied(_ selection: String, user: String, at t: Date, clock: LocalClock) {
-        days[clock.civil(of: t).date.description, default: Day()].denied[user, default: [:]][selection, default: 0] += 1
-    }
-
-    /// Folds the open intervals up to `now` into their days.
-    public mutating func checkpoint(at now: Date, clock: LocalClock) {
-        for i in open.indices where now > open[i].since {
-            add(open[i], to: now, clock: clock)
-            open[i].since = now
+    /// Folds the open intervals of `kind` up to `now` into their days.
+    public mutating func checkpoint(_ kind: Open.Kind, at now: Date, clock: LocalClock) {
+        for (key, since) in open where now > since {
+            guard let what = Open(key: key), what.kind == kind else { continue }
+            add(what, from: since, to: now, clock: clock)
+            open[key] = now
         }
     }
 
-    /// After a restart: nothing is known to run or be blocked until it is seen again (what the
-    /// daemon did not observe is not counted).
-    public mutating func forgetOpen() { open = [] }
+    /// After a restart: no app is known to run until it is seen again (time nobody observed is
+    /// not counted). Blocked intervals stay open: what was blocked stayed blocked while blockd
+    /// was down (the hosts file and the rest keep it, E4), until the first reconcile says.
+    public mutating func forgetRunning() {
+        open = open.filter { Open(key: $0.key)?.kind != .running }
+    }
 
     /// R1's bound: drops the days before the last `keep` (today included).
     public mutating func prune(keeping keep: Int, today: CivilDate) {
@@ -124,9 +136,10 @@ public struct UsageHistory: Codable, Equatable, Sendable {
             for (name, s) in names { out[name, default: 0] += s }
         }
         let start = clock.instant(date, secondsOfDay: 0), end = clock.instant(date.adding(days: 1), secondsOfDay: 0)
-        for o in open where o.what.kind == kind && UsageHistory.counts(o.what.user, for: user, kind: kind) {
-            let from = max(o.since, start), to = min(now, end)
-            if to > from { out[o.what.name, default: 0] += to.timeIntervalSince(from) }
+        for (key, since) in open {
+            guard let o = Open(key: key), o.kind == kind, UsageHistory.counts(o.user, for: user, kind: kind) else { continue }
+            let from = max(since, start), to = min(now, end)
+            if to > from { out[o.name, default: 0] += to.timeIntervalSince(from) }
         }
         return out
     }
@@ -136,15 +149,15 @@ public struct UsageHistory: Codable, Equatable, Sendable {
         return stored == user || (kind == .blocked && stored == everyone)
     }
 
-    mutating func add(_ o: OpenSince, to b: Date, clock: LocalClock) {
-        var start = o.since
+    mutating func add(_ o: Open, from a: Date, to b: Date, clock: LocalClock) {
+        var start = a
         while start < b {
             let date = clock.civil(of: start).date
             let end = min(b, clock.instant(date.adding(days: 1), secondsOfDay: 0))
             let seconds = end.timeIntervalSince(start)
-            switch o.what.kind {
-            case .running: days[date.description, default: Day()].running[o.what.user, default: [:]][o.what.name, default: 0] += seconds
-            case .blocked: days[date.description, default: Day()].blocked[o.what.user, default: [:]][o.what.name, default: 0] += seconds
+            switch o.kind {
+            case .running: days[date.description, default: Day()].running[o.user, default: [:]][o.name, default: 0] += seconds
+            case .blocked: days[date.description, default: Day()].blocked[o.user, default: [:]][o.name, default: 0] += seconds
             }
             start = end
         }

@@ -58,11 +58,13 @@ extension Engine {
         let before = snapshot()
         let id = book.takeID()
         let over = blocked.reasons.map(\.activity)
+        state.history.count(.asked, user: String(peer.uid), at: now, clock: local)  // R1
         switch decision {
         case .grant(let start, let end, let minute):
             let grant = makeGrant(id: id, selection: name, start: start, end: end, over: over, uid: peer.uid, grantedBy: nil, reason: m.reason)
             book.charge(grant, oneMoreMinute: minute, activities: registry.index.activities(covering: name), now: now, clock: local)
             book.grants.append(grant)
+            state.history.count(.granted, user: String(peer.uid), at: now, clock: local)  // R1
             try commit(since: before, now: now)
             let when = start > now ? "from \(local.iso8601(start)) (Delay=) " : ""
             publish(.moreTime(MoreTimeNote(event: .moreGranted, kind: "granted", id: id, selection: name, until: end,
@@ -113,6 +115,7 @@ extension Engine {
         let end = (seconds ?? r.seconds).map { min(now.addingTimeInterval(TimeInterval($0)), dayEnd) } ?? dayEnd
         let before = snapshot()
         book.requests.remove(at: index)
+        state.history.count(approve ? .granted : .denied, user: String(r.uid), at: now, clock: local)  // R1: the asker's
         guard approve else {
             try commitAndTell(MoreTimeNote(event: .moreDenied, kind: "denied", id: id, selection: r.selection, until: nil,
                                            message: "More time for \(r.selection) (\(id)) denied by \(who(peer.uid))\(reason.map { ": \($0)" } ?? "")",

@@ -69,10 +69,12 @@ extension Engine {
         var appliedChanged = false
         for selection in candidates {
             let reasons = appliedReasons(selection)
+            recordBlocked(selection, from: applied[selection], to: reasons, now: now)  // R1
             if (applied[selection] == nil) != (reasons == nil) { appliedChanged = true }
             applied[selection] = reasons
         }
         pendingUnlockNotes = [:]
+        state.history.prune(keeping: config.daemon.reportDays, today: local.civil(of: now).date)  // R1: bounded
         if appliedChanged || state.applied.count != applied.count { state.applied = applied.keys.sorted() }
         state.lastReconcile = now
         persist()
@@ -80,6 +82,17 @@ extension Engine {
         collaborators.status(statusLine(now: now, blocked: registry.index.blockedCount - lifted.keys.filter { !isBlockedNow($0) }.count))
         publishSnapshot(changed: candidates)
         return effects
+    }
+
+    /// R1: the report's blocked time follows what is applied, for whom (`UsageHistory.everyone`
+    /// for the whole machine).
+    private func recordBlocked(_ selection: String, from before: [Reason]?, to after: [Reason]?, now: Date) {
+        func users(_ reasons: [Reason]?) -> Set<String> {
+            guard let reasons else { return [] }
+            return Engine.users(reasons).map { Set($0.map(String.init)) } ?? [UsageHistory.everyone]
+        }
+        let (was, now_) = (users(before), users(after))
+        if was != now_ { state.history.blocked(selection, from: was, to: now_, at: now, clock: local) }
     }
 
     /// What `applied` holds for `selection` after this reconcile: its reasons if it is blocked

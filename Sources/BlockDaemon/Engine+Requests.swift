@@ -126,6 +126,7 @@ extension Engine {
         let moreTime = args.moreTime ?? MoreTimePolicy.familyDefault(scope: users, setBy: peer.uid)  // A1
         let outcome = try registry.startBlock(name: args.name, selections: names, end: end, locked: args.lock, moreTime: moreTime,
                                              users: users, by: peer, now: now)
+        if case .created = outcome { state.history.count(.started, user: String(peer.uid), at: now, clock: local) }  // R1
         try commit(since: before, now: now)
         let block = outcome.block
         switch outcome {
@@ -163,6 +164,7 @@ extension Engine {
     private func stop(_ name: String, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
         let before = snapshot()
         let block = try registry.stopBlock(named: name, by: peer, now: now)
+        state.history.count(.stoppedEarly, user: String(peer.uid), at: now, clock: local)  // R1
         try commit(since: before, now: now)
         for s in block.selections { pendingUnlockNotes[s] = "block '\(block.name)' stopped early by \(who(peer.uid))" }
         log.log(LogEntry("Block '\(block.name)' stopped early by \(who(peer.uid))", priority: .info, event: .stop,

@@ -102,6 +102,7 @@ public final class Engine: @unchecked Sendable {
         // §9: usage up to the last checkpoint is counted; whether an app kept running while
         // blockd was down is unknowable, so nothing is assumed running until seen again.
         state.usage.forgetRunning()
+        state.history.forgetRunning()  // R1: the same for the report's running time
         // DESIGN §7: what loaded is the configuration to fall back on next time.
         if configProvenance.kind == .files { state.lastGoodConfig = StoredConfig(config, at: now) }
         installConfigSchedules(now: now)

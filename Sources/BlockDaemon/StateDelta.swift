@@ -21,6 +21,11 @@ public struct StateDelta: Codable, Equatable, Sendable {
     /// Shield hits of these days, each day replaced whole (an empty day is removed).
     public var shieldHits: [String: [String: Int]]?
     public var usage: UsageLedger?
+    /// R1: the ledger's days that changed, each whole (an empty one removed), and its open
+    /// intervals set and closed, by key.
+    public var historyDays: [String: UsageHistory.Day]?
+    public var historyOpen: [String: Date]?
+    public var historyClosed: [String]?
     public var lastGoodConfig: StoredConfig?
     /// M3: grants, requests, delayed loosenings and allowances, whole (a handful of entries).
     public var moreTime: MoreTimeBook?
@@ -57,6 +62,16 @@ public struct StateDelta: Codable, Equatable, Sendable {
             shieldHits = days
         }
         if new.usage != old.usage { usage = new.usage }
+        if new.history != old.history {
+            var days: [String: UsageHistory.Day] = [:]
+            for day in Set(old.history.days.keys).union(new.history.days.keys) where old.history.days[day] != new.history.days[day] {
+                days[day] = new.history.days[day] ?? UsageHistory.Day()
+            }
+            historyDays = days.isEmpty ? nil : days
+            let set = new.history.open.filter { old.history.open[$0.key] != $0.value }
+            historyOpen = set.isEmpty ? nil : set
+            historyClosed = StateDelta.nonEmpty(old.history.open.keys.filter { new.history.open[$0] == nil }.sorted())
+        }
         if new.lastGoodConfig != old.lastGoodConfig { lastGoodConfig = new.lastGoodConfig }
         if new.moreTime != old.moreTime { moreTime = new.moreTime }
     }
@@ -72,6 +87,9 @@ public struct StateDelta: Codable, Equatable, Sendable {
         if let failuresAdd { state.failures = FailureRecord.bounded(state.failures + failuresAdd) }
         for (day, hits) in shieldHits ?? [:] { state.shieldHits[day] = hits.isEmpty ? nil : hits }
         if let usage { state.usage = usage }
+        for (day, value) in historyDays ?? [:] { state.history.days[day] = value.isEmpty ? nil : value }
+        for (key, since) in historyOpen ?? [:] { state.history.open[key] = since }
+        for key in historyClosed ?? [] { state.history.open[key] = nil }
         if let lastGoodConfig { state.lastGoodConfig = lastGoodConfig }
         if let moreTime { state.moreTime = moreTime }
     }

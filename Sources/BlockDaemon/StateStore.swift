@@ -20,6 +20,8 @@ public struct DaemonState: Codable, Equatable, Sendable {
     public var applied: [String] = []
     /// §9: usage per limit per local day.
     public var usage = UsageLedger()
+    /// R1: where the time went, per local day and user (bounded by `ReportDays=`).
+    public var history = UsageHistory()
     /// DESIGN §7: the last configuration that loaded, so that a broken file at start never lifts
     /// a block (nil: none loaded yet).
     public var lastGoodConfig: StoredConfig?
@@ -36,7 +38,7 @@ public struct DaemonState: Codable, Equatable, Sendable {
     public init() {}
 
     enum CodingKeys: String, CodingKey {
-        case version, activities, failures, shieldHits, lastReconcile, applied, usage, lastGoodConfig, targets, moreTime, generation, seq
+        case version, activities, failures, shieldHits, lastReconcile, applied, usage, history, lastGoodConfig, targets, moreTime, generation, seq
     }
 
     /// Keys added in later versions may be missing from an older file: they start empty.
@@ -51,6 +53,7 @@ public struct DaemonState: Codable, Equatable, Sendable {
         lastReconcile = try c.decodeIfPresent(Date.self, forKey: .lastReconcile)
         applied = try c.decodeIfPresent([String].self, forKey: .applied) ?? []
         usage = try c.decodeIfPresent(UsageLedger.self, forKey: .usage) ?? UsageLedger()
+        history = try c.decodeIfPresent(UsageHistory.self, forKey: .history) ?? UsageHistory()
         lastGoodConfig = try c.decodeIfPresent(StoredConfig.self, forKey: .lastGoodConfig)
         targets = try c.decodeIfPresent([String: Selection].self, forKey: .targets) ?? [:]
         moreTime = try c.decodeIfPresent(MoreTimeBook.self, forKey: .moreTime) ?? MoreTimeBook()

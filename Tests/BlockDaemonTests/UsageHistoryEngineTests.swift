@@ -1,0 +1,66 @@
+import BlockCore
+import Foundation
+import Testing
+import BlockTestSupport
+@testable import BlockDaemon
+
+/// R1 in the engine: blocked time and counts recorded as blocks start, stop and end, kept in the
+/// state file across a restart (T8), bounded by ReportDays=.
+@Suite("R1: the usage ledger in the engine")
+struct UsageHistoryEngineTests {
+    static let today = "2026-11-29"  // the harness starts at 13:05 in Tokyo
+
+    func day(_ h: Harness, _ date: String = today) -> UsageHistory.Day { h.run { h.engine.state.history.days[date] } ?? UsageHistory.Day() }
+
+    @Test("R1: a block for everyone stopped early: its blocked minutes under `all`, started and stoppedEarly under the one who did it")
+    func startStop() {
+        let h = Harness()
+        _ = ok(h.send(#"start {"selections":["youtube"],"seconds":600,"name":"focus"}"#))
+        h.advance(300)
+        _ = ok(h.send(#"stop {"name":"focus"}"#))
+        #expect(day(h).blocked == ["all": ["youtube": 300]])
+        #expect(day(h).counts == ["0": ["started": 1, "stoppedEarly": 1]])
+        #expect(h.run { h.engine.state.history.open }.isEmpty)
+    }
+
+    @Test("R1: a per-user block's time is its users', and a block that ends by itself closes at its end")
+    func perUser() {
+        let h = Harness(users: UserScopeTests.users)
+        _ = ok(h.send(#"start {"selections":["youtube"],"seconds":120,"users":["@kids"]}"#))
+        h.advance(120)  // the timer fires at the block's end
+        #expect(day(h).blocked == ["1001": ["youtube": 120], "1004": ["youtube": 120]])
+    }
+
+    @Test("R1, T8: what was blocked when blockd stopped stays counted across the restart, from the saved state")
+    func restart() throws {
+        let h = Harness()
+        _ = ok(h.send(#"start {"selections":["youtube"],"seconds":3600,"name":"focus"}"#))
+        h.advance(600)
+        let saved = try #require({ () -> DaemonState? in
+            if case .loaded(let s) = StateStore(directory: h.dir).load(now: h.clock.wallNow()) { return s }
+            return nil
+        }())
+        #expect(saved.history.open.keys.sorted() == ["blocked all youtube"], "the open interval is in the state file")
+        h.advance(600)
+        h.engine = h.makeEngine()
+        h.run { h.engine.startUp() }
+        h.advance(2400)
+        #expect(day(h).blocked == ["all": ["youtube": 3600]], "the whole hour: the hosts file kept it while blockd was down")
+    }
+
+    @Test("R1: more time asked and granted counts for the asker; ReportDays= bounds the days kept")
+    func moreTimeAndBound() throws {
+        let h = Harness()
+        _ = ok(h.send(#"start {"selections":["youtube"],"seconds":3600}"#))
+        _ = h.send(#"more {"selection":"youtube","seconds":300}"#)
+        #expect(day(h).counts["0"]?["asked"] == 1)
+        var old = UsageHistory.Day()
+        old.counts = ["0": ["started": 1]]
+        h.run {
+            h.engine.state.history.days["2026-10-01"] = old
+            h.engine.state.history.days["2026-10-26"] = old  // 35 days before the 29th of November, today included: the last kept
+        }
+        _ = ok(h.send(#"start {"selections":["reddit"],"seconds":60}"#))
+        #expect(h.run { h.engine.state.history.days.keys.sorted() } == ["2026-10-26", Self.today])
+    }
+}
