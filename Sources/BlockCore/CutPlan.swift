@@ -201,11 +201,12 @@ public enum NftScript {
 
     /// The table with one pair of rejects per rule and family; a rule with users matches only
     /// packets from sockets they own (`meta skuid`, known for locally generated packets,
-    /// which is all the output hook sees). No rules: the table removed.
-    public static func script(rules: [CutPlan.Rule]) -> String {
+    /// which is all the output hook sees). W2's `windows` follow the rejects (`windowLines`).
+    /// No rules and no windows: the table removed.
+    public static func script(rules: [CutPlan.Rule], windows: [AllowOnlyNet.Rule] = []) -> String {
         var out = "add table \(family) \(table)\ndelete table \(family) \(table)\n"
         let rules = rules.filter { !$0.addresses.isEmpty && $0.users?.isEmpty != true }
-        guard !rules.isEmpty else { return out }
+        guard !rules.isEmpty || !windows.isEmpty else { return out }
         out += "table \(family) \(table) {\n\tchain output {\n\t\ttype filter hook output priority filter; policy accept;\n"
         for rule in rules {
             let owner = rule.users.map { "meta skuid { \($0.map(String.init).joined(separator: ", ")) } " } ?? ""
@@ -217,7 +218,7 @@ public enum NftScript {
                 out += "\t\t\(owner)\(match) \(set) reject with icmpx type admin-prohibited\n"
             }
         }
-        return out + "\t}\n}\n"
+        return out + windowLines(windows) + "\t}\n}\n"
     }
 
     /// Removes the table; harmless when it does not exist.
