@@ -37,6 +37,12 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     var lookups = 0
     var lookupsFailed = 0
     var lookupProblem: String?
+    /// W2's network part (FeltEnforcer+AllowOnly.swift): the windows, what they learned, the
+    /// window rules the table holds, the refresh timer, and the windows the table cannot hold.
+    var net = AllowOnlyNet()
+    var windowRules: [AllowOnlyNet.Rule] = []
+    var refresh: DispatchSourceTimer?
+    var windowsUnrefused: [String] = []
 
     public init(settings: DaemonConfig.FeltSettings, log: any LogSink,
                 table: (table: NftablesTable?, problem: String?)? = nil,
@@ -69,6 +75,8 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     /// Failures here name no selection: cutting and refusing make a block felt at once, while
     /// the hosts file is what makes it enforced (DESIGN §7 "Truth").
     public func enforce(blocked: [Selection]) -> EnforcementReport {
+        let windows = AllowOnlyNet.windows(blocked)
+        noteUnrefused(windows)
         // CutSockets=no and no table (Firewall=no, or nftables unusable): nothing here acts on
         // what is blocked, so neither the plan nor a lookup is worth doing.
         guard settings.cutSockets || table != nil else { return EnforcementReport() }
@@ -76,12 +84,15 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
         let (jobs, dropped, failure): ([LookupQueue.Job], LookupQueue.Dropped, EnforcementFailure?) = queue.sync {
             let before = plan.blocked
             let (newly, cuts) = plan.update(blocks: wanted, at: monotonic())
+            let windowJobs = updateWindows(windows)
             // Refuse first, then cut: a browser's immediate reconnect meets the reject.
             let failure = converge()
             for c in cuts { cut(c, reason: "already known when the block started") }
             let jobs = FeltEnforcer.jobs(newly: newly, before: before, now: wanted)
-            lookupQueue.retain { wanted[$0] != nil }
+            let names = Set(net.names)
+            lookupQueue.retain { wanted[$0] != nil || names.contains($0) }
             let dropped = lookupQueue.add(jobs)
+            _ = lookupQueue.add(windowJobs)  // a few names per window, well within the bounds
             startLookups()
             return (jobs, dropped, failure)
         }
@@ -123,6 +134,7 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
             lookupQueue.retain { _ in false }  // the running ones finish and find nothing blocked
             timer?.cancel()
             timer = nil
+            _ = updateWindows([])
             return converge(anyBlocked: false).map { [$0] } ?? []
         }
     }
@@ -149,9 +161,11 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     func learned(_ answer: DNSClient.Lookup, for domain: String) {
         dispatchPrecondition(condition: .onQueue(queue))
         noteLookup(answer, domain: domain)
-        guard let fresh = plan.learnedCut(answer.addresses, for: domain) else { return }
+        let allowed = net.learned(answer.addresses, for: domain)  // W2: an allowed host's answer
+        let fresh = plan.learnedCut(answer.addresses, for: domain)
+        guard fresh != nil || allowed else { return }
         if let failure = converge() { log.log(LogEntry(failure.message, priority: .error, event: .failure)) }
-        cut(fresh, reason: "DNS answered for \(domain)")
+        if let fresh { cut(fresh, reason: "DNS answered for \(domain)") }
     }
 
     /// Counts a lookup; a failure is logged when its reason is new, and the recovery once.
@@ -202,17 +216,20 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
         _ = plan.expire(at: monotonic())
         armTimer()
         guard let table else { return nil }
-        let blocked = anyBlocked ?? !plan.blocked.isEmpty
+        // W2: the NSS module answers a window's other names with the sink: refused too.
+        let blocked = anyBlocked ?? (!plan.blocked.isEmpty || !net.windows.isEmpty)
         let wanted = FeltEnforcer.withSink(plan.rules, sink: blocked ? sink.addresses : [])
-        guard wanted != rejecting || tableProblem != nil else { return nil }
-        if let problem = table.apply(rules: wanted) {
+        let windows = net.rules
+        guard wanted != rejecting || windows != windowRules || tableProblem != nil else { return nil }
+        if let problem = table.apply(rules: wanted, windows: windows) {
             tableProblem = problem
             return EnforcementFailure(selection: nil, message: "cannot update the nftables table inet blockd: \(problem)")
         }
         tableProblem = nil
-        let was = rejecting
-        rejecting = wanted
-        logTable(was: was)
+        let (was, wereWindows) = (rejecting, windowRules)
+        (rejecting, windowRules) = (wanted, windows)
+        if wanted != was { logTable(was: was) }
+        if windows != wereWindows { logWindows(was: wereWindows) }
         return nil
     }
 
@@ -220,8 +237,10 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
         let now = rejecting.flatMap(\.addresses), before = was.flatMap(\.addresses)
         let list = now.map(\.description).joined(separator: " ")
         let message: String
-        if now.isEmpty {
+        if now.isEmpty && windowRules.isEmpty {
             message = "Removed the nftables table inet blockd: nothing is refused any more"
+        } else if now.isEmpty {
+            message = "The nftables table inet blockd refuses no blocked site's address; it holds allow-only windows only"
         } else {
             // The sink's own addresses are not a site's: the count says what DNS taught.
             let sinks = Set(sink.addresses)
@@ -261,6 +280,7 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
             }
             if let until = plan.until { firewall["until"] = .string(iso(wallNow.addingTimeInterval(until - monotonic()))) }
             if let problem = tableProblem ?? firewallProblem { firewall["problem"] = .string(problem) }
+            windowNotes(&firewall)
             var notes: JSONObject = ["sink": .string(sink.description), "cutSockets": .bool(settings.cutSockets),
                                      "socketsCut": .int(Int64(socketsCut)), "firewall": .object(firewall),
                                      "resolvConf": .string(settings.resolvConf), "connectGrace": .int(Int64(settings.connectGraceSeconds))]

@@ -39,8 +39,9 @@ public final class NftablesTable: @unchecked Sendable {
 
     /// The table holding exactly `rules` (per-user ones matched on the socket owner, `meta
     /// skuid`); no rules: the table removed. Nil on success, else nft's error text.
-    public func apply(rules: [CutPlan.Rule]) -> String? {
-        run(NftScript.script(rules: rules))
+    /// W2: `windows` follow the rejects (`NftScript.windowLines`).
+    public func apply(rules: [CutPlan.Rule], windows: [AllowOnlyNet.Rule] = []) -> String? {
+        run(NftScript.script(rules: rules, windows: windows))
     }
 
     func run(_ script: String) -> String? {
