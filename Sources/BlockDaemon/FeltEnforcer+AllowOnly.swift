@@ -7,7 +7,7 @@ import FoundationEssentials
 /// addresses are refused (`AllowOnlyNet` decides; `NftScript.windowLines` renders).
 ///
 /// The allowed hosts are looked up with E5's own machinery (the workers and `LookupQueue`,
-/// in the window's lane) when the window starts and every `refreshSeconds` while it lasts,
+/// in the window's lane) when the window starts and every `windowRefreshSeconds` while it lasts,
 /// so the set follows sites whose addresses rotate; what was learned stays until no window
 /// allows the host.
 extension FeltEnforcer {
@@ -15,7 +15,7 @@ extension FeltEnforcer {
     /// (Chromium's host cache, Firefox's `network.dnsCacheExpiration`), so an address they
     /// connect to is learned about as soon as they can ask for it, for a few queries per host
     /// a minute.
-    static let refreshSeconds = 60
+    static let windowRefreshSeconds = 60
 
     /// The windows now (nil table: none, `noteUnrefused` says so). Returns the lookups of the
     /// names newly allowed, windows for everyone first; arms or stops the refresh.
@@ -44,8 +44,7 @@ extension FeltEnforcer {
         refresh = nil
         guard !net.windows.isEmpty else { return }
         let t = DispatchSource.makeTimerSource(queue: queue)
-        let period = DispatchTimeInterval.seconds(FeltEnforcer.refreshSeconds)
-        t.schedule(deadline: .now() + period, repeating: period)
+        t.schedule(deadline: .now() + refreshSeconds, repeating: refreshSeconds)
         t.setEventHandler { [weak self] in
             guard let self else { return }
             _ = lookupQueue.add(FeltEnforcer.windowJobs(net.windows))
@@ -65,7 +64,8 @@ extension FeltEnforcer {
             return names != windowsUnrefused
         }
         guard changed, !names.isEmpty else { return }
-        log.log(LogEntry("Allow-only time does not refuse connections to other sites' addresses, only their names: \(firewallProblem ?? "no nftables table"); turn Firewall= on and run blockd as root on a kernel with nf_tables",
+        let next = settings.firewall ? "" : "; set Firewall=yes in blockd.conf's [Daemon] to refuse them"
+        log.log(LogEntry("Allow-only time does not refuse connections to other sites' addresses, only their names: \(firewallProblem ?? "no nftables table")\(next)",
                          priority: .warning, event: .failure, fields: [(.selection, names.joined(separator: " "))]))
     }
 

@@ -42,6 +42,7 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     var net = AllowOnlyNet()
     var windowRules: [AllowOnlyNet.Rule] = []
     var refresh: DispatchSourceTimer?
+    var refreshSeconds = Double(FeltEnforcer.windowRefreshSeconds)
     var windowsUnrefused: [String] = []
 
     public init(settings: DaemonConfig.FeltSettings, log: any LogSink,
