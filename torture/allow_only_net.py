@@ -197,6 +197,8 @@ def everyone(d, a, b):
     d.blockc("start", "--minutes", "5", "--name", "w2net", "--allow-only", "allowed.test")
     rules = window_rules(d, "w")
     t.check(rules and "uids" not in rules[0], f"(w) a window for everyone holds for login users, no uid list: {rules}")
+    human = d.blockc("status").stdout
+    t.check("Allow-only time: login users reach only 1 address of 1 allowed host" in human, f"(w) blockc status says it:\n{human}")
     got = a.ask("connect", ALLOWED, "80")
     t.check(got[0] == "ok", f"(w) A connects to the allowed site: {got}")
     got = a.ask("connect", OTHER, "80")

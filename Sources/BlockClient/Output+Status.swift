@@ -129,11 +129,29 @@ extension Output {
             line += "not refused"
         }
         if let problem = firewall["problem"]?.string { line += " (\(Output.clean(problem)))" }
+        if let windows = allowOnlyNote(firewall) { line += ". " + windows }
         if let dns = e["dns"]?.object, let problem = dns["problem"]?.string {
             line += ". " + paint("DNS lookups fail (\(dns["failed"]?.int ?? 0) of \(dns["lookups"]?.int ?? 0)): \(Output.clean(problem))", .red)
         }
         if let sink = e["sink"]?.string { line += ". Blocked names point at \(Output.clean(sink))" }
         return line + "."
+    }
+
+    /// W2: what the allow-only windows' rules let their users reach, or why connections are
+    /// not refused during a window; nil without a window.
+    func allowOnlyNote(_ firewall: JSONObject) -> String? {
+        if let problem = firewall["allowOnlyProblem"]?.string {
+            let text = Output.clean(problem)
+            return text.prefix(1).uppercased() + text.dropFirst()
+        }
+        guard case .array(let windows)? = firewall["allowOnly"], !windows.isEmpty else { return nil }
+        let parts = windows.compactMap(\.object).map { w in
+            let uids = (w["uids"]?.array ?? []).compactMap(\.int).map { String($0) }
+            let whose = uids.isEmpty ? "login users reach" : "uid\(uids.count == 1 ? " \(uids[0]) reaches" : "s \(uids.joined(separator: ",")) reach")"
+            let hosts = w["hosts"]?.int ?? 0, addresses = texts(w["addresses"]).count
+            return "\(whose) only \(addresses) address\(addresses == 1 ? "" : "es") of \(hosts) allowed host\(hosts == 1 ? "" : "s")"
+        }
+        return "Allow-only time: " + parts.joined(separator: "; ") + ", DNS and this machine"
     }
 
     /// E7: which browsers get blockd's policies, or why none do.

@@ -96,6 +96,28 @@ struct OutputTests {
             """))
     }
 
+    @Test("W2: status says what an allow-only window's rules let its users reach, or why connections are not refused")
+    func statusAllowOnlyNet() {
+        var status = Fixture.emptyStatus
+        status["enforcement"] = .object([
+            "mode": "hosts+cut", "cutSockets": .bool(true), "socketsCut": .int(0), "sink": "127.0.0.253 100::1",
+            "firewall": .object(["enabled": .bool(true), "table": "inet blockd", "addresses": .array(["127.0.0.253", "100::1"]), "learned": .int(0),
+                                 "allowOnly": .array([.object(["selection": "only:school.test", "hosts": .int(1), "addresses": .array(["192.0.2.10", "192.0.2.11"])]),
+                                                      .object(["selection": "only:editor.test", "hosts": .int(2), "addresses": .array([]), "uids": .array([.int(1001)])])])]),
+        ])
+        #expect(Fixture.output().status(status).hasSuffix("""
+            Open connections: cut when a block starts (0 so far). New connections: refused through nftables table inet blockd (0 learned addresses). Allow-only time: login users reach only 2 addresses of 1 allowed host; uid 1001 reaches only 0 addresses of 2 allowed hosts, DNS and this machine. Blocked names point at 127.0.0.253 100::1.
+            """))
+        status["enforcement"] = .object([
+            "mode": "hosts", "cutSockets": .bool(true), "socketsCut": .int(0), "sink": "0.0.0.0 ::",
+            "firewall": .object(["enabled": .bool(false), "table": "inet blockd", "addresses": .array([]), "problem": "turned off (Firewall=no)",
+                                 "allowOnlyProblem": "allow-only time refuses only names, not connections to other addresses: turned off (Firewall=no)"]),
+        ])
+        #expect(Fixture.output().status(status).hasSuffix("""
+            New connections: not refused (turned off (Firewall=no)). Allow-only time refuses only names, not connections to other addresses: turned off (Firewall=no). Blocked names point at 0.0.0.0 ::.
+            """))
+    }
+
     @Test("status: the mode line claims only what acts, and says what is off and why")
     func statusOff() {
         var status = Fixture.emptyStatus
