@@ -19,12 +19,12 @@ with setpriv:
 Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed.
 Usage: torture/allow_only_net.py BIN_DIR
 """
-import json, os, pwd, re, socket, subprocess, sys, threading, time
+import inspect, json, os, pwd, re, socket, subprocess, sys, threading, time
 from http.server import BaseHTTPRequestHandler
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Tally  # noqa: E402
-from rig import Rig, enter, sh, stop, wait_for  # noqa: E402
+from rig import Rig, enter, request, sh, stop, wait_for  # noqa: E402
 
 bindir = os.path.abspath(sys.argv[1])
 t = Tally("allow_only_net")
@@ -77,19 +77,7 @@ Server(("0.0.0.0", 80), Site).serve_forever()
 CLIENT = r"""
 import socket, struct, sys, time
 kept = {}
-def request(f, s):
-    s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-    status, length = f.readline(), 0
-    while True:
-        line = f.readline()
-        if not line:
-            raise ConnectionError("closed")
-        if line.lower().startswith(b"content-length:"):
-            length = int(line.split(b":")[1])
-        if line in (b"\r\n", b"\n"):
-            break
-    if not status.startswith(b"HTTP/1.1 200") or len(f.read(length)) != length:
-        raise ConnectionError("bad reply")
+""" + inspect.getsource(request) + r"""
 def outcome(fn):
     start = time.monotonic()
     try:

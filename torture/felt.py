@@ -25,7 +25,7 @@ from http.server import BaseHTTPRequestHandler
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Tally  # noqa: E402
-from rig import Rig, enter, sh, wait_for  # noqa: E402
+from rig import Rig, enter, request, sh, wait_for  # noqa: E402
 
 bindir = os.path.abspath(sys.argv[1])
 bench_runs = int(sys.argv[sys.argv.index("--bench") + 1]) if "--bench" in sys.argv else 0
@@ -61,23 +61,6 @@ def connect(address, port=80, timeout=2.0):
     except OSError as e:
         result = f"error {e}"
     return result, time.monotonic() - start
-
-
-# One keep-alive GET of the test site's page, raising on anything but a whole 200 reply. The
-# throwaway user's client (USER_CLIENT) runs this same function, its source copied in.
-def request(f, s):
-    s.sendall(b"GET / HTTP/1.1\r\nHost: social.test\r\n\r\n")
-    status, length = f.readline(), 0
-    while True:
-        line = f.readline()
-        if not line:
-            raise ConnectionError("closed")
-        if line.lower().startswith(b"content-length:"):
-            length = int(line.split(b":")[1])
-        if line in (b"\r\n", b"\n"):
-            break
-    if not status.startswith(b"HTTP/1.1 200") or len(f.read(length)) != length:
-        raise ConnectionError("bad reply")
 
 
 class KeepAlive:

@@ -63,6 +63,24 @@ def read_json(path):
         return None
 
 
+# One keep-alive GET of a test site's page, raising on anything but a whole 200 reply. The
+# clients run as throwaway users (felt.py, allow_only_net.py) carry this same function, its
+# source copied in (inspect.getsource).
+def request(f, s):
+    s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+    status, length = f.readline(), 0
+    while True:
+        line = f.readline()
+        if not line:
+            raise ConnectionError("closed")
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+        if line in (b"\r\n", b"\n"):
+            break
+    if not status.startswith(b"HTTP/1.1 200") or len(f.read(length)) != length:
+        raise ConnectionError("bad reply")
+
+
 class Server(ThreadingHTTPServer):
     daemon_threads = True
 
