@@ -2,16 +2,18 @@
 """W2 connections, for real, inside the private mount + network + PID namespace of
 torture/rig.py (root only). Traffic to the machine's own addresses passes a window, so the
 "sites" live in a second network namespace made here, joined by a veth pair with TEST-NET
-addresses: allowed.test 192.0.2.10, other.test 192.0.2.20, and a nameserver 192.0.2.53
-(a second dnsmasq, a DNS server on an address no window allows). blockd asks the rig's dnsmasq
+addresses: allowed.test 192.0.2.10 and 2001:db8::10, other.test 192.0.2.20 and 2001:db8::20,
+and a nameserver 192.0.2.53 (a second dnsmasq, on an address no window allows). blockd asks the rig's dnsmasq
 on 127.0.0.1. Nothing leaves the test's namespaces; /etc is the rig's overlay.
 Two throwaway login users A and B (uids 1000-60000, created in the overlay's /etc) connect
 with setpriv:
   (w) during `blockc start --minutes 5 --allow-only allowed.test`: A connects to the allowed
-      site, is refused at once by the other one (ECONNREFUSED, not a timeout), A's keep-alive
+      site, is refused at once by the other one (ECONNREFUSED, not a timeout; over IPv4 and
+      IPv6), another login user B is refused too, A's keep-alive
       connection to the other site opened before dies at its next request while the one to
       the allowed site goes on, DNS to 192.0.2.53 answers A, a local service on 127.0.0.1
       answers A, and root still connects to the other site; status lists the window's rule;
+      a block of the allowed site (Firewall=yes) inside the window refuses it, for A and root;
   (u) the same window with --user A: A is refused by the other site while B connects to it;
   after each `blockc stop` everything connects again and the table holds no window rule;
   (n) with --firewall no, the window has no network part: A connects to the other site,
@@ -19,7 +21,7 @@ with setpriv:
 Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed.
 Usage: torture/allow_only_net.py BIN_DIR
 """
-import inspect, json, os, pwd, re, socket, subprocess, sys, threading, time
+import inspect, json, os, pwd, re, socket, subprocess, sys, time
 from http.server import BaseHTTPRequestHandler
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -33,6 +35,7 @@ enter(t, ["unshare", "ip", "dnsmasq", "nft", "setpriv", "useradd"],
 
 NS = "bdw2sites"
 ALLOWED, OTHER, DNS = "192.0.2.10", "192.0.2.20", "192.0.2.53"
+ALLOWED6, OTHER6 = "2001:db8::10", "2001:db8::20"
 USERS = ("bdw2net-a", "bdw2net-b")
 
 
@@ -67,7 +70,10 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
     def handle_error(self, *a):
         pass
-Server(("0.0.0.0", 80), Site).serve_forever()
+import socket
+class Server6(Server):
+    address_family = socket.AF_INET6  # dual-stack: the IPv4 addresses too
+Server6(("::", 80), Site).serve_forever()
 """
 
 # The client run as a throwaway user: one command a line on stdin, one answer line each,
@@ -157,17 +163,19 @@ def window_rules(d, what):
     lookup of allowed.test answered), else what it is after 3 s."""
     def allowed():
         w = d.status()["enforcement"].get("firewall", {}).get("allowOnly", [])
-        return w if w and ALLOWED in w[0].get("addresses", []) else None
-    wait_for(allowed, 3)
+        return w if w and {ALLOWED, ALLOWED6} <= set(w[0].get("addresses", [])) else None
+    start = time.monotonic()
+    if wait_for(allowed, 3, 0.01):
+        t.figures.setdefault(f"{what}LearnedSeconds", round(time.monotonic() - start, 3))
     rules = d.status()["enforcement"].get("firewall", {}).get("allowOnly", [])
-    t.check(rules and ALLOWED in rules[0].get("addresses", []) and rules[0].get("hosts") == 1,
-            f"({what}) status lists the window's rule with allowed.test's learned address: {json.dumps(rules)}")
+    t.check(rules and {ALLOWED, ALLOWED6} <= set(rules[0].get("addresses", [])) and rules[0].get("hosts") == 1,
+            f"({what}) status lists the window's rule with allowed.test's learned addresses: {json.dumps(rules)}")
     return rules
 
 
 def all_connect(what, *users):
     for u in users:
-        for addr in (ALLOWED, OTHER):
+        for addr in (ALLOWED, OTHER, ALLOWED6, OTHER6):
             got = u.ask("connect", addr, "80")
             t.check(got[0] == "ok", f"({what}) {u.name} connects to {addr}: {got}")
 
@@ -186,11 +194,15 @@ def everyone(d, a, b):
     rules = window_rules(d, "w")
     t.check(rules and "uids" not in rules[0], f"(w) a window for everyone holds for login users, no uid list: {rules}")
     human = d.blockc("status").stdout
-    t.check("Allow-only time: login users reach only 1 address of 1 allowed host" in human, f"(w) blockc status says it:\n{human}")
+    t.check("Allow-only time: login users reach only 2 addresses of 1 allowed host" in human, f"(w) blockc status says it:\n{human}")
     got = a.ask("connect", ALLOWED, "80")
     t.check(got[0] == "ok", f"(w) A connects to the allowed site: {got}")
     got = a.ask("connect", OTHER, "80")
     t.check(got[0] == "refused" and got[1] < 0.5, f"(w) A is refused by the other site at once (ECONNREFUSED, not a timeout): {got}")
+    for addr in (ALLOWED6, OTHER6):
+        got = a.ask("connect", addr, "80")
+        want = "ok" if addr == ALLOWED6 else "refused"
+        t.check(got[0] == want and got[1] < 0.5, f"(w) over IPv6, A's connection to {addr}: {got} (want {want})")
     got = a.ask("again", OTHER)
     t.check(got[0] != "ok" and got[1] < 1.0, f"(w) A's open keep-alive connection to the other site dies at its next request: {got}")
     got = a.ask("again", ALLOWED)
@@ -203,8 +215,17 @@ def everyone(d, a, b):
     t.check(got[0] == "refused", f"(w) B, another login user, is refused too: {got}")
     t.check(root_connect(OTHER) == "ok", "(w) root's connection to the other site still works")
     text = table()
-    t.check(re.search(r"meta skuid 1000-60000 ip daddr != (\{ )?192\.0\.2\.10 ", text) and "fib daddr type local accept" in text,
+    t.check(re.search(r"meta skuid 1000-60000 ip daddr != (\{ )?192\.0\.2\.10 ", text) and "fib daddr type local accept" in text
+            and re.search(r"meta skuid 1000-60000 ip6 daddr != (\{ )?2001:db8::10 ", text),
             f"(w) the table holds the window's rule for login users:\n{text}")
+    # A block of the allowed site inside the window (Firewall=yes: refused for the whole block)
+    # wins over the window's allowance: its reject comes first.
+    d.blockc("start", "--minutes", "5", "--name", "blk", "allowedfw")
+    t.check(wait_for(lambda: a.ask("connect", ALLOWED, "80")[0] == "refused", 3),
+            "(w) a block of the allowed site inside the window refuses it")
+    t.check(root_connect(ALLOWED) == "refused", "(w) for everyone, as a block does")
+    d.blockc("stop", "blk")
+    t.check(wait_for(lambda: a.ask("connect", ALLOWED, "80")[0] == "ok", 3), "(w) the block stopped, the window allows the site again")
     stopped(d, "w", a, b)
 
 
@@ -257,6 +278,9 @@ def sites(rig):
     sh("ip", "netns", "add", NS)
     sh("ip", "link", "add", "bdw2a", "type", "veth", "peer", "name", "bdw2b", "netns", NS)
     sh("ip", "addr", "add", "192.0.2.1/24", "dev", "bdw2a")
+    sh("ip", "addr", "add", "2001:db8::1/64", "dev", "bdw2a", "nodad")
+    for address in (ALLOWED6, OTHER6):
+        sh("ip", "-n", NS, "addr", "add", f"{address}/64", "dev", "bdw2b", "nodad")
     sh("ip", "link", "set", "bdw2a", "up")
     for address in (ALLOWED, OTHER, DNS):
         sh("ip", "-n", NS, "addr", "add", f"{address}/24", "dev", "bdw2b")
@@ -265,12 +289,13 @@ def sites(rig):
     rig.spawn(["ip", "netns", "exec", NS, sys.executable, "-c", SITES], "sites.log")
     rig.spawn(["ip", "netns", "exec", NS, "dnsmasq", "--keep-in-foreground", "--no-resolv", "--no-hosts",
                f"--listen-address={DNS}", "--bind-interfaces", f"--address=/allowed.test/{ALLOWED}", "--user=root"], "dns2.log")
-    t.check(wait_for(lambda: root_connect(ALLOWED) == "ok" and root_connect(OTHER) == "ok", 5), "the sites answer through the veth pair")
+    t.check(wait_for(lambda: all(root_connect(a) == "ok" for a in (ALLOWED, OTHER, ALLOWED6, OTHER6)), 5),
+            "the sites answer through the veth pair, over IPv4 and IPv6")
 
 
 def main():
-    with Rig(t, bindir, "bd-w2net-", [], {"allowed.test": ALLOWED, "other.test": OTHER}) as rig:
-        rig.configure("[Daemon]\nConnectGrace=3s\n")
+    with Rig(t, bindir, "bd-w2net-", [], {"allowed.test": [ALLOWED, ALLOWED6], "other.test": [OTHER, OTHER6]}) as rig:
+        rig.configure("[Daemon]\nConnectGrace=3s\n", {"allowedfw": "[Selection]\nName=allowedfw\nDomains=allowed.test\nFirewall=yes\n"})
         rig.serve("127.0.0.1", Local)
         users = []
         try:

@@ -89,7 +89,8 @@ class Server(ThreadingHTTPServer):
 
 
 class Rig:
-    """sites: loopback addresses to add; names: dnsmasq `--address` rules (name -> address)."""
+    """sites: loopback addresses to add; names: dnsmasq `--address` rules (name -> address,
+    or a list of them: an IPv4 and an IPv6 one)."""
 
     def __init__(self, t, bindir, prefix, sites, names):
         self.t, self.bindir, self.sites, self.names = t, bindir, sites, names
@@ -109,7 +110,8 @@ class Rig:
         os.remove("/etc/resolv.conf")  # a symlink on some systems: replace it, inside the overlay
         with open("/etc/resolv.conf", "w") as f:
             f.write("nameserver 127.0.0.1\n")
-        rules = [f"--address=/{name}/{address}" for name, address in self.names.items()]
+        rules = [f"--address=/{name}/{a}" for name, address in self.names.items()
+                 for a in (address if isinstance(address, list) else [address])]
         sh("dnsmasq", "--no-resolv", "--no-hosts", "--listen-address=127.0.0.1", "--bind-interfaces",
            *rules, f"--pid-file={self.work}/dns.pid", "--user=root")
         return self
