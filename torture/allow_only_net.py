@@ -205,6 +205,7 @@ def everyone(d, a, b):
         t.check(got[0] == want and got[1] < 0.5, f"(w) over IPv6, A's connection to {addr}: {got} (want {want})")
     got = a.ask("again", OTHER)
     t.check(got[0] != "ok" and got[1] < 1.0, f"(w) A's open keep-alive connection to the other site dies at its next request: {got}")
+    t.figures["openConnectionEnds"] = got[0]
     got = a.ask("again", ALLOWED)
     t.check(got[0] == "ok", f"(w) A's open keep-alive connection to the allowed site goes on: {got}")
     got = a.ask("dns", DNS, "allowed.test")
