@@ -17,8 +17,9 @@ struct ShieldTarget: Equatable, Sendable {
     var path: String
     /// The `Apps=` entry's name (`firefox` for `firefox` or `/usr/bin/firefox`).
     var app: String
-    /// The uids whose processes it is blocked for (nil: everyone), from `Selection.users`.
-    var users: Set<UInt32>? = nil
+    /// Whose processes it is blocked for: from `Selection.users`, or login users for an
+    /// allow-only window for everyone (W2).
+    var users: ShieldScope = .everyone
 }
 
 /// The blocked executables by inode, each with the targets that block it (one per selection,
@@ -101,7 +102,7 @@ struct AppResolver {
         }
         for candidate in candidates {
             guard AppResolver.isExecutableFile(candidate), let real = AppResolver.realpath(candidate) else { continue }
-            let fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            let fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)  // never waits on a FIFO swapped in
             guard fd >= 0 else { continue }
             var st = stat()
             guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {

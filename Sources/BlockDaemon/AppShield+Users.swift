@@ -1,5 +1,28 @@
+import BlockCore
 import CLinux
 import Glibc
+
+/// Whose processes a shield target holds for (U1, W2), judged per process by `ProcessUsers`.
+enum ShieldScope: Hashable, Sendable {
+    /// A block for the whole machine: every process, root's and services' too.
+    case everyone
+    /// A per-user block (`Selection.users`).
+    case users(Set<UInt32>)
+    /// W2: an allow-only window for everyone holds for login users (`AllowOnly.loginUsers`)
+    /// only, never for root or system services: no uid is listed.
+    case loginUsers
+
+    /// The scope of a selection's users (nil: everyone).
+    init(_ users: Set<UInt32>?) { self = users.map(ShieldScope.users) ?? .everyone }
+
+    func holds(_ uid: UInt32) -> Bool {
+        switch self {
+        case .everyone: true
+        case .users(let uids): uids.contains(uid)
+        case .loginUsers: AllowOnly.loginUsers.contains(uid)
+        }
+    }
+}
 
 /// Who a process counts as for a per-user block (apps per user, usage per user): its real
 /// uid, and its login uid where one is set.
@@ -28,12 +51,15 @@ struct ProcessUsers: Equatable, Sendable {
     /// login uid (kid's `sudo steam` is kid's), else the real uid.
     var person: UInt32 { login ?? real }
 
-    /// Whether a process of `users` falls in `scope` (nil: everyone). A process whose users
-    /// could not be read (nil) is taken to be in scope: a block errs on the side of blocking.
-    static func inScope(_ scope: Set<UInt32>?, _ users: ProcessUsers?) -> Bool {
-        guard let scope, let users else { return true }
-        return scope.contains(users.real) || users.login.map(scope.contains) == true
+    /// Whether a process of `users` falls in `scope`. A process whose users could not be read
+    /// (nil) is taken to be in scope: a block errs on the side of blocking.
+    static func inScope(_ scope: ShieldScope, _ users: ProcessUsers?) -> Bool {
+        guard scope != .everyone, let users else { return true }
+        return scope.holds(users.real) || users.login.map(scope.holds) == true
     }
+
+    /// The same for a set of uids (nil: everyone).
+    static func inScope(_ scope: Set<UInt32>?, _ users: ProcessUsers?) -> Bool { inScope(ShieldScope(scope), users) }
 }
 
 extension ShieldTarget {
@@ -44,9 +70,9 @@ extension ShieldTarget {
     static func denying(_ targets: [ShieldTarget], users: () -> ProcessUsers?) -> ShieldTarget? {
         var known: ProcessUsers??
         for target in targets {
-            guard let scope = target.users else { return target }
+            if target.users == .everyone { return target }
             if known == nil { known = .some(users()) }
-            if ProcessUsers.inScope(scope, known!) { return target }
+            if ProcessUsers.inScope(target.users, known!) { return target }
         }
         return nil
     }

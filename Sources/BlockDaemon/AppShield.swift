@@ -30,6 +30,7 @@ public final class AppShield: Enforcer, @unchecked Sendable {
     private static let queueKey = DispatchSpecificKey<Bool>()
     private let log: any LogSink
     private let resolver: AppResolver
+    private let desktop: DesktopApps
     private let table = ShieldTable()
     private let killer: ProcessKiller
     private let hitsSink: ShieldHitSink
@@ -56,12 +57,14 @@ public final class AppShield: Enforcer, @unchecked Sendable {
 
     /// - forceMode: use this mode or a lower one (tests; `fanotify` means "best available").
     /// - scanInterval: the proc-scan period (E2 fallback); 2 s by default.
+    /// - desktop: where allow-only windows find desktop applications (W2; tests: temp dirs).
     public init(killGrace: TimeInterval, log: any LogSink, hits: @escaping ShieldHitSink,
                 path: String = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-                forceMode: Mode? = nil, scanInterval: TimeInterval = 2, enabled: Bool = true) {
+                forceMode: Mode? = nil, scanInterval: TimeInterval = 2, enabled: Bool = true, desktop: DesktopDirs = .standard) {
         self.enabled = enabled
         self.log = log
         self.resolver = AppResolver(path: path)
+        self.desktop = DesktopApps(dirs: desktop, path: path)
         self.killer = ProcessKiller(grace: killGrace, hits: hits)
         self.scanInterval = scanInterval
         self.hitsSink = hits
@@ -84,8 +87,9 @@ public final class AppShield: Enforcer, @unchecked Sendable {
     public func enforce(blocked: [Selection]) -> EnforcementReport {
         guard enabled else {
             var report = EnforcementReport()
-            for s in blocked where !s.apps.isEmpty && s.users?.isEmpty != true {
-                report.notEnforced(s.name, "its apps are not blocked: the app shield is turned off (AppShield=no)")
+            for s in blocked where (!s.apps.isEmpty || s.isAllowOnly) && s.users?.isEmpty != true {
+                report.notEnforced(s.name, s.isAllowOnly ? "its desktop applications are not denied: the app shield is turned off (AppShield=no)"
+                                                         : "its apps are not blocked: the app shield is turned off (AppShield=no)")
             }
             return report
         }
@@ -205,21 +209,29 @@ public final class AppShield: Enforcer, @unchecked Sendable {
         var desired: [FileID: (app: ResolvedApp, targets: [ShieldTarget])] = [:]
         var dirs = Set<String>()
         var nowMissing = Set<String>()
+        // The same executable in two selections: both block it (each for its users); the
+        // first by name that blocks a process reports the hit.
+        func add(_ app: ResolvedApp) {
+            if var known = desired[app.id] {
+                if !known.targets.contains(app.target) { known.targets.append(app.target) }
+                desired[app.id] = known
+                close(app.fd)
+            } else {
+                desired[app.id] = (app, [app.target])
+            }
+        }
         for selection in selections.sorted(by: { $0.name < $1.name }) {
+            if selection.isAllowOnly, selection.users?.isEmpty != true {
+                let (apps, watch) = desktop.targets(for: selection, allowed: allowedApps(selection))
+                dirs.formUnion(watch)
+                apps.forEach(add)
+            }
             for entry in Set(selection.apps).sorted() {
                 switch resolver.resolve(entry, selection: selection.name) {
                 case .found(var app):
                     dirs.formUnion(app.watchDirs)
-                    app.target.users = selection.users.map(Set.init)
-                    // The same executable in two selections: both block it (each for its
-                    // users); the first by name that blocks a process reports the hit.
-                    if var known = desired[app.id] {
-                        if !known.targets.contains(app.target) { known.targets.append(app.target) }
-                        desired[app.id] = known
-                        close(app.fd)
-                    } else {
-                        desired[app.id] = (app, [app.target])
-                    }
+                    app.target.users = ShieldScope(selection.users.map(Set.init))
+                    add(app)
                 case .missing(let watchDirs):
                     dirs.formUnion(watchDirs)
                     let key = selection.name + "\u{0}" + entry
@@ -234,6 +246,16 @@ public final class AppShield: Enforcer, @unchecked Sendable {
         }
         missing = nowMissing
         return (desired, dirs, failures)
+    }
+
+    /// W2: the inodes of the apps an allow-only selection allows (its allowed selections',
+    /// `AlwaysAllowed=` among them), resolved as `Apps=` entries are.
+    private func allowedApps(_ selection: Selection) -> Set<FileID> {
+        Set((selection.allowed ?? []).flatMap(\.apps).compactMap { entry in
+            guard case .found(let app) = resolver.resolve(entry, selection: selection.name) else { return nil }
+            close(app.fd)
+            return app.id
+        })
     }
 
     /// Makes the marks, the table and the watches match `selections` exactly. Idempotent:

@@ -10,7 +10,7 @@ import BlockTestSupport
 @Suite("Per-user apps: who a block stops")
 struct UserAppDecisionTests {
     static func target(_ selection: String, _ users: Set<UInt32>?) -> ShieldTarget {
-        ShieldTarget(selection: selection, path: "/usr/bin/steam", app: "steam", users: users)
+        ShieldTarget(selection: selection, path: "/usr/bin/steam", app: "steam", users: ShieldScope(users))
     }
 
     static let kid: UInt32 = 1001
