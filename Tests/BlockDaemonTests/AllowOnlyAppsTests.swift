@@ -193,3 +193,90 @@ struct AllowOnlyAppsTests {
         #expect(shield.enforce(blocked: [nobody]).notEnforced.isEmpty, "a window for nobody claims nothing")
     }
 }
+
+/// The same on real processes, through fanotify. The uids are numbers no account needs to
+/// exist for (setpriv runs the copies as them); root only.
+@Suite("W2: desktop applications denied on real processes", .serialized)
+struct AllowOnlyAppsProcessTests {
+    static let needs: Comment = "needs root (fanotify, setpriv); runs as root with BLOCKD_PRIVILEGED_TESTS=1"
+    static let tools = ["/usr/bin/setpriv"]
+    static let (kid, other, service): (UInt32, UInt32, UInt32) = (AllowOnlyAppsTests.kid, AllowOnlyAppsTests.other, 497)
+
+    /// A fanotify shield reading only the scratch's directories, or nil (with an issue when it must run).
+    static func shield(_ d: DesktopScratch, hits: HitRecorder) -> AppShield? {
+        if Privileged.unavailable(needs: tools) != nil { return nil }
+        let shield = AppShield(killGrace: 0.3, log: MemorySink(), hits: hits.sink, path: "/usr/bin:/bin", forceMode: .fanotify,
+                               scanInterval: 0.1, desktop: d.dirs)
+        guard shield.shieldMode == .fanotify else {
+            Issue.record("fanotify is not available here: \(shield.modeReason ?? "?")")
+            _ = shield.release()
+            return nil
+        }
+        return shield
+    }
+
+    @Test("W2: during a window for everyone a login user cannot launch a desktop app (the hit names it); the allowed app, helpers, session components, root and services run; after the window it runs again", .enabled(if: Privileged.can(needs: tools), needs))
+    func everyone() throws {
+        let (d, bin) = try AllowOnlyAppsTests.machine()
+        let hits = HitRecorder()
+        guard let shield = Self.shield(d, hits: hits) else { return }
+        defer { _ = shield.release() }
+        #expect(d.runs(bin["game"]!, as: Self.kid), "the game runs before the window")
+
+        #expect(shield.apply(blocked: [DesktopScratch.window(allowing: [bin["editor"]!])]).isEmpty)
+        #expect(!d.runs(bin["game"]!, as: Self.kid), "denied for a login user")
+        #expect(!d.runs(bin["kart"]!, as: Self.kid), "the flatpak app's command is denied too")
+        #expect(waitUntil { hits.of(.deniedLaunch).count == 2 })
+        let hit = try #require(hits.of(.deniedLaunch).first)
+        #expect(hit.app == "Test Game" && hit.selection == "only:editor" && hit.uid == Self.kid, "\(hit)")
+        for name in ["editor", "editor-link", "helper", "tool", "panel"] {
+            #expect(d.runs(d.root + "/bin/" + name, as: Self.kid), "\(name) still runs for a login user")
+        }
+        #expect(d.runs(bin["game"]!, as: Self.service), "a system service's uid runs it")
+        let me = try #require(ProcessUsers.of(getpid()))
+        if !AllowOnly.loginUsers.contains(me.login ?? 0) { #expect(d.shield.runsToCompletion(path: bin["game"]!), "root runs it") }
+        #expect(hits.of(.deniedLaunch).count == 2, "nothing else was denied")
+
+        #expect(shield.apply(blocked: []).isEmpty)
+        #expect(d.runs(bin["game"]!, as: Self.kid), "the window ended: it runs again")
+    }
+
+    @Test("W2: at a window's start a login user's running desktop app is stopped and named; a service's instance keeps running", .enabled(if: Privileged.can(needs: tools), needs))
+    func stopsRunning() throws {
+        let (d, bin) = try AllowOnlyAppsTests.machine()
+        let hits = HitRecorder()
+        guard let shield = Self.shield(d, hits: hits) else { return }
+        defer { _ = shield.release() }
+        let kids = try d.spawn(bin["game"]!, as: Self.kid, ["30"]).get()
+        let services = try d.spawn(bin["game"]!, as: Self.service, ["30"]).get()
+        let editor = try d.spawn(bin["editor"]!, as: Self.kid, ["30"]).get()
+        let id = ShieldScratch.fileID(bin["game"]!)
+        #expect(waitUntil { ProcessKiller.executable(of: kids) == id && ProcessKiller.executable(of: services) == id })
+
+        #expect(shield.apply(blocked: [DesktopScratch.window(allowing: [bin["editor"]!])]).isEmpty)
+        let status = try #require(d.shield.wait(kids, timeout: 5), "the login user's game was not stopped")
+        #expect(ShieldScratch.termSignal(status) == SIGTERM)
+        #expect(hits.of(.killed).map(\.app) == ["Test Game"] && hits.of(.killed).compactMap(\.pid) == [kids])
+        usleep(600_000)  // past KillGrace
+        #expect(d.shield.stillRuns(services), "the service's instance keeps running")
+        #expect(d.shield.stillRuns(editor), "the allowed editor keeps running")
+    }
+
+    @Test("W2: a per-user window denies the system's and the user's own desktop apps for that uid only", .enabled(if: Privileged.can(needs: tools), needs))
+    func perUser() throws {
+        let (d, bin) = try AllowOnlyAppsTests.machine(homes: [Self.kid: "kid"])
+        let own = try d.binary("kid-game")
+        try d.desktop("kid/.local/share/applications/mine.desktop", name: "Mine", exec: own)
+        let hits = HitRecorder()
+        guard let shield = Self.shield(d, hits: hits) else { return }
+        defer { _ = shield.release() }
+        #expect(shield.apply(blocked: [DesktopScratch.window(allowing: [bin["editor"]!], users: [Self.kid])]).isEmpty)
+        #expect(!d.runs(bin["game"]!, as: Self.kid), "the system's game is denied for the kid")
+        #expect(!d.runs(own, as: Self.kid), "the kid's own app is denied for the kid")
+        #expect(d.runs(bin["game"]!, as: Self.other) && d.runs(own, as: Self.other), "another login user runs both")
+        #expect(d.runs(bin["editor"]!, as: Self.kid), "the allowed editor runs for the kid")
+        #expect(waitUntil { hits.of(.deniedLaunch).count == 2 })
+        #expect(Set(hits.of(.deniedLaunch).compactMap(\.app)) == ["Test Game", "Mine"])
+        #expect(Set(hits.of(.deniedLaunch).compactMap(\.uid)) == [Self.kid])
+    }
+}

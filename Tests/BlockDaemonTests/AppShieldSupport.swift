@@ -93,9 +93,9 @@ final class ShieldScratch {
         return pid
     }
 
-    /// Runs the app for a moment and says how it ended: nil when the exec itself failed.
-    func runsToCompletion() -> Bool {
-        guard case .success(let pid) = spawn(app, ["0"]) else { return false }
+    /// Runs the app (or `path`) for a moment and says whether it ran and exited 0.
+    func runsToCompletion(path: String? = nil) -> Bool {
+        guard case .success(let pid) = spawn(path ?? app, ["0"]) else { return false }
         return wait(pid, timeout: 5).map { $0 == 0 } ?? false
     }
 
