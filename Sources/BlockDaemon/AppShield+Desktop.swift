@@ -31,6 +31,19 @@ public struct DesktopDirs: Sendable {
         userAutostart: [".config/autostart"], userFlatpakApps: ".local/share/flatpak/app",
         home: DesktopDirs.passwdHome)
 
+    /// The same under `root` (`PolicyRoot=`, a sandboxed blockd's own root): the system
+    /// directories and the users' homes alike, so a sandbox never reads the machine's.
+    public func under(_ root: String) -> DesktopDirs {
+        let prefix = root.hasSuffix("/") ? String(root.dropLast()) : root
+        guard !prefix.isEmpty else { return self }
+        var d = self
+        d.applications = applications.map { prefix + $0 }
+        d.autostart = autostart.map { prefix + $0 }
+        d.flatpakApps = prefix + flatpakApps
+        d.home = { [home] uid in home(uid).map { prefix + $0 } }
+        return d
+    }
+
     static func passwdHome(_ uid: UInt32) -> String? {
         var pw = passwd()
         var result: UnsafeMutablePointer<passwd>?

@@ -204,7 +204,7 @@ final class Daemon: @unchecked Sendable {
         let hosts = HostsEnforcer(path: daemon.hostsFile, log: log, hits: inbox.shieldHits,
                                   onChange: { inbox.post(.enforcementChanged) }, sink: felt.sink)  // E1
         let shield = AppShield(killGrace: TimeInterval(daemon.killGraceSeconds), log: log, hits: inbox.shieldHits,
-                               enabled: daemon.appShield)  // E2
+                               enabled: daemon.appShield, desktop: DesktopDirs.standard.under(daemon.policyRoot))  // E2, W2
         let browsers = BrowserPolicyEnforcer(config: daemon, stateDir: options.stateDir, log: log)  // E7
         let userTables = UserTablesEnforcer(directory: daemon.userTablesDirectory, log: log, hits: inbox.shieldHits,
                                             onChange: { inbox.post(.enforcementChanged) })  // U3

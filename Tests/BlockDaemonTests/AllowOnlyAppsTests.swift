@@ -280,3 +280,16 @@ struct AllowOnlyAppsProcessTests {
         #expect(Set(hits.of(.deniedLaunch).compactMap(\.uid)) == [Self.kid])
     }
 }
+
+extension AllowOnlyAppsTests {
+    @Test("W2: under PolicyRoot= (a sandboxed blockd) the desktop directories and the homes are read under that root")
+    func underRoot() {
+        let d = DesktopDirs.standard.under("/tmp/sandbox/root/")
+        #expect(d.applications == ["/tmp/sandbox/root/usr/share/applications", "/tmp/sandbox/root/usr/local/share/applications",
+                                   "/tmp/sandbox/root/var/lib/flatpak/exports/share/applications"])
+        #expect(d.autostart == ["/tmp/sandbox/root/etc/xdg/autostart"] && d.flatpakApps == "/tmp/sandbox/root/var/lib/flatpak/app")
+        #expect(d.home(0) == DesktopDirs.passwdHome(0).map { "/tmp/sandbox/root" + $0 })
+        #expect(d.home(0) != nil, "root's home is in the passwd database")
+        #expect(DesktopDirs.standard.under("/").applications == DesktopDirs.standard.applications)
+    }
+}
