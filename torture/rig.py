@@ -9,7 +9,8 @@
                   the process when that file is missing, as it is under the host's /proc). Without root or a
                   tool it prints a skipped RESULT, or fails with BLOCKD_PRIVILEGED_TESTS=1.
   Rig(t, ...)     inside: loopback up with the sites' addresses, an overlay over /etc (every
-                  write, /etc/hosts and /etc/resolv.conf included, stays in the namespace),
+                  write, /etc/hosts and /etc/resolv.conf included, stays in the namespace), an
+                  empty tmpfs over each desktop-applications directory (APPLICATION_DIRS),
                   dnsmasq answering the test names, HTTP servers, blockd with sandbox paths,
                   browsers with a temp HOME. Used as `with Rig(...) as rig:`; it stops
                   everything it started on the way out and turns an exception into a failure.
@@ -18,6 +19,9 @@ import json, os, shutil, signal, subprocess, sys, tempfile, threading, time, tra
 from http.server import ThreadingHTTPServer
 
 INSIDE = "BLOCKD_RIG_INSIDE"
+# blockd's default desktop-application directories (W2), each hidden under an empty tmpfs in the rig.
+APPLICATION_DIRS = ("/usr/share/applications", "/usr/local/share/applications",
+                    "/var/lib/flatpak/exports/share/applications", "/var/lib/flatpak/app")
 
 
 def enter(t, tools, needs, timeout=240):
@@ -107,6 +111,10 @@ class Rig:
         fstype = sh("findmnt", "-n", "-o", "FSTYPE", "/etc").stdout.strip()
         if fstype != "overlay":  # stop before blockd could touch the machine's /etc
             raise RuntimeError(f"/etc is {fstype!r}, not the overlay: refusing to go on")
+        # W2: a blockd in here never reads (nor marks, nor stops) the machine's desktop applications.
+        for apps in APPLICATION_DIRS:
+            if os.path.isdir(apps):
+                sh("mount", "-t", "tmpfs", "-o", "mode=0755,size=4m", "tmpfs", apps)
         os.remove("/etc/resolv.conf")  # a symlink on some systems: replace it, inside the overlay
         with open("/etc/resolv.conf", "w") as f:
             f.write("nameserver 127.0.0.1\n")
