@@ -102,7 +102,7 @@ import Testing
 
     @Test("W2: shells, interpreters and launchers are never targets: denying them would break the session or every app")
     func never() {
-        for name in ["sh", "bash", "dash", "zsh", "env", "python3", "perl", "flatpak", "snap", "gio", "xdg-open"] {
+        for name in ["sh", "bash", "dash", "zsh", "env", "python3", "perl", "flatpak", "snap", "gio", "xdg-open", "blockc", "xfce4-panel", "gnome-shell"] {
             #expect(DesktopLaunch.neverTargets.contains(name), "\(name)")
         }
         #expect(!DesktopLaunch.neverTargets.contains("firefox"))

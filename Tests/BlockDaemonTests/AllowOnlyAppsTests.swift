@@ -120,7 +120,7 @@ struct AllowOnlyAppsTests {
         #expect(targets.values.allSatisfy { $0.users == .loginUsers })
     }
 
-    @Test("W2: an app left out of the allowed selection is a target; nothing allowed by name alone")
+    @Test("W2: an app the window does not allow is a target, found through env and a symlink")
     func editorNotAllowed() throws {
         let (d, bin) = try Self.machine()
         let targets = Self.targets(d, DesktopScratch.window(allowing: [bin["game"]!]))
@@ -202,9 +202,16 @@ struct AllowOnlyAppsProcessTests {
     static let tools = ["/usr/bin/setpriv"]
     static let (kid, other, service): (UInt32, UInt32, UInt32) = (AllowOnlyAppsTests.kid, AllowOnlyAppsTests.other, 497)
 
-    /// A fanotify shield reading only the scratch's directories, or nil (with an issue when it must run).
-    static func shield(_ d: DesktopScratch, hits: HitRecorder) -> AppShield? {
+    /// The scratch machine (plus the kid's own app with `mine`), its hits, and a fanotify shield
+    /// reading only its directories; nil (with an issue when it must run) where that cannot be.
+    static func setUp(mine: Bool = false) throws -> (DesktopScratch, [String: String], HitRecorder, AppShield)? {
         if Privileged.unavailable(needs: tools) != nil { return nil }
+        var (d, bin) = try AllowOnlyAppsTests.machine(homes: mine ? [kid: "kid"] : [:])
+        if mine {
+            bin["mine"] = try d.binary("kid-game")
+            try d.desktop("kid/.local/share/applications/mine.desktop", name: "Mine", exec: bin["mine"]!)
+        }
+        let hits = HitRecorder()
         let shield = AppShield(killGrace: 0.3, log: MemorySink(), hits: hits.sink, path: "/usr/bin:/bin", forceMode: .fanotify,
                                scanInterval: 0.1, desktop: d.dirs)
         guard shield.shieldMode == .fanotify else {
@@ -212,14 +219,12 @@ struct AllowOnlyAppsProcessTests {
             _ = shield.release()
             return nil
         }
-        return shield
+        return (d, bin, hits, shield)
     }
 
     @Test("W2: during a window for everyone a login user cannot launch a desktop app (the hit names it); the allowed app, helpers, session components, root and services run; after the window it runs again", .enabled(if: Privileged.can(needs: tools), needs))
     func everyone() throws {
-        let (d, bin) = try AllowOnlyAppsTests.machine()
-        let hits = HitRecorder()
-        guard let shield = Self.shield(d, hits: hits) else { return }
+        guard let (d, bin, hits, shield) = try Self.setUp() else { return }
         defer { _ = shield.release() }
         #expect(d.runs(bin["game"]!, as: Self.kid), "the game runs before the window")
 
@@ -243,9 +248,7 @@ struct AllowOnlyAppsProcessTests {
 
     @Test("W2: at a window's start a login user's running desktop app is stopped and named; a service's instance keeps running", .enabled(if: Privileged.can(needs: tools), needs))
     func stopsRunning() throws {
-        let (d, bin) = try AllowOnlyAppsTests.machine()
-        let hits = HitRecorder()
-        guard let shield = Self.shield(d, hits: hits) else { return }
+        guard let (d, bin, hits, shield) = try Self.setUp() else { return }
         defer { _ = shield.release() }
         let kids = try d.spawn(bin["game"]!, as: Self.kid, ["30"]).get()
         let services = try d.spawn(bin["game"]!, as: Self.service, ["30"]).get()
@@ -264,11 +267,8 @@ struct AllowOnlyAppsProcessTests {
 
     @Test("W2: a per-user window denies the system's and the user's own desktop apps for that uid only", .enabled(if: Privileged.can(needs: tools), needs))
     func perUser() throws {
-        let (d, bin) = try AllowOnlyAppsTests.machine(homes: [Self.kid: "kid"])
-        let own = try d.binary("kid-game")
-        try d.desktop("kid/.local/share/applications/mine.desktop", name: "Mine", exec: own)
-        let hits = HitRecorder()
-        guard let shield = Self.shield(d, hits: hits) else { return }
+        guard let (d, bin, hits, shield) = try Self.setUp(mine: true) else { return }
+        let own = bin["mine"]!
         defer { _ = shield.release() }
         #expect(shield.apply(blocked: [DesktopScratch.window(allowing: [bin["editor"]!], users: [Self.kid])]).isEmpty)
         #expect(!d.runs(bin["game"]!, as: Self.kid), "the system's game is denied for the kid")
