@@ -175,6 +175,19 @@ struct DesktopApps {
     }
 }
 
+extension AppShield {
+    /// Raises the soft limit on open descriptors to the hard one: each blocked file holds one
+    /// (its mark), and an allow-only window for everyone blocks every desktop application, more
+    /// than systemd's default soft limit of 1,024 leaves room for on a large desktop. A file
+    /// that cannot be opened would otherwise count as not installed.
+    static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+}
+
 /// Reading desktop files without trusting the directory they are in.
 enum DesktopFiles {
     static let maxFiles = 2_000

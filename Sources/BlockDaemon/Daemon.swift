@@ -203,6 +203,7 @@ final class Daemon: @unchecked Sendable {
         let felt = FeltEnforcer(settings: daemon.felt, log: log)  // E5
         let hosts = HostsEnforcer(path: daemon.hostsFile, log: log, hits: inbox.shieldHits,
                                   onChange: { inbox.post(.enforcementChanged) }, sink: felt.sink)  // E1
+        if daemon.appShield { AppShield.raiseDescriptorLimit() }
         let shield = AppShield(killGrace: TimeInterval(daemon.killGraceSeconds), log: log, hits: inbox.shieldHits,
                                enabled: daemon.appShield, desktop: DesktopDirs.standard.under(daemon.policyRoot))  // E2, W2
         let browsers = BrowserPolicyEnforcer(config: daemon, stateDir: options.stateDir, log: log)  // E7

@@ -112,9 +112,9 @@ enum Report {
         let who = hit.app ?? Path.lastComponent(hit.path)
         switch hit.kind {
         case .deniedLaunch:
-            return "Denied launch of \(who) (\(hit.path)): \(hit.selection) is blocked"
+            return "Denied launch of \(who) (\(hit.path)): \(AllowOnly.display(hit.selection)) is blocked"
         case .killed:
-            return "Stopped \(who) (\(hit.path)\(hit.pid.map { ", pid \($0)" } ?? "")): \(hit.selection) is blocked"
+            return "Stopped \(who) (\(hit.path)\(hit.pid.map { ", pid \($0)" } ?? "")): \(AllowOnly.display(hit.selection)) is blocked"
         case .tamper:
             return "Repaired \(hit.path): its blockd lines were changed, or a line giving a blocked name an address was added, while \(hit.selection) is blocked"
         }

@@ -282,6 +282,23 @@ struct AllowOnlyAppsProcessTests {
 }
 
 extension AllowOnlyAppsTests {
+    @Test("W2: the journal's sentence for a hit reads the window as people do; the field keeps the name")
+    func hitSentence() {
+        let hit = ShieldHit(kind: .deniedLaunch, selection: "only:editor,school", path: "/usr/games/chess", app: "Chess", pid: 7)
+        #expect(Report.message(hit) == "Denied launch of Chess (/usr/games/chess): everything but editor, school is blocked")
+        var killed = hit
+        killed.kind = .killed
+        #expect(Report.message(killed) == "Stopped Chess (/usr/games/chess, pid 7): everything but editor, school is blocked")
+        #expect(Report.message(ShieldHit(kind: .deniedLaunch, selection: "games", path: "/usr/games/chess")) == "Denied launch of chess (/usr/games/chess): games is blocked")
+    }
+
+    @Test("W2: blockd raises its soft descriptor limit to the hard one (one descriptor per denied file)")
+    func descriptorLimit() {
+        AppShield.raiseDescriptorLimit()
+        var limit = rlimit()
+        #expect(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+        #expect(limit.rlim_cur == limit.rlim_max)
+    }
     @Test("W2: under PolicyRoot= (a sandboxed blockd) the desktop directories and the homes are read under that root")
     func underRoot() {
         let d = DesktopDirs.standard.under("/tmp/sandbox/root/")
