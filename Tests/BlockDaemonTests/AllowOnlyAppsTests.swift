@@ -265,6 +265,20 @@ struct AllowOnlyAppsProcessTests {
         #expect(d.shield.stillRuns(editor), "the allowed editor keeps running")
     }
 
+    @Test("W2: an application installed during a window is denied at once: the applications directory is watched", .enabled(if: Privileged.can(needs: tools), needs))
+    func installedDuring() throws {
+        guard let (d, bin, _, shield) = try Self.setUp() else { return }
+        defer { _ = shield.release() }
+        let late = try d.binary("late")
+        #expect(shield.apply(blocked: [DesktopScratch.window(allowing: [bin["editor"]!])]).isEmpty)
+        #expect(d.runs(late, as: Self.kid), "no desktop file names it yet")
+        #expect(shield.watchedDirectories.contains(d.root + "/apps"))
+        try d.desktop("apps/late.desktop", name: "Late", exec: late)
+        let id = try #require(ShieldScratch.fileID(late))
+        #expect(waitUntil { shield.blockedFiles.contains(id) }, "re-marked after the directory changed")
+        #expect(!d.runs(late, as: Self.kid), "denied without another apply")
+    }
+
     @Test("W2: a per-user window denies the system's and the user's own desktop apps for that uid only", .enabled(if: Privileged.can(needs: tools), needs))
     func perUser() throws {
         guard let (d, bin, hits, shield) = try Self.setUp(mine: true) else { return }
