@@ -202,15 +202,16 @@ public enum DesktopLaunch: Hashable, Sendable {
     ///   `Exec=python3 app.py` could only be denied by denying every script;
     /// - launchers that start other programs: denying `flatpak`, `bwrap`, `snap`, `gio`,
     ///   `gapplication` or `xdg-open` would deny every app started through them, the allowed
-    ///   ones too, and what the session opens with them; `blockc` is how a user asks for more
-    ///   time during the window;
+    ///   ones too, and what the session opens with them, and the desktops' own application
+    ///   finders (`krunner`, `xfce4-appfinder`) are how the allowed apps get started; `blockc`
+    ///   is how a user asks for more time during the window;
     /// - desktop shells their session manager starts without an autostart entry, whose settings
     ///   entries name the shell's own program (`xfce4-panel --preferences`), and the file
     ///   managers that draw the desktop in MATE and LXDE (`caja`, `pcmanfm`): stopping them would
     ///   take the panel or the desktop away.
     public static let neverTargets: [String] = [
         "sh", "bash", "dash", "zsh", "fish", "python3", "perl",
-        "env", "flatpak", "bwrap", "snap", "gio", "gapplication", "xdg-open", "pkexec", "blockc",
+        "env", "flatpak", "bwrap", "snap", "gio", "gapplication", "xdg-open", "pkexec", "krunner", "xfce4-appfinder", "blockc",
         "gnome-shell", "plasmashell", "kwin_x11", "kwin_wayland", "xfce4-panel", "xfdesktop", "xfwm4",
         "mate-panel", "marco", "caja", "cinnamon", "budgie-panel", "lxpanel", "lxqt-panel", "pcmanfm", "pcmanfm-qt",
     ]
