@@ -153,8 +153,10 @@ struct DesktopApps {
             if case .found(let app) = resolver.resolve(program, selection: "") { return app }
             return nil
         case .flatpak(let id, let command):
-            // The user's own installation first, confined to its app directory; then the system's.
-            if let home, let app = flatpak(id, command, root: home + "/" + dirs.userFlatpakApps, confined: true) { return app }
+            // The user's own installation first, reached without a link and confined to its app
+            // directory; then the system's.
+            if let home, DesktopFiles.isConfined(home, dirs.userFlatpakApps + "/" + id),
+               let app = flatpak(id, command, root: home + "/" + dirs.userFlatpakApps, confined: true) { return app }
             return flatpak(id, command, root: dirs.flatpakApps, confined: false)
         }
     }
@@ -202,6 +204,13 @@ enum DesktopFiles {
             fd = next
         }
         return fd
+    }
+
+    /// Whether `relative` under `base` is a directory reached without a link.
+    static func isConfined(_ base: String, _ relative: String) -> Bool {
+        let fd = openConfined(base, relative)
+        if fd >= 0 { close(fd) }
+        return fd >= 0
     }
 
     /// The texts of the `.desktop` files in the directory `fd` (closed here) and its

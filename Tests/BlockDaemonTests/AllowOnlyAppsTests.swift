@@ -167,6 +167,12 @@ struct AllowOnlyAppsTests {
         symlink(d.root + "/escape", d.home("kid") + "/.local/share/flatpak/app/org.evil.App/current")
         try d.desktop("kid/.local/share/applications/evil.desktop", name: "Evil", exec: "flatpak run --command=../helper org.evil.App")
         try d.desktop("kid/.local/share/applications/evil2.desktop", name: "Evil", exec: "flatpak run --command=tool org.evil.App")
+        // A flatpak directory that is itself a link to another app's files is not followed either.
+        try FileManager.default.createDirectory(atPath: d.home("kid") + "/.local/share/flatpak/app", withIntermediateDirectories: true)
+        symlink(d.root + "/flatpak/org.test.Kart", d.home("kid") + "/.local/share/flatpak/app/org.evil.Linked")
+        try FileManager.default.createDirectory(atPath: d.root + "/flatpak/org.test.Kart/x86_64/stable/abc/files/bin", withIntermediateDirectories: true)
+        try d.desktop("kid/.local/share/applications/linked.desktop", name: "Linked", exec: "flatpak run --command=tool org.evil.Linked")
+        try d.binary(d.root + "/flatpak/org.test.Kart/x86_64/stable/abc/files/bin/tool")
         let again = Self.targets(d, DesktopScratch.window(allowing: [], users: [Self.kid]))
         #expect(!again.keys.contains { $0.hasPrefix("helper") || $0.hasPrefix("tool") }, "\(again.keys.sorted())")
         #expect(again.keys.contains { $0.hasPrefix("game") }, "the system's applications still count")
