@@ -75,7 +75,7 @@ _blockc() {
                 # '--user @wheel' is three words where '@' breaks words.
                 [[ ${COMP_WORDS[i]} == @ ]] && ((i++)) ;;
             --minutes | --for | --until | --name | --daily | --weekly | --days | --warn | --reason | \
-                --more-time | --delay | --more-time-per-day) ((i++)) ;;
+                --more-time | --delay | --more-time-per-day | --last | --to) ((i++)) ;;
             -*) ;;
             *) words+=("$word") ;;
         esac
@@ -86,7 +86,10 @@ _blockc() {
         --socket)
             COMPREPLY=($(compgen -f -- "$cur"))
             return ;;
-        --minutes | --for | --until | --name | --daily | --warn | --reason | --delay | --more-time-per-day)
+        --minutes | --for | --until | --name | --daily | --warn | --reason | --delay | --more-time-per-day | --to)
+            return ;;
+        --last)
+            COMPREPLY=($(compgen -W "7 14 28 35" -- "$cur"))
             return ;;
         --weekly | --days)
             COMPREPLY=($(compgen -W "mon tue wed thu fri sat sun mon-fri sat-sun" -- "$cur"))
@@ -96,12 +99,12 @@ _blockc() {
             return ;;
         --user | @)
             if [[ $prev == --user || ${COMP_WORDS[COMP_CWORD-2]} == --user ]]; then
-                if [[ ${words[0]:-} == status ]]; then _blockc_users; else _blockc_users groups; fi
+                if [[ ${words[0]:-} == status || ${words[0]:-} == report ]]; then _blockc_users; else _blockc_users groups; fi
                 return
             fi ;;
     esac
 
-    local commands="start stop status schedule selections failures limit more requests approve deny cancel stats watch reload version help"
+    local commands="start stop status schedule selections failures limit more requests approve deny cancel stats report watch reload version help"
     if ((${#words[@]} == 0)); then
         if [[ $cur == -* ]]; then
             COMPREPLY=($(compgen -W "--socket --help --version" -- "$cur"))
@@ -131,6 +134,7 @@ _blockc() {
             flags="--reason --json"
             ((${#words[@]} == 1)) && names=requests ;;
         status) flags="--json --watch --all --user --all-users" ;;
+        report) flags="--last --to --user --all-users --json" ;;
         schedule)
             case "${words[1]:-}" in
                 "") COMPREPLY=($(compgen -W "add remove list" -- "$cur")); return ;;

@@ -128,12 +128,13 @@ complete -c blockc -n __blockc_needs_command -a approve -d 'grant a more-time re
 complete -c blockc -n __blockc_needs_command -a deny -d 'refuse a more-time request'
 complete -c blockc -n __blockc_needs_command -a cancel -d 'keep an activity whose stop waits for Delay=, or withdraw a request'
 complete -c blockc -n __blockc_needs_command -a stats -d 'shield hits per selection per day'
+complete -c blockc -n __blockc_needs_command -a report -d 'how long each selection was blocked per day'
 complete -c blockc -n __blockc_needs_command -a watch -d "follow the daemon's events"
 complete -c blockc -n __blockc_needs_command -a reload -d "reload the daemon's configuration"
 complete -c blockc -n __blockc_needs_command -a version -d 'print the client and daemon versions'
 complete -c blockc -n __blockc_needs_command -a help -d 'help for a command'
 
-complete -c blockc -n '__blockc_at help' -a 'start stop status schedule selections failures limit more requests approve deny cancel stats watch reload version'
+complete -c blockc -n '__blockc_at help' -a 'start stop status schedule selections failures limit more requests approve deny cancel stats report watch reload version'
 complete -c blockc -n '__blockc_in more' -l today -d 'the rest of the local day'
 complete -c blockc -n '__blockc_in more; or __blockc_in deny' -l reason -x -d 'why, shown to whoever answers'
 
@@ -150,6 +151,10 @@ complete -c blockc -n __blockc_selection_position -a '(__blockc_selections)' -d 
 complete -c blockc -n '__blockc_in status' -l watch -d 'redraw a live countdown'
 complete -c blockc -n '__blockc_in status' -l all -d 'every activity, idle ones too'
 complete -c blockc -n '__blockc_in status' -l all-users -d "every user's activities"
+complete -c blockc -n '__blockc_in report' -l all-users -d 'the whole machine'
+complete -c blockc -n '__blockc_in report' -l user -x -a '(__fish_complete_users)' -d "that user's report"
+complete -c blockc -n '__blockc_in report' -l last -x -a '7 14 28 35' -d 'how many days'
+complete -c blockc -n '__blockc_in report' -l to -x -d 'the last day, YYYY-MM-DD'
 complete -c blockc -n '__blockc_in start; or __blockc_in schedule add; or __blockc_in limit add' -l user -x -a '(__blockc_users_and_groups)' -d 'for this user only (@group: its members)'
 complete -c blockc -n '__blockc_in status' -l user -x -a '(__fish_complete_users)' -d "that user's view"
 
@@ -174,4 +179,4 @@ complete -c blockc -n $__blockc_policy -l more-time -x -a 'no self approval' -d 
 complete -c blockc -n $__blockc_policy -l delay -x -d 'how long a stop, removal or grant waits'
 complete -c blockc -n $__blockc_policy -l more-time-per-day -x -d 'more time given a day'
 
-complete -c blockc -n '__blockc_in start; or __blockc_in status; or __blockc_in schedule list; or __blockc_in selections; or __blockc_in failures; or __blockc_in limit list; or __blockc_in more; or __blockc_in requests; or __blockc_in approve; or __blockc_in deny; or __blockc_in stats; or __blockc_in watch' -l json -d 'JSON output'
+complete -c blockc -n '__blockc_in start; or __blockc_in status; or __blockc_in schedule list; or __blockc_in selections; or __blockc_in failures; or __blockc_in limit list; or __blockc_in more; or __blockc_in requests; or __blockc_in approve; or __blockc_in deny; or __blockc_in stats; or __blockc_in report; or __blockc_in watch' -l json -d 'JSON output'

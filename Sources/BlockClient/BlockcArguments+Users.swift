@@ -18,7 +18,7 @@ extension CommandParser {
         case (1, false):
             try Scope.validate(names)
             view = .user(names[0])
-        default: throw scanner.usage("status takes one --user NAME or --all-users")
+        default: throw scanner.usage("give one --user NAME or --all-users")
         }
     }
 }

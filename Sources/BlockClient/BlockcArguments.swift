@@ -46,6 +46,8 @@ public enum BlockcCommand: Equatable, Sendable {
     /// M1, M2: `more`, `requests`, `approve`, `deny`, `cancel`, carried as their request.
     case moreTime(Request, json: Bool)
     case stats(json: Bool)
+    /// R2: the days and whose view (`--user`, `--all-users`) travel as the request's arguments.
+    case report(ReportArguments, json: Bool)
     case watch(json: Bool, notify: Bool)
     case reload
     /// `blockc version` asks the daemon too; `--version` is the client's alone and needs no daemon.
@@ -110,7 +112,7 @@ extension BlockcInvocation {
     }
 
     static let valued: Set<String> = ["--minutes", "--for", "--until", "--name", "--daily", "--weekly", "--days", "--warn", "--reason",
-                                      "--more-time", "--delay", "--more-time-per-day", "--user"]
+                                      "--more-time", "--delay", "--more-time-per-day", "--user", "--last", "--to"]
 }
 
 /// Parses one command's words and flags; every flag must be used by the command it follows.
@@ -181,6 +183,7 @@ struct CommandParser {
             let json = take("--json")
             return .moreTime(try moreTimeRequest(command), json: json)
         case .stats: return .stats(json: try jsonOnly())
+        case .report: return try report()
         case .watch:
             let json = take("--json"), notify = take("--notify")
             try none()
@@ -192,6 +195,23 @@ struct CommandParser {
             try none()
             return .version(daemon: true)
         }
+    }
+
+    /// R2: `report [--last N] [--to DATE] [--user NAME | --all-users] [--json]`.
+    private mutating func report() throws(CoreError) -> BlockcCommand {
+        let json = take("--json")
+        var args = ReportArguments()
+        if let last = value("--last") {
+            guard let n = Int(last), ReportArguments.daysRange.contains(n) else {
+                throw scanner.usage("--last takes a number of days from 1 to 366, not '\(last)'")
+            }
+            args.days = n
+        }
+        if let to = value("--to") { args.to = try CivilDate.parse(to) }
+        try takeView()
+        args.view = view
+        try none()
+        return .report(args, json: json)
     }
 
     /// A listing command: `--json` and nothing else.

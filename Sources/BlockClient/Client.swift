@@ -80,7 +80,13 @@ public struct BlockcRunner {
         return true
     }
 
-    var output: Output { Output(now: now(), clock: clock, color: color) }
+    var output: Output {
+        var out = Output(now: now(), clock: clock, color: color)
+        if let columns = environment["COLUMNS"].flatMap(Int.init), columns >= 40 { out.columns = min(columns, 160) }
+        let locale = environment["LC_ALL"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["LC_CTYPE"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["LANG"] ?? ""
+        out.ascii = !(locale.uppercased().contains("UTF-8") || locale.uppercased().contains("UTF8"))
+        return out
+    }
 
     @discardableResult
     func say(_ text: String) -> Bool { stdout(text + "\n") }
@@ -176,6 +182,7 @@ public struct BlockcRunner {
         case .limitList: return .limitList
         case .moreTime(let request, _): return request
         case .stats: return .stats
+        case .report(let args, _): return .report(args)
         case .watch: return .watch
         case .reload: return .reload
         case .version: return .hello
@@ -240,6 +247,7 @@ public struct BlockcRunner {
         case .selectionShow: return out.selection(o)
         case .failures(_, let clear): return clear ? out.failuresCleared(o) : out.failures(o)
         case .stats: return out.stats(o)
+        case .report: return out.report(o)
         case .reload: return out.reload(o)
         case .limitList: return out.limits(o)
         case .limitAdd: return out.limitAdded(o)

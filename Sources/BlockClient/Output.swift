@@ -17,6 +17,10 @@ public struct Output: Sendable {
     /// A uid's user name (per-user `watch` events carry uids): the system's user database
     /// unless a test gives its own.
     public var userName: @Sendable (Int) -> String? = Output.systemUserName
+    /// R2: how wide a chart may be (`COLUMNS`, else 80), and whether to draw bars with `#`
+    /// (a locale without UTF-8).
+    public var columns = 80
+    public var ascii = false
 
     public init(now: Date, clock: LocalClock, color: Bool) {
         self.now = now

@@ -21,6 +21,8 @@ public enum Command: String, CaseIterable, Sendable, CustomStringConvertible {
     // M1, M2: more time.
     case more, requests, approve, deny, cancel
     case stats
+    // R2: the usage ledger.
+    case report
     case watch
     case reload
     case hello
@@ -42,7 +44,7 @@ public enum Command: String, CaseIterable, Sendable, CustomStringConvertible {
         case .failuresClear: nil
         // `blockc version` prints the client's version and the daemon's answer to hello.
         case .hello: "version"
-        case .start, .stop, .status, .selections, .failures, .stats, .watch, .reload: rawValue
+        case .start, .stop, .status, .selections, .failures, .stats, .report, .watch, .reload: rawValue
         case .more, .requests, .approve, .deny, .cancel: rawValue
         }
     }

@@ -30,6 +30,8 @@ public enum Request: Equatable, Sendable {
     case deny(id: String, reason: String?)
     case cancel(name: String)
     case stats
+    /// R2: the usage ledger for some days (ProtocolReport.swift).
+    case report(ReportArguments)
     case watch
     case reload
 
@@ -80,6 +82,7 @@ public enum Request: Equatable, Sendable {
         case .deny: .deny
         case .cancel: .cancel
         case .stats: .stats
+        case .report: .report
         case .watch: .watch
         case .reload: .reload
         }
@@ -135,7 +138,7 @@ extension Request {
         case .scheduleAdd(let s): try s.validate()
         case .limitAdd(let l): try l.validate()
         case .stop(let name), .scheduleRemove(let name), .limitRemove(let name): try Names.validateReference(name, what: "name")
-        case .hello, .status, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitList, .stats, .watch, .reload:
+        case .hello, .status, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitList, .stats, .report, .watch, .reload:
             break
         case .more, .requests, .approve, .deny, .cancel: try validateMoreTime()
         }
@@ -153,6 +156,7 @@ extension Request {
         case .hello, .scheduleList, .selections, .failures, .failuresClear, .limitList, .stats, .watch, .reload:
             break
         case .more, .requests, .approve, .deny, .cancel: o = moreTimeArguments
+        case .report(let r): o = r.arguments
         case .status(let all, let view):
             o = view.arguments
             if all { o["all"] = .bool(true) }
@@ -206,6 +210,7 @@ struct Arguments {
         case .failuresClear: return .failuresClear
         case .limitList: return .limitList
         case .stats: return .stats
+        case .report: return .report(try report())
         case .watch: return .watch
         case .reload: return .reload
         case .stop: return .stop(name: try string("name"))

@@ -82,6 +82,10 @@ extension Engine {
             if let own = Engine.privateView(peer) { o = StatusSnapshot.only(own, o); o["counts"] = counts(visibleTo: own, now: now) }  // A1
             return o
         case .failures, .stats: return answerNow(request, now: now, private: Engine.privateView(peer))
+        case .report(let args):  // R2: a member sees their own view (`viewer` refuses another's)
+            let uid = try viewer(args.view, peer: peer)
+            let to = args.to ?? local.civil(of: now).date
+            return state.history.report(from: to.adding(days: 1 - args.days), to: to, user: uid.map(String.init), at: now, clock: local)
         case .start(let args): return try start(args, peer: peer, now: now)
         case .stop(let name): return try stop(name, peer: peer, now: now)
         case .scheduleAdd(let schedule): return try addSchedule(schedule, peer: peer, now: now)

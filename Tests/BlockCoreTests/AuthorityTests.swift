@@ -20,7 +20,7 @@ struct AuthorityTests {
         .failures: "++++", .failuresClear: "-+++",
         .limitAdd: "-+++", .limitRemove: "++++", .limitList: "++++",
         .more: "-+++", .requests: "++++", .approve: "--++", .deny: "--++", .cancel: "++++",
-        .stats: "++++", .watch: "++++", .reload: "--++", .hello: "++++",
+        .stats: "++++", .report: "++++", .watch: "++++", .reload: "--++", .hello: "++++",
     ]
 
     @Test("A1: every command has a row, and the route says who may call it")

@@ -63,4 +63,22 @@ struct UsageHistoryEngineTests {
         _ = ok(h.send(#"start {"selections":["reddit"],"seconds":60}"#))
         #expect(h.run { h.engine.state.history.days.keys.sorted() } == ["2026-10-26", Self.today])
     }
+
+    @Test("R2: report answers from the ledger; a member gets their own view, and another's or the machine's is refused")
+    func report() throws {
+        let h = Harness(users: UserScopeTests.users)
+        _ = ok(h.send(#"start {"selections":["youtube"],"seconds":600}"#))
+        _ = ok(h.send(#"start {"selections":["reddit"],"seconds":300,"users":["kid"]}"#))
+        h.advance(300)  // the timer fires at each end
+        h.advance(300)
+        let mine = try #require(ok(h.send(#"report {"days":1}"#, as: UserScopeTests.kid)))
+        #expect(mine["user"] == 1001 && mine["days"]?.array?.first?["blocked"] == ["reddit": 300, "youtube": 600], "\(mine)")
+        let machine = try #require(ok(h.send(#"report {"days":1,"allUsers":true}"#)))
+        #expect(machine["user"] == nil && machine["days"]?.array?.first?["blocked"] == ["youtube": 600])
+        #expect(machine["days"]?.array?.first?["counts"] == ["started": 2])
+        for line in [#"report {"allUsers":true}"#, #"report {"user":"parent"}"#] {
+            guard case .error(let e) = h.send(line, as: UserScopeTests.kid) else { Issue.record("\(line) answered for a member"); continue }
+            #expect(e.code == .permissionDenied)
+        }
+    }
 }

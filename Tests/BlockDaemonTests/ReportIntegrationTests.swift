@@ -1,0 +1,30 @@
+import BlockCore
+import Foundation
+import Testing
+
+/// R1, R2 through the real binaries: a block's time in `blockc report`, kept across a restart.
+@Suite("R2: blockc report through blockc and blockd")
+struct ReportIntegrationTests {
+    @Test("R2: a block stopped early shows in report --json and as a bar; the ledger is still there after a restart")
+    func blockShows() throws {
+        let s = Sandbox()
+        try s.start()
+        #expect(try s.blockc(["start", "--for", "10m", "--name", "focus", "youtube"]).status == 0)
+        Thread.sleep(forTimeInterval: 1.2)
+        #expect(try s.blockc(["stop", "focus"]).status == 0)
+        let json = try s.blockc(["report", "--last", "1", "--json"])
+        #expect(json.status == 0, "\(json.err)")
+        let o = try JSON.parse(json.out)
+        let today = o["days"]?.array?.last
+        #expect(o["schema"] == 1 && (today?["blocked"]?["youtube"]?.int ?? 0) >= 1, "\(json.out)")
+        #expect(today?["counts"]?["started"] == 1 && today?["counts"]?["stoppedEarly"] == 1, "\(json.out)")
+        let text = try s.blockc(["report", "--last", "1"], environment: ["LANG": "C.UTF-8", "COLUMNS": "60"])
+        #expect(text.status == 0 && text.out.contains("\nyoutube\n") && text.out.contains("Blocks started: 1, stopped early: 1."), "\(text.out)")
+        s.stop()
+        try s.start()
+        let again = try JSON.parse(try s.blockc(["report", "--last", "1", "--json"]).out)
+        #expect(again["days"]?.array?.last?["counts"]?["started"] == 1, "the ledger is in the state file")
+        let bad = try s.blockc(["report", "--last", "0"])
+        #expect(bad.status != 0 && bad.err.contains("--last takes a number of days from 1 to 366"), "\(bad.err)")
+    }
+}
