@@ -1,7 +1,8 @@
 import BlockCore
 
 /// R2: `blockc report` for people: for each selection blocked in the period, a bar per day
-/// (ReportChart) and the average against the period before; then the blocks and more time.
+/// (ReportChart) and the average against the period before; the same for each app's running
+/// time; then the blocks and more time.
 extension Output {
     public func report(_ o: JSONObject) -> String {
         let days = (o["days"]?.array ?? []).compactMap(\.object)
@@ -20,6 +21,18 @@ extension Output {
             let total = rows.reduce(0) { $0 + $1.seconds }
             let before = previous.map { Double($0[name]?.int ?? 0) }
             lines.append("  " + ReportChart.summary(total: total, days: days.count, previous: before, period: days.count == 7 ? "week" : "\(days.count) days"))
+        }
+        var apps = Set<String>()
+        for day in days { apps.formUnion(day["apps"]?.object?.keys ?? []) }
+        if !apps.isEmpty {
+            lines.append("")
+            lines.append(heading("Time in apps"))
+        }
+        for app in apps.sorted() {
+            let rows = days.map { ReportChart.Row(label($0), Double($0["apps"]?[app]?.int ?? 0)) }
+            lines.append(Output.clean(app))
+            lines += ReportChart.lines(rows, columns: columns - 2, ascii: ascii).map { "  " + $0 }
+            lines.append("  " + ReportChart.summary(total: rows.reduce(0) { $0 + $1.seconds }, days: days.count, previous: nil, period: ""))
         }
         var counts: [String: Int] = [:]
         for day in days { for (k, v) in day["counts"]?.object ?? [:] { counts[k, default: 0] += Int(v.int ?? 0) } }

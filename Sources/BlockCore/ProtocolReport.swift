@@ -56,7 +56,7 @@ extension Arguments {
 
 extension UsageHistory {
     /// R2's answer (schema 1): for each day from `from` to `to`, the seconds each selection was
-    /// blocked and the counts, for `user` (a uid as text; nil: the whole machine, where counts
+    /// blocked, the seconds each app ran, and the counts, for `user` (a uid as text; nil: the whole machine, where counts
     /// add up over users), up to `now`; and the blocked seconds of as many days before, for
     /// the change against the period before (`previous`, absent when the ledger has none of it).
     public func report(from: CivilDate, to: CivilDate, user: String?, at now: Date, clock: LocalClock) -> JSONObject {
@@ -65,6 +65,7 @@ extension UsageHistory {
         while date <= to {
             var o: JSONObject = ["date": .string(date.description), "weekday": .string(date.weekday.description)]
             o["blocked"] = UsageHistory.secondsJSON(seconds(.blocked, on: date, user: user, at: now, clock: clock))
+            o["apps"] = UsageHistory.secondsJSON(seconds(.running, on: date, user: user, at: now, clock: clock))
             var counts: [String: Int] = [:]
             for (who, c) in day(date).counts where user == nil || who == user {
                 for (k, n) in c { counts[k, default: 0] += n }

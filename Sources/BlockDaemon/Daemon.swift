@@ -209,7 +209,7 @@ final class Daemon: @unchecked Sendable {
         let browsers = BrowserPolicyEnforcer(config: daemon, stateDir: options.stateDir, log: log)  // E7
         let userTables = UserTablesEnforcer(directory: daemon.userTablesDirectory, log: log, hits: inbox.shieldHits,
                                             onChange: { inbox.post(.enforcementChanged) })  // U3
-        let usage = UsageMonitor(report: { running in inbox.post(.usage(running)) })  // §9
+        let usage = UsageMonitor(report: { running in inbox.post(.usage(running)) }, apps: { running in inbox.post(.apps(running)) })  // §9, R1
         let timer: TransitionTimer
         do { timer = try TransitionTimer(clock: clock, queue: inbox.queue) { inbox.post(.wake) } } catch {
             throw StartFailure(error.description)
@@ -236,6 +236,7 @@ final class Daemon: @unchecked Sendable {
             },
             serverStats: { hub.counters.json }, status: { Systemd.status($0) })
         if let metrics { collaborators.published = { metrics.published($0) } }
+        collaborators.appsChanged = { usage.follow(apps: $0) }  // R1
         let engine = Engine(config: loaded.config, state: loaded.state, timeZone: SystemTimeZone.current(),
                             configPath: directory.daemonFile, inbox: inbox, collaborators: collaborators)
         engine.configProvenance = loaded.provenance

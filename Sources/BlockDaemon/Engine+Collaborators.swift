@@ -34,6 +34,9 @@ extension Engine {
         public var status: @Sendable (String) -> Void
         /// Per-user blocks: user and group names to uids (the system's database unless a test gives one).
         public var users = UserDirectory.system
+        /// R1: the `Apps=` entries of the selections some activity names, for the usage monitor
+        /// to follow for the report (nothing by default).
+        public var appsChanged: @Sendable (Set<String>) -> Void = { _ in }
         /// F3: each snapshot the engine publishes, for the metrics file (nothing by default).
         public var published: @Sendable (StatusSnapshot) -> Void = { _ in }
 
@@ -58,6 +61,7 @@ extension Engine {
         case .shieldHit(let hit): recordShieldHit(hit)
         case .enforcementChanged: enforcementChanged()
         case .usage(let running): usageChanged(running: running)
+        case .apps(let running): appsRunning(running)
         case .hookFailed(let error, let selection):
             recordFailure(error, uid: nil, activity: selection, now: observedNow())
             persist()
@@ -68,6 +72,15 @@ extension Engine {
 
     /// Tells the usage monitor which apps the limits cover now (§9).
     func followLimits() { collaborators.limitsChanged(limitedApps) }
+
+    /// R1: tells the usage monitor the apps of the selections some activity names, when they
+    /// changed (an unused built-in selection's apps are not followed).
+    func followApps() {
+        let apps = Set(config.catalog.selections.filter { registry.index.isNamed($0.name) }.flatMap(\.apps))
+        guard apps != followedApps else { return }
+        followedApps = apps
+        collaborators.appsChanged(apps)
+    }
 }
 
 /// What other threads tell the engine. It is created first, with the engine's queue, and handed
@@ -86,6 +99,8 @@ public final class EngineInbox: @unchecked Sendable {
         case enforcementChanged
         /// §9: the limits that have an app running now.
         case usage(Set<String>)
+        /// R1: the apps of any selection running now, and for whom.
+        case apps(Set<UsageMonitor.Running>)
         /// E3: a hook failed.
         case hookFailed(CoreError, selection: String)
     }

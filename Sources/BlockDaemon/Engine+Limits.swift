@@ -17,6 +17,18 @@ extension Engine {
         reconcile(now: now)
     }
 
+    /// R1: from the usage monitor, the apps of any selection running now and for whom; their
+    /// time goes into the report's ledger.
+    func appsRunning(_ running: Set<UsageMonitor.Running>) {
+        assertOnQueue()
+        let now = observedNow()
+        let open = Set(running.map { UsageHistory.Open(.running, user: String($0.uid), name: $0.app) })
+        state.history.setOpen(open, kind: .running, at: now, clock: local)
+        appsRunningNow = !open.isEmpty
+        persist()
+        armNextTransition(now: now)
+    }
+
     /// The limits' apps, for the usage monitor: limit name → its selections' `Apps=` entries,
     /// and the uids of its scope (a per-user limit counts its users' own processes only).
     public var limitedApps: [String: LimitedApps] {
@@ -32,6 +44,7 @@ extension Engine {
     /// allowance is used up (logged once, with an event) and gives `--warn` warnings once a day.
     func refreshLimits(now: Date) {
         state.usage.checkpoint(at: now, clock: local)
+        state.history.checkpoint(.running, at: now, clock: local)  // R1
         state.usage.prune(keepingFrom: local.civil(of: now).date)
         var reached: [Limit] = []
         var warnings: [Limit] = []
@@ -68,9 +81,9 @@ extension Engine {
         }
     }
 
-    /// Whether an app of a limit is running (usage is checkpointed each minute meanwhile, so a
-    /// crash loses at most a minute of it).
-    var anyLimitRunning: Bool { !state.usage.running.isEmpty }
+    /// Whether an app of a limit, or one the report counts (R1), is running: usage is
+    /// checkpointed each minute meanwhile, so a crash loses at most a minute of it.
+    var anyCountedAppRunning: Bool { !state.usage.running.isEmpty || appsRunningNow }
 
     func addLimit(_ limit: Limit, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
         var l = limit

@@ -79,6 +79,7 @@ extension Engine {
         state.lastReconcile = now
         persist()
         armNextTransition(now: now)
+        followApps()  // R1
         collaborators.status(statusLine(now: now, blocked: registry.index.blockedCount - lifted.keys.filter { !isBlockedNow($0) }.count))
         publishSnapshot(changed: candidates)
         return effects
@@ -146,11 +147,12 @@ extension Engine {
         }
     }
 
-    private func armNextTransition(now: Date) {
+    func armNextTransition(now: Date) {
         nextTransition = registry.index.nextTransition  // T9: the top of the boundary queue
         if let m = book.nextBoundary(after: now), nextTransition.map({ m < $0 }) ?? true { nextTransition = m }  // M3, T9
-        if anyLimitRunning {
-            // Checkpoint running usage at least once a minute (only while a limited app runs).
+        if anyCountedAppRunning {
+            // Checkpoint running usage at least once a minute (only while a limited app, or an
+            // app the report counts, runs).
             let checkpoint = now.addingTimeInterval(60)
             if nextTransition.map({ checkpoint < $0 }) ?? true { nextTransition = checkpoint }
         }

@@ -23,29 +23,44 @@ public struct LimitedApps: Equatable, Sendable {
 /// seconds while limits exist; exits through a pidfd per process (no polling). Reports the
 /// set of limit names with at least one process running whenever it changes; a process
 /// counts for a limit with users only when it is one of theirs (judged when it starts).
+///
+/// R1: it also follows every app any selection names (`apps`), for the report, and says which
+/// of them run for whom (the person a process stands for, `ProcessUsers.person`).
 public final class UsageMonitor: @unchecked Sendable {
+    /// R1: an app (its `Apps=` entry) with a process running for `uid`.
+    public struct Running: Hashable, Sendable {
+        public var uid: UInt32
+        public var app: String
+        public init(uid: UInt32, app: String) { (self.uid, self.app) = (uid, app) }
+    }
+
     public enum Mode: String, Sendable { case fanotify, procScan = "proc-scan" }
 
     let queue = DispatchQueue(label: "blockd.usage")
     let report: @Sendable (Set<String>) -> Void
+    let reportApps: @Sendable (Set<Running>) -> Void
     let resolver: AppResolver
     let group: Int32
     public let mode: Mode
     let scanInterval: TimeInterval
     var groupSource: DispatchSourceRead?
     var scanTimer: DispatchSourceTimer?
-    /// Limited executables: file → the limits whose apps they are, and the open file marked.
-    var files: [FileID: (limits: Set<String>, fd: Int32)] = [:]
+    /// Followed executables: file → the limits whose apps they are, the `Apps=` entries the
+    /// report counts it as (R1), and the open file marked.
+    var files: [FileID: (limits: Set<String>, apps: Set<String>, fd: Int32)] = [:]
     /// Who each limit counts (absent: everyone).
     var scopes: [String: Set<UInt32>] = [:]
-    /// Running processes of those files, each with the limits it counts for and its exit watch.
-    var processes: [Int32: (file: FileID, limits: Set<String>, exit: DispatchSourceRead)] = [:]
+    /// Running processes of those files, each with the limits it counts for, whom it runs for
+    /// (nil when the file is no app of the report's), and its exit watch.
+    var processes: [Int32: (file: FileID, limits: Set<String>, person: UInt32?, exit: DispatchSourceRead)] = [:]
     var reported: Set<String> = []
+    var reportedApps: Set<Running> = []
 
-    public init(report: @escaping @Sendable (Set<String>) -> Void,
+    public init(report: @escaping @Sendable (Set<String>) -> Void, apps: @escaping @Sendable (Set<Running>) -> Void = { _ in },
                 path: String = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin",
                 forceScan: Bool = false, scanInterval: TimeInterval = 2) {
         self.report = report
+        self.reportApps = apps
         self.resolver = AppResolver(path: path)
         self.scanInterval = scanInterval
         let g = forceScan ? -1 : blockd_fanotify_init_notify()
@@ -67,41 +82,60 @@ public final class UsageMonitor: @unchecked Sendable {
         if group >= 0 { close(group) }
     }
 
-    /// Follows these limits' apps (limit name → what it counts), replacing what was followed.
+    /// Follows these limits' apps (limit name → what it counts), replacing the limits followed.
     public func follow(_ limitedApps: [String: LimitedApps]) {
         queue.async { [self] in
-            var wanted: [FileID: (limits: Set<String>, fd: Int32)] = [:]
-            let newScopes = limitedApps.compactMapValues(\.users)
-            for (limit, counted) in limitedApps {
-                for entry in counted.apps {
-                    guard case .found(let app) = resolver.resolve(entry, selection: limit) else { continue }
-                    if var existing = wanted[app.id] {
-                        existing.limits.insert(limit)
-                        wanted[app.id] = existing
-                        close(app.fd)
-                    } else {
-                        wanted[app.id] = ([limit], app.fd)
-                    }
-                }
-            }
-            for (id, old) in files {
-                if wanted[id] == nil, group >= 0 { _ = blockd_fanotify_mark_exec(group, old.fd, 1) }
-                close(old.fd)
-            }
-            files = wanted
-            scopes = newScopes
-            if group >= 0 {
-                for (_, f) in files { _ = blockd_fanotify_mark_exec(group, f.fd, 0) }
-            }
-            // Limits added, removed or given other users: what each process counts for, again.
-            for (pid, p) in processes {
-                let limits = files[p.file] == nil ? [] : counted(pid, file: p.file)
-                if limits.isEmpty { stopTracking(pid) } else { processes[pid]?.limits = limits }
-            }
-            scanProc()
-            if group < 0 { armScan() }
-            publish()
+            limited = limitedApps
+            refollow()
         }
+    }
+
+    /// R1: follows `apps` (the `Apps=` entries of every selection) for the report, replacing
+    /// those followed.
+    public func follow(apps: Set<String>) {
+        queue.async { [self] in
+            appEntries = apps
+            refollow()
+        }
+    }
+
+    var limited: [String: LimitedApps] = [:]
+    var appEntries: Set<String> = []
+
+    /// Marks exactly the files of `limited` and `appEntries`, and recounts the processes.
+    func refollow() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        var wanted: [FileID: (limits: Set<String>, apps: Set<String>, fd: Int32)] = [:]
+        let newScopes = limited.compactMapValues(\.users)
+        let pairs = limited.flatMap { limit, counted in counted.apps.map { (limit: Optional(limit), entry: $0) } }
+            + appEntries.sorted().map { (limit: String?.none, entry: $0) }
+        for (limit, entry) in pairs {
+            guard case .found(let app) = resolver.resolve(entry, selection: limit ?? entry) else { continue }
+            var item = wanted[app.id] ?? ([], [], app.fd)
+            if let limit { item.limits.insert(limit) } else { item.apps.insert(entry) }
+            if wanted[app.id] != nil { close(app.fd) }
+            wanted[app.id] = item
+        }
+        for (id, old) in files {
+            if wanted[id] == nil, group >= 0 { _ = blockd_fanotify_mark_exec(group, old.fd, 1) }
+            close(old.fd)
+        }
+        files = wanted
+        scopes = newScopes
+        if group >= 0 {
+            for (_, f) in files { _ = blockd_fanotify_mark_exec(group, f.fd, 0) }
+        }
+        // Limits added, removed or given other users: what each process counts for, again.
+        for (pid, p) in processes {
+            let limits = files[p.file] == nil ? [] : counted(pid, file: p.file)
+            let forReport = files[p.file]?.apps.isEmpty == false
+            guard !limits.isEmpty || forReport else { stopTracking(pid); continue }
+            processes[pid]?.limits = limits
+            if forReport, p.person == nil { processes[pid]?.person = ProcessUsers.of(pid)?.person }
+        }
+        scanProc()
+        if group < 0 { armScan() }
+        publish()
     }
 
     func readEvents() {
@@ -155,7 +189,9 @@ public final class UsageMonitor: @unchecked Sendable {
     func track(_ pid: Int32, file: FileID) {
         guard processes[pid] == nil else { return }
         let limits = counted(pid, file: file)
-        guard !limits.isEmpty else { return }  // another user's: counts for no limit
+        let forReport = files[file]?.apps.isEmpty == false
+        guard !limits.isEmpty || forReport else { return }  // another user's: counts for no limit
+        let person = forReport ? ProcessUsers.of(pid)?.person : nil
         let pidfd = blockd_pidfd_open(pid)
         guard pidfd >= 0 else { return }  // already gone
         let exit = DispatchSource.makeReadSource(fileDescriptor: pidfd, queue: queue)
@@ -165,7 +201,7 @@ public final class UsageMonitor: @unchecked Sendable {
         }
         exit.setCancelHandler { close(pidfd) }
         exit.resume()
-        processes[pid] = (file, limits, exit)
+        processes[pid] = (file, limits, person, exit)
     }
 
     func stopTracking(_ pid: Int32) {
@@ -173,10 +209,18 @@ public final class UsageMonitor: @unchecked Sendable {
     }
 
     func publish() {
-        var running = Set<String>()
-        for (_, p) in processes { running.formUnion(p.limits) }
-        guard running != reported else { return }
-        reported = running
-        report(running)
+        var running = Set<String>(), apps = Set<Running>()
+        for (_, p) in processes {
+            running.formUnion(p.limits)
+            if let person = p.person { for app in files[p.file]?.apps ?? [] { apps.insert(Running(uid: person, app: app)) } }
+        }
+        if running != reported {
+            reported = running
+            report(running)
+        }
+        if apps != reportedApps {
+            reportedApps = apps
+            reportApps(apps)
+        }
     }
 }

@@ -81,4 +81,17 @@ struct UsageHistoryEngineTests {
             #expect(e.code == .permissionDenied)
         }
     }
+
+    @Test("R1: an app's running time, as the usage monitor reports it, is its person's, and is in the report")
+    func appTime() throws {
+        let h = Harness()
+        h.run { h.engine.appsRunning([UsageMonitor.Running(uid: 1001, app: "steam")]) }
+        h.advance(60)  // the timer armed for the minute's checkpoint fires
+        #expect(h.run { h.engine.state.history.days[Self.today]?.running["1001"]?["steam"] } == 60, "checkpointed each minute while it runs")
+        h.advance(60)
+        h.run { h.engine.appsRunning([]) }
+        #expect(day(h).running == ["1001": ["steam": 120]])
+        let report = try #require(ok(h.send(#"report {"days":1,"allUsers":true}"#)))
+        #expect(report["days"]?.array?.first?["apps"] == ["steam": 120])
+    }
 }

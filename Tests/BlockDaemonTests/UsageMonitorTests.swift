@@ -44,4 +44,39 @@ struct UsageMonitorTests {
     func procScan() throws {
         try check(forceScan: true)
     }
+
+    final class AppReports: @unchecked Sendable {
+        let lock = NSLock()
+        var all: [Set<UsageMonitor.Running>] = []
+        func add(_ s: Set<UsageMonitor.Running>) { lock.withLock { all.append(s) } }
+        var last: Set<UsageMonitor.Running>? { lock.withLock { all.last } }
+    }
+
+    /// R1: an app any selection names, followed for the report, with no limit on it.
+    func checkApps(forceScan: Bool) throws {
+        let scratch = try ShieldScratch()
+        let (limits, apps) = (Reports(), AppReports())
+        let monitor = UsageMonitor(report: { limits.add($0) }, apps: { apps.add($0) }, path: "/usr/bin:/bin", forceScan: forceScan, scanInterval: 0.2)
+        monitor.follow(apps: [scratch.app])
+        let pid = try scratch.spawn(scratch.app, ["30"]).get()
+        let me = UsageMonitor.Running(uid: ProcessUsers.of(pid)?.person ?? getuid(), app: scratch.app)
+        #expect(waitUntil(timeout: 5) { apps.last == [me] }, "\(apps.all)")
+        #expect(limits.all.allSatisfy { $0.isEmpty }, "no limit is reported running")
+        monitor.follow(["games": LimitedApps(apps: [scratch.app])])  // a limit on the same app later: both counts go on
+        #expect(waitUntil(timeout: 5) { limits.last == ["games"] } && apps.last == [me])
+        kill(pid, SIGTERM)
+        _ = scratch.wait(pid, timeout: 5)
+        #expect(waitUntil(timeout: 5) { apps.last == [] && limits.last == [] }, "the exit is seen by both")
+        withExtendedLifetime(monitor) {}
+    }
+
+    @Test("R1: an app any selection names is reported running for the person who runs it, through fanotify", .enabled(if: Privileged.can(needs: []), Privileged.needsRoot))
+    func appsFanotify() throws {
+        try checkApps(forceScan: false)
+    }
+
+    @Test("R1: the same through the /proc scan fallback")
+    func appsProcScan() throws {
+        try checkApps(forceScan: true)
+    }
 }
