@@ -118,6 +118,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
     /// R1's bound: drops the days before the last `keep` (today included).
     public mutating func prune(keeping keep: Int, today: CivilDate) {
         let cutoff = today.adding(days: -(max(keep, 1) - 1)).description
+        guard days.keys.contains(where: { $0 < cutoff }) else { return }  // called at every change: no copy for nothing
         days = days.filter { $0.key >= cutoff }
     }
 
