@@ -44,7 +44,7 @@ extension Engine {
     /// allowance is used up (logged once, with an event) and gives `--warn` warnings once a day.
     func refreshLimits(now: Date) {
         state.usage.checkpoint(at: now, clock: local)
-        state.history.checkpoint(.running, at: now, clock: local)  // R1
+        if appsRunningNow { state.history.checkpoint(.running, at: now, clock: local) }  // R1 (it walks the open intervals)
         state.usage.prune(keepingFrom: local.civil(of: now).date)
         var reached: [Limit] = []
         var warnings: [Limit] = []
