@@ -28,6 +28,23 @@ public struct UsageHistory: Codable, Equatable, Sendable {
         public init() {}
 
         public var isEmpty: Bool { running.isEmpty && blocked.isEmpty && counts.isEmpty }
+
+        /// The users whose figures differ from `old`, each with all of theirs (a state-log
+        /// record of a change carries no more; users are never removed from a day).
+        public func changed(since old: Day) -> Day {
+            var d = Day()
+            d.running = running.filter { old.running[$0.key] != $0.value }
+            d.blocked = blocked.filter { old.blocked[$0.key] != $0.value }
+            d.counts = counts.filter { old.counts[$0.key] != $0.value }
+            return d
+        }
+
+        /// `changed(since:)` applied: each user's figures replaced by the change's.
+        public mutating func merge(_ change: Day) {
+            running.merge(change.running) { $1 }
+            blocked.merge(change.blocked) { $1 }
+            counts.merge(change.counts) { $1 }
+        }
     }
 
     /// The kinds of count a day keeps.

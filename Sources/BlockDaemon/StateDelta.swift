@@ -21,9 +21,11 @@ public struct StateDelta: Codable, Equatable, Sendable {
     /// Shield hits of these days, each day replaced whole (an empty day is removed).
     public var shieldHits: [String: [String: Int]]?
     public var usage: UsageLedger?
-    /// R1: the ledger's days that changed, each whole (an empty one removed), and its open
-    /// intervals set and closed, by key.
+    /// R1: what changed in the ledger's days, each holding only the users whose figures
+    /// changed (merged user by user), the days dropped, and its open intervals set and closed,
+    /// by key. A start changes one user's count: the record carries that count, not the day.
     public var historyDays: [String: UsageHistory.Day]?
+    public var historyDaysRemove: [String]?
     public var historyOpen: [String: Date]?
     public var historyClosed: [String]?
     public var lastGoodConfig: StoredConfig?
@@ -64,10 +66,11 @@ public struct StateDelta: Codable, Equatable, Sendable {
         if new.usage != old.usage { usage = new.usage }
         if new.history != old.history {
             var days: [String: UsageHistory.Day] = [:]
-            for day in Set(old.history.days.keys).union(new.history.days.keys) where old.history.days[day] != new.history.days[day] {
-                days[day] = new.history.days[day] ?? UsageHistory.Day()
+            for (day, now) in new.history.days where old.history.days[day] != now {
+                days[day] = now.changed(since: old.history.days[day] ?? UsageHistory.Day())
             }
             historyDays = days.isEmpty ? nil : days
+            historyDaysRemove = StateDelta.nonEmpty(old.history.days.keys.filter { new.history.days[$0] == nil }.sorted())
             let set = new.history.open.filter { old.history.open[$0.key] != $0.value }
             historyOpen = set.isEmpty ? nil : set
             historyClosed = StateDelta.nonEmpty(old.history.open.keys.filter { new.history.open[$0] == nil }.sorted())
@@ -87,7 +90,8 @@ public struct StateDelta: Codable, Equatable, Sendable {
         if let failuresAdd { state.failures = FailureRecord.bounded(state.failures + failuresAdd) }
         for (day, hits) in shieldHits ?? [:] { state.shieldHits[day] = hits.isEmpty ? nil : hits }
         if let usage { state.usage = usage }
-        for (day, value) in historyDays ?? [:] { state.history.days[day] = value.isEmpty ? nil : value }
+        for (day, change) in historyDays ?? [:] { state.history.days[day, default: UsageHistory.Day()].merge(change) }
+        for day in historyDaysRemove ?? [] { state.history.days[day] = nil }
         for (key, since) in historyOpen ?? [:] { state.history.open[key] = since }
         for key in historyClosed ?? [] { state.history.open[key] = nil }
         if let lastGoodConfig { state.lastGoodConfig = lastGoodConfig }

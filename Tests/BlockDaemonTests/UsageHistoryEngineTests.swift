@@ -94,4 +94,23 @@ struct UsageHistoryEngineTests {
         let report = try #require(ok(h.send(#"report {"days":1,"allUsers":true}"#)))
         #expect(report["days"]?.array?.first?["apps"] == ["steam": 120])
     }
+
+    @Test("R1, T8: a state-log record carries only the users whose figures changed, and replays onto the old state to the new one")
+    func delta() throws {
+        let clock = LocalClock.utc
+        var old = DaemonState()
+        for (user, n) in [("0", 3), ("1001", 2)] { for _ in 0..<n { old.history.count(.started, user: user, at: Date(timeIntervalSince1970: 1_796_000_000), clock: clock) } }
+        old.history.days["2026-10-01"] = UsageHistory.Day()
+        var new = old
+        new.history.count(.started, user: "1001", at: Date(timeIntervalSince1970: 1_796_000_100), clock: clock)
+        new.history.blocked("games", from: [], to: ["1001"], at: Date(timeIntervalSince1970: 1_796_000_100), clock: clock)
+        new.history.days["2026-10-01"] = nil
+        let d = StateDelta(from: old, to: new)
+        let day = try #require(d.historyDays?.values.first)
+        #expect(day.counts == ["1001": ["started": 3]], "only kid's count, not root's")
+        #expect(d.historyDaysRemove == ["2026-10-01"] && d.historyOpen?.keys.sorted() == ["blocked 1001 games"])
+        var replayed = old
+        try JSONDecoder().decode(StateDelta.self, from: JSONEncoder().encode(d)).apply(to: &replayed)
+        #expect(replayed.history == new.history)
+    }
 }
