@@ -128,7 +128,7 @@ complete -c blockc -n __blockc_needs_command -a approve -d 'grant a more-time re
 complete -c blockc -n __blockc_needs_command -a deny -d 'refuse a more-time request'
 complete -c blockc -n __blockc_needs_command -a cancel -d 'keep an activity whose stop waits for Delay=, or withdraw a request'
 complete -c blockc -n __blockc_needs_command -a stats -d 'shield hits per selection per day'
-complete -c blockc -n __blockc_needs_command -a report -d 'how long each selection was blocked per day'
+complete -c blockc -n __blockc_needs_command -a report -d 'per day, how long each selection was blocked and each app ran'
 complete -c blockc -n __blockc_needs_command -a watch -d "follow the daemon's events"
 complete -c blockc -n __blockc_needs_command -a reload -d "reload the daemon's configuration"
 complete -c blockc -n __blockc_needs_command -a version -d 'print the client and daemon versions'

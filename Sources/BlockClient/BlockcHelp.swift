@@ -93,7 +93,7 @@ extension Command {
         case .cancel: ("cancel NAME", "keep an activity whose stop or removal waits for Delay=, or withdraw a request")
         case .stats: ("stats [--json]", "shield hits per selection per day")
         case .report: ("report [--last N] [--to DATE] [--user NAME | --all-users] [--json]",
-                       "how long each selection was blocked per day, and blocks and more time asked (the last 7 days, or N to DATE)")
+                       "per day, how long each selection was blocked and each app ran; blocks and more time (the last 7 days, or N to DATE)")
         case .watch: ("watch [--json] [--notify]", "follow the daemon's events about you (an admin: everyone's; --notify: desktop notifications)")
         case .reload: ("reload", "reload the daemon's configuration")
         case .hello: ("version", "print the client and daemon versions")
