@@ -49,10 +49,11 @@ public enum ReportChart {
         return out
     }
 
-    /// `1 h 25 min`, `40 min`, `0 min`, to the minute (seconds under a minute round to the
-    /// nearest, so 59 s reads `1 min` and 20 s `0 min`).
+    /// `1 h 25 min`, `40 min`, `0 min`, to the nearest minute; some time that rounds to none
+    /// reads `<1 min`, so a bar that shows is never labelled nothing.
     public static func figure(_ seconds: Double) -> String {
         let minutes = Int((seconds / 60).rounded())
+        if minutes == 0, seconds > 0 { return "<1 min" }
         if minutes < 60 { return "\(minutes) min" }
         return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
     }

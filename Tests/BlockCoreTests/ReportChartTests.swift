@@ -32,7 +32,7 @@ struct ReportChartTests {
         #expect(out[2].hasSuffix(" 0 min"))
     }
 
-    @Test("R2: figures to the minute", arguments: [(0.0, "0 min"), (20, "0 min"), (59, "1 min"), (2400, "40 min"), (3600, "1 h"), (5100, "1 h 25 min")] as [(Double, String)])
+    @Test("R2: figures to the nearest minute; some time that rounds to none is <1 min", arguments: [(0.0, "0 min"), (20, "<1 min"), (59, "1 min"), (2400, "40 min"), (3600, "1 h"), (5100, "1 h 25 min")] as [(Double, String)])
     func figure(seconds: Double, expected: String) {
         #expect(ReportChart.figure(seconds) == expected)
     }
