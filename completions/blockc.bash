@@ -134,7 +134,7 @@ _blockc() {
             flags="--reason --json"
             ((${#words[@]} == 1)) && names=requests ;;
         status) flags="--json --watch --all --user --all-users" ;;
-        report) flags="--last --to --user --all-users --json" ;;
+        report) flags="--last --to --user --all-users --json --csv" ;;
         schedule)
             case "${words[1]:-}" in
                 "") COMPREPLY=($(compgen -W "add remove list" -- "$cur")); return ;;

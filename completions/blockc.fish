@@ -152,6 +152,7 @@ complete -c blockc -n '__blockc_in status' -l watch -d 'redraw a live countdown'
 complete -c blockc -n '__blockc_in status' -l all -d 'every activity, idle ones too'
 complete -c blockc -n '__blockc_in status' -l all-users -d "every user's activities"
 complete -c blockc -n '__blockc_in report' -l all-users -d 'the whole machine'
+complete -c blockc -n '__blockc_in report' -l csv -d 'one row per figure, CSV'
 complete -c blockc -n '__blockc_in report' -l user -x -a '(__fish_complete_users)' -d "that user's report"
 complete -c blockc -n '__blockc_in report' -l last -x -a '7 14 28 35' -d 'how many days'
 complete -c blockc -n '__blockc_in report' -l to -x -d 'the last day, YYYY-MM-DD'

@@ -46,8 +46,9 @@ public enum BlockcCommand: Equatable, Sendable {
     /// M1, M2: `more`, `requests`, `approve`, `deny`, `cancel`, carried as their request.
     case moreTime(Request, json: Bool)
     case stats(json: Bool)
-    /// R2: the days and whose view (`--user`, `--all-users`) travel as the request's arguments.
-    case report(ReportArguments, json: Bool)
+    /// R2: the days and whose view (`--user`, `--all-users`) travel as the request's arguments;
+    /// `--csv` prints one row per figure.
+    case report(ReportArguments, json: Bool, csv: Bool = false)
     case watch(json: Bool, notify: Bool)
     case reload
     /// `blockc version` asks the daemon too; `--version` is the client's alone and needs no daemon.
@@ -197,9 +198,10 @@ struct CommandParser {
         }
     }
 
-    /// R2: `report [--last N] [--to DATE] [--user NAME | --all-users] [--json]`.
+    /// R2: `report [--last N] [--to DATE] [--user NAME | --all-users] [--json | --csv]`.
     private mutating func report() throws(CoreError) -> BlockcCommand {
-        let json = take("--json")
+        let json = take("--json"), csv = take("--csv")
+        guard !(json && csv) else { throw scanner.usage("give --json or --csv, not both") }
         var args = ReportArguments()
         if let last = value("--last") {
             guard let n = Int(last), ReportArguments.daysRange.contains(n) else {
@@ -211,7 +213,7 @@ struct CommandParser {
         try takeView()
         args.view = view
         try none()
-        return .report(args, json: json)
+        return .report(args, json: json, csv: csv)
     }
 
     /// A listing command: `--json` and nothing else.

@@ -92,7 +92,7 @@ extension Command {
         case .deny: ("deny ID [--reason TEXT] [--json]", "refuse a more-time request (root and group blockd-admin)")
         case .cancel: ("cancel NAME", "keep an activity whose stop or removal waits for Delay=, or withdraw a request")
         case .stats: ("stats [--json]", "shield hits per selection per day")
-        case .report: ("report [--last N] [--to DATE] [--user NAME | --all-users] [--json]",
+        case .report: ("report [--last N] [--to DATE] [--user NAME | --all-users] [--json | --csv]",
                        "per day, how long each selection was blocked and each app ran; blocks and more time (the last 7 days, or N to DATE)")
         case .watch: ("watch [--json] [--notify]", "follow the daemon's events about you (an admin: everyone's; --notify: desktop notifications)")
         case .reload: ("reload", "reload the daemon's configuration")

@@ -42,6 +42,27 @@ extension Output {
         return lines.joined(separator: "\n")
     }
 
+    /// R2: `report --csv`, RFC 4180: a header, then one row per figure of each day, `kind`
+    /// `blocked` or `app` (seconds) or `count` (how many); names with a comma or a quote are
+    /// quoted (an allow-only selection's name has commas).
+    public func reportCSV(_ o: JSONObject) -> String {
+        var rows = ["date,kind,name,value"]
+        for day in (o["days"]?.array ?? []).compactMap(\.object) {
+            let date = text(day["date"])
+            for (kind, key) in [("blocked", "blocked"), ("app", "apps"), ("count", "counts")] {
+                for (name, value) in (day[key]?.object ?? [:]).sorted(by: { $0.key < $1.key }) {
+                    rows.append("\(date),\(kind),\(Output.csvField(Output.clean(name))),\(value.int ?? 0)")
+                }
+            }
+        }
+        return rows.joined(separator: "\n")
+    }
+
+    static func csvField(_ s: String) -> String {
+        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
+        return "\"" + s.flatMap { $0 == "\"" ? "\"\"" : String($0) } + "\""
+    }
+
     /// `Mon 23`.
     private func label(_ day: JSONObject) -> String {
         let date = text(day["date"])

@@ -36,6 +36,7 @@ struct BlockcArgumentsTests {
         (["report", "--last", "14", "--to", "2026-11-29", "--user", "kid", "--json"],
          .report(ReportArguments(days: 14, to: CivilDate(year: 2026, month: 11, day: 29), view: .user("kid")), json: true)),
         (["report", "--all-users"], .report(ReportArguments(view: .allUsers), json: false)),
+        (["report", "--csv"], .report(ReportArguments(), json: false, csv: true)),
         (["watch", "--notify"], .watch(json: false, notify: true)),
         (["reload"], .reload),
         (["version"], .version(daemon: true)),

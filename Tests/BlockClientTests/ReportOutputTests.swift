@@ -34,4 +34,16 @@ struct ReportOutputTests {
         let text = out.report(["schema": 1, "from": "2026-11-29", "to": "2026-11-29", "days": [Self.day("2026-11-29", "sun")]])
         #expect(text.hasPrefix("Blocked time, Sun 29 to Sun 29 for the whole machine\nNothing was blocked."))
     }
+
+    @Test("R2: --csv is one row per figure of each day, RFC 4180 quoting for names with commas or quotes")
+    func csv() {
+        let out = Output(now: Date(timeIntervalSince1970: 0), clock: .utc, color: false)
+        let text = out.reportCSV(["days": [Self.day("2026-11-23", "mon", ["only:a.example,b.example": 3600, "say\"hi": 60], ["started": 1])]])
+        #expect(text == """
+            date,kind,name,value
+            2026-11-23,blocked,"only:a.example,b.example",3600
+            2026-11-23,blocked,"say""hi",60
+            2026-11-23,count,started,1
+            """)
+    }
 }
