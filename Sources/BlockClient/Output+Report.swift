@@ -9,31 +9,15 @@ extension Output {
         guard let first = days.first, let last = days.last else { return "No days in the report." }
         let whose = o["user"]?.int.map { uid in "for \(userName(Int(uid)) ?? "uid \(uid)")" } ?? "for the whole machine"
         var lines = [heading("Blocked time, \(label(first)) to \(label(last)) \(whose)")]
-        var names = Set<String>()
-        for day in days { names.formUnion(day["blocked"]?.object?.keys ?? []) }
-        let previous = o["previous"]?["blocked"]?.object
-        if names.isEmpty { lines.append("Nothing was blocked.") }
-        for name in names.sorted() {
-            let rows = days.map { ReportChart.Row(label($0), Double($0["blocked"]?[name]?.int ?? 0)) }
+        let blocked = names("blocked", in: days), previous = o["previous"]?["blocked"]?.object
+        if blocked.isEmpty { lines.append("Nothing was blocked.") }
+        for name in blocked {
             lines.append("")
-            lines.append(Output.clean(AllowOnly.display(name)))
-            lines += ReportChart.lines(rows, columns: columns - 2, ascii: ascii).map { "  " + $0 }
-            let total = rows.reduce(0) { $0 + $1.seconds }
-            let before = previous.map { Double($0[name]?.int ?? 0) }
-            lines.append("  " + ReportChart.summary(total: total, days: days.count, previous: before, period: days.count == 7 ? "week" : "\(days.count) days"))
+            lines += chart(AllowOnly.display(name), name, "blocked", days, previous: previous.map { Double($0[name]?.int ?? 0) })
         }
-        var apps = Set<String>()
-        for day in days { apps.formUnion(day["apps"]?.object?.keys ?? []) }
-        if !apps.isEmpty {
-            lines.append("")
-            lines.append(heading("Time in apps"))
-        }
-        for app in apps.sorted() {
-            let rows = days.map { ReportChart.Row(label($0), Double($0["apps"]?[app]?.int ?? 0)) }
-            lines.append(Output.clean(app))
-            lines += ReportChart.lines(rows, columns: columns - 2, ascii: ascii).map { "  " + $0 }
-            lines.append("  " + ReportChart.summary(total: rows.reduce(0) { $0 + $1.seconds }, days: days.count, previous: nil, period: ""))
-        }
+        let apps = names("apps", in: days)
+        if !apps.isEmpty { lines += ["", heading("Time in apps")] }
+        for app in apps { lines += chart(app, app, "apps", days, previous: nil) }
         var counts: [String: Int] = [:]
         for day in days { for (k, v) in day["counts"]?.object ?? [:] { counts[k, default: 0] += Int(v.int ?? 0) } }
         lines.append("")
@@ -61,6 +45,20 @@ extension Output {
     static func csvField(_ s: String) -> String {
         guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
         return "\"" + s.flatMap { $0 == "\"" ? "\"\"" : String($0) } + "\""
+    }
+
+    /// The names under `key` on any of the days, sorted.
+    private func names(_ key: String, in days: [JSONObject]) -> [String] {
+        Set(days.flatMap { $0[key]?.object?.keys ?? [] }).sorted()
+    }
+
+    /// One chart: `title`, a bar per day of `name`'s seconds under `key`, and the average
+    /// (against `previous`, the seconds of as many days before, when known).
+    private func chart(_ title: String, _ name: String, _ key: String, _ days: [JSONObject], previous: Double?) -> [String] {
+        let rows = days.map { ReportChart.Row(label($0), Double($0[key]?[name]?.int ?? 0)) }
+        let period = days.count == 7 ? "week" : "\(days.count) days"
+        return [Output.clean(title)] + ReportChart.lines(rows, columns: columns - 2, ascii: ascii).map { "  " + $0 }
+            + ["  " + ReportChart.summary(total: rows.reduce(0) { $0 + $1.seconds }, days: days.count, previous: previous, period: period)]
     }
 
     /// `Mon 23`.

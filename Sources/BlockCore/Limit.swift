@@ -135,12 +135,7 @@ public struct UsageLedger: Codable, Equatable, Sendable {
 
     public func used(_ limit: String, on day: CivilDate, at now: Date, clock: LocalClock) -> Double {
         var total = used[day.description]?[limit] ?? 0
-        if let since = running[limit], now > since {
-            let dayStart = clock.instant(day, secondsOfDay: 0)
-            let dayEnd = clock.instant(day.adding(days: 1), secondsOfDay: 0)
-            let from = max(since, dayStart), to = min(now, dayEnd)
-            if to > from { total += to.timeIntervalSince(from) }
-        }
+        if let since = running[limit] { total += clock.seconds(from: since, to: now, on: day) }
         return total
     }
 
@@ -173,13 +168,6 @@ public struct UsageLedger: Codable, Equatable, Sendable {
     }
 
     mutating func add(_ limit: String, from a: Date, to b: Date, clock: LocalClock) {
-        var start = a
-        while start < b {
-            let day = clock.civil(of: start).date
-            let dayEnd = clock.instant(day.adding(days: 1), secondsOfDay: 0)
-            let end = min(b, dayEnd)
-            used[day.description, default: [:]][limit, default: 0] += end.timeIntervalSince(start)
-            start = end
-        }
+        for (day, seconds) in clock.days(from: a, to: b) { used[day.description, default: [:]][limit, default: 0] += seconds }
     }
 }

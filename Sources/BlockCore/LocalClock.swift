@@ -35,6 +35,26 @@ public struct LocalClock: Sendable {
         Date(timeIntervalSince1970: TimeInterval(epochSeconds(date, secondsOfDay: secondsOfDay)))
     }
 
+    /// T7: the interval from `a` to `b` split at local midnights, each part with its day (a
+    /// 23- or 25-hour day holds as many seconds as it has). Empty when `b` is not after `a`.
+    public func days(from a: Date, to b: Date) -> [(date: CivilDate, seconds: Double)] {
+        var out: [(date: CivilDate, seconds: Double)] = []
+        var start = a
+        while start < b {
+            let date = civil(of: start).date
+            let end = min(b, instant(date.adding(days: 1), secondsOfDay: 0))
+            out.append((date, end.timeIntervalSince(start)))
+            start = end
+        }
+        return out
+    }
+
+    /// T7: how many seconds of the interval from `a` to `b` fall on the local day `date`.
+    public func seconds(from a: Date, to b: Date, on date: CivilDate) -> Double {
+        let from = max(a, instant(date, secondsOfDay: 0)), to = min(b, instant(date.adding(days: 1), secondsOfDay: 0))
+        return to > from ? to.timeIntervalSince(from) : 0
+    }
+
     public func instant(_ date: CivilDate, _ time: WallTime) -> Date {
         instant(date, secondsOfDay: time.secondsOfDay)
     }

@@ -153,11 +153,10 @@ public struct UsageHistory: Codable, Equatable, Sendable {
         for (who, names) in stored where UsageHistory.counts(who, for: user, kind: kind) {
             for (name, s) in names { out[name, default: 0] += s }
         }
-        let start = clock.instant(date, secondsOfDay: 0), end = clock.instant(date.adding(days: 1), secondsOfDay: 0)
         for (key, since) in open {
             guard let o = Open(key: key), o.kind == kind, UsageHistory.counts(o.user, for: user, kind: kind) else { continue }
-            let from = max(since, start), to = min(now, end)
-            if to > from { out[o.name, default: 0] += to.timeIntervalSince(from) }
+            let s = clock.seconds(from: since, to: now, on: date)
+            if s > 0 { out[o.name, default: 0] += s }
         }
         return out
     }
@@ -168,16 +167,11 @@ public struct UsageHistory: Codable, Equatable, Sendable {
     }
 
     mutating func add(_ o: Open, from a: Date, to b: Date, clock: LocalClock) {
-        var start = a
-        while start < b {
-            let date = clock.civil(of: start).date
-            let end = min(b, clock.instant(date.adding(days: 1), secondsOfDay: 0))
-            let seconds = end.timeIntervalSince(start)
+        for (date, seconds) in clock.days(from: a, to: b) {
             switch o.kind {
             case .running: days[date.description, default: Day()].running[o.user, default: [:]][o.name, default: 0] += seconds
             case .blocked: days[date.description, default: Day()].blocked[o.user, default: [:]][o.name, default: 0] += seconds
             }
-            start = end
         }
     }
 }
