@@ -75,7 +75,7 @@ _blockc() {
                 # '--user @wheel' is three words where '@' breaks words.
                 [[ ${COMP_WORDS[i]} == @ ]] && ((i++)) ;;
             --minutes | --for | --until | --name | --daily | --weekly | --days | --warn | --reason | \
-                --more-time | --delay | --more-time-per-day | --last | --to) ((i++)) ;;
+                --more-time | --delay | --more-time-per-day | --last | --to | --day | --by | --html) ((i++)) ;;
             -*) ;;
             *) words+=("$word") ;;
         esac
@@ -86,7 +86,13 @@ _blockc() {
         --socket)
             COMPREPLY=($(compgen -f -- "$cur"))
             return ;;
-        --minutes | --for | --until | --name | --daily | --warn | --reason | --delay | --more-time-per-day | --to)
+        --minutes | --for | --until | --name | --daily | --warn | --reason | --delay | --more-time-per-day | --to | --day)
+            return ;;
+        --by)
+            COMPREPLY=($(compgen -W "selection app user" -- "$cur"))
+            return ;;
+        --html)
+            COMPREPLY=($(compgen -f -- "$cur"))
             return ;;
         --last)
             COMPREPLY=($(compgen -W "7 14 28 35" -- "$cur"))
@@ -134,7 +140,7 @@ _blockc() {
             flags="--reason --json"
             ((${#words[@]} == 1)) && names=requests ;;
         status) flags="--json --watch --all --user --all-users" ;;
-        report) flags="--last --to --user --all-users --json --csv" ;;
+        report) flags="--last --to --day --week --month --by --user --all-users --json --csv" ;;
         schedule)
             case "${words[1]:-}" in
                 "") COMPREPLY=($(compgen -W "add remove list" -- "$cur")); return ;;

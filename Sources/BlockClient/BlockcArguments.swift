@@ -47,8 +47,8 @@ public enum BlockcCommand: Equatable, Sendable {
     case moreTime(Request, json: Bool)
     case stats(json: Bool)
     /// R2: the days and whose view (`--user`, `--all-users`) travel as the request's arguments;
-    /// `--csv` prints one row per figure.
-    case report(ReportArguments, json: Bool, csv: Bool = false)
+    /// the options say how to print it.
+    case report(ReportArguments, ReportOptions)
     case watch(json: Bool, notify: Bool)
     case reload
     /// `blockc version` asks the daemon too; `--version` is the client's alone and needs no daemon.
@@ -113,7 +113,8 @@ extension BlockcInvocation {
     }
 
     static let valued: Set<String> = ["--minutes", "--for", "--until", "--name", "--daily", "--weekly", "--days", "--warn", "--reason",
-                                      "--more-time", "--delay", "--more-time-per-day", "--user", "--last", "--to"]
+                                      "--more-time", "--delay", "--more-time-per-day", "--user", "--last", "--to",
+                                      "--day", "--by", "--html"]
 }
 
 /// Parses one command's words and flags; every flag must be used by the command it follows.
@@ -196,24 +197,6 @@ struct CommandParser {
             try none()
             return .version(daemon: true)
         }
-    }
-
-    /// R2: `report [--last N] [--to DATE] [--user NAME | --all-users] [--json | --csv]`.
-    private mutating func report() throws(CoreError) -> BlockcCommand {
-        let json = take("--json"), csv = take("--csv")
-        guard !(json && csv) else { throw scanner.usage("give --json or --csv, not both") }
-        var args = ReportArguments()
-        if let last = value("--last") {
-            guard let n = Int(last), ReportArguments.daysRange.contains(n) else {
-                throw scanner.usage("--last takes a number of days from 1 to 366, not '\(last)'")
-            }
-            args.days = n
-        }
-        if let to = value("--to") { args.to = try CivilDate.parse(to) }
-        try takeView()
-        args.view = view
-        try none()
-        return .report(args, json: json, csv: csv)
     }
 
     /// A listing command: `--json` and nothing else.

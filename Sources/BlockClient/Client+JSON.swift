@@ -16,7 +16,8 @@ extension BlockcRunner {
         case .failures(json: true, clear: true): .object(o)
         case .stats(json: true): o["shieldHits"] ?? []
         case .limitList(json: true): o["limits"] ?? []
-        case .moreTime(_, json: true), .report(_, json: true, _): .object(o)
+        case .moreTime(_, json: true): .object(o)
+        case .report(_, let options) where options.format == .json: .object(o)
         default: nil
         }
     }

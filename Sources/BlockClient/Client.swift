@@ -182,7 +182,7 @@ public struct BlockcRunner {
         case .limitList: return .limitList
         case .moreTime(let request, _): return request
         case .stats: return .stats
-        case .report(let args, _, _): return .report(args)
+        case .report(let args, _): return .report(args)
         case .watch: return .watch
         case .reload: return .reload
         case .version: return .hello
@@ -247,7 +247,7 @@ public struct BlockcRunner {
         case .selectionShow: return out.selection(o)
         case .failures(_, let clear): return clear ? out.failuresCleared(o) : out.failures(o)
         case .stats: return out.stats(o)
-        case .report(_, _, let csv): return csv ? out.reportCSV(o) : out.report(o)
+        case .report(_, let options): return options.format == .csv ? out.reportCSV(o) : out.report(o, by: options.by)
         case .reload: return out.reload(o)
         case .limitList: return out.limits(o)
         case .limitAdd: return out.limitAdded(o)

@@ -1,25 +1,67 @@
 import FoundationEssentials
 
-/// R2: `report {"days":7,"to":"2026-11-29","user":"kid"}`: the usage ledger (R1) for some
-/// days, for one user's view (the caller's by default) or the whole machine's (`allUsers`).
+/// R2: `report {"days":7,"to":"2026-11-29","user":"kid"}` or `report {"period":"week"}`: the
+/// usage ledger (R1) for some days, for one user's view (the caller's by default) or the whole
+/// machine's (`allUsers`).
 public struct ReportArguments: Equatable, Sendable {
-    /// How many days, ending with `to`: 1 to 366 (the ledger keeps `ReportDays=`).
-    public var days: Int
-    /// The last day (nil: today, the daemon's).
+    /// The last `days` days up to `to`, or the calendar week (Monday to Sunday) or month that
+    /// holds `to`.
+    public enum Period: Equatable, Sendable {
+        case days(Int)
+        case week, month
+
+        /// `days`, `week` or `month`, as the answer names it.
+        public var name: String {
+            switch self {
+            case .days: "days"
+            case .week: "week"
+            case .month: "month"
+            }
+        }
+    }
+
+    public var period: Period
+    /// The last day, or a day of the week or month (nil: today, the daemon's).
     public var to: CivilDate?
     public var view: StatusView
 
-    public init(days: Int = 7, to: CivilDate? = nil, view: StatusView = .caller) {
-        (self.days, self.to, self.view) = (days, to, view)
+    public init(period: Period = .days(7), to: CivilDate? = nil, view: StatusView = .caller) {
+        (self.period, self.to, self.view) = (period, to, view)
     }
 
     public static let daysRange = 1...366
 
     var arguments: JSONObject {
         var o = view.arguments
-        o["days"] = .int(Int64(days))
+        switch period {
+        case .days(let n): o["days"] = .int(Int64(n))
+        case .week: o["period"] = "week"
+        case .month: o["period"] = "month"
+        }
         if let to { o["to"] = .string(to.description) }
         return o
+    }
+
+    /// The days the report covers and the period it is compared with, as of `today`: N days
+    /// against the N before; a week or month up to today (all of it when it is over) against
+    /// as many days from the start of the week or month before.
+    public func range(today: CivilDate) -> (from: CivilDate, to: CivilDate, previous: (from: CivilDate, to: CivilDate)) {
+        let day = to ?? today
+        switch period {
+        case .days(let n):
+            let from = day.adding(days: 1 - n)
+            return (from, day, (from.adding(days: -n), from.adding(days: -1)))
+        case .week:
+            let monday = day.adding(days: -day.weekday.rawValue)
+            let end = min(monday.adding(days: 6), max(today, monday))
+            return (monday, end, (monday.adding(days: -7), end.adding(days: -7)))
+        case .month:
+            let first = CivilDate(year: day.year, month: day.month, day: 1)
+            let end = min(CivilDate(year: day.year, month: day.month, day: CivilDate.daysIn(month: day.month, year: day.year)), max(today, first))
+            let before = first.adding(days: -1)
+            let previousFirst = CivilDate(year: before.year, month: before.month, day: 1)
+            return (first, end, (previousFirst, min(before, previousFirst.adding(days: end.day - 1))))
+        }
     }
 }
 
@@ -40,11 +82,21 @@ extension CivilDate {
 extension Arguments {
     mutating func report() throws(CoreError) -> ReportArguments {
         var args = ReportArguments(view: try statusView())
-        if let v = optional("days") {
-            args.days = try intValue("days", v)
-            guard ReportArguments.daysRange.contains(args.days) else {
-                throw CoreError(.usage, "report: days must be 1 to 366, not \(args.days)")
+        let days = optional("days")
+        if let v = days {
+            let days = try intValue("days", v)
+            guard ReportArguments.daysRange.contains(days) else {
+                throw CoreError(.usage, "report: days must be 1 to 366, not \(days)")
             }
+            args.period = .days(days)
+        }
+        if let v = optional("period") {
+            switch v {
+            case .string("week"): args.period = .week
+            case .string("month"): args.period = .month
+            default: throw wrongType("period", "\"week\" or \"month\"")
+            }
+            guard days == nil else { throw CoreError(.usage, "report: give days or period, not both") }
         }
         if let v = optional("to") {
             guard case .string(let text) = v else { throw wrongType("to", "a date such as 2026-11-29") }
@@ -55,17 +107,28 @@ extension Arguments {
 }
 
 extension UsageHistory {
-    /// R2's answer (schema 1): for each day from `from` to `to`, the seconds each selection was
-    /// blocked, the seconds each app ran, and the counts, for `user` (a uid as text; nil: the whole machine, where counts
-    /// add up over users), up to `now`; and the blocked seconds of as many days before, for
-    /// the change against the period before (`previous`, absent when the ledger has none of it).
-    public func report(from: CivilDate, to: CivilDate, user: String?, at now: Date, clock: LocalClock) -> JSONObject {
+    /// R2's answer (schema 1): for each day from `from` to `to`, for `user` (a uid as text;
+    /// nil: the whole machine, where time in apps and counts add up over users), up to `now`:
+    /// the seconds each selection was blocked (`blocked`), each app ran (`apps`), at least one
+    /// app of each selection ran (`used`), and the counts; each of `limits` that applies to the
+    /// view with its used seconds and, on a day it limits, its allowance (more time granted
+    /// included while `usage` still has the day); on the machine's view each user's time in
+    /// any counted app (`users`). `previous` holds the blocked and used seconds of as many days
+    /// before, for the change against the period before (absent when the ledger has none).
+    public func report(from: CivilDate, to: CivilDate, previous: (from: CivilDate, to: CivilDate)? = nil, period: String = "days", user: String?,
+                       at now: Date, clock: LocalClock, limits: [Limit] = [], usage: UsageLedger = UsageLedger()) -> JSONObject {
         var days: [JSON] = []
         var date = from
         while date <= to {
             var o: JSONObject = ["date": .string(date.description), "weekday": .string(date.weekday.description)]
             o["blocked"] = UsageHistory.secondsJSON(seconds(.blocked, on: date, user: user, at: now, clock: clock))
             o["apps"] = UsageHistory.secondsJSON(seconds(.running, on: date, user: user, at: now, clock: clock))
+            var used = seconds(.used, on: date, user: user, at: now, clock: clock)
+            used[UsageHistory.anyApp] = nil
+            o["used"] = UsageHistory.secondsJSON(used)
+            if user == nil { o["users"] = UsageHistory.secondsJSON(anyAppByUser(on: date, at: now, clock: clock)) }
+            let limited = limitsJSON(limits, on: date, at: now, clock: clock, usage: usage)
+            if !limited.isEmpty { o["limits"] = .object(limited) }
             var counts: [String: Int] = [:]
             for (who, c) in day(date).counts where user == nil || who == user {
                 for (k, n) in c { counts[k, default: 0] += n }
@@ -74,20 +137,54 @@ extension UsageHistory {
             days.append(.object(o))
             date = date.adding(days: 1)
         }
-        var out: JSONObject = ["schema": .int(Int64(UsageHistory.schema)), "from": .string(from.description), "to": .string(to.description)]
+        var out: JSONObject = ["schema": .int(Int64(UsageHistory.schema)), "from": .string(from.description), "to": .string(to.description),
+                               "period": .string(period)]
         if let user, let uid = Int64(user) { out["user"] = .int(uid) }
         out["days"] = .array(days)
         let span = to.dayNumber - from.dayNumber + 1
-        let before = (from.adding(days: -span), from.adding(days: -1))
+        let before = previous.map { ($0.from, $0.to) } ?? (from.adding(days: -span), from.adding(days: -1))
         if self.days.keys.contains(where: { $0 >= before.0.description && $0 <= before.1.description }) {
-            var totals: [String: Double] = [:]
+            var totals: [Open.Kind: [String: Double]] = [:]
             var d = before.0
             while d <= before.1 {
-                for (name, s) in seconds(.blocked, on: d, user: user, at: now, clock: clock) { totals[name, default: 0] += s }
+                for kind in [Open.Kind.blocked, .used] {
+                    for (name, s) in seconds(kind, on: d, user: user, at: now, clock: clock) where name != UsageHistory.anyApp {
+                        totals[kind, default: [:]][name, default: 0] += s
+                    }
+                }
                 d = d.adding(days: 1)
             }
             out["previous"] = ["from": .string(before.0.description), "to": .string(before.1.description),
-                               "blocked": UsageHistory.secondsJSON(totals)]
+                               "blocked": UsageHistory.secondsJSON(totals[.blocked] ?? [:]),
+                               "used": UsageHistory.secondsJSON(totals[.used] ?? [:])]
+        }
+        return out
+    }
+
+    /// Each user's seconds in any counted app on `date`.
+    func anyAppByUser(on date: CivilDate, at now: Date, clock: LocalClock) -> [String: Double] {
+        var out: [String: Double] = [:]
+        for (who, names) in day(date).used { if let s = names[UsageHistory.anyApp] { out[who, default: 0] += s } }
+        for (key, since) in open {
+            guard let o = Open(key: key), o.kind == .used, o.name == UsageHistory.anyApp else { continue }
+            let s = clock.seconds(from: since, to: now, on: date)
+            if s > 0 { out[o.user, default: 0] += s }
+        }
+        return out
+    }
+
+    /// `{"games": {"used": 3600, "allowance": 3600, "selections": ["games"]}}`: each limit used
+    /// or in force that day. The limits' ledger (a week, with the running part) has the day's
+    /// figure while it keeps it; this ledger's copy is the figure after that.
+    func limitsJSON(_ limits: [Limit], on date: CivilDate, at now: Date, clock: LocalClock, usage: UsageLedger) -> JSONObject {
+        var out: JSONObject = [:]
+        for l in limits {
+            let used = max(usage.used(l.name, on: date, at: now, clock: clock), day(date).limits[l.name] ?? 0)
+            let applies = l.days.contains(date.weekday)
+            guard applies || used > 0 else { continue }
+            var o: JSONObject = ["used": .int(Int64(used.rounded())), "selections": .array(l.selections.map { .string($0) })]
+            if applies { o["allowance"] = .int(Int64((Double(l.seconds) + usage.extra(l.name, on: date)).rounded())) }
+            out[l.name] = .object(o)
         }
         return out
     }

@@ -59,12 +59,13 @@ public enum ReportChart {
     }
 
     /// The summary under a chart: the daily average over `days` days, and against the previous
-    /// period's average when there is one (`previous`, nil: no data for it).
-    public static func summary(total: Double, days: Int, previous: Double?, period: String) -> String {
+    /// period's average when there is one (`previous`, nil: no data for it; over
+    /// `previousDays`, when not as many days).
+    public static func summary(total: Double, days: Int, previous: Double?, previousDays: Int? = nil, period: String) -> String {
         let average = total / Double(max(days, 1))
         var out = "Average \(figure(average)) a day"
         if let previous {
-            let before = previous / Double(max(days, 1))
+            let before = previous / Double(max(previousDays ?? days, 1))
             let change = average - before
             if abs(change) < 30 {
                 out += ", about the same as the \(period) before"

@@ -15,6 +15,8 @@ public struct UsageHistory: Codable, Equatable, Sendable {
     /// `ReportDays=`'s default: five weeks, so a week and the one before it are always whole.
     public static let defaultDays = 35
     public static let everyone = "all"
+    /// Under `used`: the time at least one counted app ran at all (`*` is no selection name).
+    public static let anyApp = "*"
 
     /// What one day holds, each by user then by name.
     public struct Day: Codable, Equatable, Sendable {
@@ -22,12 +24,46 @@ public struct UsageHistory: Codable, Equatable, Sendable {
         public var running: [String: [String: Double]] = [:]
         /// Seconds a selection was blocked, by user (`everyone` for the whole machine).
         public var blocked: [String: [String: Double]] = [:]
+        /// Seconds at least one app of a selection ran, by user, by selection (`anyApp`: of
+        /// any selection): the union of its apps' time, not their sum.
+        public var used: [String: [String: Double]] = [:]
         /// Counts by user: `asked`, `granted`, `denied` (more time), `started`, `stoppedEarly`.
         public var counts: [String: [String: Int]] = [:]
+        /// §9: each limit's used seconds that day, as the limits' ledger folded them (it keeps
+        /// a week; this keeps them as long as the report's days).
+        public var limits: [String: Double] = [:]
 
         public init() {}
 
-        public var isEmpty: Bool { running.isEmpty && blocked.isEmpty && counts.isEmpty }
+        /// Every field may be missing: a state file from before it existed has none.
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            running = try c.decodeIfPresent([String: [String: Double]].self, forKey: .running) ?? [:]
+            blocked = try c.decodeIfPresent([String: [String: Double]].self, forKey: .blocked) ?? [:]
+            used = try c.decodeIfPresent([String: [String: Double]].self, forKey: .used) ?? [:]
+            counts = try c.decodeIfPresent([String: [String: Int]].self, forKey: .counts) ?? [:]
+            limits = try c.decodeIfPresent([String: Double].self, forKey: .limits) ?? [:]
+        }
+
+        public var isEmpty: Bool { running.isEmpty && blocked.isEmpty && used.isEmpty && counts.isEmpty && limits.isEmpty }
+
+        /// The figures of an interval kind.
+        subscript(kind: Open.Kind) -> [String: [String: Double]] {
+            get {
+                switch kind {
+                case .running: running
+                case .blocked: blocked
+                case .used: used
+                }
+            }
+            set {
+                switch kind {
+                case .running: running = newValue
+                case .blocked: blocked = newValue
+                case .used: used = newValue
+                }
+            }
+        }
 
         /// The users whose figures differ from `old`, each with all of theirs (a state-log
         /// record of a change carries no more; users are never removed from a day).
@@ -35,7 +71,9 @@ public struct UsageHistory: Codable, Equatable, Sendable {
             var d = Day()
             d.running = running.filter { old.running[$0.key] != $0.value }
             d.blocked = blocked.filter { old.blocked[$0.key] != $0.value }
+            d.used = used.filter { old.used[$0.key] != $0.value }
             d.counts = counts.filter { old.counts[$0.key] != $0.value }
+            d.limits = limits == old.limits ? [:] : limits
             return d
         }
 
@@ -43,7 +81,9 @@ public struct UsageHistory: Codable, Equatable, Sendable {
         public mutating func merge(_ change: Day) {
             running.merge(change.running) { $1 }
             blocked.merge(change.blocked) { $1 }
+            used.merge(change.used) { $1 }
             counts.merge(change.counts) { $1 }
+            if !change.limits.isEmpty { limits = change.limits }
         }
     }
 
@@ -54,7 +94,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
 
     /// Something that runs or is blocked now.
     public struct Open: Hashable, Sendable {
-        public enum Kind: String, Codable, Sendable { case running, blocked }
+        public enum Kind: String, Codable, Sendable { case running, blocked, used }
         public var kind: Kind
         public var user: String
         public var name: String
@@ -117,19 +157,25 @@ public struct UsageHistory: Codable, Equatable, Sendable {
     }
 
     /// Folds the open intervals of `kind` up to `now` into their days.
-    public mutating func checkpoint(_ kind: Open.Kind, at now: Date, clock: LocalClock) {
+    public mutating func checkpoint(_ kinds: Set<Open.Kind>, at now: Date, clock: LocalClock) {
         for (key, since) in open where now > since {
-            guard let what = Open(key: key), what.kind == kind else { continue }
+            guard let what = Open(key: key), kinds.contains(what.kind) else { continue }
             add(what, from: since, to: now, clock: clock)
             open[key] = now
         }
+    }
+
+    /// §9: keeps the limits' used seconds of each day the limits' ledger folded (it keeps a
+    /// week) for as long as the report's days; a day changes only when its figures did.
+    public mutating func keepLimits(_ usage: UsageLedger) {
+        for (day, used) in usage.used where days[day]?.limits != used { days[day, default: Day()].limits = used }
     }
 
     /// After a restart: no app is known to run until it is seen again (time nobody observed is
     /// not counted). Blocked intervals stay open: what was blocked stayed blocked while blockd
     /// was down (the hosts file and the rest keep it, E4), until the first reconcile says.
     public mutating func forgetRunning() {
-        open = open.filter { Open(key: $0.key)?.kind != .running }
+        open = open.filter { Open(key: $0.key)?.kind == .blocked }
     }
 
     /// R1's bound: drops the days before the last `keep` (today included).
@@ -148,7 +194,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
     /// time adds up over users, and blocked time is the machine-wide blocks' alone (per-user
     /// blocks of one selection may overlap, and their sum would be no one's time).
     public func seconds(_ kind: Open.Kind, on date: CivilDate, user: String?, at now: Date, clock: LocalClock) -> [String: Double] {
-        let stored = kind == .running ? day(date).running : day(date).blocked
+        let stored = day(date)[kind]
         var out: [String: Double] = [:]
         for (who, names) in stored where UsageHistory.counts(who, for: user, kind: kind) {
             for (name, s) in names { out[name, default: 0] += s }
@@ -162,16 +208,13 @@ public struct UsageHistory: Codable, Equatable, Sendable {
     }
 
     static func counts(_ stored: String, for user: String?, kind: Open.Kind) -> Bool {
-        guard let user else { return kind == .running || stored == everyone }
+        guard let user else { return kind != .blocked || stored == everyone }
         return stored == user || (kind == .blocked && stored == everyone)
     }
 
     mutating func add(_ o: Open, from a: Date, to b: Date, clock: LocalClock) {
         for (date, seconds) in clock.days(from: a, to: b) {
-            switch o.kind {
-            case .running: days[date.description, default: Day()].running[o.user, default: [:]][o.name, default: 0] += seconds
-            case .blocked: days[date.description, default: Day()].blocked[o.user, default: [:]][o.name, default: 0] += seconds
-            }
+            days[date.description, default: Day()][o.kind][o.user, default: [:]][o.name, default: 0] += seconds
         }
     }
 }

@@ -76,10 +76,18 @@ extension Engine {
     /// R1: tells the usage monitor the apps of the selections some activity names, when they
     /// changed (an unused built-in selection's apps are not followed).
     func followApps() {
-        let apps = Set(config.catalog.selections.filter { registry.index.isNamed($0.name) }.flatMap(\.apps))
-        guard apps != followedApps else { return }
-        followedApps = apps
-        collaborators.appsChanged(apps)
+        var selections: [String: [String]] = [:]
+        for s in config.catalog.selections where registry.index.isNamed(s.name) {
+            for app in Set(s.apps) { selections[app, default: []].append(s.name) }
+        }
+        guard selections != appSelections || followedApps == nil else { return }
+        appSelections = selections
+        let apps = Set(selections.keys)
+        if apps != followedApps {
+            followedApps = apps
+            collaborators.appsChanged(apps)
+        }
+        if !appsRunning.isEmpty { recordUsed(at: observedNow()) }  // a selection's apps changed while they run
     }
 }
 

@@ -22,11 +22,24 @@ extension Engine {
     func appsRunning(_ running: Set<UsageMonitor.Running>) {
         assertOnQueue()
         let now = observedNow()
+        appsRunning = running
         let open = Set(running.map { UsageHistory.Open(.running, user: String($0.uid), name: $0.app) })
         state.history.setOpen(open, kind: .running, at: now, clock: local)
-        appsRunningNow = !open.isEmpty
+        recordUsed(at: now)
         persist()
         armNextTransition(now: now)
+    }
+
+    /// R1: each user's time in each named selection (at least one of its apps runs) and in any
+    /// counted app at all, from what runs now.
+    func recordUsed(at now: Date) {
+        var open: Set<UsageHistory.Open> = []
+        for r in appsRunning {
+            let user = String(r.uid)
+            open.insert(UsageHistory.Open(.used, user: user, name: UsageHistory.anyApp))
+            for s in appSelections[r.app] ?? [] { open.insert(UsageHistory.Open(.used, user: user, name: s)) }
+        }
+        state.history.setOpen(open, kind: .used, at: now, clock: local)
     }
 
     /// The limits' apps, for the usage monitor: limit name → its selections' `Apps=` entries,
@@ -44,8 +57,9 @@ extension Engine {
     /// allowance is used up (logged once, with an event) and gives `--warn` warnings once a day.
     func refreshLimits(now: Date) {
         state.usage.checkpoint(at: now, clock: local)
-        if appsRunningNow { state.history.checkpoint(.running, at: now, clock: local) }  // R1 (it walks the open intervals)
+        if !appsRunning.isEmpty { state.history.checkpoint([.running, .used], at: now, clock: local) }  // R1 (it walks the open intervals)
         state.usage.prune(keepingFrom: local.civil(of: now).date)
+        state.history.keepLimits(state.usage)
         var reached: [Limit] = []
         var warnings: [Limit] = []
         registry.updateLimits { limit in
@@ -83,7 +97,7 @@ extension Engine {
 
     /// Whether an app of a limit, or one the report counts (R1), is running: usage is
     /// checkpointed each minute meanwhile, so a crash loses at most a minute of it.
-    var anyCountedAppRunning: Bool { !state.usage.running.isEmpty || appsRunningNow }
+    var anyCountedAppRunning: Bool { !state.usage.running.isEmpty || !appsRunning.isEmpty }
 
     func addLimit(_ limit: Limit, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
         var l = limit

@@ -84,8 +84,11 @@ extension Engine {
         case .failures, .stats: return answerNow(request, now: now, private: Engine.privateView(peer))
         case .report(let args):  // R2: a member sees their own view (`viewer` refuses another's)
             let uid = try viewer(args.view, peer: peer)
-            let to = args.to ?? local.civil(of: now).date
-            return state.history.report(from: to.adding(days: 1 - args.days), to: to, user: uid.map(String.init), at: now, clock: local)
+            let range = args.range(today: local.civil(of: now).date)
+            let limits = registry.index.limits.filter { l in uid.map { l.users?.contains($0) ?? true } ?? true }
+            return state.history.report(from: range.from, to: range.to, previous: range.previous, period: args.period.name,
+                                        user: uid.map(String.init),
+                                        at: now, clock: local, limits: limits, usage: state.usage)
         case .start(let args): return try start(args, peer: peer, now: now)
         case .stop(let name): return try stop(name, peer: peer, now: now)
         case .scheduleAdd(let schedule): return try addSchedule(schedule, peer: peer, now: now)

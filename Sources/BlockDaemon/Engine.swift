@@ -40,10 +40,11 @@ public final class Engine: @unchecked Sendable {
     var resolved: [String: Selection] = [:]
     /// Why a selection is about to be unlocked, when a request (not time) lifts it.
     var pendingUnlockNotes: [String: String] = [:]
-    /// R1: whether the usage monitor last said an app the report counts runs, and the apps it
-    /// was last told to follow.
-    var appsRunningNow = false
+    /// R1: what the usage monitor last said runs of the apps the report counts, the apps it
+    /// was last told to follow, and for each of those the named selections that list it.
+    var appsRunning: Set<UsageMonitor.Running> = []
     var followedApps: Set<String>?
+    var appSelections: [String: [String]] = [:]
     /// M3: what grants lifted at the last reconcile: per selection, the activities whose
     /// reasons are lifted (U2: the askers' views; other users' reasons stay).
     var lifted: [String: Lift] = [:]

@@ -32,11 +32,15 @@ struct BlockcArgumentsTests {
         (["limit", "remove", "games"], .limitRemove(name: "games")),
         (["limit", "list"], .limitList(json: false)),
         (["stats", "--json"], .stats(json: true)),
-        (["report"], .report(ReportArguments(), json: false)),
+        (["report"], .report(ReportArguments(), ReportOptions())),
         (["report", "--last", "14", "--to", "2026-11-29", "--user", "kid", "--json"],
-         .report(ReportArguments(days: 14, to: CivilDate(year: 2026, month: 11, day: 29), view: .user("kid")), json: true)),
-        (["report", "--all-users"], .report(ReportArguments(view: .allUsers), json: false)),
-        (["report", "--csv"], .report(ReportArguments(), json: false, csv: true)),
+         .report(ReportArguments(period: .days(14), to: CivilDate(year: 2026, month: 11, day: 29), view: .user("kid")), ReportOptions(format: .json))),
+        (["report", "--all-users"], .report(ReportArguments(view: .allUsers), ReportOptions())),
+        (["report", "--csv"], .report(ReportArguments(), ReportOptions(format: .csv))),
+        (["report", "--day", "2026-11-20", "--by", "app"], .report(ReportArguments(period: .days(1), to: CivilDate(year: 2026, month: 11, day: 20)), ReportOptions(by: .app))),
+        (["report", "--week"], .report(ReportArguments(period: .week), ReportOptions())),
+        (["report", "--week", "2026-11-18", "--html", "w.html"], .report(ReportArguments(period: .week, to: CivilDate(year: 2026, month: 11, day: 18)), ReportOptions(format: .html("w.html")))),
+        (["report", "--month", "2026-02", "--all-users", "--by", "user"], .report(ReportArguments(period: .month, to: CivilDate(year: 2026, month: 2, day: 1), view: .allUsers), ReportOptions(by: .user))),
         (["watch", "--notify"], .watch(json: false, notify: true)),
         (["reload"], .reload),
         (["version"], .version(daemon: true)),
@@ -88,6 +92,25 @@ struct BlockcArgumentsTests {
             Issue.record("accepted \(args) as \(parsed)")
         } catch {
             #expect(error.code == code)
+        }
+    }
+
+    @Test("R2: report's mistakes say what it takes", arguments: [
+        (["report", "--json", "--csv"], "give one of --json, --csv and --html"),
+        (["report", "--html", ""], "--html needs a file to write, such as --html week.html"),
+        (["report", "--by", "day"], "--by takes selection, app or user, not 'day'"),
+        (["report", "--by", "user"], "--by user compares people: give it with --all-users (root and blockd-admin members)"),
+        (["report", "--week", "--last", "3"], "give one of --last, --day, --week and --month"),
+        (["report", "--day", "2026-11-20", "--to", "2026-11-21"], "--to goes with --last; --day, --week and --month take their own date"),
+        (["report", "--week", "23.11."], "'23.11.' is not a date; write it as YYYY-MM-DD, such as 2026-11-29"),
+        (["report", "2026-11-20"], "unexpected argument '2026-11-20' for 'report'"),
+    ])
+    func reportErrors(args: [String], message: String) {
+        do {
+            let parsed = try BlockcInvocation.parse(args)
+            Issue.record("accepted \(args) as \(parsed)")
+        } catch {
+            #expect(error.message.contains(message), "\(error.message)")
         }
     }
 

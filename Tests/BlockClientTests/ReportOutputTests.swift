@@ -6,44 +6,96 @@ import Testing
 /// R2: `blockc report` as people read it.
 @Suite("R2: the report's text")
 struct ReportOutputTests {
-    static func day(_ date: String, _ weekday: String, _ blocked: JSON = [:], _ counts: JSON = [:]) -> JSON {
-        ["date": .string(date), "weekday": .string(weekday), "blocked": blocked, "counts": counts]
+    static func day(_ date: String, _ weekday: String, _ blocked: JSON = [:], _ counts: JSON = [:], used: JSON = [:],
+                    apps: JSON = [:], limits: JSON? = nil, users: JSON? = nil) -> JSON {
+        var o: JSONObject = ["date": .string(date), "weekday": .string(weekday), "blocked": blocked, "counts": counts,
+                             "used": used, "apps": apps]
+        o["limits"] = limits
+        o["users"] = users
+        return .object(o)
     }
 
-    @Test("R2: a bar per day for each selection, the average against the period before, then the counts; no colour, the given width")
-    func text() {
+    static func output(columns: Int = 50) -> Output {
         var out = Output(now: Date(timeIntervalSince1970: 0), clock: .utc, color: false)
-        out.columns = 50
-        out.userName = { $0 == 1001 ? "kid" : nil }
+        out.columns = columns
+        out.userName = { [1000: "mum", 1001: "kid"][$0] }
+        return out
+    }
+
+    static func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+
+    @Test("R2: a bar per day for each selection blocked, the average against the period before, then the counts; no colour, the given width")
+    func text() {
         let o: JSONObject = ["schema": 1, "from": "2026-11-23", "to": "2026-11-24", "user": 1001,
                              "days": [Self.day("2026-11-23", "mon", ["only:school": 3600], ["started": 1]),
                                       Self.day("2026-11-24", "tue", ["only:school": 1800], ["asked": 2, "granted": 1])],
                              "previous": ["from": "2026-11-21", "to": "2026-11-22", "blocked": ["only:school": 7200]]]
-        let lines = out.report(o).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        #expect(lines[0] == "Blocked time, Mon 23 to Tue 24 for kid")
-        #expect(lines[2] == "everything but school")
-        #expect(lines[3].hasPrefix("  Mon 23 ████") && lines[3].hasSuffix(" 1 h"), "\(lines[3])")
-        #expect(lines[4].hasSuffix(" 30 min") && lines[3].count <= 50 && lines[4].count <= 50, "the bars fit the width: \(lines)")
-        #expect(lines[5] == "  Average 45 min a day, 15 min less than the 2 days before.")
+        let lines = Self.lines(Self.output().report(o))
+        #expect(lines[0] == "Report, Mon 23 to Tue 24 for kid")
+        #expect(lines[2...3] == ["Time in apps", "No counted app ran."])
+        #expect(lines[5...6] == ["Blocked time", "everything but school"])
+        #expect(lines[7].hasPrefix("  Mon 23 ████") && lines[7].hasSuffix(" 1 h"), "\(lines[7])")
+        #expect(lines[8].hasSuffix(" 30 min") && lines[7].count <= 50 && lines[8].count <= 50, "the bars fit the width: \(lines)")
+        #expect(lines[9] == "  Average 45 min a day, 15 min less than the 2 days before.")
         #expect(lines.suffix(2) == ["Blocks started: 1, stopped early: 0.", "More time asked: 2, granted: 1, denied: 0."])
     }
 
-    @Test("R2: nothing blocked says so; the machine's report says whose it is")
+    @Test("R2: nothing ran and nothing was blocked says so; the machine's report says whose it is")
     func empty() {
-        let out = Output(now: Date(timeIntervalSince1970: 0), clock: .utc, color: false)
-        let text = out.report(["schema": 1, "from": "2026-11-29", "to": "2026-11-29", "days": [Self.day("2026-11-29", "sun")]])
-        #expect(text.hasPrefix("Blocked time, Sun 29 to Sun 29 for the whole machine\nNothing was blocked."))
+        let text = Self.output().report(["schema": 1, "from": "2026-11-29", "to": "2026-11-29", "days": [Self.day("2026-11-29", "sun")]])
+        #expect(text.hasPrefix("Report, Sun 29 for the whole machine\n\nTime in apps\nNo counted app ran.\n\nBlocked time\nNothing was blocked."))
+    }
+
+    static let week: JSONObject = [
+        "schema": 1, "from": "2026-11-23", "to": "2026-11-24", "user": 1001, "period": "week",
+        "days": [
+            day("2026-11-23", "mon", used: ["games": 5400], apps: ["/usr/games/supertux2": 3600, "/usr/bin/steam": 2400],
+                limits: ["games": ["used": 5400, "allowance": 3600, "selections": ["games"]]]),
+            day("2026-11-24", "tue", used: ["games": 1800], apps: ["/usr/games/supertux2": 1800],
+                limits: ["games": ["used": 1800, "allowance": 3600, "selections": ["games"]]]),
+        ],
+        "previous": ["from": "2026-11-16", "to": "2026-11-17", "blocked": [:], "used": ["games": 3600]],
+    ]
+
+    @Test("R2: by selection: each selection's time with its limit drawn, the change against the same days of the week before; then the top apps, biggest first")
+    func limitLine() {
+        let lines = Self.lines(Self.output().report(Self.week))
+        #expect(lines[2...3] == ["Time in apps", "games"])
+        #expect(lines[4].hasPrefix("  Mon 23 ") && lines[4].hasSuffix(" 1 h 30 min"), "\(lines[4])")
+        let mark = lines[4].firstIndex(of: "│").map { lines[4].distance(from: lines[4].startIndex, to: $0) }
+        #expect(mark != nil && lines[5].firstIndex(of: "│").map { lines[5].distance(from: lines[5].startIndex, to: $0) } == mark,
+                "the limit is a line through every day: \(lines[4...6])")
+        #expect(lines[6].hasSuffix("└ limit 1 h") && lines[6].count - "└ limit 1 h".count == mark, "\(lines[6])")
+        #expect(lines[7] == "  Average 1 h a day, 30 min more than the week before.")
+        #expect(lines[9] == "Top apps")
+        #expect(lines[10].hasPrefix("  supertux2 ") && lines[10].hasSuffix(" 1 h 30 min") && lines[11].hasPrefix("  steam "), "\(lines[10...11])")
+    }
+
+    @Test("R2: --by app charts each app per day; --by user each person's time in apps on the machine's view")
+    func grouping() {
+        let apps = Self.lines(Self.output().report(Self.week, by: .app))
+        #expect(apps[3] == "/usr/bin/steam" && apps.contains("/usr/games/supertux2") && !apps.contains("Top apps"), "\(apps)")
+        var machine = Self.week
+        machine["user"] = nil
+        machine["days"] = [Self.day("2026-11-23", "mon", users: ["1000": 600, "1001": 5400]), Self.day("2026-11-24", "tue", users: ["1001": 60])]
+        let users = Self.lines(Self.output().report(machine, by: .user))
+        #expect(users[0] == "Report, Mon 23 to Tue 24 for the whole machine")
+        #expect(users[3] == "mum" && users[4].hasSuffix(" 10 min") && users[5].hasPrefix("  Tue 24 ") && users[5].hasSuffix(" 0 min"), "\(users)")
+        #expect(users[7] == "kid" && users[8].hasSuffix(" 1 h 30 min"), "\(users)")
     }
 
     @Test("R2: --csv is one row per figure of each day, RFC 4180 quoting for names with commas or quotes")
     func csv() {
-        let out = Output(now: Date(timeIntervalSince1970: 0), clock: .utc, color: false)
-        let text = out.reportCSV(["days": [Self.day("2026-11-23", "mon", ["only:a.example,b.example": 3600, "say\"hi": 60], ["started": 1])]])
+        let text = Self.output().reportCSV(["days": [Self.day("2026-11-23", "mon", ["only:a.example,b.example": 3600, "say\"hi": 60], ["started": 1],
+                                                         used: ["games": 120], limits: ["games": ["used": 120, "allowance": 3600]])]])
         #expect(text == """
             date,kind,name,value
             2026-11-23,blocked,"only:a.example,b.example",3600
             2026-11-23,blocked,"say""hi",60
+            2026-11-23,used,games,120
             2026-11-23,count,started,1
+            2026-11-23,limit,games,120
+            2026-11-23,allowance,games,3600
             """)
     }
 }

@@ -28,7 +28,7 @@ struct UsageHistoryTests {
     func restart() throws {
         var h = UsageHistory()
         h.set(Self.games, true, at: at("2026-11-29T10:00:00+09:00"), clock: tokyo)
-        h.checkpoint(.running, at: at("2026-11-29T10:20:00+09:00"), clock: tokyo)
+        h.checkpoint([.running], at: at("2026-11-29T10:20:00+09:00"), clock: tokyo)
         let saved = try JSONDecoder().decode(UsageHistory.self, from: JSONEncoder().encode(h))  // the file as written
         #expect(saved == h)
         var after = saved

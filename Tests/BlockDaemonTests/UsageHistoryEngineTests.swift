@@ -95,6 +95,32 @@ struct UsageHistoryEngineTests {
         #expect(report["days"]?.array?.first?["apps"] == ["steam": 120])
     }
 
+    @Test("R1: a named selection's time is its apps' together, not added up; a limit's used time and allowance are in the report")
+    func selectionTime() throws {
+        let h = Harness()
+        _ = ok(h.send(#"limit-add {"name":"chat","seconds":3600,"selections":["discord"]}"#))  // its apps are followed now
+        let kid = UInt32(1001)
+        h.run {
+            h.engine.usageChanged(running: ["chat"])
+            h.engine.appsRunning([UsageMonitor.Running(uid: kid, app: "discord"), UsageMonitor.Running(uid: kid, app: "Discord")])
+        }
+        h.advance(60)
+        h.run { h.engine.appsRunning([UsageMonitor.Running(uid: kid, app: "Discord")]) }
+        h.advance(60)
+        h.run {
+            h.engine.appsRunning([])
+            h.engine.usageChanged(running: [])
+        }
+        #expect(day(h).used == ["1001": ["discord": 120, UsageHistory.anyApp: 120]], "two apps at once count once")
+        #expect(day(h).running == ["1001": ["discord": 60, "Discord": 120]])
+        let report = try #require(ok(h.send(#"report {"days":1}"#, as: UserScopeTests.kid)))
+        let today = try #require(report["days"]?.array?.first)
+        #expect(today["used"] == ["discord": 120] && today["limits"] == ["chat": ["used": 120, "allowance": 3600, "selections": ["discord"]]],
+                "\(today)")
+        let machine = try #require(ok(h.send(#"report {"period":"week","allUsers":true}"#)))
+        #expect(machine["period"] == "week" && machine["days"]?.array?.last?["users"] == ["1001": 120])
+    }
+
     @Test("R1, T8: a state-log record carries only the users whose figures changed, and replays onto the old state to the new one")
     func delta() throws {
         let clock = LocalClock.utc
