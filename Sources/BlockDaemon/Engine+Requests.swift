@@ -139,7 +139,7 @@ extension Engine {
         switch outcome {
         case .created:
             log.log(LogEntry("Block '\(block.name)' started by \(who(peer.uid)) until \(local.iso8601(block.end))\(block.locked ? " (locked)" : "")",
-                             priority: .info, event: .start, fields: [(.activity, block.name), (.end, local.iso8601(block.end))]))
+                             priority: .info, event: .start, fields: [(.activity, block.name), (.end, local.iso8601(block.end)), (.uid, String(peer.uid))]))
         case .extended(let from, _):
             log.log(LogEntry("Block '\(block.name)' extended by \(who(peer.uid)) from \(local.iso8601(from.end)) to \(local.iso8601(block.end)); a block is extended, never shortened",
                              priority: .info, event: .start, fields: [(.activity, block.name), (.end, local.iso8601(block.end))]))
@@ -175,7 +175,7 @@ extension Engine {
         try commit(since: before, now: now)
         for s in block.selections { pendingUnlockNotes[s] = "block '\(block.name)' stopped early by \(who(peer.uid))" }
         log.log(LogEntry("Block '\(block.name)' stopped early by \(who(peer.uid))", priority: .info, event: .stop,
-                         fields: [(.activity, block.name)]))
+                         fields: [(.activity, block.name), (.uid, String(peer.uid))]))
         reconcile(now: now)
         return ["stopped": .string(block.name)]
     }

@@ -12,7 +12,8 @@ import ZoneInfo
 final class Harness: @unchecked Sendable {
     let clock: ManualClock
     let enforcer = RecordingEnforcer()
-    let log = MemorySink()
+    /// The journal, each entry with the manual clock's time when it was written.
+    let log: MemorySink
     let dir: String
     var engine: Engine!
     /// The inbox of the current engine (each engine gets its own).
@@ -42,6 +43,7 @@ final class Harness: @unchecked Sendable {
     init(now: String = "2026-11-29T13:05:00+09:00", dir: String? = nil, config: ConfigSet = .builtIn, persistent: Bool = true,
          hookTimeout: TimeInterval? = nil, users: UserDirectory = Harness.rootOnly) {
         clock = ManualClock(wall: iso(now))
+        log = MemorySink(clock: clock)
         self.users = users
         self.persistent = persistent
         self.hookTimeout = hookTimeout

@@ -29,20 +29,30 @@ public final class ManualClock: SystemClock, @unchecked Sendable {
     public func stepWall(_ seconds: TimeInterval) { lock.withLock { wall += seconds } }
 }
 
-/// Keeps every log entry, for tests.
+/// Keeps every log entry, for tests, with the wall time of `clock` when it was written
+/// (journald's timestamp of the entry), when given one.
 public final class MemorySink: LogSink, @unchecked Sendable {
     private let lock = NSLock()
-    private var stored: [LogEntry] = []
+    private var stored: [(time: Date?, entry: LogEntry)] = []
+    private let clock: ManualClock?
 
-    public init() {}
+    public init(clock: ManualClock? = nil) { self.clock = clock }
 
     public func log(_ entry: LogEntry) {
+        let time = clock?.wallNow()
         lock.lock()
-        stored.append(entry)
+        stored.append((time, entry))
         lock.unlock()
     }
 
     public var entries: [LogEntry] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored.map(\.entry)
+    }
+
+    /// The entries with their times (nil without a clock).
+    public var timed: [(time: Date?, entry: LogEntry)] {
         lock.lock()
         defer { lock.unlock() }
         return stored
