@@ -159,7 +159,7 @@ extension ReportHTML {
             let lines = rows.enumerated().map { i, row in
                 let w = row.seconds <= 0 || most <= 0 ? 0 : max(2, Int((row.seconds / most * Double(width)).rounded()))
                 let note = row.note.map { #"<span class="note">\#(escape($0))</span>"# } ?? ""
-                return #"<tr><th scope="row">\#(labelHTML(row))</th><td class="hbar"><svg width="\#(width)" height="14" viewBox="0 0 \#(width) 14"><rect class="bar" id="\#(row.kind.rawValue)-\#(i)" data-kind="\#(row.kind.rawValue)" data-name="\#(escape(row.name))" data-seconds="\#(Int(row.seconds.rounded()))" x="0" y="0" width="\#(w)" height="14" fill="\#(row.kind.colour)" shape-rendering="crispEdges"/></svg></td><td class="fig">\#(ReportChart.figure(row.seconds))\#(note)</td></tr>"#
+                return #"<tr><th scope="row">\#(labelHTML(row))</th><td class="hbar"><svg width="\#(width)" height="14" viewBox="0 0 \#(width) 14" preserveAspectRatio="none"><rect class="bar" id="\#(row.kind.rawValue)-\#(i)" data-kind="\#(row.kind.rawValue)" data-name="\#(escape(row.name))" data-seconds="\#(Int(row.seconds.rounded()))" x="0" y="0" width="\#(w)" height="14" fill="\#(row.kind.colour)" shape-rendering="crispEdges"/></svg></td><td class="fig">\#(ReportChart.figure(row.seconds))\#(note)</td></tr>"#
             }
             return "<table class=\"hbars\">\n" + lines.joined(separator: "\n") + "\n</table>"
         }

@@ -41,6 +41,14 @@ extension ReportHTML {
         .hbars td.hbar { width: 260px; padding: 5px 12px 5px 0; }
         .hbars td.fig { white-space: nowrap; text-align: right; padding: 5px 0; }
         .hbars td.fig .note { display: block; margin: 0; font-size: 12px; }
+        .hbars td.hbar svg { width: 100%; height: 14px; }
+        @media (max-width: 560px) {
+          main { padding: 20px 12px 32px; }
+          .card { padding: 16px; }
+          .hbars tr { display: grid; grid-template-columns: 1fr auto; align-items: center; }
+          .hbars th { grid-column: 1 / -1; max-width: none; padding-bottom: 0; }
+          .hbars td.hbar { width: auto; }
+        }
         ul.counts { list-style: none; margin: 8px 0 0; padding: 0; display: grid; gap: 10px;
           grid-template-columns: repeat(auto-fill, minmax(112px, 1fr)); }
         ul.counts li { background: var(--bg); border-radius: 8px; padding: 10px 12px; color: var(--muted); font-size: 13px; }

@@ -70,7 +70,7 @@ struct ReportHTMLTests {
     static let tags: Set<String> = ["html", "head", "meta", "title", "style", "body", "main", "header", "footer", "section",
                                     "h1", "h2", "h3", "p", "span", "table", "tr", "th", "td", "ul", "li", "svg", "rect", "text"]
     static let attributes: Set<String> = ["lang", "charset", "name", "content", "class", "id", "scope", "width", "height",
-                                          "viewbox", "role", "aria-label", "x", "y", "fill", "shape-rendering", "text-anchor"]
+                                          "viewbox", "preserveaspectratio", "role", "aria-label", "x", "y", "fill", "shape-rendering", "text-anchor"]
 
     @Test("R2: whatever the names, the markup is only known elements and attributes, and the style fetches nothing",
           arguments: pages.map(\.0))
