@@ -140,6 +140,26 @@ struct ReportHTMLTests {
         #expect(Self.bars(html, kind: "blocked").count == 7, "blocked time: a bar per day too")
     }
 
+    @Test("R2: any period from 1 to 366 days: a bar per day inside the chart, left to right; figures over bars and every day's label only while there is room",
+          arguments: [(1, true), (7, true), (9, true), (14, false), (30, false), (366, false)])
+    func periods(count: Int, figures: Bool) throws {
+        let start = CivilDate(year: 2026, month: 1, day: 1)
+        let days: [JSON] = (0..<count).map { i in
+            let d = start.adding(days: i)
+            return ["date": .string(d.description), "weekday": .string(d.weekday.description), "used": ["games": .int(Int64(i % 5) * 900 + 60)]]
+        }
+        let html = Self.page(["schema": 1, "days": .array(days)])
+        let bars = Self.bars(html, kind: "used")
+        #expect(bars.count == count)
+        let xs = bars.compactMap { $0["x"].flatMap(Int.init) }, widths = bars.compactMap { $0["width"].flatMap(Int.init) }
+        #expect(xs == xs.sorted() && Set(xs).count == count, "left to right, one place per day")
+        #expect(xs.allSatisfy { $0 >= ReportHTML.WeekChart.left } && zip(xs, widths).allSatisfy { $0 + $1 <= ReportHTML.WeekChart.width - 8 })
+        #expect(widths.allSatisfy { $0 >= 1 })
+        #expect(html.contains("class=\"fig\"") == figures)
+        let labels = html.matches(of: /<text class="day"/).count
+        #expect(count <= 14 ? labels == count : labels <= 11 && labels >= 1, "\(labels) day labels")
+    }
+
     @Test("R2: the limit line is drawn exactly on the days its allowance applies, at the allowance's height")
     func limitLine() throws {
         let html = Self.page(Self.week())
