@@ -68,7 +68,7 @@ struct ReportHTMLRenderTests {
     }
 
     @Test("R2: in Chromium the week's bars stand in day order at heights in proportion to the time, the empty day has none, the limit line is at 1 h",
-          .enabled(if: Privileged.can(tools: ReportHTMLRenderTests.tools)), Privileged.needsTools)
+          .enabled(if: Privileged.can(tools: ReportHTMLRenderTests.tools), Privileged.needsTools))
     func weekShape() throws {
         if Privileged.unavailable(tools: Self.tools) != nil { return }
         let used = String(ReportHTML.Kind.used.colour.dropFirst()), limit = String(ReportHTML.limitColour.dropFirst())
@@ -133,7 +133,7 @@ struct ReportHTMLRenderTests {
     }
 
     @Test("R2: in Chromium a realistic week shows every kind of bar and its limit lines within the width; BLOCKD_REPORT_PNG keeps the picture",
-          .enabled(if: Privileged.can(tools: ReportHTMLRenderTests.tools)), Privileged.needsTools)
+          .enabled(if: Privileged.can(tools: ReportHTMLRenderTests.tools), Privileged.needsTools))
     func realisticWeek() throws {
         if Privileged.unavailable(tools: Self.tools) != nil { return }
         let kinds: [ReportHTML.Kind] = [.used, .blocked, .app]
