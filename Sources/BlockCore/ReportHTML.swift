@@ -1,0 +1,170 @@
+import FoundationEssentials
+
+/// R2: `blockc report --html`: the report (schema 1) as one self-contained HTML5 page, pure.
+/// Inline CSS and inline SVG only: no script, nothing fetched (no font, image or link to the
+/// network), so it reads the same offline, in a mail attachment or with JavaScript off. Every
+/// name from the answer is escaped; figures and averages are the terminal view's
+/// (`ReportChart.figure`, `ReportChart.summary`). Fields added after schema 1's first answers
+/// (`used`, `limits`, `users`, `foreground`, `previous.used`) are optional: an older daemon's
+/// answer draws the apps' charts instead of the selections'.
+public enum ReportHTML {
+    /// The page for `report`, titled `title`; `userName` names a uid (nil: shown as `uid N`);
+    /// `generated` (the caller's clock, such as `2026-11-29 18:04`) goes in the footer.
+    public static func page(_ report: JSONObject, title: String, generated: String? = nil,
+                            userName: (Int) -> String?) -> String {
+        let r = Report(report)
+        var body = [header(r, title: title, userName: userName)]
+        if r.days.isEmpty {
+            body.append(#"<section class="card empty"><p>No days in the report.</p></section>"#)
+        } else {
+            body += timeSections(r)
+            body.append(people(r, userName: userName))
+            body.append(blockedSection(r))
+            body.append(counts(r))
+        }
+        let footer = generated.map { "<footer>Generated \(escape($0)) by blockd.</footer>" } ?? ""
+        return """
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="color-scheme" content="light dark">
+            <title>\(escape(title))</title>
+            <style>
+            \(style)
+            </style>
+            </head>
+            <body>
+            <main>
+            \(body.filter { !$0.isEmpty }.joined(separator: "\n"))
+            \(footer)
+            </main>
+            </body>
+            </html>
+
+            """
+    }
+
+    /// Text for HTML, in an element or a quoted attribute: `& < > " '` as references, and
+    /// control characters (other than tab and newline) dropped, as the text view drops them.
+    public static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            case "\t", "\n": out.unicodeScalars.append(scalar)
+            default:
+                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { continue }
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    // MARK: - Sections
+
+    static func header(_ r: Report, title: String, userName: (Int) -> String?) -> String {
+        let whose = r.user.map { "for " + (userName($0) ?? "uid \($0)") } ?? "for the whole machine"
+        let period = r.days.isEmpty ? "" : r.periodText + ", "
+        return """
+            <header>
+            <h1>\(escape(title))</h1>
+            <p class="period">\(escape(period + whose))</p>
+            </header>
+            """
+    }
+
+    /// The main figure: each selection's app time (`used`) by day, its limits as a line; an
+    /// older answer without `used` gets a chart per app instead. Then the apps, biggest first.
+    static func timeSections(_ r: Report) -> [String] {
+        var out: [String] = []
+        if r.hasUsed {
+            let names = r.names("used").filter { r.total("used", $0) > 0 }
+            if names.isEmpty { out.append(card("Time in apps", #"<p class="note">No time in apps was counted.</p>"#)) }
+            for (i, name) in names.enumerated() {
+                let chart = WeekChart(kind: .used, index: i, name: name, days: r.days, limits: r.limits(for: name))
+                out.append(chartCard(AllowOnly.display(name), chart, r, previous: r.previous("used", name)))
+            }
+        } else {
+            let apps = r.names("apps")
+            for (i, app) in apps.enumerated() {
+                out.append(chartCard(app, WeekChart(kind: .app, index: i, name: app, days: r.days, limits: []), r, previous: nil))
+            }
+        }
+        out.append(appsBreakdown(r))
+        return out
+    }
+
+    static func appsBreakdown(_ r: Report) -> String {
+        let apps = r.ranked("apps")
+        guard !apps.isEmpty else {
+            return r.hasUsed ? "" : card("Time in apps", #"<p class="note">No time in apps was counted.</p>"#)
+        }
+        // X11 only (R1): no figure rather than "0 min" for an app never seen with the focus.
+        let focus = { (app: String) -> Double? in
+            let seconds = r.total("foreground", app)
+            return seconds > 0 ? seconds : nil
+        }
+        let rows = apps.map { app in
+            HBar(kind: .app, name: app.name, label: app.name, seconds: app.seconds,
+                 note: focus(app.name).map { "\(ReportChart.figure($0)) in focus" })
+        }
+        let head = "Apps, total over \(r.periodWord == "week" ? "the week" : r.periodWord)"
+        return card(head, HBar.table(rows))
+    }
+
+    /// The whole machine's view: each person's time in any counted app (`users`).
+    static func people(_ r: Report, userName: (Int) -> String?) -> String {
+        guard r.user == nil else { return "" }
+        let users = r.ranked("users")
+        guard !users.isEmpty else { return "" }
+        let rows = users.map { u in
+            HBar(kind: .user, name: u.name, label: Int(u.name).flatMap(userName) ?? "uid \(u.name)", seconds: u.seconds, note: nil)
+        }
+        return card("People", HBar.table(rows))
+    }
+
+    static func blockedSection(_ r: Report) -> String {
+        let names = r.names("blocked").filter { r.total("blocked", $0) > 0 }
+        guard !names.isEmpty else { return card("Blocked time", #"<p class="note">Nothing was blocked.</p>"#) }
+        var parts: [String] = []
+        for (i, name) in names.enumerated() {
+            let chart = WeekChart(kind: .blocked, index: i, name: name, days: r.days, limits: [])
+            parts.append("<h3>\(escape(AllowOnly.display(name)))</h3>\n" + chart.svg + "\n" + summary(chart, r, previous: r.previous("blocked", name)))
+        }
+        return card("Blocked time", parts.joined(separator: "\n"))
+    }
+
+    static func counts(_ r: Report) -> String {
+        let items: [(key: String, label: String)] = [
+            ("started", "Blocks started"), ("stoppedEarly", "Stopped early"),
+            ("asked", "More time asked"), ("granted", "Granted"), ("denied", "Denied"),
+        ]
+        let tiles = items.map { item in
+            #"<li data-count="\#(item.key)"><span class="n">\#(r.count(item.key))</span> \#(item.label)</li>"#
+        }
+        return card("Blocks and more time", "<ul class=\"counts\">\n" + tiles.joined(separator: "\n") + "\n</ul>")
+    }
+
+    // MARK: - Pieces
+
+    static func card(_ heading: String, _ content: String) -> String {
+        "<section class=\"card\">\n<h2>\(escape(heading))</h2>\n\(content)\n</section>"
+    }
+
+    static func chartCard(_ heading: String, _ chart: WeekChart, _ r: Report, previous: Double?) -> String {
+        let legend = chart.limitLegend.map { "\n<p class=\"legend\"><span class=\"key-limit\"></span>\(escape($0))</p>" } ?? ""
+        return card(heading, "<p class=\"total\">\(ReportChart.figure(chart.total))</p>\n" + chart.svg + legend + "\n" + summary(chart, r, previous: previous))
+    }
+
+    static func summary(_ chart: WeekChart, _ r: Report, previous: Double?) -> String {
+        let text = ReportChart.summary(total: chart.total, days: r.days.count, previous: previous, period: r.periodWord)
+        return "<p class=\"summary\">\(escape(text))</p>"
+    }
+}
