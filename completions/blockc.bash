@@ -140,7 +140,7 @@ _blockc() {
             flags="--reason --json"
             ((${#words[@]} == 1)) && names=requests ;;
         status) flags="--json --watch --all --user --all-users" ;;
-        report) flags="--last --to --day --week --month --by --user --all-users --json --csv" ;;
+        report) flags="--last --to --day --week --month --by --user --all-users --json --csv --html" ;;
         schedule)
             case "${words[1]:-}" in
                 "") COMPREPLY=($(compgen -W "add remove list" -- "$cur")); return ;;

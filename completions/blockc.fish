@@ -160,6 +160,7 @@ complete -c blockc -n '__blockc_in report' -l day -x -d 'one day, YYYY-MM-DD'
 complete -c blockc -n '__blockc_in report' -l week -d 'the calendar week (of DATE)'
 complete -c blockc -n '__blockc_in report' -l month -d 'the calendar month (of DATE or YYYY-MM)'
 complete -c blockc -n '__blockc_in report' -l by -x -a 'selection app user' -d 'group the time in apps'
+complete -c blockc -n '__blockc_in report' -l html -r -F -d 'write one self-contained HTML page'
 complete -c blockc -n '__blockc_in start; or __blockc_in schedule add; or __blockc_in limit add' -l user -x -a '(__blockc_users_and_groups)' -d 'for this user only (@group: its members)'
 complete -c blockc -n '__blockc_in status' -l user -x -a '(__fish_complete_users)' -d "that user's view"
 

@@ -101,6 +101,23 @@ final class Notifier {
         }
     }
 
+    /// R3: a notification that is no daemon event's, planned once the server's abilities are
+    /// known (S4). False when there was something to say and no server showed it.
+    @discardableResult
+    func post(_ plan: (NotificationPlanner.Abilities) -> PlannedNotification?) -> Bool {
+        guard plan(NotificationPlanner.Abilities(serverActions: false, opener: false)) != nil else { return true }  // nothing to say: no bus
+        guard let bus = openBus(), let server = currentServer(bus) else {
+            counts.skipped += 1
+            return false
+        }
+        let abilities = NotificationPlanner.Abilities(serverActions: server.capabilities.contains("actions"),
+                                                      opener: opener.find() != nil)
+        guard let p = plan(abilities) else { return true }
+        let shown = counts.shown
+        deliver(p, bus: bus, markup: server.capabilities.contains("body-markup"))
+        return counts.shown > shown
+    }
+
     private func deliver(_ plan: PlannedNotification, bus: SessionBus, markup: Bool) {
         do {
             let reply = try bus.call(Notifier.service, Notifier.path, Notifier.service, "Notify") { m in

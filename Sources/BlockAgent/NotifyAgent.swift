@@ -77,7 +77,9 @@ public enum NotifyAgent {
             now: { Date() },
             daemon: .at(path))  // M4
         log("watching blockd at \(path); notifications go to \(Notifier.service) on the session bus")
-        loop(queue: queue, notifier: notifier, drainSeconds: options.drainSeconds)
+        let summary = WeeklySummaryTask(environment: environment, socketPath: path,  // R3
+                                        clock: notifier.planner.clock, log: log)
+        loop(queue: queue, notifier: notifier, drainSeconds: options.drainSeconds) { summary.tick(now: Date(), notifier: notifier) }
         let c = notifier.counts
         log("stopped: \(c.shown) shown, \(c.skipped) not shown (no server), \(c.dropped) dropped (the server fell behind), \(c.opened) opened")
         return exitStatus.withLock { $0 }
@@ -85,7 +87,7 @@ public enum NotifyAgent {
 
     /// Takes what the subscriber queued, notifies, dispatches bus signals, and sleeps in
     /// poll(2) on the queue's wake pipe and the bus until either has something.
-    static func loop(queue: EventQueue, notifier: Notifier, drainSeconds: Double) {
+    static func loop(queue: EventQueue, notifier: Notifier, drainSeconds: Double, tick: () -> Void = {}) {
         var drainDeadline: Date?
         while true {
             let (items, dropped, closed) = queue.take()
@@ -101,6 +103,7 @@ public enum NotifyAgent {
             }
             notifier.service()
             if closed { return }
+            tick()
             var fds = [pollfd(fd: queue.wakeDescriptor, events: Int16(POLLIN), revents: 0)] + notifier.pollDescriptors
             _ = poll(&fds, nfds_t(fds.count), 1000)
         }

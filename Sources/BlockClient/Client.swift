@@ -29,6 +29,8 @@ public struct BlockcRunner {
     public var sleep: (TimeInterval) -> Bool
     /// `watch --notify`: the user agent (BlockAgent), set by the executable, which links it.
     public var notifyAgent: ((_ socketPath: String) -> Int32)?
+    /// R2: writes `report --html`'s page; the problem's text, or nil (tests replace it).
+    public var writeFile: (_ path: String, _ text: String) -> String? = BlockcRunner.writeAtomically
 
     public init(environment: [String: String], stdout: @escaping (String) -> Bool, stderr: @escaping (String) -> Void,
                 now: @escaping () -> Date, clock: LocalClock, color: Bool, isTerminal: Bool,
@@ -149,6 +151,9 @@ public struct BlockcRunner {
             if json { say(render(invocation.command, object)) }
             stderr("blockc: \(problem)\n")
             return BlockcRunner.refused
+        }
+        if case .report(_, let options) = invocation.command, case .html(let path) = options.format {
+            return writeReportPage(object, to: path)
         }
         say(render(invocation.command, object))
         // A1, T4: a reload that left part of the configuration out of force is not a success.

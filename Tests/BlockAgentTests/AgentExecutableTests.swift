@@ -65,7 +65,7 @@ struct AgentExecutableTests {
         defer { processes.stopAll() }
         let daemon = try FakeDaemon(path: dir + "/blockd.sock", selections: [:])
         defer { daemon.stop() }
-        let env = ["XDG_RUNTIME_DIR": dir, "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(dir)/no-bus", "PATH": dir]
+        let env = ["XDG_RUNTIME_DIR": dir, "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(dir)/no-bus", "PATH": dir, "XDG_STATE_HOME": dir + "/state"]
         let agent = try processes.launch(dir + "/bin/blockc", ["--socket", daemon.path, "watch", "--notify"], environment: env, output: dir + "/agent.log")
         let log = { (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? "" }
         #expect(Run.eventually { daemon.watcherCount == 1 }, "no subscription: \(log())")

@@ -133,7 +133,9 @@ final class DesktopSession: @unchecked Sendable {
     let dir: String
     let processes = Processes()
     var address: String { "unix:path=\(dir)/bus" }
-    var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
+    /// The session's bus, and its own state directory (the agent's weekly summary, R3, writes
+    /// there and never in the real home).
+    var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address, "XDG_STATE_HOME": dir + "/state-home"] }
     private var display: String?
     private var descriptors: [Int32] = []
 

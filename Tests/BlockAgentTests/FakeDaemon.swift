@@ -17,17 +17,22 @@ final class FakeDaemon: Sendable {
         var stopped = false
         /// M4: the more-time requests the agent sent (more, approve, deny), in order.
         var received: [Request] = []
+        /// R3: the report requests it sent.
+        var reports: [Request] = []
     }
     private let state = Mutex(State())
 
     /// M4: what `requests` answers as `admin` (may this user approve).
     private let admin: Bool
+    /// R3: what `report` answers (nil: it is refused, as by a daemon without reports).
+    private let report: JSONObject?
 
     /// `selections`: name → the selection object `selection-show` answers with.
-    init(path: String, selections: [String: JSONObject], admin: Bool = false) throws {
+    init(path: String, selections: [String: JSONObject], admin: Bool = false, report: JSONObject? = nil) throws {
         self.path = path
         self.selections = selections
         self.admin = admin
+        self.report = report
         listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
@@ -56,6 +61,7 @@ final class FakeDaemon: Sendable {
     var watchRequests: Int { state.withLock { $0.watchRequests } }
     var watcherCount: Int { state.withLock { $0.watchers.count } }
     var received: [Request] { state.withLock { $0.received } }
+    var reports: [Request] { state.withLock { $0.reports } }
 
     /// Sends `EVENT {json}` to every watcher.
     func send(_ event: JSONObject) {
@@ -127,6 +133,10 @@ final class FakeDaemon: Sendable {
         case .more, .approve, .deny:
             state.withLock { $0.received.append(request) }
             return Response.ok(["id": "m3"]).line
+        case .report:
+            state.withLock { $0.reports.append(request) }
+            guard let report else { return Response.error(CoreError(.unsupported, "no report here")).line }
+            return Response.ok(report).line
         default:
             return Response.error(CoreError(.unsupported, "the fake daemon only knows hello, watch, selection-show and the more-time requests")).line
         }

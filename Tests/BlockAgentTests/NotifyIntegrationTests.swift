@@ -30,8 +30,9 @@ struct NotifyIntegrationTests {
 
     /// The fake daemon and the agent, which is started with only the fake opener on PATH
     /// (or nothing, for S4's "no opener").
-    static func start(_ session: DesktopSession, opener: Bool = true, lang: String = "en_US.UTF-8", admin: Bool = false) throws -> (FakeDaemon, Child) {
-        let daemon = try FakeDaemon(path: session.dir + "/blockd.sock", selections: selections, admin: admin)
+    static func start(_ session: DesktopSession, opener: Bool = true, lang: String = "en_US.UTF-8", admin: Bool = false,
+                      report: JSONObject? = nil) throws -> (FakeDaemon, Child) {
+        let daemon = try FakeDaemon(path: session.dir + "/blockd.sock", selections: selections, admin: admin, report: report)
         let bin = session.dir + (opener ? "/bin" : "/empty")
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         if opener {

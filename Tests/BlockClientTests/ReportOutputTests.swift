@@ -98,4 +98,21 @@ struct ReportOutputTests {
             2026-11-23,allowance,games,3600
             """)
     }
+
+    @Test("R2: report --html FILE writes the page and says where; - prints it; a file it cannot write is an error that says what to do")
+    func html() {
+        let answer = Result<Response, ClientError>.success(.ok(Self.week))
+        let h = Harness(FakeTransport([answer, answer, answer]))
+        #expect(h.run(["report", "--week", "--html", "/tmp/w.html"]) == 0)
+        #expect(h.out == "Wrote the report to /tmp/w.html; open it in a browser.\n")
+        let page = h.written["/tmp/w.html"] ?? ""
+        #expect(page.hasPrefix("<!DOCTYPE html>") && page.contains("<svg") && !page.contains("<script"), "\(page.prefix(200))")
+        #expect(h.transport?.sent.first == .report(ReportArguments(period: .week)))
+        h.out = ""
+        #expect(h.run(["report", "--week", "--html", "-"]) == 0)
+        #expect(h.out == page, "the same page on stdout")
+        h.writeProblem = "Read-only file system"
+        #expect(h.run(["report", "--html", "/ro/w.html"]) == 1)
+        #expect(h.err.contains("blockc: cannot write the report to /ro/w.html: Read-only file system; give --html a file in a directory you can write"))
+    }
 }

@@ -42,6 +42,9 @@ final class Harness {
     let connectError: ClientError?
     /// What `watch --notify` hands off to (the executable sets BlockAgent's here).
     var notifyAgent: ((String) -> Int32)?
+    /// R2: what `report --html` wrote, by path; `writeProblem` makes the write fail.
+    var written: [String: String] = [:]
+    var writeProblem: String?
 
     init(_ transport: FakeTransport?, connectError: ClientError? = nil) {
         self.transport = transport
@@ -68,6 +71,11 @@ final class Harness {
                 return self.frames < maxFrames
             })
         runner.notifyAgent = notifyAgent
+        runner.writeFile = { path, text in
+            if let problem = self.writeProblem { return problem }
+            self.written[path] = text
+            return nil
+        }
         do {
             return runner.run(try BlockcInvocation.parse(arguments))
         } catch {

@@ -1,0 +1,117 @@
+import BlockClient
+import BlockCore
+import FoundationEssentials
+import Glibc
+
+/// R3 at the edge: remembers the last week summarized in the user's state directory, asks
+/// blockd for the week before this one, writes its HTML report beside that memory and hands
+/// the notification to the notifier. Checked at start and whenever the local day changes while
+/// the agent runs; a daemon that cannot be reached, or a summary no notification server
+/// showed, is tried again ten minutes later. The week is remembered once it was shown (or had
+/// nothing to say).
+final class WeeklySummaryTask {
+    let directory: String?
+    let socketPath: String
+    let clock: LocalClock
+    let log: (String) -> Void
+    private var checkedDay: CivilDate?
+    private var retryAt: Date?
+
+    init(environment: [String: String], socketPath: String, clock: LocalClock, log: @escaping (String) -> Void) {
+        self.directory = WeeklySummaryTask.stateDirectory(environment)
+        self.socketPath = socketPath
+        self.clock = clock
+        self.log = log
+    }
+
+    /// `$XDG_STATE_HOME/blockd`, else `~/.local/state/blockd` (nil: nowhere to remember, so
+    /// no summary rather than one at every start).
+    static func stateDirectory(_ environment: [String: String]) -> String? {
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/blockd" }
+        if let home = environment["HOME"], home.hasPrefix("/"), home != "/" { return home + "/.local/state/blockd" }
+        return nil
+    }
+
+    var markerPath: String? { directory.map { $0 + "/weekly-summary" } }
+    var pagePath: String? { directory.map { $0 + "/last-week.html" } }
+
+    /// Called on every turn of the agent's loop: cheap unless the day changed or a retry is due.
+    func tick(now: Date, notifier: Notifier) {
+        let today = clock.civil(of: now).date
+        if let retryAt, now < retryAt { return }
+        guard retryAt != nil || checkedDay != today else { return }
+        (checkedDay, retryAt) = (today, nil)
+        guard let markerPath, let week = WeeklySummary.due(today: today, last: lastSummarized(markerPath)) else { return }
+        let report: JSONObject
+        switch fetch(week) {
+        case .success(let o): report = o
+        case .failure(.unreachable):
+            retryAt = now.addingTimeInterval(600)
+            return
+        case .failure(.refused(let why)):
+            log("no weekly summary: blockd refused the report (\(why))")
+            remember(week, markerPath)
+            return
+        }
+        let url = writePage(report, week: week)
+        guard notifier.post({ abilities in notifier.planner.planWeeklySummary(report, reportURL: url, abilities: abilities) }) else {
+            retryAt = now.addingTimeInterval(600)  // no notification server yet (it may start after the agent at login)
+            return
+        }
+        remember(week, markerPath)
+    }
+
+    enum FetchError: Error { case unreachable, refused(String) }
+
+    func fetch(_ monday: CivilDate) -> Result<JSONObject, FetchError> {
+        guard let connection = try? ControlConnection(path: socketPath, timeout: 2) else { return .failure(.unreachable) }
+        defer { connection.close() }
+        switch try? connection.send(.report(ReportArguments(period: .week, to: monday))) {
+        case .ok(let o)?: return .success(o)
+        case .error(let e)?: return .failure(.refused(e.message))
+        default: return .failure(.unreachable)
+        }
+    }
+
+    func lastSummarized(_ path: String) -> CivilDate? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        return try? CivilDate.parse(String(text.prefix { !$0.isWhitespace }))
+    }
+
+    func remember(_ week: CivilDate, _ path: String) {
+        guard write(week.description + "\n", to: path) else { return log("cannot remember the weekly summary in \(path); it may come again") }
+    }
+
+    /// The week's page as a `file://` URL (S7: each path segment percent-encoded), or nil when
+    /// it could not be written (the notification then has no button).
+    func writePage(_ report: JSONObject, week: CivilDate) -> String? {
+        guard let pagePath else { return nil }
+        let page = ReportHTML.page(report, title: "Last week", userName: Output.systemUserName)
+        guard write(page, to: pagePath) else {
+            log("cannot write the weekly report to \(pagePath); the summary goes without its button")
+            return nil
+        }
+        return "file://" + pagePath.split(separator: "/").map { PercentEncoding.encode(String($0)) }.reduce("") { $0 + "/" + $1 }
+    }
+
+    /// Writes `text` to `path` through a temp file and a rename, making the directory (0700).
+    func write(_ text: String, to path: String) -> Bool {
+        let dir = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        var made = ""
+        for part in dir.split(separator: "/") {
+            made += "/" + part
+            _ = mkdir(made, 0o700)
+        }
+        let temp = path + ".tmp"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { return false }
+        let bytes = Array(text.utf8)
+        let ok = bytes.withUnsafeBytes { b in Glibc.write(fd, b.baseAddress, b.count) == b.count } && fsync(fd) == 0
+        close(fd)
+        guard ok, rename(temp, path) == 0 else {
+            unlink(temp)
+            return false
+        }
+        return true
+    }
+}

@@ -1,0 +1,79 @@
+import BlockCore
+import FoundationEssentials
+
+/// R3: once a week, the first time the agent runs in it, one notification says how the week
+/// before went: the time in the selection whose apps ran most, against the week before it, and
+/// the more time asked and granted, with a button that opens the week's HTML report (R2).
+/// Decided here without I/O; WeeklySummary+Agent.swift fetches, writes and remembers.
+public enum WeeklySummary {
+    /// The notification's slot: one at a time, apart from every selection's (S2).
+    public static let slot = "blockd-weekly-summary"
+
+    /// The Monday of `date`'s week (weeks run Monday to Sunday, as `report --week`).
+    public static func monday(of date: CivilDate) -> CivilDate { date.adding(days: -date.weekday.rawValue) }
+
+    /// The Monday of the week to summarize, when this week has had no summary yet (`last` is
+    /// the Monday of the last week summarized, nil when none ever was); nil when it has.
+    public static func due(today: CivilDate, last: CivilDate?) -> CivilDate? {
+        let thisWeek = monday(of: today)
+        if let last, last >= thisWeek.adding(days: -7) { return nil }
+        return thisWeek.adding(days: -7)
+    }
+}
+
+extension NotificationPlanner {
+    /// R3: the summary of `report` (the daemon's answer for a week, the user's own view), or
+    /// nil when the week had nothing to say (no app counted, nothing blocked, nothing asked).
+    /// `reportURL` (already a `file://` URL with S7 encoding) becomes the button when the server
+    /// and an opener allow one (S4).
+    public func planWeeklySummary(_ report: JSONObject, reportURL: String?, abilities: Abilities) -> PlannedNotification? {
+        let days = (report["days"]?.array ?? []).compactMap(\.object)
+        func totals(_ key: String, _ object: [JSONObject]) -> [String: Double] {
+            var out: [String: Double] = [:]
+            for o in object { for (name, s) in o[key]?.object ?? [:] { out[name, default: 0] += Double(s.int ?? 0) } }
+            return out
+        }
+        let used = totals("used", days), blocked = totals("blocked", days), counts = totals("counts", days)
+        guard used.values.contains(where: { $0 >= 60 }) || blocked.values.contains(where: { $0 >= 60 }) || counts["asked", default: 0] > 0 else { return nil }
+        let en = language == .en
+        var parts: [String] = []
+        if let top = used.max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }), top.value >= 60 {
+            let name = AllowOnly.display(top.key)
+            var text = en ? "\(amount(top.value)) on \(name)" : "\(name)に\(amount(top.value))"
+            if let before = report["previous"]?["used"]?.object.map({ Double($0[top.key]?.int ?? 0) }) {
+                text += change(top.value - before)
+            }
+            parts.append(text)
+        } else if let top = blocked.max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }), top.value >= 60 {
+            let name = AllowOnly.display(top.key)
+            parts.append(en ? "\(name) blocked for \(amount(top.value))" : "\(name)を\(amount(top.value))ブロック")
+        }
+        let asked = Int(counts["asked", default: 0]), granted = Int(counts["granted", default: 0])
+        if asked > 0 {
+            parts.append(en ? "\(asked) request\(asked == 1 ? "" : "s") for more time, \(granted) granted" : "延長のリクエスト\(asked)回、うち\(granted)回許可")
+        }
+        let body = en ? parts.joined(separator: "; ") + "." : parts.joined(separator: "。") + "。"
+        var plan = PlannedNotification(selection: WeeklySummary.slot, summary: en ? "Last week" : "先週のまとめ", body: body,
+                                       action: nil, urgency: 0)
+        if let reportURL, abilities.serverActions, abilities.opener {
+            plan.action = .init(label: en ? "Open report" : "レポートを開く", url: reportURL)
+        }
+        return plan
+    }
+
+    /// `9 h 20 min` / `9時間20分`, to the nearest minute (a week's time may pass a day).
+    func amount(_ seconds: Double) -> String {
+        let m = Int((seconds / 60).rounded())
+        let (h, rest) = (m / 60, m % 60)
+        if language == .en { return h == 0 ? "\(m) min" : rest == 0 ? "\(h) h" : "\(h) h \(rest) min" }
+        return h == 0 ? "\(m)分" : rest == 0 ? "\(h)時間" : "\(h)時間\(rest)分"
+    }
+
+    /// `, 1 h 10 min less than the week before`, or about the same within half a minute a day.
+    func change(_ delta: Double) -> String {
+        let en = language == .en
+        if abs(delta) < 210 { return en ? ", about the same as the week before" : "（前の週とほぼ同じ）" }
+        if en { return ", \(amount(abs(delta))) \(delta < 0 ? "less" : "more") than the week before" }
+        return "（前の週より\(amount(abs(delta)))\(delta < 0 ? "少ない" : "多い")）"
+    }
+}
