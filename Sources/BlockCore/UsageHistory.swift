@@ -24,10 +24,13 @@ public struct UsageHistory: Codable, Equatable, Sendable {
         public var blocked: [String: [String: Double]] = [:]
         /// Counts by user: `asked`, `granted`, `denied` (more time), `started`, `stoppedEarly`.
         public var counts: [String: [String: Int]] = [:]
+        /// Seconds an app had the focus while it ran, by user, by app (nil: none; a state file
+        /// from before it was kept has none). UsageHistory+Foreground.swift.
+        public var foreground: [String: [String: Double]]?
 
         public init() {}
 
-        public var isEmpty: Bool { running.isEmpty && blocked.isEmpty && counts.isEmpty }
+        public var isEmpty: Bool { running.isEmpty && blocked.isEmpty && counts.isEmpty && foreground == nil }
 
         /// The users whose figures differ from `old`, each with all of theirs (a state-log
         /// record of a change carries no more; users are never removed from a day).
@@ -36,6 +39,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
             d.running = running.filter { old.running[$0.key] != $0.value }
             d.blocked = blocked.filter { old.blocked[$0.key] != $0.value }
             d.counts = counts.filter { old.counts[$0.key] != $0.value }
+            d.foreground = foregroundChanged(since: old)
             return d
         }
 
@@ -44,6 +48,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
             running.merge(change.running) { $1 }
             blocked.merge(change.blocked) { $1 }
             counts.merge(change.counts) { $1 }
+            mergeForeground(change)
         }
     }
 
@@ -54,7 +59,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
 
     /// Something that runs or is blocked now.
     public struct Open: Hashable, Sendable {
-        public enum Kind: String, Codable, Sendable { case running, blocked }
+        public enum Kind: String, Codable, Sendable { case running, blocked, foreground }
         public var kind: Kind
         public var user: String
         public var name: String
@@ -91,6 +96,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
             if open[what.key] == nil { open[what.key] = t }
         } else if let since = open.removeValue(forKey: what.key) {
             add(what, from: since, to: t, clock: clock)
+            if what.kind == .running { set(Open(.foreground, user: what.user, name: what.name), false, at: t, clock: clock) }  // R1: foreground ≤ running
         }
     }
 
@@ -129,7 +135,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
     /// not counted). Blocked intervals stay open: what was blocked stayed blocked while blockd
     /// was down (the hosts file and the rest keep it, E4), until the first reconcile says.
     public mutating func forgetRunning() {
-        open = open.filter { Open(key: $0.key)?.kind != .running }
+        open = open.filter { Open(key: $0.key).map { $0.kind != .running && $0.kind != .foreground } ?? true }
     }
 
     /// R1's bound: drops the days before the last `keep` (today included).
@@ -148,7 +154,11 @@ public struct UsageHistory: Codable, Equatable, Sendable {
     /// time adds up over users, and blocked time is the machine-wide blocks' alone (per-user
     /// blocks of one selection may overlap, and their sum would be no one's time).
     public func seconds(_ kind: Open.Kind, on date: CivilDate, user: String?, at now: Date, clock: LocalClock) -> [String: Double] {
-        let stored = kind == .running ? day(date).running : day(date).blocked
+        let stored = switch kind {
+        case .running: day(date).running
+        case .blocked: day(date).blocked
+        case .foreground: day(date).foreground ?? [:]
+        }
         var out: [String: Double] = [:]
         for (who, names) in stored where UsageHistory.counts(who, for: user, kind: kind) {
             for (name, s) in names { out[name, default: 0] += s }
@@ -162,7 +172,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
     }
 
     static func counts(_ stored: String, for user: String?, kind: Open.Kind) -> Bool {
-        guard let user else { return kind == .running || stored == everyone }
+        guard let user else { return kind != .blocked || stored == everyone }
         return stored == user || (kind == .blocked && stored == everyone)
     }
 
@@ -171,6 +181,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
             switch o.kind {
             case .running: days[date.description, default: Day()].running[o.user, default: [:]][o.name, default: 0] += seconds
             case .blocked: days[date.description, default: Day()].blocked[o.user, default: [:]][o.name, default: 0] += seconds
+            case .foreground: days[date.description, default: Day()].addForeground(seconds, user: o.user, app: o.name)
             }
         }
     }

@@ -23,7 +23,8 @@ extension Engine {
         assertOnQueue()
         let now = observedNow()
         let open = Set(running.map { UsageHistory.Open(.running, user: String($0.uid), name: $0.app) })
-        state.history.setOpen(open, kind: .running, at: now, clock: local)
+        state.history.setOpen(open, kind: .running, at: now, clock: local)  // what stopped takes its foreground with it
+        refreshForegrounds(at: now)
         appsRunningNow = !open.isEmpty
         persist()
         armNextTransition(now: now)
@@ -44,7 +45,10 @@ extension Engine {
     /// allowance is used up (logged once, with an event) and gives `--warn` warnings once a day.
     func refreshLimits(now: Date) {
         state.usage.checkpoint(at: now, clock: local)
-        if appsRunningNow { state.history.checkpoint(.running, at: now, clock: local) }  // R1 (it walks the open intervals)
+        if appsRunningNow {  // R1 (it walks the open intervals); a foreground is open only while its app runs
+            state.history.checkpoint(.running, at: now, clock: local)
+            state.history.checkpoint(.foreground, at: now, clock: local)
+        }
         state.usage.prune(keepingFrom: local.civil(of: now).date)
         var reached: [Limit] = []
         var warnings: [Limit] = []

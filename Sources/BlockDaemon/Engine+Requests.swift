@@ -86,6 +86,7 @@ extension Engine {
             let uid = try viewer(args.view, peer: peer)
             let to = args.to ?? local.civil(of: now).date
             return state.history.report(from: to.adding(days: 1 - args.days), to: to, user: uid.map(String.init), at: now, clock: local)
+        case .foreground(let app): return try foreground(app, peer: peer, now: now)  // R1: the caller's own, by SO_PEERCRED
         case .start(let args): return try start(args, peer: peer, now: now)
         case .stop(let name): return try stop(name, peer: peer, now: now)
         case .scheduleAdd(let schedule): return try addSchedule(schedule, peer: peer, now: now)
