@@ -1,5 +1,6 @@
 import BlockClient
 import BlockCore
+import Dispatch
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -38,6 +39,8 @@ public final class ForegroundWatcher: Sendable {
     private let state = Mutex(State())
     /// One request at a time, so that blockd hears the changes in order.
     private let sending = Mutex(())
+    /// Ends a pause between two xprop runs at once on `stop` (no polling meanwhile).
+    private let stopping = DispatchSemaphore(value: 0)
 
     /// Nil, after logging why once, when this session cannot say what has the focus.
     public static func make(environment: [String: String], uid: uid_t = getuid(), backoff: Backoff = Backoff(first: 1, cap: 300),
@@ -88,6 +91,7 @@ public final class ForegroundWatcher: Sendable {
             return s.child
         }
         if let child { kill(child, SIGTERM) }
+        stopping.signal()
         report(nil)
     }
 
@@ -129,12 +133,7 @@ public final class ForegroundWatcher: Sendable {
             report(nil)  // nothing known: nothing counted
             if !failing { log("\(xprop) -spy stopped\(lines == 0 ? " without output" : ""); trying again with backoff (up to \(Int(backoff.cap))s)") }
             failing = true
-            let wait = backoff.delay()
-            var slept = 0.0
-            while slept < wait && !state.withLock({ $0.stopped }) {
-                usleep(UInt32(min(0.2, wait - slept) * 1e6))
-                slept += 0.2
-            }
+            _ = stopping.wait(timeout: .now() + backoff.delay())
         }
     }
 

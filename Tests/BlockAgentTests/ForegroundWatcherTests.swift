@@ -87,7 +87,9 @@ struct ForegroundWatcherTests {
         try xprop(["-id", others, "-f", "_NET_WM_PID", "32c", "-set", "_NET_WM_PID", String(stranger)])
 
         let sent = Sent()
-        let made = ForegroundWatcher.make(environment: env, log: { _ in }, send: { sent.send($0) })
+        let logged = Mutex<[String]>([])
+        let made = ForegroundWatcher.make(environment: env, backoff: Backoff(first: 0.1, cap: 0.2), log: { line in logged.withLock { $0.append(line) } },
+                                          send: { sent.send($0) })
         let watcher = try #require(made)
         watcher.start()
         try #require(Run.eventually { sent.all == [nil] }, "the focus at the start: none; sent \(sent.all)")
@@ -113,8 +115,16 @@ struct ForegroundWatcherTests {
         expected.append(nil)
         #expect(sent.all == expected)
         try focus(window, exe, "focused again")
+
+        kill(spy, SIGTERM)  // xprop went away by itself: none meanwhile, started again, the focus read anew
+        expected += [nil, exe]
+        #expect(Run.eventually { sent.all == expected }, "sent \(sent.all)")
+        #expect(Run.eventually { kill(spy, 0) != 0 }, "the old xprop is reaped")
+        let respawned = try #require(watcher.xpropPID)
+        #expect(respawned != spy)
+        #expect(logged.withLock { $0.filter { $0.contains("-spy stopped") }.count } == 1, "\(logged.withLock { $0 })")
         watcher.stop()
-        #expect(Run.eventually { kill(spy, 0) != 0 }, "xprop -spy is stopped and reaped")
+        #expect(Run.eventually { kill(respawned, 0) != 0 }, "xprop -spy is stopped and reaped")
         #expect(sent.all == expected + [nil], "on stop: nothing has the focus any more")
     }
 
