@@ -20,6 +20,8 @@ public enum NotifyAgent {
         public var queueCapacity = 256
         /// SIGTERM: how long to keep delivering what is queued before giving up on the rest.
         public var drainSeconds = 5.0
+        /// R1: tell blockd which app has the focus (X11 sessions).
+        public var foreground = true
 
         public init(socketPath: String, environment: [String: String]) {
             self.socketPath = socketPath
@@ -55,7 +57,9 @@ public enum NotifyAgent {
 
         let path = options.socketPath
         let exitStatus = Mutex<Int32>(0)
-        let subscriber = Subscriber(path: path, queue: queue, backoff: options.backoff, log: log) { p throws(ClientError) in
+        let foreground = options.foreground ? foregroundWatcher(path: path, environment: options.environment, log: log) : nil  // R1
+        let subscriber = Subscriber(path: path, queue: queue, backoff: options.backoff, log: log,
+                                    onSubscribed: { foreground?.resend() }) { p throws(ClientError) in
             try ControlConnection(path: p)
         }
         // The subscriber blocks in poll() for the daemon's lines, for the agent's whole life:
@@ -79,7 +83,9 @@ public enum NotifyAgent {
         log("watching blockd at \(path); notifications go to \(Notifier.service) on the session bus")
         let summary = WeeklySummaryTask(environment: environment, socketPath: path,  // R3
                                         clock: notifier.planner.clock, log: log)
+        foreground?.start()
         loop(queue: queue, notifier: notifier, drainSeconds: options.drainSeconds) { summary.tick(now: Date(), notifier: notifier) }
+        foreground?.stop()
         let c = notifier.counts
         log("stopped: \(c.shown) shown, \(c.skipped) not shown (no server), \(c.dropped) dropped (the server fell behind), \(c.opened) opened")
         return exitStatus.withLock { $0 }

@@ -41,9 +41,14 @@ final class Subscriber: Sendable {
     let log: @Sendable (String) -> Void
     let connect: Connect
     let backoff: Backoff
+    /// After each subscription, the first included: blockd may have restarted and forgotten
+    /// what the agent told it (R1's foreground).
+    let onSubscribed: @Sendable () -> Void
 
-    init(path: String, queue: EventQueue, backoff: Backoff, log: @escaping @Sendable (String) -> Void, connect: @escaping Connect) {
+    init(path: String, queue: EventQueue, backoff: Backoff, log: @escaping @Sendable (String) -> Void,
+         onSubscribed: @escaping @Sendable () -> Void = {}, connect: @escaping Connect) {
         self.path = path
+        self.onSubscribed = onSubscribed
         self.queue = queue
         self.backoff = backoff
         self.log = log
@@ -70,6 +75,7 @@ final class Subscriber: Sendable {
                 if subscriptions > 1 { queue.push(.resubscribed) }
                 if outage { log("subscribed to blockd's events again at \(path)") }
                 outage = false
+                onSubscribed()
                 while let line = try transport.readLine() {
                     guard case .event(let e)? = try? Response.parse(line) else { continue }
                     // S3: a full queue drops its oldest entry and counts it; nothing waits here.

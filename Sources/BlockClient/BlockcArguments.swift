@@ -186,6 +186,8 @@ struct CommandParser {
             return .moreTime(try moreTimeRequest(command), json: json)
         case .stats: return .stats(json: try jsonOnly())
         case .report: return try report()
+        case .foreground:  // R1: it has no blockc words (cliWords), so it is never named here
+            throw CoreError(.usage, "blockc has no 'foreground' command; blockc-agent sends it")
         case .watch:
             let json = take("--json"), notify = take("--notify")
             try none()

@@ -81,6 +81,7 @@ extension Command {
         case .selectionShow: ("selections show NAME [--json]", "the domains, apps and paths of one selection")
         case .failures: ("failures [--json] [--clear]", "refused registrations and enforcement errors")
         case .failuresClear: nil
+        case .foreground: nil  // R1: blockc-agent's, not typed
         case .limitAdd: ("limit add NAME DURATION [--days DAYS] [--warn DURATION] [--user NAME]... [POLICY] SELECTION...",
                          "block SELECTIONs' apps for the rest of the day after DURATION of use")
         case .limitRemove: ("limit remove NAME", "remove a daily limit")

@@ -75,7 +75,11 @@ extension Output {
         let top = totals.filter { $0.value > 0 }.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(count)
         guard !top.isEmpty else { return [] }
         let rows = top.map { ReportChart.Row(Output.clean(Output.appName($0.key)), $0.value) }
+        var focus: [String: Double] = [:]
+        for day in days { for (app, s) in day["foreground"]?.object ?? [:] { focus[app, default: 0] += Double(s.int ?? 0) } }
+        let focused = top.compactMap { app in focus[app.key].flatMap { $0 >= 30 ? "\(Output.clean(Output.appName(app.key))) \(ReportChart.figure($0))" : nil } }
         return ["", heading("Top apps")] + ReportChart.lines(rows, columns: columns - 2, ascii: ascii).map { "  " + $0 }
+            + (focused.isEmpty ? [] : ["  In focus: " + focused.joined(separator: ", ") + "."])
     }
 
     /// What every chart of one report shares.
@@ -95,14 +99,16 @@ extension Output {
     }
 
     /// R2: `report --csv`, RFC 4180: a header, then one row per figure of each day, `kind`
-    /// `blocked`, `used` (a selection's apps), `app`, `user` (a person's time in apps), `limit`
+    /// `blocked`, `used` (a selection's apps), `app`, `foreground` (an app's time in focus), `user`
+    /// (a person's time in apps), `limit`
     /// (its used seconds) or `allowance` (seconds), or `count` (how many); names with a comma
     /// or a quote are quoted (an allow-only selection's name has commas).
     public func reportCSV(_ o: JSONObject) -> String {
         var rows = ["date,kind,name,value"]
         for day in (o["days"]?.array ?? []).compactMap(\.object) {
             let date = text(day["date"])
-            for (kind, key) in [("blocked", "blocked"), ("used", "used"), ("app", "apps"), ("user", "users"), ("count", "counts")] {
+            for (kind, key) in [("blocked", "blocked"), ("used", "used"), ("app", "apps"), ("foreground", "foreground"), ("user", "users"),
+                                ("count", "counts")] {
                 for (name, value) in (day[key]?.object ?? [:]).sorted(by: { $0.key < $1.key }) {
                     rows.append("\(date),\(kind),\(Output.csvField(Output.clean(name))),\(value.int ?? 0)")
                 }

@@ -99,6 +99,8 @@ public struct Route: Equatable, Sendable {
         case .approve: Route(callers: .admins, modifies: true, loosens: .moreTime, snapshot: false, perView: false, target: .waiting)
         case .deny: Route(callers: .admins, modifies: true, loosens: .no, snapshot: false, perView: false, target: .waiting)
         case .cancel: Route(callers: .anyone, modifies: true, loosens: .no, snapshot: false, perView: false, target: .waiting)
+        // R1: anyone's agent reports their own foreground (the caller's uid, never another's).
+        case .foreground: Route(callers: .anyone, modifies: true, loosens: .no, snapshot: false, perView: false, target: .nothing)
         case .reload: Route(callers: .admins, modifies: true, loosens: .no, snapshot: false, perView: false, target: .nothing)
         }
     }

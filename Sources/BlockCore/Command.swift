@@ -23,6 +23,8 @@ public enum Command: String, CaseIterable, Sendable, CustomStringConvertible {
     case stats
     // R2: the usage ledger.
     case report
+    // R1: the session agent's report of the app in the foreground.
+    case foreground
     case watch
     case reload
     case hello
@@ -42,6 +44,8 @@ public enum Command: String, CaseIterable, Sendable, CustomStringConvertible {
         case .limitRemove: "limit remove"
         case .limitList: "limit list"
         case .failuresClear: nil
+        // R1: sent by blockc-agent, not typed.
+        case .foreground: nil
         // `blockc version` prints the client's version and the daemon's answer to hello.
         case .hello: "version"
         case .start, .stop, .status, .selections, .failures, .stats, .report, .watch, .reload: rawValue

@@ -32,6 +32,9 @@ public enum Request: Equatable, Sendable {
     case stats
     /// R2: the usage ledger for some days (ProtocolReport.swift).
     case report(ReportArguments)
+    /// R1: the app in the caller's foreground now, by executable path (nil: none), from the
+    /// session agent (ProtocolForeground.swift).
+    case foreground(app: String?)
     case watch
     case reload
 
@@ -83,6 +86,7 @@ public enum Request: Equatable, Sendable {
         case .cancel: .cancel
         case .stats: .stats
         case .report: .report
+        case .foreground: .foreground
         case .watch: .watch
         case .reload: .reload
         }
@@ -141,6 +145,7 @@ extension Request {
         case .hello, .status, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitList, .stats, .report, .watch, .reload:
             break
         case .more, .requests, .approve, .deny, .cancel: try validateMoreTime()
+        case .foreground(let app): try Request.validateForeground(app)
         }
     }
 
@@ -157,6 +162,7 @@ extension Request {
             break
         case .more, .requests, .approve, .deny, .cancel: o = moreTimeArguments
         case .report(let r): o = r.arguments
+        case .foreground(let app): if let app { o["app"] = .string(app) }
         case .status(let all, let view):
             o = view.arguments
             if all { o["all"] = .bool(true) }
@@ -211,6 +217,7 @@ struct Arguments {
         case .limitList: return .limitList
         case .stats: return .stats
         case .report: return .report(try report())
+        case .foreground: return .foreground(app: try optionalString("app"))
         case .watch: return .watch
         case .reload: return .reload
         case .stop: return .stop(name: try string("name"))

@@ -109,7 +109,8 @@ extension Arguments {
 extension UsageHistory {
     /// R2's answer (schema 1): for each day from `from` to `to`, for `user` (a uid as text;
     /// nil: the whole machine, where time in apps and counts add up over users), up to `now`:
-    /// the seconds each selection was blocked (`blocked`), each app ran (`apps`), at least one
+    /// the seconds each selection was blocked (`blocked`), each app ran (`apps`) and had the
+    /// focus (`foreground`, X11 sessions whose agent says), at least one
     /// app of each selection ran (`used`), and the counts; each of `limits` that applies to the
     /// view with its used seconds and, on a day it limits, its allowance (more time granted
     /// included while `usage` still has the day); on the machine's view each user's time in
@@ -123,6 +124,7 @@ extension UsageHistory {
             var o: JSONObject = ["date": .string(date.description), "weekday": .string(date.weekday.description)]
             o["blocked"] = UsageHistory.secondsJSON(seconds(.blocked, on: date, user: user, at: now, clock: clock))
             o["apps"] = UsageHistory.secondsJSON(seconds(.running, on: date, user: user, at: now, clock: clock))
+            o["foreground"] = UsageHistory.secondsJSON(seconds(.foreground, on: date, user: user, at: now, clock: clock))
             var used = seconds(.used, on: date, user: user, at: now, clock: clock)
             used[UsageHistory.anyApp] = nil
             o["used"] = UsageHistory.secondsJSON(used)

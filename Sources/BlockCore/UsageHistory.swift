@@ -32,6 +32,8 @@ public struct UsageHistory: Codable, Equatable, Sendable {
         /// §9: each limit's used seconds that day, as the limits' ledger folded them (it keeps
         /// a week; this keeps them as long as the report's days).
         public var limits: [String: Double] = [:]
+        /// Seconds an app had the focus while it ran, by user, by app (UsageHistory+Foreground.swift).
+        public var foreground: [String: [String: Double]] = [:]
 
         public init() {}
 
@@ -43,9 +45,10 @@ public struct UsageHistory: Codable, Equatable, Sendable {
             used = try c.decodeIfPresent([String: [String: Double]].self, forKey: .used) ?? [:]
             counts = try c.decodeIfPresent([String: [String: Int]].self, forKey: .counts) ?? [:]
             limits = try c.decodeIfPresent([String: Double].self, forKey: .limits) ?? [:]
+            foreground = try c.decodeIfPresent([String: [String: Double]].self, forKey: .foreground) ?? [:]
         }
 
-        public var isEmpty: Bool { running.isEmpty && blocked.isEmpty && used.isEmpty && counts.isEmpty && limits.isEmpty }
+        public var isEmpty: Bool { running.isEmpty && blocked.isEmpty && used.isEmpty && counts.isEmpty && limits.isEmpty && foreground.isEmpty }
 
         /// The figures of an interval kind.
         subscript(kind: Open.Kind) -> [String: [String: Double]] {
@@ -54,6 +57,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
                 case .running: running
                 case .blocked: blocked
                 case .used: used
+                case .foreground: foreground
                 }
             }
             set {
@@ -61,6 +65,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
                 case .running: running = newValue
                 case .blocked: blocked = newValue
                 case .used: used = newValue
+                case .foreground: foreground = newValue
                 }
             }
         }
@@ -74,6 +79,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
             d.used = used.filter { old.used[$0.key] != $0.value }
             d.counts = counts.filter { old.counts[$0.key] != $0.value }
             d.limits = limits == old.limits ? [:] : limits
+            d.foreground = foreground.filter { old.foreground[$0.key] != $0.value }
             return d
         }
 
@@ -84,6 +90,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
             used.merge(change.used) { $1 }
             counts.merge(change.counts) { $1 }
             if !change.limits.isEmpty { limits = change.limits }
+            foreground.merge(change.foreground) { $1 }
         }
     }
 
@@ -94,7 +101,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
 
     /// Something that runs or is blocked now.
     public struct Open: Hashable, Sendable {
-        public enum Kind: String, Codable, Sendable { case running, blocked, used }
+        public enum Kind: String, Codable, Sendable { case running, blocked, used, foreground }
         public var kind: Kind
         public var user: String
         public var name: String
@@ -131,6 +138,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
             if open[what.key] == nil { open[what.key] = t }
         } else if let since = open.removeValue(forKey: what.key) {
             add(what, from: since, to: t, clock: clock)
+            if what.kind == .running { set(Open(.foreground, user: what.user, name: what.name), false, at: t, clock: clock) }  // R1: foreground ≤ running
         }
     }
 
@@ -175,7 +183,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
     /// not counted). Blocked intervals stay open: what was blocked stayed blocked while blockd
     /// was down (the hosts file and the rest keep it, E4), until the first reconcile says.
     public mutating func forgetRunning() {
-        open = open.filter { Open(key: $0.key)?.kind == .blocked }
+        open = open.filter { Open(key: $0.key)?.kind == .blocked }  // R1: foreground too, with running
     }
 
     /// R1's bound: drops the days before the last `keep` (today included).

@@ -237,6 +237,7 @@ final class Daemon: @unchecked Sendable {
             serverStats: { hub.counters.json }, status: { Systemd.status($0) })
         if let metrics { collaborators.published = { metrics.published($0) } }
         collaborators.appsChanged = { usage.follow(apps: $0) }  // R1
+        collaborators.executableApps = { usage.apps(ofExecutable: $0) }  // R1: foreground
         let engine = Engine(config: loaded.config, state: loaded.state, timeZone: SystemTimeZone.current(),
                             configPath: directory.daemonFile, inbox: inbox, collaborators: collaborators)
         engine.configProvenance = loaded.provenance

@@ -37,6 +37,9 @@ extension Engine {
         /// R1: the `Apps=` entries of the selections some activity names, for the usage monitor
         /// to follow for the report (nothing by default).
         public var appsChanged: @Sendable (Set<String>) -> Void = { _ in }
+        /// R1: the `Apps=` entries the usage monitor counts the executable at a path as (none
+        /// by default), for the foreground a session agent reports.
+        public var executableApps: @Sendable (String) -> Set<String> = { _ in [] }
         /// F3: each snapshot the engine publishes, for the metrics file (nothing by default).
         public var published: @Sendable (StatusSnapshot) -> Void = { _ in }
 

@@ -24,7 +24,8 @@ extension Engine {
         let now = observedNow()
         appsRunning = running
         let open = Set(running.map { UsageHistory.Open(.running, user: String($0.uid), name: $0.app) })
-        state.history.setOpen(open, kind: .running, at: now, clock: local)
+        state.history.setOpen(open, kind: .running, at: now, clock: local)  // what stopped takes its foreground with it
+        refreshForegrounds(at: now)
         recordUsed(at: now)
         persist()
         armNextTransition(now: now)
@@ -57,7 +58,7 @@ extension Engine {
     /// allowance is used up (logged once, with an event) and gives `--warn` warnings once a day.
     func refreshLimits(now: Date) {
         state.usage.checkpoint(at: now, clock: local)
-        if !appsRunning.isEmpty { state.history.checkpoint([.running, .used], at: now, clock: local) }  // R1 (it walks the open intervals)
+        if !appsRunning.isEmpty { state.history.checkpoint([.running, .used, .foreground], at: now, clock: local) }  // R1 (it walks the open intervals; a foreground is open only while its app runs)
         state.usage.prune(keepingFrom: local.civil(of: now).date)
         state.history.keepLimits(state.usage)
         var reached: [Limit] = []

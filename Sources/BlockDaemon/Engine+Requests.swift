@@ -89,6 +89,7 @@ extension Engine {
             return state.history.report(from: range.from, to: range.to, previous: range.previous, period: args.period.name,
                                         user: uid.map(String.init),
                                         at: now, clock: local, limits: limits, usage: state.usage)
+        case .foreground(let app): return try foreground(app, peer: peer, now: now)  // R1: the caller's own, by SO_PEERCRED
         case .start(let args): return try start(args, peer: peer, now: now)
         case .stop(let name): return try stop(name, peer: peer, now: now)
         case .scheduleAdd(let schedule): return try addSchedule(schedule, peer: peer, now: now)

@@ -45,6 +45,8 @@ public final class Engine: @unchecked Sendable {
     var appsRunning: Set<UsageMonitor.Running> = []
     var followedApps: Set<String>?
     var appSelections: [String: [String]] = [:]
+    /// R1: the executable each user's session agent last said has the focus (Engine+Foreground.swift).
+    var foregroundApps: [UInt32: String] = [:]
     /// M3: what grants lifted at the last reconcile: per selection, the activities whose
     /// reasons are lifted (U2: the askers' views; other users' reasons stay).
     var lifted: [String: Lift] = [:]

@@ -102,10 +102,22 @@ public final class UsageMonitor: @unchecked Sendable {
     var limited: [String: LimitedApps] = [:]
     var appEntries: Set<String> = []
 
+    /// R1: the followed files by their resolved paths (realpath, as /proc/PID/exe shows them).
+    var paths: [String: FileID] = [:]
+
+    /// R1: the `Apps=` entries the report counts the executable at `path` (a resolved path,
+    /// /proc/PID/exe) as; none when it is no followed app's. A lookup only: a path a client
+    /// sent is never stat'ed by root (a FUSE mount could hang it). Called from the engine's
+    /// queue; this queue never waits on that one.
+    public func apps(ofExecutable path: String) -> Set<String> {
+        queue.sync { paths[path].flatMap { files[$0]?.apps } ?? [] }
+    }
+
     /// Marks exactly the files of `limited` and `appEntries`, and recounts the processes.
     func refollow() {
         dispatchPrecondition(condition: .onQueue(queue))
         var wanted: [FileID: (limits: Set<String>, apps: Set<String>, fd: Int32)] = [:]
+        var wantedPaths: [String: FileID] = [:]
         let newScopes = limited.compactMapValues(\.users)
         let pairs = limited.flatMap { limit, counted in counted.apps.map { (limit: Optional(limit), entry: $0) } }
             + appEntries.sorted().map { (limit: String?.none, entry: $0) }
@@ -115,12 +127,14 @@ public final class UsageMonitor: @unchecked Sendable {
             if let limit { item.limits.insert(limit) } else { item.apps.insert(entry) }
             if wanted[app.id] != nil { close(app.fd) }
             wanted[app.id] = item
+            wantedPaths[app.target.path] = app.id
         }
         for (id, old) in files {
             if wanted[id] == nil, group >= 0 { _ = blockd_fanotify_mark_exec(group, old.fd, 1) }
             close(old.fd)
         }
         files = wanted
+        paths = wantedPaths
         scopes = newScopes
         if group >= 0 {
             for (_, f) in files { _ = blockd_fanotify_mark_exec(group, f.fd, 0) }

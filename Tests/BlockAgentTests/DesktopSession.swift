@@ -126,6 +126,34 @@ struct TestFailure: Error, CustomStringConvertible {
     init(_ d: String) { description = d }
 }
 
+/// Xvfb on a free display (it prints the number it took, `-displayfd`); stopped with `processes`.
+enum Xvfb {
+    /// The display, `:N`, and the pipe's read end, to keep open while Xvfb runs (what it
+    /// writes there later must not kill it with SIGPIPE).
+    static func start(_ processes: Processes, log: String) throws -> (display: String, pipe: Int32) {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw TestFailure("pipe: \(String(cString: strerror(errno)))") }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)  // dup2 onto fd 1 clears it in the child
+        let launched = Result {
+            try processes.launch(Desktop.xvfb, ["-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "640x480x24"],
+                                 output: log, stdoutFD: fds[1])
+        }
+        close(fds[1])  // the write end is Xvfb's now: EOF when it dies
+        _ = try launched.get()
+        var number = ""
+        var byte: UInt8 = 0
+        while !number.hasSuffix("\n") {
+            guard Glibc.read(fds[0], &byte, 1) == 1 else {
+                close(fds[0])
+                throw TestFailure("Xvfb did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+            }
+            number += String(decoding: [byte], as: UTF8.self)
+        }
+        return (":" + number.trimmingCharacters(in: .whitespacesAndNewlines), fds[0])
+    }
+}
+
 /// A private session: its own dbus-daemon (own config, no service activation, so "no
 /// server" really is none), optionally Xvfb + dunst as the notification server, and a
 /// `busctl monitor` recording every Notify call as JSON.
@@ -212,24 +240,8 @@ final class DesktopSession: @unchecked Sendable {
     /// Xvfb on a free display (it prints the number it took) and dunst on this bus.
     /// `config`: more `[global]` lines (M4: a stand-in `dmenu` for dunst's context menu).
     func startDunst(config: String = "") throws {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw TestFailure("pipe: \(String(cString: strerror(errno)))") }
-        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)  // dup2 onto fd 1 clears it in the child
-        descriptors.append(fds[0])
-        let launched = Result {
-            try processes.launch(Desktop.xvfb, ["-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "640x480x24"],
-                                 output: dir + "/xvfb.log", stdoutFD: fds[1])
-        }
-        close(fds[1])  // the write end is Xvfb's now: EOF when it dies
-        _ = try launched.get()
-        var number = ""
-        var byte: UInt8 = 0
-        while !number.hasSuffix("\n") {
-            guard Glibc.read(fds[0], &byte, 1) == 1 else { throw TestFailure("Xvfb did not start: \(read("xvfb.log"))") }
-            number += String(decoding: [byte], as: UTF8.self)
-        }
-        display = ":" + number.trimmingCharacters(in: .whitespacesAndNewlines)
+        let x = try Xvfb.start(processes, log: dir + "/xvfb.log")
+        (display, descriptors) = (x.display, descriptors + [x.pipe])
         // Notifications stay until closed, so the counts below do not race a timeout.
         try write("[global]\n    timeout = 0\n" + config, to: "dunstrc")
         try processes.launch(Desktop.dunst, ["-config", dir + "/dunstrc"], environment: environment.merging(["DISPLAY": display!]) { $1 },

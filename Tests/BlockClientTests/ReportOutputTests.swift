@@ -7,10 +7,11 @@ import Testing
 @Suite("R2: the report's text")
 struct ReportOutputTests {
     static func day(_ date: String, _ weekday: String, _ blocked: JSON = [:], _ counts: JSON = [:], used: JSON = [:],
-                    apps: JSON = [:], limits: JSON? = nil, users: JSON? = nil) -> JSON {
+                    apps: JSON = [:], foreground: JSON? = nil, limits: JSON? = nil, users: JSON? = nil) -> JSON {
         var o: JSONObject = ["date": .string(date), "weekday": .string(weekday), "blocked": blocked, "counts": counts,
                              "used": used, "apps": apps]
         o["limits"] = limits
+        o["foreground"] = foreground
         o["users"] = users
         return .object(o)
     }
@@ -50,6 +51,7 @@ struct ReportOutputTests {
         "schema": 1, "from": "2026-11-23", "to": "2026-11-24", "user": 1001, "period": "week",
         "days": [
             day("2026-11-23", "mon", used: ["games": 5400], apps: ["/usr/games/supertux2": 3600, "/usr/bin/steam": 2400],
+                foreground: ["/usr/games/supertux2": 3000],
                 limits: ["games": ["used": 5400, "allowance": 3600, "selections": ["games"]]]),
             day("2026-11-24", "tue", used: ["games": 1800], apps: ["/usr/games/supertux2": 1800],
                 limits: ["games": ["used": 1800, "allowance": 3600, "selections": ["games"]]]),
@@ -69,6 +71,7 @@ struct ReportOutputTests {
         #expect(lines[7] == "  Average 1 h a day, 30 min more than the week before.")
         #expect(lines[9] == "Top apps")
         #expect(lines[10].hasPrefix("  supertux2 ") && lines[10].hasSuffix(" 1 h 30 min") && lines[11].hasPrefix("  steam "), "\(lines[10...11])")
+        #expect(lines[12] == "  In focus: supertux2 50 min.", "X11 foreground time, where the agent told it")
     }
 
     @Test("R2: --by app charts each app per day; --by user each person's time in apps on the machine's view")
@@ -87,12 +90,14 @@ struct ReportOutputTests {
     @Test("R2: --csv is one row per figure of each day, RFC 4180 quoting for names with commas or quotes")
     func csv() {
         let text = Self.output().reportCSV(["days": [Self.day("2026-11-23", "mon", ["only:a.example,b.example": 3600, "say\"hi": 60], ["started": 1],
-                                                         used: ["games": 120], limits: ["games": ["used": 120, "allowance": 3600]])]])
+                                                         used: ["games": 120], foreground: ["/usr/bin/x": 30],
+                                                         limits: ["games": ["used": 120, "allowance": 3600]])]])
         #expect(text == """
             date,kind,name,value
             2026-11-23,blocked,"only:a.example,b.example",3600
             2026-11-23,blocked,"say""hi",60
             2026-11-23,used,games,120
+            2026-11-23,foreground,/usr/bin/x,30
             2026-11-23,count,started,1
             2026-11-23,limit,games,120
             2026-11-23,allowance,games,3600

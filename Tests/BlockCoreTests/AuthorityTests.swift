@@ -21,6 +21,7 @@ struct AuthorityTests {
         .limitAdd: "-+++", .limitRemove: "++++", .limitList: "++++",
         .more: "-+++", .requests: "++++", .approve: "--++", .deny: "--++", .cancel: "++++",
         .stats: "++++", .report: "++++", .watch: "++++", .reload: "--++", .hello: "++++",
+        .foreground: "++++",  // R1: anyone's agent, for their own uid only
     ]
 
     @Test("A1: every command has a row, and the route says who may call it")
@@ -43,7 +44,7 @@ struct AuthorityTests {
         for command in Command.allCases {
             let r = command.route
             #expect(r.modifies == [.start, .stop, .scheduleAdd, .scheduleRemove, .failuresClear, .limitAdd, .limitRemove,
-                                   .more, .approve, .deny, .cancel, .reload].contains(command), "\(command)")
+                                   .more, .approve, .deny, .cancel, .reload, .foreground].contains(command), "\(command)")
             #expect((r.loosens == .delayed) == [.stop, .scheduleRemove, .limitRemove].contains(command), "\(command)")
             #expect((r.loosens == .moreTime) == [.more, .approve].contains(command), "\(command)")
             #expect(!(r.snapshot && r.modifies), "a change is never answered from the snapshot: \(command)")

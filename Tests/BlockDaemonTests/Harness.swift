@@ -75,8 +75,12 @@ final class Harness: @unchecked Sendable {
         c.events = { events.add($0); hub.publish($0) }
         c.enforcementNotes = { _ in [:] }
         c.serverStats = { hub.counters.json }
+        c.executableApps = { Harness.executables[$0] ?? [] }
         return Engine(config: config, state: state, timeZone: zone, inbox: inbox, collaborators: c)
     }
+
+    /// R1: what the usage monitor would count an executable as (foreground).
+    static let executables: [String: Set<String>] = ["/usr/lib/steam/steam": ["steam"], "/usr/games/supertux2": ["supertux2", "/usr/games/supertux2"]]
 
     /// Every instant the engine armed the timer for (nil: disarmed), in order.
     let timerArms = ArmBox()

@@ -61,6 +61,10 @@ struct UsageMonitorTests {
         let pid = try scratch.spawn(scratch.app, ["30"]).get()
         let me = UsageMonitor.Running(uid: ProcessUsers.of(pid)?.person ?? getuid(), app: scratch.app)
         #expect(waitUntil(timeout: 5) { apps.last == [me] }, "\(apps.all)")
+        // R1's foreground: the agent's word, /proc/PID/exe, is that app; a path followed by none is no app.
+        let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+        #expect(monitor.apps(ofExecutable: exe) == [scratch.app])
+        #expect(monitor.apps(ofExecutable: "/usr/bin/not-followed").isEmpty)
         #expect(limits.all.allSatisfy { $0.isEmpty }, "no limit is reported running")
         monitor.follow(["games": LimitedApps(apps: [scratch.app])])  // a limit on the same app later: both counts go on
         #expect(waitUntil(timeout: 5) { limits.last == ["games"] } && apps.last == [me])
