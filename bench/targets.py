@@ -55,6 +55,28 @@ if i:
         size = i.get(f"{name}StrippedBytes")
         target(f"{name}Size", f"`{name}` installed (stripped)", f"{size / 1e6:.1f} MB" if size else "not measured",
                size and round(size / 1e6, 1), limit, False, " MB")
+u = r.get("idleUsage") or {}
+if u:
+    idle = u["idle"]
+    woke = ", ".join(f"{k}: {v}" for k, v in idle["woken"].items())
+    target("idleWakeupsAppsFollowed", f"blockd's voluntary context switches in {idle['seconds']} s idle, {u['activities']} activities,"
+           f" 3 naming selections with apps followed (usage monitor: {u['usageMode']}), none running",
+           f"{idle['voluntarySwitches']}" + (f" ({woke})" if woke else "") + f"; the same blockd without the 3: {idle['control']['voluntarySwitches']};"
+           f" idle redis-server: {idle['redisVoluntarySwitches']}", idle["voluntarySwitches"], 0, False)
+    target("idleWakeupsOverControl", "the wake-ups the apps followed add at idle (against the same blockd without them, same window)",
+           f"{idle['wakeups']} vs {idle['control']['wakeups']} wake-ups: {idle['wakeups'] - idle['control']['wakeups']:+}",
+           idle["wakeups"] - idle["control"]["wakeups"], 0, False)
+    for phase, what in (("app", "an app only the report counts (R1)"), ("limitedApp", "a limited app (§9 and R1)")):
+        p = u.get(phase)
+        if not p:
+            continue
+        key = phase[0].upper() + phase[1:]
+        target(f"wakeupsPerMinute{key}", f"blockd's wake-ups per minute while {what} runs",
+               f"{p['wakeupsPerMinute']}/min ({p['wakeups']} in {p['seconds']} s, {p['voluntarySwitches']} voluntary switches);"
+               f" without the apps: {p['control']['wakeupsPerMinute']}/min; state-log records {p['stateLogRecordsPerMinute']}/min",
+               p["wakeupsPerMinute"], 2, False, "/min")
+        target(f"reportError{key}", f"the report's seconds for {what} against the time it ran",
+               f"{p['reportSeconds']} s for {p['ranSeconds']} s ({p['reportMinusRan']:+} s)", abs(p["reportMinusRan"]), 5, False, " s")
 
 r["targets"] = targets
 with open(path, "w") as f:
