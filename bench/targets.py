@@ -63,18 +63,18 @@ if u:
            f" 3 naming selections with apps followed (usage monitor: {u['usageMode']}), none running",
            f"{idle['voluntarySwitches']}" + (f" ({woke})" if woke else "") + f"; the same blockd without the 3: {idle['control']['voluntarySwitches']};"
            f" idle redis-server: {idle['redisVoluntarySwitches']}", idle["voluntarySwitches"], 0, False)
-    target("idleWakeupsOverControl", "the wake-ups the apps followed add at idle (against the same blockd without them, same window)",
-           f"{idle['wakeups']} vs {idle['control']['wakeups']} wake-ups: {idle['wakeups'] - idle['control']['wakeups']:+}",
-           idle["wakeups"] - idle["control"]["wakeups"], 0, False)
+    target("idleOwnWakeups", "the wake-ups the apps followed add at idle: blockd's less those of the same blockd without them, same window",
+           f"{idle['ownWakeups']:+} ({idle['wakeups']} vs {idle['control']['wakeups']})",
+           idle["ownWakeups"], 0, False)
     for phase, what in (("app", "an app only the report counts (R1)"), ("limitedApp", "a limited app (§9 and R1)")):
         p = u.get(phase)
         if not p:
             continue
         key = phase[0].upper() + phase[1:]
-        target(f"wakeupsPerMinute{key}", f"blockd's wake-ups per minute while {what} runs",
-               f"{p['wakeupsPerMinute']}/min ({p['wakeups']} in {p['seconds']} s, {p['voluntarySwitches']} voluntary switches);"
-               f" without the apps: {p['control']['wakeupsPerMinute']}/min; state-log records {p['stateLogRecordsPerMinute']}/min",
-               p["wakeupsPerMinute"], 2, False, "/min")
+        target(f"wakeupsPerMinute{key}", f"the wake-ups per minute {what} adds while it runs (blockd's less the control's)",
+               f"{p['ownWakeupsPerMinute']:+}/min; all of blockd's {p['wakeupsPerMinute']}/min"
+               f" ({p['voluntarySwitches']} voluntary switches in {p['seconds']} s), the control's {p['control']['wakeupsPerMinute']}/min;"
+               f" state-log records {p['stateLogRecordsPerMinute']}/min", p["ownWakeupsPerMinute"], 2, False, "/min")
         target(f"reportError{key}", f"the report's seconds for {what} against the time it ran",
                f"{p['reportSeconds']} s for {p['ranSeconds']} s ({p['reportMinusRan']:+} s)", abs(p["reportMinusRan"]), 5, False, " s")
 
