@@ -31,6 +31,24 @@ if i:
     wakers = ", ".join(f"{k}: {v}" for k, v in i["idleWakers"].items())
     row(f"voluntary context switches in {i['idleSeconds']} s idle, all threads, no watchdog", n(i["idleVoluntarySwitches"]) + (f" ({wakers})" if wakers else ""),
         f"idle redis-server (hz 10): {n(i['redisIdleVoluntarySwitches'])}")
+u = r.get("idleUsage")
+if u:
+    i = u["idle"]
+    wakers = ", ".join(f"{k}: {v}" for k, v in i["woken"].items())
+    row(f"voluntary context switches in {i['seconds']} s idle, {u['activities']} activities of which 3 name selections with `Apps=`"
+        f" (usage monitor: {u['usageMode']}), none of those apps running", n(i["voluntarySwitches"]) + (f" ({wakers})" if wakers else ""),
+        f"the same blockd without the 3: {n(i['control']['voluntarySwitches'])}; idle redis-server (hz 10): {n(i['redisVoluntarySwitches'])}")
+    for phase, what in (("app", "an app only the report counts (R1)"), ("limitedApp", "a limited app (§9, R1)")):
+        p = u.get(phase)
+        if p:
+            c = p["control"]
+            row(f"while {what} runs ({p['seconds']} s): wake-ups (switches < {u['burstGapSeconds']} s apart count once) / voluntary switches"
+                f" per minute; state-log records and bytes written per minute (to disk / through write calls); the report's seconds for it",
+                f"{p['wakeupsPerMinute']} / {p['switchesPerMinute']}; {p['stateLogRecordsPerMinute']} records,"
+                f" {n(p['writeBytesPerMinute'])} / {n(p['wcharPerMinute'])} bytes; {p['reportSeconds']} s for {p['ranSeconds']} s run",
+                f"the same blockd without the apps: {c['wakeupsPerMinute']} / {c['switchesPerMinute']}; {c['stateLogRecordsPerMinute']} records,"
+                f" {n(c['writeBytesPerMinute'])} / {n(c['wcharPerMinute'])} bytes; idle redis-server (hz 10):"
+                f" {round(p['redisVoluntarySwitches'] * 60 / p['seconds'])} switches per minute")
 s = r.get("scale")
 if s:
     reg = f"{n(s['registered'])} in {s['registerSeconds']} s"
