@@ -43,6 +43,14 @@ extension Output {
         lines.append("")
         lines.append("Blocks started: \(counts["started"] ?? 0), stopped early: \(counts["stoppedEarly"] ?? 0).")
         lines.append("More time asked: \(counts["asked"] ?? 0), granted: \(counts["granted"] ?? 0), denied: \(counts["denied"] ?? 0).")
+        var hits: [String: Int] = [:]
+        for day in days { for (name, n) in day["shieldHits"]?.object ?? [:] { hits[name, default: 0] += Int(n.int ?? 0) } }
+        let total = hits.values.reduce(0, +)
+        if total > 0 {
+            let each = hits.filter { $0.value > 0 }.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+                .map { "\(Output.clean(AllowOnly.display($0.key))) \($0.value)" }.joined(separator: ", ")
+            lines.append("Shield: \(total) launch\(total == 1 ? "" : "es") denied, app\(total == 1 ? "" : "s") stopped or edit\(total == 1 ? "" : "s") undone (\(each)).")
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -100,7 +108,7 @@ extension Output {
 
     /// R2: `report --csv`, RFC 4180: a header, then one row per figure of each day, `kind`
     /// `blocked`, `used` (a selection's apps), `app`, `foreground` (an app's time in focus), `user`
-    /// (a person's time in apps), `limit`
+    /// (a person's time in apps), `shieldHits` (how many, per selection), `limit`
     /// (its used seconds) or `allowance` (seconds), or `count` (how many); names with a comma
     /// or a quote are quoted (an allow-only selection's name has commas).
     public func reportCSV(_ o: JSONObject) -> String {
@@ -108,7 +116,7 @@ extension Output {
         for day in (o["days"]?.array ?? []).compactMap(\.object) {
             let date = text(day["date"])
             for (kind, key) in [("blocked", "blocked"), ("used", "used"), ("app", "apps"), ("foreground", "foreground"), ("user", "users"),
-                                ("count", "counts")] {
+                                ("count", "counts"), ("shieldHits", "shieldHits")] {
                 for (name, value) in (day[key]?.object ?? [:]).sorted(by: { $0.key < $1.key }) {
                     rows.append("\(date),\(kind),\(Output.csvField(Output.clean(name))),\(value.int ?? 0)")
                 }

@@ -114,10 +114,12 @@ extension UsageHistory {
     /// app of each selection ran (`used`), and the counts; each of `limits` that applies to the
     /// view with its used seconds and, on a day it limits, its allowance (more time granted
     /// included while `usage` still has the day); on the machine's view each user's time in
-    /// any counted app (`users`). `previous` holds the blocked and used seconds of as many days
+    /// any counted app (`users`); the shield's hits per selection (`shieldHits`: launches denied,
+    /// apps stopped, edits undone; `shieldHits` is the view's, by local day). `previous` holds the blocked and used seconds of as many days
     /// before, for the change against the period before (absent when the ledger has none).
     public func report(from: CivilDate, to: CivilDate, previous: (from: CivilDate, to: CivilDate)? = nil, period: String = "days", user: String?,
-                       at now: Date, clock: LocalClock, limits: [Limit] = [], usage: UsageLedger = UsageLedger()) -> JSONObject {
+                       at now: Date, clock: LocalClock, limits: [Limit] = [], usage: UsageLedger = UsageLedger(),
+                       shieldHits: [String: [String: Int]] = [:]) -> JSONObject {
         var days: [JSON] = []
         var date = from
         while date <= to {
@@ -129,6 +131,8 @@ extension UsageHistory {
             used[UsageHistory.anyApp] = nil
             o["used"] = UsageHistory.secondsJSON(used)
             if user == nil { o["users"] = UsageHistory.secondsJSON(anyAppByUser(on: date, at: now, clock: clock)) }
+            let hits = shieldHits[date.description] ?? [:]
+            o["shieldHits"] = .object(JSONObject(uniqueKeysWithValues: hits.sorted { $0.key < $1.key }.map { ($0.key, JSON.int(Int64($0.value))) }))
             let limited = limitsJSON(limits, on: date, at: now, clock: clock, usage: usage)
             if !limited.isEmpty { o["limits"] = .object(limited) }
             var counts: [String: Int] = [:]

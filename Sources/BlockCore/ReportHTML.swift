@@ -146,9 +146,15 @@ public enum ReportHTML {
             ("started", "Blocks started"), ("stoppedEarly", "Stopped early"),
             ("asked", "More time asked"), ("granted", "Granted"), ("denied", "Denied"),
         ]
-        let tiles = items.map { item in
+        var tiles = items.map { item in
             #"<li data-count="\#(item.key)"><span class="n">\#(r.count(item.key))</span> \#(item.label)</li>"#
         }
+        var hits = 0
+        for day in r.days {
+            let byName: JSONObject = day["shieldHits"]?.object ?? [:]
+            for (_, value) in byName { hits += value.int ?? 0 }
+        }
+        if hits > 0 { tiles.append(#"<li data-count="shieldHits"><span class="n">\#(hits)</span> Shield hits</li>"#) }
         return card("Blocks and more time", "<ul class=\"counts\">\n" + tiles.joined(separator: "\n") + "\n</ul>")
     }
 

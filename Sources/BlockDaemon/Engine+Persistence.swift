@@ -95,9 +95,13 @@ extension Engine {
     }
 
     /// SIGTERM: everything into a fresh snapshot (or at least synced), so that the next start
-    /// replays nothing.
+    /// replays nothing. What runs is folded up to now first (§9, R1): the next start forgets
+    /// what was running, so the time since the last minute's checkpoint would be lost.
     public func saveBeforeExit() {
         assertOnQueue()
+        let now = observedNow()
+        state.usage.checkpoint(at: now, clock: local)
+        state.history.checkpoint([.running, .used, .foreground], at: now, clock: local)
         persist()
         do throws(AtomicFile.Failure) { try compactNow() } catch { flush() }
     }

@@ -70,6 +70,16 @@ extension Engine {
         }
     }
 
+    /// R2: the shield's hits by local day, by selection, as `viewer` sees them (nil: everyone's
+    /// totals; a uid: the hits on that person's processes).
+    func shieldHitDays(viewer: UInt32?) -> [String: [String: Int]] {
+        var out: [String: [String: Int]] = [:]
+        for (key, hits) in state.shieldHits {
+            if let day = ShieldHitDays.day(of: key, for: viewer) { out[day] = hits }
+        }
+        return out
+    }
+
     private func dispatch(_ request: Request, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
         switch request {
         case .hello:
@@ -87,8 +97,8 @@ extension Engine {
             let range = args.range(today: local.civil(of: now).date)
             let limits = registry.index.limits.filter { l in uid.map { l.users?.contains($0) ?? true } ?? true }
             return state.history.report(from: range.from, to: range.to, previous: range.previous, period: args.period.name,
-                                        user: uid.map(String.init),
-                                        at: now, clock: local, limits: limits, usage: state.usage)
+                                        user: uid.map(String.init), at: now, clock: local, limits: limits, usage: state.usage,
+                                        shieldHits: shieldHitDays(viewer: uid))
         case .foreground(let app): return try foreground(app, peer: peer, now: now)  // R1: the caller's own, by SO_PEERCRED
         case .start(let args): return try start(args, peer: peer, now: now)
         case .stop(let name): return try stop(name, peer: peer, now: now)

@@ -7,11 +7,12 @@ import Testing
 @Suite("R2: the report's text")
 struct ReportOutputTests {
     static func day(_ date: String, _ weekday: String, _ blocked: JSON = [:], _ counts: JSON = [:], used: JSON = [:],
-                    apps: JSON = [:], foreground: JSON? = nil, limits: JSON? = nil, users: JSON? = nil) -> JSON {
+                    apps: JSON = [:], foreground: JSON? = nil, limits: JSON? = nil, users: JSON? = nil, shieldHits: JSON? = nil) -> JSON {
         var o: JSONObject = ["date": .string(date), "weekday": .string(weekday), "blocked": blocked, "counts": counts,
                              "used": used, "apps": apps]
         o["limits"] = limits
         o["foreground"] = foreground
+        o["shieldHits"] = shieldHits
         o["users"] = users
         return .object(o)
     }
@@ -29,7 +30,7 @@ struct ReportOutputTests {
     func text() {
         let o: JSONObject = ["schema": 1, "from": "2026-11-23", "to": "2026-11-24", "user": 1001,
                              "days": [Self.day("2026-11-23", "mon", ["only:school": 3600], ["started": 1]),
-                                      Self.day("2026-11-24", "tue", ["only:school": 1800], ["asked": 2, "granted": 1])],
+                                      Self.day("2026-11-24", "tue", ["only:school": 1800], ["asked": 2, "granted": 1], shieldHits: ["games": 2, "only:school": 3])],
                              "previous": ["from": "2026-11-21", "to": "2026-11-22", "blocked": ["only:school": 7200]]]
         let lines = Self.lines(Self.output().report(o))
         #expect(lines[0] == "Report, Mon 23 to Tue 24 for kid")
@@ -38,7 +39,8 @@ struct ReportOutputTests {
         #expect(lines[7].hasPrefix("  Mon 23 ████") && lines[7].hasSuffix(" 1 h"), "\(lines[7])")
         #expect(lines[8].hasSuffix(" 30 min") && lines[7].count <= 50 && lines[8].count <= 50, "the bars fit the width: \(lines)")
         #expect(lines[9] == "  Average 45 min a day, 15 min less than the 2 days before.")
-        #expect(lines.suffix(2) == ["Blocks started: 1, stopped early: 0.", "More time asked: 2, granted: 1, denied: 0."])
+        #expect(lines.suffix(3) == ["Blocks started: 1, stopped early: 0.", "More time asked: 2, granted: 1, denied: 0.",
+                                    "Shield: 5 launches denied, apps stopped or edits undone (everything but school 3, games 2)."])
     }
 
     @Test("R2: nothing ran and nothing was blocked says so; the machine's report says whose it is")

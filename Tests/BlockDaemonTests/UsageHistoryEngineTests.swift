@@ -71,11 +71,18 @@ struct UsageHistoryEngineTests {
         _ = ok(h.send(#"start {"selections":["reddit"],"seconds":300,"users":["kid"]}"#))
         h.advance(300)  // the timer fires at each end
         h.advance(300)
+        h.run {
+            h.engine.recordShieldHit(ShieldHit(kind: .deniedLaunch, selection: "youtube", path: "/usr/bin/yt", uid: 1001))
+            h.engine.recordShieldHit(ShieldHit(kind: .deniedLaunch, selection: "youtube", path: "/usr/bin/yt", uid: 1002))
+            h.engine.recordShieldHit(ShieldHit(kind: .tamper, selection: "reddit", path: "/etc/hosts"))
+        }
         let mine = try #require(ok(h.send(#"report {"days":1}"#, as: UserScopeTests.kid)))
         #expect(mine["user"] == 1001 && mine["days"]?.array?.first?["blocked"] == ["reddit": 300, "youtube": 600], "\(mine)")
+        #expect(mine["days"]?.array?.first?["shieldHits"] == ["youtube": 1], "the shield's hits on kid's own processes only")
         let machine = try #require(ok(h.send(#"report {"days":1,"allUsers":true}"#)))
         #expect(machine["user"] == nil && machine["days"]?.array?.first?["blocked"] == ["youtube": 600])
         #expect(machine["days"]?.array?.first?["counts"] == ["started": 2])
+        #expect(machine["days"]?.array?.first?["shieldHits"] == ["reddit": 1, "youtube": 2], "everyone's, an undone edit included")
         for line in [#"report {"allUsers":true}"#, #"report {"user":"parent"}"#] {
             guard case .error(let e) = h.send(line, as: UserScopeTests.kid) else { Issue.record("\(line) answered for a member"); continue }
             #expect(e.code == .permissionDenied)
@@ -119,6 +126,22 @@ struct UsageHistoryEngineTests {
                 "\(today)")
         let machine = try #require(ok(h.send(#"report {"period":"week","allUsers":true}"#)))
         #expect(machine["period"] == "week" && machine["days"]?.array?.last?["users"] == ["1001": 120])
+    }
+
+    @Test("R1, §9, T8: a stop (SIGTERM) keeps what ran since the last minute's checkpoint, in the ledger and the limit's use")
+    func stopKeepsRunningTime() throws {
+        let h = Harness()
+        _ = ok(h.send(#"limit-add {"name":"games","seconds":3600,"selections":["steam"]}"#))
+        h.run {
+            h.engine.appsRunning([UsageMonitor.Running(uid: 1001, app: "steam")])
+            h.engine.usageChanged(running: ["games"])
+        }
+        h.clock.advance(40)  // no checkpoint yet: that comes at the minute
+        h.run { h.engine.saveBeforeExit() }
+        h.engine = h.makeEngine()
+        h.run { h.engine.startUp() }
+        #expect(day(h).running == ["1001": ["steam": 40]], "the 40 s before the stop")
+        #expect(h.run { h.engine.state.usage.used[Self.today]?["games"] } == 40)
     }
 
     @Test("R1, T8: a state-log record carries only the users whose figures changed, and replays onto the old state to the new one")
