@@ -236,8 +236,8 @@ def across_restart(d, bins, uids, kid_time):
                             "final": total(final, "apps", game), "measuredUpToStop": round(ran, 2), "measuredBack": round(back, 2)}
     t.check(near(running["apps"], kid_time + ran) and near(running["used"], kid_time + ran) and near(running["limit"], kid_time + ran),
             f"R2: while bd-game runs, the report counts it up to the instant asked: {running}, measured {kid_time + ran:.2f}")
-    # Fails on blockd as of 4cbcef9 (2 s lost of each figure): the snapshot written on SIGTERM
-    # (Engine.saveBeforeExit) keeps the running intervals open, unfolded since their start or the
+    # Failed before 4df00ad (2 s lost of each figure): the snapshot written on SIGTERM
+    # (Engine.saveBeforeExit) kept the running intervals open, unfolded since their start or the
     # last checkpoint, and startUp's forgetRunning() drops open intervals, so a clean stop lost
     # up to a minute of each running app (and of each limit's use) as a crash would.
     t.check(all(near(kept[k], running[k]) for k in kept),
