@@ -26,7 +26,7 @@ Usage: bench/idle_usage.py BIN_DIR [IDLE_SECONDS] [RUN_SECONDS]
 import json, os, shutil, subprocess, sys, tempfile, time
 from datetime import datetime, timedelta, timezone
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sandbox import Sandbox, thread_switches
+from sandbox import Sandbox, start_redis, thread_switches
 
 bindir = os.path.abspath(sys.argv[1])
 idle_seconds = int(sys.argv[2]) if len(sys.argv) > 2 else 30
@@ -167,11 +167,7 @@ def woken(p):
     return f"; woken: {p['woken']} at {p['wakeupTimes']} s" if p["woken"] else ""
 
 
-work = tempfile.mkdtemp(prefix="bd-usage-redis-")
-rsock = f"{work}/redis.sock"
-redis = subprocess.Popen(["redis-server", "--port", "0", "--unixsocket", rsock, "--unixsocketperm", "700", "--save", "",
-                          "--appendonly", "no", "--dir", work, "--daemonize", "no", "--loglevel", "warning"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+redis, rsock, work = start_redis("bd-usage-redis-")
 sb = Sandbox(os.path.join(bindir, "blockd"), prefix="bd-usage-")
 base = Sandbox(os.path.join(bindir, "blockd"), prefix="bd-usage-control-")
 sb.env["TZ"] = base.env["TZ"] = "UTC"

@@ -16,7 +16,7 @@ Usage: bench/ipc.py BIN_DIR LINEBENCH [IDLE_SECONDS]
 import json, os, shutil, subprocess, sys, tempfile, time
 from datetime import datetime, timedelta, timezone
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sandbox import Sandbox, rss_kib, thread_switches
+from sandbox import Sandbox, rss_kib, start_redis, thread_switches
 
 bindir = os.path.abspath(sys.argv[1])
 linebench = os.path.abspath(sys.argv[2])
@@ -55,11 +55,7 @@ def hyperfine(cmds, names):
     return {r["command"]: round(r["median"] * 1000, 2) for r in data["results"]}
 
 
-work = tempfile.mkdtemp(prefix="bd-redis-")
-rsock = f"{work}/redis.sock"
-redis = subprocess.Popen(["redis-server", "--port", "0", "--unixsocket", rsock, "--unixsocketperm", "700", "--save", "",
-                          "--appendonly", "no", "--dir", work, "--daemonize", "no", "--loglevel", "warning"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+redis, rsock, work = start_redis("bd-redis-")
 sb = Sandbox(os.path.join(bindir, "blockd"), prefix="bd-ipc-")
 sb.env["TZ"] = "UTC"
 result = {}

@@ -167,3 +167,14 @@ def thread_switches(pid):
         except OSError:
             pass
     return out
+
+
+def start_redis(prefix):
+    """An idle redis-server on a Unix socket in a temp dir of its own, the baseline several
+    benches measure against: (process, socket path, dir). The caller terminates it."""
+    work = tempfile.mkdtemp(prefix=prefix)
+    rsock = f"{work}/redis.sock"
+    redis = subprocess.Popen(["redis-server", "--port", "0", "--unixsocket", rsock, "--unixsocketperm", "700", "--save", "",
+                              "--appendonly", "no", "--dir", work, "--daemonize", "no", "--loglevel", "warning"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return redis, rsock, work
