@@ -23,7 +23,7 @@ in any case on the way out), waits until the report shows it and starts measurin
 The usage monitor's mode (fanotify as root, the /proc scan otherwise) comes from `status`.
 Usage: bench/idle_usage.py BIN_DIR [IDLE_SECONDS] [RUN_SECONDS]
 """
-import json, os, shutil, subprocess, sys, tempfile, time
+import json, os, shutil, subprocess, sys, time
 from datetime import datetime, timedelta, timezone
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sandbox import Sandbox, start_redis, thread_switches
