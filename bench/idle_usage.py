@@ -181,10 +181,6 @@ for name in ("benchapp", "benchgame", "benchblocked"):
 running = None
 r = {"idleSeconds": idle_seconds, "runSeconds": run_seconds, "sampleSeconds": SAMPLE, "burstGapSeconds": GAP, "activities": 23}
 try:
-    for _ in range(500):
-        if os.path.exists(rsock):
-            break
-        time.sleep(0.01)
     sb.start()
     base.start()
     enforcement = populate(sb, True)

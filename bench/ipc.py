@@ -60,10 +60,6 @@ sb = Sandbox(os.path.join(bindir, "blockd"), prefix="bd-ipc-")
 sb.env["TZ"] = "UTC"
 result = {}
 try:
-    for _ in range(500):
-        if os.path.exists(rsock):
-            break
-        time.sleep(0.01)
     sb.start()
     time.sleep(0.5)
     result["rssAfterStartKiB"] = rss_kib(sb.pid)

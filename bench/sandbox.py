@@ -171,10 +171,15 @@ def thread_switches(pid):
 
 def start_redis(prefix):
     """An idle redis-server on a Unix socket in a temp dir of its own, the baseline several
-    benches measure against: (process, socket path, dir). The caller terminates it."""
+    benches measure against, once its socket exists (or after 5 s): (process, socket path,
+    dir). The caller terminates it."""
     work = tempfile.mkdtemp(prefix=prefix)
     rsock = f"{work}/redis.sock"
     redis = subprocess.Popen(["redis-server", "--port", "0", "--unixsocket", rsock, "--unixsocketperm", "700", "--save", "",
                               "--appendonly", "no", "--dir", work, "--daemonize", "no", "--loglevel", "warning"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(500):
+        if os.path.exists(rsock):
+            break
+        time.sleep(0.01)
     return redis, rsock, work
