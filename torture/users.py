@@ -23,7 +23,7 @@ namespace's own).
   kid's watch says nothing and kid stays blocked.
 - `blockc schedule remove bedtime`: kid resolves youtube.com again and Chromium loads it.
 Without root this prints a skipped RESULT; with BLOCKD_PRIVILEGED_TESTS=1 anything missing fails."""
-import grp, json, os, pwd, ssl, sys, time
+import ctypes, grp, json, os, pwd, ssl, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Tally  # noqa: E402
 from rig import Rig, enter, sh, wait_for  # noqa: E402
@@ -225,6 +225,31 @@ def views(d, kids, parents):
     t.check(getent(KID, "youtube.com") == SINK, f"getent ahosts youtube.com as kid after focus: still the sink: {getent(KID, 'youtube.com')}")
 
 
+def mounted_over(d, rig):
+    """U3: a bind mount over kid's table, which inotify cannot see, is news at once through the
+    mount table's own notification (no timer looks for it: before, an audit every 10 s did);
+    the table cannot be put back over the mount, which blockd says; unmounted, it is written
+    again."""
+    path = f"/run/blockd/users/{pwd.getpwnam(KID).pw_uid}"
+    fake = f"{rig.work}/fake-table"
+    with open(fake, "w") as f:
+        f.write("nothing.test\n")
+    before = len(d.log())
+    # mount(2) itself, not mount(8), which also writes /etc and /run/mount files that blockd's
+    # other watches would notice: only the mount table's own news is left to see this.
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.mount(fake.encode(), path.encode(), None, 4096, None) != 0:  # MS_BIND
+        raise RuntimeError(f"mount --bind {fake} {path}: {os.strerror(ctypes.get_errno())}")
+    start = time.monotonic()
+    try:
+        seen = wait_for(lambda: "cannot write the per-user tables" in d.log()[before:], 3)
+        t.figures["mountSeenSeconds"] = round(time.monotonic() - start, 2)
+        t.check(seen, f"U3: a mount over kid's table is seen within 3 s, and blockd says it cannot write over it: {d.log()[before:][-600:]}")
+    finally:
+        libc.umount2(path.encode(), 0)
+    t.check(wait_for(lambda: "youtube.com" in table(KID).split(), 5), f"U3: unmounted, kid's table is written again: {table(KID)!r}")
+
+
 def removed(d):
     code, out = blockc(d, None, "schedule", "remove", "bedtime")
     t.check(code == 0, f"blockc schedule remove bedtime: {out}")
@@ -251,6 +276,7 @@ with Rig(t, bindir, "bd-users-", [], {}) as rig:
         kids.stop()
         parents.stop()
     member(d)
+    mounted_over(d, rig)
     removed(d)
     t.check(d.proc.poll() is None, f"blockd ran through the whole suite (exit {d.proc.poll()}); its log:\n{d.log()}")
 t.done()

@@ -16,6 +16,7 @@ final class WeeklySummaryTask {
     let log: (String) -> Void
     private var checkedDay: CivilDate?
     private var retryAt: Date?
+    private var saidDone = false
 
     init(environment: [String: String], socketPath: String, clock: LocalClock, log: @escaping (String) -> Void) {
         self.directory = WeeklySummaryTask.stateDirectory(environment)
@@ -41,7 +42,15 @@ final class WeeklySummaryTask {
         if let retryAt, now < retryAt { return }
         guard retryAt != nil || checkedDay != today else { return }
         (checkedDay, retryAt) = (today, nil)
-        guard let markerPath, let week = WeeklySummary.due(today: today, last: lastSummarized(markerPath)) else { return }
+        guard let markerPath else { return }
+        let last = lastSummarized(markerPath)
+        guard let week = WeeklySummary.due(today: today, last: last) else {
+            if !saidDone, let last {  // once per run: the week is done, the next is not due
+                saidDone = true
+                log("weekly summary: the week of \(last) was summed up already; the next is due on \(WeeklySummary.monday(of: today).adding(days: 7))")
+            }
+            return
+        }
         let report: JSONObject
         switch fetch(week) {
         case .success(let o): report = o

@@ -109,3 +109,31 @@ final class FileWatch: @unchecked Sendable {
         }
     }
 }
+
+/// U3: this process's mount table, watched through its own notification (proc(5): a change makes
+/// /proc/self/mountinfo signal POLLPRI), so a mount over a file, which inotify cannot see, is
+/// news at once and no timer has to look for it. Stops when released.
+final class MountWatch: @unchecked Sendable {
+    private let source: DispatchSourceRead
+
+    /// `path`: /proc/self/mountinfo (a test watches another process's mount namespace).
+    init?(path: String = "/proc/self/mountinfo", queue: DispatchQueue, onChange: @escaping @Sendable () -> Void) {
+        var mountinfo: Int32 = -1
+        let epfd = blockd_mount_watch_open(path, &mountinfo)
+        guard epfd >= 0 else { return nil }
+        source = DispatchSource.makeReadSource(fileDescriptor: epfd, queue: queue)
+        // Readable only when the table changed; Dispatch's own epoll has taken the change by the
+        // time this runs, so being called is the news, and the take only empties the set.
+        source.setEventHandler {
+            blockd_mount_watch_take(epfd)
+            onChange()
+        }
+        source.setCancelHandler {
+            close(epfd)
+            close(mountinfo)
+        }
+        source.resume()
+    }
+
+    deinit { source.cancel() }
+}

@@ -11,8 +11,9 @@ import Glibc
 ///
 /// Like the hosts file (E1, S5), the tables are kept as written: a table removed, rewritten,
 /// chmodded or given another ACL behind blockd's back is written again within a second
-/// (inotify on the directory and its parent, and a check every 10 s and at every reconcile,
-/// which also sees what inotify cannot, such as a mount over a table), and the repair is
+/// (inotify on the directory and its parent, the mount table's own notification for what
+/// inotify cannot see, a mount over a table, and a check at every reconcile; nothing periodic
+/// while nothing changes), and the repair is
 /// journalled as tamper. A table that cannot be written (or put back) leaves its selections
 /// not enforced (DESIGN §7 "Truth"): the block is accepted, the engine is told, and the write
 /// is retried, from 1 s to 60 s apart and whenever the directory changes, until it succeeds.
@@ -52,6 +53,8 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
     /// other must not find its tables gone).
     var yielded: String?
     var watch: Inotify?
+    /// A mount over a table, which inotify cannot see, through the mount table's own news.
+    var mounts: MountWatch?
     var watchedInode: ino_t = 0
     static let firstRetry: TimeInterval = 1, lastRetry: TimeInterval = 60, audit: TimeInterval = 10
 
@@ -332,6 +335,7 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
             retry?.cancel()
             retry = nil
             watch = nil
+            mounts = nil
             watchedInode = 0
             return
         }
@@ -354,8 +358,11 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
         }
         retry?.cancel()
         retry = nil
-        // Without inotify every second, as the hosts file (E1); with it, an audit for what
-        // inotify cannot see (a mount over a table).
+        // With inotify and the mount table's news nothing wakes blockd while nothing changes (a
+        // mount over a table is what inotify cannot see). Without inotify a check every second,
+        // as the hosts file (E1); without the mount table's news, an audit every 10 s for it.
+        if watch != nil && mounts == nil { mounts = MountWatch(queue: queue) { [weak self] in self?.changed() } }
+        guard watch == nil || mounts == nil else { return }
         let item = DispatchWorkItem { [weak self] in self?.check() }
         audit = item
         queue.asyncAfter(deadline: .now() + (watch == nil ? UserTablesEnforcer.firstRetry : UserTablesEnforcer.audit), execute: item)

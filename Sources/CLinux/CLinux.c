@@ -7,6 +7,8 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/epoll.h>
 #include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -43,6 +45,29 @@ int64_t blockd_clock_ns(int boottime) {
 
 int blockd_inotify_init(void) { return inotify_init1(IN_CLOEXEC | IN_NONBLOCK); }
 int blockd_inotify_add_watch(int fd, const char *path, uint32_t mask) { return inotify_add_watch(fd, path, mask); }
+
+int blockd_mount_watch_open(const char *path, int *mountinfo) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    /* POLLPRI and POLLERR only: the file is always readable, and that is no news. */
+    struct epoll_event ev = { .events = EPOLLPRI | EPOLLERR, .data = { .fd = fd } };
+    if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        int saved = errno;
+        if (ep >= 0) close(ep);
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    *mountinfo = fd;
+    return ep;
+}
+
+void blockd_mount_watch_take(int epfd) {
+    struct epoll_event ev;
+    int n;
+    do { n = epoll_wait(epfd, &ev, 1, 0); } while (n < 0 && errno == EINTR);
+}
 uint32_t blockd_in_close_write(void) { return IN_CLOSE_WRITE; }
 uint32_t blockd_in_moved_to(void) { return IN_MOVED_TO; }
 uint32_t blockd_in_create(void) { return IN_CREATE; }

@@ -84,8 +84,8 @@ struct WeeklySummaryTests {
         let env = session.environment.merging(["PATH": session.dir + "/bin", "XDG_RUNTIME_DIR": session.dir, "TZ": "Asia/Tokyo"]) { $1 }
         _ = try session.processes.launch(NotifyIntegrationTests.binDir + "/blockc", ["--socket", daemon.path, "watch", "--notify"],
                                          environment: env, output: session.dir + "/agent2.log")
-        try #require(Run.eventually { daemon.watcherCount >= 1 && session.read("agent2.log").contains("watching blockd") })
-        Thread.sleep(forTimeInterval: 1.5)  // one loop turn and more: a second summary would be asked for by now
+        #expect(Run.eventually { session.read("agent2.log").contains("weekly summary: the week of \(lastMonday) was summed up already") },
+                "the second run found the week done: \(session.read("agent2.log"))")
         #expect(daemon.reports.count == 1 && session.notifyCalls().count == 1, "one summary a week: \(session.read("agent2.log"))")
     }
 }

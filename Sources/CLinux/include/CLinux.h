@@ -23,6 +23,15 @@ int64_t blockd_clock_ns(int boottime);
 /* inotify (T7: /etc/localtime; E1: the hosts file). */
 int blockd_inotify_init(void);
 int blockd_inotify_add_watch(int fd, const char *path, uint32_t mask);
+
+/* U3: the mount table's own notification (proc(5): /proc/self/mountinfo signals POLLPRI when a
+   mount is added, removed or changed). An epoll descriptor that is readable only while such a
+   change is unread, or -1; *mountinfo receives the file, which must stay open with it. `path`
+   is /proc/self/mountinfo (a test gives another process's). */
+int blockd_mount_watch_open(const char *path, int *mountinfo);
+/* Takes what the watch reported, without waiting. An epoll that watches the descriptor (as
+   Dispatch's does) has already seen the change by then, so the caller acts on being woken. */
+void blockd_mount_watch_take(int epfd);
 uint32_t blockd_in_close_write(void);
 uint32_t blockd_in_moved_to(void);
 uint32_t blockd_in_create(void);

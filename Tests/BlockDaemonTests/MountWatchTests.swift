@@ -1,0 +1,58 @@
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+@testable import BlockDaemon
+
+/// U3: the mount table's own news (`MountWatch`), which replaced the per-user tables' 10 s
+/// audit for what inotify cannot see (a mount over a table). The watched table is a child's in
+/// a mount namespace of its own (`unshare -m`), so nothing is mounted where the machine sees it.
+@Suite("U3: the mount table's news", .serialized)
+struct MountWatchTests {
+    static let tools = ["/usr/bin/unshare", "/usr/bin/nsenter", "/usr/bin/mount", "/usr/bin/umount", "/usr/bin/sleep"]
+
+    @Test("U3: a bind mount in the watched namespace wakes the watch at once, its unmount too; nothing wakes it meanwhile",
+          .enabled(if: Privileged.can(needs: MountWatchTests.tools), Privileged.needsRoot))
+    func mountAndUnmount() throws {
+        let dir = Harness.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        FileManager.default.createFile(atPath: dir + "/fake", contents: Data("x\n".utf8))
+        FileManager.default.createFile(atPath: dir + "/table", contents: Data("site.test\n".utf8))
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        child.arguments = ["--mount", "--propagation", "private", "/usr/bin/sleep", "60"]
+        try child.run()
+        defer {
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+        }
+        let pid = child.processIdentifier
+        // unshare has exec'd sleep once its namespace differs from ours.
+        let ours = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/mnt")
+        #expect(poll(timeout: 5) { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/ns/mnt")) != ours })
+
+        let changes = Mutex(0)
+        let queue = DispatchQueue(label: "mountwatch-test")
+        let watch = try #require(MountWatch(path: "/proc/\(pid)/mountinfo", queue: queue) { changes.withLock { $0 += 1 } })
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(changes.withLock { $0 } == 0, "no change, no wake-up")
+        func inChild(_ args: [String]) throws -> Int32 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/nsenter")
+            p.arguments = ["--target", "\(pid)", "--mount", "--"] + args
+            try p.run()
+            p.waitUntilExit()
+            return p.terminationStatus
+        }
+        #expect(try inChild(["/usr/bin/mount", "-n", "--bind", dir + "/fake", dir + "/table"]) == 0)
+        #expect(poll(timeout: 5) { changes.withLock { $0 } >= 1 }, "the mount over the file is news")
+        let afterMount = changes.withLock { $0 }
+        #expect(try inChild(["/usr/bin/umount", "-n", dir + "/table"]) == 0)
+        #expect(poll(timeout: 5) { changes.withLock { $0 } > afterMount }, "so is its unmount")
+        let settled = changes.withLock { $0 }
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(changes.withLock { $0 } == settled, "a change is news once, not a readable descriptor forever")
+        withExtendedLifetime(watch) {}
+    }
+}
