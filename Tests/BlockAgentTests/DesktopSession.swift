@@ -126,17 +126,31 @@ struct TestFailure: Error, CustomStringConvertible {
     init(_ d: String) { description = d }
 }
 
-/// Xvfb on a free display (it prints the number it took, `-displayfd`); stopped with `processes`.
+/// Xvfb on a display of its own (it prints the number once it listens, `-displayfd`); stopped
+/// with `processes`.
 enum Xvfb {
     /// The display, `:N`, and the pipe's read end, to keep open while Xvfb runs (what it
-    /// writes there later must not kill it with SIGPIPE).
+    /// writes there later must not kill it with SIGPIPE). The number is a random one from 100 up,
+    /// not the first free one: a test's server that is still shutting down removes its socket
+    /// file, and a new server that took the same number at once became unreachable ("Can't open
+    /// display: :0"). A number that is taken makes Xvfb exit, and another is tried.
     static func start(_ processes: Processes, log: String) throws -> (display: String, pipe: Int32) {
+        var failure: Error?
+        for _ in 0..<5 {
+            let number = Int.random(in: 100..<30_000)
+            guard access("/tmp/.X\(number)-lock", F_OK) != 0 else { continue }
+            do { return try start(processes, number: number, log: log) } catch { failure = error }
+        }
+        throw failure ?? TestFailure("Xvfb did not start: no free display number found")
+    }
+
+    static func start(_ processes: Processes, number: Int, log: String) throws -> (display: String, pipe: Int32) {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { throw TestFailure("pipe: \(String(cString: strerror(errno)))") }
         _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
         _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)  // dup2 onto fd 1 clears it in the child
         let launched = Result {
-            try processes.launch(Desktop.xvfb, ["-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "640x480x24"],
+            try processes.launch(Desktop.xvfb, [":\(number)", "-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "640x480x24"],
                                  output: log, stdoutFD: fds[1])
         }
         close(fds[1])  // the write end is Xvfb's now: EOF when it dies
