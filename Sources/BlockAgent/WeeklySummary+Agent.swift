@@ -88,7 +88,9 @@ final class WeeklySummaryTask {
     }
 
     func remember(_ week: CivilDate, _ path: String) {
-        guard write(week.description + "\n", to: path) else { return log("cannot remember the weekly summary in \(path); it may come again") }
+        if let problem = write(week.description + "\n", to: path) {
+            log("cannot remember the weekly summary in \(path): \(problem); it may come again")
+        }
     }
 
     /// The week's page as a `file://` URL (S7: each path segment percent-encoded), or nil when
@@ -96,31 +98,22 @@ final class WeeklySummaryTask {
     func writePage(_ report: JSONObject, week: CivilDate) -> String? {
         guard let pagePath else { return nil }
         let page = ReportHTML.page(report, title: "Last week", userName: Output.systemUserName)
-        guard write(page, to: pagePath) else {
-            log("cannot write the weekly report to \(pagePath); the summary goes without its button")
+        if let problem = write(page, to: pagePath) {
+            log("cannot write the weekly report to \(pagePath): \(problem); the summary goes without its button")
             return nil
         }
         return "file://" + pagePath.split(separator: "/").map { PercentEncoding.encode(String($0)) }.reduce("") { $0 + "/" + $1 }
     }
 
-    /// Writes `text` to `path` through a temp file and a rename, making the directory (0700).
-    func write(_ text: String, to path: String) -> Bool {
+    /// Writes `text` to `path` (0600) whole or not at all, as `report --html` does, making the
+    /// directory (0700) first. The problem's text, or nil.
+    func write(_ text: String, to path: String) -> String? {
         let dir = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         var made = ""
         for part in dir.split(separator: "/") {
             made += "/" + part
             _ = mkdir(made, 0o700)
         }
-        let temp = path + ".tmp"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { return false }
-        let bytes = Array(text.utf8)
-        let ok = bytes.withUnsafeBytes { b in Glibc.write(fd, b.baseAddress, b.count) == b.count } && fsync(fd) == 0
-        close(fd)
-        guard ok, rename(temp, path) == 0 else {
-            unlink(temp)
-            return false
-        }
-        return true
+        return BlockcRunner.writeAtomically(path, text, mode: 0o600)
     }
 }

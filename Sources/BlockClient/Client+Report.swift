@@ -22,11 +22,11 @@ extension BlockcRunner {
         return BlockcRunner.ok
     }
 
-    /// Replaces `path` whole or not at all: a temp file beside it, fsync, rename. The error's
-    /// text, or nil.
-    public static func writeAtomically(_ path: String, _ text: String) -> String? {
+    /// Replaces `path` whole or not at all: a temp file beside it (created with `mode`), fsync,
+    /// rename. The error's text, or nil. Also the agent's, for the weekly page (R3).
+    public static func writeAtomically(_ path: String, _ text: String, mode: mode_t = 0o644) -> String? {
         let temp = path + ".tmp-\(getpid())"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
         guard fd >= 0 else { return String(cString: strerror(errno)) }
         let bytes = Array(text.utf8)
         var written = 0

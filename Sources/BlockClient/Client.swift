@@ -30,7 +30,7 @@ public struct BlockcRunner {
     /// `watch --notify`: the user agent (BlockAgent), set by the executable, which links it.
     public var notifyAgent: ((_ socketPath: String) -> Int32)?
     /// R2: writes `report --html`'s page; the problem's text, or nil (tests replace it).
-    public var writeFile: (_ path: String, _ text: String) -> String? = BlockcRunner.writeAtomically
+    public var writeFile: (_ path: String, _ text: String) -> String? = { BlockcRunner.writeAtomically($0, $1) }
 
     public init(environment: [String: String], stdout: @escaping (String) -> Bool, stderr: @escaping (String) -> Void,
                 now: @escaping () -> Date, clock: LocalClock, color: Bool, isTerminal: Bool,
