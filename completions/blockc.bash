@@ -4,7 +4,7 @@
 # bash-completion package.
 
 # Selection names: the daemon's list (built-in catalog plus selections.d) when it answers,
-# else the built-in catalog (Sources/BlockCore/Catalog.swift; a test keeps the two in step).
+# else the built-in catalog (Sources/BlockCore/Config/Catalog.swift; a test keeps the two in step).
 _blockc_selections() {
     local out names
     out=$(timeout 1 "$@" selections --json 2>/dev/null) || out=

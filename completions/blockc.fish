@@ -13,7 +13,7 @@ function __blockc_client
 end
 
 # Selection names: the daemon's list (built-in catalog plus selections.d) when it answers,
-# else the built-in catalog (Sources/BlockCore/Catalog.swift; a test keeps the two in step).
+# else the built-in catalog (Sources/BlockCore/Config/Catalog.swift; a test keeps the two in step).
 function __blockc_selections
     set -l client (__blockc_client)
     set -l names (timeout 1 $client selections --json 2>/dev/null | string match -ar '"name" *: *"[^"]*"' | string replace -r '.*"([^"]*)"$' '$1')

@@ -1,4 +1,4 @@
-// Writes Sources/BlockCore/CompatibilityDecomposition.swift: every Unicode scalar whose
+// Writes Sources/BlockCore/Web/CompatibilityDecomposition.swift: every Unicode scalar whose
 // compatibility decomposition (NFKD) differs from its canonical one (NFD), with that
 // decomposition. Domain.normalize needs NFKC, and the binaries link FoundationEssentials,
 // which has no Unicode normalization; the Swift standard library has NFC only, and
@@ -32,5 +32,5 @@ for chunk in stride(from: 0, to: lines.count, by: 24) {
     out += lines[chunk..<min(chunk + 24, lines.count)].joined(separator: ";") + ";\n"
 }
 out += "\"\"\"\n}\n"
-try out.write(toFile: "Sources/BlockCore/CompatibilityDecomposition.swift", atomically: true, encoding: .utf8)
+try out.write(toFile: "Sources/BlockCore/Web/CompatibilityDecomposition.swift", atomically: true, encoding: .utf8)
 print("wrote \(count) decompositions")

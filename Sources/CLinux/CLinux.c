@@ -15,6 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* CLinux.h spells MSG_NOSIGNAL as a constant of its own (see there); it must be the kernel's. */
+_Static_assert(BLOCKD_MSG_NOSIGNAL == MSG_NOSIGNAL, "MSG_NOSIGNAL");
+
 int blockd_timerfd_create(int boottime) {
     return timerfd_create(boottime ? CLOCK_BOOTTIME : CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
 }

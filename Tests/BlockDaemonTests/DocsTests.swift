@@ -31,11 +31,19 @@ struct DocsTests {
         let readme = try String(contentsOfFile: Repo.root + "/README.md", encoding: .utf8)
         let start = try #require(readme.range(of: "## Layout\n"))
         let layout = String(readme[start.upperBound...]).components(separatedBy: "\n## ").first ?? ""
+        let lines = layout.split(separator: "\n").map(String.init)
         var problems: [String] = []
         for file in try DocsTests.files(under: "Sources") + DocsTests.files(under: "Tests/Support")
         where file.hasSuffix(".swift") || file.hasSuffix(".c") {
             let name = (file as NSString).lastPathComponent
-            if !layout.contains("`\(name)`") && !layout.contains("`\(file)`") { problems.append("\(file) is not in README.md's Layout section") }
+            if !layout.contains("`\(name)`") && !layout.contains("`\(file)`") { problems.append("\(file) is not in README.md's Layout section"); continue }
+            // Sources/BlockCore/Time/Civil.swift is named on the line of `Time/`: the section is the folder tree.
+            let parts = file.split(separator: "/").map(String.init)
+            guard parts.first == "Sources", parts.count > 3 else { continue }
+            let folder = "`" + parts[2..<(parts.count - 1)].joined(separator: "/") + "/`"
+            if !lines.contains(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("- \(folder) ") && $0.contains("`\(name)`") }) {
+                problems.append("\(file) is not on the line of its folder \(folder) in README.md's Layout section")
+            }
         }
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
@@ -106,7 +114,7 @@ struct DocsTests {
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
-    /// "Implemented in: [Policy.swift](../Sources/BlockCore/Policy.swift) (`desired(at:)`, ...)":
+    /// "Implemented in: [Policy.swift](../Sources/BlockCore/Activities/Policy.swift) (`desired(at:)`, ...)":
     /// each code name in the parentheses right after a link to a source file is in that file
     /// (its last component, without argument labels, as a whole word), so a rename or a
     /// removal cannot leave the page pointing at nothing.

@@ -10,6 +10,12 @@
 #include "CLinuxUsage.h"
 #include "CLinuxSockDiag.h"
 
+/* send(2)'s MSG_NOSIGNAL (a client that went away gives EPIPE, not SIGPIPE), as a constant of
+   this module: which module Swift credits the glibc macro to depends on which one the compiler
+   loaded first (libsystemd's headers include <sys/socket.h> too), so a file that imports only
+   Glibc may not see it. */
+enum { BLOCKD_MSG_NOSIGNAL = 0x4000 };
+
 /* timerfd (T6, T7, T9). clock: 0 = CLOCK_REALTIME, 1 = CLOCK_BOOTTIME. */
 int blockd_timerfd_create(int boottime);
 /* Arms an absolute one-shot deadline in nanoseconds on the timer's clock; 0 disarms.

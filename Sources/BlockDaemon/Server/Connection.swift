@@ -1,4 +1,5 @@
 import BlockCore
+import CLinux
 import Dispatch
 import FoundationEssentials
 import Glibc
@@ -266,7 +267,7 @@ final class Connection: @unchecked Sendable {
     func flush() {
         while outputOffset < output.count && !isClosed {
             let n = output.withUnsafeBytes { raw in
-                send(fd, raw.baseAddress! + outputOffset, output.count - outputOffset, Int32(MSG_NOSIGNAL))
+                send(fd, raw.baseAddress! + outputOffset, output.count - outputOffset, Int32(BLOCKD_MSG_NOSIGNAL))
             }
             if n > 0 {
                 outputOffset += n

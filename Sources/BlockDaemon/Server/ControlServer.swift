@@ -92,7 +92,7 @@ public final class ControlServer: @unchecked Sendable {
             let who = credentials?(fd) ?? peer(of: fd)
             if let refusal = admission(for: who) {
                 let line = Response.error(CoreError(.busy, refusal)).line + "\n"
-                _ = line.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                _ = line.withCString { send(fd, $0, strlen($0), Int32(BLOCKD_MSG_NOSIGNAL)) }
                 close(fd)
                 counters.update { _, _, _, refused in refused += 1 }
                 continue

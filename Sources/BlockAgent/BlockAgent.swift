@@ -1,0 +1,6 @@
+// BlockAgent: blockc-agent, the notification agent in a user's session. It owns the event
+// subscriber, the notifications over the session bus (sd-bus), their buttons, the focused
+// window's app (R1) and the weekly summary (R3). It asks blockd; it decides nothing blockd
+// holds.
+//
+// May import: BlockClient, BlockCore, ZoneInfo, CSystemd, Dispatch, FoundationEssentials, Glibc, Synchronization

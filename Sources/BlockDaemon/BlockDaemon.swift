@@ -1,0 +1,8 @@
+// BlockDaemon: blockd's edges. It owns the engine's queue and everything that touches the
+// machine: the control socket and its clients (Server/), the state directory and the
+// configuration's files (State/), the enforcers that carry out what BlockCore decided
+// (Enforcement/: the hosts file, the app shield, "felt at once", browser policies, per-user
+// tables), the timer and clocks (Engine/), and the process itself: flags, journald, sd_notify,
+// hooks (Main/). Decisions belong in BlockCore; what is here reads, writes and waits.
+//
+// May import: BlockCore, ZoneInfo, CLinux, CSystemd, CNftables, Dispatch, FoundationEssentials, Glibc, Synchronization
