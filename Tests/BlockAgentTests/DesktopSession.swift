@@ -134,6 +134,9 @@ enum Xvfb {
     /// not the first free one: a test's server that is still shutting down removes its socket
     /// file, and a new server that took the same number at once became unreachable ("Can't open
     /// display: :0"). A number that is taken makes Xvfb exit, and another is tried.
+    /// `-noreset`: an X server resets when its last client disconnects, dropping the root
+    /// window's properties and, while it resets, the clients that connect (a test's `xprop -set`
+    /// exits, and the `xmessage` started right after got "Can't open display" in CI).
     static func start(_ processes: Processes, log: String) throws -> (display: String, pipe: Int32) {
         var failure: Error?
         for _ in 0..<5 {
@@ -150,7 +153,7 @@ enum Xvfb {
         _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
         _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)  // dup2 onto fd 1 clears it in the child
         let launched = Result {
-            try processes.launch(Desktop.xvfb, [":\(number)", "-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "640x480x24"],
+            try processes.launch(Desktop.xvfb, [":\(number)", "-displayfd", "1", "-nolisten", "tcp", "-noreset", "-screen", "0", "640x480x24"],
                                  output: log, stdoutFD: fds[1])
         }
         close(fds[1])  // the write end is Xvfb's now: EOF when it dies
