@@ -1,3 +1,4 @@
+import BlockCore
 import Foundation
 import Glibc
 import Testing

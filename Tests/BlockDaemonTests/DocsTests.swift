@@ -1,3 +1,4 @@
+import BlockCore
 import BlockDaemon
 import Foundation
 import Testing

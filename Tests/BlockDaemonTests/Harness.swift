@@ -99,7 +99,7 @@ final class Harness: @unchecked Sendable {
         run { engine.wake() }
     }
 
-    func entries(_ event: LogEvent) -> [LogEntry] { log.entries.filter { $0.event == event } }
+    func entries(_ event: LogEvent) -> [JournalEntry] { log.entries.filter { $0.event == event } }
 
     deinit { try? FileManager.default.removeItem(atPath: dir) }
 }

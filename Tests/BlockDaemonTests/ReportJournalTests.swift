@@ -16,7 +16,7 @@ struct ReportJournalTests {
 
     /// Blocked seconds by (view, day, selection) from the lock and unlock entries: a view is
     /// `all` for an entry about everyone, else each uid of BLOCKD_USERS.
-    func blockedFromJournal(_ log: [(time: Date?, entry: LogEntry)]) -> [String: [String: [String: Int]]] {
+    func blockedFromJournal(_ log: [(time: Date?, entry: JournalEntry)]) -> [String: [String: [String: Int]]] {
         var open: [String: Date] = [:]  // "view selection" → locked since
         var out: [String: [String: [String: Int]]] = [:]
         func add(_ view: String, _ selection: String, from a: Date, to b: Date) {
@@ -46,7 +46,7 @@ struct ReportJournalTests {
 
     /// Counts by uid from the journal: blocks started and stopped early, more time asked,
     /// granted and denied.
-    func countsFromJournal(_ log: [(time: Date?, entry: LogEntry)]) -> [String: [String: Int]] {
+    func countsFromJournal(_ log: [(time: Date?, entry: JournalEntry)]) -> [String: [String: Int]] {
         var out: [String: [String: Int]] = [:]
         let askedIDs = Set(log.filter { $0.entry.event == .moreAsked }.compactMap { $0.entry.field(.moreID) })
         for (_, e) in log {

@@ -33,26 +33,26 @@ public final class ManualClock: SystemClock, @unchecked Sendable {
 /// (journald's timestamp of the entry), when given one.
 public final class MemorySink: LogSink, @unchecked Sendable {
     private let lock = NSLock()
-    private var stored: [(time: Date?, entry: LogEntry)] = []
+    private var stored: [(time: Date?, entry: JournalEntry)] = []
     private let clock: ManualClock?
 
     public init(clock: ManualClock? = nil) { self.clock = clock }
 
-    public func log(_ entry: LogEntry) {
+    public func log(_ entry: JournalEntry) {
         let time = clock?.wallNow()
         lock.lock()
         stored.append((time, entry))
         lock.unlock()
     }
 
-    public var entries: [LogEntry] {
+    public var entries: [JournalEntry] {
         lock.lock()
         defer { lock.unlock() }
         return stored.map(\.entry)
     }
 
     /// The entries with their times (nil without a clock).
-    public var timed: [(time: Date?, entry: LogEntry)] {
+    public var timed: [(time: Date?, entry: JournalEntry)] {
         lock.lock()
         defer { lock.unlock() }
         return stored

@@ -48,7 +48,7 @@ public final class UnsuppliedEnforcer: Enforcer {
 /// A log nobody asked for.
 public struct UnsuppliedLog: LogSink {
     public init() {}
-    public func log(_ entry: LogEntry) { Unsupplied.used("log (\(entry.message))") }
+    public func log(_ entry: JournalEntry) { Unsupplied.used("log (\(entry.message))") }
 }
 
 /// Hooks nobody asked for: only a selection that has a hook command uses them.

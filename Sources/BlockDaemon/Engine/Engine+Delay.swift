@@ -51,7 +51,7 @@ extension Engine {
             case .limitRemove: .limitRemove(name: l.name)
             }
             if case .error(let e) = handle(request, from: peer, delaying: false) {
-                log.log(LogEntry("The delayed \(l.kind.rawValue) of '\(l.name)' could not be done: \(e.message)", priority: .notice, event: .delayed,
+                log.log(JournalEntry("The delayed \(l.kind.rawValue) of '\(l.name)' could not be done: \(e.message)", priority: .notice, event: .delayed,
                                  fields: [(.activity, l.name)]))
             }
         }

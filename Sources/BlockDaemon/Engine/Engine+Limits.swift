@@ -112,7 +112,7 @@ extension Engine {
         let before = snapshot()
         try registry.addLimit(l, by: peer, now: now)
         try commit(since: before, now: now)
-        log.log(LogEntry("Limit '\(l.name)' added by \(who(peer.uid)): \(l.rule) for \(l.selections.joined(separator: ", "))",
+        log.log(JournalEntry("Limit '\(l.name)' added by \(who(peer.uid)): \(l.rule) for \(l.selections.joined(separator: ", "))",
                          priority: .info, event: .start, fields: [(.activity, l.name)]))
         followLimits()
         reconcile(now: now)
@@ -124,7 +124,7 @@ extension Engine {
         let l = try registry.removeLimit(named: name, by: peer)
         try commit(since: before, now: now)
         for sel in l.selections { pendingUnlockNotes[sel] = "limit '\(l.name)' removed by \(who(peer.uid))" }
-        log.log(LogEntry("Limit '\(l.name)' removed by \(who(peer.uid))", priority: .info, event: .stop, fields: [(.activity, l.name)]))
+        log.log(JournalEntry("Limit '\(l.name)' removed by \(who(peer.uid))", priority: .info, event: .stop, fields: [(.activity, l.name)]))
         followLimits()
         reconcile(now: now)
         return ["removed": .string(l.name)]

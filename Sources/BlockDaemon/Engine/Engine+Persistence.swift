@@ -74,7 +74,7 @@ extension Engine {
     /// A1: each move is said once it is saved: the owner finds their activity under its new name.
     func tell(_ moves: [Move]) {
         for m in moves {
-            log.log(LogEntry("\(m.owner)'s activity '\(m.from)' goes on as '\(m.to)': the \(m.reason) takes its name", priority: .notice,
+            log.log(JournalEntry("\(m.owner)'s activity '\(m.from)' goes on as '\(m.to)': the \(m.reason) takes its name", priority: .notice,
                              event: .start, fields: [(.activity, m.to)]))
         }
     }
@@ -239,7 +239,7 @@ extension Engine {
         saveRetryDelay = saveRetryBase
         guard saveProblem != nil else { return }
         saveProblem = nil
-        log.log(LogEntry("The state file \(store.path) is saved again; nothing acknowledged was lost", priority: .notice))
+        log.log(JournalEntry("The state file \(store.path) is saved again; nothing acknowledged was lost", priority: .notice))
     }
 
     /// One pending retry at a time, each wait twice the last, up to a minute.

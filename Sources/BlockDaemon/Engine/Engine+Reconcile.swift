@@ -216,7 +216,7 @@ extension Engine {
         registry = registry.rebuilt(shifted)
         book.shift(by: step)  // M3: grants, requests and delayed loosenings too
         (registry.reserved, registry.reservedBy) = (book.count, book.countByUid)  // M3: grants and requests keep their slots (T4, A1)
-        log.log(LogEntry("The wall clock was stepped by \(step >= 0 ? "+" : "-")\(Int(abs(step).rounded())) s; blocks keep their remaining time and schedules follow the new local time",
+        log.log(JournalEntry("The wall clock was stepped by \(step >= 0 ? "+" : "-")\(Int(abs(step).rounded())) s; blocks keep their remaining time and schedules follow the new local time",
                          priority: .notice))
     }
 
@@ -237,7 +237,7 @@ extension Engine {
             guard let (instant, isStart) = missed else { continue }
             let lateMS = Int((now.timeIntervalSince(instant) * 1000).rounded())
             let what = isStart ? "started" : "ended"
-            log.log(LogEntry("Catching up: \(activity.kind.rawValue) '\(activity.name)' \(what) at \(local.iso8601(instant)) while blockd was not running; applied \(DurationText.formatRemaining(now.timeIntervalSince(instant))) late",
+            log.log(JournalEntry("Catching up: \(activity.kind.rawValue) '\(activity.name)' \(what) at \(local.iso8601(instant)) while blockd was not running; applied \(DurationText.formatRemaining(now.timeIntervalSince(instant))) late",
                              priority: .notice, event: .catchUp,
                              fields: [(.activity, activity.name), (.lateMS, String(lateMS)),
                                       (.selection, activity.selections.joined(separator: " "))]))

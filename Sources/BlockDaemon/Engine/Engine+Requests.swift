@@ -149,10 +149,10 @@ extension Engine {
         let block = outcome.block
         switch outcome {
         case .created:
-            log.log(LogEntry("Block '\(block.name)' started by \(who(peer.uid)) until \(local.iso8601(block.end))\(block.locked ? " (locked)" : "")",
+            log.log(JournalEntry("Block '\(block.name)' started by \(who(peer.uid)) until \(local.iso8601(block.end))\(block.locked ? " (locked)" : "")",
                              priority: .info, event: .start, fields: [(.activity, block.name), (.end, local.iso8601(block.end)), (.uid, String(peer.uid))]))
         case .extended(let from, _):
-            log.log(LogEntry("Block '\(block.name)' extended by \(who(peer.uid)) from \(local.iso8601(from.end)) to \(local.iso8601(block.end)); a block is extended, never shortened",
+            log.log(JournalEntry("Block '\(block.name)' extended by \(who(peer.uid)) from \(local.iso8601(from.end)) to \(local.iso8601(block.end)); a block is extended, never shortened",
                              priority: .info, event: .start, fields: [(.activity, block.name), (.end, local.iso8601(block.end))]))
         case .unchanged: break
         }
@@ -185,7 +185,7 @@ extension Engine {
         state.history.count(.stoppedEarly, user: String(peer.uid), at: now, clock: local)  // R1
         try commit(since: before, now: now)
         for s in block.selections { pendingUnlockNotes[s] = "block '\(block.name)' stopped early by \(who(peer.uid))" }
-        log.log(LogEntry("Block '\(block.name)' stopped early by \(who(peer.uid))", priority: .info, event: .stop,
+        log.log(JournalEntry("Block '\(block.name)' stopped early by \(who(peer.uid))", priority: .info, event: .stop,
                          fields: [(.activity, block.name), (.uid, String(peer.uid))]))
         reconcile(now: now)
         return ["stopped": .string(block.name)]
@@ -201,7 +201,7 @@ extension Engine {
         let before = snapshot()
         try registry.addSchedule(s, by: peer, now: now)
         try commit(since: before, now: now)
-        log.log(LogEntry("Schedule '\(s.name)' added by \(who(peer.uid)): \(s.rule)", priority: .info, event: .start,
+        log.log(JournalEntry("Schedule '\(s.name)' added by \(who(peer.uid)): \(s.rule)", priority: .info, event: .start,
                          fields: [(.activity, s.name)]))
         reconcile(now: now)
         return shapes.activity(registry.activity(named: s.name)!, at: now).object ?? [:]
@@ -212,7 +212,7 @@ extension Engine {
         let s = try registry.removeSchedule(named: name, by: peer)
         try commit(since: before, now: now)
         for sel in s.selections { pendingUnlockNotes[sel] = "schedule '\(s.name)' removed by \(who(peer.uid))" }
-        log.log(LogEntry("Schedule '\(s.name)' removed by \(who(peer.uid))", priority: .info, event: .stop, fields: [(.activity, s.name)]))
+        log.log(JournalEntry("Schedule '\(s.name)' removed by \(who(peer.uid))", priority: .info, event: .stop, fields: [(.activity, s.name)]))
         reconcile(now: now)
         return ["removed": .string(s.name)]
     }
@@ -239,7 +239,7 @@ extension Engine {
         resolved = [:]
         mustApply = true
         logKeptTargets(now: now)
-        log.log(LogEntry("Configuration reloaded (\(fresh.files.count) file\(fresh.files.count == 1 ? "" : "s"))", priority: .info, event: .reload))
+        log.log(JournalEntry("Configuration reloaded (\(fresh.files.count) file\(fresh.files.count == 1 ? "" : "s"))", priority: .info, event: .reload))
         reconcile(now: now)
         // A1, T4: what is not in force as written is part of the answer, not only a failure.
         return ["reloaded": .int(Int64(fresh.files.count)), "problems": .array(problems.map { .string($0.message) })]

@@ -69,7 +69,7 @@ extension Engine {
             let who = holders.map { "\($0.kind.rawValue) '\($0.name)'" }.joined(separator: " and ")
             let until = registry.index.until(name, from: now).map { " at \(local.iso8601($0))" } ?? ""
             let keeps = holders.count > 1 ? "keep its targets until they end" : "keeps its targets until it ends"
-            log.log(LogEntry("\(what); \(who.isEmpty ? "it" : who) \(keeps)\(until)", priority: .notice, event: .reload,
+            log.log(JournalEntry("\(what); \(who.isEmpty ? "it" : who) \(keeps)\(until)", priority: .notice, event: .reload,
                              fields: [(.selection, name), (.activity, holders.map(\.name).joined(separator: " "))]))
         }
     }

@@ -132,7 +132,7 @@ public final class Engine: @unchecked Sendable {
         let what = zone.identifier == local.zone.identifier
             ? "The rules of time zone \(zone.identifier) changed (a tzdata update)"
             : "Time zone changed from \(local.zone.identifier) to \(zone.identifier)"
-        log.log(LogEntry("\(what); schedules follow the new local time", priority: .notice))
+        log.log(JournalEntry("\(what); schedules follow the new local time", priority: .notice))
         local = LocalClock(zone)
         registry.clock = local
         reconcile(now: observedNow())

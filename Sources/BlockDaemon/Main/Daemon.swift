@@ -149,7 +149,7 @@ final class Daemon: @unchecked Sendable {
     }
 
     func fail(_ message: String) -> Int32 {
-        log.log(LogEntry(message, priority: .error, event: .failure))
+        log.log(JournalEntry(message, priority: .error, event: .failure))
         if !(log is StderrSink) { BlockdMain.printError("blockd: \(message)") }
         return 1
     }
@@ -269,7 +269,7 @@ final class Daemon: @unchecked Sendable {
         engine.queue.sync {
             let now = clock.wallNow()
             for problem in loaded.problems { engine.recordFailure(problem, uid: nil, activity: nil, now: now) }
-            log.log(LogEntry("blockd \(BlockdVersion.version) starting: socket \(options.socketPath), state \(loaded.store.path), enforcement \(engine.enforcer.mode), time zone \(engine.local.zone.identifier)",
+            log.log(JournalEntry("blockd \(BlockdVersion.version) starting: socket \(options.socketPath), state \(loaded.store.path), enforcement \(engine.enforcer.mode), time zone \(engine.local.zone.identifier)",
                              priority: .info))
             engine.startUp()
             Systemd.ready(status: engine.statusLine(now: now, blocked: engine.applied.count))
@@ -326,7 +326,7 @@ final class Daemon: @unchecked Sendable {
                 // E4: enforcement stays in place; the next start reconciles.
                 Systemd.stopping()
                 engine.saveBeforeExit()
-                log.log(LogEntry("blockd stopping on \(sig == SIGTERM ? "SIGTERM" : "SIGINT"); enforcement stays in place until the next start",
+                log.log(JournalEntry("blockd stopping on \(sig == SIGTERM ? "SIGTERM" : "SIGINT"); enforcement stays in place until the next start",
                                  priority: .info))
                 if let path = boundSocket { unlink(path) }
                 exit(0)

@@ -1,3 +1,4 @@
+import BlockCore
 import CLinux
 import Dispatch
 import FoundationEssentials
@@ -50,7 +51,7 @@ final class ProcConnectorReader: @unchecked Sendable {
                 let code = errno
                 if code != lastError {
                     lastError = code
-                    log.log(LogEntry("The app shield's proc connector reader hit an error and keeps trying: \(String(cString: strerror(code))).", priority: .error, event: .failure))
+                    log.log(JournalEntry("The app shield's proc connector reader hit an error and keeps trying: \(String(cString: strerror(code))).", priority: .error, event: .failure))
                 }
                 usleep(10_000)
                 continue

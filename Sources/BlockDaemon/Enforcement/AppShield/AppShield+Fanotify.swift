@@ -1,3 +1,4 @@
+import BlockCore
 import CLinux
 import Dispatch
 import FoundationEssentials
@@ -78,7 +79,7 @@ final class FanotifyReader: @unchecked Sendable {
                 if code != lastError {
                     lastError = code
                     let what = code == EPROTO ? "events of an unknown fanotify metadata version (they were allowed)" : String(cString: strerror(code))
-                    log.log(LogEntry("The app shield's fanotify reader hit an error and keeps trying: \(what).", priority: .error, event: .failure))
+                    log.log(JournalEntry("The app shield's fanotify reader hit an error and keeps trying: \(what).", priority: .error, event: .failure))
                 }
                 usleep(10_000)
                 continue

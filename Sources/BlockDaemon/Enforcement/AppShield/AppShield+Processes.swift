@@ -1,3 +1,4 @@
+import BlockCore
 import CLinux
 import Dispatch
 import FoundationEssentials

@@ -331,7 +331,7 @@ public final class AppShield: Enforcer, @unchecked Sendable {
             log.notice("The app shield re-marked \(added.joined(separator: ", ")) after it was replaced or installed.")
         }
         for failure in failures {
-            log.log(LogEntry(failure.message, priority: .error, event: .failure, fields: failure.selection.map { [(.selection, $0)] } ?? []))
+            log.log(JournalEntry(failure.message, priority: .error, event: .failure, fields: failure.selection.map { [(.selection, $0)] } ?? []))
         }
     }
 }

@@ -181,7 +181,7 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
         try AtomicFile.write(Data(bytes), to: file, mode: 0o644)
         // Browsers run as the user: the policy must be readable whatever blockd's umask is.
         chmod(file, 0o644)
-        log.log(LogEntry("Browser policy \(file) updated", priority: .info))
+        log.log(JournalEntry("Browser policy \(file) updated", priority: .info))
     }
 
     func remove(_ file: String) throws {
@@ -190,7 +190,7 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
             throw AtomicFile.Failure.system("cannot remove \(file)", errno)
         }
         AtomicFile.syncDirectory(Path.parent(file))
-        log.log(LogEntry("Browser policy \(file) removed", priority: .info))
+        log.log(JournalEntry("Browser policy \(file) removed", priority: .info))
     }
 
     /// `mkdir -p` with mode 0755 (readable by browsers running as any user).

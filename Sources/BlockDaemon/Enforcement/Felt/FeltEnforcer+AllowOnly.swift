@@ -65,7 +65,7 @@ extension FeltEnforcer {
         }
         guard changed, !names.isEmpty else { return }
         let next = settings.firewall ? "" : "; set Firewall=yes in blockd.conf's [Daemon] to refuse them"
-        log.log(LogEntry("Allow-only time does not refuse connections to other sites' addresses, only their names: \(firewallProblem ?? "no nftables table")\(next)",
+        log.log(JournalEntry("Allow-only time does not refuse connections to other sites' addresses, only their names: \(firewallProblem ?? "no nftables table")\(next)",
                          priority: .warning, event: .failure, fields: [(.selection, names.joined(separator: " "))]))
     }
 
@@ -73,7 +73,7 @@ extension FeltEnforcer {
     func logWindows(was: [AllowOnlyNet.Rule]) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !windowRules.isEmpty else {
-            log.log(LogEntry("The nftables table inet blockd no longer holds allow-only windows", priority: .info, event: .firewall))
+            log.log(JournalEntry("The nftables table inet blockd no longer holds allow-only windows", priority: .info, event: .firewall))
             return
         }
         let parts = windowRules.map { rule in
@@ -81,7 +81,7 @@ extension FeltEnforcer {
             return "\(whose) to all but \(rule.allowed.count) address\(rule.allowed.count == 1 ? "" : "es") of \(rule.hosts) allowed host\(rule.hosts == 1 ? "" : "s")"
         }
         let list = Set(windowRules.flatMap(\.allowed)).sorted().map(\.description).joined(separator: " ")
-        log.log(LogEntry("The nftables table inet blockd now refuses the connections of \(parts.joined(separator: "; ")) (allow-only time; DNS and this machine's own addresses pass)",
+        log.log(JournalEntry("The nftables table inet blockd now refuses the connections of \(parts.joined(separator: "; ")) (allow-only time; DNS and this machine's own addresses pass)",
                          priority: .info, event: .firewall, fields: [(.addresses, list)]))
     }
 

@@ -98,12 +98,12 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
             return (jobs, dropped, failure)
         }
         if dropped.overChange > 0 {
-            log.log(LogEntry("\(jobs.count) domains became blocked at once; the open connections of the first \(FeltEnforcer.maxLookups) are looked up and cut, the others' end as they reconnect to the sink",
+            log.log(JournalEntry("\(jobs.count) domains became blocked at once; the open connections of the first \(FeltEnforcer.maxLookups) are looked up and cut, the others' end as they reconnect to the sink",
                              priority: .notice, fields: [(.lookupsDropped, "\(dropped.overChange)")]))
         }
         for (uids, count) in dropped.overBudget.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
             let whose = "uid\(uids.count == 1 ? "" : "s") \(uids.map(String.init).joined(separator: ","))"
-            log.log(LogEntry("The blocks of \(whose) already have \(FeltEnforcer.lookupLimits.perUserQueued) DNS lookups waiting; the open connections of \(count) more of their domains are not looked up and cut, and end as they reconnect to the sink",
+            log.log(JournalEntry("The blocks of \(whose) already have \(FeltEnforcer.lookupLimits.perUserQueued) DNS lookups waiting; the open connections of \(count) more of their domains are not looked up and cut, and end as they reconnect to the sink",
                              priority: .notice, fields: [(.users, uids.map(String.init).joined(separator: " ")), (.lookupsDropped, "\(count)")]))
         }
         return EnforcementReport(failures: failure.map { [$0] } ?? [])
@@ -165,7 +165,7 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
         let allowed = net.learned(answer.addresses, for: domain)  // W2: an allowed host's answer
         let fresh = plan.learnedCut(answer.addresses, for: domain)
         guard fresh != nil || allowed else { return }
-        if let failure = converge() { log.log(LogEntry(failure.message, priority: .error, event: .failure)) }
+        if let failure = converge() { log.log(JournalEntry(failure.message, priority: .error, event: .failure)) }
         if let fresh { cut(fresh, reason: "DNS answered for \(domain)") }
     }
 
@@ -175,14 +175,14 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
         lookups += 1
         guard let problem = answer.problem else {
             if lookupProblem != nil {
-                log.log(LogEntry("DNS lookups for blocked sites work again (\(domain) answered); open connections to them are cut again", priority: .notice))
+                log.log(JournalEntry("DNS lookups for blocked sites work again (\(domain) answered); open connections to them are cut again", priority: .notice))
             }
             lookupProblem = nil
             return
         }
         lookupsFailed += 1
         if problem != lookupProblem {
-            log.log(LogEntry("Cannot learn the addresses of blocked sites, so open connections to them are not cut and only the sink is refused: \(problem)",
+            log.log(JournalEntry("Cannot learn the addresses of blocked sites, so open connections to them are not cut and only the sink is refused: \(problem)",
                              priority: .warning, event: .failure, fields: [(.domain, domain)]))
         }
         lookupProblem = problem
@@ -198,13 +198,13 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
         let list = c.addresses.map(\.description).joined(separator: " ")
         let whose = c.users.map { " of uid\($0.count == 1 ? "" : "s") \($0.sorted().map(String.init).joined(separator: ","))" } ?? ""
         if let problem = result.problem {
-            if cutProblem != problem { log.log(LogEntry("Cannot cut open connections to blocked sites: \(problem)", priority: .warning, event: .failure)) }
+            if cutProblem != problem { log.log(JournalEntry("Cannot cut open connections to blocked sites: \(problem)", priority: .warning, event: .failure)) }
             cutProblem = problem
         } else {
             cutProblem = nil
         }
         guard result.matched > 0 else { return }
-        log.log(LogEntry("Cut \(result.destroyed) open connection\(result.destroyed == 1 ? "" : "s")\(whose) to \(list) (\(reason))",
+        log.log(JournalEntry("Cut \(result.destroyed) open connection\(result.destroyed == 1 ? "" : "s")\(whose) to \(list) (\(reason))",
                          priority: .notice, event: .socketsCut,
                          fields: [(.addresses, list), (.socketsCut, "\(result.destroyed)")]))
     }
@@ -252,7 +252,7 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
             let what = "\(learned.count) learned address\(learned.count == 1 ? "" : "es") of blocked sites\(sinkRefused ? " and the sink" : "")"
             message = "The nftables table inet blockd now refuses connections to \(what) (\(added) added, \(removed) removed\(scoped))"
         }
-        log.log(LogEntry(message, priority: .info, event: .firewall, fields: [(.addresses, list)]))
+        log.log(JournalEntry(message, priority: .info, event: .firewall, fields: [(.addresses, list)]))
     }
 
     func armTimer() {

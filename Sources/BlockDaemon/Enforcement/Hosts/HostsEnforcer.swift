@@ -152,7 +152,7 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
             retry?.cancel()
             retry = nil
             let count = owners.count
-            log.log(LogEntry("Hosts file \(path) written again; \(count) domain\(count == 1 ? "" : "s") blocked", priority: .notice))
+            log.log(JournalEntry("Hosts file \(path) written again; \(count) domain\(count == 1 ? "" : "s") blocked", priority: .notice))
             return true
         }
         let changed = failure != outcome.message

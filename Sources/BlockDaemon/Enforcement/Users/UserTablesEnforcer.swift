@@ -272,7 +272,7 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
             guard failure != nil else { return false }
             failure = nil
             backoff = UserTablesEnforcer.firstRetry
-            log.log(LogEntry("Per-user tables in \(tables.directory) written again; \(expected.count) table\(expected.count == 1 ? "" : "s") in force", priority: .notice))
+            log.log(JournalEntry("Per-user tables in \(tables.directory) written again; \(expected.count) table\(expected.count == 1 ? "" : "s") in force", priority: .notice))
             return true
         }
         let changed = failure != outcome

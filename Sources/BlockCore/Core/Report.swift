@@ -1,12 +1,9 @@
-import BlockCore
-import Dispatch
 import FoundationEssentials
-import Glibc
 
 /// Something the engine decided or saw that people are told about. `entry` and `event` are
 /// the one place where it becomes a journal entry (message, MESSAGE_ID, fields) and a
 /// `watch` event, so the two never disagree about what happened.
-enum Report {
+public enum Report: Sendable {
     /// A selection became blocked (and enforced) for `audience` (U2), with the reasons and
     /// the end that apply to them; `whom` names them for the journal (nil: everyone).
     case lock(Policy.Blocked, audience: Audience = .everyone, whom: String? = nil)
@@ -27,7 +24,7 @@ enum Report {
     /// M1-M3: a more-time request or grant changed, or a loosening was delayed (Report+MoreTime.swift).
     case moreTime(MoreTimeNote)
 
-    var logEvent: LogEvent {
+    public var logEvent: LogEvent {
         switch self {
         case .lock: .lock
         case .unlock: .unlock
@@ -41,44 +38,44 @@ enum Report {
     }
 
     /// The journal entry.
-    func entry(clock: LocalClock) -> LogEntry {
+    public func entry(clock: LocalClock) -> JournalEntry {
         switch self {
         case .lock(let b, let audience, let whom):
             let why = b.reasons.map { "\($0.kind.rawValue) '\($0.activity)'" }.joined(separator: ", ")
             let until = b.until.map { "until \(clock.iso8601($0))" } ?? "with no end in sight"
             var fields: [(JournalField, String)] = [(.selection, b.selection), (.activity, b.reasons.map(\.activity).joined(separator: " "))]
             if let end = b.until { fields.append((.end, clock.iso8601(end))) }
-            return LogEntry("Blocked \(AllowOnly.display(b.selection))\(whom.map { " \($0)" } ?? ""): \(why), \(until)", priority: .notice, event: logEvent,
+            return JournalEntry("Blocked \(AllowOnly.display(b.selection))\(whom.map { " \($0)" } ?? ""): \(why), \(until)", priority: .notice, event: logEvent,
                             fields: fields + Report.fields(audience))
         case .unlock(let selection, let why, let fields, let audience, let whom):
-            return LogEntry("Unblocked \(AllowOnly.display(selection))\(whom.map { " \($0)" } ?? ""): \(why)", priority: .notice, event: logEvent,
+            return JournalEntry("Unblocked \(AllowOnly.display(selection))\(whom.map { " \($0)" } ?? ""): \(why)", priority: .notice, event: logEvent,
                             fields: [(.selection, selection)] + fields + Report.fields(audience))
         case .problem(let error, let uid, let activity):
             var fields: [(JournalField, String)] = [(.code, error.code.rawValue)]
             if let activity { fields.append((.activity, activity)) }
             if let uid { fields.append((.uid, String(uid))) }
-            return LogEntry("\(logEvent == .failure ? "Failure" : "Refused"): \(error.message)", priority: .warning, event: logEvent, fields: fields)
+            return JournalEntry("\(logEvent == .failure ? "Failure" : "Refused"): \(error.message)", priority: .warning, event: logEvent, fields: fields)
         case .hit(let hit, _, _):
             var fields: [(JournalField, String)] = [(.selection, hit.selection), (.path, hit.path), (.hit, hit.kind.rawValue)]
             if let app = hit.app { fields.append((.app, app)) }
             if let pid = hit.pid { fields.append((.pid, String(pid))) }
             if let uid = hit.uid { fields.append((.uid, String(uid))) }
-            return LogEntry(Report.message(hit), priority: hit.kind == .tamper ? .warning : .notice, event: logEvent, fields: fields)
+            return JournalEntry(Report.message(hit), priority: hit.kind == .tamper ? .warning : .notice, event: logEvent, fields: fields)
         case .limitReached(let l, let until):
-            return LogEntry("Daily limit '\(l.name)' reached (\(DurationText.format(l.seconds)) of use): \(l.selections.joined(separator: ", ")) blocked until \(until)",
+            return JournalEntry("Daily limit '\(l.name)' reached (\(DurationText.format(l.seconds)) of use): \(l.selections.joined(separator: ", ")) blocked until \(until)",
                             priority: .notice, event: logEvent,
                             fields: [(.activity, l.name), (.selection, l.selections.joined(separator: " ")), (.end, until)])
         case .limitWarning(let l, let remaining, _):
-            return LogEntry("Daily limit '\(l.name)': \(remaining) of use left today for \(l.selections.joined(separator: ", "))",
+            return JournalEntry("Daily limit '\(l.name)': \(remaining) of use left today for \(l.selections.joined(separator: ", "))",
                             priority: .info, event: logEvent, fields: [(.activity, l.name), (.selection, l.selections.joined(separator: " "))])
         case .ended(let block, let message):
-            return LogEntry(message, priority: .info, event: logEvent, fields: [(.activity, block.name)])
+            return JournalEntry(message, priority: .info, event: logEvent, fields: [(.activity, block.name)])
         case .moreTime(let note): return note.entry(clock: clock)
         }
     }
 
     /// The `watch` events: one, or for a limit's warning one per selection.
-    func events(clock: LocalClock, now: Date) -> [WatchEvent] {
+    public func events(clock: LocalClock, now: Date) -> [WatchEvent] {
         let time = clock.iso8601(now)
         switch self {
         case .lock(let b, let audience, _):
@@ -102,13 +99,13 @@ enum Report {
     }
 
     /// U2: the journal fields that say whom a lock or an unlock is about (none: everyone).
-    static func fields(_ audience: Audience) -> [(JournalField, String)] {
+    public static func fields(_ audience: Audience) -> [(JournalField, String)] {
         if let users = audience.users { return [(.users, users.map(String.init).joined(separator: " "))] }
         return audience.except.isEmpty ? [] : [(.exceptUsers, audience.except.map(String.init).joined(separator: " "))]
     }
 
     /// What a shield hit did, in a sentence.
-    static func message(_ hit: ShieldHit) -> String {
+    public static func message(_ hit: ShieldHit) -> String {
         let who = hit.app ?? Path.lastComponent(hit.path)
         switch hit.kind {
         case .deniedLaunch:

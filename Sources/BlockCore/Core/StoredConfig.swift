@@ -1,7 +1,4 @@
-import BlockCore
-import Dispatch
 import FoundationEssentials
-import Glibc
 
 /// The parts of a configuration that keep blocks and schedules in effect (DESIGN §7), kept in
 /// the state file each time a configuration loads. When the files are broken at start, blockd
@@ -53,6 +50,10 @@ public struct ConfigProvenance: Sendable, Equatable {
     public var kind: Kind
     /// Why it is not the files (nil when it is).
     public var problem: String?
+
+    public init(kind: Kind, problem: String?) {
+        (self.kind, self.problem) = (kind, problem)
+    }
 
     public static let files = ConfigProvenance(kind: .files, problem: nil)
 }

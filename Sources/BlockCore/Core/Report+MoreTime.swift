@@ -1,31 +1,32 @@
-import BlockCore
-import Dispatch
 import FoundationEssentials
-import Glibc
 
 /// M3: what the journal and watchers are told when more time is asked for, granted, denied,
 /// expires or ends, or when a loosening waits for its `Delay=` (M2).
-struct MoreTimeNote {
-    var event: LogEvent
+public struct MoreTimeNote: Sendable {
+    public var event: LogEvent
     /// asked, granted, denied, expired, ended, cancelled, delayed.
-    var kind: String
+    public var kind: String
     /// The request's or grant's id, or the delayed activity's name.
-    var id: String
-    var selection: String
-    var until: Date?
-    var message: String
-    var uid: UInt32?
+    public var id: String
+    public var selection: String
+    public var until: Date?
+    public var message: String
+    public var uid: UInt32?
     /// Who asked, when not `uid` (an administrator's answer): M4's agent finds its own answers.
-    var asker: UInt32? = nil
+    public var asker: UInt32? = nil
 
-    func entry(clock: LocalClock) -> LogEntry {
+    public init(event: LogEvent, kind: String, id: String, selection: String, until: Date?, message: String, uid: UInt32?, asker: UInt32? = nil) {
+        (self.event, self.kind, self.id, self.selection, self.until, self.message, self.uid, self.asker) = (event, kind, id, selection, until, message, uid, asker)
+    }
+
+    public func entry(clock: LocalClock) -> JournalEntry {
         var fields: [(JournalField, String)] = [(.selection, selection), (.moreID, id)]
         if let until { fields.append((.end, clock.iso8601(until))) }
         if let uid { fields.append((.uid, String(uid))) }
-        return LogEntry(message, priority: .notice, event: event, fields: fields)
+        return JournalEntry(message, priority: .notice, event: event, fields: fields)
     }
 
-    func events(clock: LocalClock, now: Date) -> [WatchEvent] {
+    public func events(clock: LocalClock, now: Date) -> [WatchEvent] {
         guard event != .delayed else { return [] }
         return [.moreTime(time: clock.iso8601(now), kind: kind, id: id, selection: selection, until: until.map(clock.iso8601), message: message,
                               uid: asker ?? uid)]
