@@ -6,7 +6,7 @@ listens on 127.0.0.1:9100 of the namespace's own loopback and is scraped with cu
 
 A scripted sequence (two blocks started, one stopped, a shield hit from a denied launch of a
 test binary, Firewall=no so the `cut` part is off) must show in the scrape as:
-- every metric in docs/DAEMON.md's metrics table, with the value the sequence gives, and no
+- every metric in docs/FLEET.md's metrics table, with the value the sequence gives, and no
   `blockd_` metric the table does not name;
 - node_exporter's own `node_textfile_scrape_error 0` and a `node_textfile_mtime_seconds` for
   blockd.prom (what the fleet guide's staleness alert reads);
@@ -26,8 +26,8 @@ enter(t, ["unshare", "ip", "curl", "prometheus-node-exporter"], "needs root for 
 
 
 def documented():
-    """The metric names of docs/DAEMON.md's table (`| \\`blockd_...\\` | type | ...`)."""
-    with open(f"{REPO}/docs/DAEMON.md") as f:
+    """The metric names of docs/FLEET.md's table (`| \\`blockd_...\\` | type | ...`)."""
+    with open(f"{REPO}/docs/FLEET.md") as f:
         return {m.group(1): m.group(2) for m in re.finditer(r"^\| `(blockd_[a-z_]+)` \| (gauge|counter) \|", f.read(), re.M)}
 
 
@@ -99,7 +99,7 @@ def main():
                 "node_textfile_mtime_seconds has blockd.prom (the staleness alert's input)")
         docs = documented()
         scraped = {name for name, _ in samples if name.startswith("blockd_")}
-        t.check(len(docs) >= 12, f"docs/DAEMON.md's table lists the metrics: {sorted(docs)}")
+        t.check(len(docs) >= 12, f"docs/FLEET.md's table lists the metrics: {sorted(docs)}")
         t.check(scraped <= set(docs), f"every blockd_ metric scraped is documented: {sorted(scraped - set(docs))}")
         t.check(set(docs) - {"blockd_failures"} <= scraped, f"every documented metric is scraped: {sorted(set(docs) - scraped)}")
         for name, kind in docs.items():
