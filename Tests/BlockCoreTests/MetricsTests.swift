@@ -23,7 +23,7 @@ import Testing
             ["event": "shield-hit", "kind": "denied-launch"], ["event": "shield-hit", "kind": "killed"], ["event": "tamper", "kind": "tamper"],
             ["event": "more-time", "kind": "asked"], ["event": "more-time", "kind": "granted"], ["event": "more-time", "kind": "expired"],
             ["event": "refusal", "code": "permissionDenied"], ["event": "something-newer"],
-        ] { counters.count(event) }
+        ] { counters.count(WatchEvent(event)) }
         let text = Metrics.render(status: Self.status, counters: counters, version: "0.1.0",
                                   lastEnforcement: Date(timeIntervalSince1970: 1_764_640_000.25))
         #expect(text == """

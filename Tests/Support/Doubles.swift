@@ -106,10 +106,12 @@ public final class RecordingEnforcer: Enforcer, @unchecked Sendable {
 /// The events an engine published, in order.
 public final class EventBox: @unchecked Sendable {
     private let lock = NSLock()
-    private var events: [JSONObject] = []
+    private var events: [WatchEvent] = []
     public init() {}
-    public func add(_ e: JSONObject) { lock.withLock { events.append(e) } }
-    public var all: [JSONObject] { lock.withLock { events } }
+    public func add(_ e: WatchEvent) { lock.withLock { events.append(e) } }
+    /// Each as its `EVENT` line's object, as a watcher would read it.
+    public var all: [JSONObject] { lock.withLock { events.map(\.json) } }
+    public var typed: [WatchEvent] { lock.withLock { events } }
 }
 
 /// The instants an engine armed its timer for (nil: disarmed), in order.

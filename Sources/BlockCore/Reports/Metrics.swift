@@ -21,13 +21,13 @@ public enum Metrics {
         public init() {}
 
         /// Counts one event as streamed to `watch` (its `event` word and `kind`).
-        public mutating func count(_ event: JSONObject) {
-            switch WatchEvent.Name(rawValue: event["event"]?.string ?? "") {
+        public mutating func count(_ event: WatchEvent) {
+            switch event.name {
             case .lock: locks += 1
             case .unlock: unlocks += 1
-            case .shieldHit: if let kind = event["kind"]?.string, shieldHits[kind] != nil { shieldHits[kind]! += 1 }
+            case .shieldHit: if let kind = event.hitKind, shieldHits[kind] != nil { shieldHits[kind]! += 1 }
             case .tamper: shieldHits["tamper", default: 0] += 1
-            case .moreTime: if let kind = event["kind"]?.string, moreTime[kind] != nil { moreTime[kind]! += 1 }
+            case .moreTime: if let kind = event.hitKind, moreTime[kind] != nil { moreTime[kind]! += 1 }
             case .refusal, .failure, .limit, .warning, .dropped, nil: break
             }
         }

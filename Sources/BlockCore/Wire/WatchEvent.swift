@@ -116,7 +116,7 @@ extension WatchEvent {
         self.except = uids == nil && !except.isEmpty ? except.map(Int.init) : nil
     }
 
-    public static func dropped(count: Int, time: String) -> WatchEvent {
+    public static func dropped(count: Int, time: String?) -> WatchEvent {
         var e = WatchEvent(Name.dropped.rawValue, time: time)
         e.count = count
         return e

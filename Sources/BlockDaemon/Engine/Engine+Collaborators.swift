@@ -20,8 +20,9 @@ extension Engine {
         /// Called on the engine queue after every reconcile with the next transition (nil:
         /// none), to arm the one timer (T9).
         public var armTimer: @Sendable (Date?) -> Void
-        /// Events for `watch` subscribers; must not block (S3).
-        public var events: @Sendable (JSONObject) -> Void
+        /// Events for `watch` subscribers, typed: the hub finds each one's audience from the
+        /// event itself and encodes it once (S3); must not block.
+        public var events: @Sendable (WatchEvent) -> Void
         /// Limits were added or removed: limit name → its selections' `Apps=` entries, so the
         /// usage monitor can follow their apps (§9).
         public var limitsChanged: @Sendable ([String: LimitedApps]) -> Void
@@ -45,7 +46,7 @@ extension Engine {
 
         public init(clock: any SystemClock, enforcer: any Enforcer, log: any LogSink, store: StateStore,
                     loadConfig: @escaping @Sendable () throws(CoreError) -> ConfigSet, hooks: any HookRunning,
-                    armTimer: @escaping @Sendable (Date?) -> Void, events: @escaping @Sendable (JSONObject) -> Void,
+                    armTimer: @escaping @Sendable (Date?) -> Void, events: @escaping @Sendable (WatchEvent) -> Void,
                     limitsChanged: @escaping @Sendable ([String: LimitedApps]) -> Void,
                     enforcementNotes: @escaping @Sendable (LocalClock) -> JSONObject,
                     serverStats: @escaping @Sendable () -> JSONObject, status: @escaping @Sendable (String) -> Void) {
@@ -128,6 +129,15 @@ public final class EngineInbox: @unchecked Sendable {
     public func post(_ message: Message) {
         lock.withLock { waiting.append(message) }
         queue.async { [self] in deliver() }
+    }
+
+    /// From code that already runs on the engine's queue (the timer's handler, T9): handled
+    /// now, after anything still waiting, rather than after another trip through the queue
+    /// behind whatever else was queued meanwhile. Before the engine opens the inbox it waits.
+    public func postHere(_ message: Message) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        lock.withLock { waiting.append(message) }
+        deliver()
     }
 
     /// A shield-hit sink for an enforcer (any thread; never blocks).

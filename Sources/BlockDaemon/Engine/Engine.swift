@@ -165,7 +165,7 @@ public final class Engine: @unchecked Sendable {
     /// The one place a report reaches people: the journal, then every watcher.
     func publish(_ report: Report, now: Date) {
         log.log(report.entry(clock: local))
-        for event in report.events(clock: local, now: now) { collaborators.events(offeringMoreTime(event, now: now).json) }  // M4
+        for event in report.events(clock: local, now: now) { collaborators.events(offeringMoreTime(event, now: now)) }  // M4
     }
 
 

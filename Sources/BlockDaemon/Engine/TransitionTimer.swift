@@ -7,7 +7,8 @@ import Glibc
 /// it counts time spent suspended (T6) and fires on resume if the deadline passed meanwhile.
 /// A second timerfd on CLOCK_REALTIME with TFD_TIMER_CANCEL_ON_SET never fires by itself; its
 /// read fails with ECANCELED when someone sets the clock, which triggers a reconcile (T7).
-/// Both sources run on the engine's queue.
+/// Both sources run on the engine's queue, and so does `onWake`: the daemon hands the wake to the
+/// engine there and then (`EngineInbox.postHere`), not through another trip through the queue.
 public final class TransitionTimer: @unchecked Sendable {
     let bootFD: Int32
     let stepFD: Int32

@@ -211,7 +211,7 @@ final class Daemon: @unchecked Sendable {
                                             onChange: { inbox.post(.enforcementChanged) })  // U3
         let usage = UsageMonitor(report: { running in inbox.post(.usage(running)) }, apps: { running in inbox.post(.apps(running)) })  // §9, R1
         let timer: TransitionTimer
-        do { timer = try TransitionTimer(clock: clock, queue: inbox.queue) { inbox.post(.wake) } } catch {
+        do { timer = try TransitionTimer(clock: clock, queue: inbox.queue) { inbox.postHere(.wake) } } catch {
             throw StartFailure(error.description)
         }
         let (directory, flags, clock) = (loaded.directory, loaded.flags, clock)

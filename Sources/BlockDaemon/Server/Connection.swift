@@ -239,7 +239,7 @@ final class Connection: @unchecked Sendable {
     /// S3: false when this watcher's queue is full and the event was dropped. The watcher is
     /// told: a `dropped` event with the count takes the place of what it missed, as soon as
     /// there is room, so that the stream has no silent gap.
-    func enqueueEvent(_ line: String, time: JSON) -> Bool {
+    func enqueueEvent(_ line: String, time: String?) -> Bool {
         guard !isClosed else { return true }
         guard queuedEvents < server.limits.maxQueuedEvents else {
             droppedEvents += 1
@@ -254,11 +254,11 @@ final class Connection: @unchecked Sendable {
 
     /// Events dropped since the watcher last had room, and the time of the newest of them.
     var droppedEvents = 0
-    var droppedTime: JSON = .null
+    var droppedTime: String?
 
     func reportDrops() {
         guard droppedEvents > 0, !isClosed else { return }
-        let marker = Response.event(["event": "dropped", "count": .int(Int64(droppedEvents)), "time": droppedTime]).line
+        let marker = Response.event(WatchEvent.dropped(count: droppedEvents, time: droppedTime).json).line
         droppedEvents = 0
         queuedEvents += 1
         write(marker)

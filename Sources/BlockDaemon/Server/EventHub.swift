@@ -32,13 +32,12 @@ public final class EventHub: @unchecked Sendable {
 
     /// S3: called from the engine queue; never waits. Each watcher gets the event queued on
     /// its own bounded buffer; a full buffer drops, counts, and later tells that watcher.
-    /// Per-user blocks: only the watchers whose peer may see the event get it (§5).
-    public func publish(_ event: JSONObject) {
-        let line = Response.event(event).line
-        let time = event["time"] ?? .null
-        let audience = WatchEvent(event)
+    /// Per-user blocks: only the watchers whose peer may see the event get it (§5). The event
+    /// comes typed and is encoded here, once, for every watcher.
+    public func publish(_ event: WatchEvent) {
+        let line = Response.event(event.json).line
         queue.async { [self] in
-            for connection in watchers.values where audience.isShown(to: connection.peer) && !connection.enqueueEvent(line, time: time) {
+            for connection in watchers.values where event.isShown(to: connection.peer) && !connection.enqueueEvent(line, time: event.time) {
                 counters.update { _, _, dropped, _ in dropped += 1 }
             }
         }

@@ -41,7 +41,7 @@ public final class MetricsWriter: @unchecked Sendable {
     }
 
     /// One event as streamed to `watch`, counted (never waits).
-    public func event(_ event: JSONObject) {
+    public func event(_ event: WatchEvent) {
         queue.async { [self] in
             counters.count(event)
             scheduleWrite()
