@@ -63,12 +63,14 @@ extension Engine {
         // Truth (DESIGN §7): what failed to be enforced is not applied, and is not "Blocked" in
         // the journal until a retry enforces it.
         effects.locks = newlyBlocked.filter { notEnforced[$0] == nil }.compactMap { registry.index.blocked($0) }
-        effects.reports = viewReports(candidates, ended: ended, now: now)
-            + ended.filter { !$0.selections.contains(where: effects.unlocks.contains) }.map(endedReport)
+        var outcomes: [String: Announcements.Outcome] = [:]
+        for selection in candidates { outcomes[selection] = outcome(selection) }
+        effects.reports = announcements(now: now).reports(outcomes, ended: ended, unlocked: effects.unlocks,
+                                                          applied: { outcomes[$0]?.applied ?? self.outcome($0).applied }, now: now)
         carryOut(effects, now: now)
         var appliedChanged = false
-        for selection in candidates {
-            let reasons = appliedReasons(selection)
+        for (selection, outcome) in outcomes {
+            let reasons = outcome.applied
             recordBlocked(selection, from: applied[selection], to: reasons, now: now)  // R1
             if (applied[selection] == nil) != (reasons == nil) { appliedChanged = true }
             applied[selection] = reasons
@@ -96,11 +98,18 @@ extension Engine {
         if was != now_ { state.history.blocked(selection, from: was, to: now_, at: now, clock: local) }
     }
 
-    /// What `applied` holds for `selection` after this reconcile: its reasons if it is blocked
-    /// and enforced.
-    private func appliedReasons(_ selection: String) -> [Reason]? {
-        if lingering[selection] != nil { return applied[selection] }  // still in force
-        return notEnforced[selection] == nil ? blockedReasons(selection) : nil
+    /// Where `selection` stands after the apply: what was applied, what blocks it now, and
+    /// whether the apply failed to enforce it or to take its enforcement away.
+    func outcome(_ selection: String) -> Announcements.Outcome {
+        Announcements.Outcome(before: applied[selection], now: blockedReasons(selection),
+                              notEnforced: notEnforced[selection] != nil, lingering: lingering[selection] != nil)
+    }
+
+    /// What people are told, decided in the core from what the engine knows.
+    func announcements(now: Date) -> Announcements {
+        let (index, directory) = (registry.index, directory)
+        return Announcements(clock: local, notes: pendingUnlockNotes, name: { directory.name($0) },
+                             until: { selection, viewer in index.until(selection, from: now, viewer: viewer) })
     }
 
     /// T5 with M3: whether `selection` is blocked now for someone (grants did not lift every
@@ -242,80 +251,6 @@ extension Engine {
                              fields: [(.activity, activity.name), (.lateMS, String(lateMS)),
                                       (.selection, activity.selections.joined(separator: " "))]))
         }
-    }
-
-    /// The locks and unlocks people are told of (U2: per user): for each selection looked at,
-    /// what changed for whom between what was applied and what is enforced now. Locks first,
-    /// then unlocks, each by selection. A selection whose enforcement failed is no news until
-    /// it is enforced (DESIGN §7: never "Blocked" unless it is).
-    private func viewReports(_ candidates: Set<String>, ended: [Block], now: Date) -> [Report] {
-        var locks: [Report] = [], unlocks: [Report] = []
-        for selection in candidates.sorted() {
-            let before = applied[selection]
-            let after = isBlockedNow(selection) ? (notEnforced[selection] == nil ? blockedReasons(selection) : before)
-                : (lingering[selection] != nil ? before : nil)  // §7: an unlock not landed yet is no unlock
-            guard before != after else { continue }
-            let changes = Policy.viewChanges(before: before, after: after) { viewer in
-                self.registry.index.until(selection, from: now, viewer: viewer)
-            }
-            for change in changes {
-                let whom = whom(change.audience)
-                switch change.kind {
-                case .lock:
-                    locks.append(.lock(Policy.Blocked(selection: selection, reasons: change.reasons, until: change.until),
-                                       audience: change.audience, whom: whom))
-                case .unlock:
-                    unlocks.append(unlockReport(selection, previous: change.reasons, ended: ended, now: now, audience: change.audience, whom: whom))
-                }
-            }
-        }
-        return locks + unlocks
-    }
-
-    /// U2: whom a lock or an unlock is about, in words for the journal (nil: everyone).
-    func whom(_ audience: Audience) -> String? {
-        func names(_ uids: [UInt32]) -> String { uids.map { directory.name($0) ?? "#\($0)" }.joined(separator: ", ") }
-        if let users = audience.users { return "for \(names(users))" }
-        return audience.except.isEmpty ? nil : "for everyone but \(names(audience.except))"
-    }
-
-    /// Why a selection is no longer blocked, in words, with the fields that say which
-    /// activity ended when.
-    func unlockReport(_ selection: String, previous: [Reason], ended: [Block], now: Date, audience: Audience = .everyone,
-                      whom: String? = nil) -> Report {
-        var why = pendingUnlockNotes[selection] ?? ""
-        var fields: [(JournalField, String)] = []
-        if why.isEmpty, let block = ended.first(where: { b in b.selections.contains(selection) && (previous.isEmpty || previous.contains { $0.activity == b.name }) }) {
-            why = "timed block '\(block.name)' ended (\(DurationText.format(Int(block.end.timeIntervalSince(block.start).rounded()))))"
-            fields.append((.activity, block.name))
-            fields.append((.end, local.iso8601(block.end)))
-            fields.append((.lateMS, String(Int((now.timeIntervalSince(block.end) * 1000).rounded()))))
-        } else if why.isEmpty, let reason = previous.first {
-            why = "\(reason.kind.rawValue) '\(reason.activity)' ended"
-            fields.append((.activity, previous.map(\.activity).joined(separator: " ")))
-            fields.append((.end, local.iso8601(reason.until)))
-            fields.append((.lateMS, String(Int((now.timeIntervalSince(reason.until) * 1000).rounded()))))
-        } else if why.isEmpty {
-            why = "no activity covers it any more"
-        }
-        return .unlock(selection: selection, why: why, fields: fields, audience: audience, whom: whom)
-    }
-
-    /// A block ended without unlocking anything. Say why truthfully: only selections another
-    /// activity still covers "stay blocked"; the others were never enforced by this daemon
-    /// (the block began and ended while it was not looking, e.g. while it was down).
-    func endedReport(_ block: Block) -> Report {
-        let covered = block.selections.filter { appliedReasons($0) != nil }
-        let others = Set(covered.flatMap { appliedReasons($0)!.map(\.activity) }).subtracting([block.name]).sorted()
-        let message: String
-        if covered.count == block.selections.count {
-            message = "Block '\(block.name)' ended; its selections stay blocked by \(others.map { "'\($0)'" }.joined(separator: ", "))"
-        } else if covered.isEmpty {
-            message = "Block '\(block.name)' ended at \(local.iso8601(block.end)) before it was enforced; nothing to unlock"
-        } else {
-            message = "Block '\(block.name)' ended; \(covered.joined(separator: ", ")) stay blocked by \(others.map { "'\($0)'" }.joined(separator: ", "))"
-        }
-        return .ended(block, message: message)
     }
 
     func statusLine(now: Date, blocked: Int) -> String {
