@@ -218,7 +218,7 @@ extension NotifyAgent {
                     log("blockd refused 'foreground' (\(e.code.rawValue)): \(e.message); the report shows no foreground time")
                 }
                 return true
-            default: return false
+            case .event?, nil: return false
             }
         }
     }

@@ -17,15 +17,13 @@ public struct SelectionInfo: Sendable, Equatable {
         self.texts = texts
     }
 
-    /// From the `selection-show` answer, `{"selection": {name, openURL, texts, …}}`.
+    /// From the `selection-show` answer, `{"selection": {name, openURL, texts, …}}`; nil when
+    /// it names no selection.
     public init?(answer: JSONObject) {
-        guard let s = answer["selection"]?.object, let name = s["name"]?.string else { return nil }
-        var texts: [String: String] = [:]
-        for (key, value) in s["texts"]?.object ?? JSONObject() {
-            if let text = value.string { texts[key] = text }
-        }
-        let url = s["openURL"]?.string
-        self.init(name: name, openURL: (url?.isEmpty ?? true) ? nil : url, texts: texts)
+        guard let object = answer["selection"]?.object else { return nil }
+        let s = SelectionReply(object)
+        guard !s.name.isEmpty else { return nil }
+        self.init(name: s.name, openURL: (s.openURL?.isEmpty ?? true) ? nil : s.openURL, texts: s.texts)
     }
 }
 

@@ -24,7 +24,7 @@ struct MoreTimeDaemon: Sendable {
         d.send = send
         d.isAdmin = {
             guard case .ok(let answer)? = send(.requests) else { return nil }
-            return answer["admin"]?.bool
+            return RequestsReply(answer).admin
         }
         return d
     }
@@ -74,7 +74,7 @@ extension Notifier {
             log("sent '\(request.command.rawValue)' to blockd from a notification button")
         case .error(let e)?:
             log("blockd refused '\(request.command.rawValue)' from a notification button: \(e.message)")
-        default:
+        case .event?, nil:
             log("cannot reach blockd to send '\(request.command.rawValue)' from a notification button; is it running?")
         }
     }

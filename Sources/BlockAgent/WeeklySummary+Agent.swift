@@ -78,7 +78,7 @@ final class WeeklySummaryTask {
         switch try? connection.send(.report(ReportArguments(period: .week, to: monday))) {
         case .ok(let o)?: return .success(o)
         case .error(let e)?: return .failure(.refused(e.message))
-        default: return .failure(.unreachable)
+        case .event?, nil: return .failure(.unreachable)
         }
     }
 

@@ -1,42 +1,43 @@
 import BlockCore
 
 extension CommandParser {
-    /// `more SELECTION (DURATION | --today) [--reason TEXT]`, `requests`, `approve ID [DURATION]`,
-    /// `deny ID [--reason TEXT]`, `cancel NAME` (M1, M2).
-    mutating func moreTimeRequest(_ command: Command) throws(CoreError) -> Request {
-        let request: Request
-        switch command {
-        case .requests:
-            try none()
-            request = .requests
-        case .cancel: request = .cancel(name: try single("NAME"))
-        case .approve:
-            guard (1...2).contains(words.count) else { throw scanner.usage("approve needs ID and optionally a DURATION") }
-            let id = words.removeFirst()
-            let seconds = try words.first.map { text throws(CoreError) in try DurationText.parse(text) }
-            words = []
-            request = .approve(id: id, seconds: seconds)
-        case .deny:
-            let reason = value("--reason")
-            request = .deny(id: try single("ID"), reason: reason)
-        default:
-            let reason = value("--reason"), today = take("--today")
-            guard !words.isEmpty else { throw scanner.usage("more needs a SELECTION and a DURATION (or --today)") }
-            let selection = words.removeFirst()
-            guard today != (words.count == 1) else {
-                throw scanner.usage(today ? "give a DURATION or --today, not both" : "more needs a DURATION such as 15m, or --today")
-            }
-            let seconds = try words.first.map { text throws(CoreError) in try DurationText.parse(text) }
-            words = []
-            request = .more(Request.MoreArguments(selection: selection, seconds: seconds, today: today, reason: reason))
+    /// `more SELECTION (DURATION | --today) [--reason TEXT]` (M1), checked as blockd checks it.
+    mutating func more() throws(CoreError) -> Request.MoreArguments {
+        let reason = value("--reason"), today = take("--today")
+        guard !words.isEmpty else { throw scanner.usage("more needs a SELECTION and a DURATION (or --today)") }
+        let selection = words.removeFirst()
+        guard today != (words.count == 1) else {
+            throw scanner.usage(today ? "give a DURATION or --today, not both" : "more needs a DURATION such as 15m, or --today")
         }
-        try request.validateMoreTime()
-        return request
+        let seconds = try words.first.map { text throws(CoreError) in try DurationText.parse(text) }
+        words = []
+        let more = Request.MoreArguments(selection: selection, seconds: seconds, today: today, reason: reason)
+        try more.validate()
+        return more
+    }
+
+    /// `approve ID [DURATION]` (M2).
+    mutating func approve() throws(CoreError) -> Request {
+        guard (1...2).contains(words.count) else { throw scanner.usage("approve needs ID and optionally a DURATION") }
+        let id = words.removeFirst()
+        let seconds = try words.first.map { text throws(CoreError) in try DurationText.parse(text) }
+        words = []
+        try Request.validateApproval(id: id, seconds: seconds)
+        return .approve(id: id, seconds: seconds)
+    }
+
+    /// `deny ID [--reason TEXT]` (M2).
+    mutating func deny() throws(CoreError) -> Request {
+        let reason = value("--reason")
+        let id = try single("ID")
+        try Request.validateDenial(id: id, reason: reason)
+        return .deny(id: id, reason: reason)
     }
 
     /// `--more-time no|self|approval`, `--delay DURATION`, `--more-time-per-day DURATION` (M1,
-    /// M2), checked as the config keys `MoreTime=`, `Delay=`, `MoreTimePerDay=` are.
-    mutating func moreTimeFlags() throws(CoreError) {
+    /// M2), checked as the config keys `MoreTime=`, `Delay=`, `MoreTimePerDay=` are; nil when
+    /// none is given, so that the daemon's defaults apply.
+    mutating func moreTimeFlags() throws(CoreError) -> MoreTimePolicy? {
         var policy = MoreTimePolicy.standard
         var given = false
         for (flag, key) in [("--more-time", "MoreTime"), ("--delay", "Delay"), ("--more-time-per-day", "MoreTimePerDay")] {
@@ -46,25 +47,6 @@ extension CommandParser {
                 throw CoreError(.usage, "\(flag): \(error.message)")
             }
         }
-        if given { moreTime = policy }
-    }
-}
-
-extension Request {
-    /// The request with the command line's more-time policy, for the commands that carry one.
-    func with(moreTime policy: MoreTimePolicy?) -> Request {
-        guard let policy else { return self }
-        switch self {
-        case .start(var a):
-            a.moreTime = policy
-            return .start(a)
-        case .scheduleAdd(var s):
-            s.moreTime = policy
-            return .scheduleAdd(s)
-        case .limitAdd(var l):
-            l.moreTime = policy
-            return .limitAdd(l)
-        default: return self
-        }
+        return given ? policy : nil
     }
 }

@@ -1,25 +1,11 @@
 import BlockCore
 
-/// R2: how `blockc report` prints the answer.
-public struct ReportOptions: Equatable, Sendable {
-    public enum Format: Equatable, Sendable {
-        case text, json, csv
-        /// One self-contained page written to this path.
-        case html(String)
-    }
-
-    public var format: Format
-    public var by: ReportGrouping
-
-    public init(format: Format = .text, by: ReportGrouping = .selection) { (self.format, self.by) = (format, by) }
-}
-
 extension CommandParser {
     /// R2: `report [--last N [--to DATE] | --day DATE | --week [DATE] | --month [DATE]]
     /// [--user NAME | --all-users] [--by selection|app|user] [--json | --csv | --html FILE]`.
-    mutating func report() throws(CoreError) -> BlockcCommand {
-        var options = ReportOptions()
-        let formats = [take("--json") ? ReportOptions.Format.json : nil, take("--csv") ? .csv : nil, value("--html").map { .html($0) }]
+    mutating func report() throws(CoreError) -> ReportArguments {
+        // `--json` is taken already, as for every command with a JSON shape.
+        let formats = [options.json ? OutputOptions.Format.json : nil, take("--csv") ? .csv : nil, value("--html").map { .html($0) }]
         let given = formats.compactMap { $0 }
         guard given.count <= 1 else { throw scanner.usage("give one of --json, --csv and --html") }
         if let one = given.first {
@@ -34,13 +20,12 @@ extension CommandParser {
         }
         var args = ReportArguments()
         try reportPeriod(&args)
-        try takeView()
-        args.view = view
+        args.view = try takeView()
         if options.by == .user, args.view != .allUsers {
             throw scanner.usage("--by user compares people: give it with --all-users (root and blockd-admin members)")
         }
         try none()
-        return .report(args, options)
+        return args
     }
 
     /// One of `--last N` (with `--to DATE`), `--day DATE`, `--week [DATE]`, `--month [DATE]`.

@@ -3,42 +3,28 @@ import BlockCore
 /// Per-user blocks on blockc's command line: `--user NAME` (repeatable; a group as `@NAME`)
 /// on start, schedule add and limit add, and `status --user NAME` / `status --all-users`.
 extension CommandParser {
-    mutating func takeUsers() throws(CoreError) {
+    /// The `--user` names and `@group`s, as the request's `users` (nil: none given, the
+    /// daemon's default scope for the caller).
+    mutating func takeUsers() throws(CoreError) -> Scope? {
+        var users: [String] = []
         while let name = value("--user") { users.append(name) }
-        if !users.isEmpty { try Scope.validate(users) }
+        guard !users.isEmpty else { return nil }
+        try Scope.validate(users)
+        return Scope(names: users)
     }
 
-    mutating func takeView() throws(CoreError) {
+    /// Whose view `status` and `report` give: `--user NAME`, `--all-users`, or the caller's.
+    mutating func takeView() throws(CoreError) -> StatusView {
         let all = take("--all-users")
         var names: [String] = []
         while let name = value("--user") { names.append(name) }
         switch (names.count, all) {
-        case (0, false): view = .caller
-        case (0, true): view = .allUsers
+        case (0, false): return .caller
+        case (0, true): return .allUsers
         case (1, false):
             try Scope.validate(names)
-            view = .user(names[0])
+            return .user(names[0])
         default: throw scanner.usage("give one --user NAME or --all-users")
-        }
-    }
-}
-
-extension Request {
-    /// The request with the invocation's `--user` names or status view.
-    func forUsers(_ invocation: BlockcInvocation) -> Request {
-        let scope = invocation.users.isEmpty ? nil : Scope(names: invocation.users)
-        switch self {
-        case .start(var s):
-            s.users = scope
-            return .start(s)
-        case .scheduleAdd(var s):
-            s.users = scope
-            return .scheduleAdd(s)
-        case .limitAdd(var l):
-            l.users = scope
-            return .limitAdd(l)
-        case .status(let all, _): return .status(all: all, view: invocation.view)
-        default: return self
         }
     }
 }

@@ -1,18 +1,30 @@
 import BlockCore
+import FoundationEssentials
 
-/// `blockc`'s command line (DESIGN §6), parsed without touching the clock: `--until TIME` is
-/// kept as text and resolved against "now" by the executable (TimeText.parse).
+/// `blockc`'s command line (DESIGN §6): the wire request its command names, built whole by the
+/// parser (`Command` ⊂ `Request` is the one vocabulary), plus how blockc shows the answer.
+/// Time is a parameter: `--until TIME` is resolved against the `now` and zone given to `parse`
+/// (DESIGN §6: HH:MM is the next one after now).
 public struct BlockcInvocation: Equatable, Sendable {
     /// `--socket PATH`; nil means `BLOCKD_SOCKET`, then the default path.
     public var socketPath: String?
-    public var command: BlockcCommand
-    /// M1, M2: `--more-time`, `--delay`, `--more-time-per-day` of `start`, `schedule add` and
-    /// `limit add` (nil: the defaults).
-    public var moreTime: MoreTimePolicy? = nil
-    /// `--user NAME` (repeatable) on start, schedule add and limit add; `status --user NAME`
-    /// or `--all-users` (BlockcArguments+Users.swift).
-    public var users: [String] = []
-    public var view: StatusView = .caller
+    public var action: Action
+    /// W1: what each pasted address was read as, for stderr before the request goes (stdout
+    /// stays the answer, `--json` too).
+    public var notes: [String] = []
+
+    public enum Action: Equatable, Sendable {
+        /// `--help`, `-h` or `help [COMMAND]`: no daemon needed.
+        case help(topic: String?)
+        /// `--version`: the client's own, no daemon needed (`blockc version` sends hello).
+        case version
+        /// Every command: its request, and how to show the answer.
+        case send(Request, OutputOptions)
+    }
+
+    public init(socketPath: String? = nil, action: Action, notes: [String] = []) {
+        (self.socketPath, self.action, self.notes) = (socketPath, action, notes)
+    }
 
     public static let defaultSocket = "/run/blockd/blockd.sock"
 
@@ -24,43 +36,40 @@ public struct BlockcInvocation: Equatable, Sendable {
     }
 }
 
-public enum BlockEnd: Equatable, Sendable {
-    case seconds(Int)
-    case until(String)
-}
+/// How blockc shows an answer: all that it adds to the wire request.
+public struct OutputOptions: Equatable, Sendable {
+    public enum Format: Equatable, Sendable {
+        case text
+        /// `--json`: the command's JSON shape (Client+JSON.swift).
+        case json
+        /// R2: `report --csv`.
+        case csv
+        /// R2: `report --html FILE`: one self-contained page written to this path (`-`: stdout).
+        case html(String)
+    }
 
-public enum BlockcCommand: Equatable, Sendable {
-    case start(end: BlockEnd, lock: Bool, name: String?, selections: [String], json: Bool)
-    case stop(name: String)
-    /// `all`: every activity, not only the active ones and counts.
-    case status(json: Bool, watch: Bool, all: Bool = false)
-    case scheduleAdd(name: String, days: WeekdaySet, start: WallTime, end: WallTime, selections: [String])
-    case scheduleRemove(name: String)
-    case scheduleList(json: Bool)
-    case selections(json: Bool)
-    case selectionShow(name: String, json: Bool)
-    case failures(json: Bool, clear: Bool)
-    case limitAdd(name: String, seconds: Int, selections: [String], days: WeekdaySet, warnSeconds: Int?)
-    case limitRemove(name: String)
-    case limitList(json: Bool)
-    /// M1, M2: `more`, `requests`, `approve`, `deny`, `cancel`, carried as their request.
-    case moreTime(Request, json: Bool)
-    case stats(json: Bool)
-    /// R2: the days and whose view (`--user`, `--all-users`) travel as the request's arguments;
-    /// the options say how to print it.
-    case report(ReportArguments, ReportOptions)
-    case watch(json: Bool, notify: Bool)
-    case reload
-    /// `blockc version` asks the daemon too; `--version` is the client's alone and needs no daemon.
-    case version(daemon: Bool)
-    case help(topic: String?)
+    public var format: Format
+    /// R2: `report --by`.
+    public var by: ReportGrouping
+    /// `status --watch`: the status again every second.
+    public var watch: Bool
+    /// `watch --notify`: desktop notifications from the session agent (S1).
+    public var notify: Bool
+
+    public init(format: Format = .text, by: ReportGrouping = .selection, watch: Bool = false, notify: Bool = false) {
+        (self.format, self.by, self.watch, self.notify) = (format, by, watch, notify)
+    }
+
+    public var json: Bool { format == .json }
 }
 
 extension BlockcInvocation {
     /// The commands `--help` lists, in order: derived from `Command`, the one list.
     public static var commandNames: [String] { Command.cliCommands }
 
-    public static func parse(_ arguments: [String]) throws(CoreError) -> BlockcInvocation {
+    /// The invocation `arguments` (argv without the program) name; `now` and `clock` resolve
+    /// `--until TIME`. Never touches the system: no clock, no daemon, no output.
+    public static func parse(_ arguments: [String], now: Date, clock: LocalClock) throws(CoreError) -> BlockcInvocation {
         var scanner = ArgumentScanner(arguments, program: "blockc")
         var socket: String?
         var words: [String] = []
@@ -91,16 +100,14 @@ extension BlockcInvocation {
                 }
             }
         }
-        if help { return BlockcInvocation(socketPath: socket, command: .help(topic: helpTopic(words))) }
-        if version { return BlockcInvocation(socketPath: socket, command: .version(daemon: false)) }
+        if help { return BlockcInvocation(socketPath: socket, action: .help(topic: helpTopic(words))) }
+        if version { return BlockcInvocation(socketPath: socket, action: .version) }
         if let mistake { throw mistake }
         if let s = socket, s.isEmpty { throw scanner.usage("--socket needs a non-empty path") }
         guard let verb = words.first else { throw scanner.usage("no command given") }
-        var p = CommandParser(scanner: scanner, words: Array(words.dropFirst()), flags: flags, verb: verb)
-        let command = try p.parse()
-        var invocation = BlockcInvocation(socketPath: socket, command: command, moreTime: p.moreTime)
-        (invocation.users, invocation.view) = (p.users, p.view)
-        return invocation
+        var p = CommandParser(scanner: scanner, words: Array(words.dropFirst()), flags: flags, verb: verb, now: now, clock: clock)
+        let action = try p.parse()
+        return BlockcInvocation(socketPath: socket, action: action, notes: p.notes)
     }
 
     /// `blockc -h schedule add` and `blockc schedule add --help` both ask about "schedule add";
@@ -117,29 +124,41 @@ extension BlockcInvocation {
                                       "--day", "--by", "--html"]
 }
 
-/// Parses one command's words and flags; every flag must be used by the command it follows.
+/// Parses one command's words and flags into its request; every flag must be used by the
+/// command it follows.
 struct CommandParser {
     let scanner: ArgumentScanner
     var words: [String]
     var flags: [(name: String, value: String?)]
     var verb: String
-    /// Set by `moreTimeFlags()` for the commands that take them.
-    var moreTime: MoreTimePolicy?
-    var users: [String] = []
-    var view = StatusView.caller
+    /// What `--until TIME` is resolved against.
+    let now: Date
+    let clock: LocalClock
+    var options = OutputOptions()
+    /// W1: what pasted addresses were read as.
+    var notes: [String] = []
 
-    mutating func parse() throws(CoreError) -> BlockcCommand {
-        let command = try dispatch()
-        if let extra = flags.first { throw scanner.usage("'\(extra.name)' is not an option of '\(verb)'") }
-        return command
+    mutating func parse() throws(CoreError) -> BlockcInvocation.Action {
+        let action = try dispatch()
+        try noFlagsLeft()
+        return action
     }
 
-    private mutating func dispatch() throws(CoreError) -> BlockcCommand {
+    /// Every flag was taken by the command.
+    func noFlagsLeft() throws(CoreError) {
+        if let extra = flags.first { throw scanner.usage("'\(extra.name)' is not an option of '\(verb)'") }
+    }
+
+    private mutating func dispatch() throws(CoreError) -> BlockcInvocation.Action {
         if verb == "help" { return .help(topic: BlockcInvocation.helpTopic(words)) }
         guard let (command, consumed) = Command.named(by: [verb] + words) else { throw unknown() }
         words.removeFirst(consumed - 1)
         verb = command.cliWords ?? verb
-        return try build(command)
+        // §6: `--json` is an option of exactly the commands with a JSON shape (Client+JSON.swift);
+        // elsewhere it is left over and refused like any flag the command does not take.
+        if command.jsonShape != nil, take("--json") { options.format = .json }
+        let request = try build(command)
+        return .send(request, options)
     }
 
     /// The words name no command: a group without (or with a wrong) second word, or a typo.
@@ -154,89 +173,85 @@ struct CommandParser {
         return CoreError(.usage, "unknown command '\(verb)'\(hint) See 'blockc --help'")
     }
 
-    private mutating func build(_ command: Command) throws(CoreError) -> BlockcCommand {
+    /// The request for `command`, whole: nothing is added to it after the parser.
+    private mutating func build(_ command: Command) throws(CoreError) -> Request {
         switch command {
-        case .start, .scheduleAdd, .limitAdd: try takeUsers()
-        default: break
-        }
-        switch command {
-        case .start: return try start()
+        case .start: return .start(try start())
         case .stop: return .stop(name: try single("NAME"))
         case .status:
-            let json = take("--json"), watch = take("--watch"), all = take("--all")
-            try takeView()
+            options.watch = take("--watch")
+            let all = take("--all")
+            let view = try takeView()
             try none()
-            return .status(json: json, watch: watch, all: all)
-        case .scheduleAdd: return try scheduleAdd()
+            return .status(all: all, view: view)
+        case .scheduleAdd: return .scheduleAdd(try scheduleAdd())
         case .scheduleRemove: return .scheduleRemove(name: try single("NAME"))
-        case .scheduleList: return .scheduleList(json: try jsonOnly())
-        case .selections: return .selections(json: try jsonOnly())
-        case .selectionShow:
-            let json = take("--json")
-            return .selectionShow(name: try single("NAME"), json: json)
+        case .scheduleList: return try alone(.scheduleList)
+        case .selections: return try alone(.selections)
+        case .selectionShow: return .selectionShow(name: try single("NAME"))
         case .failures, .failuresClear:
-            let json = take("--json"), clear = take("--clear")
-            try none()
-            return .failures(json: json, clear: clear)
-        case .limitAdd: return try limitAdd()
+            let clear = take("--clear")
+            return try alone(clear ? .failuresClear : .failures)
+        case .limitAdd: return .limitAdd(try limitAdd())
         case .limitRemove: return .limitRemove(name: try single("NAME"))
-        case .limitList: return .limitList(json: try jsonOnly())
-        case .more, .requests, .approve, .deny, .cancel:
-            let json = take("--json")
-            return .moreTime(try moreTimeRequest(command), json: json)
-        case .stats: return .stats(json: try jsonOnly())
-        case .report: return try report()
+        case .limitList: return try alone(.limitList)
+        case .more: return .more(try more())
+        case .requests: return try alone(.requests)
+        case .approve: return try approve()
+        case .deny: return try deny()
+        case .cancel:
+            let name = try single("NAME")
+            try Names.validateReference(name, what: "name")
+            return .cancel(name: name)
+        case .stats: return try alone(.stats)
+        case .report: return .report(try report())
         case .foreground:  // R1: it has no blockc words (cliWords), so it is never named here
             throw CoreError(.usage, "blockc has no 'foreground' command; blockc-agent sends it")
         case .watch:
-            let json = take("--json"), notify = take("--notify")
-            try none()
-            return .watch(json: json, notify: notify)
-        case .reload:
-            try none()
-            return .reload
-        case .hello:
-            try none()
-            return .version(daemon: true)
+            options.notify = take("--notify")
+            return try alone(.watch)
+        case .reload: return try alone(.reload)
+        case .hello: return try alone(.hello)
         }
     }
 
-    /// A listing command: `--json` and nothing else.
-    private mutating func jsonOnly() throws(CoreError) -> Bool {
-        let json = take("--json")
+    /// A command that takes no words (its flags are taken already).
+    private func alone(_ request: Request) throws(CoreError) -> Request {
         try none()
-        return json
+        return request
     }
 
-    private mutating func start() throws(CoreError) -> BlockcCommand {
+    private mutating func start() throws(CoreError) -> Request.StartArguments {
+        let users = try takeUsers()
         let minutes = value("--minutes"), duration = value("--for"), until = value("--until")
         let given = [minutes, duration, until].compactMap { $0 }
         guard given.count == 1 else {
             throw scanner.usage(given.isEmpty ? "start needs --minutes N, --for DURATION or --until TIME"
                                               : "give only one of --minutes, --for and --until")
         }
-        var end: BlockEnd
+        var seconds: Int?
         if let minutes {
             guard let n = Int(minutes) else {
                 throw CoreError(.invalidDuration, "--minutes takes a whole number from 1 to \(DurationText.maximum / 60), not '\(minutes)'")
             }
-            let (seconds, overflow) = n.multipliedReportingOverflow(by: 60)
-            end = .seconds(overflow ? Int.max : seconds)
+            let (product, overflow) = n.multipliedReportingOverflow(by: 60)
+            seconds = overflow ? Int.max : product
         } else if let duration {
-            end = .seconds(try DurationText.parse(duration))
-        } else {
-            end = .until(until!)
+            seconds = try DurationText.parse(duration)
         }
-        let lock = take("--lock"), json = take("--json"), allowOnly = take("--allow-only")
+        let lock = take("--lock"), allowOnly = take("--allow-only")
         let name = value("--name")
-        try moreTimeFlags()
+        let policy = try moreTimeFlags()
         guard !words.isEmpty else { throw scanner.usage("start needs at least one SELECTION (see 'blockc selections')") }
-        var seconds: Int?
-        if case .seconds(let s) = end { seconds = s }
         let selections = try allowing(allowOnly)
         try Request.StartArguments(selections: selections, seconds: seconds, name: name).validate()
-        defer { words = [] }
-        return .start(end: end, lock: lock, name: name, selections: selections, json: json)
+        words = []
+        // A flag start does not take is the mistake to report before the time is read.
+        try noFlagsLeft()
+        var args = Request.StartArguments(selections: readAddresses(selections), seconds: seconds, lock: lock, name: name)
+        if let until { args.until = try TimeText.parse(until, now: now, clock: clock) }
+        (args.moreTime, args.users) = (policy, users)
+        return args
     }
 
     /// W2: with `--allow-only`, the SELECTIONs are what stays allowed: one `only:` expression.
@@ -247,11 +262,26 @@ struct CommandParser {
         return [expression]
     }
 
-    private mutating func scheduleAdd() throws(CoreError) -> BlockcCommand {
+    /// W1: a pasted `https://` address becomes the site or the pages' prefix it names, and a
+    /// note says what it was read as. An address with a bad host goes as it is: blockd's
+    /// refusal says why. The parts of an allow-only expression (W2) are read the same way.
+    mutating func readAddresses(_ words: [String]) -> [String] {
+        words.map { word in
+            if AllowOnly.isExpression(word), let parts = try? AllowOnly.parts(of: word) {
+                return AllowOnly.expression(allowing: readAddresses(parts))
+            }
+            guard let reading = (try? Site.reading(url: word)) ?? nil else { return word }
+            notes.append(reading.summary(of: word))
+            return reading.target
+        }
+    }
+
+    private mutating func scheduleAdd() throws(CoreError) -> Schedule {
+        let users = try takeUsers()
         guard !words.isEmpty else { throw scanner.usage("schedule add needs a NAME") }
         let name = words.removeFirst()
         let allowOnly = take("--allow-only")
-        try moreTimeFlags()
+        let policy = try moreTimeFlags()
         let daily = value("--daily"), weekly = value("--weekly")
         var days = WeekdaySet.all
         let window: String
@@ -271,19 +301,24 @@ struct CommandParser {
         let selections = try allowing(allowOnly)
         try Schedule(name: name, selections: selections, days: days, start: start, end: end).validate()
         defer { words = [] }
-        return .scheduleAdd(name: name, days: days, start: start, end: end, selections: selections)
+        var schedule = Schedule(name: name, selections: readAddresses(selections), days: days, start: start, end: end)
+        (schedule.moreTime, schedule.users) = (policy, users)
+        return schedule
     }
 
-    private mutating func limitAdd() throws(CoreError) -> BlockcCommand {
+    private mutating func limitAdd() throws(CoreError) -> Limit {
+        let users = try takeUsers()
         guard words.count >= 3 else { throw scanner.usage("limit add needs NAME DURATION SELECTION...") }
         let name = words.removeFirst()
         let seconds = try DurationText.parse(words.removeFirst())
         let days = try value("--days").map { text throws(CoreError) in try WeekdaySet.parse(text) } ?? .all
         let warn = try value("--warn").map { text throws(CoreError) in try DurationText.parse(text) }
-        try moreTimeFlags()
+        let policy = try moreTimeFlags()
         try Limit(name: name, selections: words, seconds: seconds, days: days, warnSeconds: warn).validate()
         defer { words = [] }
-        return .limitAdd(name: name, seconds: seconds, selections: words, days: days, warnSeconds: warn)
+        var limit = Limit(name: name, selections: readAddresses(words), seconds: seconds, days: days, warnSeconds: warn)
+        (limit.moreTime, limit.users) = (policy, users)
+        return limit
     }
 
     mutating func take(_ flag: String) -> Bool {

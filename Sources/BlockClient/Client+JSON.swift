@@ -1,25 +1,51 @@
 import BlockCore
 
-/// `--json` output (blockc(1) JSON OUTPUT): these shapes are an API for scripts, so each
+/// What `--json` prints (blockc(1) JSON OUTPUT). These shapes are an API for scripts, so each
 /// command prints exactly what the page documents, whatever the daemon's answer wraps it in.
-extension BlockcRunner {
-    /// The document `--json` prints for a command, or nil when the command was not given
-    /// `--json`. `status` and `start` print the daemon's object; the listings print their
-    /// arrays; `selections show` prints the one selection object.
-    static func jsonDocument(_ command: BlockcCommand, _ o: JSONObject) -> JSON? {
-        switch command {
-        case .start(_, _, _, _, json: true), .status(json: true, _, _): .object(o)
-        case .scheduleList(json: true): o["schedules"] ?? []
-        case .selections(json: true): o["selections"] ?? []
-        case .selectionShow(_, json: true): o["selection"] ?? .object(o)
-        case .failures(json: true, clear: false): o["failures"] ?? []
-        case .failures(json: true, clear: true): .object(o)
-        case .stats(json: true): o["shieldHits"] ?? []
-        case .limitList(json: true): o["limits"] ?? []
-        case .moreTime(_, json: true): .object(o)
-        case .report(_, let options) where options.format == .json: .object(o)
-        default: nil
+public enum JSONShape: Equatable, Sendable {
+    /// The daemon's answer as it came: `status`, `start`, the more-time commands, `report`.
+    case answer
+    /// One array of the answer (`[]` when it is missing): the listings.
+    case list(String)
+    /// One object of the answer, else the whole answer: `selections show`.
+    case member(String)
+    /// `watch --json`: each event on a line of its own, as the daemon sent it (Client+Watch.swift).
+    case events
+
+    /// The document for the answer `o`.
+    func document(_ o: JSONObject) -> JSON {
+        switch self {
+        case .answer, .events: .object(o)
+        case .list(let key): o[key] ?? []
+        case .member(let key): o[key] ?? .object(o)
         }
+    }
+}
+
+extension Command {
+    /// What the command's `--json` prints; nil when it takes no `--json` (the parser then
+    /// refuses the flag). A switch, so that a new command does not compile until it says.
+    public var jsonShape: JSONShape? {
+        switch self {
+        case .start, .status, .failuresClear, .more, .requests, .approve, .deny, .cancel, .report: .answer
+        case .scheduleList: .list("schedules")
+        case .selections: .list("selections")
+        case .selectionShow: .member("selection")
+        case .failures: .list("failures")
+        case .stats: .list("shieldHits")
+        case .limitList: .list("limits")
+        case .watch: .events
+        case .stop, .scheduleAdd, .scheduleRemove, .limitAdd, .limitRemove, .reload, .hello: nil
+        // R1: blockc-agent's, never typed.
+        case .foreground: nil
+        }
+    }
+}
+
+extension BlockcRunner {
+    /// The document `--json` prints for the answer to `request`: its command's shape.
+    static func jsonDocument(_ request: Request, _ o: JSONObject) -> JSON {
+        request.command.jsonShape?.document(o) ?? .object(o)
     }
 
     /// Indented for a person at a terminal; one line into a pipe or file, so that line-based

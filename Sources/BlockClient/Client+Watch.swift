@@ -8,11 +8,11 @@ import Glibc
 extension BlockcRunner {
     /// The client's version first, so that it is printed even when the daemon is down
     /// (then the exit status is still 3: the daemon's half of the answer is missing).
-    /// `--version`: the client's version, with no daemon needed (exit 0). `version`: the
-    /// daemon's too, from hello; a daemon that cannot be reached is said, exit 3.
-    func version(path: String, daemon: Bool) -> Int32 {
+    /// `--version` (no `path`): the client's version, with no daemon needed (exit 0).
+    /// `version`: the daemon's too, from hello; a daemon that cannot be reached is said, exit 3.
+    func version(path: String?) -> Int32 {
         say("blockc \(BlockdVersion.version)")
-        guard daemon else { return BlockcRunner.ok }
+        guard let path else { return BlockcRunner.ok }
         switch exchange(.hello, path: path) {
         case .success(let o):
             let version = Output.clean(o["version"]?.string ?? "unknown")
@@ -72,10 +72,11 @@ extension BlockcRunner {
         say(json ? JSON.object(event).serialized() : output.event(WatchEvent(event)))
     }
 
-    /// `status --watch`: the status again every second, redrawn in place on a terminal and as
-    /// a new block (or, with --json, a new line) otherwise. The daemon going away mid-watch
+    /// `status --watch`: the status again every second (the same request, with its `--all` and
+    /// whose view), redrawn in place on a terminal and as a new block (or, with --json, a new
+    /// line) otherwise. The daemon going away mid-watch
     /// is shown and retried; being unreachable at the start is exit 3 like any command.
-    func statusWatch(path: String, json: Bool, all: Bool) -> Int32 {
+    func statusWatch(_ request: Request, path: String, json: Bool) -> Int32 {
         var transport: (any Transport)?
         do {
             transport = try connect(path)
@@ -89,7 +90,7 @@ extension BlockcRunner {
             var frame: String
             do {
                 if transport == nil { transport = try connect(path) }
-                switch try transport!.send(.status(all: all)) {
+                switch try transport!.send(request) {
                 case .ok(let o): frame = json ? JSON.object(o).serialized() : output.status(o)
                 case .error(let e): frame = "blockc: \(Output.clean(e.message)) (\(e.code.rawValue))"
                 case .event: frame = "blockc: blockd sent an event instead of the status"

@@ -113,101 +113,57 @@ public struct BlockcRunner {
     }
 
     public func run(_ invocation: BlockcInvocation) -> Int32 {
-        let path = invocation.socket(environment: environment)
-        switch invocation.command {
-        case .help(let topic):
-            guard let topic else {
-                say(BlockcHelp.usage)
-                return BlockcRunner.ok
-            }
-            guard let text = BlockcHelp.help(for: topic) else {
-                return usageError(CoreError(.usage, "no help for '\(Output.clean(topic))'; commands: \(BlockcInvocation.commandNames.joined(separator: ", "))"))
-            }
-            say(text)
+        switch invocation.action {
+        case .help(let topic): return help(topic)
+        case .version: return version(path: nil)
+        case .send(let request, let options):
+            for note in invocation.notes { stderr("blockc: \(Output.clean(note))\n") }
+            return send(request, options, path: invocation.socket(environment: environment))
+        }
+    }
+
+    func help(_ topic: String?) -> Int32 {
+        guard let topic else {
+            say(BlockcHelp.usage)
             return BlockcRunner.ok
-        case .version(let daemon):
-            return version(path: path, daemon: daemon)
-        case .watch(_, notify: true):
-            return watchNotify(path: path)
-        case .watch(let json, notify: false):
-            return watch(path: path, json: json)
-        case .status(let json, watch: true, let all):
-            return statusWatch(path: path, json: json, all: all)
-        default:
-            break
         }
-        let request: Request
-        do {
-            request = try self.request(for: invocation.command).with(moreTime: invocation.moreTime).forUsers(invocation)
-        } catch {
-            return usageError(error)
+        guard let text = BlockcHelp.help(for: topic) else {
+            return usageError(CoreError(.usage, "no help for '\(Output.clean(topic))'; commands: \(BlockcInvocation.commandNames.joined(separator: ", "))"))
         }
-        let object: JSONObject
-        switch exchange(request, path: path) {
-        case .success(let o): object = o
-        case .failure(let failure): return failure.status
-        }
-        if case .start(_, _, _, _, let json) = invocation.command, let problem = output.notEnforced(object) {
-            if json { say(render(invocation.command, object)) }
-            stderr("blockc: \(problem)\n")
-            return BlockcRunner.refused
-        }
-        if case .report(_, let options) = invocation.command, case .html(let path) = options.format {
-            return writeReportPage(object, to: path)
-        }
-        say(render(invocation.command, object))
-        // A1, T4: a reload that left part of the configuration out of force is not a success.
-        if case .reload = invocation.command, object["problems"]?.array?.isEmpty == false { return BlockcRunner.refused }
+        say(text)
         return BlockcRunner.ok
     }
 
-    /// The wire request for a command. `--until TIME` is resolved here, against the user's
-    /// clock and zone, and sent as an instant (DESIGN §6: HH:MM is the next one after now).
-    func request(for command: BlockcCommand) throws(CoreError) -> Request {
-        switch command {
-        case .start(let end, let lock, let name, let selections, _):
-            var args = Request.StartArguments(selections: readAddresses(selections), lock: lock, name: name)
-            switch end {
-            case .seconds(let seconds): args.seconds = seconds
-            case .until(let text): args.until = try TimeText.parse(text, now: now(), clock: clock)
+    /// The commands that are more than one request and one answer go their own way
+    /// (Client+Watch.swift); every other sends its request and shows the answer.
+    func send(_ request: Request, _ options: OutputOptions, path: String) -> Int32 {
+        switch request {
+        case .hello: return version(path: path)
+        case .watch: return options.notify ? watchNotify(path: path) : watch(path: path, json: options.json)
+        case .status where options.watch: return statusWatch(request, path: path, json: options.json)
+        case .start, .stop, .status, .scheduleAdd, .scheduleRemove, .scheduleList, .selections, .selectionShow, .failures,
+             .failuresClear, .limitAdd, .limitRemove, .limitList, .more, .requests, .approve, .deny, .cancel, .stats, .report,
+             .foreground, .reload:
+            switch exchange(request, path: path) {
+            case .success(let o): return show(request, options, o)
+            case .failure(let failure): return failure.status
             }
-            return .start(args)
-        case .stop(let name): return .stop(name: name)
-        case .status(_, _, let all): return .status(all: all)
-        case .scheduleAdd(let name, let days, let start, let end, let selections):
-            return .scheduleAdd(Schedule(name: name, selections: readAddresses(selections), days: days, start: start, end: end))
-        case .scheduleRemove(let name): return .scheduleRemove(name: name)
-        case .scheduleList: return .scheduleList
-        case .selections: return .selections
-        case .selectionShow(let name, _): return .selectionShow(name: name)
-        case .failures(_, let clear): return clear ? .failuresClear : .failures
-        case .limitAdd(let name, let seconds, let selections, let days, let warn):
-            return .limitAdd(Limit(name: name, selections: readAddresses(selections), seconds: seconds, days: days, warnSeconds: warn))
-        case .limitRemove(let name): return .limitRemove(name: name)
-        case .limitList: return .limitList
-        case .moreTime(let request, _): return request
-        case .stats: return .stats
-        case .report(let args, _): return .report(args)
-        case .watch: return .watch
-        case .reload: return .reload
-        case .version: return .hello
-        case .help: throw CoreError(.internal, "help needs no daemon")
         }
     }
 
-    /// W1: a pasted `https://` address becomes the site or the pages' prefix it names, and the
-    /// user is told on stderr what it was read as (stdout stays the answer, `--json` too). An
-    /// address with a bad host goes as it is: blockd's refusal says why.
-    /// The parts of an allow-only expression (W2) are read the same way.
-    func readAddresses(_ words: [String]) -> [String] {
-        words.map { word in
-            if AllowOnly.isExpression(word), let parts = try? AllowOnly.parts(of: word) {
-                return AllowOnly.expression(allowing: readAddresses(parts))
-            }
-            guard let reading = (try? Site.reading(url: word)) ?? nil else { return word }
-            stderr("blockc: \(Output.clean(reading.summary(of: word)))\n")
-            return reading.target
+    /// Prints the answer to `request` and says how the command went.
+    func show(_ request: Request, _ options: OutputOptions, _ o: JSONObject) -> Int32 {
+        // §7 Truth: a start accepted but not enforced is not a success.
+        if case .start = request, let problem = output.notEnforced(o) {
+            if options.json { say(render(request, options, o)) }
+            stderr("blockc: \(problem)\n")
+            return BlockcRunner.refused
         }
+        if case .html(let path) = options.format { return writeReportPage(o, to: path) }
+        say(render(request, options, o))
+        // A1, T4: a reload that left part of the configuration out of force is not a success.
+        if case .reload = request, o["problems"]?.array?.isEmpty == false { return BlockcRunner.refused }
+        return BlockcRunner.ok
     }
 
     /// One request, one answer; a failure is already reported and carries the exit status.
@@ -237,28 +193,35 @@ public struct BlockcRunner {
         init(_ status: Int32) { self.status = status }
     }
 
-    /// Human text, or with `--json` the documented document (Client+JSON.swift).
-    func render(_ command: BlockcCommand, _ o: JSONObject) -> String {
-        if let document = BlockcRunner.jsonDocument(command, o) { return jsonText(document) }
+    /// Human text, or with `--json` the documented document (Client+JSON.swift). One case per
+    /// request, so that a new command does not compile until it has its text; each answer is
+    /// decoded once, by its type in Replies.swift where it has one.
+    func render(_ request: Request, _ options: OutputOptions, _ o: JSONObject) -> String {
+        if options.json { return jsonText(BlockcRunner.jsonDocument(request, o)) }
         let out = output
-        switch command {
+        switch request {
         case .start: return out.start(o)
-        case .stop: return o["pending"] != nil ? out.moreTime(o) : out.stop(o)
+        case .stop: return out.removal(RemovalReply(o), kind: "block")
+        case .scheduleRemove: return out.removal(RemovalReply(o), kind: "schedule")
+        case .limitRemove: return out.removal(RemovalReply(o), kind: "limit")
         case .status: return out.status(o)
         case .scheduleAdd: return out.scheduleAdded(o)
-        case .scheduleRemove: return o["pending"] != nil ? out.moreTime(o) : out.scheduleRemoved(o)
         case .scheduleList: return out.schedules(o)
         case .selections: return out.selections(o)
         case .selectionShow: return out.selection(o)
-        case .failures(_, let clear): return clear ? out.failuresCleared(o) : out.failures(o)
-        case .stats: return out.stats(o)
-        case .report(_, let options): return options.format == .csv ? out.reportCSV(o) : out.report(o, by: options.by)
-        case .reload: return out.reload(o)
-        case .limitList: return out.limits(o)
+        case .failures: return out.failures(o)
+        case .failuresClear: return out.failuresCleared(o)
         case .limitAdd: return out.limitAdded(o)
-        case .limitRemove: return o["pending"] != nil ? out.moreTime(o) : out.limitRemoved(o)
-        case .moreTime: return out.moreTime(o)
-        default: return out.generic(o)
+        case .limitList: return out.limits(o)
+        case .more, .approve: return out.more(MoreReply(o))
+        case .requests: return out.requests(RequestsReply(o))
+        case .deny: return out.denied(DeniedReply(o))
+        case .cancel: return out.cancelled(CancelledReply(o))
+        case .stats: return out.stats(o)
+        case .report: return options.format == .csv ? out.reportCSV(o) : out.report(o, by: options.by)
+        case .reload: return out.reload(o)
+        // Sent by other commands' own paths (Client+Watch.swift) or by blockc-agent: shown as they come.
+        case .hello, .watch, .foreground: return out.generic(o)
         }
     }
 }

@@ -41,11 +41,11 @@ extension Output {
 
     /// `selections`: `{"selections": [{name, domains, apps, openURL}...]}`.
     public func selections(_ o: JSONObject) -> String {
-        let items = (o["selections"]?.array ?? []).compactMap(\.object)
+        let items = (o["selections"]?.array ?? []).compactMap(\.object).map(SelectionReply.init)
         guard !items.isEmpty else { return "No selections are defined." }
         let header = [Cell("NAME", .dim), Cell("DOMAINS", .dim), Cell("APPS", .dim)]
         let rows = items.map { s in
-            [Cell(text(s["name"]), .bold), Cell(summary(texts(s["domains"]))), Cell(summary(texts(s["apps"])))]
+            [Cell(Output.clean(s.name), .bold), Cell(summary(s.domains.map(Output.clean))), Cell(summary(s.apps.map(Output.clean)))]
         }
         return (table([header] + rows, indent: "") + ["", "Details: 'blockc selections show NAME'."]).joined(separator: "\n")
     }
@@ -59,8 +59,8 @@ extension Output {
 
     /// `selections show NAME`: `{"selection": {name, domains, apps, paths, openURL}}`.
     public func selection(_ o: JSONObject) -> String {
-        let s = o["selection"]?.object ?? o
-        var lines = [heading("Selection \(text(s["name"]))")]
+        let s = SelectionReply(o["selection"]?.object ?? o)
+        var lines = [heading("Selection \(Output.clean(s.name))")]
         func list(_ label: String, _ items: [String]) {
             let pad = String(repeating: " ", count: 10 - label.count)
             if items.isEmpty { lines.append("  \(label)\(pad)-") }
@@ -68,11 +68,10 @@ extension Output {
                 lines.append(i == 0 ? "  \(label)\(pad)\(item)" : "            \(item)")
             }
         }
-        list("Domains:", texts(s["domains"]))
-        list("Apps:", texts(s["apps"]))
-        let paths = texts(s["paths"])
-        if !paths.isEmpty { list("Paths:", paths) }  // E8, in browsers only
-        if let url = s["openURL"]?.string { list("Opens:", [Output.clean(url)]) }
+        list("Domains:", s.domains.map(Output.clean))
+        list("Apps:", s.apps.map(Output.clean))
+        if !s.paths.isEmpty { list("Paths:", s.paths.map(Output.clean)) }  // E8, in browsers only
+        if let url = s.openURL { list("Opens:", [Output.clean(url)]) }
         return lines.joined(separator: "\n")
     }
 

@@ -38,7 +38,7 @@ extension Output {
             lines += table(activities.map(activityRow))
         }
         if let idle = idleLine(counts, shown: activities.count) { lines.append(idle) }
-        lines += moreTimeStatus(s)  // M2, M3
+        lines += moreTimeStatus(RequestsReply(s))  // M2, M3
 
         // T4: a failure is never swallowed, so status shows the latest ones.
         let failures = (s["failures"]?.array ?? []).compactMap(\.object).map(FailureReply.init)
@@ -251,10 +251,6 @@ extension Output {
             + "blockd retries by itself and 'blockc status' shows when it is enforced."
     }
 
-    public func stop(_ o: JSONObject) -> String {
-        "Stopped block '\(text(o["stopped"]))'. Anything another activity still covers stays blocked (see 'blockc status')."
-    }
-
     /// `schedule add`: the schedule's activity object.
     public func scheduleAdded(_ o: JSONObject) -> String {
         let a = ActivityReply(o)
@@ -263,10 +259,6 @@ extension Output {
         let state = a.active ? "active now, \(until(a.end))" : instant(a.start).map { "next window \(at($0))" } ?? "no upcoming window"
         return "Added schedule '\(Output.clean(a.name))' (\(rule)) for \(selections)\(onlyFor(a.users)); \(state)."
     }
-
-    public func scheduleRemoved(_ o: JSONObject) -> String { "Removed schedule '\(text(o["removed"]))'." }
-
-    public func limitRemoved(_ o: JSONObject) -> String { "Removed limit '\(text(o["removed"]))'." }
 
     public func failuresCleared(_ o: JSONObject) -> String {
         "Cleared \(plural(o["cleared"]?.int ?? 0, "failure"))."
@@ -281,8 +273,8 @@ extension Output {
                 + problems.map { "  " + paint($0, .red) }).joined(separator: "\n")
     }
 
-    /// Answers this client has no special text for (the `limit` commands, for now): the
-    /// object itself, indented, with strings cleaned.
+    /// An answer this client has no text for (a newer daemon's more-time state): the object
+    /// itself, indented, with strings cleaned.
     public func generic(_ o: JSONObject) -> String {
         o.isEmpty ? "Done." : Output.cleaned(.object(o)).prettyPrinted()
     }
@@ -297,7 +289,7 @@ extension Output {
             var out = JSONObject()
             for (k, v) in o { out[clean(k)] = cleaned(v) }
             return .object(out)
-        default: return value
+        case .null, .bool, .int, .double: return value
         }
     }
 }

@@ -38,9 +38,9 @@ extension Output {
 extension Output {
     /// A1: a user as texts name them: the name the daemon sent (`user`), else the local user
     /// database's, else `uid N`.
-    func person(_ o: JSON) -> String {
-        if let name = o["user"]?.string { return Output.clean(name) }
-        return person(o["uid"]?.int ?? -1)
+    func person(user: String?, uid: Int?) -> String {
+        if let user { return Output.clean(user) }
+        return person(uid ?? -1)
     }
 
     func person(_ uid: Int) -> String { userName(uid).map(Output.clean) ?? "uid \(uid)" }

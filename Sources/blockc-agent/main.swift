@@ -12,8 +12,8 @@ let environment = runner.environment
 runner.notifyAgent = { path in NotifyAgent.run(NotifyAgent.Options(socketPath: path, environment: environment)) }
 let status: Int32
 do throws(CoreError) {
-    let invocation = try BlockcInvocation.parse(Array(CommandLine.arguments.dropFirst()))
-    guard case .watch(_, notify: true) = invocation.command else {
+    let invocation = try BlockcInvocation.parse(Array(CommandLine.arguments.dropFirst()), now: runner.now(), clock: runner.clock)
+    guard case .send(.watch, let options) = invocation.action, options.notify else {
         throw CoreError(.usage, "blockc-agent runs only 'watch --notify' (what 'blockc watch --notify' starts); use blockc for every other command")
     }
     status = runner.run(invocation)

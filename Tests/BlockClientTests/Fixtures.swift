@@ -78,3 +78,17 @@ enum Fixture {
         return o
     }
 }
+
+extension BlockcInvocation {
+    /// blockc's command line read at the fixtures' instant and in their zone (`--until` is
+    /// resolved against them).
+    static func parse(_ arguments: [String], now: Date = Fixture.now) throws(CoreError) -> BlockcInvocation {
+        try parse(arguments, now: now, clock: Fixture.tokyo)
+    }
+
+    /// The request the command line sends (nil: help or `--version`).
+    var request: Request? {
+        guard case .send(let request, _) = action else { return nil }
+        return request
+    }
+}

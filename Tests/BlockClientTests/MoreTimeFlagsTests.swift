@@ -14,12 +14,20 @@ struct MoreTimeFlagsTests {
         (["start", "--for", "1h", "--delay", "0", "reddit"], MoreTimePolicy(delay: 0)),
     ])
     func parsed(arguments: [String], expected: MoreTimePolicy) throws {
-        #expect(try BlockcInvocation.parse(arguments).moreTime == expected)
+        #expect(MoreTimeFlagsTests.policy(try BlockcInvocation.parse(arguments).request) == expected)
     }
 
     @Test("without the flags there is no policy, so the daemon's defaults apply")
     func absent() throws {
-        #expect(try BlockcInvocation.parse(["start", "--for", "1h", "reddit"]).moreTime == nil)
+        #expect(MoreTimeFlagsTests.policy(try BlockcInvocation.parse(["start", "--for", "1h", "reddit"]).request) == nil)
+    }
+
+    /// The policy a request carries.
+    static func policy(_ request: Request?) -> MoreTimePolicy? {
+        if case .start(let a)? = request { return a.moreTime }
+        if case .scheduleAdd(let s)? = request { return s.moreTime }
+        if case .limitAdd(let l)? = request { return l.moreTime }
+        return nil
     }
 
     @Test("a bad value or a command that takes no policy is a usage error that says what is wrong", arguments: [
@@ -32,13 +40,10 @@ struct MoreTimeFlagsTests {
         do { _ = try BlockcInvocation.parse(arguments) } catch { #expect(error.message.contains(message), "\(error.message)") }
     }
 
-    @Test("the policy goes into the request of the command that takes it")
-    func request() {
-        let policy = MoreTimePolicy(mode: .approval, delay: 120)
-        guard case .start(let a) = Request.start(.init(selections: ["reddit"], seconds: 60)).with(moreTime: policy) else { Issue.record("not a start"); return }
-        #expect(a.moreTime == policy)
-        guard case .limitAdd(let l) = Request.limitAdd(Limit(name: "g", selections: ["steam"], seconds: 60)).with(moreTime: policy) else { Issue.record("not a limit"); return }
-        #expect(l.moreTime == policy)
-        #expect(Request.status().with(moreTime: policy) == .status())
+    @Test("M1: the policy goes on the wire as the request's moreTime, as blockd reads it back")
+    func request() throws {
+        let request = try #require(try BlockcInvocation.parse(["limit", "add", "g", "1m", "--more-time", "approval", "--delay", "2m", "steam"]).request)
+        #expect(request.line.contains(#""moreTime":{"mode":"approval","delay":120"#), "\(request.line)")
+        #expect(try Request.parse(request.line) == request)
     }
 }

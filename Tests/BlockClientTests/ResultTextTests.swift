@@ -21,10 +21,10 @@ struct ResultTextTests {
     @Test("stop, schedule add/remove, failures --clear and reload each answer in one sentence")
     func oneLiners() {
         let out = Fixture.output()
-        #expect(out.stop(["stopped": "instagram"]).hasPrefix("Stopped block 'instagram'."))
+        #expect(out.removal(RemovalReply(["stopped": "instagram"]), kind: "block").hasPrefix("Stopped block 'instagram'."))
         #expect(out.scheduleAdded(Fixture.bedtime.object!)
                 == "Added schedule 'bedtime' (daily 22:00-07:00) for instagram, reddit; next window at 22:00 (in 8h55m).")
-        #expect(out.scheduleRemoved(["removed": "bedtime"]) == "Removed schedule 'bedtime'.")
+        #expect(out.removal(RemovalReply(["removed": "bedtime"]), kind: "schedule") == "Removed schedule 'bedtime'.")
         #expect(out.failuresCleared(["cleared": 1]) == "Cleared 1 failure.")
         #expect(out.failuresCleared(["cleared": 3]) == "Cleared 3 failures.")
         #expect(out.reload(["reloaded": 4]) == "Reloaded the configuration (4 files).")
@@ -42,7 +42,7 @@ struct ResultTextTests {
          "More time for steam (m3) until 13:20 (15m left); blocked again at its end if a reason still holds, and 15m more use today under limit 'games'; blocked again when it is used up."),
     ])
     func grants(reply: JSON, expected: String) {
-        #expect(Fixture.output().moreTime(reply.object!) == expected)
+        #expect(Fixture.output().more(MoreReply(reply.object!)) == expected)
     }
 
     @Test("watch: one line per event, in local time",

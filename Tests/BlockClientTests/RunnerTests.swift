@@ -77,7 +77,7 @@ final class Harness {
             return nil
         }
         do {
-            return runner.run(try BlockcInvocation.parse(arguments))
+            return runner.run(try BlockcInvocation.parse(arguments, now: now))
         } catch {
             return runner.usageError(error)
         }
@@ -305,5 +305,12 @@ struct RunnerTests {
         #expect(flaky.run(["status", "--watch"], frames: 3) == 0)
         #expect(flaky.out.contains("blockc: blockd closed the connection (retrying every second)"))
         #expect(flaky.connects == 2)
+    }
+
+    @Test("§6: status --watch asks for the view it was given, every frame (--all, --user, --all-users)")
+    func statusWatchView() {
+        let h = Harness(FakeTransport(Array(repeating: .success(.ok(Fixture.emptyStatus)), count: 2)))
+        #expect(h.run(["status", "--watch", "--all", "--user", "kid"], frames: 2) == 0)
+        #expect(h.transport?.sent == Array(repeating: .status(all: true, view: .user("kid")), count: 2))
     }
 }

@@ -45,4 +45,58 @@ struct RepliesTests {
         #expect(FailureReply(failure.json) == failure)
         #expect(ActivityReply(["name": 5, "active": "yes"]).name == "" && !ActivityReply(["active": "yes"]).active, "wrong types read as absent")
     }
+
+    static let grant = GrantReply(id: "m1", selection: "steam", start: "2026-11-29T13:05:00.000+09:00", end: "2026-11-29T13:20:00.000+09:00",
+                                  uid: 1000, user: "kid", activities: ["focus", "games"], allowance: ["games"], grantedBy: 0,
+                                  grantedByUser: "root", reason: "homework")
+    static let request = MoreTimeRequestReply(id: "m2", selection: "steam", asked: "2026-11-29T13:00:00.000+09:00",
+                                              expires: "2026-11-29T14:00:00.000+09:00", uid: 1000, user: "kid", activities: ["games"], seconds: 900)
+    static let delayed = DelayedReply(name: "work", kind: "stop", uid: 1000, user: "kid", at: "2026-11-29T13:07:00.000+09:00")
+
+    /// The lines blockd writes today (Engine+Delay.swift: grantJSON, requestJSON, looseningJSON;
+    /// Engine+MoreTime.swift: deny's and cancel's answers), key for key and in order.
+    @Test("M1-M3: the more-time answers encode as blockd sends them, and decode to what was encoded", arguments: [
+        (MoreReply.granted(grant).json, #"{"id":"m1","selection":"steam","state":"granted","start":"2026-11-29T13:05:00.000+09:00","end":"2026-11-29T13:20:00.000+09:00","uid":1000,"activities":["focus","games"],"allowance":["games"],"grantedBy":0,"user":"kid","grantedByUser":"root","reason":"homework"}"#),
+        (GrantReply(id: "m3", selection: "x", start: "s", end: "e", uid: 7, user: "u").json,
+         #"{"id":"m3","selection":"x","state":"granted","start":"s","end":"e","uid":7,"activities":[],"grantedBy":null,"user":"u"}"#),
+        (MoreReply.pending(request).json, #"{"id":"m2","selection":"steam","state":"pending","asked":"2026-11-29T13:00:00.000+09:00","expires":"2026-11-29T14:00:00.000+09:00","uid":1000,"activities":["games"],"seconds":900,"user":"kid"}"#),
+        (RemovalReply.delayed(delayed).json, #"{"pending":"work","kind":"stop","uid":1000,"user":"kid","at":"2026-11-29T13:07:00.000+09:00"}"#),
+        (RemovalReply.stopped("work").json, #"{"stopped":"work"}"#),
+        (RemovalReply.removed("bedtime").json, #"{"removed":"bedtime"}"#),
+        (DeniedReply(id: "m2", selection: "steam").json, #"{"denied":"m2","selection":"steam"}"#),
+        (CancelledReply(name: "m2", kind: "request").json, #"{"cancelled":"m2","kind":"request"}"#),
+    ] as [(JSONObject, String)])
+    func moreTimeShapes(object: JSONObject, line: String) throws {
+        #expect(JSON.object(object).serialized() == line)
+        let read = try #require(try JSON.parse(line).object)
+        if read["state"] != nil { #expect(MoreReply(read).json == object) }
+        if read["pending"] != nil || read["stopped"] != nil || read["removed"] != nil { #expect(RemovalReply(read).json == object) }
+        if read["denied"] != nil { #expect(DeniedReply(read).json == object) }
+        if read["cancelled"] != nil { #expect(CancelledReply(read).json == object) }
+    }
+
+    @Test("M2-M4: requests decodes its three lists and admin; status's more-time keys decode the same; a newer state is kept whole")
+    func requestsAndUnknown() {
+        let reply = RequestsReply(requests: [RepliesTests.request], grants: [RepliesTests.grant], delayed: [RepliesTests.delayed], admin: true)
+        #expect(Array(reply.json.keys) == ["requests", "grants", "delayed", "admin"])
+        #expect(RequestsReply(reply.json) == reply)
+        var status = reply.json
+        (status["admin"], status["blocked"]) = (nil, [])
+        #expect(RequestsReply(status).admin == nil && RequestsReply(status).grants == [RepliesTests.grant])
+        let newer: JSONObject = ["id": "m9", "state": "queued"]
+        #expect(MoreReply(newer) == .unknown(newer))
+        #expect(RemovalReply(["stopped": 5]) == .removed(""), "wrong types read as absent")
+    }
+
+    @Test("S1, S6: a selection encodes as Shapes sends it, texts sorted, and decodes to what was encoded")
+    func selection() throws {
+        let s = Selection(name: "reddit", domains: ["reddit.com"], paths: ["reddit.com/r/all"], openURL: "https://example.org/",
+                          texts: ["ShieldBody[ja]": "後で", "ShieldBody": "Later"], firewall: true)
+        let object = try #require(RepliesTests.shapes.selection(s).object)
+        #expect(JSON.object(object).serialized() == #"{"name":"reddit","domains":["reddit.com"],"apps":[],"paths":["reddit.com/r/all"],"openURL":"https://example.org/","firewall":true,"texts":{"ShieldBody":"Later","ShieldBody[ja]":"後で"}}"#)
+        #expect(SelectionReply(object) == SelectionReply(name: "reddit", domains: ["reddit.com"], paths: ["reddit.com/r/all"],
+                                                         openURL: "https://example.org/", firewall: true, texts: s.texts))
+        let plain = try #require(RepliesTests.shapes.selection(Selection(name: "x")).object)
+        #expect(JSON.object(plain).serialized() == #"{"name":"x","domains":[],"apps":[],"paths":[],"openURL":null,"texts":{}}"#)
+    }
 }

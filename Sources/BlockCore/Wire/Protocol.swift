@@ -141,10 +141,13 @@ extension Request {
         case .start(let s): try s.validate()
         case .scheduleAdd(let s): try s.validate()
         case .limitAdd(let l): try l.validate()
-        case .stop(let name), .scheduleRemove(let name), .limitRemove(let name): try Names.validateReference(name, what: "name")
-        case .hello, .status, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitList, .stats, .report, .watch, .reload:
+        case .stop(let name), .scheduleRemove(let name), .limitRemove(let name), .cancel(let name): try Names.validateReference(name, what: "name")
+        case .hello, .status, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitList, .stats, .report, .watch, .reload,
+             .requests:
             break
-        case .more, .requests, .approve, .deny, .cancel: try validateMoreTime()
+        case .more(let m): try m.validate()
+        case .approve(let id, let seconds): try Request.validateApproval(id: id, seconds: seconds)
+        case .deny(let id, let reason): try Request.validateDenial(id: id, reason: reason)
         case .foreground(let app): try Request.validateForeground(app)
         }
     }
@@ -158,9 +161,11 @@ extension Request {
     var arguments: JSONObject {
         var o = JSONObject()
         switch self {
-        case .hello, .scheduleList, .selections, .failures, .failuresClear, .limitList, .stats, .watch, .reload:
+        case .hello, .scheduleList, .selections, .failures, .failuresClear, .limitList, .stats, .watch, .reload, .requests:
             break
-        case .more, .requests, .approve, .deny, .cancel: o = moreTimeArguments
+        case .more(let m): o = m.arguments
+        case .approve(let id, let seconds): o = Request.approvalArguments(id: id, seconds: seconds)
+        case .deny(let id, let reason): o = Request.denialArguments(id: id, reason: reason)
         case .report(let r): o = r.arguments
         case .foreground(let app): if let app { o["app"] = .string(app) }
         case .status(let all, let view):
@@ -174,7 +179,7 @@ extension Request {
             if let name = s.name { o["name"] = .string(name) }
             if let p = s.moreTime { o["moreTime"] = p.json }
             if let u = s.users { o["users"] = u.json }
-        case .stop(let name), .scheduleRemove(let name), .selectionShow(let name), .limitRemove(let name):
+        case .stop(let name), .scheduleRemove(let name), .selectionShow(let name), .limitRemove(let name), .cancel(let name):
             o["name"] = .string(name)
         case .scheduleAdd(let s):
             o["name"] = .string(s.name)
@@ -224,7 +229,11 @@ struct Arguments {
         case .scheduleRemove: return .scheduleRemove(name: try string("name"))
         case .selectionShow: return .selectionShow(name: try string("name"))
         case .limitRemove: return .limitRemove(name: try string("name"))
-        case .more, .requests, .approve, .deny, .cancel: return try moreTimeRequest()
+        case .more: return .more(try more())
+        case .requests: return .requests
+        case .approve: return try approval()
+        case .deny: return .deny(id: try string("id"), reason: try optionalString("reason"))
+        case .cancel: return .cancel(name: try string("name"))
         case .start: return .start(try start())
         case .scheduleAdd: return .scheduleAdd(try schedule())
         case .limitAdd:

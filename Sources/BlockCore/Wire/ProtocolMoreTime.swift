@@ -26,25 +26,18 @@ extension Request {
     /// The longest reason kept with a request.
     public static let maxReasonBytes = 200
 
-    public func validateMoreTime() throws(CoreError) {
-        switch self {
-        case .more(let m):
-            try Names.validate(m.selection, what: "selection name")
-            if let s = m.seconds, !(1...86_400).contains(s) {
-                throw CoreError(.invalidDuration, "more: ask for 1s up to the end of the day, or --today")
-            }
-            try Request.checkReason(m.reason)
-        case .approve(let id, let seconds):
-            try Names.validate(id, what: "request id")
-            if let s = seconds, !(1...86_400).contains(s) {
-                throw CoreError(.invalidDuration, "approve: give 1s up to the end of the day")
-            }
-        case .deny(let id, let reason):
-            try Names.validate(id, what: "request id")
-            try Request.checkReason(reason)
-        case .cancel(let name): try Names.validateReference(name, what: "name")
-        default: break
+    /// M2: an administrator's answer names a request; approve's length, if given, is 1s up to
+    /// a day.
+    public static func validateApproval(id: String, seconds: Int?) throws(CoreError) {
+        try Names.validate(id, what: "request id")
+        if let s = seconds, !(1...86_400).contains(s) {
+            throw CoreError(.invalidDuration, "approve: give 1s up to the end of the day")
         }
+    }
+
+    public static func validateDenial(id: String, reason: String?) throws(CoreError) {
+        try Names.validate(id, what: "request id")
+        try Request.checkReason(reason)
     }
 
     static func checkReason(_ reason: String?) throws(CoreError) {
@@ -54,23 +47,34 @@ extension Request {
         }
     }
 
-    var moreTimeArguments: JSONObject {
-        var o = JSONObject()
-        switch self {
-        case .more(let m):
-            o["selection"] = .string(m.selection)
-            if let s = m.seconds { o["seconds"] = .int(Int64(s)) }
-            if m.today { o["today"] = .bool(true) }
-            if let r = m.reason { o["reason"] = .string(r) }
-        case .approve(let id, let seconds):
-            o["id"] = .string(id)
-            if let s = seconds { o["seconds"] = .int(Int64(s)) }
-        case .deny(let id, let reason):
-            o["id"] = .string(id)
-            if let r = reason { o["reason"] = .string(r) }
-        case .cancel(let name): o["name"] = .string(name)
-        default: break
+    static func approvalArguments(id: String, seconds: Int?) -> JSONObject {
+        var o: JSONObject = ["id": .string(id)]
+        if let s = seconds { o["seconds"] = .int(Int64(s)) }
+        return o
+    }
+
+    static func denialArguments(id: String, reason: String?) -> JSONObject {
+        var o: JSONObject = ["id": .string(id)]
+        if let r = reason { o["reason"] = .string(r) }
+        return o
+    }
+}
+
+extension Request.MoreArguments {
+    /// M1: a selection name, 1s up to the end of the day (or `today`), and a short reason.
+    public func validate() throws(CoreError) {
+        try Names.validate(selection, what: "selection name")
+        if let s = seconds, !(1...86_400).contains(s) {
+            throw CoreError(.invalidDuration, "more: ask for 1s up to the end of the day, or --today")
         }
+        try Request.checkReason(reason)
+    }
+
+    var arguments: JSONObject {
+        var o: JSONObject = ["selection": .string(selection)]
+        if let s = seconds { o["seconds"] = .int(Int64(s)) }
+        if today { o["today"] = .bool(true) }
+        if let r = reason { o["reason"] = .string(r) }
         return o
     }
 }
@@ -83,27 +87,23 @@ extension MoreTimePolicy {
 }
 
 extension Arguments {
-    mutating func moreTimeRequest() throws(CoreError) -> Request {
-        switch command {
-        case .requests: return .requests
-        case .cancel: return .cancel(name: try string("name"))
-        case .approve:
-            let id = try string("id")
-            return .approve(id: id, seconds: try optional("seconds").map { v throws(CoreError) in try intValue("seconds", v) })
-        case .deny: return .deny(id: try string("id"), reason: try optionalString("reason"))
-        default:
-            var m = Request.MoreArguments(selection: try string("selection"))
-            if let v = optional("seconds") { m.seconds = try intValue("seconds", v) }
-            if let v = optional("today") {
-                guard case .bool(let b) = v else { throw wrongType("today", "true or false") }
-                m.today = b
-            }
-            guard (m.seconds == nil) == m.today else {
-                throw CoreError(.usage, "more: give exactly one of 'seconds' and 'today'")
-            }
-            m.reason = try optionalString("reason")
-            return .more(m)
+    mutating func more() throws(CoreError) -> Request.MoreArguments {
+        var m = Request.MoreArguments(selection: try string("selection"))
+        if let v = optional("seconds") { m.seconds = try intValue("seconds", v) }
+        if let v = optional("today") {
+            guard case .bool(let b) = v else { throw wrongType("today", "true or false") }
+            m.today = b
         }
+        guard (m.seconds == nil) == m.today else {
+            throw CoreError(.usage, "more: give exactly one of 'seconds' and 'today'")
+        }
+        m.reason = try optionalString("reason")
+        return m
+    }
+
+    mutating func approval() throws(CoreError) -> Request {
+        let id = try string("id")
+        return .approve(id: id, seconds: try optional("seconds").map { v throws(CoreError) in try intValue("seconds", v) })
     }
 
     mutating func optionalString(_ key: String) throws(CoreError) -> String? {

@@ -1,7 +1,8 @@
-/// The objects of `status` (and of `start`, `schedule list`, `limit list`, `failures`) that
-/// clients read back (DESIGN §6): encoded by `json` for the daemon (through `Shapes`) and
-/// decoded by `init(_:)` for blockc. They are an API for scripts: keys may be added, never
-/// renamed. Instants are the daemon's ISO 8601 text with offset, durations are seconds.
+/// The objects of `status` (and of `start`, `schedule list`, `limit list`, `failures`,
+/// `selections`) that clients read back (DESIGN §6): encoded by `json` for the daemon (through
+/// `Shapes`) and decoded by `init(_:)` for blockc and the agent, so that each is read in one
+/// place (the more-time answers are in Replies+MoreTime.swift). They are an API for scripts:
+/// keys may be added, never renamed. Instants are the daemon's ISO 8601 text with offset, durations are seconds.
 /// Decoding is lenient, as a reader of another version must be: a key of the wrong type
 /// reads as absent.
 public struct ActivityReply: Equatable, Sendable {
@@ -122,8 +123,49 @@ public struct FailureReply: Equatable, Sendable {
     }
 }
 
+/// A selection as `selections` lists it and `selection-show` answers it (S1, S6, E8): blockc
+/// prints it, the notification agent takes its alternative and its own texts from it.
+public struct SelectionReply: Equatable, Sendable {
+    public var name: String
+    public var domains: [String]
+    public var apps: [String]
+    /// E8: URL prefixes, enforced in browsers only.
+    public var paths: [String]
+    public var openURL: String?
+    /// E5 `Firewall=yes` (sent only when true).
+    public var firewall: Bool?
+    /// S6: the selection's own texts, keyed as in its file (`ShieldBody[ja]`).
+    public var texts: [String: String]
+
+    public init(name: String, domains: [String] = [], apps: [String] = [], paths: [String] = [], openURL: String? = nil,
+                firewall: Bool? = nil, texts: [String: String] = [:]) {
+        (self.name, self.domains, self.apps, self.paths) = (name, domains, apps, paths)
+        (self.openURL, self.firewall, self.texts) = (openURL, firewall, texts)
+    }
+
+    public var json: JSONObject {
+        var o: JSONObject = ["name": .string(name), "domains": Reply.strings(domains), "apps": Reply.strings(apps),
+                             "paths": Reply.strings(paths), "openURL": Reply.text(openURL)]
+        if firewall == true { o["firewall"] = .bool(true) }
+        var texts = JSONObject()
+        for key in self.texts.keys.sorted() { texts[key] = .string(self.texts[key]!) }
+        o["texts"] = .object(texts)
+        return o
+    }
+
+    public init(_ o: JSONObject) {
+        self.init(name: o["name"]?.string ?? "", domains: Reply.strings(o["domains"]), apps: Reply.strings(o["apps"]),
+                  paths: Reply.strings(o["paths"]), openURL: o["openURL"]?.string, firewall: o["firewall"]?.bool)
+        for (key, value) in o["texts"]?.object ?? JSONObject() {
+            if let text = value.string { texts[key] = text }
+        }
+    }
+}
+
 enum Reply {
     static func text(_ s: String?) -> JSON { s.map(JSON.string) ?? .null }
+    static func int(_ n: Int?) -> JSON { n.map { .int(Int64($0)) } ?? .null }
     static func strings(_ a: [String]) -> JSON { .array(a.map(JSON.string)) }
     static func strings(_ value: JSON?) -> [String] { (value?.array ?? []).compactMap(\.string) }
+    static func objects(_ value: JSON?) -> [JSONObject] { (value?.array ?? []).compactMap(\.object) }
 }

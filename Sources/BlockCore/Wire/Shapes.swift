@@ -7,7 +7,6 @@ public struct Shapes: Sendable {
 
     public init(clock: LocalClock) { self.clock = clock }
 
-
     func text(_ d: Date?) -> String? { d.map(clock.iso8601) }
 
     /// An activity: for a schedule, `start`/`end` are the current window if active, else the next.
@@ -47,20 +46,10 @@ public struct Shapes: Sendable {
         .object(FailureReply(time: text(time), code: code, message: message, uid: uid.map(Int.init), activity: activity).json)
     }
 
+    /// S6: with the selection's own texts (keys as in its file, e.g. ShieldBody[ja]), so that a
+    /// user agent renders what the administrator wrote; E8: its URL prefixes.
     public func selection(_ s: Selection) -> JSON {
-        var o: JSONObject = [
-            "name": .string(s.name),
-            "domains": .array(s.domains.map { .string($0) }),
-            "apps": .array(s.apps.map { .string($0) }),
-        ]
-        o["paths"] = .array(s.paths.map { .string($0) })  // E8: URL prefixes
-        o["openURL"] = s.openURL.map { .string($0) } ?? .null
-        if s.firewall == true { o["firewall"] = .bool(true) }
-        // S6: the selection's own texts (keys as in its file, e.g. ShieldBody[ja]), so that a
-        // user agent renders what the administrator wrote.
-        var texts = JSONObject()
-        for key in s.texts.keys.sorted() { texts[key] = .string(s.texts[key]!) }
-        o["texts"] = .object(texts)
-        return .object(o)
+        .object(SelectionReply(name: s.name, domains: s.domains, apps: s.apps, paths: s.paths, openURL: s.openURL,
+                               firewall: s.firewall, texts: s.texts).json)
     }
 }

@@ -1,0 +1,226 @@
+/// The answers of the more-time commands (M1-M3), typed once: `more` and `approve` (a grant or
+/// a request), `deny`, `cancel`, `requests` (also the more-time keys of `status`), and a
+/// `stop`, `schedule-remove` or `limit-remove` that waits for its `Delay=`. Each `json` writes
+/// the keys in the order the daemon sends them (RepliesTests pins the lines); `init(_:)` reads
+/// them back leniently, as Replies.swift does: a key of the wrong type reads as absent.
+
+/// M3: more time granted (`"state": "granted"`): the answer to `approve` and to a `more` that
+/// the policy grants at once, and a row of `requests`. Over blocks and schedules it is a
+/// window; over a used-up daily limit (`allowance`) it is an amount of use.
+public struct GrantReply: Equatable, Sendable {
+    public var id: String
+    public var selection: String
+    public var start: String?
+    public var end: String?
+    /// Who it is for.
+    public var uid: Int?
+    public var user: String?
+    /// What it lifts: the activities, then the limits it gives allowance.
+    public var activities: [String]
+    /// The limits given allowance instead of a window (nil: none).
+    public var allowance: [String]?
+    /// Who granted it (nil: the policy, `MoreTime=self`).
+    public var grantedBy: Int?
+    public var grantedByUser: String?
+    public var reason: String?
+
+    public init(id: String, selection: String, start: String?, end: String?, uid: Int? = nil, user: String? = nil,
+                activities: [String] = [], allowance: [String]? = nil, grantedBy: Int? = nil, grantedByUser: String? = nil,
+                reason: String? = nil) {
+        (self.id, self.selection, self.start, self.end, self.uid, self.user) = (id, selection, start, end, uid, user)
+        (self.activities, self.allowance, self.grantedBy) = (activities, allowance, grantedBy)
+        (self.grantedByUser, self.reason) = (grantedByUser, reason)
+    }
+
+    public var json: JSONObject {
+        var o: JSONObject = ["id": .string(id), "selection": .string(selection), "state": "granted",
+                             "start": Reply.text(start), "end": Reply.text(end)]
+        if let uid { o["uid"] = .int(Int64(uid)) }
+        o["activities"] = Reply.strings(activities)
+        if let allowance { o["allowance"] = Reply.strings(allowance) }
+        o["grantedBy"] = Reply.int(grantedBy)
+        if let user { o["user"] = .string(user) }
+        if let grantedByUser { o["grantedByUser"] = .string(grantedByUser) }
+        if let reason { o["reason"] = .string(reason) }
+        return o
+    }
+
+    public init(_ o: JSONObject) {
+        self.init(id: o["id"]?.string ?? "", selection: o["selection"]?.string ?? "", start: o["start"]?.string,
+                  end: o["end"]?.string, uid: o["uid"]?.int, user: o["user"]?.string, activities: Reply.strings(o["activities"]),
+                  allowance: o["allowance"] == nil ? nil : Reply.strings(o["allowance"]), grantedBy: o["grantedBy"]?.int,
+                  grantedByUser: o["grantedByUser"]?.string, reason: o["reason"]?.string)
+    }
+}
+
+/// M1: a request for more time that waits for an administrator (`"state": "pending"`): the
+/// answer to a `more` under `MoreTime=approval`, and a row of `requests`.
+public struct MoreTimeRequestReply: Equatable, Sendable {
+    public var id: String
+    public var selection: String
+    public var asked: String?
+    /// When it lapses unanswered.
+    public var expires: String?
+    public var uid: Int?
+    public var user: String?
+    public var activities: [String]
+    /// What was asked for (nil: the rest of the day).
+    public var seconds: Int?
+    public var reason: String?
+
+    public init(id: String, selection: String, asked: String?, expires: String?, uid: Int? = nil, user: String? = nil,
+                activities: [String] = [], seconds: Int? = nil, reason: String? = nil) {
+        (self.id, self.selection, self.asked, self.expires, self.uid, self.user) = (id, selection, asked, expires, uid, user)
+        (self.activities, self.seconds, self.reason) = (activities, seconds, reason)
+    }
+
+    public var json: JSONObject {
+        var o: JSONObject = ["id": .string(id), "selection": .string(selection), "state": "pending",
+                             "asked": Reply.text(asked), "expires": Reply.text(expires)]
+        if let uid { o["uid"] = .int(Int64(uid)) }
+        o["activities"] = Reply.strings(activities)
+        o["seconds"] = Reply.int(seconds)
+        if let user { o["user"] = .string(user) }
+        if let reason { o["reason"] = .string(reason) }
+        return o
+    }
+
+    public init(_ o: JSONObject) {
+        self.init(id: o["id"]?.string ?? "", selection: o["selection"]?.string ?? "", asked: o["asked"]?.string,
+                  expires: o["expires"]?.string, uid: o["uid"]?.int, user: o["user"]?.string,
+                  activities: Reply.strings(o["activities"]), seconds: o["seconds"]?.int, reason: o["reason"]?.string)
+    }
+}
+
+/// M2: a stop or removal that waits for its activities' `Delay=`: what `stop`,
+/// `schedule-remove` and `limit-remove` answer then, and a row of `requests`.
+public struct DelayedReply: Equatable, Sendable {
+    /// The activity's name (`blockc cancel NAME` keeps it).
+    public var name: String
+    /// `stop`, `schedule-remove` or `limit-remove`.
+    public var kind: String
+    public var uid: Int?
+    public var user: String?
+    /// When it takes effect.
+    public var at: String?
+
+    public init(name: String, kind: String, uid: Int? = nil, user: String? = nil, at: String?) {
+        (self.name, self.kind, self.uid, self.user, self.at) = (name, kind, uid, user, at)
+    }
+
+    public var json: JSONObject {
+        var o: JSONObject = ["pending": .string(name), "kind": .string(kind)]
+        if let uid { o["uid"] = .int(Int64(uid)) }
+        if let user { o["user"] = .string(user) }
+        o["at"] = Reply.text(at)
+        return o
+    }
+
+    public init(_ o: JSONObject) {
+        self.init(name: o["pending"]?.string ?? "", kind: o["kind"]?.string ?? "", uid: o["uid"]?.int,
+                  user: o["user"]?.string, at: o["at"]?.string)
+    }
+}
+
+/// The answer to `requests`, and the more-time part of `status`: what waits for an
+/// administrator, what is granted, what waits for `Delay=` (A1: a member sees their own).
+public struct RequestsReply: Equatable, Sendable {
+    public var requests: [MoreTimeRequestReply]
+    public var grants: [GrantReply]
+    public var delayed: [DelayedReply]
+    /// M4: whether the caller may approve (`requests` only; nil in `status`).
+    public var admin: Bool?
+
+    public init(requests: [MoreTimeRequestReply] = [], grants: [GrantReply] = [], delayed: [DelayedReply] = [], admin: Bool? = nil) {
+        (self.requests, self.grants, self.delayed, self.admin) = (requests, grants, delayed, admin)
+    }
+
+    public var json: JSONObject {
+        var o: JSONObject = ["requests": .array(requests.map { .object($0.json) }), "grants": .array(grants.map { .object($0.json) }),
+                             "delayed": .array(delayed.map { .object($0.json) })]
+        if let admin { o["admin"] = .bool(admin) }
+        return o
+    }
+
+    public init(_ o: JSONObject) {
+        self.init(requests: Reply.objects(o["requests"]).map(MoreTimeRequestReply.init), grants: Reply.objects(o["grants"]).map(GrantReply.init),
+                  delayed: Reply.objects(o["delayed"]).map(DelayedReply.init), admin: o["admin"]?.bool)
+    }
+}
+
+/// The answer to `more` and `approve`: more time now, or a request that waits. A `state` this
+/// client does not know (a newer daemon's) is kept as it came, to be shown as it is.
+public enum MoreReply: Equatable, Sendable {
+    case granted(GrantReply)
+    case pending(MoreTimeRequestReply)
+    case unknown(JSONObject)
+
+    public var json: JSONObject {
+        switch self {
+        case .granted(let g): g.json
+        case .pending(let r): r.json
+        case .unknown(let o): o
+        }
+    }
+
+    public init(_ o: JSONObject) {
+        switch o["state"]?.string {
+        case "granted": self = .granted(GrantReply(o))
+        case "pending": self = .pending(MoreTimeRequestReply(o))
+        default: self = .unknown(o)
+        }
+    }
+}
+
+/// The answer to `stop`, `schedule-remove` and `limit-remove`: done at once (`{"stopped":
+/// NAME}`, `{"removed": NAME}`), or waiting for the activities' `Delay=` (M2).
+public enum RemovalReply: Equatable, Sendable {
+    case stopped(String)
+    case removed(String)
+    case delayed(DelayedReply)
+
+    public var json: JSONObject {
+        switch self {
+        case .stopped(let name): ["stopped": .string(name)]
+        case .removed(let name): ["removed": .string(name)]
+        case .delayed(let d): d.json
+        }
+    }
+
+    public init(_ o: JSONObject) {
+        if o["pending"] != nil {
+            self = .delayed(DelayedReply(o))
+        } else if let name = o["stopped"]?.string {
+            self = .stopped(name)
+        } else {
+            self = .removed(o["removed"]?.string ?? "")
+        }
+    }
+}
+
+/// The answer to `deny`: `{"denied": ID, "selection": S}`.
+public struct DeniedReply: Equatable, Sendable {
+    public var id: String
+    public var selection: String
+
+    public init(id: String, selection: String) { (self.id, self.selection) = (id, selection) }
+
+    public var json: JSONObject { ["denied": .string(id), "selection": .string(selection)] }
+
+    public init(_ o: JSONObject) { self.init(id: o["denied"]?.string ?? "", selection: o["selection"]?.string ?? "") }
+}
+
+/// The answer to `cancel`: `{"cancelled": NAME, "kind": K}`, where `kind` is `request` for a
+/// withdrawn request and the delayed loosening's kind (`stop`, ...) otherwise.
+public struct CancelledReply: Equatable, Sendable {
+    public var name: String
+    public var kind: String
+
+    public init(name: String, kind: String) { (self.name, self.kind) = (name, kind) }
+
+    public var isRequest: Bool { kind == "request" }
+
+    public var json: JSONObject { ["cancelled": .string(name), "kind": .string(kind)] }
+
+    public init(_ o: JSONObject) { self.init(name: o["cancelled"]?.string ?? "", kind: o["kind"]?.string ?? "") }
+}
