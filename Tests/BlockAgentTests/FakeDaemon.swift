@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Synchronization
+import BlockTestTools
 
 /// A stand-in for blockd on a Unix socket, speaking the real protocol lines (DESIGN §8):
 /// `hello`, `watch` (then `EVENT` lines the test sends) and `selection-show` from a table.

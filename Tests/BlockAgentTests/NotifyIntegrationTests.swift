@@ -20,14 +20,6 @@ struct NotifyIntegrationTests {
     static let dunstTools = [Desktop.dbusDaemon, Desktop.busctl, Desktop.dbusSend, Desktop.xvfb, Desktop.dunst, Desktop.dunstctl]
     static let busTools = [Desktop.dbusDaemon, Desktop.busctl, Desktop.python]
 
-    /// The built executables, next to the test bundle.
-    static let binDir: String = {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var dir = (exe as NSString).deletingLastPathComponent
-        while !FileManager.default.fileExists(atPath: dir + "/blockc") && dir != "/" { dir = (dir as NSString).deletingLastPathComponent }
-        return dir
-    }()
-
     /// The fake daemon and the agent, which is started with only the fake opener on PATH
     /// (or nothing, for S4's "no opener").
     static func start(_ session: DesktopSession, opener: Bool = true, lang: String = "en_US.UTF-8", admin: Bool = false,
@@ -43,7 +35,7 @@ struct NotifyIntegrationTests {
         env["TZ"] = "Asia/Tokyo"
         env["XDG_RUNTIME_DIR"] = session.dir
         (env["LANG"], env["LC_ALL"], env["LC_MESSAGES"], env["LANGUAGE"]) = (lang, "", "", "")
-        let agent = try session.processes.launch(binDir + "/blockc", ["--socket", daemon.path, "watch", "--notify"],
+        let agent = try session.processes.launch(Repo.binDir + "/blockc", ["--socket", daemon.path, "watch", "--notify"],
                                                  environment: env, output: session.dir + "/agent.log")
         guard Run.eventually(timeout: 30, { daemon.watcherCount == 1 }) else {
             throw TestFailure("the agent did not subscribe: \(session.read("agent.log"))")

@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestTools
 
 /// More time on the real binaries: a stop that waits for `--delay` and is cancelled (M2), and
 /// a used-up limit lifted by `blockc more` for exactly the allowance asked (M3).

@@ -4,6 +4,7 @@ import Glibc
 import Synchronization
 import Testing
 @testable import BlockDaemon
+import BlockTestTools
 
 /// U3: the mount table's own news (`MountWatch`), which replaced the per-user tables' 10 s
 /// audit for what inotify cannot see (a mount over a table). The watched table is a child's in
@@ -17,8 +18,8 @@ struct MountWatchTests {
     func mountAndUnmount() throws {
         let dir = Harness.tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        FileManager.default.createFile(atPath: dir + "/fake", contents: Data("x\n".utf8))
-        FileManager.default.createFile(atPath: dir + "/table", contents: Data("site.test\n".utf8))
+        _ = FileManager.default.createFile(atPath: dir + "/fake", contents: Data("x\n".utf8))
+        _ = FileManager.default.createFile(atPath: dir + "/table", contents: Data("site.test\n".utf8))
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         child.arguments = ["--mount", "--propagation", "private", "/usr/bin/sleep", "60"]
@@ -30,7 +31,7 @@ struct MountWatchTests {
         let pid = child.processIdentifier
         // unshare has exec'd sleep once its namespace differs from ours.
         let ours = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/mnt")
-        #expect(poll(timeout: 5) { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/ns/mnt")) != ours })
+        #expect(Run.eventually(timeout: 5) { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/ns/mnt")) != ours })
 
         let changes = Mutex(0)
         let queue = DispatchQueue(label: "mountwatch-test")
@@ -46,10 +47,10 @@ struct MountWatchTests {
             return p.terminationStatus
         }
         #expect(try inChild(["/usr/bin/mount", "-n", "--bind", dir + "/fake", dir + "/table"]) == 0)
-        #expect(poll(timeout: 5) { changes.withLock { $0 } >= 1 }, "the mount over the file is news")
+        #expect(Run.eventually(timeout: 5) { changes.withLock { $0 } >= 1 }, "the mount over the file is news")
         let afterMount = changes.withLock { $0 }
         #expect(try inChild(["/usr/bin/umount", "-n", dir + "/table"]) == 0)
-        #expect(poll(timeout: 5) { changes.withLock { $0 } > afterMount }, "so is its unmount")
+        #expect(Run.eventually(timeout: 5) { changes.withLock { $0 } > afterMount }, "so is its unmount")
         let settled = changes.withLock { $0 }
         Thread.sleep(forTimeInterval: 0.3)
         #expect(changes.withLock { $0 } == settled, "a change is news once, not a readable descriptor forever")

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import BlockDaemon
+import BlockTestTools
 
 /// The control server in-process with small limits (DESIGN §8, S3).
 @Suite("Control server limits", .serialized)
@@ -56,7 +57,7 @@ struct ServerTests {
     }
 
     static func dropsCounted(_ f: Fixture) -> Bool {
-        Sandbox().eventually(timeout: 5) { (f.server.counters.json["droppedEvents"]?.int ?? 0) > 0 }
+        Run.eventually(timeout: 5) { (f.server.counters.json["droppedEvents"]?.int ?? 0) > 0 }
     }
 
     @Test("S3: a watcher that does not read loses events, counted; enforcement never waits for it")

@@ -5,6 +5,7 @@ import Glibc
 import Testing
 import ZoneInfo
 @testable import BlockDaemon
+import BlockTestTools
 
 /// The real timerfd and inotify plumbing (T7, T9). These need real time to pass, briefly.
 @Suite("Timers and the time-zone watcher")
@@ -23,7 +24,7 @@ struct TimerTests {
         let timer = try TransitionTimer(clock: RealClock(), queue: queue) { flag.hit() }
         let due = Date().addingTimeInterval(0.2)
         queue.sync { timer.arm(due) }
-        #expect(Sandbox().eventually(timeout: 5) { flag.count == 1 })
+        #expect(Run.eventually(timeout: 5) { flag.count == 1 })
         let fired = try #require(flag.lock.withLock { flag.times.first })
         #expect(fired >= due.addingTimeInterval(-0.001), "not early")
         queue.sync { timer.arm(Date().addingTimeInterval(0.2)) }
@@ -31,7 +32,7 @@ struct TimerTests {
         usleep(400_000)
         #expect(flag.count == 1, "a disarmed timer stays quiet")
         queue.sync { timer.arm(Date().addingTimeInterval(-5)) }
-        #expect(Sandbox().eventually(timeout: 5) { flag.count == 2 }, "a deadline in the past fires at once")
+        #expect(Run.eventually(timeout: 5) { flag.count == 2 }, "a deadline in the past fires at once")
     }
 
     @Test("T7: replacing the localtime link (as timedatectl does, by rename) is noticed")
@@ -48,7 +49,7 @@ struct TimerTests {
         #expect(flag.count == 0)
         #expect(symlink("/usr/share/zoneinfo/Europe/Berlin", s.dir + "/localtime.new") == 0)
         #expect(rename(s.dir + "/localtime.new", link) == 0)
-        #expect(Sandbox().eventually(timeout: 5) { flag.count >= 1 })
+        #expect(Run.eventually(timeout: 5) { flag.count >= 1 })
         let zone = SystemTimeZone.current(environment: [:], localtime: link)
         #expect(zone.identifier == "Europe/Berlin")
         withExtendedLifetime(watcher) {}

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import BlockTestSupport
 @testable import BlockDaemon
+import BlockTestTools
 
 /// Per-user blocks in the engine: scopes resolved at the edge, §5 for scopes, the per-user
 /// union derived from the reasons, and each caller's view of status.

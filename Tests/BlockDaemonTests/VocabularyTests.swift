@@ -2,6 +2,7 @@ import BlockClient
 import BlockCore
 import Foundation
 import Testing
+import BlockTestTools
 
 /// One vocabulary: `Command` is the list of commands, and everything that names them to a
 /// person (blockc's `--help`, the shell completions, blockc(1), blockd(8)) follows it. A
