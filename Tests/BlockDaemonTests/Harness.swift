@@ -33,15 +33,12 @@ final class Harness: @unchecked Sendable {
     /// Per-user blocks: the user database the engine resolves names with.
     let users: UserDirectory
 
-    /// The default user database: root alone, and no administrators but root. Never the
-    /// machine's: a test's outcome must not depend on who has an account where it runs (uid
-    /// 1000 may be an administrator on one machine and absent on the next). Tests about
-    /// users give their own table.
-    static let rootOnly = UserDirectory(uid: { $0 == "root" ? 0 : nil }, members: { _ in nil },
-                                        name: { $0 == 0 ? "root" : nil }, isAdmin: { $0 == 0 })
-
+    /// `users`: root alone unless a test gives more, failing closed (`UserDirectory.only`), and
+    /// never the machine's database: a test's outcome must not depend on who has an account
+    /// where it runs (uid 1000 may be an administrator on one machine and absent on the next).
+    /// A test about the machine's own database asks for `.system`.
     init(now: String = "2026-11-29T13:05:00+09:00", dir: String? = nil, config: ConfigSet = .builtIn, persistent: Bool = true,
-         hookTimeout: TimeInterval? = nil, users: UserDirectory = Harness.rootOnly) {
+         hookTimeout: TimeInterval? = nil, users: UserDirectory = .only()) {
         clock = ManualClock(wall: iso(now))
         log = MemorySink(clock: clock)
         self.users = users
