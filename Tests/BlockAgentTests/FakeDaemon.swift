@@ -20,6 +20,8 @@ final class FakeDaemon: Sendable {
         var received: [Request] = []
         /// R3: the report requests it sent.
         var reports: [Request] = []
+        /// The selections the agent asked about (`selection-show`), in order.
+        var shown: [String] = []
     }
     private let state = Mutex(State())
 
@@ -63,6 +65,7 @@ final class FakeDaemon: Sendable {
     var watcherCount: Int { state.withLock { $0.watchers.count } }
     var received: [Request] { state.withLock { $0.received } }
     var reports: [Request] { state.withLock { $0.reports } }
+    var shown: [String] { state.withLock { $0.shown } }
 
     /// Sends `EVENT {json}` to every watcher.
     func send(_ event: JSONObject) {
@@ -127,6 +130,7 @@ final class FakeDaemon: Sendable {
             }
             return Response.ok(["watching": true, "protocol": 1]).line
         case .selectionShow(let name):
+            state.withLock { $0.shown.append(name) }
             guard let s = selections[name] else { return Response.error(CoreError(.unknownSelection, "no selection \(name)")).line }
             return Response.ok(["selection": .object(s)]).line
         case .requests:
