@@ -263,11 +263,12 @@ struct AllowOnlyAppsProcessTests {
         let id = ShieldScratch.fileID(bin["game"]!)
         #expect(Run.eventually(timeout: 3) { ProcessKiller.executable(of: kids) == id && ProcessKiller.executable(of: services) == id })
 
+        // The barrier is apply itself: it signals what the window stops before it returns, each
+        // signal a hit recorded first (ProcessKiller.stop); the service's and the editor's are not.
         #expect(shield.apply(blocked: [DesktopScratch.window(allowing: [bin["editor"]!])]).isEmpty)
+        #expect(hits.of(.killed).map(\.app) == ["Test Game"] && hits.of(.killed).compactMap(\.pid) == [kids])
         let status = try #require(d.shield.wait(kids, timeout: 5), "the login user's game was not stopped")
         #expect(ShieldScratch.termSignal(status) == SIGTERM)
-        #expect(hits.of(.killed).map(\.app) == ["Test Game"] && hits.of(.killed).compactMap(\.pid) == [kids])
-        usleep(600_000)  // past KillGrace
         #expect(d.shield.stillRuns(services), "the service's instance keeps running")
         #expect(d.shield.stillRuns(editor), "the allowed editor keeps running")
     }

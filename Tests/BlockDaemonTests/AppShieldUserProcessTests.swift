@@ -66,12 +66,13 @@ struct UserAppProcessTests {
         let others = try s.spawn(as: users.other, ["30"]).get()
         #expect(s.waitForApp(kids) && s.waitForApp(others))
 
+        // The barrier is apply itself: it scans the running processes and signals those in scope
+        // before it returns, and each signal is a hit recorded first (ProcessKiller.stop).
         #expect(shield.apply(blocked: [games]).isEmpty)
+        #expect(hits.of(.killed).compactMap(\.pid) == [kids], "only the kid's process was signalled")
         let status = try #require(s.wait(kids, timeout: 5), "the kid's process was not stopped")
         #expect(ShieldScratch.termSignal(status) == SIGTERM)
-        #expect(hits.of(.killed).compactMap(\.pid) == [kids])
         #expect(hits.of(.killed).map(\.uid) == [users.kid.uid], "the stopped app is the kid's to be told of (U3)")
-        usleep(500_000)  // past KillGrace: a wrongly claimed process would be gone by now
         #expect(s.stillRuns(others), "the other user's process keeps running")
 
         // The block widened to the other user too: now theirs stops as well.
@@ -91,7 +92,10 @@ struct UserAppProcessTests {
         let others = try s.spawn(as: users.other, ["30"]).get()
         let kids = try s.spawn(as: users.kid, ["30"]).get()
         #expect(s.wait(kids, timeout: 5) != nil, "the scan kills the kid's launch")
-        usleep(400_000)  // four scan periods
+        // The barrier: the scan that killed the kid's launch listed every process running then,
+        // the other user's (started first) too, and has run to its end on the shield's queue.
+        shield.queue.sync {}
+        #expect(hits.of(.killed).compactMap(\.pid) == [kids], "only the kid's launch was stopped")
         #expect(s.stillRuns(others), "the other user's launch keeps running")
     }
 

@@ -34,6 +34,12 @@ struct HostsEnforcerTests {
             stat(path, &st)
             return UInt64(st.st_ino)
         }
+        /// The barrier for "nothing was repaired": the enforcer's watches have read every event
+        /// of what was done in the directory, and the repair any of them called for has run.
+        var settled: Bool {
+            FileEvents.allRead(in: sandbox.dir) && enforcer.queue.sync { !enforcer.repairPending }
+        }
+
         func replace(with text: [UInt8]) {
             // As an editor does: write a new file and rename it over.
             _ = FileManager.default.createFile(atPath: path + ".edit", contents: Data(text))
@@ -105,7 +111,7 @@ struct HostsEnforcerTests {
         // With nothing blocked, edits are the user's business.
         _ = f.enforcer.apply(blocked: [])
         f.replace(with: Array("only mine\n".utf8))
-        usleep(300_000)
+        #expect(Run.eventually(timeout: 5) { f.settled })
         #expect(f.bytes == Array("only mine\n".utf8))
     }
 

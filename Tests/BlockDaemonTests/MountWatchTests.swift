@@ -33,11 +33,15 @@ struct MountWatchTests {
         let ours = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/mnt")
         #expect(Run.eventually(timeout: 5) { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/ns/mnt")) != ours })
 
-        let changes = Mutex(0)
+        // Each wake-up notes whether the bind mount is there: the news of the mount says true,
+        // of the unmount false, and a wake-up with nothing new repeats what the last one said.
+        let table = dir + "/table"
+        let seen = Mutex<[Bool]>([])
+        @Sendable func mounted() -> Bool {
+            ((try? String(contentsOfFile: "/proc/\(pid)/mountinfo", encoding: .utf8)) ?? "").contains(" \(table) ")
+        }
         let queue = DispatchQueue(label: "mountwatch-test")
-        let watch = try #require(MountWatch(path: "/proc/\(pid)/mountinfo", queue: queue) { changes.withLock { $0 += 1 } })
-        Thread.sleep(forTimeInterval: 0.3)
-        #expect(changes.withLock { $0 } == 0, "no change, no wake-up")
+        let watch = try #require(MountWatch(path: "/proc/\(pid)/mountinfo", queue: queue) { let m = mounted(); seen.withLock { $0.append(m) } })
         func inChild(_ args: [String]) throws -> Int32 {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/nsenter")
@@ -46,14 +50,16 @@ struct MountWatchTests {
             p.waitUntilExit()
             return p.terminationStatus
         }
-        #expect(try inChild(["/usr/bin/mount", "-n", "--bind", dir + "/fake", dir + "/table"]) == 0)
-        #expect(Run.eventually(timeout: 5) { changes.withLock { $0 } >= 1 }, "the mount over the file is news")
-        let afterMount = changes.withLock { $0 }
-        #expect(try inChild(["/usr/bin/umount", "-n", dir + "/table"]) == 0)
-        #expect(Run.eventually(timeout: 5) { changes.withLock { $0 } > afterMount }, "so is its unmount")
-        let settled = changes.withLock { $0 }
-        Thread.sleep(forTimeInterval: 0.3)
-        #expect(changes.withLock { $0 } == settled, "a change is news once, not a readable descriptor forever")
+        // Each change is the barrier for the one before: its news comes after every wake-up the
+        // one before caused, so the list is exactly one entry per change, in order.
+        #expect(try inChild(["/usr/bin/mount", "-n", "--bind", dir + "/fake", table]) == 0)
+        #expect(Run.eventually(timeout: 5) { seen.withLock { $0.last } == true }, "the mount over the file is news")
+        #expect(try inChild(["/usr/bin/umount", "-n", table]) == 0)
+        #expect(Run.eventually(timeout: 5) { seen.withLock { $0.last } == false }, "so is its unmount")
+        #expect(try inChild(["/usr/bin/mount", "-n", "--bind", dir + "/fake", table]) == 0)
+        #expect(Run.eventually(timeout: 5) { seen.withLock { $0.last } == true }, "and a second mount")
+        #expect(seen.withLock { $0 } == [true, false, true],
+                "no change, no wake-up; a change is news once, not a readable descriptor forever: \(seen.withLock { $0 })")
         withExtendedLifetime(watch) {}
     }
 }

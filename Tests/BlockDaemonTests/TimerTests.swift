@@ -29,7 +29,12 @@ struct TimerTests {
         #expect(fired >= due.addingTimeInterval(-0.001), "not early")
         queue.sync { timer.arm(Date().addingTimeInterval(0.2)) }
         queue.sync { timer.arm(nil) }
-        usleep(400_000)
+        // The barrier: a second timer on the same queue, due after the disarmed deadline. Had the
+        // first one still fired, its wake-up would have been handled before the witness's.
+        let witness = Flag()
+        let after = try TransitionTimer(clock: RealClock(), queue: queue) { witness.hit() }
+        queue.sync { after.arm(Date().addingTimeInterval(0.4)) }
+        #expect(Run.eventually(timeout: 5) { witness.count == 1 })
         #expect(flag.count == 1, "a disarmed timer stays quiet")
         queue.sync { timer.arm(Date().addingTimeInterval(-5)) }
         #expect(Run.eventually(timeout: 5) { flag.count == 2 }, "a deadline in the past fires at once")
@@ -41,11 +46,15 @@ struct TimerTests {
         let link = s.dir + "/localtime"
         #expect(symlink("/usr/share/zoneinfo/Asia/Tokyo", link) == 0)
         let flag = Flag()
-        let watcher = TimeZoneWatcher(path: link, queue: DispatchQueue(label: "tz")) { flag.hit() }
+        let queue = DispatchQueue(label: "tz")
+        let watcher = TimeZoneWatcher(path: link, queue: queue) { flag.hit() }
         #expect(watcher != nil)
-        // Unrelated files in the same directory do not count.
+        // Unrelated files in the same directory do not count. The barrier: the watcher has read
+        // the directory's events (inotify queued them when the file was written), and the
+        // handler that read them has returned.
         s.write("x", to: "other")
-        usleep(200_000)
+        #expect(Run.eventually(timeout: 5) { FileEvents.allRead(in: s.dir) })
+        queue.sync {}
         #expect(flag.count == 0)
         #expect(symlink("/usr/share/zoneinfo/Europe/Berlin", s.dir + "/localtime.new") == 0)
         #expect(rename(s.dir + "/localtime.new", link) == 0)

@@ -38,6 +38,12 @@ struct UserTablesRepairTests {
         }
 
         var problem: String? { enforcer.tables.problem(uid: 1001, bytes: bytes) }
+
+        /// The barrier for "nothing was repaired": the enforcer's watch has read every event of
+        /// what was done in its directory, and the check they called for has run.
+        var settled: Bool {
+            FileEvents.allRead(in: directory) && enforcer.queue.sync { !enforcer.checkPending }
+        }
     }
 
     static var youtube: Selection {
@@ -109,7 +115,7 @@ struct UserTablesRepairTests {
         #expect(third.enforcer.enforce(blocked: [kid2]) == EnforcementReport())
         #expect(try third.enforcer.tables.present() == [1002])
         #expect(UserTablesTests.inode(first.table) == before && first.problem == nil)
-        usleep(300_000)
+        #expect(Run.eventually(timeout: 5) { first.settled })
         #expect(first.hits.all.isEmpty, "the first one saw nothing to repair")
     }
 

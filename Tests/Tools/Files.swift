@@ -58,3 +58,28 @@ public final class TempDir: @unchecked Sendable {
         return out
     }
 }
+
+/// This process's inotify(7) instances, as /proc/self/fdinfo lists their watches: a barrier for
+/// a file watcher. The kernel queues an event during the system call that causes it, so once
+/// no instance watching a directory has anything left to read, every event of what was done
+/// there before has been read by its watcher.
+public enum FileEvents {
+    /// Whether every inotify instance of this process that watches `directory` has read all
+    /// its events (true when none watches it).
+    public static func allRead(in directory: String) -> Bool {
+        var st = stat()
+        guard stat(directory, &st) == 0 else { return true }
+        // fdinfo says `ino:` and `sdev:` in hex, the device as the kernel encodes it (major << 20 | minor).
+        let dev = UInt64(st.st_dev)
+        let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & ~0xfff), minor = (dev & 0xff) | ((dev >> 12) & ~0xff)
+        let watch = "ino:\(String(UInt64(st.st_ino), radix: 16)) sdev:\(String(major << 20 | minor, radix: 16)) "
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return fds.compactMap(Int32.init).allSatisfy { fd in
+            guard (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")) == "anon_inode:inotify",
+                  let info = try? String(contentsOfFile: "/proc/self/fdinfo/\(fd)", encoding: .utf8),
+                  info.split(separator: "\n").contains(where: { $0.hasPrefix("inotify wd:") && $0.contains(watch) }) else { return true }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            return poll(&p, 1, 0) == 0
+        }
+    }
+}
