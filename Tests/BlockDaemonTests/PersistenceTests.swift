@@ -78,7 +78,8 @@ struct PersistenceTests {
         h.advance(10)
         h.advance(10)
         h.advance(10)
-        usleep(300_000)  // a few retries fail meanwhile
+        let refused = h.saveFault.refused
+        #expect(Run.eventually { h.saveFault.refused >= refused + 3 }, "the timer's retries go on, and fail")
         var unsaved = h.run { h.engine.state.failures.filter { $0.code == "not-saved" } }
         #expect(unsaved.count == 1, "one failure for one cause, however many attempts: \(unsaved.map(\.message))")
         h.saveFault.code = EROFS
