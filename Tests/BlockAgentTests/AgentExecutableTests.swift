@@ -8,7 +8,7 @@ import BlockTestTools
 /// `blockc watch --notify` execs (found next to blockc, or in ../libexec/blockd/ once installed).
 @Suite("blockc-agent: the notification agent's own executable, the only one that loads libsystemd", .serialized)
 struct AgentExecutableTests {
-    static let bin = NotifyIntegrationTests.binDir
+    static let bin = Repo.binDir
 
     /// The libraries one run loads, from the dynamic loader's own trace (LD_DEBUG=libs).
     static func loaded(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String, libraries: [String]) {

@@ -5,12 +5,11 @@ import Testing
 import BlockTestTools
 
 /// Tests that need real desktop programs are declared with `.enabled(if: Desktop.can(...),
-/// Desktop.needsPrograms)`: where BLOCKD_PRIVILEGED_TESTS=1 (CI, `make check`, which installs
-/// them) they always run and fail if they cannot; elsewhere they are skipped with the reason
-/// when the programs are missing. Root is not needed: everything runs on a private bus in a
-/// temp dir.
+/// Desktop.needsPrograms)`, as `Privileged` declares tools: where BLOCKD_PRIVILEGED_TESTS=1 (CI,
+/// `make check`, which installs them) they always run and fail if they cannot; elsewhere they
+/// are skipped with the reason when the programs are missing. Root is not needed: everything
+/// runs on a private bus in a temp dir.
 enum Desktop {
-    static var required: Bool { ProcessInfo.processInfo.environment["BLOCKD_PRIVILEGED_TESTS"] == "1" }
     static let dbusDaemon = "/usr/bin/dbus-daemon", busctl = "/usr/bin/busctl", dbusSend = "/usr/bin/dbus-send"
     static let xvfb = "/usr/bin/Xvfb", dunst = "/usr/bin/dunst", dunstctl = "/usr/bin/dunstctl"
     static let python = "/usr/bin/python3"
@@ -18,11 +17,12 @@ enum Desktop {
 
     /// The condition of a test that needs `tools`: true when it must run or can.
     static func can(needs tools: [String], pythonDBus: Bool = false) -> Bool {
-        required || missing(tools, pythonDBus: pythonDBus).isEmpty
+        Privileged.required || missing(tools, pythonDBus: pythonDBus).isEmpty
     }
 
+    /// `Privileged.missing`, and the Python modules of the fake notification server.
     static func missing(_ tools: [String], pythonDBus: Bool) -> [String] {
-        var missing = tools.filter { !FileManager.default.isExecutableFile(atPath: $0) }
+        var missing = Privileged.missing(tools)
         if pythonDBus, missing.isEmpty,
            (try? Run.capture(python, ["-c", "import dbus, dbus.service; from gi.repository import GLib"]).status) != 0 {
             missing.append("python3-dbus and python3-gi")
@@ -33,97 +33,8 @@ enum Desktop {
     /// Nil when the test can run; otherwise why not, recorded as an issue (the test was enabled
     /// because BLOCKD_PRIVILEGED_TESTS=1 says it must run).
     static func unavailable(needs tools: [String], pythonDBus: Bool = false) -> String? {
-        let missing = missing(tools, pythonDBus: pythonDBus)
-        guard !missing.isEmpty else { return nil }
-        let why = "needs \(missing.joined(separator: ", ")) (scripts/deps check installs them)"
-        if required { Issue.record("BLOCKD_PRIVILEGED_TESTS=1 but this test \(why)") }
-        return why
+        Privileged.report(missing(tools, pythonDBus: pythonDBus))
     }
-}
-
-/// A program started with posix_spawn and a clean signal mask. Foundation's Process hands
-/// its children the spawning thread's mask, with SIGTERM blocked, so they could only be
-/// killed; these stop on SIGTERM as they do under systemd.
-final class Child: @unchecked Sendable {
-    let pid: pid_t
-    private var status: Int32?
-
-    init(_ path: String, _ arguments: [String], environment: [String: String], output: String, stdoutFD: Int32? = nil) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        if let stdoutFD { posix_spawn_file_actions_adddup2(&actions, stdoutFD, 1) } else { posix_spawn_file_actions_adddup2(&actions, 2, 1) }
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var empty = sigset_t(), all = sigset_t()
-        sigemptyset(&empty)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attr, &empty)
-        posix_spawnattr_setsigdefault(&attr, &all)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { envp.forEach { free($0) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, path, &actions, &attr, argv, envp)
-        guard rc == 0 else { throw TestFailure("cannot start \(path): \(String(cString: strerror(rc)))") }
-        self.pid = pid
-    }
-
-    var isRunning: Bool {
-        guard status == nil else { return false }
-        var s: Int32 = 0
-        if waitpid(pid, &s, WNOHANG) == pid { status = s }
-        return status == nil
-    }
-
-    /// The exit status once it has exited (nil while running or if killed by a signal).
-    var exitStatus: Int32? {
-        guard !isRunning, let status, status & 0x7f == 0 else { return nil }
-        return (status >> 8) & 0xff
-    }
-
-    func stop() {
-        guard isRunning else { return }
-        kill(pid, SIGTERM)
-        if !Run.eventually(timeout: 3, { !isRunning }) {
-            kill(pid, SIGKILL)
-            _ = Run.eventually(timeout: 3) { !isRunning }
-        }
-    }
-}
-
-/// Running programs; every one is stopped (TERM, then KILL) when this goes away, pass or fail.
-final class Processes: @unchecked Sendable {
-    private var running: [Child] = []
-
-    deinit { stopAll() }
-
-    @discardableResult
-    func launch(_ path: String, _ arguments: [String], environment: [String: String] = [:], output: String,
-                stdoutFD: Int32? = nil) throws -> Child {
-        var env = ProcessInfo.processInfo.environment
-        for (k, v) in environment { env[k] = v }
-        let child = try Child(path, arguments, environment: env, output: output, stdoutFD: stdoutFD)
-        running.append(child)
-        return child
-    }
-
-    /// Last started, first stopped: the agent before the server before the bus.
-    func stopAll() {
-        for child in running.reversed() { child.stop() }
-        running = []
-    }
-}
-
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
 }
 
 /// Xvfb on a display of its own (it prints the number once it listens, `-displayfd`); stopped
@@ -175,7 +86,8 @@ enum Xvfb {
 /// server" really is none), optionally Xvfb + dunst as the notification server, and a
 /// `busctl monitor` recording every Notify call as JSON.
 final class DesktopSession: @unchecked Sendable {
-    let dir: String
+    private let temp: TempDir
+    var dir: String { temp.path }
     let processes = Processes()
     var address: String { "unix:path=\(dir)/bus" }
     /// The session's bus, and its own state directory (the agent's weekly summary, R3, writes
@@ -185,8 +97,7 @@ final class DesktopSession: @unchecked Sendable {
     private var descriptors: [Int32] = []
 
     init() throws {
-        var template = Array("/tmp/ba-XXXXXX".utf8CString)
-        dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        temp = try TempDir(prefix: "ba-")
         let config = """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -218,7 +129,6 @@ final class DesktopSession: @unchecked Sendable {
     deinit {
         processes.stopAll()
         descriptors.forEach { close($0) }
-        try? FileManager.default.removeItem(atPath: dir)
     }
 
     /// busctl monitor writes each message as it arrives, so a plain file will do.

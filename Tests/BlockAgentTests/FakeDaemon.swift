@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Synchronization
+import BlockTestTools
 
 /// A stand-in for blockd on a Unix socket, speaking the real protocol lines (DESIGN §8):
 /// `hello`, `watch` (then `EVENT` lines the test sends) and `selection-show` from a table.
@@ -19,6 +20,8 @@ final class FakeDaemon: Sendable {
         var received: [Request] = []
         /// R3: the report requests it sent.
         var reports: [Request] = []
+        /// The selections the agent asked about (`selection-show`), in order.
+        var shown: [String] = []
     }
     private let state = Mutex(State())
 
@@ -62,6 +65,7 @@ final class FakeDaemon: Sendable {
     var watcherCount: Int { state.withLock { $0.watchers.count } }
     var received: [Request] { state.withLock { $0.received } }
     var reports: [Request] { state.withLock { $0.reports } }
+    var shown: [String] { state.withLock { $0.shown } }
 
     /// Sends `EVENT {json}` to every watcher.
     func send(_ event: JSONObject) {
@@ -126,6 +130,7 @@ final class FakeDaemon: Sendable {
             }
             return Response.ok(["watching": true, "protocol": 1]).line
         case .selectionShow(let name):
+            state.withLock { $0.shown.append(name) }
             guard let s = selections[name] else { return Response.error(CoreError(.unknownSelection, "no selection \(name)")).line }
             return Response.ok(["selection": .object(s)]).line
         case .requests:

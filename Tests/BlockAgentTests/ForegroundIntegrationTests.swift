@@ -53,7 +53,7 @@ struct ForegroundIntegrationTests {
         let x = try Xvfb.start(processes, log: dir + "/xvfb.log")
         defer { close(x.pipe) }
 
-        let (bin, socket, log) = (NotifyIntegrationTests.binDir, dir + "/blockd.sock", dir + "/state/state.log")
+        let (bin, socket, log) = (Repo.binDir, dir + "/blockd.sock", dir + "/state/state.log")
         func startBlockd() throws -> Child {
             let child = try processes.launch(bin + "/blockd", ["--socket", socket, "--state-dir", dir + "/state", "--config-dir", dir + "/etc",
                                                                "--hosts-file", dir + "/hosts", "--log-target", "console", "--firewall", "no",

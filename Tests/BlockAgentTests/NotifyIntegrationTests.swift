@@ -16,17 +16,10 @@ struct NotifyIntegrationTests {
     static let selections: [String: JSONObject] = [
         "instagram": ["name": "instagram", "domains": [], "apps": [], "openURL": .string(minulo), "texts": ["OpenLabel": "Open minulo"]],
         "discord": ["name": "discord", "domains": [], "apps": [], "openURL": .null, "texts": [:]],
+        "youtube": ["name": "youtube", "domains": [], "apps": [], "openURL": .null, "texts": [:]],
     ]
     static let dunstTools = [Desktop.dbusDaemon, Desktop.busctl, Desktop.dbusSend, Desktop.xvfb, Desktop.dunst, Desktop.dunstctl]
     static let busTools = [Desktop.dbusDaemon, Desktop.busctl, Desktop.python]
-
-    /// The built executables, next to the test bundle.
-    static let binDir: String = {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var dir = (exe as NSString).deletingLastPathComponent
-        while !FileManager.default.fileExists(atPath: dir + "/blockc") && dir != "/" { dir = (dir as NSString).deletingLastPathComponent }
-        return dir
-    }()
 
     /// The fake daemon and the agent, which is started with only the fake opener on PATH
     /// (or nothing, for S4's "no opener").
@@ -43,7 +36,7 @@ struct NotifyIntegrationTests {
         env["TZ"] = "Asia/Tokyo"
         env["XDG_RUNTIME_DIR"] = session.dir
         (env["LANG"], env["LC_ALL"], env["LC_MESSAGES"], env["LANGUAGE"]) = (lang, "", "", "")
-        let agent = try session.processes.launch(binDir + "/blockc", ["--socket", daemon.path, "watch", "--notify"],
+        let agent = try session.processes.launch(Repo.binDir + "/blockc", ["--socket", daemon.path, "watch", "--notify"],
                                                  environment: env, output: session.dir + "/agent.log")
         guard Run.eventually(timeout: 30, { daemon.watcherCount == 1 }) else {
             throw TestFailure("the agent did not subscribe: \(session.read("agent.log"))")
@@ -164,7 +157,11 @@ struct NotifyIntegrationTests {
         daemon.send(NotifyIntegrationTests.denied("discord", app: "Discord", until: until))
         daemon.send(NotifyIntegrationTests.denied("instagram", app: "Instagram", until: until))
         #expect(Run.eventually { session.read("agent.log").contains("no notification server") })
-        usleep(300_000)  // the second event has been handled too: no second line
+        // The barrier: the agent handles events one at a time, in order, and asks blockd about a
+        // selection new to it before it looks for the server. Once it asks about a third one,
+        // the second event has been handled.
+        daemon.send(NotifyIntegrationTests.denied("youtube", app: "YouTube", until: until))
+        #expect(Run.eventually { daemon.shown.contains("youtube") }, "\(daemon.shown)")
         #expect(session.read("agent.log").components(separatedBy: "no notification server").count == 2, "\(session.read("agent.log"))")
         #expect(agent.isRunning)
 
@@ -193,9 +190,11 @@ struct NotifyIntegrationTests {
         again["time"] = .string(NotifyIntegrationTests.tokyo.iso8601(Date().addingTimeInterval(5)))
         daemon.send(again)  // a restarted daemon announcing the same block
         daemon.send(NotifyIntegrationTests.denied("discord", app: "Discord", until: until))
-        try #require(Run.eventually { session.serverCalls().count >= 2 })
-        usleep(200_000)
-        #expect(session.serverCalls().map { $0["summary"] } == ["discord is now blocked", "Discord is blocked"])
+        // The barrier: one more event, shown after everything sent before it (the agent shows
+        // events one at a time, in order); a repeated block would be among the calls before it.
+        daemon.send(NotifyIntegrationTests.denied("instagram", app: "Instagram", until: until))
+        try #require(Run.eventually { session.serverCalls().count >= 3 })
+        #expect(session.serverCalls().map { $0["summary"] } == ["discord is now blocked", "Discord is blocked", "Instagram is blocked"])
         #expect(session.serverCalls()[1]["id"] == session.serverCalls()[0]["id"], "S2: the same selection's slot")
         let log = session.read("agent.log")
         #expect(log.components(separatedBy: "reconnecting").count == 2 && log.contains("again"), "\(log)")

@@ -14,7 +14,7 @@ struct RealDaemonTests {
         if Desktop.unavailable(needs: NotifyIntegrationTests.dunstTools) != nil { return }
         let session = try DesktopSession()
         try session.startDunst()
-        let bin = NotifyIntegrationTests.binDir
+        let bin = Repo.binDir
         try FileManager.default.createDirectory(atPath: session.dir + "/etc/selections.d", withIntermediateDirectories: true)
         try session.write("""
             [Selection]

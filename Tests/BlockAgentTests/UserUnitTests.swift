@@ -16,7 +16,7 @@ import BlockTestTools
         if Desktop.unavailable(needs: [UserUnitTests.analyze, UserUnitTests.man]) != nil { return }
         let session = try DesktopSession()
         let unit = try String(contentsOfFile: UserUnitTests.root + "/systemd/user/blockd-agent.service", encoding: .utf8)
-            .replacingOccurrences(of: "ExecStart=/usr/local/bin/blockc", with: "ExecStart=\(NotifyIntegrationTests.binDir)/blockc")
+            .replacingOccurrences(of: "ExecStart=/usr/local/bin/blockc", with: "ExecStart=\(Repo.binDir)/blockc")
         try FileManager.default.createDirectory(atPath: session.dir + "/units", withIntermediateDirectories: true)
         try session.write(unit, to: "units/blockd-agent.service")
         // Documentation= is checked with man(1): give it this checkout's pages.

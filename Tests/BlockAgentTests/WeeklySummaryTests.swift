@@ -82,7 +82,7 @@ struct WeeklySummaryTests {
 
         agent.stop()
         let env = session.environment.merging(["PATH": session.dir + "/bin", "XDG_RUNTIME_DIR": session.dir, "TZ": "Asia/Tokyo"]) { $1 }
-        _ = try session.processes.launch(NotifyIntegrationTests.binDir + "/blockc", ["--socket", daemon.path, "watch", "--notify"],
+        _ = try session.processes.launch(Repo.binDir + "/blockc", ["--socket", daemon.path, "watch", "--notify"],
                                          environment: env, output: session.dir + "/agent2.log")
         #expect(Run.eventually { session.read("agent2.log").contains("weekly summary: the week of \(lastMonday) was summed up already") },
                 "the second run found the week done: \(session.read("agent2.log"))")

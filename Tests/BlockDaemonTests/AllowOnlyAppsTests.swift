@@ -4,6 +4,7 @@ import Glibc
 import Testing
 import BlockTestSupport
 @testable import BlockDaemon
+import BlockTestTools
 
 /// W2's desktop-application part: temp directories hold the `.desktop` files, pointing at the
 /// test's own copies of /bin/sleep, so nothing reads the machine's applications, and the only
@@ -237,7 +238,7 @@ struct AllowOnlyAppsProcessTests {
         #expect(shield.apply(blocked: [DesktopScratch.window(allowing: [bin["editor"]!])]).isEmpty)
         #expect(!d.runs(bin["game"]!, as: Self.kid), "denied for a login user")
         #expect(!d.runs(bin["kart"]!, as: Self.kid), "the flatpak app's command is denied too")
-        #expect(waitUntil { hits.of(.deniedLaunch).count == 2 })
+        #expect(Run.eventually(timeout: 3) { hits.of(.deniedLaunch).count == 2 })
         let hit = try #require(hits.of(.deniedLaunch).first)
         #expect(hit.app == "Test Game" && hit.selection == "only:editor" && hit.uid == Self.kid, "\(hit)")
         for name in ["editor", "editor-link", "helper", "tool", "panel"] {
@@ -260,13 +261,14 @@ struct AllowOnlyAppsProcessTests {
         let services = try d.spawn(bin["game"]!, as: Self.service, ["30"]).get()
         let editor = try d.spawn(bin["editor"]!, as: Self.kid, ["30"]).get()
         let id = ShieldScratch.fileID(bin["game"]!)
-        #expect(waitUntil { ProcessKiller.executable(of: kids) == id && ProcessKiller.executable(of: services) == id })
+        #expect(Run.eventually(timeout: 3) { ProcessKiller.executable(of: kids) == id && ProcessKiller.executable(of: services) == id })
 
+        // The barrier is apply itself: it signals what the window stops before it returns, each
+        // signal a hit recorded first (ProcessKiller.stop); the service's and the editor's are not.
         #expect(shield.apply(blocked: [DesktopScratch.window(allowing: [bin["editor"]!])]).isEmpty)
+        #expect(hits.of(.killed).map(\.app) == ["Test Game"] && hits.of(.killed).compactMap(\.pid) == [kids])
         let status = try #require(d.shield.wait(kids, timeout: 5), "the login user's game was not stopped")
         #expect(ShieldScratch.termSignal(status) == SIGTERM)
-        #expect(hits.of(.killed).map(\.app) == ["Test Game"] && hits.of(.killed).compactMap(\.pid) == [kids])
-        usleep(600_000)  // past KillGrace
         #expect(d.shield.stillRuns(services), "the service's instance keeps running")
         #expect(d.shield.stillRuns(editor), "the allowed editor keeps running")
     }
@@ -281,7 +283,7 @@ struct AllowOnlyAppsProcessTests {
         #expect(shield.watchedDirectories.contains(d.root + "/apps"))
         try d.desktop("apps/late.desktop", name: "Late", exec: late)
         let id = try #require(ShieldScratch.fileID(late))
-        #expect(waitUntil { shield.blockedFiles.contains(id) }, "re-marked after the directory changed")
+        #expect(Run.eventually(timeout: 3) { shield.blockedFiles.contains(id) }, "re-marked after the directory changed")
         #expect(!d.runs(late, as: Self.kid), "denied without another apply")
     }
 
@@ -295,7 +297,7 @@ struct AllowOnlyAppsProcessTests {
         #expect(!d.runs(own, as: Self.kid), "the kid's own app is denied for the kid")
         #expect(d.runs(bin["game"]!, as: Self.other) && d.runs(own, as: Self.other), "another login user runs both")
         #expect(d.runs(bin["editor"]!, as: Self.kid), "the allowed editor runs for the kid")
-        #expect(waitUntil { hits.of(.deniedLaunch).count == 2 })
+        #expect(Run.eventually(timeout: 3) { hits.of(.deniedLaunch).count == 2 })
         #expect(Set(hits.of(.deniedLaunch).compactMap(\.app)) == ["Test Game", "Mine"])
         #expect(Set(hits.of(.deniedLaunch).compactMap(\.uid)) == [Self.kid])
     }

@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestTools
 
 /// W2 through the real binaries: `blockc start --allow-only`, what status says, the tables.
 @Suite("W2: allow-only time through blockc and blockd")
@@ -24,7 +25,7 @@ struct AllowOnlyIntegrationTests {
         #expect(s.log.contains("Blocked everything but school.example, wiki.example"), "\(s.log)")
         let stopped = try s.blockc(["stop", "only_school.example_wiki.example"])
         #expect(stopped.status == 0, "\(stopped.err)")
-        #expect(s.eventually(timeout: 5) { !FileManager.default.fileExists(atPath: s.userTablesDir + "/all") })
+        #expect(Run.eventually(timeout: 5) { !FileManager.default.fileExists(atPath: s.userTablesDir + "/all") })
     }
 
     @Test("W2: AlwaysAllowed= keeps a site out of every block and in every window, through the real daemon")

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import BlockDaemon
+import BlockTestTools
 
 /// Shield hits as the engine would receive them, from any thread.
 final class HitRecorder: @unchecked Sendable {
@@ -19,15 +20,15 @@ final class HitRecorder: @unchecked Sendable {
 /// the test started from it. Every process started here is killed and reaped on deinit,
 /// whether the test passed or not.
 final class ShieldScratch {
-    let dir: String
+    private let temp: TempDir
+    var dir: String { temp.path }
     let app: String
     var appName: String { (app as NSString).lastPathComponent }
     private var children: [pid_t] = []
 
     init() throws {
-        var template = Array("/tmp/bd-shield-XXXXXX".utf8CString)
-        dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
-        app = dir + "/blockd-test-app-\(UInt32.random(in: 0...UInt32.max))"
+        temp = try TempDir(prefix: "bd-shield-")
+        app = temp.path + "/blockd-test-app-\(UInt32.random(in: 0...UInt32.max))"
         try ShieldScratch.copySleep(to: app)
     }
 
@@ -38,7 +39,6 @@ final class ShieldScratch {
             var status: Int32 = 0
             _ = waitpid(pid, &status, 0)
         }
-        try? FileManager.default.removeItem(atPath: dir)
     }
 
     /// A copy of /bin/sleep, made by cp(1) rather than in this process: a write descriptor held
@@ -90,7 +90,7 @@ final class ShieldScratch {
     func spawnIgnoringTERM(seconds: Int) throws -> pid_t {
         let pid = try spawn("/bin/sh", ["-c", "trap '' TERM; exec '\(app)' \(seconds)"]).get()
         let id = ShieldScratch.fileID(app)
-        _ = waitUntil { ProcessKiller.executable(of: pid) == id }
+        _ = Run.eventually(timeout: 3) { ProcessKiller.executable(of: pid) == id }
         return pid
     }
 
@@ -122,17 +122,6 @@ final class ShieldScratch {
 
     /// The signal that ended a process (0 when it exited normally).
     static func termSignal(_ status: Int32) -> Int32 { status & 0x7f }
-}
-
-/// Polls `condition` every 5 ms until it holds or `timeout` passes.
-@discardableResult
-func waitUntil(timeout: TimeInterval = 3, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(5_000)
-    }
-    return condition()
 }
 
 /// Two throwaway system users (no home, no shell) for per-user tests, created with useradd
@@ -201,7 +190,7 @@ extension ShieldScratch {
     /// Waits until `pid` runs the app (after setpriv's or the shell's exec).
     func waitForApp(_ pid: pid_t) -> Bool {
         let id = ShieldScratch.fileID(app)
-        return waitUntil { ProcessKiller.executable(of: pid) == id }
+        return Run.eventually(timeout: 3) { ProcessKiller.executable(of: pid) == id }
     }
 
     /// Whether the child `pid` still runs (not exited, not killed).

@@ -4,6 +4,7 @@ import Glibc
 import Testing
 import BlockTestSupport
 @testable import BlockDaemon
+import BlockTestTools
 
 /// DESIGN §4 E2 and S5. Safe on a shared machine: the only inode ever marked is the test's own
 /// temp copy of /bin/sleep, and the only processes that can be killed are the test's children
@@ -56,7 +57,7 @@ struct AppShieldTests {
         case .success: Issue.record("the blocked app was launched")
         case .failure(let error): #expect(error.code == .EPERM || error.code == .EACCES)
         }
-        #expect(waitUntil { !hits.of(.deniedLaunch).isEmpty })
+        #expect(Run.eventually(timeout: 3) { !hits.of(.deniedLaunch).isEmpty })
         let hit = try #require(hits.of(.deniedLaunch).first)
         #expect(hit.selection == "focus")
         #expect(hit.path == s.app)
@@ -65,7 +66,7 @@ struct AppShieldTests {
 
         // A burst: every exec answered at once, every denial reported.
         for _ in 0..<20 { #expect(throws: POSIXError.self) { try s.spawn(s.app, ["0"]).get() } }
-        #expect(waitUntil { hits.of(.deniedLaunch).count == 21 })
+        #expect(Run.eventually(timeout: 3) { hits.of(.deniedLaunch).count == 21 })
 
         let other = try s.spawn("/bin/true", []).get()
         #expect(s.wait(other, timeout: 5) == 0, "an unrelated binary still runs")
@@ -102,7 +103,7 @@ struct AppShieldTests {
         #expect(shield.watchedDirectories.isSuperset(of: [bin, s.dir]))
         if shield.shieldMode == .fanotify {
             #expect(throws: POSIXError.self) { try s.spawn(bin + "/focus-app", ["0"]).get() }
-            #expect(waitUntil { hits.of(.deniedLaunch).first?.path == s.app })
+            #expect(Run.eventually(timeout: 3) { hits.of(.deniedLaunch).first?.path == s.app })
             #expect(hits.of(.deniedLaunch).first?.app == "focus-app")
         }
     }
@@ -153,7 +154,7 @@ struct AppShieldTests {
         try s.replaceApp()
         let new = try #require(ShieldScratch.fileID(s.app))
         #expect(new != old)
-        #expect(waitUntil { shield.blockedFiles == [new] }, "the new inode is marked and the old one released")
+        #expect(Run.eventually(timeout: 3) { shield.blockedFiles == [new] }, "the new inode is marked and the old one released")
         #expect(throws: POSIXError.self) { try s.spawn(s.app, ["0"]).get() }
         #expect(log.entries.contains { $0.message.contains("re-marked") })
     }
@@ -173,7 +174,7 @@ struct AppShieldTests {
 
         // Installed while blocked: the directory watch resolves and marks it.
         try ShieldScratch.copySleep(to: later)
-        #expect(waitUntil { shield.blockedFiles.contains(ShieldScratch.fileID(later)!) })
+        #expect(Run.eventually(timeout: 3) { shield.blockedFiles.contains(ShieldScratch.fileID(later)!) })
         #expect(throws: POSIXError.self) { try s.spawn(later, ["0"]).get() }
 
         #expect(shield.apply(blocked: [AppShieldTests.selection(apps: [later])]).isEmpty)
@@ -244,7 +245,7 @@ struct AppShieldTests {
         let pid = try s.spawn(s.app, ["30"]).get()
         let status = try #require(s.wait(pid, timeout: timeout), "the blocked app was not stopped")
         #expect(ShieldScratch.termSignal(status) == SIGKILL)
-        #expect(waitUntil { hits.of(.killed).contains { $0.pid == pid } })
+        #expect(Run.eventually(timeout: 3) { hits.of(.killed).contains { $0.pid == pid } })
         #expect(hits.of(.killed).first?.path == s.app)
 
         #expect(shield.apply(blocked: []).isEmpty)

@@ -4,6 +4,7 @@ import Glibc
 import Testing
 import BlockTestSupport
 @testable import BlockDaemon
+import BlockTestTools
 
 /// Apps and usage per user on real processes, with two throwaway users created and removed
 /// here. Safe on a shared machine like the other shield tests: the only inode marked is the
@@ -42,13 +43,13 @@ struct UserAppProcessTests {
 
         #expect(shield.apply(blocked: [games]).isEmpty)
         #expect(!Self.ran(s, s.spawn(as: users.kid, ["0"])), "denied for the kid")
-        #expect(waitUntil { hits.of(.deniedLaunch).count == 1 })
+        #expect(Run.eventually(timeout: 3) { hits.of(.deniedLaunch).count == 1 })
         #expect(hits.of(.deniedLaunch).first?.selection == "games")
         #expect(!Self.ran(s, s.spawnSudo(loginOf: users.kid, ["0"])), "denied for the kid under sudo (real uid root, login uid the kid's)")
         #expect(Self.ran(s, s.spawn(as: users.other, ["0"])), "another user runs the same file")
         #expect(Self.ran(s, s.spawnSudo(loginOf: users.other, ["0"])), "another user's sudo runs it")
         #expect(s.runsToCompletion(), "root (no login uid) runs it")
-        #expect(waitUntil { hits.of(.deniedLaunch).count == 2 })
+        #expect(Run.eventually(timeout: 3) { hits.of(.deniedLaunch).count == 2 })
         #expect(hits.of(.deniedLaunch).count == 2, "exactly the kid's two launches were denied")
         #expect(hits.of(.deniedLaunch).map(\.uid) == [users.kid.uid, users.kid.uid], "both hits are the kid's to be told of, the sudo one too (U3)")
     }
@@ -65,12 +66,13 @@ struct UserAppProcessTests {
         let others = try s.spawn(as: users.other, ["30"]).get()
         #expect(s.waitForApp(kids) && s.waitForApp(others))
 
+        // The barrier is apply itself: it scans the running processes and signals those in scope
+        // before it returns, and each signal is a hit recorded first (ProcessKiller.stop).
         #expect(shield.apply(blocked: [games]).isEmpty)
+        #expect(hits.of(.killed).compactMap(\.pid) == [kids], "only the kid's process was signalled")
         let status = try #require(s.wait(kids, timeout: 5), "the kid's process was not stopped")
         #expect(ShieldScratch.termSignal(status) == SIGTERM)
-        #expect(hits.of(.killed).compactMap(\.pid) == [kids])
         #expect(hits.of(.killed).map(\.uid) == [users.kid.uid], "the stopped app is the kid's to be told of (U3)")
-        usleep(500_000)  // past KillGrace: a wrongly claimed process would be gone by now
         #expect(s.stillRuns(others), "the other user's process keeps running")
 
         // The block widened to the other user too: now theirs stops as well.
@@ -90,7 +92,10 @@ struct UserAppProcessTests {
         let others = try s.spawn(as: users.other, ["30"]).get()
         let kids = try s.spawn(as: users.kid, ["30"]).get()
         #expect(s.wait(kids, timeout: 5) != nil, "the scan kills the kid's launch")
-        usleep(400_000)  // four scan periods
+        // The barrier: the scan that killed the kid's launch listed every process running then,
+        // the other user's (started first) too, and has run to its end on the shield's queue.
+        shield.queue.sync {}
+        #expect(hits.of(.killed).compactMap(\.pid) == [kids], "only the kid's launch was stopped")
         #expect(s.stillRuns(others), "the other user's launch keeps running")
     }
 
@@ -103,12 +108,12 @@ struct UserAppProcessTests {
         let monitor = UsageMonitor(report: { reports.add($0) }, path: "/usr/bin:/bin", forceScan: forceScan, scanInterval: 0.1)
         monitor.follow(["games": LimitedApps(apps: [s.app], users: [users.kid.uid]), "all": LimitedApps(apps: [s.app])])
         let others = try s.spawn(as: users.other, ["30"]).get()
-        #expect(waitUntil(timeout: 5) { reports.last == ["all"] }, "the other user's process counts for the limit for everyone only")
+        #expect(Run.eventually(timeout: 5) { reports.last == ["all"] }, "the other user's process counts for the limit for everyone only")
         let kids = try s.spawn(as: users.kid, ["30"]).get()
-        #expect(waitUntil(timeout: 5) { reports.last == ["all", "games"] }, "the kid's process counts for the kid's limit")
+        #expect(Run.eventually(timeout: 5) { reports.last == ["all", "games"] }, "the kid's process counts for the kid's limit")
         kill(kids, SIGTERM)
         _ = s.wait(kids, timeout: 5)
-        #expect(waitUntil(timeout: 5) { reports.last == ["all"] }, "with only the other user's process left, the kid's limit stops counting")
+        #expect(Run.eventually(timeout: 5) { reports.last == ["all"] }, "with only the other user's process left, the kid's limit stops counting")
         #expect(s.stillRuns(others))
         withExtendedLifetime(monitor) {}
     }

@@ -1,6 +1,7 @@
 import BlockCore
 import Foundation
 import Testing
+import BlockTestTools
 
 /// A1: docs/USERS.md's authority table is the one the daemon decides by. Both tables there are
 /// rendered from the routes and from `Authority.decide` (AuthorityTable.swift); a change to

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Testing
 import ZoneInfo
+import BlockTestTools
 
 /// The real blockc against the real blockd, as a user would type it (DESIGN §6).
 @Suite("Integration: blockc against blockd", .serialized)
@@ -84,7 +85,7 @@ struct BlockcIntegrationTests {
         let blocked = Array(try #require(FileManager.default.contents(atPath: s.hostsPath)))
         #expect(HostsFile.blockedDomains(in: blocked).contains("www.instagram.com"))
         #expect(try s.blockc(["status"]).out.contains("Enforcement: hosts"))
-        #expect(s.eventually { FileManager.default.contents(atPath: s.hostsPath) == original }, "log:\n\(s.log)")
+        #expect(Run.eventually { FileManager.default.contents(atPath: s.hostsPath) == original }, "log:\n\(s.log)")
     }
 
     @Test("E2 end to end: a blocked app cannot be launched, the denial is counted, and it runs again after the block", .enabled(if: Privileged.can(needs: []), Privileged.needsRoot))
@@ -102,9 +103,9 @@ struct BlockcIntegrationTests {
             return
         }
         #expect(error.code == .EPERM)
-        #expect(s.eventually { (try? s.blockc(["stats", "--json"]).out.contains("testgame")) == true })
+        #expect(Run.eventually { (try? s.blockc(["stats", "--json"]).out.contains("testgame")) == true })
         #expect(s.log.contains("Denied launch of"))
-        #expect(s.eventually { scratch.runsToCompletion() }, "the app runs again once the block ends")
+        #expect(Run.eventually { scratch.runsToCompletion() }, "the app runs again once the block ends")
     }
 
     @Test("E4: enforcement stays when blockd stops; --release removes it, but not while a --lock block is active")
@@ -117,7 +118,7 @@ struct BlockcIntegrationTests {
         s.stop()
         let afterStop = Array(try #require(FileManager.default.contents(atPath: s.hostsPath)))
         #expect(HostsFile.blockedDomains(in: afterStop).contains("reddit.com"), "stopping blockd is no escape")
-        let refused = try s.launch(Sandbox.binDir + "/blockd", s.daemonArgs() + ["--release"], output: s.dir + "/release.log")
+        let refused = try s.launch(Repo.binDir + "/blockd", s.daemonArgs() + ["--release"], output: s.dir + "/release.log")
         refused.waitUntilExit()
         #expect(refused.terminationStatus == 1)
         #expect(try String(contentsOfFile: s.dir + "/release.log", encoding: .utf8).contains("refusing to release"))
@@ -128,7 +129,7 @@ struct BlockcIntegrationTests {
         var state = try String(contentsOfFile: s.stateDir + "/state.json", encoding: .utf8)
         state = state.replacingOccurrences(of: "\"locked\" : true", with: "\"locked\" : false")
         try state.write(toFile: s.stateDir + "/state.json", atomically: true, encoding: .utf8)
-        let released = try s.launch(Sandbox.binDir + "/blockd", s.daemonArgs() + ["--release"], output: s.dir + "/release2.log")
+        let released = try s.launch(Repo.binDir + "/blockd", s.daemonArgs() + ["--release"], output: s.dir + "/release2.log")
         released.waitUntilExit()
         #expect(released.terminationStatus == 0, "\((try? String(contentsOfFile: s.dir + "/release2.log", encoding: .utf8)) ?? "")")
         #expect(FileManager.default.contents(atPath: s.hostsPath) == original)

@@ -1,6 +1,7 @@
 import BlockCore
 import Foundation
 import Testing
+import BlockTestTools
 
 /// E7/E8 against the real binaries, with every policy path under the sandbox's `--policy-root`
 /// (a fake installed Chromium and Firefox: their config directories exist there).
@@ -27,7 +28,7 @@ import Testing
         let (s, chromium, firefox) = try sandbox()
         try s.start()
         // Firefox: merged at start, the administrator's keys kept.
-        #expect(s.eventually { (try? json(firefox)["policies"]?["DNSOverHTTPS"]) == ["Enabled": false, "Locked": true] })
+        #expect(Run.eventually { (try? json(firefox)["policies"]?["DNSOverHTTPS"]) == ["Enabled": false, "Locked": true] })
         #expect(try json(firefox)["policies"]?["Homepage"] == ["URL": "https://intranet.example/"])
         #expect(!FileManager.default.fileExists(atPath: chromium), "nothing blocked: no Chromium policy")
 
@@ -49,12 +50,12 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: managed) == ["blockd.json"])
 
         #expect(try s.blockc(["stop", "social.test_shorts+reddit"]).status == 0)
-        #expect(s.eventually { !FileManager.default.fileExists(atPath: chromium) }, "nothing blocked any more: the policy goes")
+        #expect(Run.eventually { !FileManager.default.fileExists(atPath: chromium) }, "nothing blocked any more: the policy goes")
 
         #expect(try s.blockc(["start", "--for", "1h", "instagram"]).status == 0)
         #expect(FileManager.default.fileExists(atPath: chromium))
         s.stop()
-        let released = try s.launch(Sandbox.binDir + "/blockd", s.daemonArgs() + ["--release"], output: s.dir + "/release.log")
+        let released = try s.launch(Repo.binDir + "/blockd", s.daemonArgs() + ["--release"], output: s.dir + "/release.log")
         released.waitUntilExit()
         #expect(released.terminationStatus == 0, "\((try? String(contentsOfFile: s.dir + "/release.log", encoding: .utf8)) ?? "")")
         #expect(!FileManager.default.fileExists(atPath: chromium), "--release removes the Chromium policy")
@@ -67,7 +68,7 @@ import Testing
         let admin = #"{"policies": {"DisablePrivateBrowsing": false, "Homepage": {"URL": "https://intranet.example/"}}}"#
         try admin.write(toFile: firefox, atomically: true, encoding: .utf8)
         try s.start()
-        #expect(s.eventually { (try? json(firefox)["policies"]?["DNSOverHTTPS"]) != nil })
+        #expect(Run.eventually { (try? json(firefox)["policies"]?["DNSOverHTTPS"]) != nil })
         #expect(try json(firefox)["policies"]?["DisablePrivateBrowsing"] == false, "nothing blocked: the administrator's value")
         #expect(try s.status()["enforcement"]?["browserPolicies"]?["closed"] == [])
         #expect(!(try s.blockc(["status"]).out.contains("Closed while blocked")))
@@ -89,14 +90,14 @@ import Testing
         #expect(shown.contains("Closed while blocked: private windows, guest profiles, new profiles (Firefox reads this when it starts"), "\(shown)")
 
         #expect(try s.blockc(["stop", "instagram"]).status == 0)
-        #expect(s.eventually { !FileManager.default.fileExists(atPath: chromium) })
+        #expect(Run.eventually { !FileManager.default.fileExists(atPath: chromium) })
         #expect(try json(firefox)["policies"]?["DisablePrivateBrowsing"] == false, "lifted: the administrator's value back")
         #expect(try s.status()["enforcement"]?["browserPolicies"]?["closed"] == [])
 
         #expect(try s.blockc(["start", "--for", "1h", "instagram"]).status == 0)
         #expect(try json(firefox)["policies"]?["DisablePrivateBrowsing"] == true)
         s.stop()
-        let released = try s.launch(Sandbox.binDir + "/blockd", s.daemonArgs() + ["--release"], output: s.dir + "/release.log")
+        let released = try s.launch(Repo.binDir + "/blockd", s.daemonArgs() + ["--release"], output: s.dir + "/release.log")
         released.waitUntilExit()
         #expect(released.terminationStatus == 0)
         #expect(try json(firefox) == (try JSON.parse(admin)), "--release during a block gives the administrator's file back")
@@ -127,7 +128,7 @@ import Testing
         #expect(try s.status()["enforcement"]?["browserPolicies"]?["allowOnly"] == [])
         #expect(try s.blockc(["stop", "school.test"]).status == 0)
         #expect(try s.blockc(["stop", "games.school.test"]).status == 0)
-        #expect(s.eventually { (try? json(chromium)["URLAllowlist"]) == ["chrome://*", "school.test"] })
+        #expect(Run.eventually { (try? json(chromium)["URLAllowlist"]) == ["chrome://*", "school.test"] })
 
         // A second window at once: only what both allow.
         #expect(try s.blockc(["start", "--for", "10m", "only:school.test/class,wiki.test"]).status == 0)
@@ -136,7 +137,7 @@ import Testing
         #expect(try s.blockc(["stop", Names.blockName(for: ["only:school.test/class,wiki.test"])]).status == 0)
 
         #expect(try s.blockc(["stop", Names.blockName(for: ["only:school.test"])]).status == 0)
-        #expect(s.eventually { !FileManager.default.fileExists(atPath: chromium) }, "the window ends: the policy goes")
+        #expect(Run.eventually { !FileManager.default.fileExists(atPath: chromium) }, "the window ends: the policy goes")
         #expect(try s.status()["enforcement"]?["browserPolicies"]?["allowOnly"] == nil)
 
         // A per-user window: Chromium reads machine-wide policies only, so no file.

@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestTools
 
 /// blockc's shell completions complete every argument that names something (blockc(1),
 /// docs/PROTOCOL.md §6): users and @groups after `--user`, the daemon's blocks, schedules,
@@ -19,7 +20,7 @@ struct CompletionNamesTests {
 
     /// A socket nothing listens on: the client is real, the daemon does not answer.
     static let deadSocket = "/nonexistent/blockd.sock"
-    static var client: String { Sandbox.binDir + "/blockc" }
+    static var client: String { Repo.binDir + "/blockc" }
     static var offline: String { "\(client) --socket \(deadSocket)" }
     static let days = ["mon", "tue", "wed", "thu", "fri", "sat", "sun", "mon-fri", "sat-sun"]
 

@@ -19,7 +19,7 @@ struct ComplianceTests {
     static func run(_ s: Sandbox, script: String) throws -> Run.Result {
         let file = s.dir + "/compliance.sh"
         try script.write(toFile: file, atomically: true, encoding: .utf8)
-        let path = Sandbox.binDir + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let path = Repo.binDir + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         return try Run.capture("/bin/sh", [file], environment: ["PATH": path, "BLOCKD_SOCKET": s.socket])
     }
 

@@ -59,13 +59,13 @@ struct ConfigCheckTests {
     func binary() throws {
         let dir = try Self.directory(Self.broken)
         let before = try FileManager.default.subpathsOfDirectory(atPath: dir.path).sorted()
-        let result = try Run.capture(Sandbox.binDir + "/blockd", ["--check-config", dir.path])
+        let result = try Run.capture(Repo.binDir + "/blockd", ["--check-config", dir.path])
         #expect(result.status == 1)
         let lines = result.output.split(separator: "\n").filter { $0.hasPrefix("blockd: ") }
         #expect(lines.count == 6 && lines.last?.hasSuffix("5 problems in the configuration in \(dir.path); nothing was changed") == true, "\(result.output)")
         #expect(try FileManager.default.subpathsOfDirectory(atPath: dir.path).sorted() == before)
         let good = try Self.directory(["schedules.d/hw.conf": "[Schedule]\nName=homework\nWindow=16:00-18:00\nSelections=instagram\n"])
-        let ok = try Run.capture(Sandbox.binDir + "/blockd", ["--config-dir", good.path, "--check-config", good.path + "/schedules.d/hw.conf"])
+        let ok = try Run.capture(Repo.binDir + "/blockd", ["--config-dir", good.path, "--check-config", good.path + "/schedules.d/hw.conf"])
         #expect(ok.status == 0 && ok.output.contains("is valid"), "\(ok.output)")
     }
 }

@@ -1,6 +1,7 @@
 import BlockCore
 import Foundation
 import Testing
+import BlockTestTools
 
 /// blockd.conf(5) documents exactly the keys the parser takes: a key on the page that the
 /// parser rejects as unknown (15 text keys once were) or a key the parser takes that the page

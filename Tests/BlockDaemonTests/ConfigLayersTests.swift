@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import BlockDaemon
+import BlockTestTools
 
 /// DESIGN §7: configuration in layers, as systemd's unit files (systemd.unit(5)): vendor
 /// (`/usr/lib/blockd`), runtime (`/run/blockd`), administrator (`/etc/blockd`). The same name in

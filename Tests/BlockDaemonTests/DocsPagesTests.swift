@@ -1,3 +1,4 @@
+import BlockTestTools
 import Foundation
 import Testing
 

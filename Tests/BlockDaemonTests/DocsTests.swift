@@ -2,6 +2,7 @@ import BlockCore
 import BlockDaemon
 import Foundation
 import Testing
+import BlockTestTools
 
 /// The project's rules (docs/README.md) stand on their own: nothing in the repository points
 /// outside it, every rule tag a test is named after is defined in docs/, and every relative
@@ -34,7 +35,7 @@ struct DocsTests {
         let layout = String(readme[start.upperBound...]).components(separatedBy: "\n## ").first ?? ""
         let lines = layout.split(separator: "\n").map(String.init)
         var problems: [String] = []
-        for file in try DocsTests.files(under: "Sources") + DocsTests.files(under: "Tests/Support")
+        for file in try DocsTests.files(under: "Sources") + DocsTests.files(under: "Tests/Support") + DocsTests.files(under: "Tests/Tools")
         where file.hasSuffix(".swift") || file.hasSuffix(".c") {
             let name = (file as NSString).lastPathComponent
             if !layout.contains("`\(name)`") && !layout.contains("`\(file)`") { problems.append("\(file) is not in README.md's Layout section"); continue }

@@ -115,7 +115,7 @@ struct EngineTests {
     func capRefusal() throws {
         var config = ConfigSet.builtIn
         config.daemon.maxActivities = 1
-        let h = Harness(config: config)
+        let h = Harness(config: config, users: .only(nameless: [1000]))
         _ = ok(h.send(#"start {"selections":["instagram"],"seconds":60}"#))
         guard case .error(let e) = h.send(#"start {"selections":["reddit"],"seconds":60}"#, as: Peer(uid: 1000, mayModify: true)) else {
             Issue.record("not refused"); return
@@ -178,7 +178,7 @@ struct EngineTests {
 
     @Test("§5: locked blocks cannot be stopped; others only by root or their creator")
     func permissions() {
-        let h = Harness()
+        let h = Harness(users: .only(nameless: [1000, 1001, 1002]))
         let alice = Peer(uid: 1000, mayModify: true), bob = Peer(uid: 1001, mayModify: true), eve = Peer(uid: 1002, mayModify: false)
         _ = ok(h.send(#"start {"selections":["instagram"],"seconds":600}"#, as: alice))
         _ = ok(h.send(#"start {"selections":["reddit"],"seconds":600,"lock":true}"#, as: alice))
@@ -255,6 +255,27 @@ struct DoubleTests {
         let h = Harness()
         withKnownIssue("the harness supplies no configuration loader") {
             _ = h.send("reload")
+        }
+    }
+
+    @Test("U3, A1: a user or uid the test's user database does not hold fails the test when the engine looks it up; one it names as absent is refused quietly")
+    func unlistedUserFailsLoudly() throws {
+        let h = Harness()  // root alone
+        withKnownIssue("the default user database holds root alone") {
+            _ = h.send(#"start {"selections":["reddit"],"seconds":60,"users":["alice"]}"#)
+        }
+        withKnownIssue("uid 1000 is no account the test gave") {
+            _ = h.send(#"start {"selections":["reddit"],"seconds":60}"#, as: Peer(uid: 1000, mayModify: true))
+        }
+        let given = Harness(users: .only(absent: ["alice"], nameless: [1000]))
+        guard case .error(let e) = given.send(#"start {"selections":["reddit"],"seconds":60,"users":["alice"]}"#) else {
+            Issue.record("a start for an absent user was accepted")
+            return
+        }
+        #expect(e.message.contains("no user named 'alice'"), "\(e.message)")
+        #expect(ok(given.send(#"start {"selections":["reddit"],"seconds":60}"#, as: Peer(uid: 1000, mayModify: true)))?["users"] == ["#1000"])
+        withKnownIssue("Engine.Collaborators.unsupplied has no user database") {
+            _ = Engine.Collaborators.unsupplied(clock: h.clock, store: StateStore(directory: h.dir)).users.uid("root")
         }
     }
 }

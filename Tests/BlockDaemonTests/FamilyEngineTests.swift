@@ -2,15 +2,14 @@ import BlockCore
 import Foundation
 import Testing
 @testable import BlockDaemon
+import BlockTestSupport
 
 /// A1 through the engine, as a family would meet it: kid and kid2 (members of blockd), parent
 /// (blockd-admin). Each test failed on the engine before A1 (what it did is said in each).
 @Suite("A1: a parent's block is the parent's, through the engine")
 struct FamilyEngineTests {
-    static let users = UserDirectory(
-        uid: { ["kid": 1001, "parent": 1000, "kid2": 1003][$0] },
-        members: { $0 == "blockd-admin" ? [1000] : $0 == "kids" ? [1001, 1003] : nil },
-        name: { [0: "root", 1000: "parent", 1001: "kid", 1003: "kid2"][$0] })
+    static let users = UserDirectory.only(users: ["kid": 1001, "parent": 1000, "kid2": 1003],
+                                          groups: ["blockd-admin": [1000], "kids": [1001, 1003]])
     static let kid = Peer(uid: 1001, mayModify: true)
     static let kid2 = Peer(uid: 1003, mayModify: true)
     static var parent: Peer { var p = Peer(uid: 1000, mayModify: true); p.isAdmin = true; return p }

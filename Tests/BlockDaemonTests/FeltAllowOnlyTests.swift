@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import BlockDaemon
+import BlockTestTools
 
 /// W2's network part through the cut enforcer, with an injected lookup and no nftables table
 /// (a real one is torture/allow_only_net.py's, inside a namespace): what it looks up, when it
@@ -47,7 +48,7 @@ struct FeltAllowOnlyTests {
         let report = felt.enforce(blocked: [Self.window(["school.test"])])
         _ = felt.enforce(blocked: [Self.window(["school.test"])])
         #expect(report == EnforcementReport(), "the names are the NSS module's; nothing here makes the window not enforced")
-        try? await Task.sleep(for: .milliseconds(100))
+        #expect(Run.eventually { felt.queue.sync { felt.lookupQueue.queued + felt.lookupQueue.runningCount == 0 } }, "no lookup waits or runs")
         #expect(asked.names.withLock { $0 }.isEmpty, "nothing would use the answer")
         let warnings = log.entries.filter { $0.message.hasPrefix("Allow-only time does not refuse connections") }
         #expect(warnings.count == 1 && warnings.first?.message.contains("nftables is not usable here (test)") == true,
@@ -87,7 +88,11 @@ struct FeltAllowOnlyTests {
             felt.armRefresh()
         }
         let count = asked.names.withLock { $0.count }
-        try? await Task.sleep(for: .milliseconds(200))
+        // The barrier: a witness on the enforcer's queue four refresh periods on (a refresh still
+        // armed would have run before it), then every lookup started by then finished.
+        let witness = Mutex(false)
+        felt.queue.asyncAfter(deadline: .now() + 4 * felt.refreshSeconds) { witness.withLock { $0 = true } }
+        #expect(Run.eventually { witness.withLock { $0 } && felt.queue.sync { felt.lookupQueue.queued + felt.lookupQueue.runningCount == 0 } })
         #expect(asked.names.withLock { $0.count } <= count + 3, "no window, no refresh (at most the lookups already running finish)")
         #expect(felt.queue.sync { felt.refresh == nil })
     }

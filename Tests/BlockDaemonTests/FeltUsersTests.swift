@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import BlockDaemon
+import BlockTestTools
 
 /// E5 per user (U3) through the enforcer itself, with a recording cutter and a fixed lookup:
 /// whose sockets `enforce` asks to destroy for which blocks.
@@ -90,13 +91,19 @@ struct FeltScaleTests {
 
     static let big = Selection(name: "big", domains: (0..<3000).map { "www.d\($0).example.com" })  // one name each (W1)
 
+    /// The barrier for "no more lookups": none waits and none runs. A lookup is queued and
+    /// started on the enforcer's queue, in `enforce` or when another finishes, so after this
+    /// none starts until something is enforced again.
+    static func lookupsDone(_ felt: FeltEnforcer) -> Bool {
+        felt.queue.sync { felt.lookupQueue.queued == 0 && felt.lookupQueue.runningCount == 0 }
+    }
+
     @Test("E5: 3,000 names blocked at once are looked up 1,024 at most, and the rest is said")
     func boundedLookups() async {
         let lookups = Count(), log = MemorySink()
         let felt = Self.enforcer(cutSockets: true, lookups: lookups, log: log)
         _ = felt.enforce(blocked: [Self.big])
-        for _ in 0..<300 where lookups.n.withLock({ $0 }) < FeltEnforcer.maxLookups { try? await Task.sleep(for: .milliseconds(10)) }
-        try? await Task.sleep(for: .milliseconds(100))  // a lookup past the bound would show by now
+        #expect(Run.eventually { Self.lookupsDone(felt) })
         #expect(lookups.n.withLock { $0 } == FeltEnforcer.maxLookups)
         #expect(log.entries.contains { $0.message.hasPrefix("3000 domains became blocked at once") })
         _ = felt.release()
@@ -107,7 +114,7 @@ struct FeltScaleTests {
         let lookups = Count(), log = MemorySink()
         let felt = Self.enforcer(cutSockets: false, lookups: lookups, log: log)
         #expect(felt.enforce(blocked: [Self.big]) == EnforcementReport())
-        try? await Task.sleep(for: .milliseconds(100))
+        #expect(Run.eventually { Self.lookupsDone(felt) })
         #expect(lookups.n.withLock { $0 } == 0)
         _ = felt.release()
     }

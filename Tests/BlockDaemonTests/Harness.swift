@@ -33,15 +33,12 @@ final class Harness: @unchecked Sendable {
     /// Per-user blocks: the user database the engine resolves names with.
     let users: UserDirectory
 
-    /// The default user database: root alone, and no administrators but root. Never the
-    /// machine's: a test's outcome must not depend on who has an account where it runs (uid
-    /// 1000 may be an administrator on one machine and absent on the next). Tests about
-    /// users give their own table.
-    static let rootOnly = UserDirectory(uid: { $0 == "root" ? 0 : nil }, members: { _ in nil },
-                                        name: { $0 == 0 ? "root" : nil }, isAdmin: { $0 == 0 })
-
+    /// `users`: root alone unless a test gives more, failing closed (`UserDirectory.only`), and
+    /// never the machine's database: a test's outcome must not depend on who has an account
+    /// where it runs (uid 1000 may be an administrator on one machine and absent on the next).
+    /// A test about the machine's own database asks for `.system`.
     init(now: String = "2026-11-29T13:05:00+09:00", dir: String? = nil, config: ConfigSet = .builtIn, persistent: Bool = true,
-         hookTimeout: TimeInterval? = nil, users: UserDirectory = Harness.rootOnly) {
+         hookTimeout: TimeInterval? = nil, users: UserDirectory = .only()) {
         clock = ManualClock(wall: iso(now))
         log = MemorySink(clock: clock)
         self.users = users
@@ -112,6 +109,7 @@ final class SaveFault: @unchecked Sendable {
     private var _syncCode: Int32?
     private var _bytes = 0
     private var _syncs = 0
+    private var _refused = 0
     var code: Int32? {
         get { lock.withLock { _code } }
         set { lock.withLock { _code = newValue } }
@@ -125,22 +123,28 @@ final class SaveFault: @unchecked Sendable {
     var bytes: Int { lock.withLock { _bytes } }
     /// fdatasyncs of the log that succeeded.
     var syncs: Int { lock.withLock { _syncs } }
+    /// Writes and syncs that failed because `code` or `syncCode` was set.
+    var refused: Int { lock.withLock { _refused } }
     private func count(_ n: Int) { lock.withLock { _bytes += n } }
+    private func refuse(_ failure: AtomicFile.Failure) -> AtomicFile.Failure {
+        lock.withLock { _refused += 1 }
+        return failure
+    }
 
     var io: StateStore.IO {
         StateStore.IO(
             replace: { [self] data, path throws(AtomicFile.Failure) in
-                if let code { throw .system("cannot write \(path)", code) }
+                if let code { throw refuse(.system("cannot write \(path)", code)) }
                 count(data.count)
                 try StateStore.IO.real.replace(data, path)
             },
             append: { [self] fd, data throws(AtomicFile.Failure) in
-                if let code { throw .system("cannot write the state log", code) }
+                if let code { throw refuse(.system("cannot write the state log", code)) }
                 count(data.count)
                 try StateStore.IO.real.append(fd, data)
             },
             sync: { [self] fd throws(AtomicFile.Failure) in
-                if let code = code ?? syncCode { throw .system("cannot sync the state log", code) }
+                if let code = code ?? syncCode { throw refuse(.system("cannot sync the state log", code)) }
                 try StateStore.IO.real.sync(fd)
                 lock.withLock { _syncs += 1 }
             })

@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Testing
 @testable import BlockDaemon
+import BlockTestTools
 
 @Suite("E3: ExecOnBlock= and ExecOnUnblock=", .serialized)
 struct HookTests {
@@ -24,7 +25,7 @@ struct HookTests {
         let h = Harness(dir: s.dir + "/state", config: try config(s, block: line, unblock: line), hookTimeout: 5)
         _ = ok(h.send(#"start {"selections":["focus"],"seconds":60}"#))
         h.advance(60)
-        #expect(s.eventually { ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").count == 2 })
+        #expect(Run.eventually { ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").count == 2 })
         let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
         #expect(lines == [
             "block|focus|focus.example www.focus.example|/usr/bin/focus-game|2026-11-29T13:06:00.000+09:00",
@@ -42,7 +43,7 @@ struct HookTests {
         #expect(h.enforcer.current == ["focus"])
         h.advance(60)
         #expect(h.enforcer.current == [])
-        #expect(s.eventually { h.run { h.engine.state.failures.count } == 2 })
+        #expect(Run.eventually { h.run { h.engine.state.failures.count } == 2 })
         let failures = h.run { h.engine.state.failures }
         #expect(failures.map(\.code) == ["hook-failed", "hook-failed"])
         #expect(failures[0].message.contains("exited with status 3: no-vpn"))

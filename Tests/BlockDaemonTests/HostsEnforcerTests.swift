@@ -4,6 +4,7 @@ import Glibc
 import Testing
 import BlockTestSupport
 @testable import BlockDaemon
+import BlockTestTools
 
 /// E1 on a sandbox hosts file (never the real /etc/hosts).
 @Suite("E1: the hosts enforcer", .serialized)
@@ -33,9 +34,15 @@ struct HostsEnforcerTests {
             stat(path, &st)
             return UInt64(st.st_ino)
         }
+        /// The barrier for "nothing was repaired": the enforcer's watches have read every event
+        /// of what was done in the directory, and the repair any of them called for has run.
+        var settled: Bool {
+            FileEvents.allRead(in: sandbox.dir) && enforcer.queue.sync { !enforcer.repairPending }
+        }
+
         func replace(with text: [UInt8]) {
             // As an editor does: write a new file and rename it over.
-            FileManager.default.createFile(atPath: path + ".edit", contents: Data(text))
+            _ = FileManager.default.createFile(atPath: path + ".edit", contents: Data(text))
             rename(path + ".edit", path)
         }
     }
@@ -91,20 +98,20 @@ struct HostsEnforcerTests {
         #expect(names.contains("m.reddit.com") && names.count == 6, "W1: each name with its www. and m. forms, once: \(names)")
         // The user strips the section but also adds a line of their own.
         f.replace(with: HostsFile.splice(blocked, section: nil) + Array("\n10.9.9.9 mine\n".utf8))
-        #expect(Sandbox().eventually(timeout: 2) { HostsFile.blockedDomains(in: f.bytes) == names })
+        #expect(Run.eventually(timeout: 2) { HostsFile.blockedDomains(in: f.bytes) == names })
         #expect(String(decoding: f.bytes, as: UTF8.self).hasSuffix("10.9.9.9 mine\n"), "the user's own edit stays")
-        #expect(Sandbox().eventually(timeout: 2) { f.hits.count == 2 })
+        #expect(Run.eventually(timeout: 2) { f.hits.count == 2 })
         #expect(Set(f.hits.all.map(\.selection)) == ["instagram", "reddit"])
         #expect(f.hits.all.allSatisfy { $0.kind == .tamper && $0.path == f.path })
         // Editing one line inside the section counts against the selection that lost it.
         let count = f.hits.count
         f.replace(with: Array(String(decoding: f.bytes, as: UTF8.self).replacingOccurrences(of: "0.0.0.0 reddit.com\n", with: "").utf8))
-        #expect(Sandbox().eventually(timeout: 2) { f.hits.count == count + 1 })
+        #expect(Run.eventually(timeout: 2) { f.hits.count == count + 1 })
         #expect(f.hits.all.last?.selection == "reddit")
         // With nothing blocked, edits are the user's business.
         _ = f.enforcer.apply(blocked: [])
         f.replace(with: Array("only mine\n".utf8))
-        usleep(300_000)
+        #expect(Run.eventually(timeout: 5) { f.settled })
         #expect(f.bytes == Array("only mine\n".utf8))
     }
 
@@ -120,8 +127,8 @@ struct HostsEnforcerTests {
         // During the block someone appends a line of their own for a blocked name.
         let appended = Array("203.0.113.7 www.instagram.com\n".utf8)
         f.replace(with: f.bytes + appended)
-        #expect(Sandbox().eventually(timeout: 2) { String(decoding: f.bytes, as: UTF8.self).hasSuffix("# blockd-held: 203.0.113.7 www.instagram.com\n") })
-        #expect(Sandbox().eventually(timeout: 2) { f.hits.count == 1 })
+        #expect(Run.eventually(timeout: 2) { String(decoding: f.bytes, as: UTF8.self).hasSuffix("# blockd-held: 203.0.113.7 www.instagram.com\n") })
+        #expect(Run.eventually(timeout: 2) { f.hits.count == 1 })
         #expect(f.hits.all.map(\.selection) == ["instagram"] && f.hits.all.allSatisfy { $0.kind == .tamper })
         #expect(f.enforcer.apply(blocked: [reddit]).isEmpty)
         #expect(f.bytes == HostsFile.splice(original + appended, section: HostsFile.section(for: Site.hostsNames("reddit.com"))),
@@ -150,7 +157,7 @@ struct HostsEnforcerTests {
             set -e
             cp '\(s.hostsPath)' '\(s.dir)/hosts.real'
             mount --bind '\(s.dir)/hosts.real' '\(s.hostsPath)'
-            exec '\(Sandbox.binDir)/blockd' \(s.daemonArgs().map { "'\($0)'" }.joined(separator: " "))
+            exec '\(Repo.binDir)/blockd' \(s.daemonArgs().map { "'\($0)'" }.joined(separator: " "))
             """
         s.write(script, to: "run.sh")
         _ = try s.launch("/usr/bin/unshare", ["--mount", "--pid", "--fork", "--kill-child", "--propagation", "private",
@@ -158,7 +165,7 @@ struct HostsEnforcerTests {
         try s.waitUntilServing()
         #expect(try s.request(#"start {"selections":["reddit"],"seconds":600}"#).hasPrefix("OK "))
         let real = s.dir + "/hosts.real"
-        #expect(s.eventually { HostsFile.blockedDomains(in: Array(FileManager.default.contents(atPath: real) ?? Data())).contains("reddit.com") },
+        #expect(Run.eventually { HostsFile.blockedDomains(in: Array(FileManager.default.contents(atPath: real) ?? Data())).contains("reddit.com") },
                 "log:\n\(s.log)")
         #expect(s.log.contains("writing it in place"))
     }
@@ -203,7 +210,7 @@ struct HostsFaultTests {
         let updated = Array(repeating: UInt8(ascii: "x"), count: original.count + delta)
         var failAt = 1
         while true {
-            FileManager.default.createFile(atPath: s.hostsPath, contents: Data(original))
+            _ = FileManager.default.createFile(atPath: s.hostsPath, contents: Data(original))
             var calls = 0
             do {
                 try AtomicFile.replaceInPlace(s.hostsPath, with: updated, io: HostsFaultTests.io(failAt: failAt, calls: &calls))
@@ -239,10 +246,10 @@ struct HostsFaultTests {
         #expect(report.notEnforced.keys.sorted() == ["reddit"], "nothing was written, so reddit is not enforced")
         #expect(report.notEnforced["reddit"]?.contains("retries") == true)
         mkdir(dir, 0o755)
-        #expect(s.eventually(timeout: 5) {
+        #expect(Run.eventually(timeout: 5) {
             HostsFile.blockedDomains(in: Array(FileManager.default.contents(atPath: dir + "/hosts") ?? Data())) == Site.hostsNames("reddit.com")
         }, "retried without another apply")
-        #expect(s.eventually(timeout: 2) { changes.count == 1 }, "the engine is told once")
+        #expect(Run.eventually(timeout: 2) { changes.count == 1 }, "the engine is told once")
         #expect(log.entries.filter { $0.message.contains("written again; 3 domains blocked") }.count == 1)
         #expect(enforcer.enforce(blocked: [reddit]) == EnforcementReport())
         _ = enforcer.release()
@@ -254,7 +261,7 @@ struct HostsFaultTests {
         mkdir(s.dir + "/real", 0o755)
         mkdir(s.dir + "/etc", 0o755)
         let target = s.dir + "/real/hosts", link = s.dir + "/etc/hosts"
-        FileManager.default.createFile(atPath: target, contents: Data(Sandbox.hostsTemplate.utf8))
+        _ = FileManager.default.createFile(atPath: target, contents: Data(Sandbox.hostsTemplate.utf8))
         symlink("../real/hosts", link)
         let log = MemorySink()
         let enforcer = HostsEnforcer(path: link, log: log, flushResolvers: {})

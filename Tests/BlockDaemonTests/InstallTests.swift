@@ -63,7 +63,7 @@ struct InstallTests {
         for (path, (mode, source)) in expected {
             let attributes = try FileManager.default.attributesOfItem(atPath: dest.path + path)
             #expect((attributes[.posixPermissions] as? Int) == mode, "\(path) has mode \(mode)")
-            let from = source.hasPrefix("@bin/") ? Sandbox.binDir + source.dropFirst(4) : Repo.root + "/" + source
+            let from = source.hasPrefix("@bin/") ? Repo.binDir + source.dropFirst(4) : Repo.root + "/" + source
             // The executables and the NSS module are installed stripped (scripts/install).
             let elf = source.hasPrefix("@bin/") || source.hasSuffix(".so.2")
             let want = try elf ? InstallTests.stripped(from) : Data(contentsOf: URL(fileURLWithPath: from))
@@ -324,14 +324,14 @@ struct InstallTests {
         let dir = try TempDir()
         let run = try Run.capture("/usr/bin/strip", ["--remove-section=.comment", "--remove-section=.note", "--strip-unneeded",
                                                      "-o", dir.path + "/stripped", path])
-        guard run.status == 0 else { throw SandboxError("strip \(path): \(run.output)") }
+        guard run.status == 0 else { throw TestFailure("strip \(path): \(run.output)") }
         return try Data(contentsOf: URL(fileURLWithPath: dir.path + "/stripped"))
     }
 
     /// `make install` of the already-built debug binaries (a release build would take minutes).
     static func install(into destdir: String, prefix: String) throws -> Run.Result {
         precondition(destdir.hasPrefix("/tmp/") && destdir.count > 5, "tests install into a temp DESTDIR only")
-        return try Run.capture(make, ["-C", Repo.root, "install", "DESTDIR=\(destdir)", "PREFIX=\(prefix)", "BINDIR_SRC=\(Sandbox.binDir)"],
+        return try Run.capture(make, ["-C", Repo.root, "install", "DESTDIR=\(destdir)", "PREFIX=\(prefix)", "BINDIR_SRC=\(Repo.binDir)"],
                                environment: cleanMakeEnvironment)
     }
 }

@@ -4,6 +4,7 @@ import Glibc
 import Testing
 @testable import BlockDaemon
 import ZoneInfo
+import BlockTestTools
 
 /// The real blockd binary in a sandbox (DESIGN §2, §7, §8), driven over its socket.
 @Suite("Integration: the real blockd in a sandbox", .serialized)
@@ -15,7 +16,7 @@ struct IntegrationTests {
         let answer = try s.request(#"start {"selections":["instagram"],"seconds":2}"#)
         #expect(answer.hasPrefix("OK "))
         #expect(try s.status()["blocked"]?[0]?["selection"] == "instagram")
-        #expect(s.eventually { s.log.contains("Unblocked instagram: timed block 'instagram' ended (2s)") }, "log:\n\(s.log)")
+        #expect(Run.eventually { s.log.contains("Unblocked instagram: timed block 'instagram' ended (2s)") }, "log:\n\(s.log)")
         #expect(try s.status()["blocked"] == [])
     }
 
@@ -49,7 +50,7 @@ struct IntegrationTests {
         let end = String(format: "%02d:%02d", endMinute / 60, endMinute % 60)
         #expect(try s.request(#"schedule-add {"name":"focus","window":"\#(start)-\#(end)","selections":["instagram"]}"#).hasPrefix("OK "))
         #expect(try s.request(#"start {"selections":["instagram","reddit"],"seconds":1}"#).hasPrefix("OK "))
-        #expect(s.eventually { s.log.contains("Unblocked reddit") })
+        #expect(Run.eventually { s.log.contains("Unblocked reddit") })
         let blocked = try s.status()["blocked"]
         #expect(blocked?.array?.count == 1)
         #expect(blocked?[0]?["selection"] == "instagram")
@@ -167,25 +168,25 @@ struct IntegrationTests {
         let c = try RawClient(path: s.socket)  // answers within 10 s or throws (then the sandbox kills blockd)
         for _ in 0..<20 { #expect(try c.request("hello").hasPrefix("OK "), "the engine queue still answers") }
         #expect(try c.request(#"start {"selections":["reddit"],"seconds":1}"#).hasPrefix("OK "))
-        #expect(s.eventually(timeout: 5) { (try? c.request("status"))?.contains(#""blocked":[]"#) == true }, "its one timer still fires")
+        #expect(Run.eventually(timeout: 5) { (try? c.request("status"))?.contains(#""blocked":[]"#) == true }, "its one timer still fires")
         let pid = try #require(s.daemon?.processIdentifier)
         kill(pid, SIGTERM)
-        #expect(s.eventually(timeout: 5) { s.daemon?.isRunning == false }, "SIGTERM is handled on the engine queue")
+        #expect(Run.eventually(timeout: 5) { s.daemon?.isRunning == false }, "SIGTERM is handled on the engine queue")
     }
 
     @Test("systemd: socket activation through systemd-socket-activate")
     func socketActivation() throws {
         let activate = "/usr/bin/systemd-socket-activate"
         guard FileManager.default.isExecutableFile(atPath: activate) else {
-            if ProcessInfo.processInfo.environment["BLOCKD_PRIVILEGED_TESTS"] == "1" {
+            if Privileged.required {
                 Issue.record("\(activate) is missing; install the systemd package")
             }
             return
         }
         let s = Sandbox()
-        _ = try s.launch(activate, ["-l", s.socket, Sandbox.binDir + "/blockd"] + s.daemonArgs(socket: s.dir + "/unused.sock"),
+        _ = try s.launch(activate, ["-l", s.socket, Repo.binDir + "/blockd"] + s.daemonArgs(socket: s.dir + "/unused.sock"),
                          output: s.logPath)
-        #expect(s.eventually { FileManager.default.fileExists(atPath: s.socket) })
+        #expect(Run.eventually { FileManager.default.fileExists(atPath: s.socket) })
         // The first connection makes systemd-socket-activate exec blockd with the socket as fd 3.
         let answer = try s.request("hello")
         #expect(answer.hasPrefix("OK "), "log:\n\(s.log)")
@@ -197,7 +198,7 @@ struct IntegrationTests {
         let s = Sandbox()
         try s.start()
         let first = s.daemon!
-        let second = try s.launch(Sandbox.binDir + "/blockd", s.daemonArgs(stateDir: s.dir + "/state2"), output: s.dir + "/second.log")
+        let second = try s.launch(Repo.binDir + "/blockd", s.daemonArgs(stateDir: s.dir + "/state2"), output: s.dir + "/second.log")
         second.waitUntilExit()
         #expect(second.terminationStatus == 1)
         #expect(first.isRunning)

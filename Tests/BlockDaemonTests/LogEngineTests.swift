@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import BlockDaemon
+import BlockTestTools
 
 /// DESIGN §7 with the state log: a change writes bytes of its own size whatever the number of
 /// activities, one fdatasync answers every request handled meanwhile (group commit), and a
@@ -55,7 +56,7 @@ struct LogEngineTests {
             }
             #expect(answers.all.isEmpty, "no answer before the fdatasync")
         }
-        #expect(poll(timeout: 5) { answers.all.count == 5 })
+        #expect(Run.eventually(timeout: 5) { answers.all.count == 5 })
         #expect(answers.all.allSatisfy { $0.line.hasPrefix("OK ") })
         #expect(h.saveFault.syncs - syncs == 1, "one fdatasync for five changes")
         guard case .loaded(let disk) = StateStore(directory: h.dir).load(now: h.clock.wallNow()) else { Issue.record("no state"); return }
@@ -74,13 +75,13 @@ struct LogEngineTests {
                 h.engine.handle(try! Request.parse(line), from: .root) { answers.add($0) }
             }
         }
-        #expect(poll(timeout: 5) { answers.all.count == 2 })
+        #expect(Run.eventually(timeout: 5) { answers.all.count == 2 })
         #expect(answers.all.allSatisfy { $0.line.hasPrefix("ERR not-saved ") }, "\(answers.all.map(\.line))")
         #expect(h.run { h.engine.registry.activities.map(\.name) } == ["keep"])
         #expect(h.enforcer.current == enforced, "enforcement converged back")
         h.saveFault.syncCode = nil
         h.run { h.engine.saveRetryBase = 0.01 }
-        #expect(poll(timeout: 5) { h.run { h.engine.saveProblem == nil } })
+        #expect(Run.eventually(timeout: 5) { h.run { h.engine.saveProblem == nil } })
         h.engine = h.makeEngine()
         h.run { h.engine.startUp() }
         #expect(h.run { h.engine.registry.activities.map(\.name) } == ["keep"], "nothing unacknowledged, nothing acknowledged lost")

@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestTools
 
 /// blockc(1) is the API for scripts: every example command on the page must work as printed,
 /// against the real blockd in a sandbox, with its pipes (jq) as written.
@@ -94,7 +95,7 @@ struct ManExamplesTests {
     /// with the built blockc first on PATH and the sandbox's socket.
     func launch(_ command: String, _ s: Sandbox, _ i: Int) throws -> (Process, String, String) {
         let out = "\(s.dir)/example\(i).out", err = "\(s.dir)/example\(i).err"
-        let env = ["PATH": Sandbox.binDir + ":/usr/bin:/bin", "BLOCKD_SOCKET": s.socket, "TZ": "Asia/Tokyo", "NO_COLOR": "1"]
+        let env = ["PATH": Repo.binDir + ":/usr/bin:/bin", "BLOCKD_SOCKET": s.socket, "TZ": "Asia/Tokyo", "NO_COLOR": "1"]
         let p = try s.launch("/bin/bash", ["-o", "pipefail", "-c", "{ \(command); } 2>'\(err)'"], environment: env, output: out)
         return (p, out, err)
     }
@@ -122,7 +123,7 @@ struct ManExamplesTests {
         #expect(try s.blockc(["start", "--minutes", "5", "--name", "example-trigger", "twitch"]).status == 0)
         let wrapped = "timeout -k 1 \(ManExamplesTests.streamSeconds) " + command
         let (p, out, err) = try launch(wrapped, s, i)
-        let subscribed = s.eventually(timeout: 5) { (try? s.status()["server"]?["watchers"]?.int) == 1 }
+        let subscribed = Run.eventually(timeout: 5) { (try? s.status()["server"]?["watchers"]?.int) == 1 }
         #expect(subscribed, "'\(command)' did not subscribe")
         #expect(try s.blockc(["stop", "example-trigger"]).status == 0)
         return finish(p, out, err)

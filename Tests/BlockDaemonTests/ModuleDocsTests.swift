@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BlockTestTools
 
 /// Each library target opens with a short module doc, `Sources/<Target>/<Target>.swift`: what
 /// it owns and what it may import. The "May import:" line is checked against every file of the

@@ -9,6 +9,8 @@ import Testing
 struct MoreTimeEngineTests {
     static let asker = Peer(uid: 1000, mayModify: true)
     static var admin: Peer { var p = Peer(uid: 1001, mayModify: false); p.isAdmin = true; return p }
+    /// The asker and the admin as the user database has them: accounts without names.
+    static let users = UserDirectory.only(nameless: [1000, 1001])
 
     /// A limit used up: steam blocked until midnight.
     /// The asker's own limit (a member's is theirs alone, U1), used up. A1: more time never lifts
@@ -23,7 +25,7 @@ struct MoreTimeEngineTests {
 
     @Test("M3, T9: on a used-up limit 'more steam 5s' is 5 s of allowance: lifted while unused, blocked again when the app has run exactly 5 s more")
     func limitAllowance() throws {
-        let h = Harness(now: "2026-11-29T20:00:00+09:00")
+        let h = Harness(now: "2026-11-29T20:00:00+09:00", users: Self.users)
         usedUp(h)
         let g = try #require(ok(h.send(#"more {"selection":"steam","seconds":5}"#, as: Self.asker)))
         #expect(g["state"] == "granted")
@@ -44,7 +46,7 @@ struct MoreTimeEngineTests {
 
     @Test("M3, T7: allowance given today is gone at local midnight; tomorrow has the limit's own allowance")
     func limitAllowanceMidnight() throws {
-        let h = Harness(now: "2026-11-29T23:50:00+09:00")
+        let h = Harness(now: "2026-11-29T23:50:00+09:00", users: Self.users)
         usedUp(h)
         _ = ok(h.send(#"more {"selection":"steam","seconds":300}"#, as: Self.asker))
         #expect(h.enforcer.current == [])
@@ -58,7 +60,7 @@ struct MoreTimeEngineTests {
 
     @Test("M3, T9: on a block a grant is a window: lifted for exactly its length, then blocked again")
     func exactWindow() throws {
-        let h = Harness()
+        let h = Harness(users: Self.users)
         _ = ok(h.send(#"start {"selections":["instagram"],"seconds":3600}"#, as: Self.asker))
         let start = h.clock.wallNow()
         _ = ok(h.send(#"more {"selection":"instagram","seconds":5}"#, as: Self.asker))
@@ -74,7 +76,7 @@ struct MoreTimeEngineTests {
 
     @Test("M3, T6: a wall-clock step neither shortens nor lengthens a grant", arguments: [3600.0, -3600.0])
     func grantAcrossWallStep(step: Double) throws {
-        let h = Harness()
+        let h = Harness(users: Self.users)
         _ = ok(h.send(#"start {"selections":["instagram"],"seconds":3600}"#, as: Self.asker))
         _ = ok(h.send(#"more {"selection":"instagram","seconds":600}"#, as: Self.asker))
         #expect(h.enforcer.current == [])
@@ -89,7 +91,7 @@ struct MoreTimeEngineTests {
 
     @Test("M1: MoreTime=approval: a pending request; the asker cannot approve it, an admin can, with who granted it in status")
     func approval() throws {
-        let h = Harness(now: "2026-11-29T20:00:00+09:00")
+        let h = Harness(now: "2026-11-29T20:00:00+09:00", users: Self.users)
         usedUp(h, limit: #"limit-add {"name":"games","seconds":60,"selections":["steam"],"moreTime":{"mode":"approval"}}"#)
         let r = try #require(ok(h.send(#"more {"selection":"steam","seconds":600,"reason":"homework"}"#, as: Self.asker)))
         #expect(r["state"] == "pending")
@@ -110,7 +112,7 @@ struct MoreTimeEngineTests {
 
     @Test("M1: a denied request grants nothing; an unanswered one expires after RequestTimeout=")
     func denyAndExpire() throws {
-        let h = Harness(now: "2026-11-29T20:00:00+09:00")
+        let h = Harness(now: "2026-11-29T20:00:00+09:00", users: Self.users)
         usedUp(h, limit: #"limit-add {"name":"games","seconds":60,"selections":["steam"],"moreTime":{"mode":"approval","requestTimeout":600}}"#)
         _ = ok(h.send(#"more {"selection":"steam","seconds":600}"#, as: Self.asker))
         _ = ok(h.send(#"deny {"id":"m1","reason":"not tonight"}"#, as: Self.admin))
@@ -126,7 +128,7 @@ struct MoreTimeEngineTests {
 
     @Test("M1: a --lock block gives no more time, even to root")
     func locked() throws {
-        let h = Harness()
+        let h = Harness(users: Self.users)
         _ = ok(h.send(#"start {"selections":["instagram"],"seconds":600,"lock":true}"#))
         guard case .error(let e) = h.send(#"more {"selection":"instagram","seconds":60}"#) else { Issue.record("granted"); return }
         #expect(e.code == .locked)
@@ -135,7 +137,7 @@ struct MoreTimeEngineTests {
 
     @Test("M2: a stop under Delay= waits, is shown, and 'cancel' keeps the block")
     func delayedStopCancelled() throws {
-        let h = Harness()
+        let h = Harness(users: Self.users)
         _ = ok(h.send(#"start {"selections":["instagram"],"seconds":3600,"name":"work","moreTime":{"mode":"self","delay":120}}"#, as: Self.asker))
         let pending = try #require(ok(h.send(#"stop {"name":"work"}"#, as: Self.asker)))
         #expect(pending["pending"] == "work")
@@ -149,7 +151,7 @@ struct MoreTimeEngineTests {
 
     @Test("M2: a stop under Delay= that is not cancelled takes effect at its due instant; tightening never waits")
     func delayedStop() throws {
-        let h = Harness()
+        let h = Harness(users: Self.users)
         _ = ok(h.send(#"start {"selections":["instagram"],"seconds":3600,"name":"work","moreTime":{"mode":"self","delay":120}}"#, as: Self.asker))
         _ = ok(h.send(#"stop {"name":"work"}"#, as: Self.asker))
         _ = ok(h.send(#"start {"selections":["reddit"],"seconds":60,"name":"work"}"#, as: Self.asker))
@@ -162,7 +164,7 @@ struct MoreTimeEngineTests {
 
     @Test("M3, T8: a grant that ended while blockd was down is not extended; a running one survives a restart")
     func restart() throws {
-        let h = Harness(now: "2026-11-29T20:00:00+09:00")
+        let h = Harness(now: "2026-11-29T20:00:00+09:00", users: Self.users)
         _ = ok(h.send(#"start {"selections":["steam"],"seconds":3600}"#, as: Self.asker))
         _ = ok(h.send(#"more {"selection":"steam","seconds":300}"#, as: Self.asker))
         h.clock.advance(100)
@@ -180,7 +182,7 @@ struct MoreTimeEngineTests {
     func cap() throws {
         var config = ConfigSet.builtIn
         config.daemon.maxActivities = 2
-        let h = Harness(now: "2026-11-29T20:00:00+09:00", config: config)
+        let h = Harness(now: "2026-11-29T20:00:00+09:00", config: config, users: Self.users)
         usedUp(h, by: .root)
         _ = ok(h.send(#"more {"selection":"steam","seconds":300}"#, as: Self.admin))  // a member's quota is A1's
         guard case .error(let e) = h.send(#"start {"selections":["instagram"],"seconds":60}"#) else { Issue.record("past the cap"); return }

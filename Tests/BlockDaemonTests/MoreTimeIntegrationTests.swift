@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestTools
 
 /// More time on the real binaries: a stop that waits for `--delay` and is cancelled (M2), and
 /// a used-up limit lifted by `blockc more` for exactly the allowance asked (M3).
@@ -21,7 +22,11 @@ struct MoreTimeIntegrationTests {
         let cancel = try s.blockc(["cancel", "work"])
         #expect(cancel.status == 0, "\(cancel.err)")
         #expect(cancel.out == "Cancelled the stop of 'work'; it stays.\n", "\(cancel.out)")
-        usleep(2_500_000)
+        // The barrier: a block that ends after the cancelled stop was due. The daemon's one timer
+        // wakes for the earliest transition first, so once this one has ended, the stop would
+        // have taken effect had it not been cancelled.
+        #expect(try s.blockc(["start", "--for", "3s", "--name", "witness", "reddit"]).status == 0)
+        #expect(Run.eventually { s.log.contains("Unblocked reddit") }, "log:\n\(s.log)")
         let after = try JSON.parse(try s.blockc(["status", "--json"]).out)
         #expect(after["blocked"]?[0]?["selection"] == "instagram", "the cancelled stop did not happen")
         #expect(after["delayed"] == [])

@@ -22,7 +22,7 @@ struct MoreTimeOfferTests {
         (#"{"selections":["instagram"],"seconds":3600,"moreTime":{"mode":"no"}}"#, nil),
     ] as [(String, String?)])
     func modes(start: String, expected: String?) throws {
-        let h = Harness()
+        let h = Harness(users: .only(nameless: [1000]))
         _ = ok(h.send("start " + start, as: Self.asker))
         #expect(h.events.all.contains { $0["event"] == "lock" })
         #expect(offer(h, "instagram") == expected)
@@ -30,7 +30,7 @@ struct MoreTimeOfferTests {
 
     @Test("M4: with less than 15 min of MoreTimePerDay= left only the one more minute is offered, and after it nothing")
     func allowance() throws {
-        let h = Harness()
+        let h = Harness(users: .only(nameless: [1000]))
         _ = ok(h.send(#"start {"selections":["instagram"],"seconds":3600,"moreTime":{"mode":"self","perDay":600}}"#, as: Self.asker))
         #expect(offer(h, "instagram") == "minute")
         _ = ok(h.send(#"more {"selection":"instagram","seconds":60}"#, as: Self.asker))

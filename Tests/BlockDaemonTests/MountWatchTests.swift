@@ -4,6 +4,7 @@ import Glibc
 import Synchronization
 import Testing
 @testable import BlockDaemon
+import BlockTestTools
 
 /// U3: the mount table's own news (`MountWatch`), which replaced the per-user tables' 10 s
 /// audit for what inotify cannot see (a mount over a table). The watched table is a child's in
@@ -17,8 +18,8 @@ struct MountWatchTests {
     func mountAndUnmount() throws {
         let dir = Harness.tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        FileManager.default.createFile(atPath: dir + "/fake", contents: Data("x\n".utf8))
-        FileManager.default.createFile(atPath: dir + "/table", contents: Data("site.test\n".utf8))
+        _ = FileManager.default.createFile(atPath: dir + "/fake", contents: Data("x\n".utf8))
+        _ = FileManager.default.createFile(atPath: dir + "/table", contents: Data("site.test\n".utf8))
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         child.arguments = ["--mount", "--propagation", "private", "/usr/bin/sleep", "60"]
@@ -30,13 +31,17 @@ struct MountWatchTests {
         let pid = child.processIdentifier
         // unshare has exec'd sleep once its namespace differs from ours.
         let ours = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/mnt")
-        #expect(poll(timeout: 5) { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/ns/mnt")) != ours })
+        #expect(Run.eventually(timeout: 5) { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/ns/mnt")) != ours })
 
-        let changes = Mutex(0)
+        // Each wake-up notes whether the bind mount is there: the news of the mount says true,
+        // of the unmount false, and a wake-up with nothing new repeats what the last one said.
+        let table = dir + "/table"
+        let seen = Mutex<[Bool]>([])
+        @Sendable func mounted() -> Bool {
+            ((try? String(contentsOfFile: "/proc/\(pid)/mountinfo", encoding: .utf8)) ?? "").contains(" \(table) ")
+        }
         let queue = DispatchQueue(label: "mountwatch-test")
-        let watch = try #require(MountWatch(path: "/proc/\(pid)/mountinfo", queue: queue) { changes.withLock { $0 += 1 } })
-        Thread.sleep(forTimeInterval: 0.3)
-        #expect(changes.withLock { $0 } == 0, "no change, no wake-up")
+        let watch = try #require(MountWatch(path: "/proc/\(pid)/mountinfo", queue: queue) { let m = mounted(); seen.withLock { $0.append(m) } })
         func inChild(_ args: [String]) throws -> Int32 {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/nsenter")
@@ -45,14 +50,16 @@ struct MountWatchTests {
             p.waitUntilExit()
             return p.terminationStatus
         }
-        #expect(try inChild(["/usr/bin/mount", "-n", "--bind", dir + "/fake", dir + "/table"]) == 0)
-        #expect(poll(timeout: 5) { changes.withLock { $0 } >= 1 }, "the mount over the file is news")
-        let afterMount = changes.withLock { $0 }
-        #expect(try inChild(["/usr/bin/umount", "-n", dir + "/table"]) == 0)
-        #expect(poll(timeout: 5) { changes.withLock { $0 } > afterMount }, "so is its unmount")
-        let settled = changes.withLock { $0 }
-        Thread.sleep(forTimeInterval: 0.3)
-        #expect(changes.withLock { $0 } == settled, "a change is news once, not a readable descriptor forever")
+        // Each change is the barrier for the one before: its news comes after every wake-up the
+        // one before caused, so the list is exactly one entry per change, in order.
+        #expect(try inChild(["/usr/bin/mount", "-n", "--bind", dir + "/fake", table]) == 0)
+        #expect(Run.eventually(timeout: 5) { seen.withLock { $0.last } == true }, "the mount over the file is news")
+        #expect(try inChild(["/usr/bin/umount", "-n", table]) == 0)
+        #expect(Run.eventually(timeout: 5) { seen.withLock { $0.last } == false }, "so is its unmount")
+        #expect(try inChild(["/usr/bin/mount", "-n", "--bind", dir + "/fake", table]) == 0)
+        #expect(Run.eventually(timeout: 5) { seen.withLock { $0.last } == true }, "and a second mount")
+        #expect(seen.withLock { $0 } == [true, false, true],
+                "no change, no wake-up; a change is news once, not a readable descriptor forever: \(seen.withLock { $0 })")
         withExtendedLifetime(watch) {}
     }
 }

@@ -1,6 +1,7 @@
 import BlockCore
 import Foundation
 import Testing
+import BlockTestTools
 
 /// blockd on its default hosts path, /etc/hosts, inside a private
 /// mount namespace where a scratch file is bind-mounted over /etc/hosts (so the machine's real
@@ -15,8 +16,8 @@ struct NamespaceTests {
         let s = Sandbox()
         let scratch = s.dir + "/scratch-hosts"
         let original = Array((Sandbox.hostsTemplate + "\n# the user's comment, then no final newline").utf8)
-        FileManager.default.createFile(atPath: scratch, contents: Data(original))
-        let bin = Sandbox.binDir
+        _ = FileManager.default.createFile(atPath: scratch, contents: Data(original))
+        let bin = Repo.binDir
         let (out, values) = try NamespaceTests.run(s, scratch: scratch, steps: """
             echo "before4=$(getent ahostsv4 instagram.com | head -1)"
             echo "before=$(getent hosts instagram.com)"
@@ -44,9 +45,9 @@ struct NamespaceTests {
         let s = Sandbox()
         let scratch = s.dir + "/scratch-hosts"
         let original = Array((Sandbox.hostsTemplate + "\n203.0.113.9\tinstagram.com nas2 # the user's own, older line\r\n").utf8)
-        FileManager.default.createFile(atPath: scratch, contents: Data(original))
+        _ = FileManager.default.createFile(atPath: scratch, contents: Data(original))
         let appended = Array("203.0.113.7 instagram.com\n".utf8)
-        let bin = Sandbox.binDir
+        let bin = Repo.binDir
         let (out, values) = try NamespaceTests.run(s, scratch: scratch, steps: """
             echo "before=$(getent ahostsv4 instagram.com | awk '{print $1}' | sort -u | tr '\\n' ' ')"
             '\(bin)/blockc' start --for 4s instagram >/dev/null || echo "start-failed"
@@ -74,7 +75,7 @@ struct NamespaceTests {
     /// Polls until nothing is blocked (at most 10 s).
     static let waitForUnlock = """
         for i in $(seq 100); do
-          '\(Sandbox.binDir)/blockc' status | grep -q 'Nothing is blocked' && break
+          '\(Repo.binDir)/blockc' status | grep -q 'Nothing is blocked' && break
           sleep 0.1
         done
         """
@@ -83,7 +84,7 @@ struct NamespaceTests {
     /// /etc/hosts and a sandboxed blockd runs on that default path; returns the output and its
     /// `key=value` lines.
     static func run(_ s: Sandbox, scratch: String, steps: String) throws -> (String, [String: String]) {
-        let bin = Sandbox.binDir
+        let bin = Repo.binDir
         let script = """
             set -u
             # Never let blockd near the machine's real /etc/hosts: stop unless the bind mount

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import BlockDaemon
+import BlockTestTools
 
 /// DESIGN §7 "Truth": `OK` means on disk; a change that cannot be saved is not made; a save no
 /// request waits for is recorded once and retried until it works; nothing acknowledged is lost.
@@ -77,7 +78,8 @@ struct PersistenceTests {
         h.advance(10)
         h.advance(10)
         h.advance(10)
-        usleep(300_000)  // a few retries fail meanwhile
+        let refused = h.saveFault.refused
+        #expect(Run.eventually { h.saveFault.refused >= refused + 3 }, "the timer's retries go on, and fail")
         var unsaved = h.run { h.engine.state.failures.filter { $0.code == "not-saved" } }
         #expect(unsaved.count == 1, "one failure for one cause, however many attempts: \(unsaved.map(\.message))")
         h.saveFault.code = EROFS
@@ -86,7 +88,7 @@ struct PersistenceTests {
         #expect(unsaved.count == 2, "a new cause is a new failure")
         #expect(h.run { h.engine.status(now: h.clock.wallNow()) }["enforcement"]?["stateProblem"] != nil)
         h.saveFault.code = nil
-        #expect(poll(timeout: 10) { h.run { h.engine.saveProblem == nil } }, "the retry saved the state without any request")
+        #expect(Run.eventually(timeout: 10) { h.run { h.engine.saveProblem == nil } }, "the retry saved the state without any request")
         #expect(onDisk(h)?.failures.filter { $0.code == "not-saved" }.count == 2)
         #expect(h.log.entries.filter { $0.message.contains("is saved again") }.count == 1)
         #expect(h.run { h.engine.status(now: h.clock.wallNow()) }["enforcement"]?["stateProblem"] == nil)
@@ -119,14 +121,4 @@ struct PersistenceTests {
         #expect(loaded.failures.first?.message.hasPrefix("50 ") == true, "the newest are kept")
         #expect(loaded.failures.allSatisfy { $0.message.count <= FailureRecord.messageLimit + 1 })
     }
-}
-
-/// Polls `condition` until it holds or `timeout` passes.
-func poll(timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(20_000)
-    }
-    return condition()
 }

@@ -2,12 +2,15 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestTools
 
 /// A temp directory with the real `blockd` running in it (unprivileged: its own socket,
 /// state and config dirs; a hosts file of its own). Every process it starts is stopped when the
 /// sandbox goes away, whether the test passed or not.
 final class Sandbox: @unchecked Sendable {
-    let dir: String
+    /// Short (`/tmp/bd-XXXXXX`): the socket's path must fit sun_path's 108 bytes.
+    private let temp = try! TempDir()
+    var dir: String { temp.path }
     var socket: String { dir + "/s.sock" }
     var stateDir: String { dir + "/state" }
     var configDir: String { dir + "/etc" }
@@ -32,23 +35,10 @@ final class Sandbox: @unchecked Sendable {
     private(set) var daemon: Process?
     private var processes: [Process] = []
 
-    /// The directory holding the built executables (next to the test bundle).
-    static let binDir: String = {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var dir = (exe as NSString).deletingLastPathComponent
-        while !FileManager.default.fileExists(atPath: dir + "/blockd") && dir != "/" {
-            dir = (dir as NSString).deletingLastPathComponent
-        }
-        return dir
-    }()
-
     init() {
-        // Short path: sun_path holds 108 bytes.
-        var template = Array("/tmp/bd-XXXXXX".utf8CString)
-        dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
         try? FileManager.default.createDirectory(atPath: configDir + "/selections.d", withIntermediateDirectories: true)
         try? FileManager.default.createDirectory(atPath: configDir + "/schedules.d", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: hostsPath, contents: Data(Sandbox.hostsTemplate.utf8))
+        _ = FileManager.default.createFile(atPath: hostsPath, contents: Data(Sandbox.hostsTemplate.utf8))
     }
 
     deinit {
@@ -56,11 +46,10 @@ final class Sandbox: @unchecked Sendable {
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
         }
-        try? FileManager.default.removeItem(atPath: dir)
     }
 
     func write(_ text: String, to relative: String) {
-        FileManager.default.createFile(atPath: dir + "/" + relative, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: dir + "/" + relative, contents: Data(text.utf8))
     }
 
     /// Starts blockd and waits until it answers `hello`; `wrapper` is a command that runs it
@@ -68,7 +57,7 @@ final class Sandbox: @unchecked Sendable {
     @discardableResult
     func start(extraArgs: [String] = [], environment: [String: String] = [:], waitForSocket: Bool = true,
                wrapper: [String] = []) throws -> Process {
-        let command = wrapper + [Sandbox.binDir + "/blockd"] + daemonArgs() + extraArgs
+        let command = wrapper + [Repo.binDir + "/blockd"] + daemonArgs() + extraArgs
         let p = try launch(command[0], Array(command.dropFirst()), environment: environment, output: logPath)
         daemon = p
         if waitForSocket { try waitUntilServing() }
@@ -84,7 +73,7 @@ final class Sandbox: @unchecked Sendable {
         for (k, v) in environment { env[k] = v }
         p.environment = env
         if let output {
-            if !FileManager.default.fileExists(atPath: output) { FileManager.default.createFile(atPath: output, contents: nil) }
+            if !FileManager.default.fileExists(atPath: output) { _ = FileManager.default.createFile(atPath: output, contents: nil) }
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
             handle.seekToEndOfFile()
             p.standardOutput = handle
@@ -96,13 +85,14 @@ final class Sandbox: @unchecked Sendable {
     }
 
     func waitUntilServing(timeout: TimeInterval = 15) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let c = try? RawClient(path: socket), (try? c.request("hello"))?.hasPrefix("OK ") == true { return }
-            if let d = daemon, !d.isRunning { break }
-            usleep(20_000)
+        var gone = false
+        let serving = Run.eventually(timeout: timeout) {
+            if let c = try? RawClient(path: socket), (try? c.request("hello"))?.hasPrefix("OK ") == true { return true }
+            gone = daemon.map { !$0.isRunning } ?? false
+            return gone
         }
-        throw SandboxError("blockd did not start serving on \(socket); its log:\n\(log)")
+        if serving && !gone { return }
+        throw TestFailure("blockd did not start serving on \(socket); its log:\n\(log)")
     }
 
     func stop(signal sig: Int32 = SIGTERM) {
@@ -116,7 +106,7 @@ final class Sandbox: @unchecked Sendable {
     /// Runs the real blockc against this sandbox's daemon: exit status, stdout, stderr.
     func blockc(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: Sandbox.binDir + "/blockc")
+        p.executableURL = URL(fileURLWithPath: Repo.binDir + "/blockc")
         p.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["BLOCKD_SOCKET"] = socket
@@ -140,24 +130,9 @@ final class Sandbox: @unchecked Sendable {
 
     func status() throws -> JSON {
         let line = try request("status")
-        guard line.hasPrefix("OK ") else { throw SandboxError("status failed: \(line)") }
+        guard line.hasPrefix("OK ") else { throw TestFailure("status failed: \(line)") }
         return try JSON.parse(String(line.dropFirst(3)))
     }
-
-    /// Polls `condition` until it holds or `timeout` passes (for real-time behaviour only).
-    func eventually(timeout: TimeInterval = 10, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(20_000)
-        }
-        return try condition()
-    }
-}
-
-struct SandboxError: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
 }
 
 /// A minimal blocking client speaking raw protocol lines (so the tests also check the wire).
@@ -177,7 +152,7 @@ final class RawClient: @unchecked Sendable {  // one thread writes, another read
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         if r != 0 {
             close(fd)
-            throw SandboxError("cannot connect to \(path): \(String(cString: strerror(errno)))")
+            throw TestFailure("cannot connect to \(path): \(String(cString: strerror(errno)))")
         }
     }
 
@@ -189,7 +164,7 @@ final class RawClient: @unchecked Sendable {  // one thread writes, another read
 
     func request(_ line: String) throws -> String {
         send(raw: Array((line + "\n").utf8))
-        guard let answer = try readLine() else { throw SandboxError("connection closed before an answer to \(line.prefix(40))") }
+        guard let answer = try readLine() else { throw TestFailure("connection closed before an answer to \(line.prefix(40))") }
         return answer
     }
 
@@ -203,7 +178,7 @@ final class RawClient: @unchecked Sendable {  // one thread writes, another read
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n == 0 { return nil }
-            if n < 0 { throw SandboxError("read failed: \(String(cString: strerror(errno)))") }
+            if n < 0 { throw TestFailure("read failed: \(String(cString: strerror(errno)))") }
             buffer.append(contentsOf: chunk[0..<n])
         }
     }

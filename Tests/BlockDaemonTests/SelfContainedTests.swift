@@ -58,7 +58,7 @@ struct SelfContainedTests {
         if Privileged.unavailable(needs: [SelfContainedTests.unshare, SelfContainedTests.mount]) != nil { return }
         let (name, arguments, expected) = SelfContainedTests.cases[index]
         try #require(!SelfContainedTests.hidden.isEmpty, "found no toolchain to hide (runtime: \(SelfContainedTests.runtime ?? "none"))")
-        let result = try SelfContainedTests.runHidden([Sandbox.binDir + "/" + name] + arguments)
+        let result = try SelfContainedTests.runHidden([Repo.binDir + "/" + name] + arguments)
         #expect(result.status != 127 && !result.output.contains("cannot open shared object file"),
                 "\(name) does not start without \(SelfContainedTests.hidden): \(result.output)")
         #expect(result.status != 99, "\(result.output)")
@@ -81,7 +81,7 @@ struct SelfContainedTests {
             #expect(imports.isEmpty, "Sources/\(file): \(imports.joined(separator: "; ")) (use FoundationEssentials)")
         }
         for name in ["blockd", "blockc", "blockc-agent"] {
-            let data = try #require(FileManager.default.contents(atPath: Sandbox.binDir + "/" + name), "no \(name) built")
+            let data = try #require(FileManager.default.contents(atPath: Repo.binDir + "/" + name), "no \(name) built")
             #expect(data.range(of: Data("icudt".utf8)) == nil, "\(name) carries ICU data")
         }
     }
@@ -99,7 +99,7 @@ struct SelfContainedTests {
         try FileManager.default.createDirectory(atPath: dir.path + "/schedules.d", withIntermediateDirectories: true)
         try "[Schedule]\nName=bedtime\nWindow=21:30-07:00\nSelections=instagram\n"
             .write(toFile: dir.path + "/schedules.d/bedtime.conf", atomically: true, encoding: .utf8)
-        let result = try SelfContainedTests.runHidden([Sandbox.binDir + "/blockd", "-n", "--config-dir", dir.path],
+        let result = try SelfContainedTests.runHidden([Repo.binDir + "/blockd", "-n", "--config-dir", dir.path],
                                                       environment: ["TZ": zone])
         try #require(result.status == 0, "blockd -n (TZ=\(zone)): \(result.output)")
         let match = try #require(result.output.firstMatch(of: /window (\S+) to (\S+)/), "no window in: \(result.output)")

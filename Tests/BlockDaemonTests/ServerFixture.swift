@@ -2,17 +2,20 @@ import BlockCore
 import Foundation
 import Glibc
 @testable import BlockDaemon
+import BlockTestSupport
 
 /// A control server on a sandbox socket in front of a harness's engine, for tests that talk
 /// over the real socket. `peers`: given to the connections in accept order instead of what
-/// SO_PEERCRED says (the test runs as one user); nil, SO_PEERCRED's. Going away, it stops the
-/// server (every connection closed) before closing the listening socket.
+/// SO_PEERCRED says (the test runs as one user); nil, SO_PEERCRED's. `users`: root, and this
+/// test's own uid (SO_PEERCRED's) as an account without a name, failing closed like the
+/// harness's. Going away, it stops the server (every connection closed) before closing the
+/// listening socket.
 final class ServerFixture: @unchecked Sendable {
     let sandbox = Sandbox()
     let harness: Harness
     let server: ControlServer
 
-    init(peers: [Peer]? = nil, users: UserDirectory = .system, config: ConfigSet = .builtIn, persistent: Bool = true,
+    init(peers: [Peer]? = nil, users: UserDirectory = .only(nameless: [getuid()]), config: ConfigSet = .builtIn, persistent: Bool = true,
          limits: ControlServer.Limits = ControlServer.Limits()) throws {
         harness = Harness(dir: sandbox.dir + "/state", config: config, persistent: persistent, users: users)
         server = ControlServer(listenFD: try UnixSocket.listen(path: sandbox.socket), engine: harness.engine,

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import BlockDaemon
+import BlockTestTools
 
 /// The control server in-process with small limits (DESIGN §8, S3).
 @Suite("Control server limits", .serialized)
@@ -27,10 +28,13 @@ struct ServerTests {
         let idle = try RawClient(path: f.sandbox.socket)
         let watcher = try RawClient(path: f.sandbox.socket)
         #expect(try watcher.request("watch").hasPrefix("OK "))
+        // The barrier: a connection idle since after the watcher's last request. Once it is
+        // timed out, so would the watcher have been (the server times both out on its queue).
+        let later = try RawClient(path: f.sandbox.socket)
         #expect(try idle.readLine()?.hasPrefix("ERR usage idle for") == true)
         #expect(try idle.readLine() == nil)
+        #expect(try later.readLine()?.hasPrefix("ERR usage idle for") == true)
         // The watcher still gets events after the idle timeout has passed.
-        usleep(400_000)
         _ = f.harness.send(#"start {"selections":["instagram"],"seconds":60}"#)
         #expect(try watcher.readLine()?.hasPrefix("EVENT ") == true)
     }
@@ -41,8 +45,7 @@ struct ServerTests {
         let lazy = try RawClient(path: f.sandbox.socket)
         var size: Int32 = 4096
         setsockopt(lazy.fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        #expect(try lazy.request("watch").hasPrefix("OK "))
-        usleep(100_000)
+        #expect(try lazy.request("watch").hasPrefix("OK "))  // answered once the hub holds it
         return lazy
     }
 
@@ -56,7 +59,7 @@ struct ServerTests {
     }
 
     static func dropsCounted(_ f: Fixture) -> Bool {
-        Sandbox().eventually(timeout: 5) { (f.server.counters.json["droppedEvents"]?.int ?? 0) > 0 }
+        Run.eventually(timeout: 5) { (f.server.counters.json["droppedEvents"]?.int ?? 0) > 0 }
     }
 
     @Test("S3: a watcher that does not read loses events, counted; enforcement never waits for it")

@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestTools
 
 /// §5: the control socket's directory and the socket get their modes from blockd, not from
 /// the umask it was started under. Under `umask 077` a directory left to the umask is 0700,
@@ -17,13 +18,13 @@ struct StrictUmaskTests {
     func strictUmask() throws {
         let s = Sandbox()
         let socket = s.dir + "/run/s.sock"
-        let p = try s.launch("/bin/sh", ["-c", "umask 077; exec \"$0\" \"$@\"", Sandbox.binDir + "/blockd"] + s.daemonArgs(socket: socket),
+        let p = try s.launch("/bin/sh", ["-c", "umask 077; exec \"$0\" \"$@\"", Repo.binDir + "/blockd"] + s.daemonArgs(socket: socket),
                              output: s.logPath)
         defer {
             kill(p.processIdentifier, SIGTERM)  // sh exec'd blockd: this is blockd
             p.waitUntilExit()
         }
-        let serving = s.eventually(timeout: 15) {
+        let serving = Run.eventually(timeout: 15) {
             p.isRunning && ((try? RawClient(path: socket).request("hello"))?.hasPrefix("OK ") ?? false)
         }
         #expect(serving, "blockd did not serve on \(socket); its log:\n\(s.log)")

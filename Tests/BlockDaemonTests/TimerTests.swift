@@ -5,6 +5,7 @@ import Glibc
 import Testing
 import ZoneInfo
 @testable import BlockDaemon
+import BlockTestTools
 
 /// The real timerfd and inotify plumbing (T7, T9). These need real time to pass, briefly.
 @Suite("Timers and the time-zone watcher")
@@ -23,15 +24,20 @@ struct TimerTests {
         let timer = try TransitionTimer(clock: RealClock(), queue: queue) { flag.hit() }
         let due = Date().addingTimeInterval(0.2)
         queue.sync { timer.arm(due) }
-        #expect(Sandbox().eventually(timeout: 5) { flag.count == 1 })
+        #expect(Run.eventually(timeout: 5) { flag.count == 1 })
         let fired = try #require(flag.lock.withLock { flag.times.first })
         #expect(fired >= due.addingTimeInterval(-0.001), "not early")
         queue.sync { timer.arm(Date().addingTimeInterval(0.2)) }
         queue.sync { timer.arm(nil) }
-        usleep(400_000)
+        // The barrier: a second timer on the same queue, due after the disarmed deadline. Had the
+        // first one still fired, its wake-up would have been handled before the witness's.
+        let witness = Flag()
+        let after = try TransitionTimer(clock: RealClock(), queue: queue) { witness.hit() }
+        queue.sync { after.arm(Date().addingTimeInterval(0.4)) }
+        #expect(Run.eventually(timeout: 5) { witness.count == 1 })
         #expect(flag.count == 1, "a disarmed timer stays quiet")
         queue.sync { timer.arm(Date().addingTimeInterval(-5)) }
-        #expect(Sandbox().eventually(timeout: 5) { flag.count == 2 }, "a deadline in the past fires at once")
+        #expect(Run.eventually(timeout: 5) { flag.count == 2 }, "a deadline in the past fires at once")
     }
 
     @Test("T7: replacing the localtime link (as timedatectl does, by rename) is noticed")
@@ -40,15 +46,19 @@ struct TimerTests {
         let link = s.dir + "/localtime"
         #expect(symlink("/usr/share/zoneinfo/Asia/Tokyo", link) == 0)
         let flag = Flag()
-        let watcher = TimeZoneWatcher(path: link, queue: DispatchQueue(label: "tz")) { flag.hit() }
+        let queue = DispatchQueue(label: "tz")
+        let watcher = TimeZoneWatcher(path: link, queue: queue) { flag.hit() }
         #expect(watcher != nil)
-        // Unrelated files in the same directory do not count.
+        // Unrelated files in the same directory do not count. The barrier: the watcher has read
+        // the directory's events (inotify queued them when the file was written), and the
+        // handler that read them has returned.
         s.write("x", to: "other")
-        usleep(200_000)
+        #expect(Run.eventually(timeout: 5) { FileEvents.allRead(in: s.dir) })
+        queue.sync {}
         #expect(flag.count == 0)
         #expect(symlink("/usr/share/zoneinfo/Europe/Berlin", s.dir + "/localtime.new") == 0)
         #expect(rename(s.dir + "/localtime.new", link) == 0)
-        #expect(Sandbox().eventually(timeout: 5) { flag.count >= 1 })
+        #expect(Run.eventually(timeout: 5) { flag.count >= 1 })
         let zone = SystemTimeZone.current(environment: [:], localtime: link)
         #expect(zone.identifier == "Europe/Berlin")
         withExtendedLifetime(watcher) {}

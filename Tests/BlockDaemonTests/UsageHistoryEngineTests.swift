@@ -104,7 +104,7 @@ struct UsageHistoryEngineTests {
 
     @Test("R1: a named selection's time is its apps' together, not added up; a limit's used time and allowance are in the report")
     func selectionTime() throws {
-        let h = Harness()
+        let h = Harness(users: UserScopeTests.users)
         _ = ok(h.send(#"limit-add {"name":"chat","seconds":3600,"selections":["discord"]}"#))  // its apps are followed now
         let kid = UInt32(1001)
         h.run {

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import BlockDaemon
+import BlockTestTools
 
 @Suite("§9: the usage monitor", .serialized)
 struct UsageMonitorTests {
@@ -20,15 +21,15 @@ struct UsageMonitorTests {
         // An instance already running when the limit appears is found by the first scan.
         let early = try scratch.spawn(scratch.app, ["30"]).get()
         monitor.follow(["games": LimitedApps(apps: [scratch.app]), "other": LimitedApps(apps: ["/nonexistent/app"])])
-        #expect(waitUntil(timeout: 5) { reports.last == ["games"] })
+        #expect(Run.eventually(timeout: 5) { reports.last == ["games"] })
         kill(early, SIGTERM)
         _ = scratch.wait(early, timeout: 5)
-        #expect(waitUntil(timeout: 5) { reports.last == [] }, "the exit is seen")
+        #expect(Run.eventually(timeout: 5) { reports.last == [] }, "the exit is seen")
         // A new launch is seen, and its exit.
         let late = try scratch.spawn(scratch.app, ["1"]).get()
-        #expect(waitUntil(timeout: 5) { reports.last == ["games"] })
+        #expect(Run.eventually(timeout: 5) { reports.last == ["games"] })
         _ = scratch.wait(late, timeout: 5)
-        #expect(waitUntil(timeout: 5) { reports.last == [] })
+        #expect(Run.eventually(timeout: 5) { reports.last == [] })
         // A limit whose app is not installed is never reported running.
         #expect(!(reports.all.contains { $0.contains("other") }))
         withExtendedLifetime(monitor) {}
@@ -60,17 +61,17 @@ struct UsageMonitorTests {
         monitor.follow(apps: [scratch.app])
         let pid = try scratch.spawn(scratch.app, ["30"]).get()
         let me = UsageMonitor.Running(uid: ProcessUsers.of(pid)?.person ?? getuid(), app: scratch.app)
-        #expect(waitUntil(timeout: 5) { apps.last == [me] }, "\(apps.all)")
+        #expect(Run.eventually(timeout: 5) { apps.last == [me] }, "\(apps.all)")
         // R1's foreground: the agent's word, /proc/PID/exe, is that app; a path followed by none is no app.
         let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
         #expect(monitor.apps(ofExecutable: exe) == [scratch.app])
         #expect(monitor.apps(ofExecutable: "/usr/bin/not-followed").isEmpty)
         #expect(limits.all.allSatisfy { $0.isEmpty }, "no limit is reported running")
         monitor.follow(["games": LimitedApps(apps: [scratch.app])])  // a limit on the same app later: both counts go on
-        #expect(waitUntil(timeout: 5) { limits.last == ["games"] } && apps.last == [me])
+        #expect(Run.eventually(timeout: 5) { limits.last == ["games"] } && apps.last == [me])
         kill(pid, SIGTERM)
         _ = scratch.wait(pid, timeout: 5)
-        #expect(waitUntil(timeout: 5) { apps.last == [] && limits.last == [] }, "the exit is seen by both")
+        #expect(Run.eventually(timeout: 5) { apps.last == [] && limits.last == [] }, "the exit is seen by both")
         withExtendedLifetime(monitor) {}
     }
 

@@ -3,16 +3,16 @@ import Foundation
 import Testing
 import BlockTestSupport
 @testable import BlockDaemon
+import BlockTestTools
 
 /// Per-user blocks in the engine: scopes resolved at the edge, §5 for scopes, the per-user
 /// union derived from the reasons, and each caller's view of status.
 @Suite("Per-user blocks: scopes, permissions and the per-user union")
 struct UserScopeTests {
-    /// kid 1001 and parent 1002 (plain members of blockd), admin 1003; group kids = {1001, 1004}.
-    static let users = UserDirectory(
-        uid: { ["kid": 1001, "parent": 1002, "admin": 1003, "kid2": 1004][$0] },
-        members: { $0 == "kids" ? [1001, 1004] : $0 == "empty" ? [] : nil },
-        name: { [1001: "kid", 1002: "parent", 1003: "admin", 1004: "kid2"][$0] })
+    /// kid 1001 and parent 1002 (plain members of blockd), admin 1003; group kids = {1001, 1004};
+    /// no user nobody-here and no group nogroup.
+    static let users = UserDirectory.only(users: ["kid": 1001, "parent": 1002, "admin": 1003, "kid2": 1004],
+                                          groups: ["kids": [1001, 1004], "empty": []], absent: ["nobody-here", "@nogroup"])
     static let kid = Peer(uid: 1001, mayModify: true)
     static let parent = Peer(uid: 1002, mayModify: true)
     static let kid2 = Peer(uid: 1004, mayModify: true)

@@ -20,7 +20,7 @@ struct UserTablesAccessTests {
     /// The module, built by `make nss` (as `make` and the torture suites build it).
     static func module() throws -> (path: String, libdir: String) {
         let built = try Run.capture(InstallTests.make, ["-s", "-C", Repo.root, "nss"], environment: InstallTests.cleanMakeEnvironment)
-        guard built.status == 0 else { throw SandboxError("make nss failed:\n\(built.output)") }
+        guard built.status == 0 else { throw TestFailure("make nss failed:\n\(built.output)") }
         let triplet = try Run.capture("/usr/bin/gcc", ["-print-multiarch"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
         return (Repo.root + "/.build/nss/libnss_blockd.so.2", "/usr/lib/\(triplet)")
     }
@@ -34,7 +34,7 @@ struct UserTablesAccessTests {
         if let tables { args += ["--user-tables-dir", tables] }
         return """
             touch '\(s.dir)/\(name)-hosts'
-            '\(Sandbox.binDir)/blockd' \(args.map { "'\($0)'" }.joined(separator: " ")) >>'\(s.dir)/\(name).log' 2>&1 &
+            '\(Repo.binDir)/blockd' \(args.map { "'\($0)'" }.joined(separator: " ")) >>'\(s.dir)/\(name).log' 2>&1 &
             for i in $(seq 300); do [ -S '\(s.dir)/\(name).sock' ] && break; sleep 0.02; done
             [ -S '\(s.dir)/\(name).sock' ] || echo "\(name)-failed=1"
             """
@@ -69,7 +69,7 @@ struct UserTablesAccessTests {
             as() { u=$1; shift; setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --clear-groups -- "$@"; }
             addrs() { awk '{print $1}' | sort -u | tr '\\n' ' ' | sed 's/ *$//'; }
             wait_for() { for i in $(seq 60); do eval "$1" && return 0; sleep 0.05; done; return 1; }
-            blockc() { BLOCKD_SOCKET="$D/first.sock" '\(Sandbox.binDir)/blockc' "$@"; }
+            blockc() { BLOCKD_SOCKET="$D/first.sock" '\(Repo.binDir)/blockc' "$@"; }
             \(before)
             \(daemon(s, "first", tables: tables))
             \(steps)
@@ -179,18 +179,18 @@ struct UserTablesAccessTests {
         let (out, v) = try Self.run(s, steps: Self.kidsBlock + """
             before="$(stat -c %i "$TABLE") $(md5sum < "$TABLE")"
             \(Self.daemon(s, "second", tables: "/run/blockd-sandbox/users"))
-            BLOCKD_SOCKET="$D/second.sock" '\(Sandbox.binDir)/blockc' start --for 10m --user bdtab-kid2 site >/dev/null || echo "second-start-failed=1"
+            BLOCKD_SOCKET="$D/second.sock" '\(Repo.binDir)/blockc' start --for 10m --user bdtab-kid2 site >/dev/null || echo "second-start-failed=1"
             sleep 2.5
             echo "first-table=$([ "$(stat -c %i "$TABLE") $(md5sum < "$TABLE")" = "$before" ] && echo same || echo changed)"
             echo "first-dir=$(ls /run/blockd/users | tr '\\n' ' ')"
             echo "second-dir=$(ls /run/blockd-sandbox/users 2>&1 | tr '\\n' ' ')"
             echo "kid2=$(as bdtab-kid2 getent ahosts site.test | addrs)"
             \(Self.daemon(s, "third", tables: nil))
-            BLOCKD_SOCKET="$D/third.sock" '\(Sandbox.binDir)/blockc' start --for 10m --user bdtab-kid2 site >/dev/null
+            BLOCKD_SOCKET="$D/third.sock" '\(Repo.binDir)/blockc' start --for 10m --user bdtab-kid2 site >/dev/null
             sleep 1.5
             echo "after-third=$([ "$(stat -c %i "$TABLE") $(md5sum < "$TABLE")" = "$before" ] && echo same || echo changed)"
             echo "after-third-dir=$(ls /run/blockd/users | tr '\\n' ' ')"
-            echo "third-says=$(BLOCKD_SOCKET="$D/third.sock" '\(Sandbox.binDir)/blockc' failures | grep -c 'another blockd keeps its per-user tables in /run/blockd/users')"
+            echo "third-says=$(BLOCKD_SOCKET="$D/third.sock" '\(Repo.binDir)/blockc' failures | grep -c 'another blockd keeps its per-user tables in /run/blockd/users')"
             echo "kid=$(as bdtab-kid getent ahosts site.test | addrs)"
             echo "kid-uid=$KID"
             echo "kid2-uid=$KID2"

@@ -4,6 +4,7 @@ import Glibc
 import Testing
 import BlockTestSupport
 @testable import BlockDaemon
+import BlockTestTools
 
 /// U3 with E1's tamper repair: the per-user tables kept as written by the enforcer, on a temp
 /// directory (unprivileged); the directory is blockd's alone (DESIGN §7, one daemon per
@@ -37,6 +38,12 @@ struct UserTablesRepairTests {
         }
 
         var problem: String? { enforcer.tables.problem(uid: 1001, bytes: bytes) }
+
+        /// The barrier for "nothing was repaired": the enforcer's watch has read every event of
+        /// what was done in its directory, and the check they called for has run.
+        var settled: Bool {
+            FileEvents.allRead(in: directory) && enforcer.queue.sync { !enforcer.checkPending }
+        }
     }
 
     static var youtube: Selection {
@@ -52,8 +59,8 @@ struct UserTablesRepairTests {
         let f = try Fixture()
         #expect(f.enforcer.enforce(blocked: [Self.youtube]) == EnforcementReport())
         change(f.table)
-        #expect(waitUntil(timeout: 10) { f.problem == nil }, "\(what): not repaired: \(f.problem ?? "")")
-        #expect(waitUntil { f.hits.of(.tamper).count == 1 }, "\(what): no tamper hit")
+        #expect(Run.eventually(timeout: 10) { f.problem == nil }, "\(what): not repaired: \(f.problem ?? "")")
+        #expect(Run.eventually(timeout: 3) { f.hits.of(.tamper).count == 1 }, "\(what): no tamper hit")
         #expect(f.hits.of(.tamper).map(\.selection) == ["youtube"] && f.hits.of(.tamper).first?.path == f.table)
         let line = f.log.entries.first { $0.message.hasPrefix("Repaired the per-user table \(f.table)") }
         #expect(line?.message.contains(cause) == true && line?.priority == .notice, "\(what): \(f.log.entries.map(\.message))")
@@ -66,13 +73,13 @@ struct UserTablesRepairTests {
         let f = try Fixture()
         _ = f.enforcer.enforce(blocked: [Self.youtube])
         #expect(unlink(f.table) == 0 && mkdir(f.table, 0o755) == 0)
-        #expect(waitUntil(timeout: 10) { f.changes.value >= 1 }, "the engine was not told")
+        #expect(Run.eventually(timeout: 10) { f.changes.value >= 1 }, "the engine was not told")
         let report = f.enforcer.enforce(blocked: [Self.youtube])
         #expect(report.notEnforced["youtube"]?.contains("cannot write the per-user tables in \(f.directory)") == true, "\(report)")
         #expect(report.failures.count == 1)
         #expect(rmdir(f.table) == 0)
-        #expect(waitUntil(timeout: 10) { f.problem == nil }, "not written again once the directory was gone: \(f.problem ?? "")")
-        #expect(waitUntil { f.changes.value >= 2 }, "the engine was not told it is written again")
+        #expect(Run.eventually(timeout: 10) { f.problem == nil }, "not written again once the directory was gone: \(f.problem ?? "")")
+        #expect(Run.eventually(timeout: 3) { f.changes.value >= 2 }, "the engine was not told it is written again")
         #expect(f.enforcer.enforce(blocked: [Self.youtube]) == EnforcementReport())
         #expect(f.log.entries.contains { $0.message.hasPrefix("Per-user tables in \(f.directory) written again") })
     }
@@ -82,10 +89,10 @@ struct UserTablesRepairTests {
         let f = try Fixture()
         _ = f.enforcer.enforce(blocked: [Self.youtube])
         try FileManager.default.removeItem(atPath: f.directory)
-        #expect(waitUntil(timeout: 10) { f.problem == nil }, "not repaired: \(f.problem ?? "")")
-        #expect(waitUntil { !f.hits.of(.tamper).isEmpty })
+        #expect(Run.eventually(timeout: 10) { f.problem == nil }, "not repaired: \(f.problem ?? "")")
+        #expect(Run.eventually(timeout: 3) { !f.hits.of(.tamper).isEmpty })
         unlink(f.table)  // the new directory is watched too
-        #expect(waitUntil(timeout: 10) { f.problem == nil }, "not repaired in the new directory: \(f.problem ?? "")")
+        #expect(Run.eventually(timeout: 10) { f.problem == nil }, "not repaired in the new directory: \(f.problem ?? "")")
     }
 
     @Test("DESIGN §7: a second blockd on the same directory neither removes nor writes the first one's tables, and says why; one with its own directory does not touch them")
@@ -108,7 +115,7 @@ struct UserTablesRepairTests {
         #expect(third.enforcer.enforce(blocked: [kid2]) == EnforcementReport())
         #expect(try third.enforcer.tables.present() == [1002])
         #expect(UserTablesTests.inode(first.table) == before && first.problem == nil)
-        usleep(300_000)
+        #expect(Run.eventually(timeout: 5) { first.settled })
         #expect(first.hits.all.isEmpty, "the first one saw nothing to repair")
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import BlockDaemon
+import BlockTestTools
 
 /// U3: the writer of the per-user tables, on a temp directory.
 @Suite("U3: per-user tables under /run/blockd/users")

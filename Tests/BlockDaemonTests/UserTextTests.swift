@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BlockTestTools
 
 /// What a person reads (log lines, journal messages, errors, help) says things in words: rule
 /// tags such as "T10" or "S3" belong in comments and test names, never in a string literal.

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import BlockDaemon
+import BlockTestTools
 
 /// Per-user blocks, §5 for `watch`, over the real control socket: each watching connection
 /// gets only the events its peer may see. The peers are injected where SO_PEERCRED would be
@@ -18,7 +19,7 @@ struct WatchScopeTests {
             got.append((word, o))
             if word == "lock \(last)" { return got }
         }
-        throw SandboxError("the stream ended before the lock of \(last); got \(got.map(\.0))")
+        throw TestFailure("the stream ended before the lock of \(last); got \(got.map(\.0))")
     }
 
     @Test("§5: a member watches the machine's blocks and their own, never another user's; an admin watches everything")
@@ -58,7 +59,7 @@ extension ServerFixture {
     func watcher() throws -> RawClient {
         let c = try RawClient(path: sandbox.socket)
         let answer = try c.request("watch")
-        guard answer.hasPrefix("OK ") else { throw SandboxError("watch answered \(answer)") }
+        guard answer.hasPrefix("OK ") else { throw TestFailure("watch answered \(answer)") }
         return c
     }
 }

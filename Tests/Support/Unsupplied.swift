@@ -8,7 +8,7 @@ extension Engine.Collaborators {
     /// time the engine uses it, so a test that reaches a collaborator it did not set up fails
     /// loudly instead of passing on a silent default. Replace the ones a test needs.
     public static func unsupplied(clock: any SystemClock, store: StateStore) -> Engine.Collaborators {
-        Engine.Collaborators(
+        var c = Engine.Collaborators(
             clock: clock, enforcer: UnsuppliedEnforcer(), log: UnsuppliedLog(), store: store,
             loadConfig: { () throws(CoreError) -> ConfigSet in
                 Unsupplied.used("loadConfig (a configuration loader for reload)")
@@ -21,6 +21,8 @@ extension Engine.Collaborators {
             enforcementNotes: { _ in Unsupplied.used("enforcementNotes (the enforcers' status notes)"); return [:] },
             serverStats: { Unsupplied.used("serverStats (the control server's counters)"); return [:] },
             status: { _ in Unsupplied.used("status (systemd's STATUS=)") })
+        c.users = .unsupplied  // never the machine's own database by default
+        return c
     }
 }
 

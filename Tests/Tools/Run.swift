@@ -28,13 +28,15 @@ public enum Run {
         return Result(status: p.terminationStatus, output: String(decoding: data, as: UTF8.self))
     }
 
-    /// Whether `condition` holds within `timeout` seconds, looked at every 20 ms: a deadline
-    /// for something that must happen, never a sleep to show that something did not.
-    public static func eventually(timeout: TimeInterval = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+    /// Whether `condition` holds within `timeout` seconds, looked at every `interval` seconds:
+    /// a deadline for something that must happen, never a sleep to show that something did not
+    /// (for that, wait for something that comes after it: a barrier).
+    public static func eventually(timeout: TimeInterval = 10, every interval: TimeInterval = 0.02,
+                                  _ condition: () throws -> Bool) rethrows -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if try condition() { return true }
-            usleep(20_000)
+            usleep(useconds_t(interval * 1_000_000))
         }
         return try condition()
     }
