@@ -1,10 +1,10 @@
 import BlockCore
 import FoundationEssentials
 
-/// `blockc`'s command line (DESIGN §6): the wire request its command names, built whole by the
+/// `blockc`'s command line (§6): the wire request its command names, built whole by the
 /// parser (`Command` ⊂ `Request` is the one vocabulary), plus how blockc shows the answer.
 /// Time is a parameter: `--until TIME` is resolved against the `now` and zone given to `parse`
-/// (DESIGN §6: HH:MM is the next one after now).
+/// (§6: HH:MM is the next one after now).
 public struct BlockcInvocation: Equatable, Sendable {
     /// `--socket PATH`; nil means `BLOCKD_SOCKET`, then the default path.
     public var socketPath: String?

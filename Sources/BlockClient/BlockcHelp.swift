@@ -1,6 +1,6 @@
 import BlockCore
 
-/// `blockc --help` and `blockc help COMMAND` (DESIGN §6). The man page blockc(1) documents
+/// `blockc --help` and `blockc help COMMAND` (§6). The man page blockc(1) documents
 /// the same commands; a test compares the two lists.
 public enum BlockcHelp {
     public static let usage = """

@@ -4,11 +4,11 @@ import FoundationEssentials
 import Glibc
 import ZoneInfo
 
-/// Runs one parsed `blockc` command (DESIGN §6) and returns its exit status. Everything it
+/// Runs one parsed `blockc` command (§6) and returns its exit status. Everything it
 /// touches is injected, so
 /// tests drive it with a fake `Transport`, a fixed clock and string writers.
 public struct BlockcRunner {
-    /// Exit statuses, DESIGN §6.
+    /// Exit statuses, §6.
     public static let ok: Int32 = 0, refused: Int32 = 1, usage: Int32 = 2, unreachable: Int32 = 3
 
     public typealias Connector = (_ socketPath: String) throws(ClientError) -> any Transport

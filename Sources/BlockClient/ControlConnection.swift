@@ -6,7 +6,7 @@ import Glibc
 /// What `blockc` needs from a connection to the daemon. `BlockcRunner` talks to this rather
 /// than to the socket so that its exit-status mapping is testable without a daemon.
 public protocol Transport: AnyObject {
-    /// Sends one request line and reads the one response line (DESIGN §8).
+    /// Sends one request line and reads the one response line (§8).
     func send(_ request: Request) throws(ClientError) -> Response
     /// The next line of a `watch` stream, without its LF; nil when the daemon closes it.
     func readLine() throws(ClientError) -> String?
@@ -44,7 +44,7 @@ public enum ClientError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A blocking connection to the daemon's Unix stream socket (DESIGN §8): one request line
+/// A blocking connection to the daemon's Unix stream socket (§8): one request line
 /// out, one response line back, many requests per connection; after `watch`, `readLine`
 /// yields the `EVENT` lines.
 public final class ControlConnection: Transport {

@@ -97,11 +97,11 @@ extension Output {
         if let next = instant(s["nextTransition"]) { line += " Next change \(at(next))." }
         if let felt = feltLine(e) { line += "\n" + felt }
         if let closed = closedLine(e) { line += "\n" + closed }
-        // DESIGN §7 "Truth": say when the configuration in force is not the files, or the
+        // §7 "Truth": say when the configuration in force is not the files, or the
         // state file cannot be saved.
         if let problem = e["configProblem"]?.string { line += "\nConfiguration: \(Output.clean(problem))." }
         if let problem = e["stateProblem"]?.string { line += "\nState file not saved: \(Output.clean(problem))." }
-        // DESIGN §7 "Truth": what should be blocked but is not, and why.
+        // §7 "Truth": what should be blocked but is not, and why.
         for missing in (e["notEnforced"]?.array ?? []).compactMap(\.object) {
             line += "\n" + paint("Not enforced yet: \(text(missing["selection"])): \(text(missing["cause"]))", .red)
         }
@@ -238,7 +238,7 @@ extension Output {
         }
     }
 
-    /// DESIGN §7 "Truth": a `start` that was registered but could not be enforced (the hosts
+    /// §7 "Truth": a `start` that was registered but could not be enforced (the hosts
     /// file could not be written); nil when it is enforced.
     public func notEnforced(_ a: JSONObject) -> String? {
         guard a["enforced"]?.bool == false else { return nil }

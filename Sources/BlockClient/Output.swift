@@ -3,7 +3,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// Human output for `blockc` (DESIGN §6): pure functions from the daemon's response objects
+/// Human output for `blockc` (§6): pure functions from the daemon's response objects
 /// (the shapes built in Engine+Requests.swift and Shapes.swift) to text. The time, the zone
 /// and whether to colour are parameters, so tests pin all three.
 ///
@@ -118,7 +118,7 @@ public struct Output: Sendable {
 
     func until(_ text: String?) -> String { until(text.map(JSON.string)) }
 
-    // MARK: Tables (DESIGN §6: aligned)
+    // MARK: Tables (§6: aligned)
 
     struct Cell {
         var text: String

@@ -12,7 +12,7 @@ public struct CoreError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String { "\(code.rawValue): \(message)" }
 }
 
-/// Stable kebab-case codes (DESIGN §8). They are an API: add codes, never rename them.
+/// Stable kebab-case codes (§8). They are an API: add codes, never rename them.
 public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     case usage
     case unknownCommand = "unknown-command"
@@ -30,7 +30,7 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     case invalidConfig = "invalid-config"
     case lineTooLong = "line-too-long"
     case busy
-    /// "OK means on disk" (DESIGN §7): the change could not be saved, so it was not made.
+    /// "OK means on disk" (§7): the change could not be saved, so it was not made.
     case notSaved = "not-saved"
     /// An ExecOnBlock=/ExecOnUnblock= hook failed or timed out (E3), in the failure list.
     case hookFailed = "hook-failed"

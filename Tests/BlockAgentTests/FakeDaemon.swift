@@ -4,7 +4,7 @@ import Glibc
 import Synchronization
 import BlockTestTools
 
-/// A stand-in for blockd on a Unix socket, speaking the real protocol lines (DESIGN §8):
+/// A stand-in for blockd on a Unix socket, speaking the real protocol lines (§8):
 /// `hello`, `watch` (then `EVENT` lines the test sends) and `selection-show` from a table.
 /// `restart()` drops every connection, as a daemon restart does.
 final class FakeDaemon: Sendable {

@@ -3,7 +3,7 @@ import BlockCore
 import Foundation
 import Testing
 
-@Suite("blockc's command line (DESIGN §6)")
+@Suite("blockc's command line (§6)")
 struct BlockcArgumentsTests {
     static let text = OutputOptions(), json = OutputOptions(format: .json)
     static func start(_ selections: [String], seconds: Int? = nil, until: Date? = nil, lock: Bool = false, name: String? = nil) -> Request {

@@ -5,7 +5,7 @@ import Glibc
 import Testing
 
 /// The real socket code against a tiny scripted server in a temp directory.
-@Suite("ControlConnection over a Unix socket (DESIGN §8)")
+@Suite("ControlConnection over a Unix socket (§8)")
 struct ControlConnectionTests {
     /// A listening socket at a fresh path; `serve` runs on another thread with the accepted fd.
     static func listen(_ serve: @escaping @Sendable (Int32) -> Void) throws -> (path: String, done: DispatchSemaphore) {

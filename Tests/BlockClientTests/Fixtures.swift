@@ -9,7 +9,7 @@ import ZoneInfo
 /// out here.
 enum Fixture {
     static let tokyo = LocalClock(SystemTimeZone.named("Asia/Tokyo")!)
-    /// Sunday 29 November 2026, 13:05 in Tokyo: DESIGN §6's example instant.
+    /// Sunday 29 November 2026, 13:05 in Tokyo: §6's example instant.
     static let now = at("2026-11-29T13:05:00+09:00")
 
     static func at(_ text: String) -> Date {

@@ -3,7 +3,7 @@ import BlockCore
 import Foundation
 import Testing
 
-@Suite("blockc human output (DESIGN §6)")
+@Suite("blockc human output (§6)")
 struct OutputTests {
     // MARK: Times
 

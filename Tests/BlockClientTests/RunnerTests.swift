@@ -84,7 +84,7 @@ final class Harness {
     }
 }
 
-@Suite("blockc exit status and requests (DESIGN §6)")
+@Suite("blockc exit status and requests (§6)")
 struct RunnerTests {
     static let down = ClientError.unreachable(path: "/tmp/test.sock", errno: ENOENT)
 

@@ -47,7 +47,7 @@ struct CivilTests {
     }
 }
 
-@Suite("DAYS parsing (DESIGN §6)")
+@Suite("DAYS parsing (§6)")
 struct WeekdayTests {
     @Test("weekday sets", arguments: [
         ("mon,wed", "mon,wed"), ("mon-fri", "mon-fri"), ("fri-mon", "mon,fri-sun"), ("sat,sun", "sat,sun"),

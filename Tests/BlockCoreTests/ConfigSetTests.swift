@@ -1,7 +1,7 @@
 import Testing
 @testable import BlockCore
 
-@Suite("DESIGN §7: a configuration is loaded as one")
+@Suite("§7: a configuration is loaded as one")
 struct ConfigSetTests {
     let social = ConfigSource(path: "/etc/blockd/selections.d/social.conf",
                               text: "[Selection]\nName=social\nDomains=example.com www.example.com\nOpenURL=https://minulo.app/\n")

@@ -15,7 +15,7 @@ private func message(_ body: () throws(CoreError) -> Void) -> String? {
     }
 }
 
-@Suite("Config files (DESIGN §7)")
+@Suite("Config files (§7)")
 struct ConfigTests {
     struct Named<T: Sendable>: CustomTestStringConvertible, Sendable {
         let name: String
@@ -58,7 +58,7 @@ struct ConfigTests {
                 == DaemonConfig(maxActivities: 9, hostsFile: "/b/hosts", killGraceSeconds: 3))
     }
 
-    @Test("DESIGN §7: a bad blockd.conf is an error naming file, line, key and what is accepted", arguments: [
+    @Test("§7: a bad blockd.conf is an error naming file, line, key and what is accepted", arguments: [
         Named(name: "MaxActivities= not a number", text: "# limits\n\n[Daemon]\nMaxActivities=many\n",
               expected: "/etc/blockd/blockd.conf:4: MaxActivities= must be a whole number from 1 to 1000000, not 'many'"),
         Named(name: "MaxActivities=0", text: "[Daemon]\nMaxActivities=0\n",
@@ -88,7 +88,7 @@ struct ConfigTests {
 
     // MARK: selections.d
 
-    @Test("DESIGN §1: a selection file with lists that repeat, reset by an empty assignment, and texts")
+    @Test("§1: a selection file with lists that repeat, reset by an empty assignment, and texts")
     func selection() throws {
         let text = """
             [Selection]
@@ -149,7 +149,7 @@ struct ConfigTests {
         if let msg { #expect(msg.hasPrefix("\(sel):3: OpenURL= ")) }
     }
 
-    @Test("DESIGN §7: a bad selection file is an error naming file and line", arguments: [
+    @Test("§7: a bad selection file is an error naming file and line", arguments: [
         Named(name: "missing Name=", text: "# social\n[Selection]\nDomains=x.com\n",
               expected: "\(sel):2: [Selection] has no Name=; add one, e.g. Name=social"),
         Named(name: "Name= emptied again", text: "[Selection]\nName=a\nName=\n",
@@ -175,7 +175,7 @@ struct ConfigTests {
 
     // MARK: schedules.d
 
-    @Test("DESIGN §7: declarative schedules; T2 equal ends accepted; weekday ranges; default daily", arguments: [
+    @Test("§7: declarative schedules; T2 equal ends accepted; weekday ranges; default daily", arguments: [
         Named(name: "T2: Window=13:05-13:05 is accepted (a 24-hour window)",
               text: "[Schedule]\nName=lunch\nWindow=13:05-13:05\nSelections=social\n",
               expected: Schedule(name: "lunch", selections: ["social"], days: .all,
@@ -197,7 +197,7 @@ struct ConfigTests {
         #expect(try ConfigFiles.parseSchedule(file: sched, text: c.text) == c.expected)
     }
 
-    @Test("DESIGN §7: a bad schedule file is an error naming file and line", arguments: [
+    @Test("§7: a bad schedule file is an error naming file and line", arguments: [
         Named(name: "missing Window=", text: "\n[Schedule]\nName=bedtime\nSelections=social\n",
               expected: "\(sched):2: [Schedule] 'bedtime' has no Window=; add one, e.g. Window=22:00-07:00"),
         Named(name: "missing Name=", text: "[Schedule]\nWindow=22:00-07:00\nSelections=social\n",

@@ -93,7 +93,7 @@ private let name253 = [label63, label63, label63, String(repeating: "b", count: 
         #expect(error.message.contains(fragment), "\(error.message)")
     }
 
-    @Test("DESIGN §1: an argument with a dot and no whitespace is meant as a domain", arguments: [
+    @Test("§1: an argument with a dot and no whitespace is meant as a domain", arguments: [
         ("example.com", true), ("a..com", true), ("例え。テスト", true), ("1.2.3.4", true),
         ("instagram", false), ("a b.com", false), ("a.com\nb", false), ("", false), ("x", false),
     ])

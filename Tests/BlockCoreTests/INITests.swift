@@ -77,7 +77,7 @@ struct INITests {
         var testDescription: String { name }
     }
 
-    @Test("DESIGN §7: a malformed file is an error naming file and line", arguments: [
+    @Test("§7: a malformed file is an error naming file and line", arguments: [
         Bad(name: "a key before any section",
             text: "# intro\nMaxActivities=5\n[Daemon]\n",
             message: "/etc/blockd/t.conf:2: MaxActivities= comes before any [Section] header; put it under a section such as [Daemon]"),

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import ZoneInfo
 
-/// Instants on the wire and in `--json` carry milliseconds (DESIGN §6), so that what the daemon
+/// Instants on the wire and in `--json` carry milliseconds (§6), so that what the daemon
 /// says is exact: a `--for 90s` block ends 90 s after its start, not at a rounded second.
 @Suite("Instants as text, to the millisecond")
 struct InstantTextTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import BlockCore
 
-@Suite("DESIGN §8: the line protocol")
+@Suite("§8: the line protocol")
 struct ProtocolTests {
     @Test("requests round-trip through their line form", arguments: [
         Request.hello, .status(), .status(all: true), .scheduleList, .selections, .failures, .failuresClear, .limitList, .stats, .watch, .reload,

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// BlockCore is pure (DESIGN §11; time is a parameter): no clock reads, no I/O, no system
+/// BlockCore is pure (§11; time is a parameter): no clock reads, no I/O, no system
 /// modules. This test reads the sources and fails on anything that would break that.
 @Suite("BlockCore stays pure")
 struct PurityTests {

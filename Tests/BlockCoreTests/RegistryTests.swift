@@ -38,7 +38,7 @@ struct RegistryTests {
         _ = try r.removeSchedule(named: "s", by: member)
         #expect(r.takeChanges() == ["b", "s"])
 
-        // DESIGN §7: a change that cannot be saved is undone from the before-images alone.
+        // §7: a change that cannot be saved is undone from the before-images alone.
         _ = try r.startBlock(name: "c", selections: ["y"], end: now + 3600, locked: false, by: member, now: now)
         try r.addSchedule(schedule("t", "22:00-07:00"), by: member, now: now)
         r.takeChanges()

@@ -5,7 +5,7 @@ import ZoneInfo
 
 /// The `status` objects clients read back: Shapes encodes them through ActivityReply,
 /// BlockedReply and FailureReply, and blockc decodes them with the same types.
-@Suite("status replies: one encoder, one decoder (DESIGN §6)")
+@Suite("status replies: one encoder, one decoder (§6)")
 struct RepliesTests {
     static let tokyo = LocalClock(SystemTimeZone.named("Asia/Tokyo")!)
     static let now = try! TimeText.parseISO8601WithOffset("2026-11-29T13:05:00.000+09:00")

@@ -1,7 +1,7 @@
 import BlockCore
 import Testing
 
-/// The `watch` events (DESIGN §8) are written by `WatchEvent.json` and read by
+/// The `watch` events (§8) are written by `WatchEvent.json` and read by
 /// `WatchEvent.init(_:)`, nowhere else; the wire shapes are pinned here.
 @Suite("watch events: one encoder, one decoder")
 struct WatchEventTests {

@@ -6,10 +6,10 @@ import BlockTestSupport
 @testable import BlockDaemon
 import BlockTestTools
 
-/// DESIGN §4 E2 and S5. Safe on a shared machine: the only inode ever marked is the test's own
+/// §4 E2 and S5. Safe on a shared machine: the only inode ever marked is the test's own
 /// temp copy of /bin/sleep, and the only processes that can be killed are the test's children
 /// running that copy. Every shield is released and every child reaped, pass or fail.
-@Suite("App shield (DESIGN §4 E2)", .serialized)
+@Suite("App shield (§4 E2)", .serialized)
 struct AppShieldTests {
     static func selection(_ name: String = "focus", apps: [String]) -> Selection {
         Selection(name: name, apps: apps)

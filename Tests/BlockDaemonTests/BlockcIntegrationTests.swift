@@ -5,7 +5,7 @@ import Testing
 import ZoneInfo
 import BlockTestTools
 
-/// The real blockc against the real blockd, as a user would type it (DESIGN §6).
+/// The real blockc against the real blockd, as a user would type it (§6).
 @Suite("Integration: blockc against blockd", .serialized)
 struct BlockcIntegrationTests {
     @Test("start, status, stop, and the exit statuses 0, 1, 2 and 3")

@@ -2,7 +2,7 @@ import BlockCore
 import BlockDaemon
 import Testing
 
-@Suite("blockd's command line (DESIGN §7)")
+@Suite("blockd's command line (§7)")
 struct BlockdArgumentsTests {
     @Test("blockd flags", arguments: [
         ([], BlockdOptions()),

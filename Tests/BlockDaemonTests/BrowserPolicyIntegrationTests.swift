@@ -150,7 +150,7 @@ import BlockTestTools
     func noBrowser() throws {
         let s = Sandbox()
         try s.start()
-        // DESIGN §7 "Truth": a prefix no browser enforces is accepted but not enforced (exit 1).
+        // §7 "Truth": a prefix no browser enforces is accepted but not enforced (exit 1).
         let started = try s.blockc(["start", "--for", "1h", "social.test/shorts"])
         #expect(started.status == 1)
         #expect((started.out + started.err).contains("accepted, but not enforced") && (started.out + started.err).contains("no supported browser"), "\(started.out)\(started.err)")

@@ -4,7 +4,7 @@ import Testing
 @testable import BlockDaemon
 import BlockTestTools
 
-/// DESIGN §7: `blockd --check-config [DIR | FILE]` reads everything, touches nothing, and says
+/// §7: `blockd --check-config [DIR | FILE]` reads everything, touches nothing, and says
 /// every problem with its file (and line, where the parser knows it), so that a configuration
 /// can be checked before it is deployed (Ansible's `validate: blockd --check-config %s`).
 @Suite("§7: blockd --check-config lists every problem")

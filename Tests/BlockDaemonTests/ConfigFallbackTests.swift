@@ -4,7 +4,7 @@ import Glibc
 import Testing
 @testable import BlockDaemon
 
-/// DESIGN §7: a block or schedule never loses its effect because the configuration changed or
+/// §7: a block or schedule never loses its effect because the configuration changed or
 /// broke; one daemon per state directory.
 @Suite("§7: configuration fallback, kept targets, one daemon per state dir")
 struct ConfigFallbackTests {

@@ -5,7 +5,7 @@ import Testing
 @testable import BlockDaemon
 import BlockTestTools
 
-/// DESIGN §7: configuration in layers, as systemd's unit files (systemd.unit(5)): vendor
+/// §7: configuration in layers, as systemd's unit files (systemd.unit(5)): vendor
 /// (`/usr/lib/blockd`), runtime (`/run/blockd`), administrator (`/etc/blockd`). The same name in
 /// a later layer replaces the earlier file, other names merge in name order, and an empty file
 /// or a symlink to /dev/null masks. `--config-dir` reads its one directory.

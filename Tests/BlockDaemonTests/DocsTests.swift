@@ -50,7 +50,7 @@ struct DocsTests {
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
-    @Test("DESIGN §7: every BLOCKD_* journal field blockd writes is in blockd(8)'s list, and every one listed is written")
+    @Test("§7: every BLOCKD_* journal field blockd writes is in blockd(8)'s list, and every one listed is written")
     func journalFields() throws {
         let page = try String(contentsOfFile: Repo.root + "/man/blockd.8", encoding: .utf8)
         let listed = Set(page.split(separator: "\n").compactMap { line -> String? in
@@ -157,7 +157,7 @@ struct DocsTests {
 
     @Test("the tag and link readers find what they should")
     func readers() {
-        #expect(DocsTests.tags(in: "E1, S5: a removed section (S1-S4, T10) per RFC 3492 §6.2 and DESIGN §7")
+        #expect(DocsTests.tags(in: "E1, S5: a removed section (S1-S4, T10) per RFC 3492 §6.2 and §7")
             == ["E1", "S5", "S1", "S2", "S3", "S4", "T10", "§7"])
         #expect(DocsTests.tags(in: "STYLE 7, E2E, 0T1, T1x, page 5").isEmpty)
         #expect(DocsTests.testNames(in: #"@Test("T1: a \"quoted\" word", arguments: [1]) @Suite("§9: limits")"#)

@@ -5,7 +5,7 @@ import Testing
 import BlockTestSupport
 @testable import BlockDaemon
 
-@Suite("Engine: reconcile, timers, state (DESIGN §2, §7)")
+@Suite("Engine: reconcile, timers, state (§2, §7)")
 struct EngineTests {
     @Test("start blocks now and the block unlocks by itself at its end, logged with its lateness")
     func startAndExpire() throws {
@@ -230,7 +230,7 @@ struct EngineTests {
         #expect(o?["end"] == "2026-11-29T14:05:00.000+09:00")
     }
 
-    @Test("status has the documented shape (DESIGN §6)")
+    @Test("status has the documented shape (§6)")
     func statusShape() throws {
         let h = Harness()
         _ = ok(h.send(#"start {"selections":["instagram"],"seconds":1800}"#))

@@ -171,7 +171,7 @@ struct HostsEnforcerTests {
     }
 }
 
-/// E1's write path under injected faults (SQLite-style: fail each call in turn) and DESIGN §7
+/// E1's write path under injected faults (SQLite-style: fail each call in turn) and §7
 /// "Truth": a failed write is a failure, not enforced, retried until it succeeds.
 @Suite("E1: hosts writes that fail", .serialized)
 struct HostsFaultTests {

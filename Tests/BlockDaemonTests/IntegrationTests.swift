@@ -6,7 +6,7 @@ import Testing
 import ZoneInfo
 import BlockTestTools
 
-/// The real blockd binary in a sandbox (DESIGN §2, §7, §8), driven over its socket.
+/// The real blockd binary in a sandbox (§2, §7, §8), driven over its socket.
 @Suite("Integration: the real blockd in a sandbox", .serialized)
 struct IntegrationTests {
     @Test("a 2-second block unlocks by itself, and the unlock is logged with its lateness")
@@ -30,7 +30,7 @@ struct IntegrationTests {
         #expect(refused.hasPrefix("ERR activity-limit "))
         #expect(refused.contains("MaxActivities= in \(s.configDir)/blockd.conf"), "the message names the real config file")
         #expect(try s.status()["failures"]?[0]?["code"] == "activity-limit")
-        // The snapshot or the state log after it (DESIGN §7).
+        // The snapshot or the state log after it (§7).
         let state = try String(contentsOfFile: s.stateDir + "/state.json", encoding: .utf8)
             + String(contentsOfFile: s.stateDir + "/state.log", encoding: .utf8)
         #expect(state.contains("activity-limit"))

@@ -5,7 +5,7 @@ import Testing
 @testable import BlockDaemon
 import BlockTestTools
 
-@Suite("Integration: journald (DESIGN §7)", .serialized)
+@Suite("Integration: journald (§7)", .serialized)
 struct JournalTests {
     static let journald = "/lib/systemd/systemd-journald"
     static let journalctl = "/usr/bin/journalctl"

@@ -5,7 +5,7 @@ import Testing
 @testable import BlockDaemon
 import BlockTestTools
 
-/// DESIGN §7 with the state log: a change writes bytes of its own size whatever the number of
+/// §7 with the state log: a change writes bytes of its own size whatever the number of
 /// activities, one fdatasync answers every request handled meanwhile (group commit), and a
 /// failed fdatasync undoes every change it covered.
 @Suite("§7 state log in the engine")

@@ -5,7 +5,7 @@ import Testing
 @testable import BlockDaemon
 import BlockTestTools
 
-/// DESIGN §7 "Truth": `OK` means on disk; a change that cannot be saved is not made; a save no
+/// §7 "Truth": `OK` means on disk; a change that cannot be saved is not made; a save no
 /// request waits for is recorded once and retried until it works; nothing acknowledged is lost.
 @Suite("§7 Truth: OK means on disk")
 struct PersistenceTests {

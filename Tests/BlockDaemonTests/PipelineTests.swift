@@ -4,7 +4,7 @@ import Glibc
 import Testing
 @testable import BlockDaemon
 
-/// DESIGN §7 and §8 on one connection: requests a client pipelines go to the engine together,
+/// §7 and §8 on one connection: requests a client pipelines go to the engine together,
 /// so one fdatasync covers the changes of several (group commit), and the answers still come
 /// back in request order, whatever answered them (the engine, the parser, the snapshot).
 @Suite("§7, §8: a pipelined connection")

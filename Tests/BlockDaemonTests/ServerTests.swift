@@ -5,7 +5,7 @@ import Testing
 @testable import BlockDaemon
 import BlockTestTools
 
-/// The control server in-process with small limits (DESIGN §8, S3).
+/// The control server in-process with small limits (§8, S3).
 @Suite("Control server limits", .serialized)
 struct ServerTests {
     typealias Fixture = ServerFixture

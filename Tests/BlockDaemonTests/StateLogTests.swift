@@ -4,7 +4,7 @@ import Glibc
 import Testing
 @testable import BlockDaemon
 
-/// DESIGN §7, T8: the state log after the snapshot. Each line is one checked record; a torn or
+/// §7, T8: the state log after the snapshot. Each line is one checked record; a torn or
 /// damaged tail is cut at the last good record (the rest kept) and reported; records of an older
 /// generation than the snapshot (a crash between a compaction's snapshot and its truncation)
 /// are skipped.

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import BlockDaemon
 
-/// DESIGN §7 "Truth" for unlocks: with the hosts file's disk full, a stop used to be journalled
+/// §7 "Truth" for unlocks: with the hosts file's disk full, a stop used to be journalled
 /// "Unblocked reddit" and status said "Nothing is blocked" while the file still held reddit's
 /// lines. An unlock whose write has not landed is pending: still applied, shown, unannounced.
 @Suite("§7 Truth: an unlock whose write failed is pending until it lands")

@@ -181,7 +181,7 @@ struct UserScopeTests {
     }
 }
 
-@Suite("Per-user blocks: the per-user tables as an enforcer (DESIGN §7 truth)")
+@Suite("Per-user blocks: the per-user tables as an enforcer (§7 truth)")
 struct UserTablesEnforcerTests {
     @Test("per-user selections go to their users' tables, machine-wide ones to `all` (W1); no site blocked creates nothing")
     func splits() throws {
@@ -254,7 +254,7 @@ struct UserTablesEnforcerTests {
     }
 
     /// The tables in the module's own directory, but `blockd` not on the hosts: line: no
-    /// program asks them, so a per-user web block is not in force (DESIGN §7 "Truth"), and the
+    /// program asks them, so a per-user web block is not in force (§7 "Truth"), and the
     /// hosts: line is read afresh, so putting blockd there while it runs is seen at once.
     @Test("§7, U3: with blockd off the hosts: line a per-user web block is not enforced, with the cause; put back, it is")
     func unreadTables() throws {

@@ -171,7 +171,7 @@ struct UserTablesAccessTests {
         #expect(v["fixed"] == Self.sink, "\(context)")
     }
 
-    @Test("U3, DESIGN §7: a second blockd with --user-tables-dir keeps its tables there and leaves the first's alone (the module reads only /run/blockd/users); a third on the same directory touches nothing and says why",
+    @Test("U3, §7: a second blockd with --user-tables-dir keeps its tables there and leaves the first's alone (the module reads only /run/blockd/users); a third on the same directory touches nothing and says why",
           .enabled(if: Privileged.can(needs: tools), needs))
     func secondDaemon() throws {
         if Privileged.unavailable(needs: Self.tools) != nil { return }

@@ -7,7 +7,7 @@ import BlockTestSupport
 import BlockTestTools
 
 /// U3 with E1's tamper repair: the per-user tables kept as written by the enforcer, on a temp
-/// directory (unprivileged); the directory is blockd's alone (DESIGN §7, one daemon per
+/// directory (unprivileged); the directory is blockd's alone (§7, one daemon per
 /// directory) and configurable. The same on real users and the NSS module:
 /// UserTablesAccessTests.
 @Suite("U3: per-user tables repaired like the hosts file, one blockd per directory", .serialized)
@@ -68,7 +68,7 @@ struct UserTablesRepairTests {
         #expect(f.enforcer.enforce(blocked: [Self.youtube]) == EnforcementReport(), "enforced after the repair")
     }
 
-    @Test("U3, DESIGN §7 truth: a table that cannot be put back leaves its selection not enforced and the engine is told; once it can, it is written again")
+    @Test("U3, §7 truth: a table that cannot be put back leaves its selection not enforced and the engine is told; once it can, it is written again")
     func cannotRepair() throws {
         let f = try Fixture()
         _ = f.enforcer.enforce(blocked: [Self.youtube])
@@ -95,7 +95,7 @@ struct UserTablesRepairTests {
         #expect(Run.eventually(timeout: 10) { f.problem == nil }, "not repaired in the new directory: \(f.problem ?? "")")
     }
 
-    @Test("DESIGN §7: a second blockd on the same directory neither removes nor writes the first one's tables, and says why; one with its own directory does not touch them")
+    @Test("§7: a second blockd on the same directory neither removes nor writes the first one's tables, and says why; one with its own directory does not touch them")
     func oneDaemonPerDirectory() throws {
         let first = try Fixture()
         _ = first.enforcer.enforce(blocked: [Self.youtube])

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// A daily usage limit (DESIGN §9): once the apps of its selections have run for `seconds`
+/// A daily usage limit (§9): once the apps of its selections have run for `seconds`
 /// on a local day (one of `days`), its selections are blocked until that day ends. Usage is
 /// the wall time during which at least one of those processes runs (`UsageLedger`).
 public struct Limit: Hashable, Sendable, Codable {
@@ -93,7 +93,7 @@ public struct LimitState: Hashable, Sendable {
     }
 }
 
-/// Usage per limit per local day (DESIGN §9), pure: fed "running" / "not running" edges with
+/// Usage per limit per local day (§9), pure: fed "running" / "not running" edges with
 /// their instants. Intervals are split at local midnights (T7), so usage belongs to the day
 /// it happened on. Persisted, so a restart neither loses nor double-counts: what ran before
 /// the last checkpoint is counted, time the daemon could not observe is not.

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// A named set of targets (DESIGN §1): websites and executables, plus what the shield
+/// A named set of targets (§1): websites and executables, plus what the shield
 /// notification offers instead (`OpenURL=`) and per-selection text overrides (S6).
 public struct Selection: Hashable, Sendable, Codable {
     public var name: String
@@ -197,7 +197,7 @@ public enum Activity: Hashable, Sendable {
     }
 }
 
-/// Why a selection is blocked now (DESIGN §1): the name of an activity that covers it.
+/// Why a selection is blocked now (§1): the name of an activity that covers it.
 public struct Reason: Hashable, Sendable {
     public var activity: String
     public var kind: Activity.Kind

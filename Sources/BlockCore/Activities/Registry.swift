@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// Who is asking (DESIGN §5). The daemon fills this from SO_PEERCRED; `mayModify` is true for
+/// Who is asking (§5). The daemon fills this from SO_PEERCRED; `mayModify` is true for
 /// root and members of group `blockd`.
 public struct Peer: Hashable, Sendable {
     public var uid: UInt32
@@ -104,7 +104,7 @@ public struct Registry: Sendable {
         return changed
     }
 
-    /// Puts back every activity changed since the last `takeChanges()` (DESIGN §7: a change
+    /// Puts back every activity changed since the last `takeChanges()` (§7: a change
     /// that could not be saved is not made). Restored activities move to the end of the order,
     /// by name.
     public mutating func rollBack() {
@@ -244,7 +244,7 @@ public struct Registry: Sendable {
         }
     }
 
-    /// Ends a block early (DESIGN §5): root or the uid that started it, and never a `--lock` block.
+    /// Ends a block early (§5): root or the uid that started it, and never a `--lock` block.
     public mutating func stopBlock(named name: String, by peer: Peer, now: Date) throws(CoreError) -> Block {
         guard let found = activity(named: name) else {
             throw CoreError(.notFound, "no block named '\(name)'; 'blockc status' lists the active ones")

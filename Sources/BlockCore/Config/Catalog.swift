@@ -1,4 +1,4 @@
-/// The selections a user can name (DESIGN §1): the compiled-in catalog, replaced or extended by
+/// The selections a user can name (§1): the compiled-in catalog, replaced or extended by
 /// files in /etc/blockd/selections.d/, plus ad-hoc selections for a bare domain.
 public struct Catalog: Sendable {
     /// Keyed by lowercased name: names are matched without regard to case, so two selections

@@ -1,4 +1,4 @@
-/// Settings of `blockd.conf` `[Daemon]` (DESIGN §7), fully resolved.
+/// Settings of `blockd.conf` `[Daemon]` (§7), fully resolved.
 ///
 /// Defaults, then files, then flags: the file only ever yields a `Layer` of optional values; `defaults` is the one
 /// place defaults live, and `applying(_:)` is the one place layers are merged, so the daemon
@@ -200,7 +200,7 @@ public struct DaemonConfig: Equatable, Sendable {
     }
 }
 
-/// Readers for the files under `selections.d/` and `schedules.d/` (DESIGN §1, §7). They take
+/// Readers for the files under `selections.d/` and `schedules.d/` (§1, §7). They take
 /// file contents, never paths to open: BlockCore does no I/O.
 public enum ConfigFiles {}
 

@@ -2,7 +2,7 @@ extension ConfigFiles {
     public static let limitSection = "Limit"
     public static let limitKeys = ["Name", "Daily", "Days", "Warn", "Selections", "Users"] + MoreTimePolicy.keys
 
-    /// Reads one file of `limits.d/` (DESIGN §9): a `[Limit]` section with `Name=`, `Daily=`
+    /// Reads one file of `limits.d/` (§9): a `[Limit]` section with `Name=`, `Daily=`
     /// (the allowance per day, a DURATION up to 24h) and `Selections=` (all required), `Days=`
     /// (default daily) and `Warn=` (a DURATION shorter than `Daily=`, optional). List and
     /// reset rules are those of schedule files.

@@ -2,7 +2,7 @@ extension ConfigFiles {
     public static let scheduleSection = "Schedule"
     public static let scheduleKeys = ["Name", "Window", "Days", "Selections", "Users", "Mode"] + MoreTimePolicy.keys
 
-    /// Reads one file of `schedules.d/` (DESIGN §7): a `[Schedule]` section with `Name=`,
+    /// Reads one file of `schedules.d/` (§7): a `[Schedule]` section with `Name=`,
     /// `Window=HH:MM-HH:MM` and `Selections=` (all required), `Days=` (default daily) and
     /// `Mode=` (`block`, the default, or `allow-only`: W2, the selections stay allowed).
     ///

@@ -11,7 +11,7 @@ extension ConfigFiles {
 
     public static let selectionKeys = ["Name", "Domains", "Apps", "Paths", "OpenURL", "ExecOnBlock", "ExecOnUnblock", "Firewall"]
 
-    /// Reads one file of `selections.d/` (DESIGN §1): a `[Selection]` section with `Name=`
+    /// Reads one file of `selections.d/` (§1): a `[Selection]` section with `Name=`
     /// (required), `Domains=`, `Apps=`, `OpenURL=`, `ExecOnBlock=`, `ExecOnUnblock=`, `Firewall=` (E5) and text
     /// overrides such as `ShieldBody=` or `ShieldBody[ja]=`.
     ///

@@ -7,7 +7,7 @@ public struct ConfigSource: Hashable, Sendable {
         self.text = text
     }
 
-    /// Files are read in the order of their names, whatever layer each comes from (DESIGN §7),
+    /// Files are read in the order of their names, whatever layer each comes from (§7),
     /// then of their paths.
     public static func byName(_ a: ConfigSource, _ b: ConfigSource) -> Bool {
         let (x, y) = (Path.lastComponent(a.path), Path.lastComponent(b.path))
@@ -16,7 +16,7 @@ public struct ConfigSource: Hashable, Sendable {
 }
 
 /// A whole configuration, checked as one: `blockd.conf`, `selections.d/*.conf` and
-/// `schedules.d/*.conf` (DESIGN §7). Built all-or-nothing so that a reload that fails keeps
+/// `schedules.d/*.conf` (§7). Built all-or-nothing so that a reload that fails keeps
 /// the old configuration in full (never half of a new one).
 public struct ConfigSet: Sendable {
     public var daemon: DaemonConfig
@@ -32,7 +32,7 @@ public struct ConfigSet: Sendable {
     /// W2: each `users.d/` file's `AlwaysAllowed=`, resolved, in file order.
     public var userAlwaysAllowed: [UserAlwaysAllowed] = []
 
-    /// The built-in defaults and catalog, with no file at all (DESIGN §7: blockd runs
+    /// The built-in defaults and catalog, with no file at all (§7: blockd runs
     /// without any configuration).
     public static let builtIn = ConfigSet(daemon: .defaults, catalog: .standard, schedules: [], files: [])
 

@@ -43,7 +43,7 @@ public struct INIDocument: Hashable, Sendable {
     }
 
     /// Parses `text`, the contents of `file`; `file` is only used in error messages, which
-    /// read `file:line: ...` (DESIGN §7).
+    /// read `file:line: ...` (§7).
     ///
     /// Rules beyond systemd.syntax(7), decided here:
     /// - A continued value is joined with exactly one space: the backslash and the whitespace

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// Everything blockd must not forget across restarts (DESIGN §7).
+/// Everything blockd must not forget across restarts (§7).
 public struct DaemonState: Codable, Equatable, Sendable {
     public static let currentVersion = 1
 
@@ -19,11 +19,11 @@ public struct DaemonState: Codable, Equatable, Sendable {
     public var usage = UsageLedger()
     /// R1: where the time went, per local day and user (bounded by `ReportDays=`).
     public var history = UsageHistory()
-    /// DESIGN §7: the last configuration that loaded, so that a broken file at start never lifts
+    /// §7: the last configuration that loaded, so that a broken file at start never lifts
     /// a block (nil: none loaded yet).
     public var lastGoodConfig: StoredConfig?
     /// What each blocked selection was enforced with: an active activity keeps these targets
-    /// until it ends, whatever the configuration says meanwhile (DESIGN §7).
+    /// until it ends, whatever the configuration says meanwhile (§7).
     public var targets: [String: Selection] = [:]
     /// M3: more-time grants, requests, delayed loosenings and the day's allowances (T8).
     public var moreTime = MoreTimeBook()

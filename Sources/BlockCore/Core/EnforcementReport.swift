@@ -7,7 +7,7 @@ public struct EnforcementReport: Equatable, Sendable {
     public var notEnforced: [String: String] = [:]
     /// Selections no longer requested whose enforcement could not be taken away yet (a hosts
     /// file on a full disk still holds their lines), with the cause: their unlock is pending
-    /// (DESIGN §7 "Truth": not "Unblocked" until it lands).
+    /// (§7 "Truth": not "Unblocked" until it lands).
     public var lingering: [String: String] = [:]
 
     public init() {}

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// One structured log entry (DESIGN §7): a sentence, a priority, the event type (which fixes
+/// One structured log entry (§7): a sentence, a priority, the event type (which fixes
 /// `MESSAGE_ID`) and the `BLOCKD_*` fields that apply.
 public struct JournalEntry: Equatable, Sendable {
     public enum Priority: Int, Sendable, Comparable {

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// The parts of a configuration that keep blocks and schedules in effect (DESIGN §7), kept in
+/// The parts of a configuration that keep blocks and schedules in effect (§7), kept in
 /// the state file each time a configuration loads. When the files are broken at start, blockd
 /// runs on this instead of the built-in defaults, so a bad file never lifts a block.
 public struct StoredConfig: Codable, Equatable, Sendable {
@@ -44,7 +44,7 @@ public struct StoredConfig: Codable, Equatable, Sendable {
     }
 }
 
-/// Where the configuration in force came from, for `status` and the journal (DESIGN §7).
+/// Where the configuration in force came from, for `status` and the journal (§7).
 public struct ConfigProvenance: Sendable, Equatable {
     public enum Kind: String, Sendable { case files, lastGood = "last-good", builtIn = "built-in" }
     public var kind: Kind

@@ -1,4 +1,4 @@
-/// "Did you mean" for names a user mistyped (DESIGN §6: an unknown selection gets a suggestion).
+/// "Did you mean" for names a user mistyped (§6: an unknown selection gets a suggestion).
 public enum Suggest {
     /// The candidate closest to `input`, ignoring case: one within an optimal-string-alignment
     /// Damerau–Levenshtein distance of 2 (typos and swapped letters: `instgram`, `redidt`), else

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// DURATION as users write it: `90s`, `25m`, `1h30m`, `2d` (DESIGN §6).
+/// DURATION as users write it: `90s`, `25m`, `1h30m`, `2d` (§6).
 ///
 /// T1: any whole number of seconds from 1 s to 366 days is accepted, exactly as written;
 /// nothing is rounded up to a minimum window.

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// TIME as users write it (DESIGN §6): `HH:MM`, the next occurrence strictly after now in
+/// TIME as users write it (§6): `HH:MM`, the next occurrence strictly after now in
 /// local time (T3: `00:05` at 23:58 is seven minutes away), or an ISO 8601 date-time
 /// (`2026-11-29T22:00`, with optional seconds and milliseconds, `22:00:05.250`, and an optional
 /// `Z`/`±HH:MM` offset; without an offset it is local wall time).

@@ -111,7 +111,7 @@ public enum Domain {
         return result
     }
 
-    /// A cheap test for ad-hoc selections (DESIGN §1): something with a dot and no whitespace is
+    /// A cheap test for ad-hoc selections (§1): something with a dot and no whitespace is
     /// meant as a domain, so `normalize` decides and its error is the one to show.
     public static func looksLikeDomain(_ text: String) -> Bool {
         text.unicodeScalars.contains { $0 == "." || $0.value == 0x3002 || $0.value == 0xFF0E || $0.value == 0xFF61 }

@@ -1,4 +1,4 @@
-/// The commands of the control protocol (DESIGN §8), one case each: the raw value is the
+/// The commands of the control protocol (§8), one case each: the raw value is the
 /// word on the wire. The protocol's parse and format, blockc's argv parser, its `--help`,
 /// the man pages and the shell completions all follow this list (a test checks the last
 /// three), so a command is added here first and the compiler points at the rest.

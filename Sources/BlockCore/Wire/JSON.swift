@@ -2,7 +2,7 @@
 ///
 /// Our own type rather than Foundation's because the daemon parses untrusted socket input:
 /// `JSONSerialization` on Linux hands back `NSNumber`, where `true` and `1` are hard to tell
-/// apart, and it does not keep object key order, which the `--json` shapes document (DESIGN §6).
+/// apart, and it does not keep object key order, which the `--json` shapes document (§6).
 ///
 /// Numbers: a literal with no fraction and no exponent that fits `Int64` is `.int`; every
 /// other number is `.double` (RFC 8259 §6 leaves range and precision to implementations).
@@ -113,7 +113,7 @@ extension JSON: ExpressibleByDictionaryLiteral {
 // MARK: - Object
 
 /// A JSON object that remembers the order its keys were first inserted, so that output has a
-/// stable, documented key order ("now" first in `status --json`, DESIGN §6).
+/// stable, documented key order ("now" first in `status --json`, §6).
 public struct JSONObject: Hashable, Sendable, Sequence {
     /// Keys in insertion order.
     public private(set) var keys: [String] = []

@@ -9,7 +9,7 @@ extension JSON {
     ///
     /// Errors are `CoreError(.usage, "invalid JSON at byte N: ...")` with N the 0-based
     /// offset into the UTF-8 bytes. Messages never contain raw control characters, so they
-    /// can go straight onto the line protocol (DESIGN §8).
+    /// can go straight onto the line protocol (§8).
     public static func parse(_ text: String, maxDepth: Int = 32) throws(CoreError) -> JSON {
         try parse(bytes: Array(text.utf8), maxDepth: maxDepth)
     }

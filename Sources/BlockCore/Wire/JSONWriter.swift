@@ -1,5 +1,5 @@
 extension JSON {
-    /// Compact, single-line JSON: the form for the line protocol (DESIGN §8) and the state
+    /// Compact, single-line JSON: the form for the line protocol (§8) and the state
     /// file. It never contains a raw LF or CR, because every control character in a string is
     /// escaped and no whitespace is added. Object keys come out in insertion order.
     public func serialized() -> String {

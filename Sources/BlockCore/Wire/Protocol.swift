@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// The control protocol (DESIGN §8), shared by the daemon and every client.
+/// The control protocol (§8), shared by the daemon and every client.
 ///
 /// A request is one UTF-8 line, at most 4096 bytes: a command word, optionally followed by a
 /// space and a JSON object of arguments (`start {"selections":["instagram"],"seconds":1800}`).

@@ -1,5 +1,5 @@
 /// The objects of `status` (and of `start`, `schedule list`, `limit list`, `failures`,
-/// `selections`) that clients read back (DESIGN §6): encoded by `json` for the daemon (through
+/// `selections`) that clients read back (§6): encoded by `json` for the daemon (through
 /// `Shapes`) and decoded by `init(_:)` for blockc and the agent, so that each is read in one
 /// place (the more-time answers are in Replies+MoreTime.swift). They are an API for scripts:
 /// keys may be added, never renamed. Instants are the daemon's ISO 8601 text with offset, durations are seconds.

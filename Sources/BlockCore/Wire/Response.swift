@@ -1,4 +1,4 @@
-/// One line from the daemon: `OK {json}`, `ERR <code> <message>` or `EVENT {json}` (DESIGN §8).
+/// One line from the daemon: `OK {json}`, `ERR <code> <message>` or `EVENT {json}` (§8).
 public enum Response: Equatable, Sendable {
     case ok(JSONObject)
     case error(CoreError)

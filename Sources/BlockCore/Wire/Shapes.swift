@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// The `--json` shapes of DESIGN §6, built in one place. They are an API for scripts: keys
+/// The `--json` shapes of §6, built in one place. They are an API for scripts: keys
 /// may be added, never renamed. Instants are ISO 8601 with offset, durations are seconds.
 public struct Shapes: Sendable {
     public var clock: LocalClock

@@ -1,4 +1,4 @@
-/// One event of `watch` (DESIGN §8), the object of an `EVENT {json}` line. The daemon builds
+/// One event of `watch` (§8), the object of an `EVENT {json}` line. The daemon builds
 /// events with the constructors below and writes them with `json`; blockc and the agent read
 /// them with `init(_:)`. Nothing else spells an event's keys. Instants stay the daemon's
 /// ISO 8601 text (with its offset), so a reader shows exactly what the daemon said.

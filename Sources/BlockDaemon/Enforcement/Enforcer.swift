@@ -3,10 +3,10 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// What carries out the desired set (DESIGN §4). `enforce` converges the machine to exactly
+/// What carries out the desired set (§4). `enforce` converges the machine to exactly
 /// `blocked` (idempotent: applying the same set twice changes nothing) and reports one
-/// failure per thing it could not do and which selections are not really enforced (DESIGN
-/// §7 "Truth": `applied` lists only what is); it never "unblocks everything" on its own (T5).
+/// failure per thing it could not do and which selections are not really enforced
+/// (§7 "Truth": `applied` lists only what is); it never "unblocks everything" on its own (T5).
 public protocol Enforcer: AnyObject {
     /// A short name for `blockc status` (`hosts+fanotify`, ...).
     var mode: String { get }

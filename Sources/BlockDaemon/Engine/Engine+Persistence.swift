@@ -3,7 +3,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// DESIGN §7 "Truth": `OK` means on disk. A request's change is appended to the state log
+/// §7 "Truth": `OK` means on disk. A request's change is appended to the state log
 /// before it is enforced, and answered once an fdatasync has made it durable; if it cannot be
 /// written it is undone and answered `ERR not-saved`. One fdatasync covers every change
 /// appended since the last (group commit); if it fails, every change it covered is undone and

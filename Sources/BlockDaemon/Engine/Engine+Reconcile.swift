@@ -60,7 +60,7 @@ extension Engine {
             // §7 Truth: an unlock whose write failed is pending: no "Unblocked", no unblock hook.
             effects.unlocks.removeAll { lingering[$0] != nil }
         }
-        // Truth (DESIGN §7): what failed to be enforced is not applied, and is not "Blocked" in
+        // Truth (§7): what failed to be enforced is not applied, and is not "Blocked" in
         // the journal until a retry enforces it.
         effects.locks = newlyBlocked.filter { notEnforced[$0] == nil }.compactMap { registry.index.blocked($0) }
         var outcomes: [String: Announcements.Outcome] = [:]

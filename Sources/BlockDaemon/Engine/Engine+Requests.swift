@@ -3,11 +3,11 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// Request handlers (DESIGN §6, §8). Each returns the response object or throws a CoreError;
+/// Request handlers (§6, §8). Each returns the response object or throws a CoreError;
 /// the error is mapped to `ERR <code> <message>` in one place (`handle`).
 extension Engine {
     /// Handles one request on the engine queue; `reply` gets the answer once the change it made
-    /// is on disk (DESIGN §7), so that one fdatasync covers the changes of every request handled
+    /// is on disk (§7), so that one fdatasync covers the changes of every request handled
     /// meanwhile (group commit). `watch` is the server's business. `delaying` false: a
     /// loosening whose `Delay=` has passed is carried out (M2).
     public func handle(_ request: Request, from peer: Peer, delaying: Bool = true, reply: @escaping (Response) -> Void) {
@@ -163,7 +163,7 @@ extension Engine {
         case .extended: "extended"
         case .unchanged: "unchanged"
         }
-        // Truth (DESIGN §7): the block is registered either way; the client says whether it
+        // Truth (§7): the block is registered either way; the client says whether it
         // is enforced, and blockd retries what is not.
         let missing = notEnforcedJSON(block.selections)
         o["enforced"] = .bool(missing.array?.isEmpty ?? true)
@@ -218,7 +218,7 @@ extension Engine {
     }
 
     /// SIGHUP and `blockc reload`: all or nothing; a bad configuration keeps the old one and
-    /// records a failure (DESIGN §7). The new configuration is saved as the last good one
+    /// records a failure (§7). The new configuration is saved as the last good one
     /// before it takes effect; blocked selections it removes or narrows keep their targets.
     func reload(now: Date) throws(CoreError) -> JSONObject {
         let fresh: ConfigSet

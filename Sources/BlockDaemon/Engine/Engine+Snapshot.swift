@@ -47,7 +47,7 @@ extension Engine {
             enforcement["off"] = .array(offs)  // what the mode line does not claim, and why
         }
         enforcement["hostsFile"] = .string(config.daemon.hostsFile)
-        // DESIGN §7 "Truth": which configuration is in force, and whether the state is on disk.
+        // §7 "Truth": which configuration is in force, and whether the state is on disk.
         enforcement["config"] = .string(configProvenance.kind.rawValue)
         if let problem = configProvenance.problem { enforcement["configProblem"] = .string(problem) }
         if let problem = saveProblem { enforcement["stateProblem"] = .string(problem) }

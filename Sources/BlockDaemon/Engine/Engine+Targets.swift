@@ -3,7 +3,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// DESIGN §7: a block or schedule never loses its effect because the configuration changed or
+/// §7: a block or schedule never loses its effect because the configuration changed or
 /// broke. What each blocked selection was enforced with is kept in the state file; while the
 /// selection stays blocked it keeps those targets (targets a reload adds apply at once), and a
 /// selection removed from the configuration keeps its last targets for every activity that
@@ -11,7 +11,7 @@ import Glibc
 extension Engine {
     /// The targets to enforce for the blocked selections `names`, recorded in `state.targets`,
     /// and the selections that have none (removed from the configuration before they were ever
-    /// enforced), with why: those are not enforced, never "Blocked" (DESIGN §7 "Truth").
+    /// enforced), with why: those are not enforced, never "Blocked" (§7 "Truth").
     func enforcementTargets(_ names: [String], now: Date) -> (targets: [Selection], unresolved: [String: String]) {
         var kept: [String: Selection] = [:]
         var out: [Selection] = []

@@ -24,7 +24,7 @@ public final class Engine: @unchecked Sendable {
     var applied: [String: [Reason]] = [:]
     /// Desired selections the enforcer could not enforce at the last apply, with the cause.
     var notEnforced: [String: String] = [:]
-    /// DESIGN §7 "Truth": selections no longer blocked whose enforcement is still in place
+    /// §7 "Truth": selections no longer blocked whose enforcement is still in place
     /// (a write that takes it away failed), with the cause; they stay applied, unannounced,
     /// until it lands.
     var lingering: [String: String] = [:]
@@ -59,7 +59,7 @@ public final class Engine: @unchecked Sendable {
     var lastEnforced: Date?
     public internal(set) var nextTransition: Date?
     /// Where `config` came from: the files, or (when they are broken) the last good
-    /// configuration or the built-in defaults (DESIGN §7); shown in `status`.
+    /// configuration or the built-in defaults (§7); shown in `status`.
     public var configProvenance = ConfigProvenance.files
     /// The cause of the state file's current save failure (nil: the last save worked).
     var saveProblem: String?
@@ -110,7 +110,7 @@ public final class Engine: @unchecked Sendable {
         // blockd was down is unknowable, so nothing is assumed running until seen again.
         state.usage.forgetRunning()
         state.history.forgetRunning()  // R1: the same for the report's running time
-        // DESIGN §7: what loaded is the configuration to fall back on next time.
+        // §7: what loaded is the configuration to fall back on next time.
         if configProvenance.kind == .files { state.lastGoodConfig = StoredConfig(config, at: now) }
         installConfigSchedules(now: now)
         catchUp(now: now)

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Glibc
 
 /// The part of the state other than the activities, as the change from one state to the next
-/// (DESIGN §7). Only what changed is kept, and the parts that grow with the number of blocked
+/// (§7). Only what changed is kept, and the parts that grow with the number of blocked
 /// selections or days (applied, targets, shield hits, failures) are kept as keyed changes, so a
 /// state-log record costs the size of the change, not of the state.
 public struct StateDelta: Codable, Equatable, Sendable {

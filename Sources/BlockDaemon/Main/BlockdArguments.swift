@@ -1,6 +1,6 @@
 import BlockCore
 
-/// `blockd`'s command line (DESIGN §7).
+/// `blockd`'s command line (§7).
 public struct BlockdOptions: Equatable, Sendable {
     public enum LogTarget: String, Equatable, Sendable, CaseIterable { case auto, journal, console }
     public enum Mode: Equatable, Sendable { case run, checkConfig, catConfig, release, version, help, mergeFirefoxPolicies }

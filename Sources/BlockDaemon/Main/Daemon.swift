@@ -6,7 +6,7 @@ import Glibc
 import ZoneInfo
 
 /// `blockd`'s entry point: parses flags, then checks the configuration, releases
-/// enforcement, or runs the daemon in the foreground (DESIGN §7).
+/// enforcement, or runs the daemon in the foreground (§7).
 public enum BlockdMain {
     public static func run(_ arguments: [String]) -> Int32 {
         let options: BlockdOptions
@@ -86,7 +86,7 @@ public enum BlockdMain {
     /// `blockd --release` (E4): removes all enforcement for an uninstall; refused while a
     /// `--lock` block is active.
     static func release(_ options: BlockdOptions) -> Int32 {
-        // DESIGN §7: a running daemon would put back what this removes; refuse instead of racing it.
+        // §7: a running daemon would put back what this removes; refuse instead of racing it.
         var lock: StateLock?
         do { lock = try StateLock(directory: options.stateDir) } catch {
             if case .held(let dir, let pid) = error {
@@ -134,7 +134,7 @@ final class Daemon: @unchecked Sendable {
     let clock = RealClock()
     var keep: [Any] = []  // timers, watchers and sources that must live as long as the daemon
     var boundSocket: String?
-    /// Held for the life of the process (DESIGN §7: one daemon per state directory).
+    /// Held for the life of the process (§7: one daemon per state directory).
     var stateLock: StateLock?
 
     init(options: BlockdOptions) {
@@ -181,7 +181,7 @@ final class Daemon: @unchecked Sendable {
         if mkdir(options.stateDir, 0o755) != 0 && errno != EEXIST {
             throw StartFailure("cannot create the state directory \(options.stateDir): \(String(cString: strerror(errno))); run blockd as root or give --state-dir DIR")
         }
-        // DESIGN §7: one daemon per state directory, decided before anything is read or written.
+        // §7: one daemon per state directory, decided before anything is read or written.
         do { stateLock = try StateLock(directory: options.stateDir) } catch { throw StartFailure(error.description) }
         let store = StateStore(directory: options.stateDir)
         let (state, stateProblems) = Daemon.loadState(store, now: clock.wallNow())
@@ -281,7 +281,7 @@ final class Daemon: @unchecked Sendable {
         if let watchdog = Systemd.startWatchdog(on: engine.queue) { keep.append(watchdog) }
         dispatchMain()
     }
-    /// The state file, or an empty state with the reason when it was not usable (DESIGN §7).
+    /// The state file, or an empty state with the reason when it was not usable (§7).
     static func loadState(_ store: StateStore, now: Date) -> (DaemonState, [CoreError]) {
         let (result, cuts) = store.open(now: now, repair: true)
         switch result {
@@ -296,7 +296,7 @@ final class Daemon: @unchecked Sendable {
     /// The configuration files; when they are broken, the last good configuration saved in the
     /// state file, else the built-in defaults. Refusing to start would leave every block on past
     /// its end (E4 keeps enforcement in place), and the defaults alone would lift every block on
-    /// a configured selection: a broken file never lifts a block (DESIGN §7).
+    /// a configured selection: a broken file never lifts a block (§7).
     static func loadConfig(_ directory: ConfigDirectory, flags: DaemonConfig.Layer, lastGood: StoredConfig?) -> (ConfigSet, ConfigProvenance) {
         do {
             return (try directory.load(flags: flags), .files)

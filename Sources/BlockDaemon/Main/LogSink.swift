@@ -89,7 +89,7 @@ public struct JournalSink: LogSink {
     }
 }
 
-/// The sink for `--log-target` (DESIGN §7): the journal when it is there, else stderr.
+/// The sink for `--log-target` (§7): the journal when it is there, else stderr.
 public func makeLogSink(_ target: BlockdOptions.LogTarget) -> any LogSink {
     switch target {
     case .journal: JournalSink()

@@ -3,7 +3,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// sd_notify(3) messages (DESIGN §7). Without NOTIFY_SOCKET these are no-ops.
+/// sd_notify(3) messages (§7). Without NOTIFY_SOCKET these are no-ops.
 public enum Systemd {
     /// Sends `state` to NOTIFY_SOCKET without ever blocking. sd_notify(3) sends on a blocking
     /// socket: a manager that stops reading fills the datagram queue (net.unix.max_dgram_qlen,

@@ -4,7 +4,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// One client (DESIGN §8): reads LF-terminated lines of at most 4096 bytes, answers each in
+/// One client (§8): reads LF-terminated lines of at most 4096 bytes, answers each in
 /// order (one request at a time goes to the engine), and after `watch` streams events.
 /// Everything here runs on the server's queue (hence `@unchecked Sendable`: the queue, not
 /// the compiler, serialises access).
@@ -160,7 +160,7 @@ final class Connection: @unchecked Sendable {
         if input.count > Request.maxLineBytes + 1 { refuseLongLine() }
     }
 
-    /// DESIGN §8: a too-long line is answered with an error (after the lines before it) and
+    /// §8: a too-long line is answered with an error (after the lines before it) and
     /// the connection closed.
     func refuseLongLine() {
         input = []
@@ -213,7 +213,7 @@ final class Connection: @unchecked Sendable {
         let engine = server.engine
         let peer = self.peer
         engine.queue.async { [weak self] in
-            // The answer comes once the change is on disk (group commit, DESIGN §7).
+            // The answer comes once the change is on disk (group commit, §7).
             engine.handle(request, from: peer) { [weak self] response in
                 let line = response.line
                 self?.queue.async { [weak self] in

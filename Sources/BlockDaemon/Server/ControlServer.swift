@@ -4,7 +4,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// Accepts clients on the control socket and speaks the line protocol (DESIGN §8). All
+/// Accepts clients on the control socket and speaks the line protocol (§8). All
 /// connection state lives on `queue`; requests go to the engine's queue and their answers
 /// come back here, so a slow or hostile client never stalls the engine or the timers.
 public final class ControlServer: @unchecked Sendable {

@@ -5,7 +5,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// The control socket (DESIGN §5, §7; ntpd's control socket is the model): systemd socket
+/// The control socket (§5, §7; ntpd's control socket is the model): systemd socket
 /// activation when present, else bind the path ourselves — stale socket unlinked, mode set
 /// before anyone can connect.
 public enum UnixSocket {

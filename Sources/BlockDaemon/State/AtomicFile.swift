@@ -3,7 +3,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// Crash-safe file replacement (DESIGN §7, E1): write a temp file in the same directory,
+/// Crash-safe file replacement (§7, E1): write a temp file in the same directory,
 /// fsync it, rename it over the target, fsync the directory.
 public enum AtomicFile {
     public enum Failure: Error, CustomStringConvertible {

@@ -3,7 +3,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// Reads `blockd.conf`, `selections.d/`, `schedules.d/`, `limits.d/` and `users.d/` (DESIGN §7) from one
+/// Reads `blockd.conf`, `selections.d/`, `schedules.d/`, `limits.d/` and `users.d/` (§7) from one
 /// directory, or layered as systemd layers unit files: vendor files in `/usr/lib/blockd`,
 /// runtime ones in `/run/blockd`, the administrator's in `/etc/blockd`. A file of the same name
 /// in a later layer replaces the earlier one; files of different names merge, in the order of

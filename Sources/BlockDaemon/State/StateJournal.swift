@@ -3,7 +3,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// The open state log, used on the engine's queue only (DESIGN §7). A change is appended with
+/// The open state log, used on the engine's queue only (§7). A change is appended with
 /// one write(2), so a full disk or a read-only file system is seen by the change that hits it;
 /// one fdatasync then makes every change appended since the last one durable (group commit).
 /// Compaction writes the whole state as a new snapshot generation and starts the log again.

@@ -2,7 +2,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// DESIGN §7: one daemon per state directory. An exclusive `flock` on `lock` in the state
+/// §7: one daemon per state directory. An exclusive `flock` on `lock` in the state
 /// directory, taken before anything there is read or written and held for the life of the
 /// process (the kernel drops it when the process dies, even on SIGKILL). The holder's pid is
 /// written into the file so that the refusal can name it.

@@ -3,7 +3,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// The state log, `state.log` beside `state.json` (DESIGN §7, T8): what changed since the
+/// The state log, `state.log` beside `state.json` (§7, T8): what changed since the
 /// snapshot, one JSON object a line, so that saving a change costs the size of the change and
 /// not of the state. Each line is a record
 ///

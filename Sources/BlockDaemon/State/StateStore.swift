@@ -3,7 +3,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// The state on disk (DESIGN §7): the snapshot `state.json`, one JSON document written
+/// The state on disk (§7): the snapshot `state.json`, one JSON document written
 /// atomically, and the state log `state.log` of the changes since (`StateLog`). A snapshot that
 /// cannot be parsed is moved aside (never deleted) and the daemon starts empty rather than
 /// refusing to start; a damaged log tail is cut, kept aside, and reported.
@@ -123,7 +123,7 @@ public struct StateStore: Sendable {
             throw .system("cannot encode the state", EINVAL)
         }
     }
-    /// "OK means on disk" (DESIGN §7): why a change was not made, and what to do about it.
+    /// "OK means on disk" (§7): why a change was not made, and what to do about it.
     public func notSaved(_ failure: AtomicFile.Failure) -> CoreError {
         CoreError(.notSaved, "blockd cannot save its state file \(path) (\(failure)); \(advice(failure)), then try again")
     }

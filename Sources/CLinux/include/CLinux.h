@@ -1,6 +1,6 @@
 #ifndef BLOCKD_CLINUX_H
 #define BLOCKD_CLINUX_H
-/* Kernel interfaces that Swift's Glibc module does not expose (DESIGN §11): timerfd,
+/* Kernel interfaces that Swift's Glibc module does not expose (§11): timerfd,
    inotify, SO_PEERCRED. Thin wrappers only; all policy stays in Swift. */
 #include <stdint.h>
 #include <sys/types.h>

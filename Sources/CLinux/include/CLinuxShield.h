@@ -1,6 +1,6 @@
 #ifndef BLOCKD_CLINUX_SHIELD_H
 #define BLOCKD_CLINUX_SHIELD_H
-/* Kernel interfaces for the app shield (DESIGN §4 E2): fanotify exec permission marks on
+/* Kernel interfaces for the app shield (§4 E2): fanotify exec permission marks on
    single inodes, the proc connector's exec events, pidfds. Thin wrappers only; which
    executables are blocked and what to do about a match is decided in Swift. */
 #include <stdint.h>

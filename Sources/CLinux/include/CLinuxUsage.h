@@ -1,6 +1,6 @@
 #ifndef BLOCKD_CLINUX_USAGE_H
 #define BLOCKD_CLINUX_USAGE_H
-/* Usage limits (DESIGN §9): knowing when a limited app starts, without polling. */
+/* Usage limits (§9): knowing when a limited app starts, without polling. */
 #include <stdint.h>
 
 /* A fanotify notification group (FAN_CLASS_NOTIF): it only observes, never holds up an

@@ -78,7 +78,7 @@ enum AppResolution {
     case invalid(String)
 }
 
-/// PATH lookup and realpath for `Apps=` entries (DESIGN §4 E2, Model `Selection.apps`).
+/// PATH lookup and realpath for `Apps=` entries (§4 E2, Model `Selection.apps`).
 struct AppResolver {
     /// Absolute PATH directories only: a daemon's working directory means nothing to the user.
     let searchDirs: [String]

@@ -4,7 +4,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// The app shield (DESIGN §4 E2). `Apps=` entries are resolved to inodes; running instances
+/// The app shield (§4 E2). `Apps=` entries are resolved to inodes; running instances
 /// are stopped at block start (SIGTERM, SIGKILL after `KillGrace=`); new launches are denied
 /// by fanotify FAN_OPEN_EXEC_PERM marks on exactly those inodes, or, where fanotify is not
 /// available, killed right after exec (proc connector) or by a /proc scan. Every denial and

@@ -77,7 +77,7 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     var firefoxInstalled: Bool { firefoxExplicit || Self.firefoxMarkers.contains { exists(path($0)) } }
 
     /// A selection of URL prefixes only (E8) is enforced by these files alone, so it is not
-    /// enforced (DESIGN §7 "Truth") where no browser takes a policy or a file could not be
+    /// enforced (§7 "Truth") where no browser takes a policy or a file could not be
     /// written; a selection with domains is enforced by the hosts file whatever happens here.
     public func enforce(blocked all: [Selection]) -> EnforcementReport {
         let blocked = all.filter { $0.users == nil }  // browser policies are machine-wide (scopes with paths are refused)

@@ -74,7 +74,7 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     }
 
     /// Failures here name no selection: cutting and refusing make a block felt at once, while
-    /// the hosts file is what makes it enforced (DESIGN §7 "Truth").
+    /// the hosts file is what makes it enforced (§7 "Truth").
     public func enforce(blocked: [Selection]) -> EnforcementReport {
         let windows = AllowOnlyNet.windows(blocked)
         noteUnrefused(windows)

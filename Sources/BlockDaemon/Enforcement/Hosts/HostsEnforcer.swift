@@ -7,7 +7,7 @@ import Glibc
 ///
 /// The file is re-read before every write (a user's concurrent edit is never lost), written
 /// only when the section changes, and replaced atomically (HostsEnforcer+Write.swift). A write
-/// that fails is reported and retried (DESIGN §7 "Truth"): with a backoff from 1 s to 60 s and
+/// that fails is reported and retried (§7 "Truth"): with a backoff from 1 s to 60 s and
 /// whenever the file or its directory changes, until it succeeds; the engine is told when the
 /// outcome changes (`onChange`) so that `applied` and the failure list follow the file. A watch
 /// on the file restores the section within a second if it is removed or altered while blocks
@@ -83,7 +83,7 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
             self.owners = owners
             expected = HostsFile.section(for: domains, sink: sink)
             let outcome = converge()
-            // Truth (DESIGN §7): lines of selections no longer blocked that the failed write left
+            // Truth (§7): lines of selections no longer blocked that the failed write left
             // in the file keep those selections in force; their unlock is pending, not done.
             if let failure = outcome.failure {
                 for domain in outcome.onDisk where owners[domain] == nil {
@@ -92,7 +92,7 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
             }
             settle(outcome.failure)
             if let failure = outcome.failure { report.failures.append(failure) }
-            // Truth (DESIGN §7): a selection is enforced when all its domains are in the file.
+            // Truth (§7): a selection is enforced when all its domains are in the file.
             for (selection, names) in wanted.sorted(by: { $0.key < $1.key }) where !names.allSatisfy(outcome.onDisk.contains) {
                 report.notEnforced(selection, outcome.failure?.message ?? "its domains are not in \(path)")
             }
@@ -140,7 +140,7 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
         HostsOverrides.hold(HostsFile.splice(current, section: expected), blocked: Set(owners.keys)).bytes
     }
 
-    // MARK: Retry (DESIGN §7: a write that fails is retried until it succeeds)
+    // MARK: Retry (§7: a write that fails is retried until it succeeds)
 
     /// Notes the outcome of an attempt; true when it changed (written at last, or a new cause).
     @discardableResult

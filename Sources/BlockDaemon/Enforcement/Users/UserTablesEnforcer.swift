@@ -15,7 +15,7 @@ import Glibc
 /// inotify cannot see, a mount over a table, and a check at every reconcile; nothing periodic
 /// while nothing changes), and the repair is
 /// journalled as tamper. A table that cannot be written (or put back) leaves its selections
-/// not enforced (DESIGN §7 "Truth"): the block is accepted, the engine is told, and the write
+/// not enforced (§7 "Truth"): the block is accepted, the engine is told, and the write
 /// is retried, from 1 s to 60 s apart and whenever the directory changes, until it succeeds.
 ///
 /// One blockd per table directory: the enforcer holds an flock(2) on the directory while it
@@ -82,7 +82,7 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
     /// Why the NSS module does not read tables in `directory`: another directory than the one
     /// compiled into it (a sandbox, whose tables a test may mount there: `blocksNothing` is
     /// false), or `blockd` missing from the hosts: line (`blocksNothing`: no program on this
-    /// machine asks the tables, so a per-user web block is not in force, DESIGN §7 "Truth").
+    /// machine asks the tables, so a per-user web block is not in force, §7 "Truth").
     static func unread(directory: String, module: String = UserTable.directory, nsswitch: String) -> (why: String, blocksNothing: Bool)? {
         guard directory == module else {
             return ("per-user tables go to \(directory), which the installed NSS module does not read", false)
@@ -134,7 +134,7 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
         return out
     }
 
-    /// The selections whose enforcement rests on these tables alone (DESIGN §7 "Truth"): the
+    /// The selections whose enforcement rests on these tables alone (§7 "Truth"): the
     /// per-user ones with sites, and (W2) every allow-only one, which the hosts file cannot
     /// express. Machine-wide blocks are the hosts file's; `all` only adds their subdomains.
     static func dependents(_ blocked: [Selection]) -> [UInt32: [String]] {
@@ -153,7 +153,7 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
             // machine without the NSS line leaves /run/blockd alone).
             let wanted = UserTablesEnforcer.tables(for: blocked, machineWide: unread?.blocksNothing != true)
             var report = EnforcementReport()
-            // Truth (DESIGN §7): a selection that rests on the tables is enforced when every one
+            // Truth (§7): a selection that rests on the tables is enforced when every one
             // of its tables is exactly as written, and something reads them. The machine-wide
             // table adds only the subdomains of blocks (W1), which the hosts file enforces.
             let dependents = UserTablesEnforcer.dependents(blocked)
@@ -239,7 +239,7 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
         }
     }
 
-    /// DESIGN §7, one daemon per directory: an exclusive flock on the directory, kept. Nil when
+    /// §7, one daemon per directory: an exclusive flock on the directory, kept. Nil when
     /// it is ours; else what to do (and this blockd leaves the directory alone from then on).
     func takeDirectory() -> String? {
         var st = stat()
