@@ -8,7 +8,7 @@ extension Engine.Collaborators {
     /// time the engine uses it, so a test that reaches a collaborator it did not set up fails
     /// loudly instead of passing on a silent default. Replace the ones a test needs.
     public static func unsupplied(clock: any SystemClock, store: StateStore) -> Engine.Collaborators {
-        var c = Engine.Collaborators(
+        let c = Engine.Collaborators(
             clock: clock, enforcer: UnsuppliedEnforcer(), log: UnsuppliedLog(), store: store,
             loadConfig: { () throws(CoreError) -> ConfigSet in
                 Unsupplied.used("loadConfig (a configuration loader for reload)")
@@ -20,8 +20,8 @@ extension Engine.Collaborators {
             limitsChanged: { _ in Unsupplied.used("limitsChanged (the usage monitor)") },
             enforcementNotes: { _ in Unsupplied.used("enforcementNotes (the enforcers' status notes)"); return [:] },
             serverStats: { Unsupplied.used("serverStats (the control server's counters)"); return [:] },
-            status: { _ in Unsupplied.used("status (systemd's STATUS=)") })
-        c.users = .unsupplied  // never the machine's own database by default
+            status: { _ in Unsupplied.used("status (systemd's STATUS=)") },
+            users: .unsupplied)  // never the machine's own database by default
         return c
     }
 }

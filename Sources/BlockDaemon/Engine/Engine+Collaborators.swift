@@ -33,8 +33,9 @@ extension Engine {
         public var serverStats: @Sendable () -> JSONObject
         /// A one-line status for systemd (`STATUS=`).
         public var status: @Sendable (String) -> Void
-        /// Per-user blocks: user and group names to uids (the system's database unless a test gives one).
-        public var users = UserDirectory.system
+        /// Per-user blocks: user and group names to uids. Given, never defaulted: the daemon
+        /// gives the system's database, a test its own (which fails on any other lookup).
+        public var users: UserDirectory
         /// R1: the `Apps=` entries of the selections some activity names, for the usage monitor
         /// to follow for the report (nothing by default).
         public var appsChanged: @Sendable (Set<String>) -> Void = { _ in }
@@ -49,10 +50,12 @@ extension Engine {
                     armTimer: @escaping @Sendable (Date?) -> Void, events: @escaping @Sendable (WatchEvent) -> Void,
                     limitsChanged: @escaping @Sendable ([String: LimitedApps]) -> Void,
                     enforcementNotes: @escaping @Sendable (LocalClock) -> JSONObject,
-                    serverStats: @escaping @Sendable () -> JSONObject, status: @escaping @Sendable (String) -> Void) {
+                    serverStats: @escaping @Sendable () -> JSONObject, status: @escaping @Sendable (String) -> Void,
+                    users: UserDirectory) {
             (self.clock, self.enforcer, self.log, self.store) = (clock, enforcer, log, store)
             (self.loadConfig, self.hooks, self.armTimer, self.events) = (loadConfig, hooks, armTimer, events)
             (self.limitsChanged, self.enforcementNotes, self.serverStats, self.status) = (limitsChanged, enforcementNotes, serverStats, status)
+            self.users = users
         }
     }
 

@@ -234,7 +234,7 @@ final class Daemon: @unchecked Sendable {
                 if let reason = shield.modeReason { notes["appsReason"] = .string(reason) }
                 return notes
             },
-            serverStats: { hub.counters.json }, status: { Systemd.status($0) })
+            serverStats: { hub.counters.json }, status: { Systemd.status($0) }, users: .system)
         if let metrics { collaborators.published = { metrics.published($0) } }
         collaborators.appsChanged = { usage.follow(apps: $0) }  // R1
         collaborators.executableApps = { usage.apps(ofExecutable: $0) }  // R1: foreground
