@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """R1's promise, measured: the usage ledger keeps blockd at zero idle wake-ups while the
 usage monitor follows apps, and costs about one checkpoint a minute while one of them runs.
 
@@ -21,12 +20,12 @@ in any case on the way out), waits until the report shows it and starts measurin
 (the request's connection linger is over); after the kill, the report's seconds for the app
 (all users) are compared with the time it ran as measured here.
 The usage monitor's mode (fanotify as root, the /proc scan otherwise) comes from `status`.
-Usage: bench/idle_usage.py BIN_DIR [IDLE_SECONDS] [RUN_SECONDS]
+Usage, from the repository's root: python3 -m bench.idle_usage BIN_DIR [IDLE_SECONDS] [RUN_SECONDS]
 """
 import json, os, shutil, subprocess, sys, time
 from datetime import datetime, timedelta, timezone
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sandbox import Sandbox, start_redis, thread_switches
+from bench.measure import start_redis, thread_switches
+from torture.lib import Sandbox
 
 bindir = os.path.abspath(sys.argv[1])
 idle_seconds = int(sys.argv[2]) if len(sys.argv) > 2 else 30

@@ -18,9 +18,8 @@ read, and an overlay over /etc holds the throwaway users and the autostart entry
   and run for other.
 Without root this prints a skipped RESULT; with BLOCKD_PRIVILEGED_TESTS=1 anything missing fails."""
 import os, pwd, shutil, signal, subprocess, sys, time
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Tally  # noqa: E402
-from rig import Rig, enter, sh, wait_for  # noqa: E402
+from lib import Tally, sh, wait_for
+from rig import Rig, enter
 
 t = Tally("allow-only-apps")
 bindir = os.path.abspath(sys.argv[1])
@@ -91,7 +90,7 @@ def started(d, *args):
     (the names part needs the NSS module on the hosts: line, which this namespace has not)."""
     start = d.blockc("start", *args, check=False)
     causes = [x.get("cause", "") for x in d.status().get("enforcement", {}).get("notEnforced", [])]
-    t.check(start.returncode in (0, 1) and not any("desktop" in c or "app" in c.split(":")[0] for c in causes),
+    t.check(start.rc in (0, 1) and not any("desktop" in c or "app" in c.split(":")[0] for c in causes),
             f"W2: blockc start {' '.join(args)}: the apps part is enforced: {start.stdout}{start.stderr} {causes}")
 
 
@@ -113,7 +112,7 @@ def everyone(d, bins):
     t.check(code == -signal.SIGTERM or code == -signal.SIGKILL, f"W2: a login user's bd-game running at the start was stopped ({code})")
     t.check("Stopped Test Game" in d.log(), "W2: the stop names the app")
     stop = d.blockc("stop", "only_editor", check=False)
-    t.check(stop.returncode == 0, f"blockc stop only_editor: {stop.stdout}{stop.stderr}")
+    t.check(stop.rc == 0, f"blockc stop only_editor: {stop.stdout}{stop.stderr}")
     t.check(wait_for(lambda: runs(KID, bins["game"]), 5), "W2: after the window bd-game runs again")
 
 

@@ -24,9 +24,8 @@ Usage: torture/allow_only_net.py BIN_DIR
 import inspect, json, os, pwd, re, socket, subprocess, sys, time
 from http.server import BaseHTTPRequestHandler
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Tally  # noqa: E402
-from rig import Rig, enter, request, sh, stop, wait_for  # noqa: E402
+from lib import Tally, sh, stop, wait_for
+from rig import Rig, enter, request
 
 bindir = os.path.abspath(sys.argv[1])
 t = Tally("allow_only_net")
@@ -155,7 +154,7 @@ def root_connect(addr):
 
 def table():
     p = sh("nft", "list", "table", "inet", "blockd", check=False)
-    return p.stdout if p.returncode == 0 else ""
+    return p.stdout if p.rc == 0 else ""
 
 
 def window_rules(d, what):

@@ -29,11 +29,10 @@ A path rule on an open site (social.test/shorts blocks /shorts, not /) is browse
 --bench N: N timed runs of (a) and (b) with Chromium only, fetching every 20 ms as felt.py's
 python client does, times from just before blockc ran; for bench/run (a JSON line).
 Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed."""
-import fcntl, json, os, select, socket, subprocess, sys, threading, time
+import fcntl, json, os, select, socket, subprocess, sys, time
 from http.server import BaseHTTPRequestHandler
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Tally  # noqa: E402
-from rig import Rig, enter, stop, wait_for  # noqa: E402
+from lib import Tally, stop, wait_for
+from rig import Rig, enter
 
 t = Tally("live")
 bindir = os.path.abspath(sys.argv[1])
@@ -91,15 +90,12 @@ class Marionette:
     JavaScript: what about:policies shows, read without a screen."""
 
     def __init__(self, port=2828):
-        deadline = time.monotonic() + 30
-        while True:
+        def connected():
             try:
-                self.sock = socket.create_connection(("127.0.0.1", port), timeout=20)
-                break
+                return socket.create_connection(("127.0.0.1", port), timeout=20)
             except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
+                return None
+        self.sock = wait_for(connected, 30, 0.2, what=f"Firefox's Marionette accepting a connection on port {port}")
         self.id = 0
         self.read()
         self.call("WebDriver:NewSession", {"capabilities": {}})

@@ -23,9 +23,8 @@ Usage: torture/felt.py BIN_DIR [--bench N]   (--bench: N timed runs of (a), for 
 import inspect, json, os, pwd, socket, subprocess, sys, threading, time
 from http.server import BaseHTTPRequestHandler
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Tally  # noqa: E402
-from rig import Rig, enter, request, sh, wait_for  # noqa: E402
+from lib import Tally, sh, wait_for
+from rig import Rig, enter, request
 
 bindir = os.path.abspath(sys.argv[1])
 bench_runs = int(sys.argv[sys.argv.index("--bench") + 1]) if "--bench" in sys.argv else 0
@@ -99,7 +98,7 @@ class KeepAlive:
 
 
 def table_exists():
-    return sh("nft", "list", "table", "inet", "blockd", check=False).returncode == 0
+    return sh("nft", "list", "table", "inet", "blockd", check=False).rc == 0
 
 
 def getent(name):
@@ -314,7 +313,7 @@ def release(d):
     d.stop()
     t.check(table_exists(), "(d) E4: the table stays when blockd stops")
     p = sh(*d.args, "--release", check=False)
-    t.check(p.returncode == 0 and not table_exists(), f"(d) blockd --release removes the table: {p.stdout}{p.stderr}")
+    t.check(p.rc == 0 and not table_exists(), f"(d) blockd --release removes the table: {p.stdout}{p.stderr}")
     with open("/etc/hosts") as f:
         t.check("BEGIN blockd" not in f.read(), "(d) and the hosts section")
 

@@ -12,8 +12,8 @@ written, a torn half record appended to the log; after a restart every acknowled
 there, the torn record was cut (kept aside) and recorded as a failure.
 Usage: torture/kill9.py BLOCKD OPS [SEED]
 """
-import json, os, random, signal, sys, threading, time, zlib
-from common import Sandbox, Tally, section_domains, iso
+import json, os, random, signal, sys, time, zlib
+from lib import Sandbox, Tally, section_domains
 
 blockd, ops = sys.argv[1], int(sys.argv[2])
 seed = int(sys.argv[3]) if len(sys.argv) > 3 else int(time.time())

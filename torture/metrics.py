@@ -15,9 +15,8 @@ Nothing runs outside the namespace. Without root: skipped, unless BLOCKD_PRIVILE
 Usage: torture/metrics.py BIN_DIR"""
 import os, re, shutil, subprocess, sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Tally  # noqa: E402
-from rig import Rig, enter, sh, wait_for  # noqa: E402
+from lib import Tally, sh, wait_for
+from rig import Rig, enter
 
 bindir = os.path.abspath(sys.argv[1])
 t = Tally("metrics")

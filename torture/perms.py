@@ -14,7 +14,7 @@
 Usage: torture/perms.py BLOCKD
 """
 import grp, json, os, pwd, subprocess, sys, time
-from common import Sandbox, Tally
+from lib import Sandbox, Tally
 
 blockd = sys.argv[1]
 t = Tally("perms")
