@@ -25,7 +25,7 @@ Usage, from the repository's root: python3 -m bench.idle_usage BIN_DIR [IDLE_SEC
 import json, os, shutil, subprocess, sys, time
 from datetime import datetime, timedelta, timezone
 from bench.measure import start_redis, thread_switches
-from torture.lib import Sandbox
+from torture.lib import Sandbox, wait_for
 
 bindir = os.path.abspath(sys.argv[1])
 idle_seconds = int(sys.argv[2]) if len(sys.argv) > 2 else 30
@@ -200,10 +200,7 @@ try:
         before = report_seconds(c, apps[name]) or 0
         t_start = time.monotonic()
         running = subprocess.Popen([apps[name], "600"])
-        deadline = time.monotonic() + 10
-        while report_seconds(c, apps[name]) is None and time.monotonic() < deadline:
-            time.sleep(0.1)
-        seen = time.monotonic() - t_start if report_seconds(c, apps[name]) is not None else None
+        seen = time.monotonic() - t_start if wait_for(lambda: report_seconds(c, apps[name]) is not None, 10, 0.1) else None
         c.close()
         time.sleep(3)
         p = phase(run_seconds)

@@ -83,7 +83,7 @@ def allow_only(rig, d):
 
     stop = d.blockc("stop", "only_school.test", check=False)
     t.check(stop.rc == 0, f"blockc stop only_school.test: {stop.stdout}{stop.stderr}")
-    t.check(wait_for(lambda: not os.path.exists(CHROMIUM_POLICY), 3, 0.1), "the window's end removes the Chromium policy")
+    t.check(wait_for(lambda: not os.path.exists(CHROMIUM_POLICY), step=0.1), "the window's end removes the Chromium policy")
     t.check("HOME-OK" in chromium(rig, "http://social.test/"), "after the window the other site loads again")
     t.check("HOME-OK" in chromium(rig, "http://school.test/"), "and the allowed one still does")
 
@@ -95,7 +95,7 @@ def checks(rig):
     d = rig.daemon("--hosts-file", f"{tmp}/hosts", "--user-tables-dir", f"{tmp}/tables")
     d.start()
     try:
-        t.check(wait_for(lambda: d.blockc("status", check=False).rc == 0, 10, 0.1), "blockd answers")
+        t.check(wait_for(lambda: d.blockc("status", check=False).rc == 0, step=0.1), "blockd answers")
         firefox = read_json(FIREFOX_POLICY) or {}
         t.check(firefox.get("policies", {}).get("DNSOverHTTPS") == {"Enabled": False, "Locked": True},
                 f"blockd's start locks DoH off in Firefox's policies.json: {firefox}")
@@ -122,7 +122,7 @@ def checks(rig):
 
         stop = d.blockc("stop", "social.test_shorts", check=False)
         t.check(stop.rc == 0, f"blockc stop: {stop.stdout}{stop.stderr}")
-        t.check(wait_for(lambda: not os.path.exists(CHROMIUM_POLICY), 3, 0.1), "the unlock removes the Chromium policy")
+        t.check(wait_for(lambda: not os.path.exists(CHROMIUM_POLICY), step=0.1), "the unlock removes the Chromium policy")
         t.check("SHORTS-OK" in chromium(rig, "http://social.test/shorts/x"), "after the unlock Chromium loads /shorts/x again")
         allow_only(rig, d)
     finally:

@@ -69,7 +69,7 @@ try:
     t.check(across is not None and across["end"].startswith("2026-03-07T00:00:0"),
             f"T3: status shows the full date of an end after midnight: {across and across['end']}")
     t.check("across-midnight.example.com" in section_domains(sb.read_hosts()), "midnight: the 8 s block is not in the hosts file")
-    t.check(wait_for(lambda: "across-midnight.example.com" not in section_domains(sb.read_hosts()), 15, 0.1),
+    t.check(wait_for(lambda: "across-midnight.example.com" not in section_domains(sb.read_hosts()), step=0.1),
             "midnight: the 8 s block across midnight was not lifted")
     now = iso(c.ok('status {"all":true}')["now"])
     t.check(now >= utc("2026-03-07 05:00:00"), f"midnight: the daemon's clock did not pass midnight ({now})")
@@ -94,7 +94,7 @@ try:
             f"T6: a 1 h block at 01:59:55 EST should end 03:59:55 EDT, got {hour['end']}")
     hosts = section_domains(sb.read_hosts())
     t.check("gap-end.example.com" in hosts and "gap-start.example.com" not in hosts, f"spring forward: hosts before 03:00 holds {hosts}")
-    t.check(wait_for(lambda: "gap-end.example.com" not in section_domains(sb.read_hosts()), 15, 0.1),
+    t.check(wait_for(lambda: "gap-end.example.com" not in section_domains(sb.read_hosts()), step=0.1),
             "T7: the 01:00-02:30 window was not lifted at 03:00 EDT")
     hosts = section_domains(sb.read_hosts())
     t.check("gap-start.example.com" in hosts, f"T7: the 02:30-04:00 window did not start at 03:00 EDT: {hosts}")
@@ -113,7 +113,7 @@ try:
             f"T7: 01:30-01:45 on fall-back night takes the first occurrence (ends 01:45 EDT), got {first['start']} to {first['end']}")
     t.check(long_["active"] and iso(long_["start"]) == utc("2026-11-01 05:00:00") and iso(long_["end"]) == utc("2026-11-01 07:00:00"),
             f"T7: 01:00-02:00 on fall-back night lasts two hours (01:00 EDT to 02:00 EST), got {long_['start']} to {long_['end']}")
-    t.check(wait_for(lambda: "first.example.com" not in section_domains(sb.read_hosts()), 15, 0.1),
+    t.check(wait_for(lambda: "first.example.com" not in section_domains(sb.read_hosts()), step=0.1),
             "T7: the 01:30-01:45 window was not lifted at 01:45 EDT")
     st = c.ok('status {"all":true}')
     first = activity(st, "first")

@@ -205,14 +205,14 @@ def install(version):
 def use():
     p = run("blockc", "start", "--minutes", "5", SITE)
     t.check(p.rc == 0, f"2 blockc start --minutes 5 {SITE}: {p.out}")
-    t.check(wait_for(lambda: SITE in hosts_section(), 5, 0.1), f"2 E1: the rig's /etc/hosts has {SITE} in blockd's section: {hosts_section()!r}")
+    t.check(wait_for(lambda: SITE in hosts_section(), step=0.1), f"2 E1: the rig's /etc/hosts has {SITE} in blockd's section: {hosts_section()!r}")
     t.check(SITE in blocked(status()), f"2 blockc status: {SITE} is blocked: {status()}")
-    t.check(wait_for(lambda: run("nft", "list", "table", "inet", "blockd").rc == 0, 5, 0.1), "2 E5: the nftables table inet blockd exists")
+    t.check(wait_for(lambda: run("nft", "list", "table", "inet", "blockd").rc == 0, step=0.1), "2 E5: the nftables table inet blockd exists")
     p = run("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", KID)
     t.check(p.rc == 0, f"2 useradd {KID} in the rig: {p.out}")
     p = run("blockc", "start", "--minutes", "5", "--user", KID, "--name", "kidsite", OTHER)
     t.check(p.rc == 0, f"2 U1: blockc start --minutes 5 --user {KID} --name kidsite {OTHER}: {p.out}")
-    t.check(wait_for(lambda: getent(OTHER, KID) == SINK, 5, 0.1), f"2 U3: through the packaged NSS module, {OTHER} is the sink for {KID}: {getent(OTHER, KID)}")
+    t.check(wait_for(lambda: getent(OTHER, KID) == SINK, step=0.1), f"2 U3: through the packaged NSS module, {OTHER} is the sink for {KID}: {getent(OTHER, KID)}")
     t.check(getent(OTHER) == {OTHER_ADDRESS}, f"2 U3: and {OTHER_ADDRESS} for root: {getent(OTHER)}")
 
 
@@ -245,9 +245,9 @@ def locked_remove():
     t.check(p.rc != 0 and "refusing to release" in p.out, f"4 E4: apt-get remove is refused while a --lock block lasts: {p.out[-1500:]}")
     t.check(dpkg_status() is not None and dpkg_status().startswith("install ok installed"),
             f"4 the package stays installed: {dpkg_status()}")
-    t.check(wait_for(lambda: active("blockd.service") == "active", 10, 0.1), f"4 postinst abort-remove started blockd again: {active('blockd.service')}")
+    t.check(wait_for(lambda: active("blockd.service") == "active", step=0.1), f"4 postinst abort-remove started blockd again: {active('blockd.service')}")
     time.sleep(max(0.0, ends - time.monotonic()) + 0.5)
-    t.check(wait_for(lambda: "lockcheck" not in {a["name"] for a in status().get("activities", [])}, 10, 0.1),
+    t.check(wait_for(lambda: "lockcheck" not in {a["name"] for a in status().get("activities", [])}, step=0.1),
             "4 the --lock block ended by itself")
 
 

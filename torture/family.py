@@ -176,7 +176,7 @@ def merge_across_owners():
     t.check(r.rc == 0 and "'kid/youtube'" in r.out, f"A1 merge: kid's blockc stop youtube stops kid's own, kid/youtube: {r.rc} {r.out!r}")
     every = activities(js(None, "status", "--all-users"))
     t.check("youtube" in every and "kid/youtube" not in every, f"A1 merge: the parent's youtube stays, kid/youtube is gone: {sorted(every)}")
-    t.check(wait_for(lambda: "junk.example" not in table(KID), 5) and "youtube.com" in table(KID),
+    t.check(wait_for(lambda: "junk.example" not in table(KID)) and "youtube.com" in table(KID),
             f"A1 merge: kid's table lists youtube.com and no longer junk.example: {table(KID)}")
     got = getent(KID, "youtube.com")
     t.check(got == SINK, f"A1 merge (U3): getent ahosts youtube.com as kid after kid's stop gives the sink: {got}")
@@ -266,7 +266,7 @@ def configured_names():
             f"A1 configured: schedule list: kid's goes on as kid/bedtime: {kids or listed}")
     r = blockc("schedule", "list")
     t.check(r.rc == 0 and "kid/bedtime" in r.out, f"A1 configured: root's blockc schedule list names kid/bedtime: {r.out}")
-    t.check(wait_for(lambda: getent(KID, "instagram.com") == SINK, 5) and getent(KID, "youtube.com") == SINK,
+    t.check(wait_for(lambda: getent(KID, "instagram.com") == SINK) and getent(KID, "youtube.com") == SINK,
             f"A1 configured (U3): as kid, instagram.com (configured bedtime) and youtube.com (kid/bedtime) give the sink: "
             f"{getent(KID, 'instagram.com')} {getent(KID, 'youtube.com')}")
     t.check(getent(PARENT, "instagram.com") == REAL, f"A1 configured (U3): as parent instagram.com is real: {getent(PARENT, 'instagram.com')}")
@@ -316,7 +316,7 @@ def more_time():
     fresh()
     r = schedule(PARENT, "kidgame", "--user", KID, "--user", KID2, "game")
     t.check(r.rc == 0, f"A1 more time: parent's blockc schedule add kidgame --daily ... --user kid --user kid2 game: {r.rc} {r.out}")
-    t.check(wait_for(lambda: getent(KID, "game.test") == SINK and getent(KID2, "game.test") == SINK, 5)
+    t.check(wait_for(lambda: getent(KID, "game.test") == SINK and getent(KID2, "game.test") == SINK)
             and getent(PARENT, "game.test") == GAME,
             f"A1 more time (U3): game.test is the sink for kid and kid2, real for parent: "
             f"{getent(KID, 'game.test')} {getent(KID2, 'game.test')} {getent(PARENT, 'game.test')}")
@@ -330,12 +330,12 @@ def more_time():
     r = blockc("approve", ids[0] if ids else "m?", user=PARENT)
     t.check(r.rc == 0 and r.out.startswith(f"More time for game ({ids[0] if ids else ''}) by parent"),
             f"A1/M1 more time: parent's blockc approve grants it: {r.rc} {r.out!r}")
-    t.check(wait_for(lambda: getent(KID, "game.test") == GAME, 5), f"A1/M3 more time: the grant lifts game.test for kid: {getent(KID, 'game.test')}")
+    t.check(wait_for(lambda: getent(KID, "game.test") == GAME), f"A1/M3 more time: the grant lifts game.test for kid: {getent(KID, 'game.test')}")
     t.check(getent(KID2, "game.test") == SINK, f"A1/U2 more time: kid's grant leaves kid2 blocked on the same schedule: {getent(KID2, 'game.test')}")
     r = blockc("start", "--minutes", "30", "--name", "focus", "game")
     t.check(r.rc == 0, f"A1 more time: root's blockc start --minutes 30 --name focus game (for everyone): {r.rc} {r.out}")
     everyone = (KID, KID2, PARENT)
-    t.check(wait_for(lambda: all(getent(u, "game.test") and getent(u, "game.test") <= BLOCKED for u in everyone), 5),
+    t.check(wait_for(lambda: all(getent(u, "game.test") and getent(u, "game.test") <= BLOCKED for u in everyone)),
             f"A1 more time: focus blocks game.test for everyone, kid's grant over kidgame included: {[getent(u, 'game.test') for u in everyone]}")
     for who in (KID, KID2):
         r = blockc("more", "game", "5m", user=who)
@@ -381,7 +381,7 @@ def views():
         p = subprocess.run(as_user(KID, app, "2"), capture_output=True, text=True, timeout=10, preexec_fn=in_kids_session)
         ran.update(code=p.returncode, seconds=round(time.monotonic() - start, 2), out=(p.stdout + p.stderr).strip()[-200:])
         return any(h.get("selection") == "kidapp" for h in listing(js(None, "stats")))
-    hit = wait_for(launch, 6, 0.2)
+    hit = wait_for(launch, step=0.2)
     t.figures["kidLaunch"] = ran
     t.check(hit, f"A1 views: kid's launch of kidapp is a shield hit in root's stats: {ran} {js(None, 'stats')}")
     kid_stats, kid2_stats = listing(js(KID, "stats")), listing(js(KID2, "stats"))

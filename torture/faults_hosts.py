@@ -16,7 +16,7 @@ private`), so its tiny tmpfs and read-only bind mounts are seen by nobody else a
 Usage: torture/faults_hosts.py BIN_DIR
 """
 import os, subprocess, sys, time
-from lib import Sandbox, Tally, enter, outside_section, section_domains, sh, wait_for
+from lib import DEADLINE, Sandbox, Tally, enter, outside_section, section_domains, sh, wait_for
 
 bindir = os.path.abspath(sys.argv[1])
 t = Tally("faults-hosts")
@@ -133,11 +133,11 @@ def case_full():
         t.check(len(failures_about(sb, "No space")) == 1, "full: the same failure was recorded again on a retry")
         t.check(read(sb.hosts) == ORIGINAL, "full: a retry on a full disk changed the hosts file")
         free(fs)
-        ok = wait_for(lambda: "reddit.com" in section_domains(read(sb.hosts)), 5)
-        t.check(ok, "full: the section was not written within 5 s of freeing space")
+        ok = wait_for(lambda: "reddit.com" in section_domains(read(sb.hosts)))
+        t.check(ok, f"full: the section was not written within {DEADLINE} s of freeing space")
         t.check(outside_section(read(sb.hosts)) == ORIGINAL, "full: user bytes changed after the retry")
         # The retry writes the file, then tells the engine: status may lag the file by a moment.
-        t.check(wait_for(lambda: "reddit" in applied(sb), 5), "full: applied does not list reddit within 5 s of it being written")
+        t.check(wait_for(lambda: "reddit" in applied(sb)), f"full: applied does not list reddit within {DEADLINE} s of it being written")
         t.check(sb.read_log().count("written again") == 1, "full: 'written again' was not logged exactly once")
         # §7 Truth: a stop whose write fails is an unblock pending, not "Unblocked", until it lands.
         fill(fs)
@@ -147,8 +147,8 @@ def case_full():
                 f"full: a stop on a full disk is not shown as an unblock pending ({r.rc} {r.stderr!r}, pending {pending})")
         t.check("Unblocked reddit" not in sb.read_log(), "full: 'Unblocked reddit' was logged while the file still held its lines")
         free(fs)
-        t.check(wait_for(lambda: read(sb.hosts) == ORIGINAL, 8), "full: after stop the file is not byte-identical within 8 s of freeing space")
-        t.check(wait_for(lambda: "Unblocked reddit" in sb.read_log() and "reddit" not in applied(sb), 5),
+        t.check(wait_for(lambda: read(sb.hosts) == ORIGINAL), f"full: after stop the file is not byte-identical within {DEADLINE} s of freeing space")
+        t.check(wait_for(lambda: "Unblocked reddit" in sb.read_log() and "reddit" not in applied(sb)),
                 "full: the unlock was not logged, or reddit is still applied, once the write landed")
 
 
@@ -167,10 +167,10 @@ def case_readonly():
         truth_when_failing(case, "instagram", r, "Read-only")
         time.sleep(1.5)
         sh("mount", "-o", "remount,rw,bind", ro)
-        ok = wait_for(lambda: "instagram.com" in section_domains(read(sb.hosts)), 8)
-        t.check(ok, "readonly: not written within 8 s of the remount, with no other request")
+        ok = wait_for(lambda: "instagram.com" in section_domains(read(sb.hosts)))
+        t.check(ok, f"readonly: not written within {DEADLINE} s of the remount, with no other request")
         t.check(outside_section(read(sb.hosts)) == ORIGINAL, "readonly: user bytes changed")
-        t.check(wait_for(lambda: "instagram" in applied(sb), 5), "readonly: applied does not list instagram within 5 s of it being written")
+        t.check(wait_for(lambda: "instagram" in applied(sb)), f"readonly: applied does not list instagram within {DEADLINE} s of it being written")
         r = sb.blockc("stop", "instagram")
         t.check(r.rc == 0 and read(sb.hosts) == ORIGINAL, "readonly: after stop the file is not byte-identical")
 
@@ -184,13 +184,13 @@ def case_directory():
         t.check(r.rc == 0 and "reddit" in applied(sb), f"directory: a normal start failed ({r.rc} {r.stderr!r})")
         os.rename(sb.hosts, f"{sb.dir}/hosts.saved")
         os.mkdir(sb.hosts)
-        ok = wait_for(lambda: failures_about(sb, "directory"), 3)
+        ok = wait_for(lambda: failures_about(sb, "directory"))
         t.check(ok, f"directory: no failure recorded for a hosts path that became a directory: {sb.ok('status')['failures']}")
         t.check("reddit" not in applied(sb), "directory: status still claims reddit is applied")
         os.rmdir(sb.hosts)
         os.rename(f"{sb.dir}/hosts.saved", sb.hosts)
-        ok = wait_for(lambda: "reddit" in applied(sb) and "reddit.com" in section_domains(read(sb.hosts)), 8)
-        t.check(ok, "directory: not enforced again within 8 s of the file coming back")
+        ok = wait_for(lambda: "reddit" in applied(sb) and "reddit.com" in section_domains(read(sb.hosts)))
+        t.check(ok, f"directory: not enforced again within {DEADLINE} s of the file coming back")
         sb.blockc("stop", "reddit")
         t.check(read(sb.hosts) == ORIGINAL, "directory: after stop the file is not byte-identical")
 
@@ -237,12 +237,12 @@ def case_bindfile():
         truth_when_failing(case, "instagram", r, "No space")
         time.sleep(0.5)
         free(fs)
-        ok = wait_for(lambda: "instagram.com" in section_domains(read(source)), 8)
-        t.check(ok, "bindfile: not written within 8 s of freeing space")
+        ok = wait_for(lambda: "instagram.com" in section_domains(read(source)))
+        t.check(ok, f"bindfile: not written within {DEADLINE} s of freeing space")
         t.check(outside_section(read(source)) == ORIGINAL, "bindfile: wrong bytes outside the section")
         # The retry writes the file, then tells the engine, whose reconcile moves it to applied:
         # status may lag the file by a moment on a busy machine.
-        t.check(wait_for(lambda: "instagram" in applied(sb), 5), "bindfile: written but not applied within 5 s")
+        t.check(wait_for(lambda: "instagram" in applied(sb)), f"bindfile: written but not applied within {DEADLINE} s")
         sb.blockc("stop", "instagram")
         t.check(read(source) == ORIGINAL, "bindfile: after the second stop the file is not byte-identical")
 

@@ -85,7 +85,7 @@ def refused_then_recovers(sb, label, spoil, heal, advice, must_refuse):
     t.check(("youtube.com" in hosts) == any(n.startswith("g") for n in acked) and ("reddit.com" in hosts) == ("keep" in acked),
             f"{label}: enforcement does not match the registry: {sorted(hosts)[:8]}")
     # The short block ends meanwhile: if that timer reconcile's save fails, it is retried.
-    t.check(wait_for(lambda: "short" not in names(sb), 10), f"{label}: the 2 s block did not end")
+    t.check(wait_for(lambda: "short" not in names(sb)), f"{label}: the 2 s block did not end")
     problem = "stateProblem" in sb.ok("status")["enforcement"]
     if refused is not None:
         t.check(problem, f"{label}: status does not say the state file cannot be saved")
@@ -172,7 +172,7 @@ def reload_removes_selection():
     t.check("foo.example" in section_domains(sb.read_hosts()), "reload: removing the selection lifted an active block's domains")
     t.check("Selection 'foo' was removed from the configuration; block 'focus' keeps its targets until it ends at" in sb.read_log(),
             "reload: the kept targets were not logged")
-    t.check(wait_for(lambda: "foo.example" not in section_domains(sb.read_hosts()), 15), "reload: the domains stayed after the block's end")
+    t.check(wait_for(lambda: "foo.example" not in section_domains(sb.read_hosts())), "reload: the domains stayed after the block's end")
 
 
 def second_daemon():

@@ -146,14 +146,14 @@ def first():
             f"1 blockd.conf is in force (maxActivities 200), one schedule, no failure: "
             f"{s.get('maxActivities')}, {s.get('counts')}, {s.get('failures')}")
     prom = ""
-    if wait_for(lambda: run("test", "-s", f"{TEXTFILE_DIR}/blockd.prom").rc == 0, 10, 0.1):
+    if wait_for(lambda: run("test", "-s", f"{TEXTFILE_DIR}/blockd.prom").rc == 0, step=0.1):
         prom = rig.read(f"{TEXTFILE_DIR}/blockd.prom").decode()
     t.check(f'blockd_info{{version="{t.figures["version"]}"}} 1' in prom and 'blockd_activities{kind="schedule"} 1' in prom,
             f"1 F3: blockd wrote {TEXTFILE_DIR}/blockd.prom under the shipped unit: {prom[:600]!r}")
     t.check(active("prometheus-node-exporter") == "active", "1 the play started node_exporter")
     get = ("python3", "-c", "import urllib.request as u; print(u.urlopen('http://127.0.0.1:9100/metrics', timeout=5).read().decode())")
     scrape = ""
-    if wait_for(lambda: run(*get).rc == 0, 10, 0.1):
+    if wait_for(lambda: run(*get).rc == 0, step=0.1):
         scrape = run(*get).stdout
     textfile = [x for x in scrape.splitlines() if x.startswith("node_textfile_mtime_seconds") and "blockd.prom" in x]
     t.figures["textfile"] = textfile[0] if textfile else None

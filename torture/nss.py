@@ -182,7 +182,7 @@ def allow_only(rig, a, b, login):
         t.check("site.test" in hosts, f"W2: Firefox ESR as A fetches the allowed site: {hosts} {out_site[-300:]}")
         t.check("cdn.every.test" not in hosts, f"W2: Firefox ESR as A never reaches another site: {hosts}")
         d.blockc("stop", "only_site.test")
-        t.check(wait_for(lambda: getent(a, "cdn.every.test") == {"127.0.0.1"}, 5), "W2: after the window A resolves everything again")
+        t.check(wait_for(lambda: getent(a, "cdn.every.test") == {"127.0.0.1"}), "W2: after the window A resolves everything again")
         d.blockc("start", "--for", "1h", "--allow-only", "site.test")
         t.check(getent(login, "cdn.every.test") == sink, "W2: a machine-wide window holds for a login user")
         t.check(getent(login, "site.test") == {"127.0.0.1"}, "W2: ... who still reaches the allowed site")
@@ -190,7 +190,7 @@ def allow_only(rig, a, b, login):
         t.check(root == {"127.0.0.1"} and getent(b, "cdn.every.test") == {"127.0.0.1"},
                 f"W2: root and a system user (uid < 1000) keep resolving: root {root}, B {getent(b, 'cdn.every.test')}")
         d.blockc("stop", "only_site.test")
-        t.check(wait_for(lambda: getent(login, "cdn.every.test") == {"127.0.0.1"}, 5), "W2: after it the login user resolves again")
+        t.check(wait_for(lambda: getent(login, "cdn.every.test") == {"127.0.0.1"}), "W2: after it the login user resolves again")
     finally:
         d.stop()
 
@@ -263,7 +263,7 @@ def whole_site(rig, a, b):
         t.check(d.blockc("status", "--json", check=False).rc == 0 and "site.test" in d.status()["enforcement"]["applied"],
                 "the block is enforced")
         d.blockc("stop", "site.test")
-        t.check(wait_for(lambda: not os.path.exists("/run/blockd/users/all"), 5), "W1: the table `all` goes with the block")
+        t.check(wait_for(lambda: not os.path.exists("/run/blockd/users/all")), "W1: the table `all` goes with the block")
         t.check(getent(b, "deep.er.site.test") == {"127.0.0.1"}, "W1: after the block B resolves deep.er.site.test again (its line is back)")
     finally:
         d.stop()

@@ -126,7 +126,7 @@ def named(s):
 def install():
     run("systemd-run", "--quiet", "--unit=sysrig-site", "--service-type=exec", "python3", "-m", "http.server",
         "--bind", SITE_ADDRESS, "80")
-    t.check(wait_for(lambda: connect(SITE_ADDRESS) == "ok", 10, 0.1), f"the rig's web server answers on {SITE_ADDRESS}:80 before any block")
+    t.check(wait_for(lambda: connect(SITE_ADDRESS) == "ok", step=0.1), f"the rig's web server answers on {SITE_ADDRESS}:80 before any block")
     global hosts_before, nsswitch_before
     hosts_before, nsswitch_before = rig.read("/etc/hosts"), rig.read("/etc/nsswitch.conf")
     start = time.monotonic()
@@ -161,7 +161,7 @@ def socket_activation():
 def felt():
     p = run("blockc", "start", "--minutes", "5", SITE)
     t.check(p.rc == 0, f"2 E5: blockc start --minutes 5 {SITE}: {p.out}")
-    learned = wait_for(lambda: SITE_ADDRESS in refused(), 5, 0.1)
+    learned = wait_for(lambda: SITE_ADDRESS in refused(), step=0.1)
     t.check(learned, f"2 E5 under the unit: nft list table inet blockd holds the learned {SITE_ADDRESS}, not just the sink: {table()}")
     t.check(SINK <= refused(), "2 E5: the table refuses the sink 127.0.0.253 and 100::1 too")
     result = connect(SITE_ADDRESS)
@@ -176,7 +176,7 @@ def felt():
     t.check(SITE in hosts_section(), f"2 E1: the rig's /etc/hosts has {SITE} in blockd's section: {hosts_section()!r}")
     t.check(getent(SITE) <= SINK and getent(SITE), f"2 E1: getent ahosts {SITE} gives the sink: {getent(SITE)}")
     locks = lambda: [e for e in events("lock") if e.get("BLOCKD_SELECTION") == SITE]
-    t.check(wait_for(lambda: locks(), 5, 0.1), f"2 the journal (journalctl -u blockd -o json) has the lock entry of {SITE}: "
+    t.check(wait_for(lambda: locks(), step=0.1), f"2 the journal (journalctl -u blockd -o json) has the lock entry of {SITE}: "
             f"{[e.get('MESSAGE') for e in journal()][-8:]}")
     lock = (locks() or [{}])[0]
     t.check(lock.get("MESSAGE_ID") and lock.get("_SYSTEMD_UNIT") == "blockd.service",
@@ -193,7 +193,7 @@ def per_user():
     t.check(line and line[0].split()[1] == "blockd", f"3 U3: make install put blockd first on the hosts: line: {line}")
     p = run("blockc", "start", "--minutes", "5", "--user", KID, "--name", "kidsite", OTHER)
     t.check(p.rc == 0, f"3 U1: blockc start --minutes 5 --user {KID} --name kidsite {OTHER}: {p.out}")
-    t.check(wait_for(lambda: getent(OTHER, KID) == SINK, 5, 0.1), f"3 U3: getent ahosts {OTHER} as {KID} gives the sink: {getent(OTHER, KID)}")
+    t.check(wait_for(lambda: getent(OTHER, KID) == SINK, step=0.1), f"3 U3: getent ahosts {OTHER} as {KID} gives the sink: {getent(OTHER, KID)}")
     t.check(getent(OTHER) == {OTHER_ADDRESS}, f"3 U3: getent ahosts {OTHER} as root gives dnsmasq's {OTHER_ADDRESS}: {getent(OTHER)}")
     t.check(OTHER not in hosts_section(), f"3 U3: the hosts section does not name {OTHER} (a block for {KID} only)")
 
@@ -202,7 +202,7 @@ def reload():
     before, pid = len(events("reload")), rig.show("blockd.service", "MainPID").get("MainPID")
     p = run("systemctl", "reload", "blockd")
     t.check(p.rc == 0, f"4 systemctl reload blockd: {p.out}")
-    t.check(wait_for(lambda: len(events("reload")) > before, 5, 0.1), f"4 the journal has the reload entry: {[e.get('MESSAGE') for e in journal()][-5:]}")
+    t.check(wait_for(lambda: len(events("reload")) > before, step=0.1), f"4 the journal has the reload entry: {[e.get('MESSAGE') for e in journal()][-5:]}")
     after = rig.show("blockd.service", "MainPID", "ActiveState")
     t.check(after.get("MainPID") == pid and after.get("ActiveState") == "active", f"4 the same blockd ({pid}) runs on after the reload: {after}")
 
@@ -227,7 +227,7 @@ def restarts():
     start = time.monotonic()
     back = lambda: (lambda s: s.get("ActiveState") == "active" and s.get("MainPID") not in (pid, "0")
                     and int(s.get("NRestarts", "0")) > restarts_before)(rig.show("blockd.service", "MainPID", "ActiveState", "NRestarts"))
-    t.check(wait_for(back, 10, 0.1), f"5 Restart=on-failure: blockd is back after SIGKILL: {rig.show('blockd.service', 'MainPID', 'ActiveState', 'NRestarts', 'Result')}")
+    t.check(wait_for(back, step=0.1), f"5 Restart=on-failure: blockd is back after SIGKILL: {rig.show('blockd.service', 'MainPID', 'ActiveState', 'NRestarts', 'Result')}")
     t.figures["backAfterKillSeconds"] = round(time.monotonic() - start, 2)
     kept("after SIGKILL and Restart=on-failure")
 

@@ -114,7 +114,7 @@ def page(user):
 def bedtime(d, hours):
     r = d.blockc("schedule", "add", "bedtime", "--daily", hours, "--user", KID, "youtube", "steam", check=False)
     t.check(r.rc == 0, f"blockc schedule add bedtime --daily {hours} --user kid youtube steam: {r.out}")
-    t.check(wait_for(lambda: "\nyoutube.com\n" in f"\n{table(KID)}", 5), f"kid's table lists youtube.com: {table(KID)!r}")
+    t.check(wait_for(lambda: "\nyoutube.com\n" in f"\n{table(KID)}"), f"kid's table lists youtube.com: {table(KID)!r}")
     t.check("store.steampowered.com" in table(KID).split(), "kid's table lists store.steampowered.com (steam)")
     t.check(not os.path.exists(f"/run/blockd/users/{pwd.getpwnam(PARENT).pw_uid}"), "parent has no table")
     for name in ("youtube.com", "www.youtube.com", "store.steampowered.com"):
@@ -195,18 +195,18 @@ def views(d, kids, parents):
     bedtime, and of nothing when a block for everyone comes and goes over it; the parent (an
     administrator, who gets every event) sees that block as news for everyone but kid."""
     kid_uid = pwd.getpwnam(KID).pw_uid
-    t.check(wait_for(lambda: kids.about("youtube"), 5) and kids.about("youtube")[0] == ("lock", ["bedtime"], [kid_uid], None),
+    t.check(wait_for(lambda: kids.about("youtube")) and kids.about("youtube")[0] == ("lock", ["bedtime"], [kid_uid], None),
             f"kid's watch: bedtime's lock of youtube, for kid: {kids.about('youtube')}")
     k0, p0 = len(kids.events), len(parents.events)
     r = d.blockc("start", "--for", "10m", "--name", "focus", "youtube", check=False)
     t.check(r.rc == 0, f"blockc start --for 10m --name focus youtube (for everyone): {r.out}")
-    t.check(wait_for(lambda: parents.about("youtube", p0), 5) and parents.about("youtube", p0)[0] == ("lock", ["focus"], None, [kid_uid]),
+    t.check(wait_for(lambda: parents.about("youtube", p0)) and parents.about("youtube", p0)[0] == ("lock", ["focus"], None, [kid_uid]),
             f"parent's watch: focus locks youtube for everyone but kid: {parents.about('youtube', p0)}")
     t.check(getent(PARENT, "youtube.com") == SINK or getent(PARENT, "youtube.com") == {"0.0.0.0", "::"},
             f"getent ahosts youtube.com as parent during focus: {getent(PARENT, 'youtube.com')}")
     r = d.blockc("stop", "focus", check=False)
     t.check(r.rc == 0, f"blockc stop focus: {r.out}")
-    t.check(wait_for(lambda: len(parents.about("youtube", p0)) >= 2, 5) and parents.about("youtube", p0)[1][0] == "unlock"
+    t.check(wait_for(lambda: len(parents.about("youtube", p0)) >= 2) and parents.about("youtube", p0)[1][0] == "unlock"
             and parents.about("youtube", p0)[1][3] == [kid_uid], f"parent's watch: focus's end unlocks youtube for everyone but kid: {parents.about('youtube', p0)}")
     time.sleep(0.3)  # an event for kid would have arrived by now
     t.check(kids.about("youtube", k0) == [], f"kid's watch: nothing about youtube while bedtime holds: {kids.about('youtube', k0)}")
@@ -235,13 +235,13 @@ def mounted_over(d, rig):
         t.check(seen, f"U3: a mount over kid's table is seen within 3 s, and blockd says it cannot write over it: {d.log()[before:][-600:]}")
     finally:
         libc.umount2(path.encode(), 0)
-    t.check(wait_for(lambda: "youtube.com" in table(KID).split(), 5), f"U3: unmounted, kid's table is written again: {table(KID)!r}")
+    t.check(wait_for(lambda: "youtube.com" in table(KID).split()), f"U3: unmounted, kid's table is written again: {table(KID)!r}")
 
 
 def removed(d):
     r = d.blockc("schedule", "remove", "bedtime", check=False)
     t.check(r.rc == 0, f"blockc schedule remove bedtime: {r.out}")
-    t.check(wait_for(lambda: "youtube.com" not in table(KID).split(), 5), f"kid's table no longer lists youtube.com: {table(KID)!r}")
+    t.check(wait_for(lambda: "youtube.com" not in table(KID).split()), f"kid's table no longer lists youtube.com: {table(KID)!r}")
     t.check("instagram.com" in table(KID).split(), "kid's own instagram block stays in the table")
     t.check(getent(KID, "youtube.com") == {"127.0.0.1"}, f"getent ahosts youtube.com as kid: {getent(KID, 'youtube.com')}")
     t.check("youtube" not in blocked(view(d, KID)), "kid's status no longer shows youtube")
@@ -257,7 +257,7 @@ with Rig(t, bindir, "bd-users-", [], {}) as rig:
     t.figures["window"] = hours
     kids, parents = Watcher(d, KID), Watcher(d, PARENT)
     try:
-        time.sleep(0.5)  # both are watching before anything changes
+        wait_for(lambda: d.status().get("server", {}).get("watchers", 0) >= 2, what="both watchers subscribed before anything changes")
         bedtime(d, hours)
         views(d, kids, parents)
     finally:
