@@ -1,34 +1,24 @@
-#!/usr/bin/env python3
 """E2's promise that unrelated programs pay nothing: the exec rate of /bin/true with the app
 shield inactive and active (a blocked app's inode marked with FAN_OPEN_EXEC_PERM), measured
 in alternating rounds in the same run. Needs root (fanotify).
-Usage: bench/exec_rate.py BLOCKD_BINARY [EXECS_PER_ROUND] [ROUNDS]
+Usage, from the repository's root: python3 -m bench.exec_rate BLOCKD_BINARY [EXECS_PER_ROUND] [ROUNDS]
 """
-import json, os, shutil, socket, statistics, subprocess, sys, tempfile, time
+import json, os, shutil, statistics, sys, time
+from torture.lib import Sandbox
 
 blockd = os.path.abspath(sys.argv[1])
 n = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 4
-work = tempfile.mkdtemp(prefix="bd-exec-")
-app = f"{work}/blockd-bench-app"
+sb = Sandbox(blockd, prefix="bd-exec-")
+app = f"{sb.dir}/blockd-bench-app"
 shutil.copy("/bin/sleep", app)
-os.makedirs(f"{work}/etc/selections.d")
-open(f"{work}/etc/selections.d/benchapp.conf", "w").write(f"[Selection]\nName=benchapp\nApps={app}\n")
-open(f"{work}/hosts", "w").write("127.0.0.1 localhost\n")
-sock = f"{work}/s.sock"
-proc = subprocess.Popen([blockd, "--socket", sock, "--state-dir", f"{work}/state", "--config-dir", f"{work}/etc", "--policy-root", f"{work}/root",
-                         "--hosts-file", f"{work}/hosts", "--log-target", "console", "--firewall", "no", "--cut-sockets", "no"],
-                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+open(f"{sb.config_dir}/selections.d/benchapp.conf", "w").write(f"[Selection]\nName=benchapp\nApps={app}\n")
 try:
-    while not os.path.exists(sock):
-        time.sleep(0.01)
-    c = socket.socket(socket.AF_UNIX)
-    c.connect(sock)
-    f = c.makefile("rwb")
+    sb.start()
+    c = sb.client()
 
     def req(line):
-        f.write(line.encode() + b"\n"); f.flush()
-        r = f.readline().decode()
+        r = c.request(line)
         assert r.startswith("OK "), r
         return r
 
@@ -59,6 +49,4 @@ try:
     print(f"  shield inactive: {result['inactivePerSecond']}/s   active: {result['activePerSecond']}/s   ratio {result['activeVsInactive']}")
     print("JSON " + json.dumps(result))
 finally:
-    proc.terminate()
-    proc.wait()
-    shutil.rmtree(work)
+    sb.close()

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """R1's promise, measured: the usage ledger keeps blockd at zero idle wake-ups while the
 usage monitor follows apps, and costs about one checkpoint a minute while one of them runs.
 
@@ -21,12 +20,12 @@ in any case on the way out), waits until the report shows it and starts measurin
 (the request's connection linger is over); after the kill, the report's seconds for the app
 (all users) are compared with the time it ran as measured here.
 The usage monitor's mode (fanotify as root, the /proc scan otherwise) comes from `status`.
-Usage: bench/idle_usage.py BIN_DIR [IDLE_SECONDS] [RUN_SECONDS]
+Usage, from the repository's root: python3 -m bench.idle_usage BIN_DIR [IDLE_SECONDS] [RUN_SECONDS]
 """
 import json, os, shutil, subprocess, sys, time
 from datetime import datetime, timedelta, timezone
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sandbox import Sandbox, start_redis, thread_switches
+from bench.measure import start_redis, thread_switches
+from torture.lib import Sandbox, wait_for
 
 bindir = os.path.abspath(sys.argv[1])
 idle_seconds = int(sys.argv[2]) if len(sys.argv) > 2 else 30
@@ -201,10 +200,7 @@ try:
         before = report_seconds(c, apps[name]) or 0
         t_start = time.monotonic()
         running = subprocess.Popen([apps[name], "600"])
-        deadline = time.monotonic() + 10
-        while report_seconds(c, apps[name]) is None and time.monotonic() < deadline:
-            time.sleep(0.1)
-        seen = time.monotonic() - t_start if report_seconds(c, apps[name]) is not None else None
+        seen = time.monotonic() - t_start if wait_for(lambda: report_seconds(c, apps[name]) is not None, 10, 0.1) else None
         c.close()
         time.sleep(3)
         p = phase(run_seconds)

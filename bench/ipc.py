@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """IPC and idle cost against redis-server, all in one run.
 
 - round trips/s on one connection and with 50 concurrent clients, measured by
@@ -11,12 +10,12 @@
 - idle cost: RSS after start and with 20 activities, and context switches over IDLE seconds
   with nothing due, for blockd and the idle redis-server in the same window. WATCHDOG_USEC is
   not set, so blockd should not wake at all; any thread that does is named.
-Usage: bench/ipc.py BIN_DIR LINEBENCH [IDLE_SECONDS]
+Usage, from the repository's root: python3 -m bench.ipc BIN_DIR LINEBENCH [IDLE_SECONDS]
 """
 import json, os, shutil, subprocess, sys, tempfile, time
 from datetime import datetime, timedelta, timezone
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sandbox import Sandbox, rss_kib, start_redis, thread_switches
+from bench.measure import rss_kib, start_redis, thread_switches
+from torture.lib import Sandbox
 
 bindir = os.path.abspath(sys.argv[1])
 linebench = os.path.abspath(sys.argv[2])

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Scale: the cost of one change at 10 and at 100,000 activities, in one run.
 
 1. Registration: 100,000 one-shot blocks (`start` with distinct names over 100 ad-hoc
@@ -13,11 +12,11 @@
    `status` (5 active), `start` of a 1-domain block (the N+1st activity) and its `stop`,
    `failures-clear` (persist only); start-up to the first answer, and RSS after the rounds.
    `start` at 100,000 against `start` at 10 is the ratio the target is set on.
-Usage: bench/scale.py BLOCKD [BUDGET_SECONDS] [ROUNDS] [SIZES]   (SIZES: comma-separated)
+Usage, from the repository's root: python3 -m bench.scale BLOCKD [BUDGET_SECONDS] [ROUNDS] [SIZES]   (SIZES: comma-separated)
 """
 import json, os, statistics, sys, time
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sandbox import Sandbox, rss_kib
+from bench.measure import rss_kib
+from torture.lib import Sandbox
 
 blockd = sys.argv[1]
 budget = float(sys.argv[2]) if len(sys.argv) > 2 else 60

@@ -8,8 +8,8 @@ Then the slot finding: LORIS connections that trickle one byte now and then (nev
 are not closed by the idle timeout, so once they hold every slot a new client gets `busy`.
 Usage: torture/abuse.py BLOCKD CONNS [SEED] [--loris-slots]
 """
-import os, random, socket, sys, threading, time
-from common import Sandbox, Tally, fd_count
+import random, socket, sys, threading, time
+from lib import Sandbox, Tally, fd_count, wait_for
 
 blockd, conns = sys.argv[1], int(sys.argv[2])
 seed = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3].isdigit() else int(time.time())
@@ -168,9 +168,7 @@ try:
     stop.set()
     normal_thread.join()
     t.check(sb.proc.poll() is None, "blockd died under abuse")
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline and fd_count(sb.pid) > baseline:
-        time.sleep(0.1)
+    wait_for(lambda: fd_count(sb.pid) <= baseline, 15, 0.1)
     after = fd_count(sb.pid)
     t.check(after <= baseline, f"file descriptors: {after} after the abuse, {baseline} before")
     t.check(counts["normalAnswers"] > 0 and counts["normalErrors"] == 0, "the normal client stopped getting answers")

@@ -17,10 +17,9 @@ read, and an overlay over /etc holds the throwaway users and the autostart entry
 - `blockc start --user kid --allow-only editor`: bd-game and kid's own bd-mine are denied for kid
   and run for other.
 Without root this prints a skipped RESULT; with BLOCKD_PRIVILEGED_TESTS=1 anything missing fails."""
-import os, pwd, shutil, signal, subprocess, sys, time
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Tally  # noqa: E402
-from rig import Rig, enter, sh, wait_for  # noqa: E402
+import os, pwd, shutil, signal, subprocess, sys
+from lib import DEADLINE, Tally, sh, wait_for
+from rig import Rig, enter
 
 t = Tally("allow-only-apps")
 bindir = os.path.abspath(sys.argv[1])
@@ -91,30 +90,30 @@ def started(d, *args):
     (the names part needs the NSS module on the hosts: line, which this namespace has not)."""
     start = d.blockc("start", *args, check=False)
     causes = [x.get("cause", "") for x in d.status().get("enforcement", {}).get("notEnforced", [])]
-    t.check(start.returncode in (0, 1) and not any("desktop" in c or "app" in c.split(":")[0] for c in causes),
+    t.check(start.rc in (0, 1) and not any("desktop" in c or "app" in c.split(":")[0] for c in causes),
             f"W2: blockc start {' '.join(args)}: the apps part is enforced: {start.stdout}{start.stderr} {causes}")
 
 
 def everyone(d, bins):
     t.check(runs(KID, bins["game"]), "before the window a login user runs bd-game")
     running = spawn(OTHER, bins["game"], 300)
-    time.sleep(0.3)
+    wait_for(lambda: os.path.realpath(f"/proc/{running.pid}/exe") == os.path.realpath(bins["game"]), what="bd-game running before the window starts")
     started(d, "--for", "1h", "--allow-only", "editor")
     t.check(not runs(KID, bins["game"]), "W2: during the window a login user cannot launch the desktop app bd-game")
-    t.check(wait_for(lambda: "Denied launch of Test Game" in d.log(), 5), f"W2: the hit names the app: {d.log()[-600:]}")
+    t.check(wait_for(lambda: "Denied launch of Test Game" in d.log()), f"W2: the hit names the app: {d.log()[-600:]}")
     for name in ("editor", "helper", "panel"):
         t.check(runs(KID, bins[name]), f"W2: bd-{name} still runs for a login user (allowed, NoDisplay, autostart)")
     t.check(runs(None, bins["game"]), "W2: root runs bd-game")
     t.check(runs(SVC, bins["game"]), "W2: a system user (uid < 1000) runs bd-game")
     try:
-        code = running.wait(5)
+        code = running.wait(DEADLINE)
     except subprocess.TimeoutExpired:
         code = None
     t.check(code == -signal.SIGTERM or code == -signal.SIGKILL, f"W2: a login user's bd-game running at the start was stopped ({code})")
-    t.check("Stopped Test Game" in d.log(), "W2: the stop names the app")
+    t.check(wait_for(lambda: "Stopped Test Game" in d.log()), "W2: the stop names the app")
     stop = d.blockc("stop", "only_editor", check=False)
-    t.check(stop.returncode == 0, f"blockc stop only_editor: {stop.stdout}{stop.stderr}")
-    t.check(wait_for(lambda: runs(KID, bins["game"]), 5), "W2: after the window bd-game runs again")
+    t.check(stop.rc == 0, f"blockc stop only_editor: {stop.stdout}{stop.stderr}")
+    t.check(wait_for(lambda: runs(KID, bins["game"])), "W2: after the window bd-game runs again")
 
 
 def per_user(d, bins):
@@ -123,7 +122,7 @@ def per_user(d, bins):
     t.check(runs(OTHER, bins["game"]) and runs(OTHER, bins["mine"]), "W2: another login user runs both")
     t.check(runs(KID, bins["editor"]), "W2: kid runs the allowed editor")
     d.blockc("stop", "only_editor", check=False)
-    t.check(wait_for(lambda: runs(KID, bins["mine"]), 5), "W2: after kid's window bd-mine runs again")
+    t.check(wait_for(lambda: runs(KID, bins["mine"])), "W2: after kid's window bd-mine runs again")
 
 
 with Rig(t, bindir, "bd-apps-", [], {}) as rig:

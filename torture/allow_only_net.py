@@ -24,9 +24,8 @@ Usage: torture/allow_only_net.py BIN_DIR
 import inspect, json, os, pwd, re, socket, subprocess, sys, time
 from http.server import BaseHTTPRequestHandler
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Tally  # noqa: E402
-from rig import Rig, enter, request, sh, stop, wait_for  # noqa: E402
+from lib import Tally, sh, stop, wait_for
+from rig import Rig, enter, request
 
 bindir = os.path.abspath(sys.argv[1])
 t = Tally("allow_only_net")
@@ -155,17 +154,17 @@ def root_connect(addr):
 
 def table():
     p = sh("nft", "list", "table", "inet", "blockd", check=False)
-    return p.stdout if p.returncode == 0 else ""
+    return p.stdout if p.rc == 0 else ""
 
 
 def window_rules(d, what):
     """The status's firewall.allowOnly once its first window allows `ALLOWED` (blockd's own
-    lookup of allowed.test answered), else what it is after 3 s."""
+    lookup of allowed.test answered), else what it is at the deadline."""
     def allowed():
         w = d.status()["enforcement"].get("firewall", {}).get("allowOnly", [])
         return w if w and {ALLOWED, ALLOWED6} <= set(w[0].get("addresses", [])) else None
     start = time.monotonic()
-    if wait_for(allowed, 3, 0.01):
+    if wait_for(allowed, step=0.01):
         t.figures.setdefault(f"{what}LearnedSeconds", round(time.monotonic() - start, 3))
     rules = d.status()["enforcement"].get("firewall", {}).get("allowOnly", [])
     t.check(rules and {ALLOWED, ALLOWED6} <= set(rules[0].get("addresses", [])) and rules[0].get("hosts") == 1,
@@ -182,8 +181,8 @@ def all_connect(what, *users):
 
 def stopped(d, what, *users):
     d.blockc("stop", "w2net")
-    t.check(wait_for(lambda: "Nothing is blocked" in d.blockc("status").stdout, 8), f"({what}) the window stopped")
-    t.check(wait_for(lambda: "skuid" not in table(), 2), f"({what}) after blockc stop the table holds no window rule:\n{table()}")
+    t.check(wait_for(lambda: "Nothing is blocked" in d.blockc("status").stdout), f"({what}) the window stopped")
+    t.check(wait_for(lambda: "skuid" not in table()), f"({what}) after blockc stop the table holds no window rule:\n{table()}")
     all_connect(f"{what}, after stop", *users)
 
 
@@ -222,11 +221,11 @@ def everyone(d, a, b):
     # A block of the allowed site inside the window (Firewall=yes: refused for the whole block)
     # wins over the window's allowance: its reject comes first.
     d.blockc("start", "--minutes", "5", "--name", "blk", "allowedfw")
-    t.check(wait_for(lambda: a.ask("connect", ALLOWED, "80")[0] == "refused", 3),
+    t.check(wait_for(lambda: a.ask("connect", ALLOWED, "80")[0] == "refused"),
             "(w) a block of the allowed site inside the window refuses it")
     t.check(root_connect(ALLOWED) == "refused", "(w) for everyone, as a block does")
     d.blockc("stop", "blk")
-    t.check(wait_for(lambda: a.ask("connect", ALLOWED, "80")[0] == "ok", 3), "(w) the block stopped, the window allows the site again")
+    t.check(wait_for(lambda: a.ask("connect", ALLOWED, "80")[0] == "ok"), "(w) the block stopped, the window allows the site again")
     stopped(d, "w", a, b)
 
 
@@ -290,7 +289,7 @@ def sites(rig):
     rig.spawn(["ip", "netns", "exec", NS, sys.executable, "-c", SITES], "sites.log")
     rig.spawn(["ip", "netns", "exec", NS, "dnsmasq", "--keep-in-foreground", "--no-resolv", "--no-hosts",
                f"--listen-address={DNS}", "--bind-interfaces", f"--address=/allowed.test/{ALLOWED}", "--user=root"], "dns2.log")
-    t.check(wait_for(lambda: all(root_connect(a) == "ok" for a in (ALLOWED, OTHER, ALLOWED6, OTHER6)), 5),
+    t.check(wait_for(lambda: all(root_connect(a) == "ok" for a in (ALLOWED, OTHER, ALLOWED6, OTHER6))),
             "the sites answer through the veth pair, over IPv4 and IPv6")
 
 

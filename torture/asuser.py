@@ -2,7 +2,7 @@
 libnss_blockd.so.2 placed where glibc finds an installed one, and programs run as a
 throwaway user (getent, headless Chromium, blockc)."""
 import http.server, os, pwd, shutil, subprocess
-from rig import sh
+from lib import as_user, sh
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -41,12 +41,6 @@ def install_module(work, bindir):
     libdir = f"/usr/lib/{triplet}"
     sh("mount", "-t", "overlay", "overlay", "-o", f"lowerdir={dest}{libdir}:{libdir}", libdir)
     return dest, env, f"{libdir}/libnss_blockd.so.2"
-
-
-def as_user(user, *argv):
-    """argv run with `user`'s uid, primary group and supplementary groups (setpriv)."""
-    pw = pwd.getpwnam(user)
-    return ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--init-groups", *argv]
 
 
 def getent(user, name):

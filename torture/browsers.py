@@ -16,9 +16,8 @@ refused, and after `blockc stop` both load again.
 Without root this prints a skipped RESULT; with BLOCKD_PRIVILEGED_TESTS=1 anything missing is
 a failure. Bounded: each browser run has a timeout, the whole suite well under two minutes."""
 import http.server, json, os, shutil, subprocess, sys, time
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Tally  # noqa: E402
-from rig import Rig, enter, read_json, sh, wait_for  # noqa: E402
+from lib import Tally, read_json, sh, wait_for
+from rig import Rig, enter
 
 t = Tally("browsers")
 bindir = os.path.abspath(sys.argv[1])
@@ -66,7 +65,7 @@ def refused(page):
 def allow_only(rig, d):
     """W2: everything but the allowed site, as Chromium enforces URLBlocklist ["*"] + URLAllowlist."""
     start = d.blockc("start", "--minutes", "5", "only:school.test", check=False)
-    t.check(start.returncode == 0, f"blockc start only:school.test: {start.stdout}{start.stderr}")
+    t.check(start.rc == 0, f"blockc start only:school.test: {start.stdout}{start.stderr}")
     policy = read_json(CHROMIUM_POLICY) or {}
     t.check(policy.get("URLBlocklist") == ["*"] and policy.get("URLAllowlist") == ["chrome://*", "school.test"],
             f"the Chromium policy blocks * and allows school.test and Chromium's own pages: {policy}")
@@ -76,15 +75,15 @@ def allow_only(rig, d):
     t.check(refused(page), f"another site shows ERR_BLOCKED_BY_ADMINISTRATOR: {page[-300:]}")
 
     inside = d.blockc("start", "--minutes", "5", "games.school.test", check=False)
-    t.check(inside.returncode == 0, f"blockc start games.school.test: {inside.stdout}{inside.stderr}")
+    t.check(inside.rc == 0, f"blockc start games.school.test: {inside.stdout}{inside.stderr}")
     page = chromium(rig, "http://games.school.test/")
     t.check(refused(page), f"a site blocked inside the window stays refused (Chromium's longer host wins): {page[-300:]}")
     t.check("HOME-OK" in chromium(rig, "http://school.test/"), "the allowed site beside it still loads")
     d.blockc("stop", "games.school.test")
 
     stop = d.blockc("stop", "only_school.test", check=False)
-    t.check(stop.returncode == 0, f"blockc stop only_school.test: {stop.stdout}{stop.stderr}")
-    t.check(wait_for(lambda: not os.path.exists(CHROMIUM_POLICY), 3, 0.1), "the window's end removes the Chromium policy")
+    t.check(stop.rc == 0, f"blockc stop only_school.test: {stop.stdout}{stop.stderr}")
+    t.check(wait_for(lambda: not os.path.exists(CHROMIUM_POLICY), step=0.1), "the window's end removes the Chromium policy")
     t.check("HOME-OK" in chromium(rig, "http://social.test/"), "after the window the other site loads again")
     t.check("HOME-OK" in chromium(rig, "http://school.test/"), "and the allowed one still does")
 
@@ -96,7 +95,7 @@ def checks(rig):
     d = rig.daemon("--hosts-file", f"{tmp}/hosts", "--user-tables-dir", f"{tmp}/tables")
     d.start()
     try:
-        t.check(wait_for(lambda: d.blockc("status", check=False).returncode == 0, 10, 0.1), "blockd answers")
+        t.check(wait_for(lambda: d.blockc("status", check=False).rc == 0, step=0.1), "blockd answers")
         firefox = read_json(FIREFOX_POLICY) or {}
         t.check(firefox.get("policies", {}).get("DNSOverHTTPS") == {"Enabled": False, "Locked": True},
                 f"blockd's start locks DoH off in Firefox's policies.json: {firefox}")
@@ -104,11 +103,11 @@ def checks(rig):
                 "the administrator's Firefox policies are kept")
         ff = sh("firefox-esr", "--headless", "--no-remote", "--profile", rig.mkdir("ff"), "--screenshot",
                 f"{tmp}/shot.png", "http://social.test/", check=False, timeout=60, env=rig.browser_env())
-        t.check(ff.returncode == 0 and os.path.exists(f"{tmp}/shot.png") and "policy" not in ff.stderr.lower(),
-                f"Firefox ESR starts headless with the merged policies.json (exit {ff.returncode}): {ff.stderr[-300:]}")
+        t.check(ff.rc == 0 and os.path.exists(f"{tmp}/shot.png") and "policy" not in ff.stderr.lower(),
+                f"Firefox ESR starts headless with the merged policies.json (exit {ff.rc}): {ff.stderr[-300:]}")
 
         start = d.blockc("start", "--minutes", "5", "social.test/shorts", check=False)
-        t.check(start.returncode == 0, f"blockc start social.test/shorts: {start.stdout}{start.stderr}")
+        t.check(start.rc == 0, f"blockc start social.test/shorts: {start.stdout}{start.stderr}")
         policy = read_json(CHROMIUM_POLICY) or {}
         t.check("social.test/shorts" in policy.get("URLBlocklist", []) and policy.get("DnsOverHttpsMode") == "off",
                 f"the Chromium policy lists the prefix with DoH off: {policy}")
@@ -122,14 +121,14 @@ def checks(rig):
         t.check("HOME-OK" in chromium(rig, "http://social.test/"), "Chromium still loads / of the same site")
 
         stop = d.blockc("stop", "social.test_shorts", check=False)
-        t.check(stop.returncode == 0, f"blockc stop: {stop.stdout}{stop.stderr}")
-        t.check(wait_for(lambda: not os.path.exists(CHROMIUM_POLICY), 3, 0.1), "the unlock removes the Chromium policy")
+        t.check(stop.rc == 0, f"blockc stop: {stop.stdout}{stop.stderr}")
+        t.check(wait_for(lambda: not os.path.exists(CHROMIUM_POLICY), step=0.1), "the unlock removes the Chromium policy")
         t.check("SHORTS-OK" in chromium(rig, "http://social.test/shorts/x"), "after the unlock Chromium loads /shorts/x again")
         allow_only(rig, d)
     finally:
         d.stop()
     rel = sh(*d.args, "--release", check=False, timeout=20)
-    t.check(rel.returncode == 0 and read_json(FIREFOX_POLICY) == ADMIN_FIREFOX,
+    t.check(rel.rc == 0 and read_json(FIREFOX_POLICY) == ADMIN_FIREFOX,
             f"--release gives Firefox's file back as the administrator wrote it: {read_json(FIREFOX_POLICY)} {rel.stderr}")
 
 

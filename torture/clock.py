@@ -10,21 +10,14 @@ TZ=America/New_York. Checked through `status` and the sandbox hosts file:
   01:45 EDT and does not come back at 01:30 EST; a 01:00-02:00 window lasts two hours (ends 02:00 EST).
 Usage: torture/clock.py BIN_DIR
 """
-import calendar, json, os, shutil, subprocess, sys, tempfile, time
-from common import Sandbox, Tally, section_domains, iso
+import calendar, os, shutil, sys, tempfile, time
+from lib import Sandbox, Tally, faketime_libs, iso, section_domains, wait_for
 
 bindir = os.path.abspath(sys.argv[1])
 t = Tally("clock")
 TZ = "America/New_York"
-# libfaketime 0.9.10 cannot fire absolute CLOCK_BOOTTIME timerfds (see timerfd_passthrough.c):
-# only the wall clock is faked, and timerfd_settime goes to the kernel unchanged.
 shim_dir = tempfile.mkdtemp(prefix="bd-ck-shim-")
-shim = os.path.join(shim_dir, "timerfd_passthrough.so")
-subprocess.run([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-O2",
-                os.path.join(os.path.dirname(os.path.abspath(__file__)), "timerfd_passthrough.c"), "-o", shim], check=True)
-LIBFAKETIME = next((p for p in ("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
-                                  f"/usr/lib/{os.uname().machine}-linux-gnu/faketime/libfaketime.so.1",
-                                  "/usr/lib/faketime/libfaketime.so.1") if os.path.exists(p)), None)
+shim, LIBFAKETIME = faketime_libs(shim_dir)
 if LIBFAKETIME is None:
     sys.exit("clock: libfaketime.so.1 not found (install the Debian package faketime)")
 
@@ -56,32 +49,16 @@ def daemon(start_utc):
     return sb
 
 
-def blockc(sb, *args):
-    env = dict(os.environ, TZ=TZ, BLOCKD_SOCKET=sb.socket, NO_COLOR="1", **FAKE_ENV)
-    # The client's "now" must be the daemon's: same fake start, it runs for well under a second.
-    p = subprocess.run(["faketime", sb.fake, os.path.join(bindir, "blockc"), "--socket", sb.socket] + list(args),
-                       env=env, capture_output=True, text=True, timeout=30)
-    return p.returncode, p.stdout + p.stderr
-
-
 def activity(st, name):
     return next((a for a in st["activities"] if a["name"] == name), None)
-
-
-def wait_until(sb, pred, timeout=15):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(0.1)
-    return pred()
 
 
 try:
     # --- midnight, an ordinary night (2026-03-06 -> 03-07, EST) ---
     sb = daemon("2026-03-07 04:59:55")   # 23:59:55 EST
-    code, out = blockc(sb, "start", "--until", "00:05", "--name", "late", "until-midnight.example.com")
-    t.check(code == 0, f"midnight: blockc start --until 00:05 failed: {out}")
+    # The client's "now" must be the daemon's: same fake start, it runs for well under a second.
+    r = sb.blockc("start", "--until", "00:05", "--name", "late", "until-midnight.example.com", prefix=["faketime", sb.fake], env=FAKE_ENV)
+    t.check(r.rc == 0, f"midnight: blockc start --until 00:05 failed: {r.out}")
     c = sb.client()
     c.ok('start {"selections":["across-midnight.example.com"],"seconds":8,"name":"across"}')
     st = c.ok('status {"all":true}')
@@ -92,7 +69,7 @@ try:
     t.check(across is not None and across["end"].startswith("2026-03-07T00:00:0"),
             f"T3: status shows the full date of an end after midnight: {across and across['end']}")
     t.check("across-midnight.example.com" in section_domains(sb.read_hosts()), "midnight: the 8 s block is not in the hosts file")
-    t.check(wait_until(sb, lambda: "across-midnight.example.com" not in section_domains(sb.read_hosts())),
+    t.check(wait_for(lambda: "across-midnight.example.com" not in section_domains(sb.read_hosts()), step=0.1),
             "midnight: the 8 s block across midnight was not lifted")
     now = iso(c.ok('status {"all":true}')["now"])
     t.check(now >= utc("2026-03-07 05:00:00"), f"midnight: the daemon's clock did not pass midnight ({now})")
@@ -117,7 +94,7 @@ try:
             f"T6: a 1 h block at 01:59:55 EST should end 03:59:55 EDT, got {hour['end']}")
     hosts = section_domains(sb.read_hosts())
     t.check("gap-end.example.com" in hosts and "gap-start.example.com" not in hosts, f"spring forward: hosts before 03:00 holds {hosts}")
-    t.check(wait_until(sb, lambda: "gap-end.example.com" not in section_domains(sb.read_hosts())),
+    t.check(wait_for(lambda: "gap-end.example.com" not in section_domains(sb.read_hosts()), step=0.1),
             "T7: the 01:00-02:30 window was not lifted at 03:00 EDT")
     hosts = section_domains(sb.read_hosts())
     t.check("gap-start.example.com" in hosts, f"T7: the 02:30-04:00 window did not start at 03:00 EDT: {hosts}")
@@ -136,7 +113,7 @@ try:
             f"T7: 01:30-01:45 on fall-back night takes the first occurrence (ends 01:45 EDT), got {first['start']} to {first['end']}")
     t.check(long_["active"] and iso(long_["start"]) == utc("2026-11-01 05:00:00") and iso(long_["end"]) == utc("2026-11-01 07:00:00"),
             f"T7: 01:00-02:00 on fall-back night lasts two hours (01:00 EDT to 02:00 EST), got {long_['start']} to {long_['end']}")
-    t.check(wait_until(sb, lambda: "first.example.com" not in section_domains(sb.read_hosts())),
+    t.check(wait_for(lambda: "first.example.com" not in section_domains(sb.read_hosts()), step=0.1),
             "T7: the 01:30-01:45 window was not lifted at 01:45 EDT")
     st = c.ok('status {"all":true}')
     first = activity(st, "first")

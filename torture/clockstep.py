@@ -12,8 +12,8 @@ blocked that the hosts file does not hold, and no log line may say a selection "
 when nothing covers it.
 Usage: torture/clockstep.py BIN_DIR [--quick]
 """
-import os, queue, shutil, subprocess, sys, tempfile, threading, time
-from common import Sandbox, Tally, section_domains, iso
+import os, queue, shutil, sys, tempfile, threading, time
+from lib import Sandbox, Tally, faketime_libs, iso, section_domains
 
 bindir = os.path.abspath(sys.argv[1])
 t = Tally("clockstep")
@@ -21,11 +21,7 @@ TOLERANCE = 0.3
 BLOCK = 6
 
 shim_dir = tempfile.mkdtemp(prefix="bd-cs-shim-")
-shim = os.path.join(shim_dir, "timerfd_passthrough.so")
-subprocess.run([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-O2",
-                os.path.join(os.path.dirname(os.path.abspath(__file__)), "timerfd_passthrough.c"), "-o", shim], check=True)
-LIBFAKETIME = next((p for p in (f"/usr/lib/{os.uname().machine}-linux-gnu/faketime/libfaketime.so.1",
-                                  "/usr/lib/faketime/libfaketime.so.1") if os.path.exists(p)), None)
+shim, LIBFAKETIME = faketime_libs(shim_dir)
 if LIBFAKETIME is None:
     sys.exit("clockstep: libfaketime.so.1 not found (install the Debian package faketime)")
 offset_file = os.path.join(shim_dir, "offset")
@@ -82,19 +78,12 @@ class Watcher:
         return None
 
 
-def blockc(sb, *args):
-    env = dict(os.environ, BLOCKD_SOCKET=sb.socket, NO_COLOR="1")
-    p = subprocess.run(wrapped([os.path.join(bindir, "blockc"), "--socket", sb.socket] + list(args)),
-                       env=env, capture_output=True, text=True, timeout=30)
-    return p.returncode, p.stdout + p.stderr
-
-
 def start_block(sb, domain):
     """Starts a 6 s block through the real blockc; returns the monotonic instants around it."""
     before = time.monotonic()
-    code, out = blockc(sb, "start", "--for", f"{BLOCK}s", "--name", domain.split(".")[0], domain)
+    r = sb.blockc("start", "--for", f"{BLOCK}s", "--name", domain.split(".")[0], domain, prefix=wrapped([]))
     after = time.monotonic()
-    t.check(code == 0, f"blockc start {domain} failed ({code}): {out.strip()}")
+    t.check(r.rc == 0, f"blockc start {domain} failed ({r.rc}): {r.out}")
     return before, after
 
 

@@ -39,12 +39,11 @@ Figures: the seconds of each step and the package's sizes. The machine's /etc, s
 and network are untouched; the rig is stopped and its scratch dir removed whatever happens
 (SUITE_SECONDS bounds the run). Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then
 failed."""
-import json, os, re, shutil, subprocess, sys, tempfile, time
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Tally  # noqa: E402
-import suite  # noqa: E402
-from suite import out, require, wait  # noqa: E402
-from sysrig import SystemRig  # noqa: E402
+import os, re, shutil, subprocess, sys, tempfile, time
+import suite
+from lib import Tally, wait_for
+from suite import require
+from sysrig import SystemRig
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 DEBS = "/blockd/debs"  # where the packages appear in the rig
@@ -88,15 +87,11 @@ def active(unit):
 
 def dpkg_status():
     p = run("dpkg-query", "-W", "-f", "${Status}|${Version}", "blockd")
-    return p.stdout.strip() if p.returncode == 0 else None
+    return p.stdout.strip() if p.rc == 0 else None
 
 
 def status(*args):
-    p = run("blockc", "status", "--json", *args)
-    try:
-        return json.loads(p.stdout) if p.returncode == 0 else {"error": out(p)}
-    except ValueError:
-        return {"error": out(p)}
+    return run("blockc", "status", "--json", *args).json()
 
 
 def blocked(s):
@@ -115,7 +110,7 @@ def hosts_section():
 
 
 def exists(path):
-    return run("test", "-e", path).returncode == 0
+    return run("test", "-e", path).rc == 0
 
 
 def hosts_line():
@@ -162,8 +157,8 @@ def prepare():
     """Inside the rig, before the install: no toolchain, no Docker policy-rc.d, the bytes to compare."""
     if os.path.isdir(TOOLCHAIN):
         p = run("mount", "-t", "tmpfs", "-o", "size=64k,mode=0755", "blockd-no-toolchain", TOOLCHAIN)
-        t.check(p.returncode == 0 and run("ls", "-A", TOOLCHAIN).stdout.strip() == "",
-                f"the Swift toolchain {TOOLCHAIN} is hidden in the rig under an empty tmpfs: {out(p)}")
+        t.check(p.rc == 0 and run("ls", "-A", TOOLCHAIN).stdout.strip() == "",
+                f"the Swift toolchain {TOOLCHAIN} is hidden in the rig under an empty tmpfs: {p.out}")
     run("rm", "-f", "/var/lib/man-db/auto-update")
     if exists("/usr/sbin/policy-rc.d"):
         t.figures["policyRcD"] = "removed in the rig: " + run("sh", "-c", "tail -n 1 /usr/sbin/policy-rc.d").stdout.strip()
@@ -178,7 +173,7 @@ def prepare():
 def install(version):
     with timed("install s"):
         p = apt("install", f"{DEBS}/{os.path.basename(debs[version])}")
-    if not t.check(p.returncode == 0, f"1 apt-get install ./blockd_{version}: {out(p)[-2500:]}"):
+    if not t.check(p.rc == 0, f"1 apt-get install ./blockd_{version}: {p.out[-2500:]}"):
         raise RuntimeError("the install failed: nothing else can be checked")
     t.check(dpkg_status() == f"install ok installed|{version}", f"1 dpkg: blockd {version} is installed: {dpkg_status()}")
     props = rig.show("blockd.service", "ActiveState", "SubState", "Type", "UnitFileState", "FragmentPath")
@@ -187,7 +182,7 @@ def install(version):
             f"1 postinst enabled and started blockd.service from /usr/lib/systemd/system (/lib on merged /usr), Type=notify: {props}")
     t.check(active("blockd.socket") == "active" and run("systemctl", "is-enabled", "blockd.socket").stdout.strip() == "enabled",
             "1 blockd.socket is enabled and active")
-    groups = {g: run("getent", "group", g).returncode == 0 for g in ("blockd", "blockd-admin")}
+    groups = {g: run("getent", "group", g).rc == 0 for g in ("blockd", "blockd-admin")}
     t.check(all(groups.values()), f"1 postinst made groups blockd and blockd-admin (sysusers.d): {groups}")
     sock = run("stat", "-c", "%a %G", "/run/blockd/blockd.sock").stdout.strip()
     t.check(sock == "660 blockd", f"1 /run/blockd/blockd.sock is 0660, group blockd: {sock!r}")
@@ -196,28 +191,28 @@ def install(version):
     catalog = run("journalctl", "--list-catalog").stdout
     t.check("blockd: Blocked @BLOCKD_SELECTION@" in catalog, "1 postinst updated the journal catalog: blockd's entries are listed")
     for path in ("/usr/bin/blockd", "/usr/bin/blockc", "/usr/libexec/blockd/blockc-agent"):
-        ldd = out(run("ldd", path))
+        ldd = run("ldd", path).out
         t.check("not found" not in ldd and TOOLCHAIN not in ldd and "libswift" not in ldd,
                 f"1 {path} loads nothing from the toolchain (ldd): {ldd}")
         sections = run("readelf", "-S", "-W", path).stdout
         t.check(".symtab" not in sections and ".debug_info" not in sections and ".comment" not in sections,
                 f"1 {path} is stripped (no .symtab, .debug_info, .comment)")
     p = run("blockd", "--version")
-    t.check(p.returncode == 0 and p.stdout.startswith("blockd "), f"1 blockd --version runs without the toolchain: {out(p)}")
+    t.check(p.rc == 0 and p.stdout.startswith("blockd "), f"1 blockd --version runs without the toolchain: {p.out}")
     t.figures["installedMB"] = round(int(run("dpkg-query", "-W", "-f", "${Installed-Size}", "blockd").stdout or 0) / 1024, 1)
 
 
 def use():
     p = run("blockc", "start", "--minutes", "5", SITE)
-    t.check(p.returncode == 0, f"2 blockc start --minutes 5 {SITE}: {out(p)}")
-    t.check(wait(lambda: SITE in hosts_section(), 5), f"2 E1: the rig's /etc/hosts has {SITE} in blockd's section: {hosts_section()!r}")
+    t.check(p.rc == 0, f"2 blockc start --minutes 5 {SITE}: {p.out}")
+    t.check(wait_for(lambda: SITE in hosts_section(), step=0.1), f"2 E1: the rig's /etc/hosts has {SITE} in blockd's section: {hosts_section()!r}")
     t.check(SITE in blocked(status()), f"2 blockc status: {SITE} is blocked: {status()}")
-    t.check(wait(lambda: run("nft", "list", "table", "inet", "blockd").returncode == 0, 5), "2 E5: the nftables table inet blockd exists")
+    t.check(wait_for(lambda: run("nft", "list", "table", "inet", "blockd").rc == 0, step=0.1), "2 E5: the nftables table inet blockd exists")
     p = run("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", KID)
-    t.check(p.returncode == 0, f"2 useradd {KID} in the rig: {out(p)}")
+    t.check(p.rc == 0, f"2 useradd {KID} in the rig: {p.out}")
     p = run("blockc", "start", "--minutes", "5", "--user", KID, "--name", "kidsite", OTHER)
-    t.check(p.returncode == 0, f"2 U1: blockc start --minutes 5 --user {KID} --name kidsite {OTHER}: {out(p)}")
-    t.check(wait(lambda: getent(OTHER, KID) == SINK, 5), f"2 U3: through the packaged NSS module, {OTHER} is the sink for {KID}: {getent(OTHER, KID)}")
+    t.check(p.rc == 0, f"2 U1: blockc start --minutes 5 --user {KID} --name kidsite {OTHER}: {p.out}")
+    t.check(wait_for(lambda: getent(OTHER, KID) == SINK, step=0.1), f"2 U3: through the packaged NSS module, {OTHER} is the sink for {KID}: {getent(OTHER, KID)}")
     t.check(getent(OTHER) == {OTHER_ADDRESS}, f"2 U3: and {OTHER_ADDRESS} for root: {getent(OTHER)}")
 
 
@@ -226,7 +221,7 @@ def upgrade(version):
     pid = rig.show("blockd.service", "MainPID").get("MainPID")
     with timed("upgrade s"):
         p = apt("install", f"{DEBS}/{os.path.basename(debs[newer])}")
-    t.check(p.returncode == 0, f"3 apt-get install ./blockd_{newer} (an upgrade): {out(p)[-2500:]}")
+    t.check(p.rc == 0, f"3 apt-get install ./blockd_{newer} (an upgrade): {p.out[-2500:]}")
     t.check(dpkg_status() == f"install ok installed|{newer}", f"3 dpkg: blockd {newer} is installed: {dpkg_status()}")
     after = rig.show("blockd.service", "MainPID", "ActiveState")
     t.check(after.get("ActiveState") == "active" and after.get("MainPID") not in (pid, "0"),
@@ -244,29 +239,29 @@ def locked_remove():
     # 10 s: apt-get reaches prerm's blockd --release in 2-3 s when the machine is quiet, and in
     # more than 4 s with another suite building beside it; the block must still last then.
     p = run("blockc", "start", "--for", "10s", "--lock", "--name", "lockcheck", "reddit")
-    t.check(p.returncode == 0, f"4 blockc start --for 10s --lock --name lockcheck reddit: {out(p)}")
+    t.check(p.rc == 0, f"4 blockc start --for 10s --lock --name lockcheck reddit: {p.out}")
     ends = time.monotonic() + 10
     p = apt("remove", "blockd")
-    t.check(p.returncode != 0 and "refusing to release" in out(p), f"4 E4: apt-get remove is refused while a --lock block lasts: {out(p)[-1500:]}")
+    t.check(p.rc != 0 and "refusing to release" in p.out, f"4 E4: apt-get remove is refused while a --lock block lasts: {p.out[-1500:]}")
     t.check(dpkg_status() is not None and dpkg_status().startswith("install ok installed"),
             f"4 the package stays installed: {dpkg_status()}")
-    t.check(wait(lambda: active("blockd.service") == "active", 10), f"4 postinst abort-remove started blockd again: {active('blockd.service')}")
+    t.check(wait_for(lambda: active("blockd.service") == "active", step=0.1), f"4 postinst abort-remove started blockd again: {active('blockd.service')}")
     time.sleep(max(0.0, ends - time.monotonic()) + 0.5)
-    t.check(wait(lambda: "lockcheck" not in {a["name"] for a in status().get("activities", [])}, 10),
+    t.check(wait_for(lambda: "lockcheck" not in {a["name"] for a in status().get("activities", [])}, step=0.1),
             "4 the --lock block ended by itself")
 
 
 def remove():
     with timed("remove s"):
         p = apt("remove", "blockd")
-    t.check(p.returncode == 0, f"5 apt-get remove blockd: {out(p)[-2500:]}")
+    t.check(p.rc == 0, f"5 apt-get remove blockd: {p.out[-2500:]}")
     t.check(dpkg_status() is not None and dpkg_status().startswith("deinstall ok config-files"),
             f"5 dpkg: blockd removed, its conffiles kept: {dpkg_status()}")
     t.check(rig.show("blockd.service", "LoadState").get("LoadState") == "not-found" and active("blockd.socket") != "active",
             f"5 blockd's units are gone: {rig.show('blockd.service', 'LoadState', 'ActiveState')}")
     t.check(rig.read("/etc/hosts") == hosts_before, f"5 E4: the rig's /etc/hosts is byte for byte as before the install: {rig.read('/etc/hosts')!r}")
     t.check(rig.read("/etc/nsswitch.conf") == nsswitch_before, f"5 U3: /etc/nsswitch.conf is byte for byte as before the install: {hosts_line()}")
-    t.check(run("nft", "list", "table", "inet", "blockd").returncode != 0, "5 E5: no nftables table inet blockd")
+    t.check(run("nft", "list", "table", "inet", "blockd").rc != 0, "5 E5: no nftables table inet blockd")
     t.check(getent(OTHER, KID) == {OTHER_ADDRESS}, f"5 {KID} resolves {OTHER} again: {getent(OTHER, KID)}")
     t.check(not exists("/usr/bin/blockd") and not exists("/usr/lib/x86_64-linux-gnu/libnss_blockd.so.2"),
             "5 the binaries and the NSS module are gone")
@@ -279,14 +274,14 @@ def purge():
     rig.write("/etc/blockd/selections.d/mine.conf", "[Selection]\nName=mine\nDomains=mine.test\n")
     with timed("purge s"):
         p = apt("purge", "blockd")
-    t.check(p.returncode == 0, f"6 apt-get purge blockd: {out(p)[-2500:]}")
+    t.check(p.rc == 0, f"6 apt-get purge blockd: {p.out[-2500:]}")
     t.check(dpkg_status() in (None, "unknown ok not-installed|"), f"6 dpkg knows no blockd: {dpkg_status()}")
     gone = {path: exists(path) for path in ("/var/lib/blockd", "/run/blockd", "/etc/xdg/autostart/blockd-agent.desktop",
                                              "/etc/blockd/schedules.d", "/etc/systemd/system/multi-user.target.wants/blockd.service",
                                              "/etc/systemd/system/sockets.target.wants/blockd.socket")}
     t.check(not any(gone.values()), f"6 purge removed the state, the runtime dir, the conffile, the empty config dir and the unit links: {gone}")
     t.check(exists("/etc/blockd/selections.d/mine.conf"), "6 purge kept the administrator's /etc/blockd/selections.d/mine.conf")
-    t.check("kept /etc/blockd" in out(p), f"6 purge says it kept /etc/blockd: {out(p)[-600:]}")
+    t.check("kept /etc/blockd" in p.out, f"6 purge says it kept /etc/blockd: {p.out[-600:]}")
     t.check(rig.read("/etc/hosts") == hosts_before, "6 /etc/hosts is byte for byte as before the install")
     t.check(rig.read("/etc/nsswitch.conf") == nsswitch_before, "6 /etc/nsswitch.conf is byte for byte as before the install")
     mine = {"/etc/blockd", "/etc/blockd/selections.d", "/etc/blockd/selections.d/mine.conf"}

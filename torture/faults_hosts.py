@@ -15,27 +15,12 @@ private`), so its tiny tmpfs and read-only bind mounts are seen by nobody else a
             file system under it full, no byte lost; space freed → written.
 Usage: torture/faults_hosts.py BIN_DIR
 """
-import json, os, subprocess, sys, time
-from common import Sandbox, Tally, outside_section, section_domains
+import os, subprocess, sys, time
+from lib import DEADLINE, Sandbox, Tally, enter, outside_section, section_domains, sh, wait_for
 
 bindir = os.path.abspath(sys.argv[1])
 t = Tally("faults-hosts")
-
-if os.geteuid() != 0:
-    if os.environ.get("BLOCKD_PRIVILEGED_TESTS") == "1":
-        t.check(False, "BLOCKD_PRIVILEGED_TESTS=1 but not root: mount namespaces and tmpfs need root")
-    else:
-        print("faults-hosts: skipped (needs root for a private mount namespace with tmpfs and bind mounts)")
-        t.figures["skipped"] = "not root"
-    t.done()
-if os.environ.get("BLOCKD_FAULTS_NS") != "1":
-    env = dict(os.environ, BLOCKD_FAULTS_NS="1")
-    argv = ["unshare", "-m", "--propagation", "private", sys.executable, os.path.abspath(__file__)] + sys.argv[1:]
-    try:
-        os.execvpe("unshare", argv, env)
-    except OSError as e:
-        t.check(False, f"cannot enter a private mount namespace: {e}")
-        t.done()
+enter(t, ["-m", "--propagation", "private"], "needs root for a private mount namespace with tmpfs and bind mounts")
 
 
 def user_hosts():
@@ -61,38 +46,12 @@ def user_hosts():
 ORIGINAL = user_hosts()
 
 
-def sh(*argv):
-    subprocess.run(argv, check=True, capture_output=True, timeout=30)
-
-
-def blockc(sb, *args):
-    p = subprocess.run([f"{bindir}/blockc", "--socket", sb.socket] + list(args), capture_output=True, text=True, timeout=30)
-    return p.returncode, p.stdout, p.stderr
-
-
-def status(sb):
-    c = sb.client()
-    try:
-        return c.ok("status")
-    finally:
-        c.close()
-
-
 def applied(sb):
-    return status(sb)["enforcement"]["applied"]
+    return sb.ok("status")["enforcement"]["applied"]
 
 
 def failures_about(sb, word):
-    return [f for f in status(sb)["failures"] if word in f["message"]]
-
-
-def wait_for(predicate, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
+    return [f for f in sb.ok("status")["failures"] if word in f["message"]]
 
 
 def read(path):
@@ -144,13 +103,13 @@ class Case:
         self.sb.close()
 
 
-def truth_when_failing(case, selection, code, err, word):
+def truth_when_failing(case, selection, r, word):
     sb = case.sb
-    t.check(code == 1, f"{case.name}: blockc start exited {code}, expected 1 (accepted, not enforced)")
-    t.check("accepted, but not enforced" in err and "registered" in err,
-            f"{case.name}: blockc did not say 'accepted, but not enforced' and that the block is registered: {err!r}")
+    t.check(r.rc == 1, f"{case.name}: blockc start exited {r.rc}, expected 1 (accepted, not enforced)")
+    t.check("accepted, but not enforced" in r.stderr and "registered" in r.stderr,
+            f"{case.name}: blockc did not say 'accepted, but not enforced' and that the block is registered: {r.stderr!r}")
     t.check(selection not in applied(sb), f"{case.name}: status claims {selection} is applied while the write failed")
-    s = status(sb)
+    s = sb.ok("status")
     t.check(any(a["name"] == selection for a in s["activities"]), f"{case.name}: the block was not registered")
     t.check(any(n["selection"] == selection for n in s["enforcement"].get("notEnforced", [])),
             f"{case.name}: status does not list {selection} as not enforced: {s['enforcement']}")
@@ -166,30 +125,30 @@ def case_full():
         open(sb.hosts, "wb").write(ORIGINAL)
         sb.start()
         fill(fs)
-        code, _, err = blockc(sb, "start", "--minutes", "10", "reddit")
+        r = sb.blockc("start", "--minutes", "10", "reddit")
         t.check(read(sb.hosts) == ORIGINAL, "full: a failed write on a full disk changed the hosts file "
                 f"({len(read(sb.hosts))} bytes, outside the section intact: {outside_section(read(sb.hosts)) == ORIGINAL})")
-        truth_when_failing(case, "reddit", code, err, "No space")
+        truth_when_failing(case, "reddit", r, "No space")
         time.sleep(3.2)  # retries at 1 s and 3 s fail the same way
         t.check(len(failures_about(sb, "No space")) == 1, "full: the same failure was recorded again on a retry")
         t.check(read(sb.hosts) == ORIGINAL, "full: a retry on a full disk changed the hosts file")
         free(fs)
-        ok = wait_for(lambda: "reddit.com" in section_domains(read(sb.hosts)), 5)
-        t.check(ok, "full: the section was not written within 5 s of freeing space")
+        ok = wait_for(lambda: "reddit.com" in section_domains(read(sb.hosts)))
+        t.check(ok, f"full: the section was not written within {DEADLINE} s of freeing space")
         t.check(outside_section(read(sb.hosts)) == ORIGINAL, "full: user bytes changed after the retry")
         # The retry writes the file, then tells the engine: status may lag the file by a moment.
-        t.check(wait_for(lambda: "reddit" in applied(sb), 5), "full: applied does not list reddit within 5 s of it being written")
+        t.check(wait_for(lambda: "reddit" in applied(sb)), f"full: applied does not list reddit within {DEADLINE} s of it being written")
         t.check(sb.read_log().count("written again") == 1, "full: 'written again' was not logged exactly once")
         # §7 Truth: a stop whose write fails is an unblock pending, not "Unblocked", until it lands.
         fill(fs)
-        code, _, err = blockc(sb, "stop", "reddit")
-        pending = [p.get("selection") for p in status(sb)["enforcement"].get("unblockPending", [])]
-        t.check(code == 0 and pending == ["reddit"] and "reddit" in applied(sb) and "reddit.com" in section_domains(read(sb.hosts)),
-                f"full: a stop on a full disk is not shown as an unblock pending ({code} {err!r}, pending {pending})")
+        r = sb.blockc("stop", "reddit")
+        pending = [p.get("selection") for p in sb.ok("status")["enforcement"].get("unblockPending", [])]
+        t.check(r.rc == 0 and pending == ["reddit"] and "reddit" in applied(sb) and "reddit.com" in section_domains(read(sb.hosts)),
+                f"full: a stop on a full disk is not shown as an unblock pending ({r.rc} {r.stderr!r}, pending {pending})")
         t.check("Unblocked reddit" not in sb.read_log(), "full: 'Unblocked reddit' was logged while the file still held its lines")
         free(fs)
-        t.check(wait_for(lambda: read(sb.hosts) == ORIGINAL, 8), "full: after stop the file is not byte-identical within 8 s of freeing space")
-        t.check(wait_for(lambda: "Unblocked reddit" in sb.read_log() and "reddit" not in applied(sb), 5),
+        t.check(wait_for(lambda: read(sb.hosts) == ORIGINAL), f"full: after stop the file is not byte-identical within {DEADLINE} s of freeing space")
+        t.check(wait_for(lambda: "Unblocked reddit" in sb.read_log() and "reddit" not in applied(sb)),
                 "full: the unlock was not logged, or reddit is still applied, once the write landed")
 
 
@@ -203,17 +162,17 @@ def case_readonly():
         case.mount("--bind", ro, target=ro)
         sh("mount", "-o", "remount,ro,bind", ro)
         sb.start()
-        code, _, err = blockc(sb, "start", "--minutes", "10", "instagram")
+        r = sb.blockc("start", "--minutes", "10", "instagram")
         t.check(read(sb.hosts) == ORIGINAL, "readonly: the hosts file changed")
-        truth_when_failing(case, "instagram", code, err, "Read-only")
+        truth_when_failing(case, "instagram", r, "Read-only")
         time.sleep(1.5)
         sh("mount", "-o", "remount,rw,bind", ro)
-        ok = wait_for(lambda: "instagram.com" in section_domains(read(sb.hosts)), 8)
-        t.check(ok, "readonly: not written within 8 s of the remount, with no other request")
+        ok = wait_for(lambda: "instagram.com" in section_domains(read(sb.hosts)))
+        t.check(ok, f"readonly: not written within {DEADLINE} s of the remount, with no other request")
         t.check(outside_section(read(sb.hosts)) == ORIGINAL, "readonly: user bytes changed")
-        t.check(wait_for(lambda: "instagram" in applied(sb), 5), "readonly: applied does not list instagram within 5 s of it being written")
-        code, _, _ = blockc(sb, "stop", "instagram")
-        t.check(code == 0 and read(sb.hosts) == ORIGINAL, "readonly: after stop the file is not byte-identical")
+        t.check(wait_for(lambda: "instagram" in applied(sb)), f"readonly: applied does not list instagram within {DEADLINE} s of it being written")
+        r = sb.blockc("stop", "instagram")
+        t.check(r.rc == 0 and read(sb.hosts) == ORIGINAL, "readonly: after stop the file is not byte-identical")
 
 
 def case_directory():
@@ -221,18 +180,18 @@ def case_directory():
         sb = case.sb
         open(sb.hosts, "wb").write(ORIGINAL)
         sb.start()
-        code, _, err = blockc(sb, "start", "--minutes", "10", "reddit")
-        t.check(code == 0 and "reddit" in applied(sb), f"directory: a normal start failed ({code} {err!r})")
+        r = sb.blockc("start", "--minutes", "10", "reddit")
+        t.check(r.rc == 0 and "reddit" in applied(sb), f"directory: a normal start failed ({r.rc} {r.stderr!r})")
         os.rename(sb.hosts, f"{sb.dir}/hosts.saved")
         os.mkdir(sb.hosts)
-        ok = wait_for(lambda: failures_about(sb, "directory"), 3)
-        t.check(ok, f"directory: no failure recorded for a hosts path that became a directory: {status(sb)['failures']}")
+        ok = wait_for(lambda: failures_about(sb, "directory"))
+        t.check(ok, f"directory: no failure recorded for a hosts path that became a directory: {sb.ok('status')['failures']}")
         t.check("reddit" not in applied(sb), "directory: status still claims reddit is applied")
         os.rmdir(sb.hosts)
         os.rename(f"{sb.dir}/hosts.saved", sb.hosts)
-        ok = wait_for(lambda: "reddit" in applied(sb) and "reddit.com" in section_domains(read(sb.hosts)), 8)
-        t.check(ok, "directory: not enforced again within 8 s of the file coming back")
-        blockc(sb, "stop", "reddit")
+        ok = wait_for(lambda: "reddit" in applied(sb) and "reddit.com" in section_domains(read(sb.hosts)))
+        t.check(ok, f"directory: not enforced again within {DEADLINE} s of the file coming back")
+        sb.blockc("stop", "reddit")
         t.check(read(sb.hosts) == ORIGINAL, "directory: after stop the file is not byte-identical")
 
 
@@ -246,13 +205,13 @@ def case_symlink():
         sb.hosts = f"{sb.dir}/link/hosts"
         os.symlink("../real/hosts", sb.hosts)
         sb.start()
-        code, _, err = blockc(sb, "start", "--minutes", "10", "reddit")
-        t.check(code == 0, f"symlink: start failed ({code} {err!r})")
+        r = sb.blockc("start", "--minutes", "10", "reddit")
+        t.check(r.rc == 0, f"symlink: start failed ({r.rc} {r.stderr!r})")
         t.check(os.path.islink(sb.hosts), "symlink: the link was replaced by a regular file")
         t.check("reddit.com" in section_domains(read(target)), "symlink: the target did not get the section")
         t.check(outside_section(read(target)) == ORIGINAL, "symlink: user bytes of the target changed")
         t.check(os.listdir(f"{sb.dir}/real") == ["hosts"], f"symlink: stray files: {os.listdir(sb.dir + '/real')}")
-        blockc(sb, "stop", "reddit")
+        sb.blockc("stop", "reddit")
         t.check(os.path.islink(sb.hosts) and read(target) == ORIGINAL, "symlink: after stop the target is not byte-identical")
 
 
@@ -266,25 +225,25 @@ def case_bindfile():
         open(sb.hosts, "wb").write(b"")
         case.mount("--bind", source, target=sb.hosts)
         sb.start()
-        code, _, err = blockc(sb, "start", "--minutes", "10", "reddit")
-        t.check(code == 0 and "reddit.com" in section_domains(read(source)), f"bindfile: in-place write failed ({code} {err!r})")
+        r = sb.blockc("start", "--minutes", "10", "reddit")
+        t.check(r.rc == 0 and "reddit.com" in section_domains(read(source)), f"bindfile: in-place write failed ({r.rc} {r.stderr!r})")
         t.check("writing it in place" in sb.read_log(), "bindfile: the in-place write was not logged")
-        blockc(sb, "stop", "reddit")
+        sb.blockc("stop", "reddit")
         t.check(read(source) == ORIGINAL, "bindfile: after stop the file is not byte-identical")
         fill(fs)
-        code, _, err = blockc(sb, "start", "--minutes", "10", "instagram")
+        r = sb.blockc("start", "--minutes", "10", "instagram")
         t.check(read(source) == ORIGINAL, f"bindfile: on a full file system the in-place write lost bytes "
                 f"({len(read(source))} of {len(ORIGINAL)} bytes, user part intact: {outside_section(read(source)) == ORIGINAL})")
-        truth_when_failing(case, "instagram", code, err, "No space")
+        truth_when_failing(case, "instagram", r, "No space")
         time.sleep(0.5)
         free(fs)
-        ok = wait_for(lambda: "instagram.com" in section_domains(read(source)), 8)
-        t.check(ok, "bindfile: not written within 8 s of freeing space")
+        ok = wait_for(lambda: "instagram.com" in section_domains(read(source)))
+        t.check(ok, f"bindfile: not written within {DEADLINE} s of freeing space")
         t.check(outside_section(read(source)) == ORIGINAL, "bindfile: wrong bytes outside the section")
         # The retry writes the file, then tells the engine, whose reconcile moves it to applied:
         # status may lag the file by a moment on a busy machine.
-        t.check(wait_for(lambda: "instagram" in applied(sb), 5), "bindfile: written but not applied within 5 s")
-        blockc(sb, "stop", "instagram")
+        t.check(wait_for(lambda: "instagram" in applied(sb)), f"bindfile: written but not applied within {DEADLINE} s")
+        sb.blockc("stop", "instagram")
         t.check(read(source) == ORIGINAL, "bindfile: after the second stop the file is not byte-identical")
 
 

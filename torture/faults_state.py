@@ -21,29 +21,11 @@ Usage: torture/faults_state.py BLOCKD
 import errno, json, os, signal, subprocess, sys, time
 from datetime import datetime
 from zoneinfo import ZoneInfo
-from common import Sandbox, Tally, section_domains
+from lib import Sandbox, Tally, enter, section_domains, wait_for
 
 blockd = os.path.abspath(sys.argv[1])
-blockc_path = os.path.join(os.path.dirname(blockd), "blockc")
 t = Tally("faults-state")
-privileged = os.environ.get("BLOCKD_PRIVILEGED_TESTS") == "1"
-NS_FLAG = "BLOCKD_FAULTS_STATE_NS"
-
-if os.geteuid() != 0 or os.environ.get(NS_FLAG) != "1":
-    why = "not root" if os.geteuid() != 0 else None
-    if why is None:
-        # Mounts only inside a private mount namespace this script creates (HELPER rules).
-        env = dict(os.environ, **{NS_FLAG: "1"})
-        r = subprocess.run(["unshare", "-m", "--propagation", "private", sys.executable] + sys.argv, env=env)
-        if r.returncode in (0, 1):
-            sys.exit(r.returncode)
-        why = f"unshare -m failed (exit {r.returncode})"
-    if privileged:
-        t.check(False, f"BLOCKD_PRIVILEGED_TESTS=1 but {why}: the state fault checks need root and a mount namespace")
-    else:
-        print(f"faults-state: skipped ({why}; needs root for tmpfs and bind mounts in a private mount namespace)")
-        t.figures["skipped"] = why
-    t.done()
+enter(t, ["-m", "--propagation", "private"], "needs root for tmpfs and bind mounts in a private mount namespace")
 
 figures = t.figures
 sandboxes, mounts = [], []
@@ -59,23 +41,8 @@ def mount(*args):
     subprocess.run(["mount"] + list(args), check=True)
 
 
-def blockc(sb, *args):
-    env = dict(os.environ, TZ=sb.env["TZ"], BLOCKD_SOCKET=sb.socket, NO_COLOR="1")
-    p = subprocess.run([blockc_path] + list(args), capture_output=True, text=True, env=env, timeout=30)
-    return p.returncode, (p.stdout + p.stderr).strip()
-
-
 def names(sb):
-    return {a["name"] for a in sb.client().ok('status {"all":true}')["activities"]}
-
-
-def wait_for(condition, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()
+    return {a["name"] for a in sb.ok('status {"all":true}')["activities"]}
 
 
 def restart(sb):
@@ -96,40 +63,40 @@ def refused_then_recovers(sb, label, spoil, heal, advice, must_refuse):
     spoil()
     acked, refused = {"keep"}, None
     for i in range(400):
-        rc, out = blockc(sb, "start", "--for", "1h", "--name", f"g{i}", "youtube")
-        if rc == 0:
+        r = sb.blockc("start", "--for", "1h", "--name", f"g{i}", "youtube")
+        if r.rc == 0:
             acked.add(f"g{i}")
             continue
         refused = f"g{i}"
-        t.check("not-saved" in out and advice in out and sb.state_dir in out,
-                f"{label}: a refused start does not say not-saved and what to do: {out[:300]}")
+        t.check("not-saved" in r.out and advice in r.out and sb.state_dir in r.out,
+                f"{label}: a refused start does not say not-saved and what to do: {r.out[:300]}")
         break
     figures[f"{label}AckedBeforeRefusal"] = len(acked) - 1
     if must_refuse:
         t.check(refused is not None, f"{label}: 400 starts were all answered OK on a full disk")
-    rc, out = blockc(sb, "stop", "keep")
-    if rc == 0:
+    r = sb.blockc("stop", "keep")
+    if r.rc == 0:
         acked.discard("keep")
     else:
-        t.check("not-saved" in out, f"{label}: a failed stop does not say not-saved (exit {rc}): {out[:300]}")
+        t.check("not-saved" in r.out, f"{label}: a failed stop does not say not-saved (exit {r.rc}): {r.out[:300]}")
     now = names(sb) - {"short"}
     t.check(now == acked, f"{label}: the registry {sorted(now)[:6]} is not what was acknowledged {sorted(acked)[:6]}")
     hosts = section_domains(sb.read_hosts())
     t.check(("youtube.com" in hosts) == any(n.startswith("g") for n in acked) and ("reddit.com" in hosts) == ("keep" in acked),
             f"{label}: enforcement does not match the registry: {sorted(hosts)[:8]}")
     # The short block ends meanwhile: if that timer reconcile's save fails, it is retried.
-    t.check(wait_for(lambda: "short" not in names(sb), 10), f"{label}: the 2 s block did not end")
-    problem = "stateProblem" in sb.client().ok("status")["enforcement"]
+    t.check(wait_for(lambda: "short" not in names(sb)), f"{label}: the 2 s block did not end")
+    problem = "stateProblem" in sb.ok("status")["enforcement"]
     if refused is not None:
         t.check(problem, f"{label}: status does not say the state file cannot be saved")
     heal()
     if problem:
         t.check(wait_for(lambda: "is saved again" in sb.read_log(), 70), f"{label}: the timer save did not recover on its own")
-        failures = [f for f in sb.client().ok("status")["failures"] if f["code"] == "not-saved"]
+        failures = [f for f in sb.ok("status")["failures"] if f["code"] == "not-saved"]
         figures[f"{label}NotSavedFailures"] = len(failures)
         t.check(1 <= len(failures) <= 2, f"{label}: not-saved recorded {len(failures)} times (once per distinct cause expected)")
-    rc, out = blockc(sb, "start", "--for", "1h", "--name", "yt", "youtube")
-    t.check(rc == 0, f"{label}: the next change after recovery failed: {out[:300]}")
+    r = sb.blockc("start", "--for", "1h", "--name", "yt", "youtube")
+    t.check(r.rc == 0, f"{label}: the next change after recovery failed: {r.out[:300]}")
     acked.add("yt")
     sb.kill(signal.SIGKILL)
     sb.start()
@@ -182,7 +149,7 @@ def bad_config_at_restart():
     sb.start()
     after = section_domains(sb.read_hosts())
     t.check({"foo.example", "reddit.com"} <= after, f"bad config: a broken file lifted blocks: hosts section {sorted(after)[:6]}")
-    s = sb.client().ok("status")
+    s = sb.ok("status")
     blocked = {b["selection"] for b in s["blocked"]}
     t.check({"foo", "reddit"} <= blocked and set(s["enforcement"].get("applied", [])) >= {"foo", "reddit"},
             f"bad config: status blocked {sorted(blocked)}, applied {s['enforcement'].get('applied')}")
@@ -190,28 +157,28 @@ def bad_config_at_restart():
             f"bad config: status does not say it runs on the last good configuration: {s['enforcement']}")
     t.check(any(f["code"] == "invalid-config" for f in s["failures"]), "bad config: no invalid-config failure in status")
     t.check("last good configuration" in sb.read_log(), "bad config: the journal does not say it runs on the last good configuration")
-    rc, out = blockc(sb, "status")
-    t.check(rc == 0 and "Configuration:" in out and "last good configuration" in out,
-            f"bad config: blockc status does not say it runs on the last good configuration: {out[-400:]}")
+    r = sb.blockc("status")
+    t.check(r.rc == 0 and "Configuration:" in r.out and "last good configuration" in r.out,
+            f"bad config: blockc status does not say it runs on the last good configuration: {r.out[-400:]}")
 
 
 def reload_removes_selection():
     sb = sandbox(selections={"foo": ["foo.example"]})
     sb.start()
-    sb.client().ok('start {"selections":["foo"],"seconds":8,"name":"focus"}')
+    sb.ok('start {"selections":["foo"],"seconds":8,"name":"focus"}')
     os.unlink(f"{sb.config_dir}/selections.d/foo.conf")
-    rc, out = blockc(sb, "reload")
-    t.check(rc == 0, f"reload: {out[:300]}")
+    r = sb.blockc("reload")
+    t.check(r.rc == 0, f"reload: {r.out[:300]}")
     t.check("foo.example" in section_domains(sb.read_hosts()), "reload: removing the selection lifted an active block's domains")
     t.check("Selection 'foo' was removed from the configuration; block 'focus' keeps its targets until it ends at" in sb.read_log(),
             "reload: the kept targets were not logged")
-    t.check(wait_for(lambda: "foo.example" not in section_domains(sb.read_hosts()), 15), "reload: the domains stayed after the block's end")
+    t.check(wait_for(lambda: "foo.example" not in section_domains(sb.read_hosts())), "reload: the domains stayed after the block's end")
 
 
 def second_daemon():
     sb = sandbox()
     sb.start()
-    sb.client().ok('start {"selections":["reddit"],"seconds":3600,"name":"plain"}')
+    sb.ok('start {"selections":["reddit"],"seconds":3600,"name":"plain"}')
     hosts_before = sb.read_hosts()
     st_before = os.stat(sb.hosts)
     args = [blockd, "--socket", f"{sb.dir}/second.sock", "--state-dir", sb.state_dir, "--config-dir", sb.config_dir,

@@ -23,9 +23,8 @@ Usage: torture/felt.py BIN_DIR [--bench N]   (--bench: N timed runs of (a), for 
 import inspect, json, os, pwd, socket, subprocess, sys, threading, time
 from http.server import BaseHTTPRequestHandler
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Tally  # noqa: E402
-from rig import Rig, enter, request, sh, wait_for  # noqa: E402
+from lib import Tally, sh, wait_for
+from rig import Rig, enter, request
 
 bindir = os.path.abspath(sys.argv[1])
 bench_runs = int(sys.argv[sys.argv.index("--bench") + 1]) if "--bench" in sys.argv else 0
@@ -99,7 +98,7 @@ class KeepAlive:
 
 
 def table_exists():
-    return sh("nft", "list", "table", "inet", "blockd", check=False).returncode == 0
+    return sh("nft", "list", "table", "inet", "blockd", check=False).rc == 0
 
 
 def getent(name):
@@ -180,7 +179,7 @@ def felt(d):
     t.check("127.0.0.2" in e.get("firewall", {}).get("addresses", []), f"status lists the refused address: {e.get('firewall')}")
     t.check(wait_for(lambda: connect("127.0.0.2")[0] == "ok", 4), "(b) after ConnectGrace=3s the old address answers again")
     t.check(connect("127.0.0.3")[0] == "refused", "(b) Firewall=yes: still refused after the grace")
-    t.check(wait_for(lambda: "Nothing is blocked" in d.blockc("status").stdout, 8), "the 8 s block ended")
+    t.check(wait_for(lambda: "Nothing is blocked" in d.blockc("status").stdout), "the 8 s block ended")
     t.check(wait_for(lambda: not table_exists(), 2), "after the unlock the table inet blockd is gone")
     t.check(connect("127.0.0.3")[0] == "ok" and getent("social.test") == ["127.0.0.2"], "after the unlock everything answers as before")
 
@@ -304,7 +303,7 @@ def per_user(d):
         a.close()
         b.close()
     d.blockc("stop", "social", check=False)
-    t.check(wait_for(lambda: "Nothing is blocked" in d.blockc("status").stdout, 8), "(u) the per-user block stopped")
+    t.check(wait_for(lambda: "Nothing is blocked" in d.blockc("status").stdout), "(u) the per-user block stopped")
     t.check(wait_for(lambda: not table_exists(), 2), "(u) after it the table inet blockd is gone")
 
 
@@ -314,7 +313,7 @@ def release(d):
     d.stop()
     t.check(table_exists(), "(d) E4: the table stays when blockd stops")
     p = sh(*d.args, "--release", check=False)
-    t.check(p.returncode == 0 and not table_exists(), f"(d) blockd --release removes the table: {p.stdout}{p.stderr}")
+    t.check(p.rc == 0 and not table_exists(), f"(d) blockd --release removes the table: {p.stdout}{p.stderr}")
     with open("/etc/hosts") as f:
         t.check("BEGIN blockd" not in f.read(), "(d) and the hosts section")
 

@@ -37,11 +37,10 @@ Figures: the seconds of each step. The machine's /etc, systemd and network are u
 rig is stopped and its scratch dir removed whatever happens (SUITE_SECONDS bounds the run).
 Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed."""
 import json, os, re, shutil, subprocess, sys, tempfile, time
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Tally  # noqa: E402
-import suite  # noqa: E402
-from suite import out, require, wait  # noqa: E402
-from sysrig import SystemRig  # noqa: E402
+import suite
+from lib import Tally, wait_for
+from suite import require
+from sysrig import SystemRig
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 SRC, DEBS = "/blockd/src", "/blockd/debs"  # the repository and the package, in the rig
@@ -82,11 +81,7 @@ def active(unit):
 
 
 def blockc_json(*args):
-    p = run("blockc", *args, "--json")
-    try:
-        return json.loads(p.stdout) if p.returncode == 0 else {"error": out(p)}
-    except ValueError:
-        return {"error": out(p)}
+    return run("blockc", *args, "--json").json()
 
 
 def play(name, *extra):
@@ -96,7 +91,7 @@ def play(name, *extra):
                 "-e", f"blockd_deb={DEBS}/{os.path.basename(deb)}", *extra, timeout=180)
     recap = re.search(r"^localhost\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", p.stdout, re.M)
     counts = dict(zip(("ok", "changed", "unreachable", "failed"), map(int, recap.groups()))) if recap else {}
-    return p.returncode, out(p), counts
+    return p.rc, p.out, counts
 
 
 def build():
@@ -115,9 +110,9 @@ def prepare():
     """Inside the rig, before the play: services may start, and the accounts the policy names exist."""
     run("rm", "-f", "/var/lib/man-db/auto-update", "/usr/sbin/policy-rc.d", "/etc/apt/apt.conf.d/docker-clean")
     p = run("sh", "-c", f"groupadd -f {GROUP} && useradd --system --no-create-home --shell /usr/sbin/nologin -G {GROUP} {KID}")
-    t.check(p.returncode == 0, f"0 group {GROUP} with member {KID} in the rig: {out(p)}")
+    t.check(p.rc == 0, f"0 group {GROUP} with member {KID} in the rig: {p.out}")
     rig.write(INVENTORY, "[blockd]\nlocalhost ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n")
-    t.check(run("test", "-e", "/usr/bin/blockd").returncode != 0, "0 no blockd in the rig before the play")
+    t.check(run("test", "-e", "/usr/bin/blockd").rc != 0, "0 no blockd in the rig before the play")
 
 
 def first():
@@ -127,7 +122,7 @@ def first():
         raise RuntimeError("the first run failed: nothing else can be checked")
     t.figures["firstRun"] = counts
     p = run("dpkg-query", "-W", "-f", "${Status}|${Version}", "blockd")
-    t.check(p.stdout == f"install ok installed|{t.figures['version']}", f"1 dpkg: blockd is installed: {out(p)}")
+    t.check(p.stdout == f"install ok installed|{t.figures['version']}", f"1 dpkg: blockd is installed: {p.out}")
     t.check(active("blockd.service") == "active" and active("blockd.socket") == "active",
             f"1 blockd.service and blockd.socket are active: {active('blockd.service')}, {active('blockd.socket')}")
     conf = rig.read("/etc/blockd/blockd.conf").decode()
@@ -151,14 +146,14 @@ def first():
             f"1 blockd.conf is in force (maxActivities 200), one schedule, no failure: "
             f"{s.get('maxActivities')}, {s.get('counts')}, {s.get('failures')}")
     prom = ""
-    if wait(lambda: run("test", "-s", f"{TEXTFILE_DIR}/blockd.prom").returncode == 0, 10):
+    if wait_for(lambda: run("test", "-s", f"{TEXTFILE_DIR}/blockd.prom").rc == 0, step=0.1):
         prom = rig.read(f"{TEXTFILE_DIR}/blockd.prom").decode()
     t.check(f'blockd_info{{version="{t.figures["version"]}"}} 1' in prom and 'blockd_activities{kind="schedule"} 1' in prom,
             f"1 F3: blockd wrote {TEXTFILE_DIR}/blockd.prom under the shipped unit: {prom[:600]!r}")
     t.check(active("prometheus-node-exporter") == "active", "1 the play started node_exporter")
     get = ("python3", "-c", "import urllib.request as u; print(u.urlopen('http://127.0.0.1:9100/metrics', timeout=5).read().decode())")
     scrape = ""
-    if wait(lambda: run(*get).returncode == 0, 10):
+    if wait_for(lambda: run(*get).rc == 0, step=0.1):
         scrape = run(*get).stdout
     textfile = [x for x in scrape.splitlines() if x.startswith("node_textfile_mtime_seconds") and "blockd.prom" in x]
     t.figures["textfile"] = textfile[0] if textfile else None
@@ -178,7 +173,7 @@ def rules(prom, scrape):
     shaped = [r for r in alerts if r.get("alert") and r.get("expr") and r.get("labels", {}).get("severity")
               and r.get("annotations", {}).get("summary")]
     t.check(alerts and shaped == alerts, f"2 {RULES}: groups of rules, each with alert, expr, labels.severity and "
-            f"annotations.summary: {out(p)[:600] if doc is None else [r.get('alert') for r in alerts]}")
+            f"annotations.summary: {p.out[:600] if doc is None else [r.get('alert') for r in alerts]}")
     t.figures["alerts"] = [r["alert"] for r in shaped]
     named = set()
     for r in alerts:

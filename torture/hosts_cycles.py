@@ -8,7 +8,7 @@ blocked domain while blocked; after an unblock the file is byte-identical to the
 Usage: torture/hosts_cycles.py BLOCKD CYCLES [SEED]
 """
 import os, random, sys, time
-from common import Sandbox, Tally, outside_section, section_domains, BEGIN, END
+from lib import BEGIN, END, Sandbox, Tally, outside_section, section_domains, wait_for
 
 blockd, cycles = sys.argv[1], int(sys.argv[2])
 seed = int(sys.argv[3]) if len(sys.argv) > 3 else int(time.time())
@@ -82,9 +82,7 @@ try:
             user += f"10.4.0.1 during-tamper{i}\n".encode()
             write_file(user)
             counts["sectionDeletions"] += 1
-            deadline = time.monotonic() + 5
-            while time.monotonic() < deadline and dom not in section_domains(open(sb.hosts, "rb").read()):
-                time.sleep(0.01)
+            wait_for(lambda: dom in section_domains(open(sb.hosts, "rb").read()), 5, 0.01)
             data = open(sb.hosts, "rb").read()
             if t.check(dom in section_domains(data), f"cycle {i}: a deleted section was not repaired within 5 s"):
                 counts["repairs"] += 1

@@ -15,9 +15,8 @@ Nothing runs outside the namespace. Without root: skipped, unless BLOCKD_PRIVILE
 Usage: torture/metrics.py BIN_DIR"""
 import os, re, shutil, subprocess, sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Tally  # noqa: E402
-from rig import Rig, enter, sh, wait_for  # noqa: E402
+from lib import Tally, sh, wait_for
+from rig import Rig, enter
 
 bindir = os.path.abspath(sys.argv[1])
 t = Tally("metrics")
@@ -59,7 +58,7 @@ def main():
         d.start()
         rig.spawn(["prometheus-node-exporter", "--web.listen-address=127.0.0.1:9100", "--collector.disable-defaults",
                    "--collector.textfile", f"--collector.textfile.directory={textfile}"], "node-exporter.log")
-        t.check(wait_for(lambda: scrape()[0].get(("node_textfile_scrape_error", "")) is not None, 10),
+        t.check(wait_for(lambda: scrape()[0].get(("node_textfile_scrape_error", "")) is not None),
                 f"node_exporter answers on 127.0.0.1:9100: {scrape()[1][-300:]}")
 
         d.blockc("start", "--for", "1h", "reddit")
@@ -85,7 +84,7 @@ def main():
         def matches():
             samples, _ = scrape()
             return all(value(samples, *key) == v for key, v in want.items())
-        ok = wait_for(matches, 10)
+        ok = wait_for(matches)
         samples, text = scrape()
         for key, v in want.items():
             t.check(value(samples, *key) == v, f"{key[0]}{key[1]} is {v}: {value(samples, *key)}")

@@ -27,10 +27,9 @@
   machine's own).
 Without root this prints a skipped RESULT; with BLOCKD_PRIVILEGED_TESTS=1 anything missing fails."""
 import ctypes, os, pwd, socket, struct, sys, threading
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Tally  # noqa: E402
-from rig import Rig, enter, sh, wait_for  # noqa: E402
-from asuser import REPO, as_user, chromium, firefox, getent, install_module, page_handler  # noqa: E402
+from lib import Tally, as_user, sh, wait_for
+from rig import Rig, enter
+from asuser import REPO, chromium, firefox, getent, install_module, page_handler
 
 t = Tally("nss")
 bindir = os.path.abspath(sys.argv[1])
@@ -165,7 +164,7 @@ def allow_only(rig, a, b, login):
     d.start()
     sink = {"127.0.0.253", "100::1"}
     try:
-        t.check(d.blockc("start", "--for", "1h", "--user", a, "--allow-only", "site.test", check=False).returncode == 0,
+        t.check(d.blockc("start", "--for", "1h", "--user", a, "--allow-only", "site.test", check=False).rc == 0,
                 f"W2: blockc start --user A --allow-only site.test: {d.log()[-400:]}")
         t.check(getent(a, "cdn.every.test") == sink, f"W2: during A's window cdn.every.test gives A the sink: {getent(a, 'cdn.every.test')}")
         t.check(getent(a, "www.site.test") == {"127.0.0.1"}, "W2: the allowed site (and its subdomains) resolves for A")
@@ -183,7 +182,7 @@ def allow_only(rig, a, b, login):
         t.check("site.test" in hosts, f"W2: Firefox ESR as A fetches the allowed site: {hosts} {out_site[-300:]}")
         t.check("cdn.every.test" not in hosts, f"W2: Firefox ESR as A never reaches another site: {hosts}")
         d.blockc("stop", "only_site.test")
-        t.check(wait_for(lambda: getent(a, "cdn.every.test") == {"127.0.0.1"}, 5), "W2: after the window A resolves everything again")
+        t.check(wait_for(lambda: getent(a, "cdn.every.test") == {"127.0.0.1"}), "W2: after the window A resolves everything again")
         d.blockc("start", "--for", "1h", "--allow-only", "site.test")
         t.check(getent(login, "cdn.every.test") == sink, "W2: a machine-wide window holds for a login user")
         t.check(getent(login, "site.test") == {"127.0.0.1"}, "W2: ... who still reaches the allowed site")
@@ -191,7 +190,7 @@ def allow_only(rig, a, b, login):
         t.check(root == {"127.0.0.1"} and getent(b, "cdn.every.test") == {"127.0.0.1"},
                 f"W2: root and a system user (uid < 1000) keep resolving: root {root}, B {getent(b, 'cdn.every.test')}")
         d.blockc("stop", "only_site.test")
-        t.check(wait_for(lambda: getent(login, "cdn.every.test") == {"127.0.0.1"}, 5), "W2: after it the login user resolves again")
+        t.check(wait_for(lambda: getent(login, "cdn.every.test") == {"127.0.0.1"}), "W2: after it the login user resolves again")
     finally:
         d.stop()
 
@@ -220,7 +219,7 @@ def private_tables(a, b):
     os.setxattr(path, "system.posix_acl_access", acl(uid))
     t.check(oct(os.stat(path).st_mode & 0o7777) == "0o640", f"the ACL shows as mode 0640: {oct(os.stat(path).st_mode)}")
     reads = sh(*as_user(b, "cat", path), check=False)
-    t.check(reads.returncode != 0 and "Permission denied" in reads.stderr, f"B cannot read A's table (EACCES): {reads.stderr.strip()}")
+    t.check(reads.rc != 0 and "Permission denied" in reads.stderr, f"B cannot read A's table (EACCES): {reads.stderr.strip()}")
     t.check(sh(*as_user(a, "cat", path), check=False).stdout == "site.test\n", "A reads its own table")
     sink = {"127.0.0.253", "100::1"}
     t.check(getent(a, "site.test") == sink, "A gets the sink through the 0640+ACL table")
@@ -261,10 +260,10 @@ def whole_site(rig, a, b):
             t.check(got == sink, f"W1: getent ahosts deep.er.site.test as {user} gives the sink: {got}")
         dom = chromium(b, "http://deep.er.site.test/", "bd-nss-w1")
         t.check("SITE-OK" not in dom and "ERR_CONNECTION_REFUSED" in dom, f"W1: Chromium is refused on a subdomain of the blocked site: {dom[-300:]}")
-        t.check(d.blockc("status", "--json", check=False).returncode == 0 and "site.test" in d.status()["enforcement"]["applied"],
+        t.check(d.blockc("status", "--json", check=False).rc == 0 and "site.test" in d.status()["enforcement"]["applied"],
                 "the block is enforced")
         d.blockc("stop", "site.test")
-        t.check(wait_for(lambda: not os.path.exists("/run/blockd/users/all"), 5), "W1: the table `all` goes with the block")
+        t.check(wait_for(lambda: not os.path.exists("/run/blockd/users/all")), "W1: the table `all` goes with the block")
         t.check(getent(b, "deep.er.site.test") == {"127.0.0.1"}, "W1: after the block B resolves deep.er.site.test again (its line is back)")
     finally:
         d.stop()

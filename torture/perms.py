@@ -13,8 +13,8 @@
   what was granted, then it is blocked again.
 Usage: torture/perms.py BLOCKD
 """
-import grp, json, os, pwd, subprocess, sys, time
-from common import Sandbox, Tally
+import grp, json, os, pwd, subprocess, sys
+from lib import Sandbox, Tally, wait_for
 
 blockd = sys.argv[1]
 t = Tally("perms")
@@ -48,8 +48,7 @@ def approval_round_trip(c, a, b, admin):
     t.check("more.example.com" not in blocked(), "M3: the grant did not lift the selection")
     grants = c.ok("status")["grants"]
     t.check(grants and grants[0]["grantedBy"] == pwd.getpwnam(admin).pw_uid, f"M3: status does not say who granted it: {grants}")
-    time.sleep(3.5)
-    t.check("more.example.com" in blocked(), "M3: the selection was not blocked again at the grant's end")
+    t.check(wait_for(lambda: "more.example.com" in blocked()), "M3: the selection was not blocked again at the grant's end")
 
 
 if os.geteuid() != 0:

@@ -37,10 +37,9 @@ blockd; the apps are copies of sleep in the work directory.
   blockd's start (its scan sees it), not for the time blockd was down.
 About 20 s. Without root this prints a skipped RESULT; with BLOCKD_PRIVILEGED_TESTS=1 anything
 missing fails."""
-import grp, json, os, pwd, shutil, signal, subprocess, sys, time
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Tally  # noqa: E402
-from rig import Rig, enter, sh, stop  # noqa: E402
+import grp, os, pwd, shutil, signal, subprocess, sys, time
+from lib import Tally, as_user, sh, stop
+from rig import Rig, enter
 
 t = Tally("report")
 bindir = os.path.abspath(sys.argv[1])
@@ -87,12 +86,6 @@ def setup(rig):
     return bins, uids
 
 
-def as_login(user, *argv):
-    """argv with `user`'s uid, primary group and supplementary groups (setpriv)."""
-    pw = pwd.getpwnam(user)
-    return ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--init-groups", "--", *argv]
-
-
 def login_uid(uid):
     """For preexec_fn: the login uid of a session of `uid` (as pam_loginuid writes it): the person
     the usage monitor counts the process for (R1), whoever runs this script."""
@@ -105,7 +98,7 @@ def login_uid(uid):
 def app(user, path):
     """`path 300` as `user`, in its own process group; (process, monotonic time just before Popen)."""
     began_at = time.monotonic()
-    p = subprocess.Popen(as_login(user, path, "300"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    p = subprocess.Popen(as_user(user, path, "300"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                          start_new_session=True, preexec_fn=login_uid(pwd.getpwnam(user).pw_uid))
     procs.append(p)
     return p, began_at
@@ -118,19 +111,8 @@ def end(p, began_at):
     return time.monotonic() - began_at
 
 
-def blockc(d, user, *args):
-    """blockc as `user` (None: root): (exit status, output)."""
-    argv = [f"{bindir}/blockc", "--socket", f"{d.work}/s.sock", *args]
-    p = sh(*(as_login(user, *argv) if user else argv), check=False)
-    return p.returncode, p.stdout + p.stderr
-
-
 def report(d, user, *args):
-    code, out = blockc(d, user, "report", "--json", "--last", "2", *args)
-    try:
-        return json.loads(out) if code == 0 else {"error": out}
-    except ValueError:
-        return {"error": out}
+    return d.blockc("report", "--json", "--last", "2", *args, user=user, check=False).json()
 
 
 def total(o, key, name):
@@ -157,11 +139,11 @@ def window_later():
 
 
 def activities(d):
-    code, out = blockc(d, None, "limit", "add", "games", "1h", "games")
-    t.check(code == 0, f"blockc limit add games 1h games: {out}")
+    r = d.blockc("limit", "add", "games", "1h", "games", check=False)
+    t.check(r.rc == 0, f"blockc limit add games 1h games: {r.out}")
     hours = window_later()
-    code, out = blockc(d, None, "schedule", "add", "chatnight", "--daily", hours, "chat")
-    t.check(code == 0, f"blockc schedule add chatnight --daily {hours} chat: {out}")
+    r = d.blockc("schedule", "add", "chatnight", "--daily", hours, "chat", check=False)
+    t.check(r.rc == 0, f"blockc schedule add chatnight --daily {hours} chat: {r.out}")
     status = d.status()
     mode = status.get("enforcement", {}).get("usage")
     t.figures["usageMonitor"] = mode
@@ -311,20 +293,20 @@ def check_reports(d, bins, uids, kid_time, chat_time, union, summed):
     extra = set().union(*(day.get("users", {}).keys() for day in machine.get("days", []))) - {kid_uid, other_uid}
     t.check(not extra, f"R1: no one else has time on the machine's view: {extra}")
 
-    code, text = blockc(d, None, "report", "--last", "2", "--user", KID)
-    lines = text.splitlines()
-    t.check(code == 0 and "games" in lines and any("limit 1 h" in x for x in lines),
-            f"R2: blockc report --user kid (text) draws the games chart with its limit: {code}\n{text}")
-    t.check(code == 0 and "chat" not in lines, "R2: kid's text report has no chat chart")
+    r = d.blockc("report", "--last", "2", "--user", KID, check=False)
+    lines = (r.stdout + r.stderr).splitlines()
+    t.check(r.rc == 0 and "games" in lines and any("limit 1 h" in x for x in lines),
+            f"R2: blockc report --user kid (text) draws the games chart with its limit: {r.rc}\n{r.out}")
+    t.check(r.rc == 0 and "chat" not in lines, "R2: kid's text report has no chat chart")
 
     own = report(d, KID)
     t.check(own.get("user") == uids[KID] and total(own, "apps", game) == kid_apps and total(own, "used", "games") == kid_used
             and total(own, "apps", chat) is None,
             f"R2: as kid, blockc report --json is kid's own view with the same figures: {own}")
     for args in (("--all-users",), ("--user", OTHER)):
-        code, out = blockc(d, KID, "report", "--json", *args)
-        t.check(code != 0 and "only root and members of group 'blockd-admin'" in out,
-                f"R2: as kid, blockc report {' '.join(args)} is refused: {code} {out}")
+        r = d.blockc("report", "--json", *args, user=KID, check=False)
+        t.check(r.rc != 0 and "only root and members of group 'blockd-admin'" in r.out,
+                f"R2: as kid, blockc report {' '.join(args)} is refused: {r.rc} {r.out}")
 
 
 with Rig(t, bindir, "bd-report-", [], {}) as rig:

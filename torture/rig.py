@@ -15,10 +15,11 @@
                   browsers with a temp HOME. Used as `with Rig(...) as rig:`; it stops
                   everything it started on the way out and turns an exception into a failure.
 Nothing runs outside the namespace: the machine's sockets, firewall and /etc are untouched."""
-import json, os, shutil, signal, subprocess, sys, tempfile, threading, time, traceback
+import os, shutil, signal, subprocess, tempfile, threading, traceback
 from http.server import ThreadingHTTPServer
+import lib
+from lib import blockc, sh, stop, wait_for
 
-INSIDE = "BLOCKD_RIG_INSIDE"
 # blockd's default desktop-application directories (W2), each hidden under an empty tmpfs in the rig.
 APPLICATION_DIRS = ("/usr/share/applications", "/usr/local/share/applications",
                     "/var/lib/flatpak/exports/share/applications", "/var/lib/flatpak/app")
@@ -26,45 +27,8 @@ APPLICATION_DIRS = ("/usr/share/applications", "/usr/local/share/applications",
 
 def enter(t, tools, needs, timeout=240):
     """Returns only inside the namespace; outside it runs the script there and exits with it."""
-    if os.environ.get(INSIDE) == "1":
-        return
-    why = needs if os.geteuid() != 0 else None
-    missing = [x for x in tools if not shutil.which(x) and not os.path.exists(f"/usr/sbin/{x}")]
-    if not why and missing:
-        why = f"missing {' '.join(missing)} (scripts/deps check)"
-    if why:
-        t.cannot_run(why)
-    argv = ["unshare", "--mount", "--net", "--pid", "--fork", "--mount-proc", "--kill-child", "--propagation", "private",
-            sys.executable] + sys.argv
-    try:
-        sys.exit(subprocess.run(argv, env=dict(os.environ, **{INSIDE: "1"}), timeout=timeout).returncode)
-    except subprocess.TimeoutExpired:  # --kill-child: the namespace's processes died with unshare
-        t.check(False, f"the namespace run did not finish in {timeout} s")
-        t.done()
-
-
-def sh(*argv, check=True, timeout=30, env=None):
-    p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env)
-    if check and p.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv)} failed ({p.returncode}): {p.stdout}{p.stderr}")
-    return p
-
-
-def wait_for(pred, seconds=10, step=0.05):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(step)
-    return pred()
-
-
-def read_json(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
+    lib.enter(t, ["--mount", "--net", "--pid", "--fork", "--mount-proc", "--kill-child", "--propagation", "private"],
+              needs, tools, timeout)
 
 
 # One keep-alive GET of a test site's page, raising on anything but a whole 200 reply. The
@@ -183,22 +147,6 @@ class Rig:
         return path
 
 
-def stop(p, seconds=10):
-    """SIGTERM to the process group, SIGKILL after `seconds`."""
-    if p.poll() is not None:
-        return
-    for sig, wait in ((signal.SIGTERM, seconds), (signal.SIGKILL, 5)):
-        try:
-            os.killpg(p.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            p.wait(wait)
-            return
-        except subprocess.TimeoutExpired:
-            pass
-
-
 class Daemon:
     """blockd on the rig's sandbox paths plus `extra` (--policy-root, --hosts-file, ...)."""
 
@@ -211,14 +159,20 @@ class Daemon:
     def start(self):
         log = open(f"{self.work}/blockd.log", "ab")
         self.proc = subprocess.Popen(self.args, stdout=log, stderr=log)
-        if not wait_for(lambda: os.path.exists(f"{self.work}/s.sock") and self.blockc("version", check=False).returncode == 0, 5, 0.01):
-            raise RuntimeError("blockd did not start: " + self.log())
 
-    def blockc(self, *args, check=True):
-        return sh(f"{self.bindir}/blockc", "--socket", f"{self.work}/s.sock", *args, check=check)
+        def answering():
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"blockd exited with {self.proc.returncode}: {self.log()}")
+            return os.path.exists(f"{self.work}/s.sock") and self.blockc("version", check=False).rc == 0
+        wait_for(answering, step=0.01, what=lambda: f"blockd answering on {self.work}/s.sock; its log: {self.log()}")
+
+    def blockc(self, *args, user=None, check=True):
+        """blockc on this daemon's socket, as root or as `user`: a lib.Result; raises when
+        `check` and it fails."""
+        return blockc(self.bindir, f"{self.work}/s.sock", *args, user=user, check=check)
 
     def status(self):
-        return json.loads(self.blockc("status", "--json").stdout)
+        return self.blockc("status", "--json").json()
 
     def stop(self):
         if self.proc and self.proc.poll() is None:

@@ -3,7 +3,7 @@ torture/sysrig.py's rig: whether they can run here, the binaries they install, a
 that stops the rig whatever happens, and timed steps."""
 import os, shutil, signal, time
 
-from sysrig import SYSTEMD, TOOLS, cgroup2, wait  # noqa: F401  (wait: for the suites)
+from sysrig import SYSTEMD, TOOLS, cgroup2
 
 
 def require(t, tools, needs):
@@ -82,7 +82,3 @@ def stop(t, rig):
     except Exception as e:
         t.check(False, f"stopping the rig: {e}")
 
-
-def out(p):
-    """A finished command's stdout and stderr together, stripped."""
-    return (p.stdout + p.stderr).strip()

@@ -3,7 +3,7 @@ under its real, shipped unit (torture/unit.py), root only:
 
     with SystemRig(binds={"/blockd/src": REPO}, names={"site.test": "127.0.0.2"}) as rig:
         rig.boot()                      # systemctl is-system-running says running or degraded
-        rig.run("systemctl", "start", "blockd")           # a CompletedProcess, as root inside
+        rig.run("systemctl", "start", "blockd")           # a lib.Result, as root inside
         rig.run("getent", "ahosts", "site.test", user="kid")
     # stopped: every process inside killed, the cgroup and the scratch dir removed
 
@@ -45,6 +45,7 @@ WHY IT IS BUILT THIS WAY. Each of these is a way a booted systemd reaches the ma
 Processes inside are started with nsenter into all of PID 1's namespaces, with a clean
 environment. Everything here is root only; see suite.require() for what happens without root."""
 import ctypes, glob, json, os, shutil, signal, socket, subprocess, sys, tempfile, time
+from lib import Result, Timeout, wait_for
 
 SCRATCH, PREFIX = "/var/tmp", "blockd-sysrig."
 SYSTEMD = "/lib/systemd/systemd"
@@ -166,7 +167,8 @@ class SystemRig:
 
         self.proc = subprocess.Popen(
             ["unshare", "--mount", "--pid", "--net", "--uts", "--ipc", "--cgroup", "--fork", "--kill-child",
-             "--propagation", "private", sys.executable, os.path.abspath(__file__), "__boot", json.dumps(config)],
+             # -B: ENV has no PYTHONDONTWRITEBYTECODE, and importing lib must not write into the repository.
+             "--propagation", "private", sys.executable, "-B", os.path.abspath(__file__), "__boot", json.dumps(config)],
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, preexec_fn=child, env=dict(ENV))
         log.close()
         deadline = time.monotonic() + self.boot_seconds
@@ -197,9 +199,10 @@ class SystemRig:
                      "--keep-in-foreground", "--no-resolv", "--no-hosts", "--listen-address=127.0.0.1",
                      "--bind-interfaces", "--user=root", *rules)
             name = next(iter(self.names))
-            if not wait(lambda: self.run("getent", "ahosts", name, check=False).returncode == 0, 10):
-                raise RuntimeError(f"dnsmasq in the rig does not answer {name}: "
-                                   + self.run("systemctl", "status", "sysrig-dnsmasq", check=False).stdout)
+            try:
+                wait_for(lambda: self.run("getent", "ahosts", name, check=False).rc == 0, 10, 0.1, what=f"dnsmasq in the rig answering {name}")
+            except Timeout as e:
+                raise RuntimeError(f"{e}: " + self.run("systemctl", "status", "sysrig-dnsmasq", check=False).stdout) from None
         return self
 
     def note(self):
@@ -222,12 +225,13 @@ class SystemRig:
 
     def run(self, *argv, user=None, check=True, timeout=60, input=None):
         """argv as root inside (or as `user`: uid, primary group and groups, set inside), with
-        a clean environment and / as its directory. Raises RuntimeError when check and it fails."""
+        a clean environment and / as its directory: a lib.Result. Raises RuntimeError when
+        check and it fails."""
         who = (f"--reuid={user}", f"--regid={user}", "--init-groups") if user is not None else ()
-        p = subprocess.run([*self.enter(), *who, "--", *argv], capture_output=True, text=True,
-                           errors="replace", timeout=timeout, input=input, env=dict(ENV))
-        if check and p.returncode != 0:
-            raise RuntimeError(f"in the rig, {' '.join(argv)} failed ({p.returncode}): {p.stdout}{p.stderr}")
+        p = Result.of(subprocess.run([*self.enter(), *who, "--", *argv], capture_output=True, text=True,
+                                     errors="replace", timeout=timeout, input=input, env=dict(ENV)))
+        if check and p.rc != 0:
+            raise RuntimeError(f"in the rig, {' '.join(argv)} failed ({p.rc}): {p.stdout}{p.stderr}")
         return p
 
     def read(self, path):
@@ -299,15 +303,6 @@ class SystemRig:
         self.pid1 = self.proc = self.dir = self.cgroup = None
         if problems:
             raise RuntimeError("; ".join(problems))
-
-
-def wait(pred, seconds=10, step=0.1):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(step)
-    return pred()
 
 
 def boot_inside(config):

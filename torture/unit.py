@@ -34,11 +34,10 @@ refuses an IP bind here. The machine's /etc/hosts, clock, network and processes 
 the rig is stopped and its scratch dir removed whatever happens (SUITE_SECONDS bounds the run).
 Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed."""
 import json, os, re, sys, time
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Tally  # noqa: E402
-import suite  # noqa: E402
-from suite import out, require, wait  # noqa: E402
-from sysrig import SystemRig  # noqa: E402
+import suite
+from lib import Tally, wait_for
+from suite import require
+from sysrig import SystemRig
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 SRC, BIN = "/blockd/src", "/blockd/bin"  # where the repository and BIN_DIR appear in the rig
@@ -67,11 +66,7 @@ def run(*argv, **kw):
 
 
 def status(*args):
-    p = run("blockc", "status", "--json", *args)
-    try:
-        return json.loads(p.stdout) if p.returncode == 0 else {"error": out(p)}
-    except ValueError:
-        return {"error": out(p)}
+    return run("blockc", "status", "--json", *args).json()
 
 
 def journal():
@@ -113,7 +108,7 @@ def connect(address, port=80):
     """'ok', 'refused' or the error of a connect from inside the rig."""
     code = ("import socket,sys\ntry:\n socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=3).close(); print('ok')\n"
             "except ConnectionRefusedError: print('refused')\nexcept OSError as e: print('error', e)")
-    return out(run("python3", "-c", code, address, str(port)))
+    return run("python3", "-c", code, address, str(port)).out
 
 
 def active(unit):
@@ -131,13 +126,13 @@ def named(s):
 def install():
     run("systemd-run", "--quiet", "--unit=sysrig-site", "--service-type=exec", "python3", "-m", "http.server",
         "--bind", SITE_ADDRESS, "80")
-    t.check(wait(lambda: connect(SITE_ADDRESS) == "ok", 10), f"the rig's web server answers on {SITE_ADDRESS}:80 before any block")
+    t.check(wait_for(lambda: connect(SITE_ADDRESS) == "ok", step=0.1), f"the rig's web server answers on {SITE_ADDRESS}:80 before any block")
     global hosts_before, nsswitch_before
     hosts_before, nsswitch_before = rig.read("/etc/hosts"), rig.read("/etc/nsswitch.conf")
     start = time.monotonic()
     p = run("make", "-C", SRC, "install", f"BINDIR_SRC={BIN}", timeout=120)
     t.figures["installSeconds"] = round(time.monotonic() - start, 2)
-    if not t.check(p.returncode == 0, f"make install BINDIR_SRC=... in the rig: {out(p)[-2000:]}"):
+    if not t.check(p.rc == 0, f"make install BINDIR_SRC=... in the rig: {p.out[-2000:]}"):
         raise RuntimeError("make install failed: nothing else can be checked")
     t.check("blockd is running" in p.stdout, f"make install says blockd is running: {p.stdout[-500:]}")
 
@@ -150,12 +145,12 @@ def socket_activation():
     sock = run("stat", "-c", "%a %G", "/run/blockd/blockd.sock").stdout.strip()
     t.check(sock == "660 blockd", f"1 /run/blockd/blockd.sock is 0660, group blockd (sysusers.d made the group): {sock!r}")
     p = run("systemctl", "stop", "blockd.service")
-    t.check(p.returncode == 0 and active("blockd.service") == "inactive" and active("blockd.socket") == "active",
-            f"1 systemctl stop blockd.service leaves the socket listening: {out(p)} service {active('blockd.service')}, socket {active('blockd.socket')}")
+    t.check(p.rc == 0 and active("blockd.service") == "inactive" and active("blockd.socket") == "active",
+            f"1 systemctl stop blockd.service leaves the socket listening: {p.out} service {active('blockd.service')}, socket {active('blockd.socket')}")
     start = time.monotonic()
     p = run("blockc", "status")
     t.figures["activationSeconds"] = round(time.monotonic() - start, 3)
-    t.check(p.returncode == 0, f"1 the first blockc status is answered through the socket: {out(p)}")
+    t.check(p.rc == 0, f"1 the first blockc status is answered through the socket: {p.out}")
     props = rig.show("blockd.service", "ActiveState", "SubState", "Type", "StatusText", "MainPID", "TriggeredBy")
     t.check(props.get("ActiveState") == "active" and props.get("SubState") == "running" and props.get("Type") == "notify",
             f"1 blockc status started blockd.service, Type=notify reached active/running: {props}")
@@ -165,8 +160,8 @@ def socket_activation():
 
 def felt():
     p = run("blockc", "start", "--minutes", "5", SITE)
-    t.check(p.returncode == 0, f"2 E5: blockc start --minutes 5 {SITE}: {out(p)}")
-    learned = wait(lambda: SITE_ADDRESS in refused(), 5)
+    t.check(p.rc == 0, f"2 E5: blockc start --minutes 5 {SITE}: {p.out}")
+    learned = wait_for(lambda: SITE_ADDRESS in refused(), step=0.1)
     t.check(learned, f"2 E5 under the unit: nft list table inet blockd holds the learned {SITE_ADDRESS}, not just the sink: {table()}")
     t.check(SINK <= refused(), "2 E5: the table refuses the sink 127.0.0.253 and 100::1 too")
     result = connect(SITE_ADDRESS)
@@ -181,7 +176,7 @@ def felt():
     t.check(SITE in hosts_section(), f"2 E1: the rig's /etc/hosts has {SITE} in blockd's section: {hosts_section()!r}")
     t.check(getent(SITE) <= SINK and getent(SITE), f"2 E1: getent ahosts {SITE} gives the sink: {getent(SITE)}")
     locks = lambda: [e for e in events("lock") if e.get("BLOCKD_SELECTION") == SITE]
-    t.check(wait(lambda: locks(), 5), f"2 the journal (journalctl -u blockd -o json) has the lock entry of {SITE}: "
+    t.check(wait_for(lambda: locks(), step=0.1), f"2 the journal (journalctl -u blockd -o json) has the lock entry of {SITE}: "
             f"{[e.get('MESSAGE') for e in journal()][-8:]}")
     lock = (locks() or [{}])[0]
     t.check(lock.get("MESSAGE_ID") and lock.get("_SYSTEMD_UNIT") == "blockd.service",
@@ -192,13 +187,13 @@ def felt():
 
 def per_user():
     p = run("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", KID)
-    if not t.check(p.returncode == 0, f"3 useradd {KID} in the rig's /etc/passwd: {out(p)}"):
+    if not t.check(p.rc == 0, f"3 useradd {KID} in the rig's /etc/passwd: {p.out}"):
         return
     line = [x for x in rig.read("/etc/nsswitch.conf").decode().splitlines() if x.startswith("hosts:")]
     t.check(line and line[0].split()[1] == "blockd", f"3 U3: make install put blockd first on the hosts: line: {line}")
     p = run("blockc", "start", "--minutes", "5", "--user", KID, "--name", "kidsite", OTHER)
-    t.check(p.returncode == 0, f"3 U1: blockc start --minutes 5 --user {KID} --name kidsite {OTHER}: {out(p)}")
-    t.check(wait(lambda: getent(OTHER, KID) == SINK, 5), f"3 U3: getent ahosts {OTHER} as {KID} gives the sink: {getent(OTHER, KID)}")
+    t.check(p.rc == 0, f"3 U1: blockc start --minutes 5 --user {KID} --name kidsite {OTHER}: {p.out}")
+    t.check(wait_for(lambda: getent(OTHER, KID) == SINK, step=0.1), f"3 U3: getent ahosts {OTHER} as {KID} gives the sink: {getent(OTHER, KID)}")
     t.check(getent(OTHER) == {OTHER_ADDRESS}, f"3 U3: getent ahosts {OTHER} as root gives dnsmasq's {OTHER_ADDRESS}: {getent(OTHER)}")
     t.check(OTHER not in hosts_section(), f"3 U3: the hosts section does not name {OTHER} (a block for {KID} only)")
 
@@ -206,8 +201,8 @@ def per_user():
 def reload():
     before, pid = len(events("reload")), rig.show("blockd.service", "MainPID").get("MainPID")
     p = run("systemctl", "reload", "blockd")
-    t.check(p.returncode == 0, f"4 systemctl reload blockd: {out(p)}")
-    t.check(wait(lambda: len(events("reload")) > before, 5), f"4 the journal has the reload entry: {[e.get('MESSAGE') for e in journal()][-5:]}")
+    t.check(p.rc == 0, f"4 systemctl reload blockd: {p.out}")
+    t.check(wait_for(lambda: len(events("reload")) > before, step=0.1), f"4 the journal has the reload entry: {[e.get('MESSAGE') for e in journal()][-5:]}")
     after = rig.show("blockd.service", "MainPID", "ActiveState")
     t.check(after.get("MainPID") == pid and after.get("ActiveState") == "active", f"4 the same blockd ({pid}) runs on after the reload: {after}")
 
@@ -223,16 +218,16 @@ def restarts():
     pid = rig.show("blockd.service", "MainPID").get("MainPID")
     p = run("systemctl", "restart", "blockd")
     after = rig.show("blockd.service", "MainPID", "ActiveState")
-    t.check(p.returncode == 0 and after.get("ActiveState") == "active" and after.get("MainPID") not in (pid, "0"),
-            f"5 systemctl restart blockd: a new blockd is active: {out(p)} {pid} -> {after}")
+    t.check(p.rc == 0 and after.get("ActiveState") == "active" and after.get("MainPID") not in (pid, "0"),
+            f"5 systemctl restart blockd: a new blockd is active: {p.out} {pid} -> {after}")
     kept("after systemctl restart")
     pid, restarts_before = after.get("MainPID"), int(rig.show("blockd.service", "NRestarts").get("NRestarts", "0"))
     p = run("systemctl", "kill", "--signal=KILL", "blockd")
-    t.check(p.returncode == 0, f"5 systemctl kill -s KILL blockd: {out(p)}")
+    t.check(p.rc == 0, f"5 systemctl kill -s KILL blockd: {p.out}")
     start = time.monotonic()
     back = lambda: (lambda s: s.get("ActiveState") == "active" and s.get("MainPID") not in (pid, "0")
                     and int(s.get("NRestarts", "0")) > restarts_before)(rig.show("blockd.service", "MainPID", "ActiveState", "NRestarts"))
-    t.check(wait(back, 10), f"5 Restart=on-failure: blockd is back after SIGKILL: {rig.show('blockd.service', 'MainPID', 'ActiveState', 'NRestarts', 'Result')}")
+    t.check(wait_for(back, step=0.1), f"5 Restart=on-failure: blockd is back after SIGKILL: {rig.show('blockd.service', 'MainPID', 'ActiveState', 'NRestarts', 'Result')}")
     t.figures["backAfterKillSeconds"] = round(time.monotonic() - start, 2)
     kept("after SIGKILL and Restart=on-failure")
 
@@ -247,7 +242,7 @@ def security():
             except (ValueError, IndexError):
                 pass
     t.figures["exposure"] = figure
-    t.check(p.returncode == 0 and figure is not None, f"6 systemd-analyze security blockd.service runs and gives a figure: {out(p)[-400:]}")
+    t.check(p.rc == 0 and figure is not None, f"6 systemd-analyze security blockd.service runs and gives a figure: {p.out[-400:]}")
     t.check(figure is not None and figure <= EXPOSURE_BOUND, f"6 exposure {figure} is no worse than {EXPOSURE_BOUND}")
 
 
@@ -260,22 +255,22 @@ def socket_bind():
     bpf = "+BPF_FRAMEWORK" in run("systemctl", "--version").stdout
     t.figures["socketBindDeny"] = "ignored" if "bound" in p.stdout else "enforced"
     if bpf:
-        t.check("bound" not in p.stdout, f"SocketBindDeny=any refuses an IP bind (this systemd has +BPF_FRAMEWORK): {out(p)}")
+        t.check("bound" not in p.stdout, f"SocketBindDeny=any refuses an IP bind (this systemd has +BPF_FRAMEWORK): {p.out}")
     else:
         t.figures["socketBindDeny"] += " (systemd built without BPF_FRAMEWORK)"
 
 
 def stop():
     p = run("systemctl", "stop", "blockd", "blockd.socket")
-    t.check(p.returncode == 0 and active("blockd.service") == "inactive" and active("blockd.socket") == "inactive",
-            f"7 systemctl stop blockd blockd.socket: {out(p)} service {active('blockd.service')}, socket {active('blockd.socket')}")
+    t.check(p.rc == 0 and active("blockd.service") == "inactive" and active("blockd.socket") == "inactive",
+            f"7 systemctl stop blockd blockd.socket: {p.out} service {active('blockd.service')}, socket {active('blockd.socket')}")
     t.check(SITE in hosts_section(), "7 E4: stopping blockd leaves the block in the hosts file")
     p = run("make", "-C", SRC, "uninstall", timeout=120)
-    t.check(p.returncode == 0, f"7 make uninstall (blockd --release): {out(p)[-1500:]}")
+    t.check(p.rc == 0, f"7 make uninstall (blockd --release): {p.out[-1500:]}")
     t.check(rig.read("/etc/hosts") == hosts_before, f"7 E4: the rig's /etc/hosts is byte for byte as before install: {rig.read('/etc/hosts')!r}")
     t.check(rig.read("/etc/nsswitch.conf") == nsswitch_before, "7 U3: /etc/nsswitch.conf is byte for byte as before install")
-    t.check(run("nft", "list", "table", "inet", "blockd").returncode != 0, f"7 E5: no nftables table inet blockd: {table()}")
-    t.check(run("test", "-e", "/usr/local/bin/blockd").returncode != 0, "7 make uninstall removed /usr/local/bin/blockd")
+    t.check(run("nft", "list", "table", "inet", "blockd").rc != 0, f"7 E5: no nftables table inet blockd: {table()}")
+    t.check(run("test", "-e", "/usr/local/bin/blockd").rc != 0, "7 make uninstall removed /usr/local/bin/blockd")
 
 
 started = time.monotonic()
