@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""DESIGN §8 under abuse: CONNS garbage, over-long, half-open and slow-loris connections (in
+"""§8 under abuse: CONNS garbage, over-long, half-open and slow-loris connections (in
 waves of at most 40 at a time, under the server's limit of 64) while a normal client keeps
 asking `status` on its own connection. Checks: every normal request is answered (OK, within
 the 10 s client timeout), garbage lines get ERR lines, over-long lines get ERR line-too-long,

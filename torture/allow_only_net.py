@@ -303,7 +303,7 @@ def main():
             for name, uid in zip(USERS, free_uids(len(USERS))):
                 sh("useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", "-u", str(uid), name)
             users = [User(u) for u in USERS]
-            # A window is in force where blockd is on the hosts: line (DESIGN §7 Truth): put it
+            # A window is in force where blockd is on the hosts: line (§7 Truth): put it
             # on the overlay's, as make install and the package do (felt.py does the same).
             sh(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts", "nsswitch"), "add", "/etc/nsswitch.conf")
             d = rig.daemon("--policy-root", f"{rig.work}/root")

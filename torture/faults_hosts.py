@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""E1 and DESIGN §7 "Truth" under file-system faults, with the real blockd and blockc.
+"""E1 and §7 "Truth" under file-system faults, with the real blockd and blockc.
 Root only: the script re-runs itself in a private mount namespace (`unshare -m --propagation
 private`), so its tiny tmpfs and read-only bind mounts are seen by nobody else and vanish with it.
   full      a hosts file of ~180 user lines on a full 64 KiB tmpfs: `start` loses no byte, exits 1

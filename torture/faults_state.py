@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""DESIGN §7 "Truth" with the real binaries, in a private mount namespace (root only):
+"""§7 "Truth" with the real binaries, in a private mount namespace (root only):
 - full disk: the state dir on a 64 KiB tmpfs, then filled: `blockc start` is answered OK only
   while the state log still has room in the blocks it holds, then exits non-zero with
   not-saved and the cause; a timer save that fails is retried and recovers on its own once

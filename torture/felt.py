@@ -352,7 +352,7 @@ def main():
         sh("mount", "-t", "tmpfs", "-o", "mode=0755,size=4m", "tmpfs", "/run")
         for u in USERS:
             sh("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", u)
-        # A per-user block is only in force where blockd is on the hosts: line (DESIGN §7
+        # A per-user block is only in force where blockd is on the hosts: line (§7
         # Truth): put it on the overlay's, as make install and the package do.
         repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         sh(f"{repo}/scripts/nsswitch", "add", "/etc/nsswitch.conf")

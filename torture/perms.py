@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""DESIGN §5 with real users (root only; clients run under setpriv).
+"""§5 with real users (root only; clients run under setpriv).
 - A user outside group blockd cannot connect to the socket (mode 0660, group blockd).
 - Even where the socket is opened up (0666 in the sandbox), an outsider may read but not
   modify: start and stop are refused with permission-denied.

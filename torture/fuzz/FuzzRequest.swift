@@ -1,4 +1,4 @@
-// libFuzzer target over the protocol's request parser (DESIGN §8). Compiled together
+// libFuzzer target over the protocol's request parser (§8). Compiled together
 // with BlockCore's sources by torture/fuzz/build (swiftc -sanitize=fuzzer). Properties checked
 // on every input:
 //  - Request.parse never traps, whatever the bytes (any crash is a finding);
