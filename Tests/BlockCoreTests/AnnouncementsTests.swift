@@ -34,35 +34,35 @@ struct AnnouncementsTests {
     typealias Outcome = Announcements.Outcome
     static let table: [(String, [String: Outcome], [Block], [String], [String])] = [
         ("a selection blocked and enforced: Blocked, with its reason and end",
-         ["youtube": Outcome(before: nil, now: [r("focus")])], [], [],
+         ["youtube": Outcome(before: nil, current: [r("focus")])], [], [],
          ["Blocked youtube: block 'focus', until 2026-12-01T11:00:00.000+00:00"]),
         ("§7 Truth: blocked but not enforced is no news yet",
-         ["youtube": Outcome(before: nil, now: [r("focus")], notEnforced: true)], [], [], []),
+         ["youtube": Outcome(before: nil, current: [r("focus")], notEnforced: true)], [], [], []),
         ("§7 Truth: an unlock whose write failed is no unlock yet",
-         ["youtube": Outcome(before: [r("focus")], now: nil, lingering: true)], [], [], []),
+         ["youtube": Outcome(before: [r("focus")], current: nil, lingering: true)], [], [], []),
         ("T8: a timed block ended: which one, how long it was, and how late the unlock is",
-         ["youtube": Outcome(before: [r("focus")], now: nil)], [focus], ["youtube"],
+         ["youtube": Outcome(before: [r("focus")], current: nil)], [focus], ["youtube"],
          ["Unblocked youtube: timed block 'focus' ended (30m) [late 250 ms]"]),
         ("a request lifted it: the request's words",
-         ["reddit": Outcome(before: [r("r")], now: nil)], [], ["reddit"],
+         ["reddit": Outcome(before: [r("r")], current: nil)], [], ["reddit"],
          ["Unblocked reddit: block 'r' stopped early by kid"]),
         ("a schedule's window ended: its name and end",
-         ["news": Outcome(before: [r("evenings", .schedule, until: "2026-12-01T09:59:59Z")], now: nil)], [], ["news"],
+         ["news": Outcome(before: [r("evenings", .schedule, until: "2026-12-01T09:59:59Z")], current: nil)], [], ["news"],
          ["Unblocked news: schedule 'evenings' ended [late 1250 ms]"]),
         ("after a restart the reasons are unknown: it says so",
-         ["news": Outcome(before: [], now: nil)], [], ["news"], ["Unblocked news: no activity covers it any more"]),
+         ["news": Outcome(before: [], current: nil)], [], ["news"], ["Unblocked news: no activity covers it any more"]),
         ("U2: a block for kid only is told as kid's, by name",
-         ["games": Outcome(before: nil, now: [r("bedtime", .schedule, [kid])])], [], [],
+         ["games": Outcome(before: nil, current: [r("bedtime", .schedule, [kid])])], [], [],
          ["Blocked games for kid: schedule 'bedtime', until 2026-12-01T11:00:00.000+00:00"]),
-        ("a second reason on a blocked selection is no news", ["youtube": Outcome(before: [r("a")], now: [r("a"), r("b")])], [], [], []),
+        ("a second reason on a blocked selection is no news", ["youtube": Outcome(before: [r("a")], current: [r("a"), r("b")])], [], [], []),
         ("locks come first, then unlocks, each by selection",
-         ["b": Outcome(before: [r("x", until: "2026-12-01T10:00:00Z")], now: nil), "a": Outcome(before: nil, now: [r("y")]), "c": Outcome(before: nil, now: [r("z")])], [], ["b"],
+         ["b": Outcome(before: [r("x", until: "2026-12-01T10:00:00Z")], current: nil), "a": Outcome(before: nil, current: [r("y")]), "c": Outcome(before: nil, current: [r("z")])], [], ["b"],
          ["Blocked a: block 'y', until 2026-12-01T11:00:00.000+00:00", "Blocked c: block 'z', until 2026-12-01T11:00:00.000+00:00",
           "Unblocked b: block 'x' ended [late 250 ms]"]),
         ("a block that ended before it was ever enforced: nothing to unlock, said so",
          [:], [focus], [], ["Block 'focus' ended at 2026-12-01T10:00:00.000+00:00 before it was enforced; nothing to unlock"]),
         ("a block that unlocked its selection is told through that unlock only",
-         ["youtube": Outcome(before: [r("focus")], now: nil)], [focus], ["youtube"],
+         ["youtube": Outcome(before: [r("focus")], current: nil)], [focus], ["youtube"],
          ["Unblocked youtube: timed block 'focus' ended (30m) [late 250 ms]"]),
     ]
 
@@ -85,10 +85,10 @@ struct AnnouncementsTests {
     @Test("§7 Truth: what is applied after the apply: a failed lock is not applied, a pending unlock still is")
     func applied() {
         let reasons = [AnnouncementsTests.r("focus")]
-        #expect(Outcome(before: nil, now: reasons).applied == reasons)
-        #expect(Outcome(before: nil, now: reasons, notEnforced: true).applied == nil)
-        #expect(Outcome(before: reasons, now: nil, lingering: true).applied == reasons)
-        #expect(Outcome(before: reasons, now: nil).applied == nil)
+        #expect(Outcome(before: nil, current: reasons).applied == reasons)
+        #expect(Outcome(before: nil, current: reasons, notEnforced: true).applied == nil)
+        #expect(Outcome(before: reasons, current: nil, lingering: true).applied == reasons)
+        #expect(Outcome(before: reasons, current: nil).applied == nil)
     }
 
     @Test("U2: whom a change is about, by name, or by uid when the name is not known")

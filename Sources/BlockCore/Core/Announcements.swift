@@ -13,22 +13,22 @@ public struct Announcements {
         /// reasons unknown, as after a restart).
         public var before: [Reason]?
         /// The reasons blocking it now that no grant lifts (nil: not blocked now).
-        public var now: [Reason]?
+        public var current: [Reason]?
         /// The apply could not enforce it.
         public var notEnforced = false
         /// It is no longer blocked, but its enforcement could not be taken away yet.
         public var lingering = false
 
-        public init(before: [Reason]?, now: [Reason]?, notEnforced: Bool = false, lingering: Bool = false) {
-            (self.before, self.now, self.notEnforced, self.lingering) = (before, now, notEnforced, lingering)
+        public init(before: [Reason]?, current: [Reason]?, notEnforced: Bool = false, lingering: Bool = false) {
+            (self.before, self.current, self.notEnforced, self.lingering) = (before, current, notEnforced, lingering)
         }
 
         /// What people are told holds after this reconcile: a lock that failed is no news yet,
         /// and an unlock that has not landed is no unlock.
-        public var shown: [Reason]? { now != nil ? (notEnforced ? before : now) : (lingering ? before : nil) }
+        public var shown: [Reason]? { current != nil ? (notEnforced ? before : current) : (lingering ? before : nil) }
         /// What is applied after this reconcile: its reasons if it is blocked and enforced, the
         /// old ones while an unlock is pending.
-        public var applied: [Reason]? { lingering ? before : (notEnforced ? nil : now) }
+        public var applied: [Reason]? { lingering ? before : (notEnforced ? nil : current) }
     }
 
     public var clock: LocalClock

@@ -101,7 +101,7 @@ extension Engine {
     /// Where `selection` stands after the apply: what was applied, what blocks it now, and
     /// whether the apply failed to enforce it or to take its enforcement away.
     func outcome(_ selection: String) -> Announcements.Outcome {
-        Announcements.Outcome(before: applied[selection], now: blockedReasons(selection),
+        Announcements.Outcome(before: applied[selection], current: blockedReasons(selection),
                               notEnforced: notEnforced[selection] != nil, lingering: lingering[selection] != nil)
     }
 
