@@ -15,7 +15,8 @@ extension Engine {
         let name: String
         switch request {
         case .stop(let n), .scheduleRemove(let n), .limitRemove(let n): name = n
-        default: return nil
+        case .hello, .status, .start, .scheduleAdd, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitAdd, .limitList, .more, .requests, .approve, .deny, .cancel, .stats, .report, .foreground, .watch, .reload:
+            return nil
         }
         guard let activity = registry.activity(named: name), activity.moreTime.delay > 0 else { return nil }
         if let pending = book.loosenings.first(where: { $0.name == name }) { return looseningJSON(pending) }
@@ -102,31 +103,22 @@ extension Engine {
         }
     }
 
+    /// The answers are typed once, in Wire/Replies+MoreTime.swift, and encoded there: blockc and
+    /// the agent read them with the same types. A1: people are named; the uid stays a field.
     func grantJSON(_ g: Grant) -> JSONObject {
-        var o: JSONObject = ["id": .string(g.id), "selection": .string(g.selection), "state": "granted",
-                             "start": .string(local.iso8601(g.start)), "end": .string(local.iso8601(g.end)),
-                             "uid": .int(Int64(g.uid)), "activities": .array((g.activities + (g.limits ?? [])).map { .string($0) })]
-        if let limits = g.limits { o["allowance"] = .array(limits.map { .string($0) }) }  // M3: limits given allowance, not a window
-        o["grantedBy"] = g.grantedBy.map { .int(Int64($0)) } ?? .null
-        o["user"] = .string(who(g.uid))  // A1: people are named; the uid stays a field
-        if let by = g.grantedBy { o["grantedByUser"] = .string(who(by)) }
-        if let r = g.reason { o["reason"] = .string(r) }
-        return o
+        GrantReply(id: g.id, selection: g.selection, start: local.iso8601(g.start), end: local.iso8601(g.end), uid: Int(g.uid),
+                   user: who(g.uid), activities: g.activities + (g.limits ?? []),
+                   allowance: g.limits,  // M3: limits given allowance, not a window
+                   grantedBy: g.grantedBy.map { Int($0) }, grantedByUser: g.grantedBy.map(who), reason: g.reason).json
     }
 
     func requestJSON(_ r: MoreTimeRequest) -> JSONObject {
-        var o: JSONObject = ["id": .string(r.id), "selection": .string(r.selection), "state": "pending",
-                             "asked": .string(local.iso8601(r.asked)), "expires": .string(local.iso8601(r.expires)),
-                             "uid": .int(Int64(r.uid)), "activities": .array(r.activities.map { .string($0) })]
-        o["seconds"] = r.seconds.map { .int(Int64($0)) } ?? .null
-        o["user"] = .string(who(r.uid))
-        if let reason = r.reason { o["reason"] = .string(reason) }
-        return o
+        MoreTimeRequestReply(id: r.id, selection: r.selection, asked: local.iso8601(r.asked), expires: local.iso8601(r.expires),
+                             uid: Int(r.uid), user: who(r.uid), activities: r.activities, seconds: r.seconds, reason: r.reason).json
     }
 
     func looseningJSON(_ l: PendingLoosening) -> JSONObject {
-        ["pending": .string(l.name), "kind": .string(l.kind.rawValue), "uid": .int(Int64(l.uid)), "user": .string(who(l.uid)),
-         "at": .string(local.iso8601(l.due))]
+        DelayedReply(name: l.name, kind: l.kind.rawValue, uid: Int(l.uid), user: who(l.uid), at: local.iso8601(l.due)).json
     }
 
     /// `requests`, and the more-time keys of `status`.

@@ -18,10 +18,12 @@ extension Engine {
         case .approve(let id, let seconds): return try answer(id, approve: true, seconds: seconds, reason: nil, peer: peer, now: now)
         case .deny(let id, let reason): return try answer(id, approve: false, seconds: nil, reason: reason, peer: peer, now: now)
         case .cancel(let name): return try cancel(name, peer: peer, now: now)
-        default:
+        case .requests:
             var o = StatusSnapshot.only(Engine.privateView(peer), requestsJSON())  // A1: a member sees their own
             o["admin"] = .bool(peer.isAdmin)  // M4: the agent offers Approve/Deny only to those who may
             return o
+        case .hello, .status, .start, .stop, .scheduleAdd, .scheduleRemove, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitAdd, .limitRemove, .limitList, .stats, .report, .foreground, .watch, .reload:
+            throw CoreError(.internal, "\(request.command.rawValue) is not a more-time request; this is a bug in blockd, please report it")
         }
     }
 
@@ -120,7 +122,7 @@ extension Engine {
             try commitAndTell(MoreTimeNote(event: .moreDenied, kind: "denied", id: id, selection: r.selection, until: nil,
                                            message: "More time for \(r.selection) (\(id)) denied by \(who(peer.uid))\(reason.map { ": \($0)" } ?? "")",
                                            uid: peer.uid, asker: r.uid), since: before, now: now)
-            return ["denied": .string(id), "selection": .string(r.selection)]
+            return DeniedReply(id: id, selection: r.selection).json
         }
         let grant = makeGrant(id: id, selection: r.selection, start: now, end: end, over: r.activities, uid: r.uid,
                               grantedBy: peer.uid, reason: r.reason)
@@ -140,7 +142,7 @@ extension Engine {
             try commitAndTell(MoreTimeNote(event: .delayed, kind: "cancelled", id: name, selection: name, until: nil,
                                            message: "The \(l.kind.rawValue) of '\(name)' due at \(local.iso8601(l.due)) was cancelled by \(who(peer.uid)); it stays",
                                            uid: peer.uid), since: before, now: now)
-            return ["cancelled": .string(name), "kind": .string(l.kind.rawValue)]
+            return CancelledReply(name: name, kind: l.kind.rawValue).json
         }
         if let i = book.requests.firstIndex(where: { $0.id == name }) {
             let r = book.requests[i]
@@ -148,7 +150,7 @@ extension Engine {
             book.requests.remove(at: i)
             try commitAndTell(MoreTimeNote(event: .moreExpired, kind: "cancelled", id: name, selection: r.selection, until: nil,
                                            message: "Request \(name) for more time for \(r.selection) withdrawn by \(who(peer.uid))", uid: peer.uid), since: before, now: now)
-            return ["cancelled": .string(name), "kind": "request"]
+            return CancelledReply(name: name, kind: "request").json
         }
         throw CoreError(.notFound, "nothing named '\(name)' is waiting: no delayed stop or removal and no pending request; 'blockc status' shows what waits")
     }

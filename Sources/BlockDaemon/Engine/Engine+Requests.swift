@@ -66,7 +66,8 @@ extension Engine {
         case .scheduleRemove(let n): .scheduleRemove(name: registry.resolve(n, for: peer))
         case .limitRemove(let n): .limitRemove(name: registry.resolve(n, for: peer))
         case .cancel(let n): .cancel(name: registry.resolve(n, for: peer))
-        default: request
+        case .hello, .status, .start, .scheduleAdd, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitAdd, .limitList, .more, .requests, .approve, .deny, .stats, .report, .foreground, .watch, .reload:
+            request
         }
     }
 

@@ -93,7 +93,8 @@ extension Engine {
         case .scheduleList: return ["schedules": .array(every.filter { $0.kind == .schedule }.map { shapes.activity($0, at: now) })]
         case .failures: return StatusSnapshot.only(uid, ["failures": snapshot.failuresJSON])
         case .stats: return ["shieldHits": snapshot.statsJSON(uid)]
-        default: return [:]
+        case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .limitList, .more, .requests, .approve, .deny, .cancel, .report, .foreground, .watch, .reload:
+            return [:]
         }
     }
 

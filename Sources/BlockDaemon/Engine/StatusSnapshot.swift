@@ -99,7 +99,8 @@ public final class StatusSnapshot: Sendable {
         case .limitList: return ["limits": .array(limits.map { shapes.activity(current($0, now), at: now) })]
         case .failures: return StatusSnapshot.only(uid, ["failures": failuresJSON])
         case .stats: return ["shieldHits": statsJSON(uid)]
-        default: return nil
+        case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .scheduleList, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .more, .requests, .approve, .deny, .cancel, .report, .foreground, .watch, .reload:
+            return nil
         }
     }
 
