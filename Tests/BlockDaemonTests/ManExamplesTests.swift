@@ -92,11 +92,12 @@ struct ManExamplesTests {
     typealias Result = (status: Int32, out: String, err: String)
 
     /// Runs one example line in bash (pipefail, so a failing blockc before a pipe counts),
-    /// with the built blockc first on PATH and the sandbox's socket.
+    /// with the built blockc first on PATH and the sandbox's socket, in the sandbox's
+    /// directory: a file an example writes (`--html week.html`) never lands in the work tree.
     func launch(_ command: String, _ s: Sandbox, _ i: Int) throws -> (Process, String, String) {
         let out = "\(s.dir)/example\(i).out", err = "\(s.dir)/example\(i).err"
         let env = ["PATH": Repo.binDir + ":/usr/bin:/bin", "BLOCKD_SOCKET": s.socket, "TZ": "Asia/Tokyo", "NO_COLOR": "1"]
-        let p = try s.launch("/bin/bash", ["-o", "pipefail", "-c", "{ \(command); } 2>'\(err)'"], environment: env, output: out)
+        let p = try s.launch("/bin/bash", ["-o", "pipefail", "-c", "cd '\(s.dir)' && { \(command); } 2>'\(err)'"], environment: env, output: out)
         return (p, out, err)
     }
 

@@ -97,9 +97,15 @@ struct NamespaceTests {
             \(steps)
             """
         s.write(script, to: "ns.sh")
-        let p = try s.launch("/usr/bin/unshare", ["--mount", "--pid", "--fork", "--kill-child", "--propagation", "private",
-                                                  "/bin/sh", s.dir + "/ns.sh"], output: s.dir + "/ns.out")
-        p.waitUntilExit()
+        // posix_spawn and waitpid, not Foundation's Process: its wait can miss the exit of a
+        // child whose descendants inherited its watch socket, and then never returns.
+        let p = try Child("/usr/bin/unshare", ["--mount", "--pid", "--fork", "--kill-child", "--propagation", "private",
+                                              "/bin/sh", s.dir + "/ns.sh"], environment: ProcessInfo.processInfo.environment,
+                          output: s.dir + "/ns.out")
+        defer { p.stop() }
+        guard Run.eventually(timeout: 120, every: 0.01, { !p.isRunning }) else {
+            throw TestFailure("the namespace script did not finish within 120 s; its output is in \(s.dir)/ns.out")
+        }
         let out = try String(contentsOfFile: s.dir + "/ns.out", encoding: .utf8)
         var values: [String: String] = [:]
         for line in out.split(separator: "\n") {
