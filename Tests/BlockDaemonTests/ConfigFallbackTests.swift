@@ -71,18 +71,18 @@ struct ConfigFallbackTests {
         _ = ok(h.send(#"start {"selections":["foo"],"seconds":3600,"lock":true,"name":"focus"}"#))
         _ = ok(h.send("reload"))
         #expect(h.enforcer.current == ["foo"])
-        #expect(h.run { h.engine.resolved["foo"]?.domains } == ["foo.example", "www.foo.example"])
+        #expect(h.run { h.engine.core.resolved["foo"]?.domains } == ["foo.example", "www.foo.example"])
         let note = h.log.entries.first { $0.message.contains("was removed from the configuration") }
         #expect(note?.message == "Selection 'foo' was removed from the configuration; block 'focus' keeps its targets until it ends at 2026-11-29T14:05:00.000+09:00")
         // A restart on a configuration without foo still enforces its domains (they are in the state file).
         h.engine = h.makeEngine(config: .builtIn)
         h.run { h.engine.startUp() }
         #expect(h.enforcer.current == ["foo"])
-        #expect(h.run { h.engine.resolved["foo"]?.domains } == ["foo.example", "www.foo.example"])
-        #expect(h.run { h.engine.state.failures }.isEmpty)
+        #expect(h.run { h.engine.core.resolved["foo"]?.domains } == ["foo.example", "www.foo.example"])
+        #expect(h.run { h.engine.core.state.failures }.isEmpty)
         h.advance(3600)
         #expect(h.enforcer.current == [])
-        #expect(h.run { h.engine.state.targets["foo"] } == nil, "the kept targets go with the block")
+        #expect(h.run { h.engine.core.state.targets["foo"] } == nil, "the kept targets go with the block")
     }
 
     @Test("§7 Truth: a schedule whose selection was removed before its window starts is not enforced, with its cause, and never 'Blocked' (it used to be applied with no domain written)")
@@ -103,14 +103,14 @@ struct ConfigFallbackTests {
         let missing = status["enforcement"]?["notEnforced"]?.array?.first
         #expect(missing?["selection"] == "myset" && missing?["cause"]?.string?.contains("not in the configuration") == true, "\(missing ?? .null)")
         #expect(!h.entries(.lock).contains { $0.message.contains("myset") }, "no 'Blocked myset': \(h.entries(.lock).map(\.message))")
-        #expect(h.run { h.engine.state.failures }.filter { $0.message.contains("cannot enforce 'myset'") }.count == 1, "recorded once")
+        #expect(h.run { h.engine.core.state.failures }.filter { $0.message.contains("cannot enforce 'myset'") }.count == 1, "recorded once")
     }
 
     @Test("§7, E8: the targets a blocked selection keeps include its URL prefixes")
     func keptTargetsIncludePaths() {
         let pinned = Selection(name: "v", domains: ["a.example"], apps: ["/usr/bin/v"], paths: ["v.example/shorts"])
         let narrowed = Selection(name: "v", domains: ["a.example"])
-        let kept = Engine.union(narrowed, pinned)
+        let kept = Core.union(narrowed, pinned)
         #expect(kept.paths == ["v.example/shorts"] && kept.apps == ["/usr/bin/v"] && kept.domains == ["a.example"])
     }
 
@@ -123,7 +123,7 @@ struct ConfigFallbackTests {
         h.run { h.engine.startUp() }
         _ = ok(h.send(#"start {"selections":["foo"],"seconds":600,"name":"focus"}"#))
         _ = ok(h.send("reload"))
-        #expect(h.run { h.engine.resolved["foo"]?.domains } == ["foo.example", "new.foo.example", "www.foo.example"])
+        #expect(h.run { h.engine.core.resolved["foo"]?.domains } == ["foo.example", "new.foo.example", "www.foo.example"])
         #expect(h.log.entries.contains { $0.message.hasPrefix("Selection 'foo' lost 1 target in the configuration;") })
     }
 

@@ -74,7 +74,7 @@ struct EngineTests {
         h.clock.advance(10)
         h.clock.stepWall(step)  // no wake-up: the request below is the first to see the step
         let created = ok(h.send(#"start {"selections":["instagram"],"seconds":6,"name":"new"}"#))
-        #expect(created?["end"]?.string == h.run { h.engine.local.iso8601(h.clock.wallNow() + 6) })
+        #expect(created?["end"]?.string == h.run { h.engine.core.local.iso8601(h.clock.wallNow() + 6) })
         #expect(h.enforcer.current == ["instagram", "reddit"], "the new block is enforced at once")
         #expect(h.log.entries.contains { $0.message.contains("stepped by") })
         h.advance(5.9)
@@ -95,7 +95,7 @@ struct EngineTests {
         h.clock.advance(100)
         h.clock.stepWall(step)
         let status = ok(h.send("status"))
-        let expected = h.run { h.engine.local.iso8601(h.clock.wallNow() + 1700) }
+        let expected = h.run { h.engine.core.local.iso8601(h.clock.wallNow() + 1700) }
         #expect(status?["activities"]?[0]?["end"]?.string == expected)
         #expect(status?["blocked"]?[0]?["until"]?.string == expected)
     }
@@ -205,7 +205,7 @@ struct EngineTests {
         guard case .error(let e) = h.send("reload") else { Issue.record("reload succeeded"); return }
         #expect(e.code == .invalidConfig)
         #expect(e.message.contains("previous configuration stays in force"))
-        #expect(h.run { h.engine.state.failures.last?.code } == "invalid-config")
+        #expect(h.run { h.engine.core.state.failures.last?.code } == "invalid-config")
         _ = ok(h.send(#"start {"selections":["instagram"],"seconds":60}"#))
     }
 

@@ -43,7 +43,7 @@ struct FamilyEngineTests {
         let o = try #require(ok(h.send("reload", as: Self.parent)))
         #expect(o["problems"] == .array(["the configured schedule 'bedtime' takes its name from kid's schedule, which goes on as 'kid/bedtime'"]))
         #expect(h.enforcer.users["youtube"] == [1001], "the configured bedtime is in force for kid")
-        #expect(h.run { h.engine.registry.activity(named: "kid/bedtime") } != nil)
+        #expect(h.run { h.engine.core.registry.activity(named: "kid/bedtime") } != nil)
     }
 
     @Test("A1, M1: the parent's schedule for kid asks (approval); more over a block for everyone is refused to kid, and kid2 stays blocked")

@@ -11,7 +11,7 @@ struct ForegroundEngineTests {
     static let today = "2026-11-29"  // the harness starts at 13:05 in Tokyo
     static let steam = "/usr/lib/steam/steam"
 
-    func day(_ h: Harness) -> UsageHistory.Day { h.run { h.engine.state.history.days[Self.today] } ?? UsageHistory.Day() }
+    func day(_ h: Harness) -> UsageHistory.Day { h.run { h.engine.core.state.history.days[Self.today] } ?? UsageHistory.Day() }
 
     func counted(_ r: Response) -> [String]? { ok(r)?["counted"]?.array?.compactMap(\.string) }
 
@@ -35,7 +35,7 @@ struct ForegroundEngineTests {
         h.advance(60)
         #expect(day(h).running == ["1001": ["steam": 150]])
         #expect(day(h).foreground == ["1001": ["steam": 90]])
-        #expect(h.run { h.engine.state.history.open }.isEmpty)
+        #expect(h.run { h.engine.core.state.history.open }.isEmpty)
         let report = ok(h.send(#"report {"days":1}"#, as: kid))
         #expect(report?["days"]?.array?.first?["foreground"] == ["steam": 90], "R2: the report's foreground is the ledger's")
     }
@@ -48,7 +48,7 @@ struct ForegroundEngineTests {
         #expect(counted(h.send(#"foreground {"app":"\#(Self.steam)"}"#)) == ["steam"], "root's own steam")
         h.advance(120)
         #expect(day(h).foreground == ["0": ["steam": 120]])
-        #expect(h.run { h.engine.state.history.open.keys.filter { !$0.hasPrefix("used ") }.sorted() } == ["foreground 0 steam", "running 0 steam", "running 1001 steam"])
+        #expect(h.run { h.engine.core.state.history.open.keys.filter { !$0.hasPrefix("used ") }.sorted() } == ["foreground 0 steam", "running 0 steam", "running 1001 steam"])
     }
 
     @Test("R1: a bad foreground word is refused with what is accepted, and records nothing")
@@ -56,7 +56,7 @@ struct ForegroundEngineTests {
         let h = Harness()
         guard case .error(let e) = h.send(#"foreground {"app":"steam"}"#) else { Issue.record("a relative path was accepted"); return }
         #expect(e.code == .usage && e.message.contains("absolute path"))
-        #expect(h.run { h.engine.state.history.open }.isEmpty && h.run { h.engine.state.failures }.isEmpty)
+        #expect(h.run { h.engine.core.state.history.open }.isEmpty && h.run { h.engine.core.state.failures }.isEmpty)
     }
 
     @Test("R1, T8: foreground figures ride the state log and replay onto the old state to the new one; a restart forgets the focus")
@@ -64,9 +64,9 @@ struct ForegroundEngineTests {
         let h = Harness()
         h.run { h.engine.appsRunning([UsageMonitor.Running(uid: 0, app: "supertux2"), UsageMonitor.Running(uid: 0, app: "/usr/games/supertux2")]) }
         #expect(Set(counted(h.send(#"foreground {"app":"/usr/games/supertux2"}"#)) ?? []) == ["supertux2", "/usr/games/supertux2"])
-        let before = h.run { h.engine.state }
+        let before = h.run { h.engine.core.state }
         h.advance(60)
-        let after = h.run { h.engine.state }
+        let after = h.run { h.engine.core.state }
         let d = StateDelta(from: before, to: after)
         #expect(d.historyDays?[Self.today]?.foreground == ["0": ["supertux2": 60, "/usr/games/supertux2": 60]])
         var replayed = before
@@ -74,7 +74,7 @@ struct ForegroundEngineTests {
         #expect(replayed.history == after.history)
         h.engine = h.makeEngine()
         h.run { h.engine.startUp() }
-        #expect(h.run { h.engine.state.history.open }.isEmpty, "nothing runs or has the focus until it is seen again")
+        #expect(h.run { h.engine.core.state.history.open }.isEmpty, "nothing runs or has the focus until it is seen again")
         #expect(day(h).foreground == ["0": ["supertux2": 60, "/usr/games/supertux2": 60]], "what was counted stays")
     }
 }

@@ -43,8 +43,8 @@ struct HookTests {
         #expect(h.enforcer.current == ["focus"])
         h.advance(60)
         #expect(h.enforcer.current == [])
-        #expect(Run.eventually { h.run { h.engine.state.failures.count } == 2 })
-        let failures = h.run { h.engine.state.failures }
+        #expect(Run.eventually { h.run { h.engine.core.state.failures.count } == 2 })
+        let failures = h.run { h.engine.core.state.failures }
         #expect(failures.map(\.code) == ["hook-failed", "hook-failed"])
         #expect(failures[0].message.contains("exited with status 3: no-vpn"))
         #expect(failures[1].message.contains("did not finish within 3 s and was killed") || failures[1].message.contains("was killed"))

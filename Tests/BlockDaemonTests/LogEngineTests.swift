@@ -28,7 +28,7 @@ struct LogEngineTests {
     /// Bytes written for each of 40 changes (20 starts, 20 stops) after start-up.
     static func bytesPerChange(activities count: Int) throws -> (bytes: Double, snapshots: Int) {
         let h = try harness(activities: count)
-        #expect(h.run { h.engine.registry.activities.count } == count)
+        #expect(h.run { h.engine.core.registry.activities.count } == count)
         let (bytes, snapshots) = (h.saveFault.bytes, h.run { h.engine.saving.journal.snapshots })
         for i in 0..<20 { _ = ok(h.send(#"start {"selections":["new\#(i).example.com"],"seconds":600,"name":"n\#(i)"}"#)) }
         for i in 0..<20 { _ = ok(h.send(#"stop {"name":"n\#(i)"}"#)) }
@@ -77,14 +77,14 @@ struct LogEngineTests {
         }
         #expect(Run.eventually(timeout: 5) { answers.all.count == 2 })
         #expect(answers.all.allSatisfy { $0.line.hasPrefix("ERR not-saved ") }, "\(answers.all.map(\.line))")
-        #expect(h.run { h.engine.registry.activities.map(\.name) } == ["keep"])
+        #expect(h.run { h.engine.core.registry.activities.map(\.name) } == ["keep"])
         #expect(h.enforcer.current == enforced, "enforcement converged back")
         h.saveFault.syncCode = nil
         h.run { h.engine.saveRetryBase = 0.01 }
         #expect(Run.eventually(timeout: 5) { h.run { h.engine.saveProblem == nil } })
         h.engine = h.makeEngine()
         h.run { h.engine.startUp() }
-        #expect(h.run { h.engine.registry.activities.map(\.name) } == ["keep"], "nothing unacknowledged, nothing acknowledged lost")
+        #expect(h.run { h.engine.core.registry.activities.map(\.name) } == ["keep"], "nothing unacknowledged, nothing acknowledged lost")
     }
 
     @Test("T4: a torn log tail found at start is cut and recorded as a failure saying how many bytes were dropped")

@@ -19,7 +19,7 @@ struct PersistenceTests {
         h.run { h.engine.startUp() }
     }
 
-    func names(_ h: Harness) -> [String] { h.run { h.engine.registry.activities.map(\.name).sorted() } }
+    func names(_ h: Harness) -> [String] { h.run { h.engine.core.registry.activities.map(\.name).sorted() } }
 
     /// Each change, the set-up it needs, and the activities after it if it were made.
     static let changes: [(setUp: [String], request: String)] = [
@@ -63,10 +63,10 @@ struct PersistenceTests {
         h.saveFault.code = ENOSPC
         guard case .error(let clear) = h.send("failures-clear") else { Issue.record("failures-clear answered OK"); return }
         #expect(clear.code == .notSaved)
-        #expect(h.run { h.engine.state.failures.map(\.message) }.first == "an old failure")
+        #expect(h.run { h.engine.core.state.failures.map(\.message) }.first == "an old failure")
         guard case .error(let reload) = h.send("reload") else { Issue.record("reload answered OK"); return }
         #expect(reload.code == .notSaved)
-        #expect(h.run { h.engine.registry.maxActivities } == ConfigSet.builtIn.daemon.maxActivities)
+        #expect(h.run { h.engine.core.registry.maxActivities } == ConfigSet.builtIn.daemon.maxActivities)
     }
 
     @Test("§7: a save no request waits for is recorded once per cause, retried with backoff, and its recovery logged once")
@@ -80,11 +80,11 @@ struct PersistenceTests {
         h.advance(10)
         let refused = h.saveFault.refused
         #expect(Run.eventually { h.saveFault.refused >= refused + 3 }, "the timer's retries go on, and fail")
-        var unsaved = h.run { h.engine.state.failures.filter { $0.code == "not-saved" } }
+        var unsaved = h.run { h.engine.core.state.failures.filter { $0.code == "not-saved" } }
         #expect(unsaved.count == 1, "one failure for one cause, however many attempts: \(unsaved.map(\.message))")
         h.saveFault.code = EROFS
         h.advance(10)
-        unsaved = h.run { h.engine.state.failures.filter { $0.code == "not-saved" } }
+        unsaved = h.run { h.engine.core.state.failures.filter { $0.code == "not-saved" } }
         #expect(unsaved.count == 2, "a new cause is a new failure")
         #expect(h.run { h.engine.status(now: h.clock.wallNow()) }["enforcement"]?["stateProblem"] != nil)
         h.saveFault.code = nil

@@ -10,7 +10,7 @@ import BlockTestSupport
 struct UsageHistoryEngineTests {
     static let today = "2026-11-29"  // the harness starts at 13:05 in Tokyo
 
-    func day(_ h: Harness, _ date: String = today) -> UsageHistory.Day { h.run { h.engine.state.history.days[date] } ?? UsageHistory.Day() }
+    func day(_ h: Harness, _ date: String = today) -> UsageHistory.Day { h.run { h.engine.core.state.history.days[date] } ?? UsageHistory.Day() }
 
     @Test("R1: a block for everyone stopped early: its blocked minutes under `all`, started and stoppedEarly under the one who did it")
     func startStop() {
@@ -20,7 +20,7 @@ struct UsageHistoryEngineTests {
         _ = ok(h.send(#"stop {"name":"focus"}"#))
         #expect(day(h).blocked == ["all": ["youtube": 300]])
         #expect(day(h).counts == ["0": ["started": 1, "stoppedEarly": 1]])
-        #expect(h.run { h.engine.state.history.open }.isEmpty)
+        #expect(h.run { h.engine.core.state.history.open }.isEmpty)
     }
 
     @Test("R1: a per-user block's time is its users', and a block that ends by itself closes at its end")
@@ -57,11 +57,11 @@ struct UsageHistoryEngineTests {
         var old = UsageHistory.Day()
         old.counts = ["0": ["started": 1]]
         h.run {
-            h.engine.state.history.days["2026-10-01"] = old
-            h.engine.state.history.days["2026-10-26"] = old  // 35 days before the 29th of November, today included: the last kept
+            h.engine.core.state.history.days["2026-10-01"] = old
+            h.engine.core.state.history.days["2026-10-26"] = old  // 35 days before the 29th of November, today included: the last kept
         }
         _ = ok(h.send(#"start {"selections":["reddit"],"seconds":60}"#))
-        #expect(h.run { h.engine.state.history.days.keys.sorted() } == ["2026-10-26", Self.today])
+        #expect(h.run { h.engine.core.state.history.days.keys.sorted() } == ["2026-10-26", Self.today])
     }
 
     @Test("R2: report answers from the ledger; a member gets their own view, and another's or the machine's is refused")
@@ -94,7 +94,7 @@ struct UsageHistoryEngineTests {
         let h = Harness()
         h.run { h.engine.appsRunning([UsageMonitor.Running(uid: 1001, app: "steam")]) }
         h.advance(60)  // the timer armed for the minute's checkpoint fires
-        #expect(h.run { h.engine.state.history.days[Self.today]?.running["1001"]?["steam"] } == 60, "checkpointed each minute while it runs")
+        #expect(h.run { h.engine.core.state.history.days[Self.today]?.running["1001"]?["steam"] } == 60, "checkpointed each minute while it runs")
         h.advance(60)
         h.run { h.engine.appsRunning([]) }
         #expect(day(h).running == ["1001": ["steam": 120]])
@@ -141,7 +141,7 @@ struct UsageHistoryEngineTests {
         h.engine = h.makeEngine()
         h.run { h.engine.startUp() }
         #expect(day(h).running == ["1001": ["steam": 40]], "the 40 s before the stop")
-        #expect(h.run { h.engine.state.usage.used[Self.today]?["games"] } == 40)
+        #expect(h.run { h.engine.core.state.usage.used[Self.today]?["games"] } == 40)
     }
 
     @Test("R1, T8: a state-log record carries only the users whose figures changed, and replays onto the old state to the new one")

@@ -72,29 +72,10 @@ extension Engine {
         case .hookFailed(let error, let selection):
             recordFailure(error, uid: nil, activity: selection, now: observedNow())
             persist()
+            carryOut()
         }
         // Shield hits and failures change what the read-only answers show without a reconcile.
         publishSnapshot(unlessSince: mark)
-    }
-
-    /// Tells the usage monitor which apps the limits cover now (§9).
-    func followLimits() { collaborators.limitsChanged(limitedApps) }
-
-    /// R1: tells the usage monitor the apps of the selections some activity names, when they
-    /// changed (an unused built-in selection's apps are not followed).
-    func followApps() {
-        var selections: [String: [String]] = [:]
-        for s in config.catalog.selections where registry.index.isNamed(s.name) {
-            for app in Set(s.apps) { selections[app, default: []].append(s.name) }
-        }
-        guard selections != appSelections || followedApps == nil else { return }
-        appSelections = selections
-        let apps = Set(selections.keys)
-        if apps != followedApps {
-            followedApps = apps
-            collaborators.appsChanged(apps)
-        }
-        if !appsRunning.isEmpty { recordUsed(at: observedNow()) }  // a selection's apps changed while they run
     }
 }
 

@@ -31,18 +31,12 @@ extension Engine {
     }
 
     /// What a request may change besides the activities (those are undone by the registry).
-    struct Snapshot {
-        var state: DaemonState
-        var config: ConfigSet
-        var configProvenance: ConfigProvenance
-        /// The cap follows the configuration (a reload sets it).
-        var maxActivities: Int
-    }
+    typealias Snapshot = Core.Mark
 
     func snapshot() -> Snapshot {
         // Changes no request made are not this request's to undo; the next save writes them.
-        saving.unwritten.formUnion(registry.takeChanges())
-        return Snapshot(state: state, config: config, configProvenance: configProvenance, maxActivities: registry.maxActivities)
+        saving.unwritten.formUnion(core.registry.takeChanges())
+        return core.mark()
     }
 
     /// Writes the change made since `before`; if it cannot be written, puts `before` back
@@ -52,11 +46,7 @@ extension Engine {
         do throws(AtomicFile.Failure) {
             try write()
         } catch {
-            registry.rollBack()
-            state = before.state
-            config = before.config
-            configProvenance = before.configProvenance
-            registry.maxActivities = before.maxActivities
+            core.restore(before)
             saveFailed(error, now: now)
             throw CoreError(.notSaved, "the change was not made: \(store.notSaved(error).message)")
         }
@@ -66,8 +56,8 @@ extension Engine {
 
     /// A1: the more-time book follows activities that moved aside (before they are saved).
     func followMoves() -> [Move] {
-        let moves = registry.takeMoves()
-        for m in moves { book.rename(m.from, to: m.to) }
+        let moves = core.registry.takeMoves()
+        for m in moves { core.book.rename(m.from, to: m.to) }
         return moves
     }
 
@@ -85,7 +75,7 @@ extension Engine {
         do throws(AtomicFile.Failure) {
             try write()
         } catch {
-            saving.unwritten.formUnion(registry.takeChanges())
+            saving.unwritten.formUnion(core.registry.takeChanges())
             saveFailed(error, now: clock.wallNow())
             tell(moves)  // kept in memory, retried on the next save
             return
@@ -100,8 +90,7 @@ extension Engine {
     public func saveBeforeExit() {
         assertOnQueue()
         let now = observedNow()
-        state.usage.checkpoint(at: now, clock: local)
-        state.history.checkpoint([.running, .used, .foreground], at: now, clock: local)
+        core.checkpointBeforeExit(now: now)
         persist()
         do throws(AtomicFile.Failure) { try compactNow() } catch { flush() }
     }
@@ -111,17 +100,17 @@ extension Engine {
     /// clock was stepped.
     private func write() throws(AtomicFile.Failure) {
         assertOnQueue()
-        let changes = registry.before
-        if saving.journal.fd < 0 || wallMinusBoot != saving.wallMinusBoot {
+        let changes = core.registry.before
+        if saving.journal.fd < 0 || core.wallMinusBoot != saving.wallMinusBoot {
             try compactNow()
         } else {
             try saving.journal.append(records(changes))
             saving.batchBefore.merge(changes) { first, _ in first }
         }
-        registry.takeChanges()
+        core.registry.takeChanges()
         saving.unwritten = []
-        saving.persisted = state
-        saving.wallMinusBoot = wallMinusBoot
+        saving.persisted = core.state
+        saving.wallMinusBoot = core.wallMinusBoot
     }
 
     /// The records for the activities changed (`changes`: each one's activity before) and for
@@ -130,7 +119,7 @@ extension Engine {
         var out: [StateLog.Record] = []
         for name in saving.unwritten.union(changes.keys).sorted() {
             let forced = saving.unwritten.contains(name)
-            let now = registry.activity(named: name).flatMap(Engine.stored)
+            let now = core.registry.activity(named: name).flatMap(Engine.stored)
             let was = changes[name].flatMap { $0 }.flatMap(Engine.stored)
             if let now, forced || now != was {
                 out.append(.put(now))
@@ -138,7 +127,7 @@ extension Engine {
                 out.append(.remove(name))
             }
         }
-        let delta = StateDelta(from: saving.persisted, to: state)
+        let delta = StateDelta(from: saving.persisted, to: core.state)
         if !delta.isEmpty { out.append(.state(delta)) }
         return out
     }
@@ -150,10 +139,10 @@ extension Engine {
 
     /// The whole state as a new snapshot; every change of the batch is then on disk.
     private func compactNow() throws(AtomicFile.Failure) {
-        var full = state
-        full.activities = registry.activities.compactMap(Engine.stored)
+        var full = core.state
+        full.activities = core.registry.activities.compactMap(Engine.stored)
         try saving.journal.compact(full)
-        saving.persisted = state
+        saving.persisted = core.state
         batchSynced()
     }
 
@@ -174,7 +163,7 @@ extension Engine {
         assertOnQueue()
         guard saving.journal.unsynced else { return batchSynced() }
         do throws(AtomicFile.Failure) {
-            if saving.journal.needsCompaction(activities: registry.index.count) {
+            if saving.journal.needsCompaction(activities: core.registry.index.count) {
                 do throws(AtomicFile.Failure) { return try compactNow() } catch { saving.journal.compactionFailed() }
             }
             try saving.journal.sync()
@@ -198,16 +187,15 @@ extension Engine {
     /// requests waiting on it are answered not-saved, and enforcement converges back.
     private func batchFailed(_ failure: AtomicFile.Failure) {
         let now = clock.wallNow()
-        registry.rollBack()
+        core.registry.rollBack()
         if !saving.batchBefore.isEmpty {
-            let restored = registry.activities.filter { saving.batchBefore[$0.name] == nil } + saving.batchBefore.values.compactMap { $0 }
-            registry = registry.rebuilt(restored)
+            let restored = core.registry.activities.filter { saving.batchBefore[$0.name] == nil } + saving.batchBefore.values.compactMap { $0 }
+            core.registry = core.registry.rebuilt(restored)
         }
         if let mark = saving.batchMark {
-            (state, config, configProvenance) = (mark.state, mark.config, mark.configProvenance)
-            registry.maxActivities = mark.maxActivities
-            resolved = [:]
-            mustApply = true
+            core.restoreBatch(mark)
+            core.resolved = [:]
+            core.mustApply = true
         }
         saving.batchBefore = [:]
         saving.batchMark = nil
@@ -218,7 +206,7 @@ extension Engine {
             if case .ok = w.response { w.reply(.error(notSaved)) } else { w.reply(w.response) }
         }
         saveFailed(failure, now: now)
-        followLimits()
+        core.followLimits()
         reconcile(now: now)
     }
 
@@ -229,8 +217,8 @@ extension Engine {
         guard cause != saveProblem else { return }
         saveProblem = cause
         let error = store.notSaved(failure)
-        recordFailure(CoreError(.notSaved, "\(error.message); until then changes are refused and blockd retries on its own"),
-                      uid: nil, activity: nil, now: now)
+        core.recordFailure(CoreError(.notSaved, "\(error.message); until then changes are refused and blockd retries on its own"),
+                           uid: nil, activity: nil, now: now)
     }
 
     private func saveSucceeded() {
@@ -251,6 +239,7 @@ extension Engine {
             guard let self else { return }
             self.saveRetry = nil
             self.persist()
+            self.carryOut()
         }
         saveRetry = item
         queue.asyncAfter(deadline: .now() + delay, execute: item)

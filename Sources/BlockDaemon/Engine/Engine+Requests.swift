@@ -3,8 +3,9 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// Request handlers (§6, §8). Each returns the response object or throws a CoreError;
-/// the error is mapped to `ERR <code> <message>` in one place (`handle`).
+/// Requests (§6, §8) through the core: `authorize`, `prepare` (the change, in memory), the save
+/// (`OK` means on disk, §7), `proceed` (what people are told), the reconcile, and the answer.
+/// A refusal is answered `ERR <code> <message>` here, in one place.
 extension Engine {
     /// Handles one request on the engine queue; `reply` gets the answer once the change it made
     /// is on disk (§7), so that one fdatasync covers the changes of every request handled
@@ -12,6 +13,7 @@ extension Engine {
     /// loosening whose `Delay=` has passed is carried out (M2).
     public func handle(_ request: Request, from peer: Peer, delaying: Bool = true, reply: @escaping (Response) -> Void) {
         let response = answer(request, from: peer, delaying: delaying)
+        carryOut()
         // An answer never overtakes one waiting for the fdatasync (a connection pipelines).
         guard saving.waiting.isEmpty && !(request.modifies && saving.journal.unsynced) else {
             saving.waiting.append((response, reply))
@@ -33,228 +35,124 @@ extension Engine {
         let now = observedNow()
         let mark = publications
         do throws(CoreError) {
-            // A1: who may call the command at all; what it acts on is judged where it is found.
-            if case .refused(let error) = Authority.decide(request.command, by: registry.actor(peer)) { throw error }
-            let request = resolvingNames(request, for: peer)
-            if delaying, let o = try delayedLoosening(request, peer: peer, now: now) {  // M2
-                publishSnapshot(unlessSince: mark)
-                return .ok(o)
-            }
-            let reply = try dispatch(request, peer: peer, now: now)
+            let reply = try perform(request, from: peer, now: now, delaying: delaying)
             if request.modifies { publishSnapshot(unlessSince: mark) }
             return .ok(reply)
         } catch {
-            // T4: refusals of well-formed changes are recorded (the cap, permissions, locks);
-            // input mistakes are answered on the spot and not kept, so they cannot push real
-            // failures out of the bounded list.
-            if request.modifies && Engine.recordedCodes.contains(error.code) {
+            // T4: refusals of well-formed changes are recorded (Core.recordedCodes).
+            if request.modifies && Core.recordedCodes.contains(error.code) {
                 recordFailure(error, uid: peer.uid, activity: nil, now: now)
                 persist()
             }
+            carryOut()
             if request.modifies { publishSnapshot() }  // the failure recorded here is news
             return .error(error)
         }
     }
 
-    static let recordedCodes: Set<ErrorCode> = [.activityLimit, .permissionDenied, .locked, .exists, .invalidConfig, .internal, .busy]
-
-    /// A1: a name a member types means their own activity of that name when they have one
-    /// (`youtube` is `kid/youtube` for kid), else the name as given.
-    func resolvingNames(_ request: Request, for peer: Peer) -> Request {
-        switch request {
-        case .stop(let n): .stop(name: registry.resolve(n, for: peer))
-        case .scheduleRemove(let n): .scheduleRemove(name: registry.resolve(n, for: peer))
-        case .limitRemove(let n): .limitRemove(name: registry.resolve(n, for: peer))
-        case .cancel(let n): .cancel(name: registry.resolve(n, for: peer))
-        case .hello, .status, .start, .scheduleAdd, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitAdd, .limitList, .more, .requests, .approve, .deny, .stats, .report, .foreground, .watch, .reload:
-            request
+    /// One request through the core: authorized, made in memory, saved (undone and refused
+    /// `not-saved` if that fails), told, enforced, and answered.
+    private func perform(_ request: Request, from peer: Peer, now: Date, delaying: Bool) throws(CoreError) -> JSONObject {
+        try core.authorize(request, by: peer)
+        let before = request.modifies ? snapshot() : nil
+        let change = try core.prepare(request, from: peer, now: now, delaying: delaying, fresh: freshConfig(for: request))
+        carryOut()  // what making the change found (a configured activity not in force) is said either way
+        if change.saves, let before {
+            do throws(CoreError) { try commit(since: before, now: now) } catch {
+                if change.refollowsLimitsOnFailure { core.followLimits() }
+                carryOut()
+                throw error
+            }
         }
+        core.proceed(change, now: now)
+        if change.reconciles { reconcile(now: now) } else { carryOut() }
+        return core.reply(change.answer, now: now) ?? published(change.answer, now: now)
     }
 
-    /// R2: the shield's hits by local day, by selection, as `viewer` sees them (nil: everyone's
-    /// totals; a uid: the hits on that person's processes).
-    func shieldHitDays(viewer: UInt32?) -> [String: [String: Int]] {
-        var out: [String: [String: Int]] = [:]
-        for (key, hits) in state.shieldHits {
-            if let day = ShieldHitDays.day(of: key, for: viewer) { out[day] = hits }
-        }
-        return out
+    /// `reload` reads the configuration files here, at the edge; the core decides what to do with them.
+    private func freshConfig(for request: Request) -> Result<ConfigSet, CoreError>? {
+        guard request.command == .reload else { return nil }
+        do throws(CoreError) { return .success(try collaborators.loadConfig()) } catch { return .failure(error) }
     }
 
-    private func dispatch(_ request: Request, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
-        switch request {
-        case .hello:
-            return ["protocol": .int(Int64(BlockdVersion.protocolVersion)), "version": .string(BlockdVersion.version), "daemon": "blockd"]
-        // The read-only answers come from the published snapshot on the connection's side
-        // (Engine+Snapshot.swift); they reach the engine when that cannot answer, and for
-        // other users' views (per-user blocks).
-        case .status(let all, let view):
-            var o = status(now: now, viewer: try viewer(view, peer: peer), all: all)
-            if let own = Engine.privateView(peer) { o = StatusSnapshot.only(own, o); o["counts"] = counts(visibleTo: own, now: now) }  // A1
+    /// The answers rendered from what the engine publishes (status, failures, stats).
+    private func published(_ answer: Change.Answer, now: Date) -> JSONObject {
+        switch answer {
+        case .status(let all, let viewer, let peer):
+            var o = status(now: now, viewer: viewer, all: all)
+            if let own = Core.privateView(peer) { o = Core.only(own, o); o["counts"] = core.counts(visibleTo: own, now: now) }  // A1
             return o
-        case .failures, .stats: return answerNow(request, now: now, private: Engine.privateView(peer))
-        case .report(let args):  // R2: a member sees their own view (`viewer` refuses another's)
-            let uid = try viewer(args.view, peer: peer)
-            let range = args.range(today: local.civil(of: now).date)
-            let limits = registry.index.limits.filter { l in uid.map { l.users?.contains($0) ?? true } ?? true }
-            return state.history.report(from: range.from, to: range.to, previous: range.previous, period: args.period.name,
-                                        user: uid.map(String.init), at: now, clock: local, limits: limits, usage: state.usage,
-                                        shieldHits: shieldHitDays(viewer: uid))
-        case .foreground(let app): return try foreground(app, peer: peer, now: now)  // R1: the caller's own, by SO_PEERCRED
-        case .start(let args): return try start(args, peer: peer, now: now)
-        case .stop(let name): return try stop(name, peer: peer, now: now)
-        case .scheduleAdd(let schedule): return try addSchedule(schedule, peer: peer, now: now)
-        case .scheduleRemove(let name): return try removeSchedule(name, peer: peer, now: now)
-        case .scheduleList:
-            let schedules = activitiesForDisplay(at: now).filter { $0.kind == .schedule && listed($0, to: peer) }
-            return ["schedules": .array(schedules.map { shapes.activity($0, at: now) })]
-        case .selections:
-            return ["selections": .array(config.catalog.selections.map { shapes.selection($0) })]
-        case .selectionShow(let name):
-            return ["selection": shapes.selection(try config.catalog.resolve(name))]
-        case .failuresClear:
-            // A1: a member clears their own failures only; what the daemon or others recorded stays.
-            let before = snapshot()
-            let count = state.failures.count
-            if let own = Engine.privateView(peer) { state.failures.removeAll { $0.uid == own } } else { state.failures = [] }
-            try commit(since: before, now: now)
-            return ["cleared": .int(Int64(count - state.failures.count))]
-        case .reload: return try reload(now: now)
-        case .limitAdd(let limit): return try addLimit(limit, peer: peer, now: now)
-        case .limitRemove(let name): return try removeLimit(name, peer: peer, now: now)
-        case .more, .requests, .approve, .deny, .cancel: return try moreTime(request, peer: peer, now: now)
-        case .limitList:
-            let limits = activitiesForDisplay(at: now).filter { $0.kind == .limit && listed($0, to: peer) }
-            return ["limits": .array(limits.map { shapes.activity($0, at: now) })]
-        case .watch:
-            throw CoreError(.internal, "watch is handled by the connection, not the engine")
+        case .published(let request, let peer): return answerNow(request, now: now, private: Core.privateView(peer))
+        case .reply, .activity, .started: return core.reply(answer, now: now) ?? [:]
         }
     }
 
-    private func start(_ args: Request.StartArguments, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
-        var names: [String] = []
-        for argument in args.selections { names.append(try config.catalog.resolve(argument).name) }
-        let end: Date
-        if let seconds = args.seconds {
-            end = now + TimeInterval(seconds)  // T1: exact, from receipt; T6 keeps it elapsed time
-        } else {
-            end = args.until!
+    /// M2: carries out the loosenings whose delay has passed, as their asker would have.
+    /// Called before a timer's or start-up's reconcile, never from inside one.
+    func performDueLoosenings(now: Date) {
+        let due = core.takeDueLoosenings(now: now)
+        guard !due.isEmpty else { return }
+        for (request, peer, loosening) in due {
+            if case .error(let e) = handle(request, from: peer, delaying: false) { core.delayedLooseningFailed(loosening, e) }
         }
-        let users = try grantedScope(args.users, selections: names, peer: peer)  // per-user blocks
-        let before = snapshot()
-        let moreTime = args.moreTime ?? MoreTimePolicy.familyDefault(scope: users, setBy: peer.uid)  // A1
-        let outcome = try registry.startBlock(name: args.name, selections: names, end: end, locked: args.lock, moreTime: moreTime,
-                                             users: users, by: peer, now: now)
-        if case .created = outcome { state.history.count(.started, user: String(peer.uid), at: now, clock: local) }  // R1
-        try commit(since: before, now: now)
-        let block = outcome.block
-        switch outcome {
-        case .created:
-            log.log(JournalEntry("Block '\(block.name)' started by \(who(peer.uid)) until \(local.iso8601(block.end))\(block.locked ? " (locked)" : "")",
-                             priority: .info, event: .start, fields: [(.activity, block.name), (.end, local.iso8601(block.end)), (.uid, String(peer.uid))]))
-        case .extended(let from, _):
-            log.log(JournalEntry("Block '\(block.name)' extended by \(who(peer.uid)) from \(local.iso8601(from.end)) to \(local.iso8601(block.end)); a block is extended, never shortened",
-                             priority: .info, event: .start, fields: [(.activity, block.name), (.end, local.iso8601(block.end))]))
-        case .unchanged: break
-        }
-        reconcile(now: now)
-        guard case .object(var o) = shapes.activity(.block(block), at: now) else { return [:] }
-        o["outcome"] = switch outcome {
-        case .created: "created"
-        case .extended: "extended"
-        case .unchanged: "unchanged"
-        }
-        // Truth (§7): the block is registered either way; the client says whether it
-        // is enforced, and blockd retries what is not.
-        let missing = notEnforcedJSON(block.selections)
-        o["enforced"] = .bool(missing.array?.isEmpty ?? true)
-        if missing.array?.isEmpty == false { o["notEnforced"] = missing }
-        return o
+        persist()
+        carryOut()
     }
 
-    /// `[{"selection", "cause"}]` for those of `selections` that should be blocked now but are
-    /// not enforced.
-    func notEnforcedJSON(_ selections: [String]) -> JSON {
-        .array(selections.filter { applied[$0] == nil && notEnforced[$0] != nil }.map {
-            ["selection": .string($0), "cause": .string(notEnforced[$0]!)]
-        })
-    }
-
-    private func stop(_ name: String, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
-        let before = snapshot()
-        let block = try registry.stopBlock(named: name, by: peer, now: now)
-        state.history.count(.stoppedEarly, user: String(peer.uid), at: now, clock: local)  // R1
-        try commit(since: before, now: now)
-        for s in block.selections { pendingUnlockNotes[s] = "block '\(block.name)' stopped early by \(who(peer.uid))" }
-        log.log(JournalEntry("Block '\(block.name)' stopped early by \(who(peer.uid))", priority: .info, event: .stop,
-                         fields: [(.activity, block.name), (.uid, String(peer.uid))]))
-        reconcile(now: now)
-        return ["stopped": .string(block.name)]
-    }
-
-    private func addSchedule(_ schedule: Schedule, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
-        var s = schedule
-        var names: [String] = []
-        for argument in s.selections { names.append(try config.catalog.resolve(argument).name) }
-        s.selections = names
-        s.users = try grantedScope(s.users, selections: names, peer: peer)  // per-user blocks
-        s.moreTime = s.moreTime ?? MoreTimePolicy.familyDefault(scope: s.users, setBy: peer.uid)  // A1
-        let before = snapshot()
-        try registry.addSchedule(s, by: peer, now: now)
-        try commit(since: before, now: now)
-        log.log(JournalEntry("Schedule '\(s.name)' added by \(who(peer.uid)): \(s.rule)", priority: .info, event: .start,
-                         fields: [(.activity, s.name)]))
-        reconcile(now: now)
-        return shapes.activity(registry.activity(named: s.name)!, at: now).object ?? [:]
-    }
-
-    private func removeSchedule(_ name: String, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
-        let before = snapshot()
-        let s = try registry.removeSchedule(named: name, by: peer)
-        try commit(since: before, now: now)
-        for sel in s.selections { pendingUnlockNotes[sel] = "schedule '\(s.name)' removed by \(who(peer.uid))" }
-        log.log(JournalEntry("Schedule '\(s.name)' removed by \(who(peer.uid))", priority: .info, event: .stop, fields: [(.activity, s.name)]))
-        reconcile(now: now)
-        return ["removed": .string(s.name)]
-    }
-
-    /// SIGHUP and `blockc reload`: all or nothing; a bad configuration keeps the old one and
-    /// records a failure (§7). The new configuration is saved as the last good one
-    /// before it takes effect; blocked selections it removes or narrows keep their targets.
-    func reload(now: Date) throws(CoreError) -> JSONObject {
-        let fresh: ConfigSet
-        do throws(CoreError) {
-            fresh = try collaborators.loadConfig()
-        } catch {
-            throw CoreError(.invalidConfig, "reload failed, the previous configuration stays in force: \(error.message)")
-        }
-        let before = snapshot()
-        config = fresh
-        configProvenance = .files
-        state.lastGoodConfig = StoredConfig(fresh, at: now)
-        let problems = installConfigSchedules(now: now)
-        do throws(CoreError) { try commit(since: before, now: now) } catch {
-            followLimits()
-            throw error
-        }
-        resolved = [:]
-        mustApply = true
-        logKeptTargets(now: now)
-        log.log(JournalEntry("Configuration reloaded (\(fresh.files.count) file\(fresh.files.count == 1 ? "" : "s"))", priority: .info, event: .reload))
-        reconcile(now: now)
-        // A1, T4: what is not in force as written is part of the answer, not only a failure.
-        return ["reloaded": .int(Int64(fresh.files.count)), "problems": .array(problems.map { .string($0.message) })]
-    }
-
-    /// SIGHUP: like `blockc reload`, with the failure recorded rather than answered.
+    /// SIGHUP: like `blockc reload`, with the failure recorded as the daemon's (no one's)
+    /// rather than answered.
     public func reloadFromSignal() {
         assertOnQueue()
         let now = observedNow()
-        do throws(CoreError) { _ = try reload(now: now) } catch {
+        do throws(CoreError) { _ = try perform(.reload, from: .root, now: now, delaying: true) } catch {
+            carryOut()
             guard error.code != .notSaved else { return }  // recorded once by the failed save
             recordFailure(error, uid: nil, activity: nil, now: now)
             persist()
             publishSnapshot()
         }
+    }
+
+    /// From the usage monitor: the limits that have at least one process running now.
+    public func usageChanged(running: Set<String>) {
+        assertOnQueue()
+        let now = observedNow()
+        core.usageChanged(running: running, now: now)
+        reconcile(now: now)
+    }
+
+    /// R1: from the usage monitor, the apps of any selection running now and for whom.
+    func appsRunning(_ running: Set<UsageMonitor.Running>) {
+        assertOnQueue()
+        core.appsRunning(running, now: observedNow())
+        carryOut()
+    }
+
+    /// The limits' apps, for the usage monitor (§9).
+    public var limitedApps: [String: LimitedApps] { core.limitedApps }
+
+    /// `status` for `viewer` (nil: everyone): the activities they see and what blocks them.
+    /// While no activity has a scope every view is the whole one (and the snapshot answers);
+    /// with scopes the engine works the view out here, over every activity.
+    func status(now: Date, viewer: UInt32?, all: Bool) -> JSONObject {
+        var o = answerNow(.status(all: all), now: now)
+        guard let viewer, core.registry.index.scopedCount > 0 else { return o }
+        let (policy, shapes) = (core.policy, core.shapes)
+        let every = core.activitiesForDisplay(at: now)
+        let theirs = every.filter { a in a.scope.map { $0.contains(viewer) } ?? true }
+        let desired = policy.lifting(policy.desired(at: now, activities: every), grants: core.book.grants, at: now)
+            .compactMap { $0.seen(by: viewer) { policy.until($0, from: now, activities: theirs) } }
+        let active = Set(desired.flatMap { $0.reasons.map(\.activity) })
+        let activities = every.filter { Scope.visible($0.scope, origin: $0.origin, to: viewer) && (all || active.contains($0.name)) }
+        o["activities"] = .array(activities.map { shapes.activity($0, at: now) })
+        o["blocked"] = .array(desired.map { shapes.blocked($0) })
+        if case .object(var enforcement)? = o["enforcement"] {
+            let mine = Set(desired.map(\.selection))
+            enforcement["applied"] = .array(core.applied.keys.sorted().filter(mine.contains).map { .string($0) })
+            enforcement["notEnforced"] = core.notEnforcedJSON(desired.map(\.selection))
+            o["enforcement"] = .object(enforcement)
+        }
+        o["viewer"] = .int(Int64(viewer))
+        return o
     }
 }

@@ -12,7 +12,7 @@ extension Engine {
     func publishSnapshot(changed: Set<String>? = nil) {
         assertOnQueue()
         for selection in changed ?? [] {
-            blockedView[selection] = blockedNow(selection)
+            blockedView[selection] = core.blockedNow(selection)
         }
         let snapshot = makeSnapshot(parts: snapshotParts(desired: blockedView.keys.sorted().map { blockedView[$0]! }))
         published.withLock { $0 = snapshot }
@@ -30,38 +30,38 @@ extension Engine {
     func snapshotParts(desired: [Policy.Blocked], bounded: Bool = true) -> StatusSnapshot.Parts {
         // Only the first `maxActive` are kept (in registration order); with more, status goes to
         // the engine: a change never pays for listing a hundred thousand active blocks.
-        let active = bounded && registry.index.activeCount > StatusSnapshot.maxActive ? nil
-            : registry.index.activities(named: Set(desired.flatMap { $0.reasons.map(\.activity) }))
-        let n = registry.index.kindCounts
+        let active = bounded && core.registry.index.activeCount > StatusSnapshot.maxActive ? nil
+            : core.registry.index.activities(named: Set(desired.flatMap { $0.reasons.map(\.activity) }))
+        let n = core.registry.index.kindCounts
         let counts: JSONObject = [
-            "activities": .int(Int64(registry.index.count)), "active": .int(Int64(active?.count ?? registry.index.activeCount)),
+            "activities": .int(Int64(core.registry.index.count)), "active": .int(Int64(active?.count ?? core.registry.index.activeCount)),
             "blocks": .int(Int64(n[.block] ?? 0)), "schedules": .int(Int64(n[.schedule] ?? 0)), "limits": .int(Int64(n[.limit] ?? 0)),
         ]
-        return StatusSnapshot.Parts(active: active, limits: registry.index.limits.map(Activity.limit), counts: counts, desired: desired,
-                                    scoped: registry.index.scopedCount > 0)
+        return StatusSnapshot.Parts(active: active, limits: core.registry.index.limits.map(Activity.limit), counts: counts, desired: desired,
+                                    scoped: core.registry.index.scopedCount > 0)
     }
 
     func makeSnapshot(parts: StatusSnapshot.Parts) -> StatusSnapshot {
-        var enforcement: JSONObject = ["mode": .string(enforcer.mode), "applied": .array(applied.keys.sorted().map { .string($0) })]
+        var enforcement: JSONObject = ["mode": .string(enforcer.mode), "applied": .array(core.applied.keys.sorted().map { .string($0) })]
         if let composite = enforcer as? CompositeEnforcer, case .array(let offs) = composite.offs, !offs.isEmpty {
             enforcement["off"] = .array(offs)  // what the mode line does not claim, and why
         }
-        enforcement["hostsFile"] = .string(config.daemon.hostsFile)
+        enforcement["hostsFile"] = .string(core.config.daemon.hostsFile)
         // §7 "Truth": which configuration is in force, and whether the state is on disk.
-        enforcement["config"] = .string(configProvenance.kind.rawValue)
-        if let problem = configProvenance.problem { enforcement["configProblem"] = .string(problem) }
+        enforcement["config"] = .string(core.configProvenance.kind.rawValue)
+        if let problem = core.configProvenance.problem { enforcement["configProblem"] = .string(problem) }
         if let problem = saveProblem { enforcement["stateProblem"] = .string(problem) }
-        enforcement["notEnforced"] = notEnforcedJSON(parts.desired.map(\.selection))
-        if !lingering.isEmpty {  // §7 Truth: no longer blocked, but still in force until a write lands
-            enforcement["unblockPending"] = .array(lingering.sorted(by: { $0.key < $1.key }).map {
+        enforcement["notEnforced"] = core.notEnforcedJSON(parts.desired.map(\.selection))
+        if !core.lingering.isEmpty {  // §7 Truth: no longer blocked, but still in force until a write lands
+            enforcement["unblockPending"] = .array(core.lingering.sorted(by: { $0.key < $1.key }).map {
                 ["selection": .string($0.key), "cause": .string($0.value)]
             })
         }
-        return StatusSnapshot(local: local, parts: parts, usage: state.usage,
-                              failures: state.failures, shieldHits: state.shieldHits, enforcement: enforcement,
-                              nextTransition: nextTransition, maxActivities: registry.maxActivities,
-                              wallMinusBoot: wallMinusBoot, saveFailing: saveProblem != nil,
-                              moreTime: requestsJSON(), lastEnforced: lastEnforced,
+        return StatusSnapshot(local: core.local, parts: parts, usage: core.state.usage,
+                              failures: core.state.failures, shieldHits: core.state.shieldHits, enforcement: enforcement,
+                              nextTransition: core.nextTransition, maxActivities: core.registry.maxActivities,
+                              wallMinusBoot: core.wallMinusBoot, saveFailing: saveProblem != nil,
+                              moreTime: core.requestsJSON(), lastEnforced: core.lastEnforced,
                               enforcementNotes: collaborators.enforcementNotes, serverStats: collaborators.serverStats)
     }
 
@@ -73,24 +73,20 @@ extension Engine {
         guard let snapshot = published.withLock({ $0 }) else { return nil }
         let now = clock.wallNow()
         guard snapshot.answers(at: now, boot: clock.bootNow()),
-              let reply = snapshot.answer(request, now: now, private: Engine.privateView(peer)) else { return nil }
+              let reply = snapshot.answer(request, now: now, private: Core.privateView(peer)) else { return nil }
         return .ok(reply)
     }
-
-    /// A1: the uid whose own things a caller sees (a member, or a user in neither group); nil
-    /// for root and administrators, who see everyone's.
-    static func privateView(_ peer: Peer) -> UInt32? { peer.rank >= .admin ? nil : peer.uid }
 
     /// The same answers on the engine's queue, from what the engine knows at `now` (the way
     /// every read goes when the snapshot cannot answer, and `status --all` and `schedule list`,
     /// which list every activity).
     func answerNow(_ request: Request, now: Date, private uid: UInt32? = nil) -> JSONObject {
-        let every = activitiesForDisplay(at: now)
-        let desired = policy.lifting(policy.desired(at: now, activities: every), grants: book.grants, at: now)  // M3
+        let every = core.activitiesForDisplay(at: now)
+        let desired = core.policy.lifting(core.policy.desired(at: now, activities: every), grants: core.book.grants, at: now)  // M3
         let snapshot = makeSnapshot(parts: snapshotParts(desired: desired, bounded: false))
         switch request {
         case .status(let all, _): return StatusSnapshot.only(uid, snapshot.status(all: all, every: all ? every : nil, now: now))
-        case .scheduleList: return ["schedules": .array(every.filter { $0.kind == .schedule }.map { shapes.activity($0, at: now) })]
+        case .scheduleList: return ["schedules": .array(every.filter { $0.kind == .schedule }.map { core.shapes.activity($0, at: now) })]
         case .failures: return StatusSnapshot.only(uid, ["failures": snapshot.failuresJSON])
         case .stats: return ["shieldHits": snapshot.statsJSON(uid)]
         case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .limitList, .more, .requests, .approve, .deny, .cancel, .report, .foreground, .watch, .reload:

@@ -269,10 +269,10 @@ final class Daemon: @unchecked Sendable {
         engine.queue.sync {
             let now = clock.wallNow()
             for problem in loaded.problems { engine.recordFailure(problem, uid: nil, activity: nil, now: now) }
-            log.log(JournalEntry("blockd \(BlockdVersion.version) starting: socket \(options.socketPath), state \(loaded.store.path), enforcement \(engine.enforcer.mode), time zone \(engine.local.zone.identifier)",
+            log.log(JournalEntry("blockd \(BlockdVersion.version) starting: socket \(options.socketPath), state \(loaded.store.path), enforcement \(engine.enforcer.mode), time zone \(engine.core.local.zone.identifier)",
                              priority: .info))
             engine.startUp()
-            Systemd.ready(status: engine.statusLine(now: now, blocked: engine.applied.count))
+            Systemd.ready(status: engine.statusLine(now: now, blocked: engine.core.applied.count))
         }
         // Loading a large state (decoding, replaying the log, the first snapshot) leaves freed
         // memory in malloc's arenas; give it back so that RSS is what the daemon holds.

@@ -12,7 +12,7 @@ public protocol HookRunning: Sendable {
 
 /// The real hooks: `/bin/sh -c` with a timeout; failures are posted to the engine's inbox.
 public final class HookRunner: HookRunning, @unchecked Sendable {
-    public enum Event: String, Sendable { case block, unblock }
+    public typealias Event = HookEvent
 
     let queue = DispatchQueue(label: "blockd.hooks")
     let timeout: TimeInterval

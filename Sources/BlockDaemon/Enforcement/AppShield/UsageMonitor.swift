@@ -4,19 +4,6 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// What a limit counts (§9): its selections' `Apps=` entries, run by whom.
-public struct LimitedApps: Equatable, Sendable {
-    public var apps: [String]
-    /// The uids whose processes count (nil: everyone's); a per-user limit counts only the
-    /// running time of its users' own processes (see ProcessUsers for who a process is).
-    public var users: Set<UInt32>?
-
-    public init(apps: [String], users: Set<UInt32>? = nil) {
-        self.apps = apps
-        self.users = users
-    }
-}
-
 /// §9: which limits have an app running, from exec and exit events. Starts are seen through
 /// fanotify FAN_OPEN_EXEC notification marks on exactly the limited executables (an observer
 /// only: nothing waits on it), or, where fanotify is unavailable, a scan of /proc every two
@@ -27,12 +14,9 @@ public struct LimitedApps: Equatable, Sendable {
 /// R1: it also follows every app any selection names (`apps`), for the report, and says which
 /// of them run for whom (the person a process stands for, `ProcessUsers.person`).
 public final class UsageMonitor: @unchecked Sendable {
-    /// R1: an app (its `Apps=` entry) with a process running for `uid`.
-    public struct Running: Hashable, Sendable {
-        public var uid: UInt32
-        public var app: String
-        public init(uid: UInt32, app: String) { (self.uid, self.app) = (uid, app) }
-    }
+    /// R1: an app (its `Apps=` entry) with a process running for `uid` (ProcessUsers says who a
+    /// process is).
+    public typealias Running = RunningApp
 
     public enum Mode: String, Sendable { case fanotify, procScan = "proc-scan" }
 

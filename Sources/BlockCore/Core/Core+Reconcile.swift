@@ -1,30 +1,41 @@
-import BlockCore
-import Dispatch
 import FoundationEssentials
-import Glibc
 
 /// What one reconcile decided (T5, STYLE 4): the selections enforcement was asked for (nil
 /// when it was already right), the selections that became blocked and those no longer
-/// blocked, and one report per event for the journal and watchers.
-struct Reconciliation {
-    var targets: [String]?
-    var locks: [Policy.Blocked] = []
-    var unlocks: [String] = []
-    var reports: [Report] = []
+/// blocked, the selections it looked at, and one report per event for the journal and watchers.
+public struct Reconciliation: Sendable {
+    public var targets: [String]?
+    public var locks: [Policy.Blocked] = []
+    public var unlocks: [String] = []
+    public var reports: [Report] = []
+    /// The selections looked at: what the published status must bring up to date.
+    public var looked: Set<String> = []
 }
 
-extension Engine {
-    /// Converges enforcement to the desired set at `now` (T5): locks what became blocked,
-    /// unlocks only what no activity covers any more, then persists and reports the next
-    /// transition. Idempotent: a second call with nothing changed does nothing visible.
-    /// Returns what it decided; everything it did follows from that value.
+/// The first half of a reconcile: what it looks at, and what to enforce (nil: enforcement is
+/// already right). The engine hands `targets` to the enforcers and gives their report to
+/// `finishReconcile(_:report:now:)`.
+public struct ReconcilePlan: Sendable {
+    public var targets: [Selection]?
+    var candidates: Set<String>
+    var ended: [Block]
+    var unlocks: [String]
+    var newlyBlocked: [String]
+    /// §7 Truth: blocked selections with no targets at all (never enforced, gone from the
+    /// configuration), with why.
+    var unresolved: [String: String] = [:]
+}
+
+extension Core {
+    /// Converges enforcement to the desired set at `now` (T5), first half: settles more time
+    /// and limits, ends what ended, and works out which selections changed. Enforcement is
+    /// planned only when the blocked set changed (or must be applied again), and then with all
+    /// of it. Idempotent: a second call with nothing changed plans nothing.
     ///
     /// The work is proportional to the selections whose reasons changed (the registry's index
-    /// keeps the union, T5), not to the number of activities; the enforcer is called only
-    /// when the blocked set changed, and then with all of it.
-    @discardableResult
-    func reconcile(now: Date) -> Reconciliation {
-        assertOnQueue()
+    /// keeps the union, T5), not to the number of activities. `shown`: the selections the
+    /// published status shows as blocked, looked at again when the index is rebuilt.
+    public mutating func planReconcile(now: Date, shown: some Sequence<String> = [String]()) -> ReconcilePlan {
         settleMoreTime(now: now)  // M3
         let ended = registry.expire(now: now)
         refreshLimits(now: now)
@@ -33,7 +44,7 @@ extension Engine {
         let rebuilds = registry.index.evaluatedAt.map { now < $0 } ?? true
         registry.advance(to: now)
         var candidates = registry.takeTouchedSelections().union(notEnforced.keys).union(lingering.keys)
-        if rebuilds || mustApply { candidates.formUnion(applied.keys); candidates.formUnion(blockedView.keys) }
+        if rebuilds || mustApply { candidates.formUnion(applied.keys); candidates.formUnion(shown) }
         if mustApply { candidates.formUnion(registry.index.blockedSelections) }
         // M3: a grant lifts its selection while every reason allows it. Grants are few, so the
         // lifted set is worked out whole; what was lifted before is looked at again.
@@ -42,18 +53,32 @@ extension Engine {
         candidates.formUnion(lifted.keys)
         lifted = lifting
 
-        var effects = Reconciliation()
-        effects.unlocks = candidates.filter { applied[$0] != nil && !isBlockedNow($0) }.sorted()
+        let unlocks = candidates.filter { applied[$0] != nil && !isBlockedNow($0) }.sorted()
         let newlyBlocked = candidates.filter { applied[$0] == nil && isBlockedNow($0) }.sorted()
-        if mustApply || !newlyBlocked.isEmpty || !effects.unlocks.isEmpty || scopesChanged(candidates) {  // per-user blocks
+        var plan = ReconcilePlan(targets: nil, candidates: candidates, ended: ended, unlocks: unlocks, newlyBlocked: newlyBlocked)
+        if mustApply || !newlyBlocked.isEmpty || !unlocks.isEmpty || scopesChanged(candidates) {  // per-user blocks
             mustApply = false
             let blocked = registry.index.blockedSelections.filter { lifted[$0] == nil || isBlockedNow($0) }
             let (resolved, unresolved) = enforcementTargets(blocked, now: now)
-            let targets = scoped(resolved, reasons: { self.blockedReasons($0) ?? [] })  // per-user blocks
+            plan.targets = scoped(resolved, reasons: { self.blockedReasons($0) ?? [] })  // per-user blocks
+            plan.unresolved = unresolved
+        }
+        return plan
+    }
+
+    /// The second half: given what enforcement reported (nil when nothing was enforced),
+    /// decides what is applied and what is announced, records failures, and arms the timer.
+    /// Returns what it decided; everything it did follows from that value.
+    @discardableResult
+    public mutating func finishReconcile(_ plan: ReconcilePlan, report enforced: EnforcementReport?, now: Date) -> Reconciliation {
+        var candidates = plan.candidates
+        var effects = Reconciliation()
+        effects.unlocks = plan.unlocks
+        if let targets = plan.targets {
             var named = Set<String>()
             effects.targets = targets.map(\.name).filter { named.insert($0).inserted }  // W2: a per-user AlwaysAllowed= splits a target
-            var report = enforcer.enforce(blocked: targets)
-            for (name, cause) in unresolved.sorted(by: { $0.key < $1.key }) { report.notEnforced(name, cause) }  // §7 Truth
+            var report = enforced ?? EnforcementReport()
+            for (name, cause) in plan.unresolved.sorted(by: { $0.key < $1.key }) { report.notEnforced(name, cause) }  // §7 Truth
             record(report, now: now)
             if report.failures.isEmpty && report.notEnforced.isEmpty { lastEnforced = now }  // F3
             candidates.formUnion(notEnforced.keys)
@@ -62,10 +87,10 @@ extension Engine {
         }
         // Truth (§7): what failed to be enforced is not applied, and is not "Blocked" in
         // the journal until a retry enforces it.
-        effects.locks = newlyBlocked.filter { notEnforced[$0] == nil }.compactMap { registry.index.blocked($0) }
+        effects.locks = plan.newlyBlocked.filter { notEnforced[$0] == nil }.compactMap { registry.index.blocked($0) }
         var outcomes: [String: Announcements.Outcome] = [:]
         for selection in candidates { outcomes[selection] = outcome(selection) }
-        effects.reports = announcements(now: now).reports(outcomes, ended: ended, unlocked: effects.unlocks,
+        effects.reports = announcements(now: now).reports(outcomes, ended: plan.ended, unlocked: effects.unlocks,
                                                           applied: { outcomes[$0]?.applied ?? self.outcome($0).applied }, now: now)
         carryOut(effects, now: now)
         var appliedChanged = false
@@ -79,20 +104,20 @@ extension Engine {
         state.history.prune(keeping: config.daemon.reportDays, today: local.civil(of: now).date)  // R1: bounded
         if appliedChanged || state.applied.count != applied.count { state.applied = applied.keys.sorted() }
         state.lastReconcile = now
-        persist()
+        emit(.persist)
         armNextTransition(now: now)
-        followApps()  // R1
-        collaborators.status(statusLine(now: now, blocked: registry.index.blockedCount - lifted.keys.filter { !isBlockedNow($0) }.count))
-        publishSnapshot(changed: candidates)
+        followApps(now: now)  // R1
+        emit(.status(statusLine(now: now, blocked: blockedNowCount)))
+        effects.looked = candidates
         return effects
     }
 
     /// R1: the report's blocked time follows what is applied, for whom (`UsageHistory.everyone`
     /// for the whole machine).
-    private func recordBlocked(_ selection: String, from before: [Reason]?, to after: [Reason]?, now: Date) {
+    private mutating func recordBlocked(_ selection: String, from before: [Reason]?, to after: [Reason]?, now: Date) {
         func users(_ reasons: [Reason]?) -> Set<String> {
             guard let reasons else { return [] }
-            return Engine.users(reasons).map { Set($0.map(String.init)) } ?? [UsageHistory.everyone]
+            return Core.users(reasons).map { Set($0.map(String.init)) } ?? [UsageHistory.everyone]
         }
         let (was, now_) = (users(before), users(after))
         if was != now_ { state.history.blocked(selection, from: was, to: now_, at: now, clock: local) }
@@ -114,23 +139,26 @@ extension Engine {
 
     /// T5 with M3: whether `selection` is blocked now for someone (grants did not lift every
     /// reason). O(1) unless a grant touches it.
-    func isBlockedNow(_ selection: String) -> Bool {
+    public func isBlockedNow(_ selection: String) -> Bool {
         registry.index.isBlocked(selection) && (lifted[selection] == nil || blockedReasons(selection) != nil)
     }
 
     /// T5 with M3: the reasons blocking `selection` now that no grant lifts (nil: none).
-    func blockedReasons(_ selection: String) -> [Reason]? {
+    public func blockedReasons(_ selection: String) -> [Reason]? {
         guard let reasons = registry.index.reasons(for: selection) else { return nil }
         guard let lift = lifted[selection] else { return reasons }
         return Policy.Blocked(selection: selection, reasons: reasons, until: nil).without(lift)?.reasons  // A1: per view
     }
 
     /// T5 with M3: the selection as blocked now, without what grants lift (nil: not blocked).
-    func blockedNow(_ selection: String) -> Policy.Blocked? {
+    public func blockedNow(_ selection: String) -> Policy.Blocked? {
         guard var b = registry.index.blocked(selection), let reasons = blockedReasons(selection) else { return nil }
         b.reasons = reasons
         return b
     }
+
+    /// How many selections are blocked now, grants considered.
+    public var blockedNowCount: Int { registry.index.blockedCount - lifted.keys.filter { !isBlockedNow($0) }.count }
 
     /// M3: what grants lift at `now`, per selection: the askers' views whose every reason
     /// allows more time (`Grant.lifted(from:at:)`).
@@ -145,18 +173,18 @@ extension Engine {
     }
 
     /// Tells people what a reconcile decided and runs the hooks for its locks and unlocks.
-    private func carryOut(_ effects: Reconciliation, now: Date) {
+    private mutating func carryOut(_ effects: Reconciliation, now: Date) {
         for report in effects.reports { publish(report, now: now) }
-        let hooks = collaborators.hooks
         for b in effects.locks {
-            if let selection = resolved[b.selection] { hooks.run(.block, selection: selection, until: b.until.map(local.iso8601)) }
+            if let selection = resolved[b.selection] { emit(.hook(.block, selection, until: b.until.map(local.iso8601))) }
         }
         for name in effects.unlocks {
-            if let selection = resolved[name] ?? (try? config.catalog.resolve(name)) { hooks.run(.unblock, selection: selection, until: nil) }
+            if let selection = resolved[name] ?? (try? config.catalog.resolve(name)) { emit(.hook(.unblock, selection, until: nil)) }
         }
     }
 
-    func armNextTransition(now: Date) {
+    /// T9: the next instant anything changes, and the timer armed for it.
+    public mutating func armNextTransition(now: Date) {
         nextTransition = registry.index.nextTransition  // T9: the top of the boundary queue
         if let m = book.nextBoundary(after: now), nextTransition.map({ m < $0 }) ?? true { nextTransition = m }  // M3, T9
         if anyCountedAppRunning {
@@ -165,24 +193,12 @@ extension Engine {
             let checkpoint = now.addingTimeInterval(60)
             if nextTransition.map({ checkpoint < $0 }) ?? true { nextTransition = checkpoint }
         }
-        collaborators.armTimer(nextTransition)
-    }
-
-    /// The wall time every engine entry point works with (T6). It first accounts for a wall-clock
-    /// step since the last look: blocks that existed before the step are shifted by it so their
-    /// remaining elapsed time is unchanged. Doing this before a request is applied, rather than
-    /// in the reconcile after it, keeps a block created after the step exactly as long as asked
-    /// and keeps every answer (status included) free of times shifted by an unnoticed step.
-    func observedNow() -> Date {
-        assertOnQueue()
-        let now = clock.wallNow()
-        compensateWallStep(now: now)
-        return now
+        emit(.armTimer(nextTransition))
     }
 
     /// Keeps what an apply could not enforce, and records each failure once while it persists
     /// (a retry that fails the same way is not a new failure).
-    func record(_ report: EnforcementReport, now: Date) {
+    mutating func record(_ report: EnforcementReport, now: Date) {
         notEnforced = report.notEnforced
         lingering = report.lingering.filter { applied[$0.key] != nil }
         var causes: Set<String> = []
@@ -194,67 +210,5 @@ extension Engine {
             }
         }
         enforcementCauses = causes
-    }
-
-    /// An enforcer's retry or repair changed the outcome: enforce again, so that `applied`,
-    /// the journal and the failure list follow what is really enforced.
-    public func enforcementChanged() {
-        assertOnQueue()
-        mustApply = true
-        reconcile(now: observedNow())
-    }
-
-    /// T6: if the wall clock was stepped since the last observation, shift every block (and
-    /// more time's grants, requests and delayed loosenings) by the step. Steps under a second are read jitter between the two clocks, not a step.
-    private func compensateWallStep(now: Date) {
-        let offset = now.timeIntervalSince1970 - clock.bootNow()
-        guard let previous = wallMinusBoot else {
-            wallMinusBoot = offset
-            return
-        }
-        let step = offset - previous
-        guard abs(step) >= 1 else { return }
-        wallMinusBoot = offset
-        var shifted: [Activity] = []
-        for activity in registry.activities {
-            guard case .block(var b) = activity else { shifted.append(activity); continue }
-            b.start += step
-            b.end += step
-            shifted.append(.block(b))
-        }
-        registry = registry.rebuilt(shifted)
-        book.shift(by: step)  // M3: grants, requests and delayed loosenings too
-        (registry.reserved, registry.reservedBy) = (book.count, book.countByUid)  // M3: grants and requests keep their slots (T4, A1)
-        log.log(JournalEntry("The wall clock was stepped by \(step >= 0 ? "+" : "-")\(Int(abs(step).rounded())) s; blocks keep their remaining time and schedules follow the new local time",
-                         priority: .notice))
-    }
-
-    /// T8: for every activity whose start or end passed while blockd was down, log it once with
-    /// how late it is being applied. The reconcile that follows applies it.
-    func catchUp(now: Date) {
-        guard let last = state.lastReconcile, last < now else { return }
-        for activity in registry.activities {
-            var missed: (Date, Bool)?  // the latest boundary in (last, now], and whether it is a start
-            var t = last
-            var steps = 0
-            while let b = activity.nextBoundary(after: t, clock: local), b <= now, steps < 1000 {
-                let isStart = activity.activeWindow(at: b, clock: local)?.start == b
-                missed = (b, isStart)
-                t = b
-                steps += 1
-            }
-            guard let (instant, isStart) = missed else { continue }
-            let lateMS = Int((now.timeIntervalSince(instant) * 1000).rounded())
-            let what = isStart ? "started" : "ended"
-            log.log(JournalEntry("Catching up: \(activity.kind.rawValue) '\(activity.name)' \(what) at \(local.iso8601(instant)) while blockd was not running; applied \(DurationText.formatRemaining(now.timeIntervalSince(instant))) late",
-                             priority: .notice, event: .catchUp,
-                             fields: [(.activity, activity.name), (.lateMS, String(lateMS)),
-                                      (.selection, activity.selections.joined(separator: " "))]))
-        }
-    }
-
-    func statusLine(now: Date, blocked: Int) -> String {
-        let next = nextTransition.map { "next change \(local.iso8601($0))" } ?? "nothing scheduled"
-        return "\(blocked) selection\(blocked == 1 ? "" : "s") blocked, \(registry.index.count) of \(registry.maxActivities) activities; \(next)"
     }
 }

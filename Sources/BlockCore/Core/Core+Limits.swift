@@ -1,39 +1,32 @@
-import BlockCore
-import Dispatch
 import FoundationEssentials
-import Glibc
 
 /// §9: daily usage limits. The ledger is fed by a usage monitor (running / not running per
 /// limit); before every look at the policy the limits are refreshed from it, so an exhausted
 /// limit is just another activity in the union (T5).
-extension Engine {
-    /// From the usage monitor: the limits that have at least one process running now.
-    public func usageChanged(running: Set<String>) {
-        assertOnQueue()
-        let now = observedNow()
+extension Core {
+    /// From the usage monitor: the limits that have at least one process running now. A
+    /// reconcile follows.
+    public mutating func usageChanged(running: Set<String>, now: Date) {
         for l in registry.index.limits {
             state.usage.setRunning(l.name, running.contains(l.name), at: now, clock: local)
         }
-        reconcile(now: now)
     }
 
     /// R1: from the usage monitor, the apps of any selection running now and for whom; their
     /// time goes into the report's ledger.
-    func appsRunning(_ running: Set<UsageMonitor.Running>) {
-        assertOnQueue()
-        let now = observedNow()
+    public mutating func appsRunning(_ running: Set<RunningApp>, now: Date) {
         appsRunning = running
         let open = Set(running.map { UsageHistory.Open(.running, user: String($0.uid), name: $0.app) })
         state.history.setOpen(open, kind: .running, at: now, clock: local)  // what stopped takes its foreground with it
         refreshForegrounds(at: now)
         recordUsed(at: now)
-        persist()
+        emit(.persist)
         armNextTransition(now: now)
     }
 
     /// R1: each user's time in each named selection (at least one of its apps runs) and in any
     /// counted app at all, from what runs now.
-    func recordUsed(at now: Date) {
+    mutating func recordUsed(at now: Date) {
         var open: Set<UsageHistory.Open> = []
         for r in appsRunning {
             let user = String(r.uid)
@@ -56,26 +49,32 @@ extension Engine {
 
     /// Brings every limit's state up to `now`: checkpoints usage, records the instant an
     /// allowance is used up (logged once, with an event) and gives `--warn` warnings once a day.
-    func refreshLimits(now: Date) {
+    mutating func refreshLimits(now: Date) {
         state.usage.checkpoint(at: now, clock: local)
         if !appsRunning.isEmpty { state.history.checkpoint([.running, .used, .foreground], at: now, clock: local) }  // R1 (it walks the open intervals; a foreground is open only while its app runs)
         state.usage.prune(keepingFrom: local.civil(of: now).date)
         state.history.keepLimits(state.usage)
         var reached: [Limit] = []
         var warnings: [Limit] = []
+        // The ledger is moved out while the registry updates the limits (one value cannot be
+        // changed in two places at once), and back after.
+        var usage = UsageLedger()
+        swap(&usage, &state.usage)
+        let local = local
         registry.updateLimits { limit in
-            let l = limit.refreshed(ledger: state.usage, at: now, clock: local)
+            let l = limit.refreshed(ledger: usage, at: now, clock: local)
             guard let s = l.state else { return l }
-            if let w = s.window, w.start <= now, state.usage.exhaustedAt(l.name, on: s.day) == nil {
-                state.usage.markExhausted(l.name, on: s.day, at: w.start)
+            if let w = s.window, w.start <= now, usage.exhaustedAt(l.name, on: s.day) == nil {
+                usage.markExhausted(l.name, on: s.day, at: w.start)
                 reached.append(l)
             } else if let warnAt = s.warnAt, warnAt <= now, s.window.map({ $0.start > now }) ?? false,
-                      !state.usage.hasWarned(l.name, on: s.day) {
-                state.usage.markWarned(l.name, on: s.day)
+                      !usage.hasWarned(l.name, on: s.day) {
+                usage.markWarned(l.name, on: s.day)
                 warnings.append(l)
             }
             return l
         }
+        swap(&usage, &state.usage)
         for l in reached {
             let until = l.state?.window.map { local.iso8601($0.end) } ?? ""
             publish(.limitReached(l, until: until), now: now)
@@ -89,7 +88,7 @@ extension Engine {
 
     /// The activities with every limit's usage brought up to `now`, for answers only (nothing
     /// is recorded: the next reconcile does that).
-    func activitiesForDisplay(at now: Date) -> [Activity] {
+    public func activitiesForDisplay(at now: Date) -> [Activity] {
         registry.activities.map { activity in
             guard case .limit(let l) = activity else { return activity }
             return .limit(l.refreshed(ledger: state.usage, at: now, clock: local))
@@ -100,7 +99,27 @@ extension Engine {
     /// checkpointed each minute meanwhile, so a crash loses at most a minute of it.
     var anyCountedAppRunning: Bool { !state.usage.running.isEmpty || !appsRunning.isEmpty }
 
-    func addLimit(_ limit: Limit, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
+    /// §9: the limits and their apps, for the usage monitor to follow.
+    public mutating func followLimits() { emit(.followLimits(limitedApps)) }
+
+    /// R1: tells the usage monitor the apps of the selections some activity names, when they
+    /// changed (an unused built-in selection's apps are not followed).
+    mutating func followApps(now: Date) {
+        var selections: [String: [String]] = [:]
+        for s in config.catalog.selections where registry.index.isNamed(s.name) {
+            for app in Set(s.apps) { selections[app, default: []].append(s.name) }
+        }
+        guard selections != appSelections || followedApps == nil else { return }
+        appSelections = selections
+        let apps = Set(selections.keys)
+        if apps != followedApps {
+            followedApps = apps
+            emit(.followApps(apps))
+        }
+        if !appsRunning.isEmpty { recordUsed(at: now) }  // a selection's apps changed while they run
+    }
+
+    mutating func addLimit(_ limit: Limit, peer: Peer, now: Date) throws(CoreError) -> Change {
         var l = limit
         var resolved: [Selection] = []
         for argument in l.selections { resolved.append(try config.catalog.resolve(argument)) }
@@ -109,24 +128,31 @@ extension Engine {
         l.selections = names
         l.users = try grantedScope(l.users, selections: names, peer: peer)  // per-user blocks
         l.moreTime = l.moreTime ?? MoreTimePolicy.familyDefault(scope: l.users, setBy: peer.uid)  // A1
-        let before = snapshot()
         try registry.addLimit(l, by: peer, now: now)
-        try commit(since: before, now: now)
-        log.log(JournalEntry("Limit '\(l.name)' added by \(who(peer.uid)): \(l.rule) for \(l.selections.joined(separator: ", "))",
-                         priority: .info, event: .start, fields: [(.activity, l.name)]))
-        followLimits()
-        reconcile(now: now)
-        return shapes.activity(registry.activity(named: l.name)!, at: now).object ?? [:]
+        var change = Change(saves: true, answer: .activity(l.name))
+        change.entries = [JournalEntry("Limit '\(l.name)' added by \(who(peer.uid)): \(l.rule) for \(l.selections.joined(separator: ", "))",
+                                       priority: .info, event: .start, fields: [(.activity, l.name)])]
+        change.followsLimits = true
+        change.reconciles = true
+        return change
     }
 
-    func removeLimit(_ name: String, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
-        let before = snapshot()
+    mutating func removeLimit(_ name: String, peer: Peer, now: Date) throws(CoreError) -> Change {
         let l = try registry.removeLimit(named: name, by: peer)
-        try commit(since: before, now: now)
-        for sel in l.selections { pendingUnlockNotes[sel] = "limit '\(l.name)' removed by \(who(peer.uid))" }
-        log.log(JournalEntry("Limit '\(l.name)' removed by \(who(peer.uid))", priority: .info, event: .stop, fields: [(.activity, l.name)]))
-        followLimits()
-        reconcile(now: now)
-        return ["removed": .string(l.name)]
+        var change = Change(saves: true, answer: .reply(["removed": .string(l.name)]))
+        for sel in l.selections { change.unlockNotes[sel] = "limit '\(l.name)' removed by \(who(peer.uid))" }
+        change.entries = [JournalEntry("Limit '\(l.name)' removed by \(who(peer.uid))", priority: .info, event: .stop, fields: [(.activity, l.name)])]
+        change.followsLimits = true
+        change.reconciles = true
+        return change
+    }
+}
+
+extension Core {
+    /// SIGTERM: what runs is folded up to `now` (§9, R1): the next start forgets what was
+    /// running, so the time since the last minute's checkpoint would be lost.
+    public mutating func checkpointBeforeExit(now: Date) {
+        state.usage.checkpoint(at: now, clock: local)
+        state.history.checkpoint([.running, .used, .foreground], at: now, clock: local)
     }
 }

@@ -1,16 +1,11 @@
-import BlockCore
-import Dispatch
 import FoundationEssentials
-import Glibc
 
 /// Per-user blocks at the engine's edges (Scope.swift): names become uids when an activity is
 /// accepted, §5 decides who may scope to whom, and what is blocked for whom is derived from
 /// the reasons of the union, which itself stays per selection (T5).
-extension Engine {
-    var directory: UserDirectory { collaborators.users }
-
+extension Core {
     /// A1: a user as texts name them: `kid`, `root`, or `#1001` for a uid without a name.
-    func who(_ uid: UInt32) -> String { directory.person(uid).name }
+    public func who(_ uid: UInt32) -> String { directory.person(uid).name }
 
     /// A1: `uid` as a peer with its rank now.
     func peerNow(_ uid: UInt32) -> Peer { directory.peer(uid) }
@@ -28,7 +23,7 @@ extension Engine {
 
     /// Declared activities with their `Users=` resolved; one whose users cannot be resolved is
     /// not put in force, and the failure says why (T4: never swallowed).
-    func resolvingScopes(_ declared: [Activity], now: Date, problems: inout [CoreError]) -> [Activity] {
+    mutating func resolvingScopes(_ declared: [Activity], now: Date, problems: inout [CoreError]) -> [Activity] {
         declared.compactMap { activity in
             guard let scope = activity.scope else { return activity }
             do throws(CoreError) {
@@ -52,7 +47,7 @@ extension Engine {
     func scoped(_ targets: [Selection], reasons: (String) -> [Reason]) -> [Selection] {
         targets.flatMap { target -> [Selection] in
             var s = target
-            s.users = Engine.users(reasons(target.name))
+            s.users = Core.users(reasons(target.name))
             guard let uids = s.users, !config.userAlwaysAllowed.isEmpty else { return [s] }
             let groups = UserAlwaysAllowed.groups(uids, files: config.userAlwaysAllowed, everyone: config.alwaysAllowed) { name in
                 Set((try? directory.resolve([name]))?.uids ?? [])  // a name gone from the machine names no one
@@ -65,7 +60,7 @@ extension Engine {
         }
     }
 
-    static func users(_ reasons: [Reason]) -> [UInt32]? {
+    public static func users(_ reasons: [Reason]) -> [UInt32]? {
         Policy.Blocked(selection: "", reasons: reasons, until: nil).users
     }
 
@@ -75,7 +70,7 @@ extension Engine {
     func scopesChanged(_ candidates: Set<String>) -> Bool {
         candidates.contains { name in
             guard let was = applied[name], let now = blockedReasons(name) else { return false }
-            return Engine.users(now) != Engine.users(was)
+            return Core.users(now) != Core.users(was)
         }
     }
 
@@ -83,31 +78,31 @@ extension Engine {
 
     /// The uid whose view `status` gives (nil: everyone's). Only root and members of
     /// `blockd-admin` see other people's.
-    func viewer(_ view: StatusView, peer: Peer) throws(CoreError) -> UInt32? {
+    public func viewer(_ view: StatusView, peer: Peer) throws(CoreError) -> UInt32? {
         let admin = peer.isRoot || peer.isAdmin
         switch view {
         case .caller: return peer.uid
         case .allUsers:
-            guard admin else { throw Engine.othersDenied }
+            guard admin else { throw Core.othersDenied }
             return nil
         case .user(let name):
             guard !name.hasPrefix("@") else { throw CoreError(.usage, "status --user takes a user name, not a group") }
             let uid = try directory.resolve([name]).uids[0]
-            guard admin || uid == peer.uid else { throw Engine.othersDenied }
+            guard admin || uid == peer.uid else { throw Core.othersDenied }
             return uid
         }
     }
 
-    static let othersDenied = CoreError(.permissionDenied, "only root and members of group 'blockd-admin' may see other users' blocks; 'blockc status' shows yours")
+    public static let othersDenied = CoreError(.permissionDenied, "only root and members of group 'blockd-admin' may see other users' blocks; 'blockc status' shows yours")
 
     /// Whether `peer` may see `activity` in lists (schedule list, limit list).
-    func listed(_ activity: Activity, to peer: Peer) -> Bool {
+    public func listed(_ activity: Activity, to peer: Peer) -> Bool {
         peer.isRoot || peer.isAdmin || Scope.visible(activity.scope, origin: activity.origin, to: peer.uid)
     }
 
     /// A1: status's counts as a member sees them: the activities they may see (their own,
     /// those for them and the machine-wide ones), not everyone's.
-    func counts(visibleTo uid: UInt32, now: Date) -> JSON {
+    public mutating func counts(visibleTo uid: UInt32, now: Date) -> JSON {
         let seen = activitiesForDisplay(at: now).filter { Scope.visible($0.scope, origin: $0.origin, to: uid) }
         registry.advance(to: now)
         let active = seen.filter { a in a.selections.contains { registry.index.reasons(for: $0)?.contains { $0.activity == a.name } ?? false } }
@@ -116,27 +111,22 @@ extension Engine {
                         "blocks": n(.block), "schedules": n(.schedule), "limits": n(.limit)])
     }
 
-    /// `status` for `viewer` (nil: everyone): the activities they see and what blocks them.
-    /// While no activity has a scope every view is the whole one (and the snapshot answers);
-    /// with scopes the engine works the view out here, over every activity.
-    func status(now: Date, viewer: UInt32?, all: Bool) -> JSONObject {
-        var o = answerNow(.status(all: all), now: now)
-        guard let viewer, registry.index.scopedCount > 0 else { return o }
-        let every = activitiesForDisplay(at: now)
-        let theirs = every.filter { a in a.scope.map { $0.contains(viewer) } ?? true }
-        let desired = policy.lifting(policy.desired(at: now, activities: every), grants: book.grants, at: now)
-            .compactMap { $0.seen(by: viewer) { self.policy.until($0, from: now, activities: theirs) } }
-        let active = Set(desired.flatMap { $0.reasons.map(\.activity) })
-        let activities = every.filter { Scope.visible($0.scope, origin: $0.origin, to: viewer) && (all || active.contains($0.name)) }
-        o["activities"] = .array(activities.map { shapes.activity($0, at: now) })
-        o["blocked"] = .array(desired.map { shapes.blocked($0) })
-        if case .object(var enforcement)? = o["enforcement"] {
-            let mine = Set(desired.map(\.selection))
-            enforcement["applied"] = .array(applied.keys.sorted().filter(mine.contains).map { .string($0) })
-            enforcement["notEnforced"] = notEnforcedJSON(desired.map(\.selection))
-            o["enforcement"] = .object(enforcement)
+    /// A1: the uid whose own things a caller sees (a member, or a user in neither group); nil
+    /// for root and administrators, who see everyone's.
+    public static func privateView(_ peer: Peer) -> UInt32? { peer.rank >= .admin ? nil : peer.uid }
+
+    /// A1: an answer's lists of failures, requests, grants and delayed loosenings cut to those
+    /// of `uid` (nil: all of them); a failure that is no one's (the daemon's own) stays.
+    public static func only(_ uid: UInt32?, _ o: JSONObject) -> JSONObject {
+        guard let uid else { return o }
+        var out = o
+        for key in ["failures", "requests", "grants", "delayed"] {
+            guard let items = o[key]?.array else { continue }
+            out[key] = .array(items.filter { item in
+                guard let owner = item.object?["uid"], owner != .null else { return key == "failures" }
+                return owner.int == Int(uid)
+            })
         }
-        o["viewer"] = .int(Int64(viewer))
-        return o
+        return out
     }
 }

@@ -1,14 +1,11 @@
-import BlockCore
-import Dispatch
 import FoundationEssentials
-import Glibc
 
 /// M2: `Delay=` makes every loosening wait (stop, schedule remove, limit remove); tightening
 /// never waits. And the more-time book's upkeep on every reconcile (M3, T8, T9).
-extension Engine {
+extension Core {
     /// A stop or removal of an activity with `Delay=`: checked now as if done now (permission,
     /// `--lock`), then kept until its due instant. Nil when the request does not wait.
-    func delayedLoosening(_ request: Request, peer: Peer, now: Date) throws(CoreError) -> JSONObject? {
+    mutating func delayedLoosening(_ request: Request, peer: Peer, now: Date) throws(CoreError) -> Change? {
         // A1: the route says whether a command is a loosening that waits; every such command
         // names its activity, and its kind is its wire word.
         guard request.command.route.loosens == .delayed, let kind = PendingLoosening.Kind(rawValue: request.command.rawValue) else { return nil }
@@ -19,7 +16,7 @@ extension Engine {
             return nil
         }
         guard let activity = registry.activity(named: name), activity.moreTime.delay > 0 else { return nil }
-        if let pending = book.loosenings.first(where: { $0.name == name }) { return looseningJSON(pending) }
+        if let pending = book.loosenings.first(where: { $0.name == name }) { return .read(.reply(looseningJSON(pending))) }
         var trial = registry
         switch kind {
         case .stop: _ = try trial.stopBlock(named: name, by: peer, now: now)
@@ -28,40 +25,41 @@ extension Engine {
         }
         let due = now.addingTimeInterval(TimeInterval(activity.moreTime.delay))
         let l = PendingLoosening(kind: kind, name: name, uid: peer.uid, asked: now, due: due)
-        let before = snapshot()
         book.loosenings.append(l)
-        try commit(since: before, now: now)
-        publish(.moreTime(MoreTimeNote(event: .delayed, kind: "delayed", id: name, selection: activity.selections.joined(separator: " "), until: due,
-                                       message: "The \(kind.rawValue) of '\(name)' asked by \(who(peer.uid)) takes effect at \(local.iso8601(due)) (Delay=); 'blockc cancel \(name)' keeps it",
-                                       uid: peer.uid)), now: now)
-        reconcile(now: now)
-        return looseningJSON(l)
+        var change = Change(saves: true, answer: .reply(looseningJSON(l)))
+        change.reports = [.moreTime(MoreTimeNote(event: .delayed, kind: "delayed", id: name, selection: activity.selections.joined(separator: " "), until: due,
+                                                 message: "The \(kind.rawValue) of '\(name)' asked by \(who(peer.uid)) takes effect at \(local.iso8601(due)) (Delay=); 'blockc cancel \(name)' keeps it",
+                                                 uid: peer.uid))]
+        change.reconciles = true
+        return change
     }
 
-    /// M2: carries out the loosenings whose delay has passed, as their asker would have.
-    /// Called before a timer's or start-up's reconcile, never from inside one.
-    func performDueLoosenings(now: Date) {
+    /// M2: the loosenings whose delay has passed, taken out of the book, each as the request
+    /// its asker made and the asker with their rank now (A1). The engine carries each out as
+    /// that request, not delayed again, before a timer's or start-up's reconcile.
+    public mutating func takeDueLoosenings(now: Date) -> [(request: Request, peer: Peer, loosening: PendingLoosening)] {
         let due = book.loosenings.filter { $0.due <= now }
-        guard !due.isEmpty else { return }
+        guard !due.isEmpty else { return [] }
         book.loosenings.removeAll { $0.due <= now }
-        for l in due {
-            let peer = peerNow(l.uid)  // A1: the asker with their rank now
+        return due.map { l in
             let request: Request = switch l.kind {
             case .stop: .stop(name: l.name)
             case .scheduleRemove: .scheduleRemove(name: l.name)
             case .limitRemove: .limitRemove(name: l.name)
             }
-            if case .error(let e) = handle(request, from: peer, delaying: false) {
-                log.log(JournalEntry("The delayed \(l.kind.rawValue) of '\(l.name)' could not be done: \(e.message)", priority: .notice, event: .delayed,
-                                 fields: [(.activity, l.name)]))
-            }
+            return (request, peerNow(l.uid), l)
         }
-        persist()
+    }
+
+    /// M2: a due loosening that could not be carried out is said, not retried.
+    public mutating func delayedLooseningFailed(_ l: PendingLoosening, _ error: CoreError) {
+        emit(.journal(JournalEntry("The delayed \(l.kind.rawValue) of '\(l.name)' could not be done: \(error.message)", priority: .notice, event: .delayed,
+                                   fields: [(.activity, l.name)])))
     }
 
     /// M3, T8: ends grants whose end has passed (a grant that ended while blockd was down is
     /// not extended), expires unanswered requests, and keeps their slots counted (T4).
-    func settleMoreTime(now: Date) {
+    mutating func settleMoreTime(now: Date) {
         for g in book.grants where g.end <= now {
             publish(.moreTime(MoreTimeNote(event: .moreEnded, kind: "ended", id: g.id, selection: g.selection, until: g.end,
                                            message: "More time for \(g.selection) (\(g.id)) ended at \(local.iso8601(g.end))", uid: g.uid)), now: now)
@@ -93,7 +91,7 @@ extension Engine {
 
     /// M3: a grant over limits adds its length to their allowance for the day it begins (T7:
     /// gone at midnight), once; the app's running time then uses it up like the rest.
-    func addLimitAllowances(now: Date) {
+    mutating func addLimitAllowances(now: Date) {
         for i in book.grants.indices where book.grants[i].allowanceAdded == false && book.grants[i].start <= now {
             let g = book.grants[i]
             for limit in g.limits ?? [] {
@@ -122,7 +120,7 @@ extension Engine {
     }
 
     /// `requests`, and the more-time keys of `status`.
-    func requestsJSON() -> JSONObject {
+    public func requestsJSON() -> JSONObject {
         ["requests": .array(book.requests.map { .object(requestJSON($0)) }),
          "grants": .array(book.grants.map { .object(grantJSON($0)) }),
          "delayed": .array(book.loosenings.map { .object(looseningJSON($0)) })]

@@ -1,18 +1,15 @@
-import BlockCore
-import Dispatch
 import FoundationEssentials
-import Glibc
 
 /// §7: a block or schedule never loses its effect because the configuration changed or
 /// broke. What each blocked selection was enforced with is kept in the state file; while the
 /// selection stays blocked it keeps those targets (targets a reload adds apply at once), and a
 /// selection removed from the configuration keeps its last targets for every activity that
 /// still names it.
-extension Engine {
+extension Core {
     /// The targets to enforce for the blocked selections `names`, recorded in `state.targets`,
     /// and the selections that have none (removed from the configuration before they were ever
     /// enforced), with why: those are not enforced, never "Blocked" (§7 "Truth").
-    func enforcementTargets(_ names: [String], now: Date) -> (targets: [Selection], unresolved: [String: String]) {
+    mutating func enforcementTargets(_ names: [String], now: Date) -> (targets: [Selection], unresolved: [String: String]) {
         var kept: [String: Selection] = [:]
         var out: [Selection] = []
         var unresolved: [String: String] = [:]
@@ -22,7 +19,7 @@ extension Engine {
             do throws(CoreError) { current = try config.catalog.resolve(name) } catch { problem = error.message }
             let target: Selection
             switch (current, state.targets[name]) {
-            case (let c?, let p?) where applied[name] != nil: target = Engine.union(c, p)
+            case (let c?, let p?) where applied[name] != nil: target = Core.union(c, p)
             case (let c?, _): target = c
             case (nil, let p?): target = p
             case (nil, nil):
@@ -43,7 +40,7 @@ extension Engine {
     }
 
     /// The configured selection with the targets it was enforced with added back.
-    static func union(_ current: Selection, _ pinned: Selection) -> Selection {
+    public static func union(_ current: Selection, _ pinned: Selection) -> Selection {
         var s = current
         s.domains = current.domains + pinned.domains.filter { !current.domains.contains($0) }
         s.apps = current.apps + pinned.apps.filter { !current.apps.contains($0) }
@@ -53,7 +50,7 @@ extension Engine {
 
     /// After a reload: says, for every blocked selection the new configuration removed or
     /// narrowed, that its activities keep their targets until they end.
-    func logKeptTargets(now: Date) {
+    public mutating func logKeptTargets(now: Date) {
         for name in applied.keys.sorted() {
             guard let pinned = state.targets[name] else { continue }
             let what: String
@@ -69,8 +66,8 @@ extension Engine {
             let who = holders.map { "\($0.kind.rawValue) '\($0.name)'" }.joined(separator: " and ")
             let until = registry.index.until(name, from: now).map { " at \(local.iso8601($0))" } ?? ""
             let keeps = holders.count > 1 ? "keep its targets until they end" : "keeps its targets until it ends"
-            log.log(JournalEntry("\(what); \(who.isEmpty ? "it" : who) \(keeps)\(until)", priority: .notice, event: .reload,
-                             fields: [(.selection, name), (.activity, holders.map(\.name).joined(separator: " "))]))
+            emit(.journal(JournalEntry("\(what); \(who.isEmpty ? "it" : who) \(keeps)\(until)", priority: .notice, event: .reload,
+                             fields: [(.selection, name), (.activity, holders.map(\.name).joined(separator: " "))])))
         }
     }
 }

@@ -1,33 +1,25 @@
-import BlockCore
-import Dispatch
 import FoundationEssentials
-import Glibc
 
 /// More time (M1-M3): `more`, `requests`, `approve`, `deny`, `cancel`, and the book's upkeep on
 /// every reconcile. Grants are applied as a filter on the desired set after the union
 /// (`Policy.lifting`), so the union itself never knows about them.
-extension Engine {
-    var book: MoreTimeBook {
-        get { state.moreTime }
-        set { state.moreTime = newValue }
-    }
-
-    func moreTime(_ request: Request, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
+extension Core {
+    mutating func moreTime(_ request: Request, peer: Peer, now: Date) throws(CoreError) -> Change {
         switch request {
         case .more(let m): return try more(m, peer: peer, now: now)
         case .approve(let id, let seconds): return try answer(id, approve: true, seconds: seconds, reason: nil, peer: peer, now: now)
         case .deny(let id, let reason): return try answer(id, approve: false, seconds: nil, reason: reason, peer: peer, now: now)
         case .cancel(let name): return try cancel(name, peer: peer, now: now)
         case .requests:
-            var o = StatusSnapshot.only(Engine.privateView(peer), requestsJSON())  // A1: a member sees their own
+            var o = Core.only(Core.privateView(peer), requestsJSON())  // A1: a member sees their own
             o["admin"] = .bool(peer.isAdmin)  // M4: the agent offers Approve/Deny only to those who may
-            return o
+            return .read(.reply(o))
         case .hello, .status, .start, .stop, .scheduleAdd, .scheduleRemove, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitAdd, .limitRemove, .limitList, .stats, .report, .foreground, .watch, .reload:
             throw CoreError(.internal, "\(request.command.rawValue) is not a more-time request; this is a bug in blockd, please report it")
         }
     }
 
-    private func more(_ m: Request.MoreArguments, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
+    private mutating func more(_ m: Request.MoreArguments, peer: Peer, now: Date) throws(CoreError) -> Change {
         let name = try config.catalog.resolve(m.selection).name
         registry.advance(to: now)
         guard let whole = registry.index.blocked(name) else {
@@ -57,7 +49,6 @@ extension Engine {
         }
         try registry.checkCap(adding: "a request for more time", by: registry.actor(peer), now: now)  // T4, A1
         let decision = try book.decide(blocked, seconds: m.seconds, activities: registry.index.activities(covering: name), now: now, clock: local)
-        let before = snapshot()
         let id = book.takeID()
         let over = blocked.reasons.map(\.activity)
         state.history.count(.asked, user: String(peer.uid), at: now, clock: local)  // R1
@@ -67,24 +58,18 @@ extension Engine {
             book.charge(grant, oneMoreMinute: minute, activities: registry.index.activities(covering: name), now: now, clock: local)
             book.grants.append(grant)
             state.history.count(.granted, user: String(peer.uid), at: now, clock: local)  // R1
-            try commit(since: before, now: now)
             let when = start > now ? "from \(local.iso8601(start)) (Delay=) " : ""
-            publish(.moreTime(MoreTimeNote(event: .moreGranted, kind: "granted", id: id, selection: name, until: end,
-                                           message: "More time for \(name) granted to \(who(peer.uid)) \(when)until \(local.iso8601(end))\(minute ? " (one more minute)" : "")",
-                                           uid: peer.uid)), now: now)
-            reconcile(now: now)
-            return grantJSON(grant)
+            return told(MoreTimeNote(event: .moreGranted, kind: "granted", id: id, selection: name, until: end,
+                                     message: "More time for \(name) granted to \(who(peer.uid)) \(when)until \(local.iso8601(end))\(minute ? " (one more minute)" : "")",
+                                     uid: peer.uid), answer: grantJSON(grant))
         case .pending(let expires):
             let r = MoreTimeRequest(id: id, selection: name, seconds: m.seconds, activities: over, uid: peer.uid, reason: m.reason,
                                     asked: now, expires: expires)
             book.requests.append(r)
-            try commit(since: before, now: now)
             let asked = m.seconds.map { DurationText.format($0) } ?? "the rest of the day"
-            publish(.moreTime(MoreTimeNote(event: .moreAsked, kind: "asked", id: id, selection: name, until: expires,
-                                           message: "\(who(peer.uid)) asked for \(asked) more of \(name) (\(id))\(m.reason.map { ": \($0)" } ?? ""); 'blockc approve \(id)' or 'blockc deny \(id)' answers it",
-                                           uid: peer.uid)), now: now)
-            reconcile(now: now)
-            return requestJSON(r)
+            return told(MoreTimeNote(event: .moreAsked, kind: "asked", id: id, selection: name, until: expires,
+                                     message: "\(who(peer.uid)) asked for \(asked) more of \(name) (\(id))\(m.reason.map { ": \($0)" } ?? ""); 'blockc approve \(id)' or 'blockc deny \(id)' answers it",
+                                     uid: peer.uid), answer: requestJSON(r))
         }
     }
 
@@ -108,49 +93,44 @@ extension Engine {
         return e
     }
 
-    private func answer(_ id: String, approve: Bool, seconds: Int?, reason: String?, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
+    private mutating func answer(_ id: String, approve: Bool, seconds: Int?, reason: String?, peer: Peer, now: Date) throws(CoreError) -> Change {
         guard let index = book.requests.firstIndex(where: { $0.id == id }) else {
             throw CoreError(.notFound, "no pending request '\(id)'; 'blockc requests' lists them")
         }
         let r = book.requests[index]
         let dayEnd = MoreTimeBook.endOfDay(now, clock: local)
         let end = (seconds ?? r.seconds).map { min(now.addingTimeInterval(TimeInterval($0)), dayEnd) } ?? dayEnd
-        let before = snapshot()
         book.requests.remove(at: index)
         state.history.count(approve ? .granted : .denied, user: String(r.uid), at: now, clock: local)  // R1: the asker's
         guard approve else {
-            try commitAndTell(MoreTimeNote(event: .moreDenied, kind: "denied", id: id, selection: r.selection, until: nil,
-                                           message: "More time for \(r.selection) (\(id)) denied by \(who(peer.uid))\(reason.map { ": \($0)" } ?? "")",
-                                           uid: peer.uid, asker: r.uid), since: before, now: now)
-            return DeniedReply(id: id, selection: r.selection).json
+            return told(MoreTimeNote(event: .moreDenied, kind: "denied", id: id, selection: r.selection, until: nil,
+                                     message: "More time for \(r.selection) (\(id)) denied by \(who(peer.uid))\(reason.map { ": \($0)" } ?? "")",
+                                     uid: peer.uid, asker: r.uid), answer: DeniedReply(id: id, selection: r.selection).json)
         }
         let grant = makeGrant(id: id, selection: r.selection, start: now, end: end, over: r.activities, uid: r.uid,
                               grantedBy: peer.uid, reason: r.reason)
         book.grants.append(grant)
-        try commitAndTell(MoreTimeNote(event: .moreGranted, kind: "granted", id: id, selection: r.selection, until: end,
-                                       message: "More time for \(r.selection) granted to \(who(r.uid)) by \(who(peer.uid)) until \(local.iso8601(end))",
-                                       uid: peer.uid, asker: r.uid), since: before, now: now)
-        return grantJSON(grant)
+        return told(MoreTimeNote(event: .moreGranted, kind: "granted", id: id, selection: r.selection, until: end,
+                                 message: "More time for \(r.selection) granted to \(who(r.uid)) by \(who(peer.uid)) until \(local.iso8601(end))",
+                                 uid: peer.uid, asker: r.uid), answer: grantJSON(grant))
     }
 
-    private func cancel(_ name: String, peer: Peer, now: Date) throws(CoreError) -> JSONObject {
-        let before = snapshot()
+    private mutating func cancel(_ name: String, peer: Peer, now: Date) throws(CoreError) -> Change {
         if let i = book.loosenings.firstIndex(where: { $0.name == name }) {
             let l = book.loosenings[i]
             try waiting(Authority.Subject(name: name, owner: registry.owner(.client(uid: l.uid)), kind: "delayed \(l.kind.rawValue)"), peer: peer)
             book.loosenings.remove(at: i)
-            try commitAndTell(MoreTimeNote(event: .delayed, kind: "cancelled", id: name, selection: name, until: nil,
-                                           message: "The \(l.kind.rawValue) of '\(name)' due at \(local.iso8601(l.due)) was cancelled by \(who(peer.uid)); it stays",
-                                           uid: peer.uid), since: before, now: now)
-            return CancelledReply(name: name, kind: l.kind.rawValue).json
+            return told(MoreTimeNote(event: .delayed, kind: "cancelled", id: name, selection: name, until: nil,
+                                     message: "The \(l.kind.rawValue) of '\(name)' due at \(local.iso8601(l.due)) was cancelled by \(who(peer.uid)); it stays",
+                                     uid: peer.uid), answer: CancelledReply(name: name, kind: l.kind.rawValue).json)
         }
         if let i = book.requests.firstIndex(where: { $0.id == name }) {
             let r = book.requests[i]
             try waiting(Authority.Subject(name: name, owner: registry.owner(.client(uid: r.uid)), kind: "request"), peer: peer)
             book.requests.remove(at: i)
-            try commitAndTell(MoreTimeNote(event: .moreExpired, kind: "cancelled", id: name, selection: r.selection, until: nil,
-                                           message: "Request \(name) for more time for \(r.selection) withdrawn by \(who(peer.uid))", uid: peer.uid), since: before, now: now)
-            return CancelledReply(name: name, kind: "request").json
+            return told(MoreTimeNote(event: .moreExpired, kind: "cancelled", id: name, selection: r.selection, until: nil,
+                                     message: "Request \(name) for more time for \(r.selection) withdrawn by \(who(peer.uid))", uid: peer.uid),
+                        answer: CancelledReply(name: name, kind: "request").json)
         }
         throw CoreError(.notFound, "nothing named '\(name)' is waiting: no delayed stop or removal and no pending request; 'blockc status' shows what waits")
     }
@@ -160,11 +140,12 @@ extension Engine {
         if case .refused(let error) = Authority.decide(.cancel, by: registry.actor(peer), on: subject) { throw error }
     }
 
-    /// A change of the book made: saved (undone if it cannot be), told (journal and watchers),
-    /// and converged to.
-    private func commitAndTell(_ note: MoreTimeNote, since before: Snapshot, now: Date) throws(CoreError) {
-        try commit(since: before, now: now)
-        publish(.moreTime(note), now: now)
-        reconcile(now: now)
+    /// A change of the book: saved (undone if it cannot be), told (journal and watchers), and
+    /// converged to.
+    private func told(_ note: MoreTimeNote, answer: JSONObject) -> Change {
+        var change = Change(saves: true, answer: .reply(answer))
+        change.reports = [.moreTime(note)]
+        change.reconciles = true
+        return change
     }
 }

@@ -1,0 +1,185 @@
+import FoundationEssentials
+
+/// Request handlers (§6, §8). Each makes its change and returns it as a `Change` (what follows
+/// once it is saved, and the answer), or throws a CoreError; the engine maps the error to
+/// `ERR <code> <message>` in one place.
+extension Core {
+    /// A1: who may call the command at all; what it acts on is judged where it is found.
+    public func authorize(_ request: Request, by peer: Peer) throws(CoreError) {
+        if case .refused(let error) = Authority.decide(request.command, by: registry.actor(peer)) { throw error }
+    }
+
+    /// Makes the change `request` asks for (after `authorize`). `delaying` false: a loosening
+    /// whose `Delay=` has passed is carried out (M2). `fresh`: for `reload`, the configuration
+    /// files as they are now, or why they cannot be used.
+    public mutating func prepare(_ request: Request, from peer: Peer, now: Date, delaying: Bool = true,
+                                 fresh: Result<ConfigSet, CoreError>? = nil) throws(CoreError) -> Change {
+        let request = resolvingNames(request, for: peer)
+        if delaying, let change = try delayedLoosening(request, peer: peer, now: now) { return change }  // M2
+        return try dispatch(request, peer: peer, now: now, fresh: fresh)
+    }
+
+    /// T4: refusals of well-formed changes are recorded (the cap, permissions, locks); input
+    /// mistakes are answered on the spot and not kept, so they cannot push real failures out of
+    /// the bounded list.
+    public static let recordedCodes: Set<ErrorCode> = [.activityLimit, .permissionDenied, .locked, .exists, .invalidConfig, .internal, .busy]
+
+    /// A1: a name a member types means their own activity of that name when they have one
+    /// (`youtube` is `kid/youtube` for kid), else the name as given.
+    func resolvingNames(_ request: Request, for peer: Peer) -> Request {
+        switch request {
+        case .stop(let n): .stop(name: registry.resolve(n, for: peer))
+        case .scheduleRemove(let n): .scheduleRemove(name: registry.resolve(n, for: peer))
+        case .limitRemove(let n): .limitRemove(name: registry.resolve(n, for: peer))
+        case .cancel(let n): .cancel(name: registry.resolve(n, for: peer))
+        case .hello, .status, .start, .scheduleAdd, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitAdd, .limitList, .more, .requests, .approve, .deny, .stats, .report, .foreground, .watch, .reload:
+            request
+        }
+    }
+
+    /// R2: the shield's hits by local day, by selection, as `viewer` sees them (nil: everyone's
+    /// totals; a uid: the hits on that person's processes).
+    func shieldHitDays(viewer: UInt32?) -> [String: [String: Int]] {
+        var out: [String: [String: Int]] = [:]
+        for (key, hits) in state.shieldHits {
+            if let day = ShieldHitDays.day(of: key, for: viewer) { out[day] = hits }
+        }
+        return out
+    }
+
+    private mutating func dispatch(_ request: Request, peer: Peer, now: Date, fresh: Result<ConfigSet, CoreError>?) throws(CoreError) -> Change {
+        switch request {
+        case .hello:
+            return .read(.reply(["protocol": .int(Int64(BlockdVersion.protocolVersion)), "version": .string(BlockdVersion.version), "daemon": "blockd"]))
+        // The read-only answers come from the published snapshot on the connection's side
+        // (Engine+Snapshot.swift); they reach the engine when that cannot answer, and for
+        // other users' views (per-user blocks).
+        case .status(let all, let view): return .read(.status(all: all, viewer: try viewer(view, peer: peer), peer: peer))
+        case .failures, .stats: return .read(.published(request, peer: peer))
+        case .report(let args):  // R2: a member sees their own view (`viewer` refuses another's)
+            let uid = try viewer(args.view, peer: peer)
+            let range = args.range(today: local.civil(of: now).date)
+            let limits = registry.index.limits.filter { l in uid.map { l.users?.contains($0) ?? true } ?? true }
+            return .read(.reply(state.history.report(from: range.from, to: range.to, previous: range.previous, period: args.period.name,
+                                                     user: uid.map(String.init), at: now, clock: local, limits: limits, usage: state.usage,
+                                                     shieldHits: shieldHitDays(viewer: uid))))
+        case .foreground(let app): return foreground(app, peer: peer, now: now)  // R1: the caller's own, by SO_PEERCRED
+        case .start(let args): return try start(args, peer: peer, now: now)
+        case .stop(let name): return try stop(name, peer: peer, now: now)
+        case .scheduleAdd(let schedule): return try addSchedule(schedule, peer: peer, now: now)
+        case .scheduleRemove(let name): return try removeSchedule(name, peer: peer, now: now)
+        case .scheduleList:
+            let schedules = activitiesForDisplay(at: now).filter { $0.kind == .schedule && listed($0, to: peer) }
+            return .read(.reply(["schedules": .array(schedules.map { shapes.activity($0, at: now) })]))
+        case .selections:
+            return .read(.reply(["selections": .array(config.catalog.selections.map { shapes.selection($0) })]))
+        case .selectionShow(let name):
+            return .read(.reply(["selection": shapes.selection(try config.catalog.resolve(name))]))
+        case .failuresClear:
+            // A1: a member clears their own failures only; what the daemon or others recorded stays.
+            let count = state.failures.count
+            if let own = Core.privateView(peer) { state.failures.removeAll { $0.uid == own } } else { state.failures = [] }
+            return Change(saves: true, answer: .reply(["cleared": .int(Int64(count - state.failures.count))]))
+        case .reload:
+            guard let fresh else { throw CoreError(.internal, "reload reached the core without the configuration files; this is a bug in blockd, please report it") }
+            return try reload(fresh, now: now)
+        case .limitAdd(let limit): return try addLimit(limit, peer: peer, now: now)
+        case .limitRemove(let name): return try removeLimit(name, peer: peer, now: now)
+        case .more, .requests, .approve, .deny, .cancel: return try moreTime(request, peer: peer, now: now)
+        case .limitList:
+            let limits = activitiesForDisplay(at: now).filter { $0.kind == .limit && listed($0, to: peer) }
+            return .read(.reply(["limits": .array(limits.map { shapes.activity($0, at: now) })]))
+        case .watch:
+            throw CoreError(.internal, "watch is handled by the connection, not the engine")
+        }
+    }
+
+    private mutating func start(_ args: Request.StartArguments, peer: Peer, now: Date) throws(CoreError) -> Change {
+        var names: [String] = []
+        for argument in args.selections { names.append(try config.catalog.resolve(argument).name) }
+        let end: Date
+        if let seconds = args.seconds {
+            end = now + TimeInterval(seconds)  // T1: exact, from receipt; T6 keeps it elapsed time
+        } else {
+            end = args.until!
+        }
+        let users = try grantedScope(args.users, selections: names, peer: peer)  // per-user blocks
+        let moreTime = args.moreTime ?? MoreTimePolicy.familyDefault(scope: users, setBy: peer.uid)  // A1
+        let outcome = try registry.startBlock(name: args.name, selections: names, end: end, locked: args.lock, moreTime: moreTime,
+                                             users: users, by: peer, now: now)
+        if case .created = outcome { state.history.count(.started, user: String(peer.uid), at: now, clock: local) }  // R1
+        let block = outcome.block
+        var change = Change(saves: true, answer: .started(block, outcome: "unchanged"))
+        change.reconciles = true
+        switch outcome {
+        case .created:
+            change.answer = .started(block, outcome: "created")
+            change.entries = [JournalEntry("Block '\(block.name)' started by \(who(peer.uid)) until \(local.iso8601(block.end))\(block.locked ? " (locked)" : "")",
+                                           priority: .info, event: .start, fields: [(.activity, block.name), (.end, local.iso8601(block.end)), (.uid, String(peer.uid))])]
+        case .extended(let from, _):
+            change.answer = .started(block, outcome: "extended")
+            change.entries = [JournalEntry("Block '\(block.name)' extended by \(who(peer.uid)) from \(local.iso8601(from.end)) to \(local.iso8601(block.end)); a block is extended, never shortened",
+                                           priority: .info, event: .start, fields: [(.activity, block.name), (.end, local.iso8601(block.end))])]
+        case .unchanged: break
+        }
+        return change
+    }
+
+    private mutating func stop(_ name: String, peer: Peer, now: Date) throws(CoreError) -> Change {
+        let block = try registry.stopBlock(named: name, by: peer, now: now)
+        state.history.count(.stoppedEarly, user: String(peer.uid), at: now, clock: local)  // R1
+        var change = Change(saves: true, answer: .reply(["stopped": .string(block.name)]))
+        for s in block.selections { change.unlockNotes[s] = "block '\(block.name)' stopped early by \(who(peer.uid))" }
+        change.entries = [JournalEntry("Block '\(block.name)' stopped early by \(who(peer.uid))", priority: .info, event: .stop,
+                                       fields: [(.activity, block.name), (.uid, String(peer.uid))])]
+        change.reconciles = true
+        return change
+    }
+
+    private mutating func addSchedule(_ schedule: Schedule, peer: Peer, now: Date) throws(CoreError) -> Change {
+        var s = schedule
+        var names: [String] = []
+        for argument in s.selections { names.append(try config.catalog.resolve(argument).name) }
+        s.selections = names
+        s.users = try grantedScope(s.users, selections: names, peer: peer)  // per-user blocks
+        s.moreTime = s.moreTime ?? MoreTimePolicy.familyDefault(scope: s.users, setBy: peer.uid)  // A1
+        try registry.addSchedule(s, by: peer, now: now)
+        var change = Change(saves: true, answer: .activity(s.name))
+        change.entries = [JournalEntry("Schedule '\(s.name)' added by \(who(peer.uid)): \(s.rule)", priority: .info, event: .start,
+                                       fields: [(.activity, s.name)])]
+        change.reconciles = true
+        return change
+    }
+
+    private mutating func removeSchedule(_ name: String, peer: Peer, now: Date) throws(CoreError) -> Change {
+        let s = try registry.removeSchedule(named: name, by: peer)
+        var change = Change(saves: true, answer: .reply(["removed": .string(s.name)]))
+        for sel in s.selections { change.unlockNotes[sel] = "schedule '\(s.name)' removed by \(who(peer.uid))" }
+        change.entries = [JournalEntry("Schedule '\(s.name)' removed by \(who(peer.uid))", priority: .info, event: .stop, fields: [(.activity, s.name)])]
+        change.reconciles = true
+        return change
+    }
+
+    /// SIGHUP and `blockc reload`: all or nothing; a bad configuration keeps the old one and
+    /// records a failure (§7). The new configuration is saved as the last good one
+    /// before it takes effect; blocked selections it removes or narrows keep their targets.
+    mutating func reload(_ loaded: Result<ConfigSet, CoreError>, now: Date) throws(CoreError) -> Change {
+        let fresh: ConfigSet
+        switch loaded {
+        case .success(let c): fresh = c
+        case .failure(let error):
+            throw CoreError(.invalidConfig, "reload failed, the previous configuration stays in force: \(error.message)")
+        }
+        config = fresh
+        configProvenance = .files
+        state.lastGoodConfig = StoredConfig(fresh, at: now)
+        let problems = installConfigSchedules(now: now)
+        // A1, T4: what is not in force as written is part of the answer, not only a failure.
+        var change = Change(saves: true, answer: .reply(["reloaded": .int(Int64(fresh.files.count)), "problems": .array(problems.map { .string($0.message) })]))
+        change.reconfigured = true
+        change.refollowsLimitsOnFailure = true
+        change.entries = [JournalEntry("Configuration reloaded (\(fresh.files.count) file\(fresh.files.count == 1 ? "" : "s"))", priority: .info, event: .reload)]
+        change.reconciles = true
+        return change
+    }
+}

@@ -1,0 +1,176 @@
+import FoundationEssentials
+
+/// What blockd decides, as one value (STYLE: decide in the core, act at the edge): the
+/// activities, the configuration in force, the state kept across restarts, and what
+/// enforcement was last asked for and achieved. Every step takes the instant it happens at as a
+/// parameter, reads no clock and does no I/O; what must be done about it (journal entries,
+/// events, hooks, saves, the timer) is appended to `effects` in order, and the daemon's engine
+/// carries those out. A reconcile is planned here, enforced at the edge and finished here with
+/// what the enforcers reported (Core+Reconcile.swift).
+public struct Core {
+    public var config: ConfigSet
+    public var registry: Registry
+    /// The state other than the activities (those live in the registry).
+    public var state: DaemonState
+    public var local: LocalClock
+    /// Per-user blocks: user and group names to uids, and who a uid is (A1).
+    public let directory: UserDirectory
+    /// R1: the `Apps=` entries the usage monitor counts the executable at a path as, for the
+    /// foreground a session agent reports (given by the daemon; none by default).
+    public let executableApps: @Sendable (String) -> Set<String>
+    /// Where `config` came from: the files, or (when they are broken) the last good
+    /// configuration or the built-in defaults (§7); shown in `status`.
+    public var configProvenance = ConfigProvenance.files
+
+    /// What is enforced now, with the reasons that held at the last reconcile.
+    public internal(set) var applied: [String: [Reason]] = [:]
+    /// Desired selections the enforcer could not enforce at the last apply, with the cause.
+    public internal(set) var notEnforced: [String: String] = [:]
+    /// §7 "Truth": selections no longer blocked whose enforcement is still in place
+    /// (a write that takes it away failed), with the cause; they stay applied, unannounced,
+    /// until it lands.
+    public internal(set) var lingering: [String: String] = [:]
+    /// The enforcement failures of the last apply, each recorded once while it persists.
+    var enforcementCauses: Set<String> = []
+    /// T6: wall minus boot clock at the last observation; a change means the wall clock stepped.
+    public internal(set) var wallMinusBoot: TimeInterval?
+    /// Apply even if the set of names did not change: at start-up (the hosts file may have
+    /// been edited while blockd was down, E4), after a reload (a selection's domains may
+    /// have changed under the same name) and when an enforcer's outcome changed.
+    public var mustApply = true
+    /// Selections resolved through the catalog, by name; cleared when the config changes.
+    public var resolved: [String: Selection] = [:]
+    /// Why a selection is about to be unlocked, when a request (not time) lifts it.
+    var pendingUnlockNotes: [String: String] = [:]
+    /// R1: what the usage monitor last said runs of the apps the report counts, the apps it
+    /// was last told to follow, and for each of those the named selections that list it.
+    public internal(set) var appsRunning: Set<RunningApp> = []
+    var followedApps: Set<String>?
+    var appSelections: [String: [String]] = [:]
+    /// R1: the executable each user's session agent last said has the focus (Core+Foreground.swift).
+    public internal(set) var foregroundApps: [UInt32: String] = [:]
+    /// M3: what grants lifted at the last reconcile: per selection, the activities whose
+    /// reasons are lifted (U2: the askers' views; other users' reasons stay).
+    var lifted: [String: Lift] = [:]
+    /// F3: when an apply last ended with no failure and nothing not enforced.
+    public internal(set) var lastEnforced: Date?
+    /// T9: the next instant something changes (the timer is armed for it).
+    public internal(set) var nextTransition: Date?
+    /// What the core decided that is not carried out yet, in order (`takeEffects`).
+    var effects: [Effect] = []
+
+    public init(config: ConfigSet, state: DaemonState, timeZone: Zone, configPath: String, directory: UserDirectory,
+                executableApps: @escaping @Sendable (String) -> Set<String> = { _ in [] }) {
+        self.config = config
+        self.directory = directory
+        self.executableApps = executableApps
+        self.local = LocalClock(timeZone)
+        self.registry = Registry(maxActivities: config.daemon.maxActivities, configPath: configPath,
+                                 activities: state.activities.map(\.activity), clock: LocalClock(timeZone))
+        self.registry.people = { directory.person($0) }  // A1
+        self.registry.maxPerMember = config.daemon.maxActivitiesPerUser
+        // The activities live in the registry from here on; the state keeps the rest.
+        var rest = state
+        rest.activities = []
+        self.state = rest
+        for name in state.applied { applied[name] = [] }
+    }
+
+    public var policy: Policy { Policy(clock: local) }
+    public var shapes: Shapes { Shapes(clock: local) }
+
+    /// M3: grants, pending requests, delayed loosenings and allowances.
+    public var book: MoreTimeBook {
+        get { state.moreTime }
+        set { state.moreTime = newValue }
+    }
+
+    /// The effects decided since the last call, in order, and forgets them.
+    public mutating func takeEffects() -> [Effect] {
+        defer { effects = [] }
+        return effects
+    }
+
+    mutating func emit(_ effect: Effect) { effects.append(effect) }
+
+    /// Start-up: what ran before the restart is forgotten until seen again, the configured
+    /// schedules and limits are put in force, and what was missed while the daemon was down
+    /// is logged (T8). Due loosenings and the reconcile follow (the engine drives them).
+    public mutating func startUp(now: Date) {
+        // §9: usage up to the last checkpoint is counted; whether an app kept running while
+        // blockd was down is unknowable, so nothing is assumed running until seen again.
+        state.usage.forgetRunning()
+        state.history.forgetRunning()  // R1: the same for the report's running time
+        // §7: what loaded is the configuration to fall back on next time.
+        if configProvenance.kind == .files { state.lastGoodConfig = StoredConfig(config, at: now) }
+        installConfigSchedules(now: now)
+        catchUp(now: now)
+    }
+
+    /// T7: the system time zone changed; schedules are recomputed in the new zone. False when
+    /// nothing changed (no reconcile is needed).
+    public mutating func timeZoneChanged(to zone: Zone) -> Bool {
+        guard zone != local.zone else { return false }
+        let what = zone.identifier == local.zone.identifier
+            ? "The rules of time zone \(zone.identifier) changed (a tzdata update)"
+            : "Time zone changed from \(local.zone.identifier) to \(zone.identifier)"
+        emit(.journal(JournalEntry("\(what); schedules follow the new local time", priority: .notice)))
+        local = LocalClock(zone)
+        registry.clock = local
+        return true
+    }
+
+    /// Puts the configured schedules and limits in force; returns what could not be, or moved
+    /// a client's activity aside (T4, A1: said, never swallowed), each also a recorded failure.
+    @discardableResult
+    public mutating func installConfigSchedules(now: Date) -> [CoreError] {
+        registry.maxActivities = config.daemon.maxActivities
+        registry.maxPerMember = config.daemon.maxActivitiesPerUser
+        var problems: [CoreError] = []
+        let declared = resolvingScopes(config.schedules.map(Activity.schedule) + config.limits.map(Activity.limit), now: now,
+                                       problems: &problems)  // Users=
+        for refusal in registry.replaceConfigActivities(declared, now: now) {
+            recordFailure(refusal.error, uid: refusal.uid, activity: nil, now: now)  // A1: a move is its owner's news
+            problems.append(refusal.error)
+        }
+        followLimits()
+        return problems
+    }
+
+    // MARK: Failures (T4: never swallowed)
+
+    public mutating func recordFailure(_ error: CoreError, uid: UInt32?, activity: String?, now: Date) {
+        state.record(FailureRecord(time: now, code: error.code.rawValue, message: error.message, uid: uid, activity: activity))
+        publish(.problem(error, uid: uid, activity: activity), now: now)
+    }
+
+    /// The one place a report reaches people: the journal, then every watcher.
+    mutating func publish(_ report: Report, now: Date) {
+        emit(.journal(report.entry(clock: local)))
+        for event in report.events(clock: local, now: now) { emit(.event(offeringMoreTime(event, now: now))) }  // M4
+    }
+
+    /// S5: the shield (or a tamper repair) stopped something: counted by day for the report,
+    /// recorded as a failure when it was tampering, told to the people it concerns, saved.
+    public mutating func recordShieldHit(_ hit: ShieldHit, now: Date) {
+        let day = local.civil(of: now).date.description
+        state.shieldHits[day, default: [:]][hit.selection, default: 0] += 1
+        if let uid = hit.uid { state.shieldHits[ShieldHitDays.key(day: day, uid: uid), default: [:]][hit.selection, default: 0] += 1 }  // A1
+        if hit.kind == .tamper {
+            // E1, E6: an undone edit is also a failure the user sees in status and failures.
+            state.record(FailureRecord(time: now, code: ErrorCode.tamper.rawValue, message: Report.message(hit), uid: nil, activity: hit.selection))
+        }
+        // U3: a denied launch or a stopped app is news for the person whose it was, with the end
+        // of their own view; where that is not known, for everyone the selection is blocked for.
+        let until = applied[hit.selection].flatMap { _ in
+            hit.uid.map { registry.index.until(hit.selection, from: now, viewer: $0) } ?? registry.index.until(hit.selection, from: now)
+        }
+        publish(.hit(hit, until: until, users: hit.uid.map { [$0] } ?? registry.index.blocked(hit.selection)?.users), now: now)
+        emit(.persist)
+    }
+
+    public func statusLine(now: Date, blocked: Int) -> String {
+        let next = nextTransition.map { "next change \(local.iso8601($0))" } ?? "nothing scheduled"
+        return "\(blocked) selection\(blocked == 1 ? "" : "s") blocked, \(registry.index.count) of \(registry.maxActivities) activities; \(next)"
+    }
+}

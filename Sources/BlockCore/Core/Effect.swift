@@ -1,0 +1,48 @@
+import FoundationEssentials
+
+/// What the core decided that someone else carries out (STYLE: decide in the core, act at the
+/// edge). The core appends effects in the order they must happen; the daemon's engine takes
+/// them after each step and carries them out in that order. Enforcement is not an effect: the
+/// core plans it (`ReconcilePlan.targets`) and is told what came of it
+/// (`finishReconcile(_:report:now:)`), because what it announces depends on the outcome.
+public enum Effect: Equatable, Sendable {
+    /// A journal entry (§7: every lock and unlock is logged).
+    case journal(JournalEntry)
+    /// An event for the `watch` subscribers it concerns (S3).
+    case event(WatchEvent)
+    /// E3: run a selection's `ExecOnBlock=` or `ExecOnUnblock=`.
+    case hook(HookEvent, Selection, until: String?)
+    /// Save what changed; nobody waits for it (a failure is retried and recorded, §7).
+    case persist
+    /// T9: arm the one timer for this instant (nil: disarm).
+    case armTimer(Date?)
+    /// A one-line status for the service manager.
+    case status(String)
+    /// §9: the limits and their apps, for the usage monitor to follow.
+    case followLimits([String: LimitedApps])
+    /// R1: the `Apps=` entries of the selections some activity names, for the report.
+    case followApps(Set<String>)
+}
+
+/// E3: which hook of a selection runs.
+public enum HookEvent: String, Sendable { case block, unblock }
+
+/// What a limit counts (§9): its selections' `Apps=` entries, run by whom.
+public struct LimitedApps: Equatable, Sendable {
+    public var apps: [String]
+    /// The uids whose processes count (nil: everyone's); a per-user limit counts only the
+    /// running time of its users' own processes.
+    public var users: Set<UInt32>?
+
+    public init(apps: [String], users: Set<UInt32>? = nil) {
+        self.apps = apps
+        self.users = users
+    }
+}
+
+/// R1: an app (its `Apps=` entry) with a process running for `uid`.
+public struct RunningApp: Hashable, Sendable {
+    public var uid: UInt32
+    public var app: String
+    public init(uid: UInt32, app: String) { (self.uid, self.app) = (uid, app) }
+}
