@@ -200,10 +200,12 @@ final class Connection: @unchecked Sendable {
         }
         // The read-only requests are answered here, from what the engine last published,
         // without waiting for the engine; the rest (and a stale snapshot) go to the engine.
-        if inFlight == 0, let response = server.engine.answerFromSnapshot(request, peer: peer) {
+        // `status` comes as the bytes of its line, rendered once per snapshot.
+        if inFlight == 0, let line = server.statusLine(request, peer: peer)
+            ?? server.engine.answerFromSnapshot(request, peer: peer).map({ Array($0.line.utf8) }) {
             pending.removeFirst()
             defer { resumeReadingIfPossible() }
-            write(response.line)
+            write(bytes: line)
             handleNext()
             return
         }
@@ -232,6 +234,12 @@ final class Connection: @unchecked Sendable {
 
     func write(_ line: String) {
         output.append(contentsOf: line.utf8)
+        output.append(10)
+        flush()
+    }
+
+    func write(bytes line: [UInt8]) {
+        output += line
         output.append(10)
         flush()
     }

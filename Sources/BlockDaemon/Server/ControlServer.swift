@@ -134,6 +134,16 @@ public final class ControlServer: @unchecked Sendable {
         return peer
     }
 
+    /// `status` from the engine's published snapshot as the bytes of its line, on the
+    /// connection's queue (StatusSnapshot+Line.swift); nil when it goes the way every other
+    /// read goes (`Engine.answerFromSnapshot`, or the engine), under the same conditions.
+    func statusLine(_ request: Request, peer: Peer) -> [UInt8]? {
+        guard case .status(all: false, view: .caller) = request, let snapshot = engine.published.withLock({ $0 }) else { return nil }
+        let now = engine.clock.wallNow()
+        guard snapshot.answers(at: now, boot: engine.clock.bootNow()) else { return nil }
+        return snapshot.statusLine(now: now, private: Engine.privateView(peer))
+    }
+
     func closed(_ connection: Connection) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
