@@ -58,4 +58,25 @@ struct StatusLineTests {
         try StatusLineTests.expect(s, at: start.addingTimeInterval(3600), "past the lunch window")
         try StatusLineTests.expect(s, at: start.addingTimeInterval(-5), "before publication (the clock went back)")
     }
+
+    @Test("§8: connections are answered on their own queues: status answers while the server's queue is busy")
+    func answeredBesideTheServerQueue() throws {
+        let f = try ServerFixture(limits: { _ in })
+        _ = f.harness.send(#"start {"selections":["instagram"],"seconds":600}"#)
+        let c = try RawClient(path: f.sandbox.socket)
+        var tv = timeval(tv_sec: 2, tv_usec: 0)
+        setsockopt(c.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        #expect(try c.request("hello").hasPrefix("OK "), "accepted")
+        let (entered, parked) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        f.server.queue.async {
+            entered.signal()
+            parked.wait()
+        }
+        entered.wait()
+        defer { parked.signal() }
+        for _ in 0..<3 {
+            let answer = try? c.request("status")
+            #expect(answer?.hasPrefix(#"OK {"schema":1"#) == true, "answered while the server's queue is busy: \(answer ?? "no answer in 2 s")")
+        }
+    }
 }
