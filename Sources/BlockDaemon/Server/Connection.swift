@@ -201,10 +201,11 @@ final class Connection: @unchecked Sendable {
             move(to: .watching(inputEnded: state == .inputEnded))
             pending = []
             cancelIdleTimer()
-            write(Response.ok(["watching": true, "protocol": .int(Int64(BlockdVersion.protocolVersion))]).line)
-            // Events come through this queue after the answer just written (S3).
+            // Added before the OK is written, so that every event published after the client
+            // reads its OK reaches it; events come through this queue, so none precedes the OK.
             let hub = server.hub
             hub.queue.async { hub.add(self) }
+            write(Response.ok(["watching": true, "protocol": .int(Int64(BlockdVersion.protocolVersion))]).line)
             return
         }
         // The read-only requests are answered here, from what the engine last published,
