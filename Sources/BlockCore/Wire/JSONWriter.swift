@@ -5,7 +5,16 @@ extension JSON {
     public func serialized() -> String {
         var writer = JSONWriter(indent: nil)
         writer.write(self, level: 0)
-        return writer.text
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// The same text as `serialized()`, appended to `bytes` as UTF-8: for answers assembled
+    /// from parts rendered once (`status` from a snapshot) without a round trip through `String`.
+    public func serialize(into bytes: inout [UInt8]) {
+        var writer = JSONWriter(indent: nil)
+        swap(&writer.bytes, &bytes)
+        writer.write(self, level: 0)
+        swap(&writer.bytes, &bytes)
     }
 
     /// The same document indented by two spaces per level, for people (`--json` on a TTY,
@@ -13,7 +22,12 @@ extension JSON {
     public func prettyPrinted() -> String {
         var writer = JSONWriter(indent: "  ")
         writer.write(self, level: 0)
-        return writer.text
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// `"key"` as `serialized()` writes an object's key (quoted and escaped), appended to `bytes`.
+    public static func serialize(key: String, into bytes: inout [UInt8]) {
+        JSONWriter.appendQuoted(key, to: &bytes)
     }
 }
 
@@ -21,19 +35,21 @@ extension JSON: CustomStringConvertible {
     public var description: String { serialized() }
 }
 
+/// Writes UTF-8 bytes, not a `String`: appending to a byte array is a copy, where appending
+/// to a `String` checks and grows its storage for every piece (most of `status`'s cost before).
 struct JSONWriter {
-    let indent: String?
-    var text = ""
+    let indent: [UInt8]?
+    var bytes: [UInt8] = []
 
-    init(indent: String?) { self.indent = indent }
+    init(indent: String?) { self.indent = indent.map { Array($0.utf8) } }
 
     mutating func write(_ value: JSON, level: Int) {
         switch value {
-        case .null: text += "null"
-        case .bool(let flag): text += flag ? "true" : "false"
-        case .int(let number): text += String(number)
-        case .double(let number): text += Self.format(number)
-        case .string(let string): Self.appendQuoted(string, to: &text)
+        case .null: bytes += "null".utf8
+        case .bool(let flag): bytes += (flag ? "true" : "false").utf8
+        case .int(let number): bytes += String(number).utf8
+        case .double(let number): bytes += Self.format(number).utf8
+        case .string(let string): Self.appendQuoted(string, to: &bytes)
         case .array(let elements):
             writeContainer(open: "[", close: "]", count: elements.count, level: level) { writer, index in
                 writer.write(elements[index], level: level + 1)
@@ -41,8 +57,9 @@ struct JSONWriter {
         case .object(let object):
             let keys = object.keys
             writeContainer(open: "{", close: "}", count: keys.count, level: level) { writer, index in
-                Self.appendQuoted(keys[index], to: &writer.text)
-                writer.text += writer.indent == nil ? ":" : ": "
+                Self.appendQuoted(keys[index], to: &writer.bytes)
+                writer.bytes.append(UInt8(ascii: ":"))
+                if writer.indent != nil { writer.bytes.append(UInt8(ascii: " ")) }
                 // keys and values come from the same object, so the member exists.
                 writer.write(object[keys[index]] ?? .null, level: level + 1)
             }
@@ -50,24 +67,24 @@ struct JSONWriter {
     }
 
     private mutating func writeContainer(
-        open: String, close: String, count: Int, level: Int,
+        open: Unicode.Scalar, close: Unicode.Scalar, count: Int, level: Int,
         element: (inout JSONWriter, Int) -> Void
     ) {
-        text += open
-        guard count > 0 else { text += close; return }
+        bytes.append(UInt8(ascii: open))
+        guard count > 0 else { bytes.append(UInt8(ascii: close)); return }
         for index in 0..<count {
-            if index > 0 { text += "," }
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
             newline(level: level + 1)
             element(&self, index)
         }
         newline(level: level)
-        text += close
+        bytes.append(UInt8(ascii: close))
     }
 
     private mutating func newline(level: Int) {
         guard let indent else { return }
-        text += "\n"
-        for _ in 0..<level { text += indent }
+        bytes.append(10)
+        for _ in 0..<level { bytes += indent }
     }
 
     /// RFC 8259 §6 has no NaN or Infinity, so those become `null`. Finite values use Swift's
@@ -84,37 +101,42 @@ struct JSONWriter {
 
     /// RFC 8259 §7: `"` and `\` and the controls below U+0020 must be escaped; everything else,
     /// including `/` and non-ASCII, is written as UTF-8 unchanged.
-    static func appendQuoted(_ string: String, to text: inout String) {
-        var out: [UInt8] = [UInt8(ascii: "\"")]
-        out.reserveCapacity(string.utf8.count + 2)
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0x08: out += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
-            case 0x0C: out += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
-            default: out.append(byte)
+    static func appendQuoted(_ string: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { utf8 in
+            // Runs with nothing to escape (nearly every string) are copied whole.
+            var start = 0
+            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                out += UnsafeBufferPointer(rebasing: utf8[start..<index])
+                start = index + 1
+                switch byte {
+                case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+                case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+                case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+                case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+                case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+                case 0x08: out += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
+                case 0x0C: out += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
+                default:
+                    let hex = Array("0123456789abcdef".utf8)
+                    out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+                }
             }
+            out += UnsafeBufferPointer(rebasing: utf8[start...])
         }
         out.append(UInt8(ascii: "\""))
-        text += String(decoding: out, as: UTF8.self)
     }
 
     /// A quoted, escaped and shortened copy of untrusted text for error messages, which end
     /// up on one protocol line.
     static func quoted(_ string: String, limit: Int) -> String {
         // Count scalars, not Characters: one Character can hold thousands of combining marks.
-        var text = ""
+        var bytes: [UInt8] = []
         let scalars = string.unicodeScalars
         var shown = String(String.UnicodeScalarView(scalars.prefix(limit)))
         if scalars.count > limit { shown += "…" }
-        appendQuoted(shown, to: &text)
-        return text
+        appendQuoted(shown, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

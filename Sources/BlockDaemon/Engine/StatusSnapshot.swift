@@ -12,8 +12,10 @@ import Synchronization
 /// (the blocked selections, the active activities, the limits, the counts), never the whole
 /// registry. Holding the registry's storage would make the engine's next change copy all of
 /// it (copy-on-write), so `status --all` and `schedule list`, which list every activity
-/// anyway, are answered by the engine. Each answer renders at answer time, with
-/// `now`-dependent fields (remaining seconds, a limit's use today) computed then.
+/// anyway, are answered by the engine. `status` is rendered to bytes once per snapshot and
+/// view (StatusSnapshot+Line.swift); what depends on the answer's `now` (`now`, remaining
+/// seconds, a limit's use today), the enforcers' notes and the server's counters are put in
+/// at answer time.
 public final class StatusSnapshot: Sendable {
     let local: LocalClock
     /// The activities that are reasons for a blocked selection, in registration order.
@@ -47,6 +49,8 @@ public final class StatusSnapshot: Sendable {
     /// Asked at answer time: the enforcers' notes (E2, E5, E7) and the server's counters.
     let enforcementNotes: @Sendable (LocalClock) -> JSONObject
     let serverStats: @Sendable () -> JSONObject
+    /// `status` rendered once per view (nil: everyone's, else a member's uid), on first ask.
+    let lines = Mutex<[UInt32?: StatusLine]>([:])
 
     struct Parts {
         var active: [Activity]?
@@ -106,18 +110,7 @@ public final class StatusSnapshot: Sendable {
 
     /// A1's view of an answer for a member: failures, requests, grants and delayed loosenings
     /// are kept when they are the member's own (`uid`) or nobody's (the daemon's own failures).
-    static func only(_ uid: UInt32?, _ o: JSONObject) -> JSONObject {
-        guard let uid else { return o }
-        var out = o
-        for key in ["failures", "requests", "grants", "delayed"] {
-            guard let items = o[key]?.array else { continue }
-            out[key] = .array(items.filter { item in
-                guard let owner = item.object?["uid"], owner != .null else { return key == "failures" }
-                return owner.int == Int(uid)
-            })
-        }
-        return out
-    }
+    static func only(_ uid: UInt32?, _ o: JSONObject) -> JSONObject { Core.only(uid, o) }
 
     var shapes: Shapes { Shapes(clock: local) }
 
@@ -135,9 +128,15 @@ public final class StatusSnapshot: Sendable {
     /// which the engine passes in) and `counts`, so that a status with 100,000 idle schedules
     /// stays short.
     func status(all: Bool, every: [Activity]? = nil, now: Date) -> JSONObject {
+        status(all: all, every: every, now: now, notes: enforcementNotes(local), server: serverStats())
+    }
+
+    /// `status` with the enforcers' notes and the server's counters given (a `StatusLine` is
+    /// rendered with none, and gets them at answer time).
+    func status(all: Bool, every: [Activity]? = nil, now: Date, notes: JSONObject, server: JSONObject) -> JSONObject {
         let shown = every ?? active ?? []
         var enforcement = self.enforcement
-        for (key, value) in enforcementNotes(local) { enforcement[key] = value }
+        for (key, value) in notes { enforcement[key] = value }
         var o: JSONObject = [
             "schema": .int(Int64(StatusSnapshot.schema)),
             "now": .string(local.iso8601(now)),
@@ -150,7 +149,7 @@ public final class StatusSnapshot: Sendable {
             "enforcement": .object(enforcement),
             "nextTransition": nextTransition.map { .string(local.iso8601($0)) } ?? .null,
             "maxActivities": .int(Int64(maxActivities)),
-            "server": .object(serverStats()),
+            "server": .object(server),
         ]
         for (key, value) in moreTime { o[key] = value }
         return o

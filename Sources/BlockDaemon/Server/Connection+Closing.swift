@@ -114,6 +114,7 @@ extension Connection {
         } else {
             Glibc.close(fd)
         }
-        server.closed(self)
+        let server = self.server
+        server.queue.async { server.closed(self) }
     }
 }

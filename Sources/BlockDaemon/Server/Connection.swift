@@ -6,8 +6,11 @@ import Glibc
 
 /// One client (§8): reads LF-terminated lines of at most 4096 bytes, answers each in
 /// order (one request at a time goes to the engine), and after `watch` streams events.
-/// Everything here runs on the server's queue (hence `@unchecked Sendable`: the queue, not
-/// the compiler, serialises access).
+/// Everything here runs on the connection's own serial queue (hence `@unchecked Sendable`:
+/// the queue, not the compiler, serialises access). Each connection has its own, so clients
+/// are answered side by side on every core, each in its own order; what the connections share
+/// (the server's table of connections, the watchers) stays on the server's queue, which a
+/// connection only ever reaches with `async`.
 final class Connection: @unchecked Sendable {
     /// Where the connection is in its life; `move(to:)` is the one place it changes.
     enum State: Equatable {
@@ -28,7 +31,7 @@ final class Connection: @unchecked Sendable {
 
     let fd: Int32
     let peer: Peer
-    /// Held strongly: a callback still running on the server's queue (the tail of an answer,
+    /// Held strongly: a callback still running on the connection's queue (the tail of an answer,
     /// an engine reply coming back) may outlive whoever let go of the server. The cycle
     /// server → connection → server ends when the connection closes (`ControlServer.stop()`
     /// closes them all).
@@ -54,13 +57,15 @@ final class Connection: @unchecked Sendable {
     var queuedEvents = 0
     var lastActivity = DispatchTime.now()
 
+    /// Serial, on the global pool (as many threads as cores), not an overcommitting queue of
+    /// its own: 64 busy connections share the cores instead of getting 64 threads.
+    let queue = DispatchQueue(label: "blockd.connection", target: .global())
+
     init(fd: Int32, peer: Peer, server: ControlServer) {
         self.fd = fd
         self.peer = peer
         self.server = server
     }
-
-    var queue: DispatchQueue { server.queue }
 
     /// Releasing a suspended dispatch source traps; should a connection ever be dropped
     /// without `close()`, it must still let go of its sources and descriptor.
@@ -90,7 +95,9 @@ final class Connection: @unchecked Sendable {
         }
     }
 
+    /// On `queue`.
     func start() {
+        guard !isClosed else { return }  // the server stopped before the connection started
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [weak self] in self?.readAvailable() }
         source.resume()
@@ -193,17 +200,22 @@ final class Connection: @unchecked Sendable {
             pending.removeFirst()
             move(to: .watching(inputEnded: state == .inputEnded))
             pending = []
-            server.hub.add(self)
             cancelIdleTimer()
+            // Added before the OK is written, so that every event published after the client
+            // reads its OK reaches it; events come through this queue, so none precedes the OK.
+            let hub = server.hub
+            hub.queue.async { hub.add(self) }
             write(Response.ok(["watching": true, "protocol": .int(Int64(BlockdVersion.protocolVersion))]).line)
             return
         }
         // The read-only requests are answered here, from what the engine last published,
         // without waiting for the engine; the rest (and a stale snapshot) go to the engine.
-        if inFlight == 0, let response = server.engine.answerFromSnapshot(request, peer: peer) {
+        // `status` comes as the bytes of its line, rendered once per snapshot.
+        if inFlight == 0, let line = server.statusLine(request, peer: peer)
+            ?? server.engine.answerFromSnapshot(request, peer: peer).map({ Array($0.line.utf8) }) {
             pending.removeFirst()
             defer { resumeReadingIfPossible() }
-            write(response.line)
+            write(bytes: line)
             handleNext()
             return
         }
@@ -232,6 +244,12 @@ final class Connection: @unchecked Sendable {
 
     func write(_ line: String) {
         output.append(contentsOf: line.utf8)
+        output.append(10)
+        flush()
+    }
+
+    func write(bytes line: [UInt8]) {
+        output += line
         output.append(10)
         flush()
     }

@@ -4,9 +4,10 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// Accepts clients on the control socket and speaks the line protocol (§8). All
-/// connection state lives on `queue`; requests go to the engine's queue and their answers
-/// come back here, so a slow or hostile client never stalls the engine or the timers.
+/// Accepts clients on the control socket and speaks the line protocol (§8). The table of
+/// connections lives on `queue`, each connection's state on that connection's own queue;
+/// requests go to the engine's queue and their answers come back to the connection's, so a
+/// slow or hostile client never stalls the engine, the timers or the other clients.
 public final class ControlServer: @unchecked Sendable {
     public struct Limits: Sendable {
         public var maxConnections = 64
@@ -66,7 +67,7 @@ public final class ControlServer: @unchecked Sendable {
     public func stop() {
         dispatchPrecondition(condition: .notOnQueue(queue))
         let cancelled = DispatchSemaphore(value: 0)
-        queue.sync {
+        let open = queue.sync {
             if let source = acceptSource {
                 acceptSource = nil
                 source.setCancelHandler { cancelled.signal() }
@@ -74,8 +75,10 @@ public final class ControlServer: @unchecked Sendable {
             } else {
                 cancelled.signal()
             }
-            for connection in Array(connections.values) { connection.close() }
+            return Array(connections.values)
         }
+        for connection in open { connection.queue.sync { connection.close() } }
+        queue.sync {}  // each closed connection has left `connections`
         cancelled.wait()
     }
 
@@ -101,7 +104,7 @@ public final class ControlServer: @unchecked Sendable {
             connections[ObjectIdentifier(connection)] = connection
             perUser[who.uid, default: 0] += 1
             counters.update { c, _, _, _ in c = connections.count }
-            connection.start()
+            connection.queue.async { connection.start() }
         }
     }
 
@@ -132,6 +135,16 @@ public final class ControlServer: @unchecked Sendable {
         var admin: UInt32 = 0
         peer.isAdmin = uid == 0 || uid == geteuid() || (blockd_group_id(adminGroup, &admin) == 0 && blockd_user_in_group(uid, gid, admin) == 1)
         return peer
+    }
+
+    /// `status` from the engine's published snapshot as the bytes of its line, on the
+    /// connection's queue (StatusSnapshot+Line.swift); nil when it goes the way every other
+    /// read goes (`Engine.answerFromSnapshot`, or the engine), under the same conditions.
+    func statusLine(_ request: Request, peer: Peer) -> [UInt8]? {
+        guard case .status(all: false, view: .caller) = request, let snapshot = engine.published.withLock({ $0 }) else { return nil }
+        let now = engine.clock.wallNow()
+        guard snapshot.answers(at: now, boot: engine.clock.bootNow()) else { return nil }
+        return snapshot.statusLine(now: now, private: Core.privateView(peer))
     }
 
     func closed(_ connection: Connection) {

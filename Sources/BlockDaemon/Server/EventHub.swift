@@ -7,7 +7,8 @@ import Glibc
 /// which publishes into it, and before the control server, which serves on its queue and adds
 /// and removes its watching connections; so neither needs the other to exist first.
 public final class EventHub: @unchecked Sendable {
-    /// The control server's queue: every connection's state lives here.
+    /// The control server's queue: the table of connections and the watchers live here; each
+    /// connection's own state lives on the connection's queue.
     public let queue = DispatchQueue(label: "blockd.server")
     public let counters = Counters()
     /// The connections that asked for `watch`; owned by `queue`.
@@ -31,14 +32,17 @@ public final class EventHub: @unchecked Sendable {
     }
 
     /// S3: called from the engine queue; never waits. Each watcher gets the event queued on
-    /// its own bounded buffer; a full buffer drops, counts, and later tells that watcher.
+    /// its own bounded buffer, on its own queue, in the order published; a full buffer drops,
+    /// counts, and later tells that watcher.
     /// Per-user blocks: only the watchers whose peer may see the event get it (§5). The event
     /// comes typed and is encoded here, once, for every watcher.
     public func publish(_ event: WatchEvent) {
         let line = Response.event(event.json).line
         queue.async { [self] in
-            for connection in watchers.values where event.isShown(to: connection.peer) && !connection.enqueueEvent(line, time: event.time) {
-                counters.update { _, _, dropped, _ in dropped += 1 }
+            for connection in watchers.values where event.isShown(to: connection.peer) {
+                connection.queue.async { [counters] in
+                    if !connection.enqueueEvent(line, time: event.time) { counters.update { _, _, dropped, _ in dropped += 1 } }
+                }
             }
         }
     }
