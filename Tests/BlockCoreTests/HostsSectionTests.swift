@@ -53,8 +53,19 @@ struct HostsSectionTests {
             let same = section.render() == reference.section && section.owners == reference.owners && section.count == reference.owners.count
                 && Set(given.map(\.name)).allSatisfy { section.failures(of: $0) == reference.failures[$0] ?? [] }
                 && reference.owners.keys.allSatisfy { section.owner(of: $0) == reference.owners[$0] && section.contains($0) }
+                && Self.sharedMarksExact(section)
             #expect(same, "seed \(seed), step \(step): the keyed section differs from one rendered from scratch for \(given)")
             if !same { return }
+        }
+    }
+
+    /// The marks that let `render` copy a chunk whole: a position is marked shared exactly
+    /// when another chunk lists its name too (a stale mark costs time, a missing one a repeat).
+    static func sharedMarksExact(_ section: HostsSection) -> Bool {
+        var listedBy: [String: Int] = [:]
+        for chunk in section.chunks.values { for name in chunk.names { listedBy[name, default: 0] += 1 } }
+        return section.chunks.values.allSatisfy { chunk in
+            chunk.shared == Set(chunk.names.indices.filter { listedBy[chunk.names[$0]]! > 1 })
         }
     }
 
