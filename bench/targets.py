@@ -60,6 +60,17 @@ if i:
         size = i.get(f"{name}StrippedBytes")
         target(f"{name}Size", f"`{name}` installed (stripped)", f"{size / 1e6:.1f} MB" if size else "not measured",
                size and round(size / 1e6, 1), limit, False, " MB")
+h = r.get("hostsApply") or {}
+if h.get("cpFsyncMs"):
+    mb = f"{h['hostsBytes'] / 1e6:.1f} MB"
+    target("hostsApply100k", f"apply a {h['domains']:,}-domain selection to the hosts file ({mb}) vs cp + fsync of the same bytes",
+           f"{h['blockMs']} ms vs {h['cpFsyncMs']} ms: {h['blockVsCpFsync']}×", h["blockVsCpFsync"], 20, False, "×")
+    target("hostsLift100k", "lift it again vs cp + fsync of the same bytes",
+           f"{h['unblockMs']} ms vs {h['cpFsyncMs']} ms: {h['unblockVsCpFsync']}×", h["unblockVsCpFsync"], 10, False, "×")
+else:
+    target("hostsApply100k", "apply a 100,000-domain selection to the hosts file vs cp + fsync of the same bytes",
+           "not measured (BENCH_ONLY=targets leaves bench/hosts_apply.py out)", None, 20, False, "×")
+    target("hostsLift100k", "lift it again vs cp + fsync of the same bytes", "not measured", None, 10, False, "×")
 u = r.get("idleUsage") or {}
 if u:
     idle = u["idle"]

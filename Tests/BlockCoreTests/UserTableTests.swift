@@ -74,4 +74,20 @@ struct UserTableTests {
         let text = String(decoding: try UserTable.render(uid: UserTable.everyone, domains: ["roblox.com"]), as: UTF8.self)
         #expect(text == "# blockd: names blocked for every user, each with the names under it; read by libnss_blockd.so.2, rewritten by blockd(8)\nroblox.com\n")
     }
+
+    @Test("U3: names are sorted in byte order by their eight-byte keys, ties and prefixes included (2,000 random lists)")
+    func sortedByKeys() throws {
+        let seed: UInt64 = 0x03_5047
+        var rng = SplitMix64(seed: seed)
+        let parts = ["a", "ab", "abcdefgh", "abcdefghi", "abcdefg-", "z9", "0", "xn--bcher-kva", "example", "m", "www"]
+        for round in 0..<2000 {
+            let domains = (0..<Int(rng.next() % 12)).map { _ in
+                (0..<Int(2 + rng.next() % 3)).map { _ in parts[Int(rng.next() % UInt64(parts.count))] }.joined(separator: ".")
+            }.filter { (try? Domain.normalize($0)) != nil }
+            let expected = Set(try domains.map { (d) throws(CoreError) in try Domain.normalize(d) }).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            let sorted = try UserTable.sortedNames(domains)
+            #expect(sorted == expected, "seed \(seed), round \(round): \(domains)")
+            if sorted != expected { return }
+        }
+    }
 }

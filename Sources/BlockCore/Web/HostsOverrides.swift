@@ -20,23 +20,27 @@ public enum HostsOverrides {
     public static func restore(_ file: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(file.count)
-        let lines = split(file)
-        let sections = HostsFile.sectionRanges(in: file)
-        var i = 0
-        while i < lines.count {
-            let line = lines[i]
-            guard !inSection(line.start, sections), line.content.starts(with: heldPrefix) else {
-                out += file[line.start..<line.end]
-                i += 1
-                continue
-            }
-            out += line.content.dropFirst(heldPrefix.count)
-            if i + 1 < lines.count, lines[i + 1].content.reversed().starts(with: keptSuffix.reversed()) {
-                out += lines[i + 1].ending(in: file)  // the original's ending travels on the kept line
-                i += 2
-            } else {
-                out += line.ending(in: file)
-                i += 1
+        forEachRegion(of: file) { range, isSection in
+            guard !isSection else { return out += file[range] }
+            // A region ends where a section's BEGIN line starts, never a kept line: pairs
+            // are looked for within it.
+            let lines = split(file, range)
+            var i = 0
+            while i < lines.count {
+                let line = lines[i]
+                guard line.content.starts(with: heldPrefix) else {
+                    out += file[line.start..<line.end]
+                    i += 1
+                    continue
+                }
+                out += line.content.dropFirst(heldPrefix.count)
+                if i + 1 < lines.count, lines[i + 1].content.reversed().starts(with: keptSuffix.reversed()) {
+                    out += lines[i + 1].ending(in: file)  // the original's ending travels on the kept line
+                    i += 2
+                } else {
+                    out += line.ending(in: file)
+                    i += 1
+                }
             }
         }
         return out
@@ -48,36 +52,44 @@ public enum HostsOverrides {
     /// normalised (lower-case) names. Returns the new bytes and the blocked names that lines
     /// gave an address to.
     public static func hold(_ file: [UInt8], blocked: Set<String>) -> (bytes: [UInt8], held: Set<String>) {
+        hold(file, blocking: blocked.isEmpty ? nil : { Site.cover(of: $0, in: blocked) != nil })
+    }
+
+    /// `hold` with the blocked names given as a test (nil: none), so that a caller with
+    /// 300,000 names in a structure of its own does not copy them into a set per write.
+    /// `isBlocked` says whether a normalised name is blocked, itself or through a parent (W1).
+    public static func hold(_ file: [UInt8], blocking isBlocked: ((String) -> Bool)?) -> (bytes: [UInt8], held: Set<String>) {
         let plain = restore(file)
-        guard !blocked.isEmpty else { return (plain, []) }
+        guard let isBlocked else { return (plain, []) }
         var out: [UInt8] = []
         out.reserveCapacity(plain.count)
         var held: Set<String> = []
-        let sections = HostsFile.sectionRanges(in: plain)
-        for line in split(plain) {
-            let whole = plain[line.start..<line.end]
-            guard !inSection(line.start, sections), let entry = parse(line.content) else {
-                out += whole
-                continue
-            }
-            let hit = entry.names.filter { Site.cover(of: normalised($0), in: blocked) != nil }  // W1: subdomains too
-            guard !hit.isEmpty else {
-                out += whole
-                continue
-            }
-            for name in hit { held.insert(normalised(name)) }
-            let ending = line.ending(in: plain)
-            let kept = entry.names.filter { Site.cover(of: normalised($0), in: blocked) == nil }
-            out += heldPrefix
-            out += line.content
-            if kept.isEmpty {
-                out += ending
-            } else {
-                out += ending.isEmpty ? [10] : ending
-                out += entry.address
-                for name in kept { out += [32] + name }
-                out += keptSuffix
-                out += ending
+        forEachRegion(of: plain) { range, isSection in
+            guard !isSection else { return out += plain[range] }
+            for line in split(plain, range) {
+                guard let entry = parse(line.content) else {
+                    out += plain[line.start..<line.end]
+                    continue
+                }
+                let hit = entry.names.filter { isBlocked(normalised($0)) }  // W1: subdomains too
+                guard !hit.isEmpty else {
+                    out += plain[line.start..<line.end]
+                    continue
+                }
+                for name in hit { held.insert(normalised(name)) }
+                let ending = line.ending(in: plain)
+                let kept = entry.names.filter { !isBlocked(normalised($0)) }
+                out += heldPrefix
+                out += line.content
+                if kept.isEmpty {
+                    out += ending
+                } else {
+                    out += ending.isEmpty ? [10] : ending
+                    out += entry.address
+                    for name in kept { out += [32] + name }
+                    out += keptSuffix
+                    out += ending
+                }
             }
         }
         return (out, held)
@@ -104,12 +116,15 @@ public enum HostsOverrides {
         func ending(in file: [UInt8]) -> ArraySlice<UInt8> { file[(start + content.count)..<end] }
     }
 
-    static func split(_ file: [UInt8]) -> [Line] {
+    static func split(_ file: [UInt8]) -> [Line] { split(file, 0..<file.count) }
+
+    /// The lines of `range`, which starts at a line's start and ends at a line's end.
+    static func split(_ file: [UInt8], _ range: Range<Int>) -> [Line] {
         var out: [Line] = []
-        var start = 0
-        while start < file.count {
+        var start = range.lowerBound
+        while start < range.upperBound {
             var end = start
-            while end < file.count && file[end] != 10 { end += 1 }
+            while end < range.upperBound && file[end] != 10 { end += 1 }
             var content = file[start..<end]
             if end < file.count, content.last == 13 { content = content.dropLast() }
             let lineEnd = end < file.count ? end + 1 : end
@@ -119,8 +134,16 @@ public enum HostsOverrides {
         return out
     }
 
-    static func inSection(_ offset: Int, _ sections: [Range<Int>]) -> Bool {
-        sections.contains { $0.contains(offset) }
+    /// Calls `body` with the file's parts in order: each managed section whole (a range of
+    /// 300,000 lines is copied, not split), and the user's lines between them.
+    static func forEachRegion(of file: [UInt8], _ body: (Range<Int>, _ isSection: Bool) -> Void) {
+        var cursor = 0
+        for section in HostsFile.sectionRanges(in: file) {
+            if cursor < section.lowerBound { body(cursor..<section.lowerBound, false) }
+            body(section, true)
+            cursor = section.upperBound
+        }
+        if cursor < file.count { body(cursor..<file.count, false) }
     }
 
     /// An address line: the address and the names, comments cut (hosts(5)).

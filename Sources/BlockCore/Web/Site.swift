@@ -13,11 +13,18 @@ public enum Site {
     /// The names the hosts file lists for `domain`: the domain, then its common-prefix forms
     /// (none when its first label is already one of them, or a form would be too long).
     public static func hostsNames(_ domain: String) -> [String] {
-        let first = domain.prefix { $0 != "." }
-        guard !commonPrefixes.contains(where: { $0 == first }) else { return [domain] }
+        // Bytes, not Characters: this runs for each of 100,000 names of a big list, and a
+        // normalised name is ASCII.
+        let first = domain.utf8.prefix { $0 != UInt8(ascii: ".") }
+        guard !commonPrefixes.contains(where: { $0.utf8.elementsEqual(first) }) else { return [domain] }
         var out = [domain]
+        out.reserveCapacity(commonPrefixes.count + 1)
         for prefix in commonPrefixes where prefix.utf8.count + 1 + domain.utf8.count <= Domain.maxLength {
-            out.append(prefix + "." + domain)
+            var name = prefix
+            name.reserveCapacity(prefix.utf8.count + 1 + domain.utf8.count)
+            name += "."
+            name += domain
+            out.append(name)
         }
         return out
     }
@@ -33,9 +40,14 @@ public enum Site {
     /// The entry of `blocked` that covers `name`: the name itself, else its nearest parent
     /// domain in the set; nil when none does. One set lookup per label.
     public static func cover(of name: String, in blocked: Set<String>) -> String? {
+        cover(of: name) { blocked.contains($0) }
+    }
+
+    /// `cover(of:in:)` over any set of names: `contains` says whether one is in it.
+    public static func cover(of name: String, where contains: (String) -> Bool) -> String? {
         var rest = Substring(name)
         while true {
-            if blocked.contains(String(rest)) { return String(rest) }
+            if contains(String(rest)) { return String(rest) }
             guard let dot = rest.firstIndex(of: ".") else { return nil }
             rest = rest[rest.index(after: dot)...]
         }

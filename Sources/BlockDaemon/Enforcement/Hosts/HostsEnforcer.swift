@@ -25,7 +25,9 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
     let queue = DispatchQueue(label: "blockd.hosts")
     /// The section that must be in the file (nil: none).
     var expected: [UInt8]?
-    var owners: [String: String] = [:]  // domain → selection, for tamper reports
+    /// The names blocked, by selection, kept from one enforce to the next (E1 at scale: a
+    /// change costs the size of the change); `expected` is its rendering.
+    var section: HostsSection
     var watch: FileWatch?
     var repairPending = false
     var warnedInPlace = false
@@ -49,6 +51,7 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
     public init(path: String, log: any LogSink, hits: @escaping ShieldHitSink = { _ in }, onChange: @escaping @Sendable () -> Void = {},
                 sink: HostsFile.Sink = .unspecified, flushResolvers: @escaping @Sendable () -> Void = ResolverCache.flush) {
         self.sink = sink
+        self.section = HostsSection(sink: sink)
         self.path = path
         self.log = log
         self.hits = hits
@@ -59,42 +62,32 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
     public func enforce(blocked: [Selection]) -> EnforcementReport {
         queue.sync {
             var report = EnforcementReport()
-            var domains: [String] = []
-            var owners: [String: String] = [:]
-            var wanted: [String: [String]] = [:]  // selection → its valid domains
-            for selection in blocked where selection.users == nil {  // per-user ones: UserTablesEnforcer
-                for raw in selection.domains {
-                    // E1: only validated names reach the file, whatever a config says.
-                    do throws(CoreError) {
-                        // W1: the name and its common prefixes (the file has no wildcards).
-                        for d in Site.hostsNames(try Domain.normalize(raw)) {
-                            wanted[selection.name, default: []].append(d)
-                            if owners[d] == nil {
-                                owners[d] = selection.name
-                                domains.append(d)
-                            }
-                        }
-                    } catch {
-                        report.add(EnforcementFailure(selection: selection.name, message: error.message))
-                    }
-                }
+            let machineWide = blocked.filter { $0.users == nil }  // per-user ones: UserTablesEnforcer
+            // E1: only validated names reach the file, whatever a config says; W1: each with
+            // its common prefixes (the file has no wildcards). Unchanged selections cost nothing.
+            let dropped = section.update(machineWide.map { ($0.name, $0.domains) })
+            for selection in machineWide {
+                for message in section.failures(of: selection.name) { report.add(EnforcementFailure(selection: selection.name, message: message)) }
             }
-            let previous = self.owners
-            self.owners = owners
-            expected = HostsFile.section(for: domains, sink: sink)
+            expected = section.render()
             let outcome = converge()
             // Truth (§7): lines of selections no longer blocked that the failed write left
             // in the file keep those selections in force; their unlock is pending, not done.
             if let failure = outcome.failure {
-                for domain in outcome.onDisk where owners[domain] == nil {
+                var previous: [String: String] = [:]
+                for part in dropped.reversed() { for name in part.names { previous[name] = part.selection } }
+                for domain in outcome.onDisk ?? [] where !section.contains(domain) {
                     if let selection = previous[domain] { report.lingering[selection] = failure.message }
                 }
             }
             settle(outcome.failure)
             if let failure = outcome.failure { report.failures.append(failure) }
-            // Truth (§7): a selection is enforced when all its domains are in the file.
-            for (selection, names) in wanted.sorted(by: { $0.key < $1.key }) where !names.allSatisfy(outcome.onDisk.contains) {
-                report.notEnforced(selection, outcome.failure?.message ?? "its domains are not in \(path)")
+            // Truth (§7): a selection is enforced when all its domains are in the file (they
+            // are when the file holds the section as rendered: onDisk nil).
+            if let onDisk = outcome.onDisk {
+                for name in Set(machineWide.map(\.name)).sorted() where !section.names(of: name).allSatisfy(onDisk.contains) {
+                    report.notEnforced(name, outcome.failure?.message ?? "its domains are not in \(path)")
+                }
             }
             followFile()
             return report
@@ -104,15 +97,16 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
     public func release() -> [EnforcementFailure] {
         queue.sync {
             expected = nil
-            owners = [:]
+            section = HostsSection(sink: sink)
             watch = nil
             return converge().failure.map { [$0] } ?? []
         }
     }
 
     /// Makes the file hold exactly `expected`. Returns a failure to record if it cannot, the
-    /// blocked domains now in the file, and whether it wrote.
-    func converge() -> (failure: EnforcementFailure?, onDisk: Set<String>, wrote: Bool) {
+    /// blocked domains now in the file (nil: all of `expected`'s, read from `section` rather
+    /// than from 300,000 lines), and whether it wrote.
+    func converge() -> (failure: EnforcementFailure?, onDisk: Set<String>?, wrote: Bool) {
         dispatchPrecondition(condition: .onQueue(queue))
         defer { lastAttempt = fingerprint() }
         let current: [UInt8]
@@ -123,21 +117,23 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
             return (EnforcementFailure(selection: nil, message: "\(message); blockd retries until it can write the file"), [], false)
         }
         let updated = desired(from: current)
-        guard updated != current else { return (nil, Set(HostsFile.blockedDomains(in: current)), false) }
+        guard updated != current else { return (nil, nil, false) }
         if let message = write(updated) {
             // What the failed write left (the original, E1), read again rather than assumed.
             guard case .success(let after) = HostsEnforcer.read(path) else { return (EnforcementFailure(selection: nil, message: message), [], false) }
             return (EnforcementFailure(selection: nil, message: message), Set(HostsFile.blockedDomains(in: after)), false)
         }
         flush()
-        return (nil, Set(HostsFile.blockedDomains(in: updated)), true)
+        return (nil, nil, true)
     }
 
     /// `current` with the section it must hold and, outside it, every line that would give a
     /// blocked name another address held (E6: glibc's `multi on` returns every matching line);
     /// held lines come back byte for byte once their names are no longer blocked.
     func desired(from current: [UInt8]) -> [UInt8] {
-        HostsOverrides.hold(HostsFile.splice(current, section: expected), blocked: Set(owners.keys)).bytes
+        let section = self.section
+        return HostsOverrides.hold(HostsFile.splice(current, section: expected),
+                                   blocking: section.count == 0 ? nil : { Site.cover(of: $0, where: section.contains) != nil }).bytes
     }
 
     // MARK: Retry (§7: a write that fails is retried until it succeeds)
@@ -151,7 +147,7 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
             backoff = HostsEnforcer.firstRetry
             retry?.cancel()
             retry = nil
-            let count = owners.count
+            let count = section.count
             log.log(JournalEntry("Hosts file \(path) written again; \(count) domain\(count == 1 ? "" : "s") blocked", priority: .notice))
             return true
         }
@@ -221,6 +217,7 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
         let present = Set(HostsFile.blockedDomains(in: current))
         // E6: names that a line outside the section now gives an address (one appended during
         // the block) are tampered with as much as lines removed from the section.
+        let owners = section.owners
         let blocked = Set(owners.keys)
         let overridden = HostsOverrides.hold(current, blocked: blocked).held.subtracting(HostsOverrides.heldNames(in: current))
         let covering = Set(overridden.compactMap { Site.cover(of: $0, in: blocked) })  // W1: a subdomain's line

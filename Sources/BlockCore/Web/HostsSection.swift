@@ -1,0 +1,192 @@
+/// E1 at scale: the managed section kept as a keyed structure, so that a change costs the
+/// size of the change, not of every name blocked.
+///
+/// Each selection's names (its valid domains with their `www.` and `m.` forms, W1) are
+/// validated and rendered once, into a chunk of lines of their own, kept while the selection
+/// stays blocked with the same domains. `holders` maps each name to the chunks that list it,
+/// so a name listed by several selections is known as shared where it is. `render` then
+/// concatenates the chunks in the order given: a chunk with no shared name is copied whole,
+/// and a shared name goes to the first chunk that lists it. The bytes are exactly
+/// `HostsFile.section(for:sink:)` of the names in first-appearance order (HostsSectionTests
+/// checks that against random changes).
+public struct HostsSection: Sendable {
+    public let sink: HostsFile.Sink
+
+    /// One selection's part: its names in order, without repeats, and their lines.
+    struct Chunk: Sendable {
+        var selection: String
+        var domains: [String]  // as given: a selection given again with the same ones reuses the chunk
+        var names: [String] = []
+        var bytes: [UInt8] = []
+        var starts: [Int] = [0]  // name p's lines are bytes[starts[p]..<starts[p + 1]]
+        var shared: Set<Int> = []  // positions of names that another chunk lists too
+        var failures: [String] = []  // why a domain was left out (E1: only valid names are written)
+        var rank = 0  // where the selection stands in the order given
+    }
+
+    struct Holder: Equatable, Sendable {
+        var chunk: Int
+        var position: Int
+        static let none = Holder(chunk: -1, position: -1)
+    }
+
+    var chunks: [Int: Chunk] = [:]
+    var ids: [String: Int] = [:]  // selection → its chunk
+    var order: [Int] = []
+    var nextID = 0
+    var holders: [String: Holder] = [:]  // name → a chunk that lists it
+    var more: [String: [Holder]] = [:]  // name → the other chunks that list it (shared names only)
+
+    public init(sink: HostsFile.Sink = .unspecified) { self.sink = sink }
+
+    /// What `update` took out: selections no longer given, or given with other domains, each
+    /// with the names it listed, in their former order (for the lines a failed write left).
+    public struct Dropped: Equatable, Sendable {
+        public var selection: String
+        public var names: [String]
+    }
+
+    /// Makes the structure hold `selections` (machine-wide ones, in the order their lines go
+    /// into the file). A name given twice counts once; so does a selection.
+    @discardableResult
+    public mutating func update(_ selections: [(name: String, domains: [String])]) -> [Dropped] {
+        var given: [String: [String]] = [:]
+        for s in selections where given[s.name] == nil { given[s.name] = s.domains }
+        var dropped: [Dropped] = []
+        for id in order {
+            guard let chunk = chunks[id] else { continue }
+            if let domains = given[chunk.selection], domains == chunk.domains { continue }
+            dropped.append(Dropped(selection: chunk.selection, names: chunk.names))
+            remove(id)
+            ids[chunk.selection] = nil
+        }
+        order = []
+        var seen: Set<String> = []
+        for s in selections where seen.insert(s.name).inserted {
+            let id = ids[s.name] ?? add(s.name, s.domains)
+            ids[s.name] = id
+            chunks[id]?.rank = order.count
+            order.append(id)
+        }
+        return dropped
+    }
+
+    /// The section's bytes (nil: no names), as `HostsFile.section(for:sink:)` renders them.
+    public func render() -> [UInt8]? {
+        guard !holders.isEmpty else { return nil }
+        var out = HostsFile.beginMarker + [10]
+        out.reserveCapacity(order.reduce(out.count + HostsFile.endMarker.count + 1) { $0 + (chunks[$1]?.bytes.count ?? 0) })
+        var emitted: Set<String> = []
+        for id in order {
+            guard let chunk = chunks[id] else { continue }
+            guard !chunk.shared.isEmpty else {
+                out += chunk.bytes
+                continue
+            }
+            var cursor = 0
+            for p in chunk.shared.sorted() {
+                out += chunk.bytes[cursor..<chunk.starts[p]]
+                if emitted.insert(chunk.names[p]).inserted { out += chunk.bytes[chunk.starts[p]..<chunk.starts[p + 1]] }
+                cursor = chunk.starts[p + 1]
+            }
+            out += chunk.bytes[cursor...]
+        }
+        return out + HostsFile.endMarker + [10]
+    }
+
+    /// How many names the section lists.
+    public var count: Int { holders.count }
+
+    public func contains(_ name: String) -> Bool { holders[name] != nil }
+
+    /// The selection whose lines list `name`: the first in the order given that names it.
+    public func owner(of name: String) -> String? {
+        guard let first = holders[name] else { return nil }
+        let all = [first] + (more[name] ?? [])
+        let id = all.min { (chunks[$0.chunk]?.rank ?? 0) < (chunks[$1.chunk]?.rank ?? 0) }?.chunk
+        return id.flatMap { chunks[$0]?.selection }
+    }
+
+    /// Every name with the selection it belongs to (see `owner(of:)`), for tamper reports.
+    public var owners: [String: String] {
+        var out: [String: String] = [:]
+        out.reserveCapacity(holders.count)
+        for id in order.reversed() {
+            guard let chunk = chunks[id] else { continue }
+            for name in chunk.names { out[name] = chunk.selection }
+        }
+        return out
+    }
+
+    /// Each selection given with its names (for the truth check after a failed write), and
+    /// the domains it gave that are not valid, with why.
+    public func names(of selection: String) -> [String] { ids[selection].flatMap { chunks[$0]?.names } ?? [] }
+    public func failures(of selection: String) -> [String] { ids[selection].flatMap { chunks[$0]?.failures } ?? [] }
+
+    // MARK: Chunks
+
+    mutating func add(_ selection: String, _ domains: [String]) -> Int {
+        let id = nextID
+        nextID += 1
+        var chunk = Chunk(selection: selection, domains: domains)
+        chunk.names.reserveCapacity(domains.count * (Site.commonPrefixes.count + 1))
+        chunk.starts.reserveCapacity(chunk.names.capacity + 1)
+        holders.reserveCapacity(holders.count + chunk.names.capacity)  // not 19 rehashes on the way to 300,000
+        let v4 = Array("\(sink.v4) ".utf8), v6 = Array("\(sink.v6) ".utf8)
+        for raw in domains {
+            let domain: String
+            do throws(CoreError) { domain = try Domain.normalize(raw) } catch {
+                chunk.failures.append(error.message)
+                continue
+            }
+            for name in Site.hostsNames(domain) where claim(name, Holder(chunk: id, position: chunk.names.count), in: &chunk) {
+                chunk.names.append(name)
+                chunk.bytes += v4
+                chunk.bytes += name.utf8
+                chunk.bytes.append(10)
+                chunk.bytes += v6
+                chunk.bytes += name.utf8
+                chunk.bytes.append(10)
+                chunk.starts.append(chunk.bytes.count)
+            }
+        }
+        chunks[id] = chunk
+        return id
+    }
+
+    /// Records that `holder` lists `name`; false when its chunk already does.
+    mutating func claim(_ name: String, _ holder: Holder, in chunk: inout Chunk) -> Bool {
+        var first = Holder.none
+        Self.take(&holders[name, default: .none], holder, found: &first)  // one lookup for a new name
+        guard first != .none else { return true }
+        if first.chunk == holder.chunk || more[name]?.contains(where: { $0.chunk == holder.chunk }) == true { return false }
+        if more[name] == nil { chunks[first.chunk]?.shared.insert(first.position) }
+        more[name, default: []].append(holder)
+        chunk.shared.insert(holder.position)
+        return true
+    }
+
+    static func take(_ slot: inout Holder, _ holder: Holder, found: inout Holder) {
+        if slot == .none { slot = holder } else { found = slot }
+    }
+
+    mutating func remove(_ id: Int) {
+        guard let chunk = chunks.removeValue(forKey: id) else { return }
+        guard !(chunk.shared.isEmpty && chunk.names.count == holders.count) else {
+            // The chunk held every name (the usual lift of one big list): no name by name.
+            holders = [:]
+            more = [:]
+            return
+        }
+        for (p, name) in chunk.names.enumerated() {
+            guard !chunk.shared.isEmpty, chunk.shared.contains(p), let first = holders[name] else {
+                holders[name] = nil
+                continue
+            }
+            let rest = ([first] + (more[name] ?? [])).filter { $0.chunk != id }
+            holders[name] = rest.first
+            more[name] = rest.count > 1 ? Array(rest.dropFirst()) : nil
+            if rest.count == 1 { chunks[rest[0].chunk]?.shared.remove(rest[0].position) }
+        }
+    }
+}
