@@ -66,7 +66,7 @@ extension Connection {
 
     func waitWritable() {
         guard writeSource == nil else { return }
-        let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+        let source = watching(DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue))
         source.setEventHandler { [weak self] in self?.flush() }
         source.resume()
         writeSource = source
@@ -108,12 +108,9 @@ extension Connection {
         if let r = readSource {
             readSource = nil
             if readPaused { r.resume() }  // a suspended source never runs its cancel handler
-            let fd = self.fd
-            r.setCancelHandler { Glibc.close(fd) }
             r.cancel()
-        } else {
-            Glibc.close(fd)
         }
+        closeWhenSourcesAreGone()  // after the read and write sources' cancellations, not before
         let server = self.server
         server.queue.async { server.closed(self) }
     }

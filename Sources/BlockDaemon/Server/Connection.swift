@@ -60,6 +60,10 @@ final class Connection: @unchecked Sendable {
     /// Serial, on the global pool (as many threads as cores), not an overcommitting queue of
     /// its own: 64 busy connections share the cores instead of getting 64 threads.
     let queue = DispatchQueue(label: "blockd.connection", target: .global())
+    /// The dispatch sources registered on `fd` that are not cancelled yet. The descriptor is
+    /// closed only once every one of them is (libdispatch's rule: closing it while a source
+    /// still watches it can crash the process in the event loop, or watch a reused number).
+    let fdSources = DispatchGroup()
 
     init(fd: Int32, peer: Peer, server: ControlServer) {
         self.fd = fd
@@ -72,13 +76,25 @@ final class Connection: @unchecked Sendable {
     deinit {
         if let r = readSource {
             if readPaused { r.resume() }
-            let fd = self.fd
-            r.setCancelHandler { Glibc.close(fd) }
             r.cancel()
         }
         writeSource?.cancel()
         idleTimer?.cancel()
         lingerTimer?.cancel()
+        if readSource != nil { closeWhenSourcesAreGone() }
+    }
+
+    /// A source on `fd`, counted in `fdSources` until its cancellation is done.
+    func watching<S: DispatchSourceProtocol>(_ source: S) -> S {
+        fdSources.enter()
+        source.setCancelHandler { [fdSources] in fdSources.leave() }
+        return source
+    }
+
+    /// Closes `fd` once no source watches it any more.
+    func closeWhenSourcesAreGone() {
+        let fd = self.fd
+        fdSources.notify(queue: .global()) { Glibc.close(fd) }
     }
 
     /// The connection's state machine: every transition it makes, and nothing else.
@@ -98,7 +114,7 @@ final class Connection: @unchecked Sendable {
     /// On `queue`.
     func start() {
         guard !isClosed else { return }  // the server stopped before the connection started
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        let source = watching(DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue))
         source.setEventHandler { [weak self] in self?.readAvailable() }
         source.resume()
         readSource = source
