@@ -102,7 +102,9 @@ public final class HookRunner: HookRunning, @unchecked Sendable {
         final class Kept: @unchecked Sendable { var data: [UInt8] = [] }
         let kept = Kept()
         let drained = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        // Queues of their own, not the global pool, whose thread monitor kills the process in
+        // a PID namespace with the host's /proc (Connection.queue says more); each one blocks.
+        DispatchQueue(label: "blockd.hooks.stderr").async {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
                 let n = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
@@ -117,7 +119,7 @@ public final class HookRunner: HookRunning, @unchecked Sendable {
         let status = Status()
         let exited = DispatchSemaphore(value: 0)
         let child = pid
-        DispatchQueue.global().async {
+        DispatchQueue(label: "blockd.hooks.wait").async {
             while waitpid(child, &status.value, 0) < 0 && errno == EINTR {}
             exited.signal()
         }

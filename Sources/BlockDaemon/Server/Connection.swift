@@ -57,9 +57,11 @@ final class Connection: @unchecked Sendable {
     var queuedEvents = 0
     var lastActivity = DispatchTime.now()
 
-    /// Serial, on the global pool (as many threads as cores), not an overcommitting queue of
-    /// its own: 64 busy connections share the cores instead of getting 64 threads.
-    let queue = DispatchQueue(label: "blockd.connection", target: .global())
+    /// Serial, of its own. Not one targeting the global pool: that pool's thread monitor reads
+    /// /proc/PID/task/TID/stat, and in a PID namespace whose /proc is the host's (a container,
+    /// the test rigs) it finds nothing there and libdispatch kills the process. At most
+    /// `maxConnections` clients, so at most that many threads, and only while they are busy.
+    let queue = DispatchQueue(label: "blockd.connection")
     /// The dispatch sources registered on `fd` that are not cancelled yet. The descriptor is
     /// closed only once every one of them is (libdispatch's rule: closing it while a source
     /// still watches it can crash the process in the event loop, or watch a reused number).
@@ -94,7 +96,7 @@ final class Connection: @unchecked Sendable {
     /// Closes `fd` once no source watches it any more.
     func closeWhenSourcesAreGone() {
         let fd = self.fd
-        fdSources.notify(queue: .global()) { Glibc.close(fd) }
+        fdSources.notify(queue: queue) { Glibc.close(fd) }
     }
 
     /// The connection's state machine: every transition it makes, and nothing else.
