@@ -33,6 +33,14 @@ struct CoreTests {
         return (core.reply(change.answer, now: now) ?? [:], plan)
     }
 
+    /// A core with the 'focus' block on instagram started at `t0`, its effects already taken.
+    static func focusing(for seconds: Int, at t0: Date) throws -> Core {
+        var core = CoreTests.core(at: t0)
+        _ = try CoreTests.run(#"start {"name":"focus","selections":["instagram"],"seconds":\#(seconds)}"#, on: &core, at: t0)
+        _ = core.takeEffects()
+        return core
+    }
+
     static func journal(_ effects: [Effect]) -> [String] {
         effects.compactMap { if case .journal(let e) = $0 { e.message } else { nil } }
     }
@@ -76,9 +84,7 @@ struct CoreTests {
     @Test("T5: with nothing changed a reconcile plans no enforcement and announces nothing")
     func idempotent() throws {
         let t0 = at("2026-12-02T10:00:00Z")
-        var core = CoreTests.core(at: t0)
-        _ = try CoreTests.run(#"start {"name":"focus","selections":["instagram"],"seconds":60}"#, on: &core, at: t0)
-        _ = core.takeEffects()
+        var core = try CoreTests.focusing(for: 60, at: t0)
         let plan = core.planReconcile(now: t0 + 10)
         #expect(plan.targets == nil)
         let done = core.finishReconcile(plan, report: nil, now: t0 + 10)
@@ -89,9 +95,7 @@ struct CoreTests {
     @Test("T5: at its end a block is planned away, and the unlock is said with its reason")
     func unlockAtEnd() throws {
         let t0 = at("2026-12-02T10:00:00Z")
-        var core = CoreTests.core(at: t0)
-        _ = try CoreTests.run(#"start {"name":"focus","selections":["instagram"],"seconds":60}"#, on: &core, at: t0)
-        _ = core.takeEffects()
+        var core = try CoreTests.focusing(for: 60, at: t0)
         let end = t0 + 60
         let plan = core.planReconcile(now: end)
         #expect(plan.targets?.isEmpty == true, "enforcement is asked for the empty set")
