@@ -16,12 +16,12 @@ public final class TransitionTimer: @unchecked Sendable {
     var sources: [DispatchSourceRead] = []
     public private(set) var armedFor: Date?
 
-    public init(clock: any SystemClock, queue: DispatchQueue, onWake: @escaping @Sendable () -> Void) throws(UnixSocket.Failure) {
+    public init(clock: any SystemClock, queue: DispatchQueue, onWake: @escaping @Sendable () -> Void) throws(DaemonError) {
         bootFD = blockd_timerfd_create(1)
         stepFD = blockd_timerfd_create(0)
         self.clock = clock
         guard bootFD >= 0, stepFD >= 0 else {
-            throw UnixSocket.Failure(description: "cannot create timers: \(String(cString: strerror(errno)))")
+            throw .system("cannot create timers", errno)
         }
         armStepDetector()
         let boot = DispatchSource.makeReadSource(fileDescriptor: bootFD, queue: queue)

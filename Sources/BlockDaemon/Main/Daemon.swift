@@ -143,11 +143,6 @@ final class Daemon: @unchecked Sendable {
     }
 
     /// Why the daemon could not start: logged, and printed when the log is not stderr.
-    struct StartFailure: Error {
-        let message: String
-        init(_ message: String) { self.message = message }
-    }
-
     func fail(_ message: String) -> Int32 {
         log.log(JournalEntry(message, priority: .error, event: .failure))
         if !(log is StderrSink) { BlockdMain.printError("blockd: \(message)") }
@@ -156,12 +151,12 @@ final class Daemon: @unchecked Sendable {
 
     func run() -> Int32 {
         signal(SIGPIPE, SIG_IGN)
-        do throws(StartFailure) {
+        do throws(DaemonError) {
             let loaded = try load()
             let (engine, server) = try build(loaded)
             serve(engine, server, loaded)
         } catch {
-            return fail(error.message)
+            return fail(error.description)
         }
     }
 
@@ -177,12 +172,12 @@ final class Daemon: @unchecked Sendable {
         let flags: DaemonConfig.Layer
     }
 
-    func load() throws(StartFailure) -> Loaded {
+    func load() throws(DaemonError) -> Loaded {
         if mkdir(options.stateDir, 0o755) != 0 && errno != EEXIST {
-            throw StartFailure("cannot create the state directory \(options.stateDir): \(String(cString: strerror(errno))); run blockd as root or give --state-dir DIR")
+            throw .refused("cannot create the state directory \(options.stateDir): \(String(cString: strerror(errno))); run blockd as root or give --state-dir DIR")
         }
         // §7: one daemon per state directory, decided before anything is read or written.
-        do { stateLock = try StateLock(directory: options.stateDir) } catch { throw StartFailure(error.description) }
+        stateLock = try StateLock(directory: options.stateDir)
         let store = StateStore(directory: options.stateDir)
         let (state, stateProblems) = Daemon.loadState(store, now: clock.wallNow())
         let directory = options.configDirectory
@@ -196,7 +191,7 @@ final class Daemon: @unchecked Sendable {
     /// The engine and everything around it. The inbox and the event hub come first: the
     /// enforcers, the timer and the watchers report through the one, the server serves
     /// through the other, so nothing needs the engine before it exists.
-    func build(_ loaded: Loaded) throws(StartFailure) -> (Engine, ControlServer) {
+    func build(_ loaded: Loaded) throws(DaemonError) -> (Engine, ControlServer) {
         let inbox = EngineInbox()
         let hub = EventHub()
         let daemon = loaded.config.daemon
@@ -211,9 +206,7 @@ final class Daemon: @unchecked Sendable {
                                             onChange: { inbox.post(.enforcementChanged) })  // U3
         let usage = UsageMonitor(report: { running in inbox.post(.usage(running)) }, apps: { running in inbox.post(.apps(running)) })  // §9, R1
         let timer: TransitionTimer
-        do { timer = try TransitionTimer(clock: clock, queue: inbox.queue) { inbox.postHere(.wake) } } catch {
-            throw StartFailure(error.description)
-        }
+        timer = try TransitionTimer(clock: clock, queue: inbox.queue) { inbox.postHere(.wake) }
         let (directory, flags, clock) = (loaded.directory, loaded.flags, clock)
         let metrics = daemon.metricsDirectory.map { MetricsWriter(directory: $0, log: log, now: { clock.wallNow() }) }  // F3
         var collaborators = Engine.Collaborators(
@@ -250,15 +243,11 @@ final class Daemon: @unchecked Sendable {
     }
 
     /// The control socket: handed over by systemd, or bound at `--socket`.
-    func listen() throws(StartFailure) -> Int32 {
-        do {
-            if let fd = try UnixSocket.fromSystemd() { return fd }
-            let fd = try UnixSocket.listen(path: options.socketPath)
-            boundSocket = options.socketPath
-            return fd
-        } catch {
-            throw StartFailure(error.description)
-        }
+    func listen() throws(DaemonError) -> Int32 {
+        if let fd = try UnixSocket.fromSystemd() { return fd }
+        let fd = try UnixSocket.listen(path: options.socketPath)
+        boundSocket = options.socketPath
+        return fd
     }
 
     /// Records what went wrong while loading, converges, tells systemd, and serves forever.

@@ -9,27 +9,23 @@ import Glibc
 /// activation when present, else bind the path ourselves — stale socket unlinked, mode set
 /// before anyone can connect.
 public enum UnixSocket {
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
-    }
-
     /// A listening socket from systemd (LISTEN_FDS), if we were socket-activated.
-    public static func fromSystemd() throws(Failure) -> Int32? {
+    public static func fromSystemd() throws(DaemonError) -> Int32? {
         let n = sd_listen_fds(1)
         guard n > 0 else { return nil }
         let fd = SD_LISTEN_FDS_START
         guard n == 1, sd_is_socket_unix(fd, Int32(SOCK_STREAM.rawValue), 1, nil, 0) > 0 else {
-            throw Failure(description: "systemd passed \(n) sockets; blockd expects exactly one listening Unix stream socket")
+            throw .refused("systemd passed \(n) sockets; blockd expects exactly one listening Unix stream socket")
         }
         setNonBlocking(fd)
         return fd
     }
 
     /// Binds and listens on `path` with `mode`, group `group` when it exists and we may set it.
-    public static func listen(path: String, mode: mode_t = 0o660, group: String = "blockd") throws(Failure) -> Int32 {
+    public static func listen(path: String, mode: mode_t = 0o660, group: String = "blockd") throws(DaemonError) -> Int32 {
         let capacity = MemoryLayout.size(ofValue: sockaddr_un().sun_path)
         guard path.utf8.count < capacity else {
-            throw Failure(description: "the socket path \(path) is longer than \(capacity - 1) bytes; choose a shorter --socket")
+            throw .refused("the socket path \(path) is longer than \(capacity - 1) bytes; choose a shorter --socket")
         }
         let dir = Path.parent(path)
         if !dir.isEmpty && !FileManager.default.fileExists(atPath: dir) {
@@ -37,12 +33,12 @@ public enum UnixSocket {
             if mkdir(dir, 0o755) == 0 {
                 chmod(dir, 0o755)
             } else if errno != EEXIST {
-                throw Failure(description: "cannot create \(dir): \(String(cString: strerror(errno)))")
+                throw .system("cannot create \(dir)", errno)
             }
         }
         try removeStale(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "cannot create a socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw .system("cannot create a socket", errno) }
         // The socket file never exists with looser permissions than its owner's alone: Linux
         // creates it with the socket inode's mode (minus the umask), so set that before bind.
         // (Not a umask of 0177 around bind: the umask is the whole process's, and a file another
@@ -50,33 +46,33 @@ public enum UnixSocket {
         fchmod(fd, 0o600)
         let bound = withAddress(path) { bind(fd, $0, $1) }
         guard bound == 0 else {
-            let reason = String(cString: strerror(errno))
+            let code = errno
             close(fd)
-            throw Failure(description: "cannot bind \(path): \(reason)")
+            throw .system("cannot bind \(path)", code)
         }
         var gid: UInt32 = 0
         if geteuid() == 0, blockd_group_id(group, &gid) == 0 { _ = chown(path, 0, gid) }
         chmod(path, mode)
         guard Glibc.listen(fd, 64) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let code = errno
             close(fd)
-            throw Failure(description: "cannot listen on \(path): \(reason)")
+            throw .system("cannot listen on \(path)", code)
         }
         setNonBlocking(fd)
         return fd
     }
 
     /// A leftover socket file is removed only if nobody answers on it; a live daemon is an error.
-    static func removeStale(_ path: String) throws(Failure) {
+    static func removeStale(_ path: String) throws(DaemonError) {
         var st = stat()
         guard lstat(path, &st) == 0 else { return }
         guard (st.st_mode & S_IFMT) == S_IFSOCK else {
-            throw Failure(description: "\(path) exists and is not a socket; remove it or choose another --socket")
+            throw .refused("\(path) exists and is not a socket; remove it or choose another --socket")
         }
         let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         defer { close(probe) }
         if withAddress(path, { connect(probe, $0, $1) }) == 0 {
-            throw Failure(description: "another blockd is already listening on \(path); stop it first")
+            throw .refused("another blockd is already listening on \(path); stop it first")
         }
         unlink(path)
     }

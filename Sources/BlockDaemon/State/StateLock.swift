@@ -10,21 +10,7 @@ public final class StateLock {
     public let path: String
     private let fd: Int32
 
-    public enum Failure: Error, CustomStringConvertible {
-        /// Another process holds the lock; its pid if the file names one.
-        case held(directory: String, pid: Int32?)
-        case system(String)
-
-        public var description: String {
-            switch self {
-            case .held(let dir, let pid):
-                "another blockd\(pid.map { " (pid \($0))" } ?? "") is already running on the state directory \(dir); stop it first (systemctl stop blockd), or give this one another --state-dir"
-            case .system(let text): text
-            }
-        }
-    }
-
-    public init(directory: String) throws(Failure) {
+    public init(directory: String) throws(DaemonError) {
         path = directory + "/lock"
         // A read-only state directory still has to be locked: fall back to opening an existing
         // lock file read-only, then to the directory itself (flock works on both).
@@ -33,7 +19,7 @@ public final class StateLock {
         if fd < 0 { fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
         if fd < 0 { fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         guard fd >= 0 else {
-            throw .system("cannot open the state directory \(directory): \(String(cString: strerror(errno))); run blockd as root or give --state-dir DIR")
+            throw .refused("cannot open the state directory \(directory): \(String(cString: strerror(errno))); run blockd as root or give --state-dir DIR")
         }
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             if errno == EINTR { continue }
@@ -41,7 +27,7 @@ public final class StateLock {
             let holder = StateLock.readPid(fd)
             close(fd)
             if code == EWOULDBLOCK { throw .held(directory: directory, pid: holder) }
-            throw .system("cannot lock \(path): \(String(cString: strerror(code)))")
+            throw .system("cannot lock \(path)", code)
         }
         self.fd = fd
         if writable {

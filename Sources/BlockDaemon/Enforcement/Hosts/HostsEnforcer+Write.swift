@@ -23,11 +23,11 @@ extension HostsEnforcer {
     }
 
     /// The file to replace: `path`, or the final target of a symlink at `path`.
-    func target() -> Result<String, Failure> {
+    func target() -> Result<String, DaemonError> {
         var st = stat()
         guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFLNK else { return .success(path) }
         guard let resolved = realpath(path, nil) else {
-            return .failure(Failure("cannot follow the symlink \(path): \(String(cString: strerror(errno))); point it at an existing file"))
+            return .failure(.refused("cannot follow the symlink \(path): \(String(cString: strerror(errno))); point it at an existing file"))
         }
         defer { free(resolved) }
         let target = String(cString: resolved)
@@ -38,14 +38,12 @@ extension HostsEnforcer {
         return .success(target)
     }
 
-    struct Failure: Error { var message: String; init(_ message: String) { self.message = message } }
-
     /// Replaces the file's contents; nil on success, else what went wrong and what to do.
     func write(_ bytes: [UInt8]) -> String? {
         let file: String
         switch target() {
         case .success(let t): file = t
-        case .failure(let f): return f.message
+        case .failure(let f): return f.description
         }
         var st = stat()
         let exists = stat(file, &st) == 0

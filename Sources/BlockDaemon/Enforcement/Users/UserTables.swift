@@ -100,14 +100,14 @@ public struct UserTables: Sendable {
         guard st.st_mode & S_IFMT == S_IFREG else { return "it is not a regular file" }
         guard st.st_uid == geteuid() else { return "it belongs to uid \(st.st_uid), not root" }
         let acl = xattr.get(file, ExtendedAttributes.accessACL)
-        let want = UserTable.access(uid: uid, owner: geteuid(), everyone: acl == .failure(EOPNOTSUPP))
+        let want = UserTable.access(uid: uid, owner: geteuid(), everyone: acl.failed(with: EOPNOTSUPP))
         let mode = UInt32(st.st_mode & 0o7777)
         guard mode == want.mode else { return "its mode was \(String(mode, radix: 8)), not \(String(want.mode, radix: 8))" }
         switch (acl, want.acl) {
         case (.success(let have), let wanted?) where have == wanted: break
-        case (.failure(let e), nil) where e.code == ENODATA || e.code == EOPNOTSUPP: break
-        case (.failure(let e), _) where e.code != ENODATA && e.code != EOPNOTSUPP:
-            return "its ACL cannot be read: \(String(cString: strerror(e.code)))"
+        case (.failure(let e), nil) where e.errno == ENODATA || e.errno == EOPNOTSUPP: break
+        case (.failure(let e), _) where e.errno != ENODATA && e.errno != EOPNOTSUPP:
+            return "its ACL cannot be read: \(String(cString: strerror(e.errno ?? EIO)))"
         default: return "its ACL was changed"
         }
         let fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
@@ -119,7 +119,7 @@ public struct UserTables: Sendable {
 
     /// Whether `uid`'s table is, by necessity, readable by every user (no POSIX ACLs there).
     func everyoneReads(uid: UInt32) -> Bool {
-        uid != geteuid() && uid != UserTable.everyone && xattr.get(path(uid: uid), ExtendedAttributes.accessACL) == .failure(EOPNOTSUPP)
+        uid != geteuid() && uid != UserTable.everyone && xattr.get(path(uid: uid), ExtendedAttributes.accessACL).failed(with: EOPNOTSUPP)
     }
 
     /// Replaces `uid`'s table: a temp file of root's (0600 from the start, so that no one can
@@ -194,10 +194,8 @@ public struct UserTables: Sendable {
 /// Tests replace them with `unsupported`, a file system without POSIX ACLs.
 public struct ExtendedAttributes: Sendable {
     public var set: @Sendable (_ fd: Int32, _ name: String, _ value: [UInt8]) -> Int32
-    public var get: @Sendable (_ path: String, _ name: String) -> Result<[UInt8], Errno>
+    public var get: @Sendable (_ path: String, _ name: String) -> Result<[UInt8], DaemonError>
     public var remove: @Sendable (_ path: String, _ name: String) -> Int32
-
-    public struct Errno: Error, Equatable { public let code: Int32 }
 
     static let accessACL = "system.posix_acl_access"
     static let defaultACL = "system.posix_acl_default"
@@ -216,10 +214,10 @@ public struct ExtendedAttributes: Sendable {
                 return value.withUnsafeBytes { fset(fd, name, $0.baseAddress, $0.count, 0) } == 0 ? 0 : errno
             },
             get: { path, name in
-                guard let lget else { return .failure(Errno(code: EOPNOTSUPP)) }
+                guard let lget else { return .failure(EOPNOTSUPP) }
                 var buffer = [UInt8](repeating: 0, count: 256)
                 let n = buffer.withUnsafeMutableBytes { lget(path, name, $0.baseAddress, $0.count) }
-                return n >= 0 ? .success(Array(buffer.prefix(n))) : .failure(Errno(code: errno))
+                return n >= 0 ? .success(Array(buffer.prefix(n))) : .failure(errno)
             },
             remove: { path, name in
                 guard let lremove else { return EOPNOTSUPP }
@@ -229,10 +227,16 @@ public struct ExtendedAttributes: Sendable {
 
     /// A file system without POSIX ACLs (ramfs, some FUSE and network file systems).
     public static let unsupported = ExtendedAttributes(set: { _, _, _ in EOPNOTSUPP },
-                                                       get: { _, _ in .failure(Errno(code: EOPNOTSUPP)) },
+                                                       get: { _, _ in .failure(EOPNOTSUPP) },
                                                        remove: { _, _ in EOPNOTSUPP })
 }
 
-extension Result where Success == [UInt8], Failure == ExtendedAttributes.Errno {
-    static func failure(_ code: Int32) -> Self { .failure(ExtendedAttributes.Errno(code: code)) }
+extension Result where Success == [UInt8], Failure == DaemonError {
+    /// An extended attribute's read that failed with `code` (ENODATA: none is set).
+    static func failure(_ code: Int32) -> Self { .failure(.system("cannot read an extended attribute", code)) }
+
+    /// Whether the read failed with `code`.
+    func failed(with code: Int32) -> Bool {
+        if case .failure(let e) = self { e.errno == code } else { false }
+    }
 }
