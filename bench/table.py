@@ -75,6 +75,10 @@ u = r.get("unlockLatency")
 if u:
     row(f"timed unlock, deadline → hosts file → journald entry ({u['unlocks']} unlocks)", f"p50 {u['p50Ms']} ms, p99 {u['p99Ms']} ms, max {u['maxMs']} ms",
         "systemd timers default to 1-minute accuracy, `at` to whole minutes")
+a = r.get("unlockLatencyAllLayers")
+if a:
+    row(f"the same with every layer on: Chromium, Chrome and Firefox policies, firewall, socket cutting ({a['unlocks']} unlocks)",
+        f"p50 {a['p50Ms']} ms, p99 {a['p99Ms']} ms, max {a['maxMs']} ms", "the browsers' files are written just after the unlock (E7)")
 e = r.get("execRate")
 if e:
     row("exec rate of an unrelated `/bin/true` with the app shield active", f"{n(e['activePerSecond'])}/s",

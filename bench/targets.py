@@ -94,6 +94,11 @@ if u:
         target(f"reportError{key}", f"the report's seconds for {what} against the time it ran",
                f"{p['reportSeconds']} s for {p['ranSeconds']} s ({p['reportMinusRan']:+} s)", abs(p["reportMinusRan"]), 5, False, " s")
 
+a = r.get("unlockLatencyAllLayers")
+target("unlockP99AllLayers", "timed unlock, deadline → journald entry, p99, with every layer on (browsers, firewall, socket cutting)",
+       f"p99 {a['p99Ms']} ms (p50 {a['p50Ms']} ms, {a['unlocks']} unlocks)" if a else "not measured (needs root; BENCH_ONLY)",
+       a["p99Ms"] if a else None, 5, False, " ms")
+
 r["targets"] = targets
 with open(path, "w") as f:
     json.dump(r, f)

@@ -201,7 +201,8 @@ final class Daemon: @unchecked Sendable {
         if daemon.appShield { AppShield.raiseDescriptorLimit() }
         let shield = AppShield(killGrace: TimeInterval(daemon.killGraceSeconds), log: log, hits: inbox.shieldHits,
                                enabled: daemon.appShield, desktop: DesktopDirs.standard.under(daemon.policyRoot))  // E2, W2
-        let browsers = BrowserPolicyEnforcer(config: daemon, stateDir: options.stateDir, log: log)  // E7
+        let browsers = BrowserPolicyEnforcer(config: daemon, stateDir: options.stateDir, log: log,
+                                             onChange: { inbox.post(.enforcementChanged) })  // E7
         let userTables = UserTablesEnforcer(directory: daemon.userTablesDirectory, log: log, hits: inbox.shieldHits,
                                             onChange: { inbox.post(.enforcementChanged) })  // U3
         let usage = UsageMonitor(report: { running in inbox.post(.usage(running)) }, apps: { running in inbox.post(.apps(running)) })  // §9, R1

@@ -13,6 +13,14 @@ import Glibc
 /// Files are written atomically (AtomicFile), only when their bytes change, removed when
 /// nothing is blocked and at `--release`. Every path sits under `policyRoot` (`/` on a real
 /// system), so a sandboxed blockd writes nowhere else.
+///
+/// T9: a loosening (the machine-wide blocked selections only shrank) is written on the
+/// enforcer's own queue after `enforce` returns, so an unlock's hosts file and its journal
+/// entry do not wait for a file per browser, each with its fsyncs; a browser keeps blocking a
+/// few milliseconds longer, never less. Anything else is written before `enforce` returns
+/// (§7: nothing is said blocked before its files say so), after any loosening still pending.
+/// A deferred write that fails asks for a new reconcile (`onChange`), whose synchronous retry
+/// reports the failure.
 public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     public var mode: String { "browsers" }
     /// Off when turned off or when there is no browser to write for: the mode line then does
@@ -48,6 +56,13 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     /// Where blockd remembers what Firefox's file held before (so `--release` can put it back).
     let recordPath: String
     let log: any LogSink
+    /// Called when a deferred write failed: the engine reconciles, and the retry reports why.
+    let onChange: @Sendable () -> Void
+    /// Where the files are written, in the order the changes came.
+    let queue = DispatchQueue(label: "blockd.browser-policies")
+    /// The machine-wide selections the files were last asked to hold, by name (nil: not yet
+    /// asked, or released).
+    private var asked: [String: Selection]?
     private let lock = Lock()
     private var written: [String] = []
     /// Whether Firefox's file has been merged (DoH locked off) since blockd started.
@@ -59,13 +74,14 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     /// (nil: no machine-wide allow-only selection is blocked).
     private var allowOnly: [String]?
 
-    public init(config: DaemonConfig, stateDir: String, log: any LogSink) {
+    public init(config: DaemonConfig, stateDir: String, log: any LogSink, onChange: @escaping @Sendable () -> Void = {}) {
         enabled = config.browserPolicies
         root = config.policyRoot.hasSuffix("/") ? config.policyRoot : config.policyRoot + "/"
         firefoxPath = config.firefoxPolicies ?? root + "etc/firefox/policies/policies.json"
         firefoxExplicit = config.firefoxPolicies != nil
         recordPath = stateDir + "/firefox-policies.json"
         self.log = log
+        self.onChange = onChange
     }
 
     func path(_ relative: String) -> String { root + relative }
@@ -81,7 +97,7 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     /// written; a selection with domains is enforced by the hosts file whatever happens here.
     public func enforce(blocked all: [Selection]) -> EnforcementReport {
         let blocked = all.filter { $0.users == nil }  // browser policies are machine-wide (scopes with paths are refused)
-        var report = EnforcementReport(failures: policies(for: blocked))
+        var report = EnforcementReport(failures: write(blocked))
         let pathOnly = blocked.filter { $0.domains.isEmpty && !$0.paths.isEmpty }
         guard !pathOnly.isEmpty else { return report }
         // Prefixes are enforced where at least one Chromium-family policy file holds them.
@@ -91,6 +107,23 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
             : nil
         if let cause { for selection in pathOnly { report.notEnforced(selection.name, cause) } }
         return report
+    }
+
+    /// The files for `blocked`: a loosening after `enforce` returns, anything else before.
+    func write(_ blocked: [Selection]) -> [EnforcementFailure] {
+        let now = Dictionary(blocked.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let loosening = lock.withLock {
+            defer { asked = now }
+            guard let asked, now.count < asked.count else { return false }
+            // Equal selections usually share their arrays' storage, so this costs the number
+            // of selections, not of their targets.
+            return now.allSatisfy { name, selection in asked[name] == selection }
+        }
+        guard loosening else { return queue.sync { policies(for: blocked) } }
+        queue.async { [self] in
+            if !policies(for: blocked).isEmpty { onChange() }
+        }
+        return []
     }
 
     func policies(for blocked: [Selection]) -> [EnforcementFailure] {
@@ -122,7 +155,7 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     }
 
     public func release() -> [EnforcementFailure] {
-        lock.withLock {
+        queue.sync { lock.withLock {
             guard enabled else { return [] }
             var failures: [EnforcementFailure] = []
             for browser in Self.chromiumFamily {
@@ -133,8 +166,9 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
             }
             written = []
             if let failure = restoreFirefox() { failures.append(failure) }
+            asked = nil
             return failures
-        }
+        } }
     }
 
     /// Facts for `status`'s enforcement object: which policy files hold blocks now, which
