@@ -78,6 +78,7 @@ extension Core {
     /// commit rebuilds it whole).
     public mutating func restoreBatch(_ mark: Mark) {
         (state, config, configProvenance) = (mark.state, mark.config, mark.configProvenance)
+        catalogAnswers = [:]
         registry.maxActivities = mark.maxActivities
         foregroundApps = mark.foregroundApps
     }
@@ -86,6 +87,7 @@ extension Core {
     public mutating func proceed(_ change: Change, now: Date) {
         if change.reconfigured {
             resolved = [:]
+            catalogAnswers = [:]
             mustApply = true
             logKeptTargets(now: now)
         }

@@ -40,6 +40,9 @@ public struct Core {
     public var mustApply = true
     /// Selections resolved through the catalog, by name; cleared when the config changes.
     public var resolved: [String: Selection] = [:]
+    /// The catalog's answer for each selection blocked at the last reconcile (T5: a change
+    /// costs its own size); cleared when the configuration changes.
+    var catalogAnswers: [String: Result<Selection, CoreError>] = [:]
     /// Why a selection is about to be unlocked, when a request (not time) lifts it.
     var pendingUnlockNotes: [String: String] = [:]
     /// R1: what the usage monitor last said runs of the apps the report counts, the apps it
