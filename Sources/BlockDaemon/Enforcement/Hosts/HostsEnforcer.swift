@@ -40,6 +40,9 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
     /// The file and directories as the last attempt left them: events caused by the attempt
     /// itself (its temp file, a restored in-place write) must not trigger the next one.
     var lastAttempt: [Int] = []
+    /// The bytes the file held after the last attempt that succeeded: a file event that leaves
+    /// them as they are (blockd's own write, seen by the watch) needs no scan of the file.
+    var lastGood: [UInt8]?
     /// The paths that could not be watched, last time a watch was tried.
     var unwatchable: [String]?
     static let firstRetry: TimeInterval = 1, lastRetry: TimeInterval = 60
@@ -117,12 +120,17 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
             return (EnforcementFailure(selection: nil, message: "\(message); blockd retries until it can write the file"), [], false)
         }
         let updated = desired(from: current)
-        guard updated != current else { return (nil, nil, false) }
+        guard updated != current else {
+            lastGood = current
+            return (nil, nil, false)
+        }
+        lastGood = nil
         if let message = write(updated) {
             // What the failed write left (the original, E1), read again rather than assumed.
             guard case .success(let after) = HostsEnforcer.read(path) else { return (EnforcementFailure(selection: nil, message: message), [], false) }
             return (EnforcementFailure(selection: nil, message: message), Set(HostsFile.blockedDomains(in: after)), false)
         }
+        lastGood = updated
         flush()
         return (nil, nil, true)
     }
@@ -213,6 +221,7 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
         case .failure:
             current = []
         }
+        if let lastGood, current == lastGood { return }  // the event was blockd's own write
         guard desired(from: current) != current else { return }
         let present = Set(HostsFile.blockedDomains(in: current))
         // E6: names that a line outside the section now gives an address (one appended during
