@@ -47,7 +47,13 @@ public enum UserTable {
     /// without a window: being more specific than the listed name, they win.
     public static func render(uid: UInt32, domains: some Sequence<String>, allowOnly: Set<String>? = nil,
                               exceptions: Set<String> = []) throws(CoreError) -> [UInt8] {
-        let sorted = try sortedNames(domains)
+        try render(uid: uid, sorted: sortedNames(domains), allowOnly: allowOnly, exceptions: exceptions)
+    }
+
+    /// `render` for names already normalised, in byte order and without repeats
+    /// (`sortedNames`, `merged`).
+    public static func render(uid: UInt32, sorted: [String], allowOnly: Set<String>? = nil,
+                              exceptions: Set<String> = []) throws(CoreError) -> [UInt8] {
         let whose = uid == everyone ? "every user" : "uid \(uid) only"
         var out = Array("# blockd: names blocked for \(whose), each with the names under it; read by libnss_blockd.so.2, rewritten by blockd(8)\n".utf8)
         out.reserveCapacity(sorted.reduce(out.count) { $0 + $1.utf8.count + 1 })

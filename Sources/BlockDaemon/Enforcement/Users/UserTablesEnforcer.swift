@@ -37,6 +37,8 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
     var mayHoldTables: Bool
     /// uid → the bytes its table must hold.
     var expected: [UInt32: [UInt8]] = [:]
+    /// Each blocked selection's names in table order, kept while it stays blocked (U3 at scale).
+    var names = UserTable.NameCache()
     /// uid → the selections that put names in its table (for tamper reports).
     var owners: [UInt32: [String]] = [:]
     /// Why the directory does not hold `expected` (nil: it does); retried until it does.
@@ -105,7 +107,8 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
     /// What one table must say: the names blocked, and (W2) what an allow-only window lets
     /// through (nil: no window; two windows at once let through only what both allow).
     struct Wanted: Equatable {
-        var domains: [String] = []
+        /// The names of each selection in the table, each list in table order.
+        var lists: [[String]] = []
         var allowOnly: Set<String>?
         /// Always-allowed hosts under a listed name (`Selection.exceptions`).
         var exceptions: Set<String> = []
@@ -115,7 +118,7 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
     /// `machineWide`, `UserTable.everyone` → those of the selections blocked for everyone (W1:
     /// the module covers their subdomains, which the hosts file cannot). W2: an allow-only
     /// selection puts its allowed hosts into its users' tables, or into `all`.
-    static func tables(for blocked: [Selection], machineWide: Bool = true) -> [UInt32: Wanted] {
+    static func tables(for blocked: [Selection], machineWide: Bool = true, names: inout UserTable.NameCache) -> [UInt32: Wanted] {
         var out: [UInt32: Wanted] = [:]
         for selection in blocked {
             let keys = selection.users ?? (machineWide ? [UserTable.everyone] : [])
@@ -124,10 +127,10 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
                 for key in keys { out[key, default: Wanted()].allowOnly = out[key]?.allowOnly.map { $0.intersection(hosts) } ?? hosts }
                 continue
             }
-            let domains = selection.domains.compactMap { try? Domain.normalize($0) }  // the hosts enforcer's rule (E1)
-            guard !domains.isEmpty else { continue }
+            let sorted = names.names(of: selection)  // the hosts enforcer's rule (E1)
+            guard !sorted.isEmpty else { continue }
             for key in keys {
-                out[key, default: Wanted()].domains += domains
+                out[key, default: Wanted()].lists.append(sorted)
                 out[key]?.exceptions.formUnion(selection.exceptions ?? [])
             }
         }
@@ -151,7 +154,8 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
             // The machine-wide table goes where something may read it: not where the module
             // reads this very directory but no program asks the module (a test's blockd on a
             // machine without the NSS line leaves /run/blockd alone).
-            let wanted = UserTablesEnforcer.tables(for: blocked, machineWide: unread?.blocksNothing != true)
+            let wanted = UserTablesEnforcer.tables(for: blocked, machineWide: unread?.blocksNothing != true, names: &names)
+            names.keep(Set(blocked.map(\.name)))
             var report = EnforcementReport()
             // Truth (§7): a selection that rests on the tables is enforced when every one
             // of its tables is exactly as written, and something reads them. The machine-wide
@@ -167,7 +171,7 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
             mayHoldTables = true
             var rendered: [UInt32: [UInt8]] = [:]
             for (uid, table) in wanted {
-                rendered[uid] = try? UserTable.render(uid: uid, domains: table.domains, allowOnly: table.allowOnly, exceptions: table.exceptions)
+                rendered[uid] = try? UserTable.render(uid: uid, sorted: UserTable.merged(table.lists), allowOnly: table.allowOnly, exceptions: table.exceptions)
             }
             var owners: [UInt32: [String]] = [:]  // whose lines each table holds, for tamper reports
             for selection in blocked where !selection.domains.isEmpty || selection.isAllowOnly {
