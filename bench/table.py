@@ -71,6 +71,16 @@ if h:
         f"`cp` of the same bytes and fsync of the copy: {h['cpFsyncMs']} ms ({h['blockVsCpFsync']}×); `cp` alone: {h['cpMs']} ms"
         if "cpFsyncMs" in h else f"`cp` of a same-size file, no fsync: {h['cpMs']} ms ({h['blockVsCp']}×)")
     row("lift it again", f"{h['unblockMs']} ms", f"{h['unblockVsCpFsync']}× the cp + fsync" if "cpFsyncMs" in h else "")
+m = r.get("manyActive")
+if m:
+    base = m["sizes"][str(m["startRatio"]["low"])]
+    for k, v in m["sizes"].items():
+        row(f"{int(k):,} active selections, one domain each: `start` / `stop` of one more / `status`",
+            f"{v['startMs']} / {v['stopMs']} / {v['statusMs']} ms",
+            f"{m['startRatio']['low']} active: start {base['startMs']} ms ({round(v['startMs'] / base['startMs'], 1)}×)")
+    b = m["bigSelection"]
+    row(f"{m['startRatio']['low']} active and a 100,000-domain selection: `start` / `stop` of one more",
+        f"{b['startMs']} / {b['stopMs']} ms", f"{m['bigRatio']}× the start with {m['startRatio']['low']} active (the 16 MB hosts file is rewritten)")
 u = r.get("unlockLatency")
 if u:
     row(f"timed unlock, deadline → hosts file → journald entry ({u['unlocks']} unlocks)", f"p50 {u['p50Ms']} ms, p99 {u['p99Ms']} ms, max {u['maxMs']} ms",

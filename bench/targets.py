@@ -94,6 +94,16 @@ if u:
         target(f"reportError{key}", f"the report's seconds for {what} against the time it ran",
                f"{p['reportSeconds']} s for {p['ranSeconds']} s ({p['reportMinusRan']:+} s)", abs(p["reportMinusRan"]), 5, False, " s")
 
+m = r.get("manyActive")
+if m:
+    sr = m["startRatio"]
+    target("startAt5000Active", f"`start` of a 1-domain block with {sr['high']:,} active selections vs {sr['low']}",
+           f"{sr['ratio']}× ({m['sizes'][str(sr['high'])]['startMs']} vs {m['sizes'][str(sr['low'])]['startMs']} ms)", sr["ratio"], 2, False, "×")
+    target("startWith100kDomains", f"the same with a 100,000-domain selection blocked too, vs {sr['low']} active",
+           f"{m['bigRatio']}× ({m['bigSelection']['startMs']} ms)", m["bigRatio"], 3, False, "×")
+else:
+    target("startAt5000Active", "`start` of a 1-domain block with 5,000 active selections vs 10", "not measured", None, 2, False, "×")
+    target("startWith100kDomains", "the same with a 100,000-domain selection blocked too", "not measured", None, 3, False, "×")
 a = r.get("unlockLatencyAllLayers")
 target("unlockP99AllLayers", "timed unlock, deadline → journald entry, p99, with every layer on (browsers, firewall, socket cutting)",
        f"p99 {a['p99Ms']} ms (p50 {a['p50Ms']} ms, {a['unlocks']} unlocks)" if a else "not measured (needs root; BENCH_ONLY)",
