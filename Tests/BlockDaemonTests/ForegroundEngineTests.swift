@@ -4,9 +4,9 @@ import Testing
 import BlockTestSupport
 @testable import BlockDaemon
 
-/// R1 in the engine: a session agent's `foreground` word counts for the caller only, and only
-/// inside the running time the usage monitor reports for them.
-@Suite("R1: foreground time in the engine")
+/// R1 in the engine: foreground figures in the state log and across a restart. What a
+/// `foreground` word counts is proved on the core (BlockCoreTests' CoreForegroundTests).
+@Suite("R1, T8: foreground time in the engine's state")
 struct ForegroundEngineTests {
     static let today = "2026-11-29"  // the harness starts at 13:05 in Tokyo
     static let steam = "/usr/lib/steam/steam"
@@ -14,50 +14,6 @@ struct ForegroundEngineTests {
     func day(_ h: Harness) -> UsageHistory.Day { h.run { h.engine.core.state.history.days[Self.today] } ?? UsageHistory.Day() }
 
     func counted(_ r: Response) -> [String]? { ok(r)?["counted"]?.array?.compactMap(\.string) }
-
-    @Test("R1: foreground for an app not running is ignored; it counts once the app runs, and ends when it stops")
-    func notRunningIgnored() throws {
-        let h = Harness(users: UserScopeTests.users)
-        let kid = UserScopeTests.kid
-        #expect(counted(h.send(#"foreground {"app":"\#(Self.steam)"}"#, as: kid)) == [], "steam does not run: nothing counted")
-        #expect(counted(h.send(#"foreground {"app":"/usr/bin/unfollowed"}"#, as: kid)) == [], "no app the monitor follows")
-        h.advance(60)
-        #expect(day(h).foreground.isEmpty)
-        _ = h.send(#"foreground {"app":"\#(Self.steam)"}"#, as: kid)
-        h.run { h.engine.appsRunning([UsageMonitor.Running(uid: 1001, app: "steam")]) }  // it starts under the focus reported
-        h.advance(60)  // the minute's checkpoint
-        #expect(day(h).foreground == ["1001": ["steam": 60]], "checkpointed with the running time")
-        #expect(counted(h.send("foreground {}", as: kid)) == [])
-        h.advance(60)
-        #expect(counted(h.send(#"foreground {"app":"\#(Self.steam)"}"#, as: kid)) == ["steam"])
-        h.advance(30)
-        h.run { h.engine.appsRunning([]) }  // steam exits: its focus ends too
-        h.advance(60)
-        #expect(day(h).running == ["1001": ["steam": 150]])
-        #expect(day(h).foreground == ["1001": ["steam": 90]])
-        #expect(h.run { h.engine.core.state.history.open }.isEmpty)
-        let report = ok(h.send(#"report {"days":1}"#, as: kid))
-        #expect(report?["days"]?.array?.first?["foreground"] == ["steam": 90], "R2: the report's foreground is the ledger's")
-    }
-
-    @Test("R1: foreground time is the caller's: another user's word about the same app counts for no one else")
-    func callersOwn() throws {
-        let h = Harness(users: UserScopeTests.users)
-        h.run { h.engine.appsRunning([UsageMonitor.Running(uid: 1001, app: "steam"), UsageMonitor.Running(uid: 0, app: "steam")]) }
-        #expect(counted(h.send(#"foreground {"app":"\#(Self.steam)"}"#, as: UserScopeTests.kid2)) == [], "steam runs for 1001 and root, not 1004")
-        #expect(counted(h.send(#"foreground {"app":"\#(Self.steam)"}"#)) == ["steam"], "root's own steam")
-        h.advance(120)
-        #expect(day(h).foreground == ["0": ["steam": 120]])
-        #expect(h.run { h.engine.core.state.history.open.keys.filter { !$0.hasPrefix("used ") }.sorted() } == ["foreground 0 steam", "running 0 steam", "running 1001 steam"])
-    }
-
-    @Test("R1: a bad foreground word is refused with what is accepted, and records nothing")
-    func refused() throws {
-        let h = Harness()
-        guard case .error(let e) = h.send(#"foreground {"app":"steam"}"#) else { Issue.record("a relative path was accepted"); return }
-        #expect(e.code == .usage && e.message.contains("absolute path"))
-        #expect(h.run { h.engine.core.state.history.open }.isEmpty && h.run { h.engine.core.state.failures }.isEmpty)
-    }
 
     @Test("R1, T8: foreground figures ride the state log and replay onto the old state to the new one; a restart forgets the focus")
     func stateLogAndRestart() throws {

@@ -1,13 +1,11 @@
-import BlockCore
 import Foundation
 import Testing
-import BlockTestSupport
-@testable import BlockDaemon
+@testable import BlockCore
 
-/// W2: `users.d/` files' `AlwaysAllowed=` in the engine: what a selection blocked for some
-/// users alone is enforced with, per user.
-@Suite("W2: a per-user AlwaysAllowed= in the engine")
-struct UserAlwaysAllowedEngineTests {
+/// W2: `users.d/` files' `AlwaysAllowed=` on the core: what a selection blocked for some users
+/// alone is handed to enforcement with, per user.
+@Suite("W2: a per-user AlwaysAllowed=, decided by the core")
+struct CoreUserAlwaysAllowedTests {
     static func config() throws -> ConfigSet {
         let video = ConfigSource(path: "/etc/blockd/selections.d/video.conf", text: "[Selection]\nName=video\nDomains=video.example games.example\n")
         let kids = ConfigSource(path: "/etc/blockd/users.d/kids.conf", text: "[Users]\nUsers=@kids\nAlwaysAllowed=edu.video.example\n")
@@ -15,13 +13,13 @@ struct UserAlwaysAllowedEngineTests {
         return try ConfigSet.load(daemonFile: nil, selectionFiles: [video], scheduleFiles: [], userFiles: [kids, kid2])
     }
 
-    func harness() throws -> Harness { Harness(config: try Self.config(), users: UserScopeTests.users) }
+    static func driver() throws -> CoreDriver { CoreDriver(config: try config(), users: CoreUserScopeTests.users) }
 
     @Test("W2: a block for kid, kid2 and parent is enforced per group of users: each without what their users.d files always allow")
     func perUserBlock() throws {
-        let h = try harness()
-        _ = ok(h.send(#"start {"selections":["video"],"seconds":600,"users":["kid","kid2","parent"]}"#))
-        let video = h.enforcer.selections.filter { $0.name == "video" }
+        var d = try Self.driver()
+        _ = ok(d.run(#"start {"selections":["video"],"seconds":600,"users":["kid","kid2","parent"]}"#))
+        let video = d.selections.filter { $0.name == "video" }
         // Grouped by the files naming them, in file order (kid2.conf, then kids.conf).
         #expect(video.map(\.users) == [[1002], [1004], [1001]], "\(video)")
         #expect(video[0].domains == ["video.example", "games.example"] && video[0].exceptions == nil, "parent: the block whole")
@@ -31,17 +29,17 @@ struct UserAlwaysAllowedEngineTests {
 
     @Test("W2: a block for everyone stays whole (the hosts file and browser policies are the same for every user)")
     func machineWide() throws {
-        let h = try harness()
-        _ = ok(h.send(#"start {"selections":["video"],"seconds":600}"#))
-        #expect(h.enforcer.selections.map(\.users) == [nil])
-        #expect(h.enforcer.selections.first?.exceptions == nil && h.enforcer.selections.first?.domains.count == 2)
+        var d = try Self.driver()
+        _ = ok(d.run(#"start {"selections":["video"],"seconds":600}"#))
+        #expect(d.selections.map(\.users) == [nil])
+        #expect(d.selections.first?.exceptions == nil && d.selections.first?.domains.count == 2)
     }
 
     @Test("W2: kid's allow-only window allows what kid's users.d file always allows")
     func window() throws {
-        let h = try harness()
-        _ = ok(h.send(#"start {"selections":["only:school.example"],"seconds":600,"users":["kid"]}"#))
-        let window = try #require(h.enforcer.selections.first)
+        var d = try Self.driver()
+        _ = ok(d.run(#"start {"selections":["only:school.example"],"seconds":600,"users":["kid"]}"#))
+        let window = try #require(d.selections.first)
         #expect(window.users == [1001])
         #expect(window.allowedHosts == ["school.example", "edu.video.example"], "\(window.allowedHosts)")
     }

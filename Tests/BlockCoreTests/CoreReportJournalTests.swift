@@ -1,17 +1,15 @@
-import BlockCore
 import Foundation
 import Testing
-import BlockTestSupport
-@testable import BlockDaemon
+@testable import BlockCore
 import ZoneInfo
 
 /// R2: the report and the journal tell the same story. A scripted day (blocks for everyone and
 /// for one user, one stopped early, a schedule window across midnight, more time asked) is run
-/// on the engine with its manual clock; the journal's lock and unlock entries, at the times
+/// on the core, its instants given; the journal's lock and unlock entries, at the times
 /// they were written, give each selection's blocked seconds per local day, and its start, stop
 /// and more-time entries the counts. `report` must say exactly that.
-@Suite("R2: the report agrees with the journal")
-struct ReportJournalTests {
+@Suite("R2: the report agrees with the journal, on the core")
+struct CoreReportJournalTests {
     let tokyo = LocalClock(SystemTimeZone.named("Asia/Tokyo")!)
 
     /// Blocked seconds by (view, day, selection) from the lock and unlock entries: a view is
@@ -68,28 +66,28 @@ struct ReportJournalTests {
 
     @Test("R2: a scripted day and night: each view's blocked minutes per day and the counts in report equal what the journal's entries say")
     func agrees() throws {
-        let h = Harness(users: UserScopeTests.users)  // Sunday 2026-11-29, 13:05 in Tokyo
-        _ = ok(h.send(#"start {"selections":["youtube"],"seconds":1800,"name":"focus"}"#))
-        h.advance(1800)  // ends by itself at 13:35
-        _ = ok(h.send(#"start {"selections":["reddit"],"seconds":7200,"name":"homework","users":["kid"]}"#))
-        h.advance(2700)
-        _ = ok(h.send(#"stop {"name":"homework"}"#))  // root stops it early at 14:20
-        _ = ok(h.send(#"start {"selections":["instagram"],"seconds":600,"name":"mine"}"#, as: UserScopeTests.kid))
-        _ = ok(h.send(#"more {"selection":"instagram","seconds":300}"#, as: UserScopeTests.kid))  // lifted for 5 minutes
-        h.advance(300)  // blocked again for the last 5
-        h.advance(300)
-        _ = ok(h.send(#"schedule-add {"name":"night","window":"23:30-00:30","selections":["steam"]}"#))
-        h.advance(iso("2026-11-29T23:30:00+09:00").timeIntervalSince(h.clock.wallNow()))
-        h.advance(3600)  // 00:30 on Monday: the window ends
+        var d = CoreDriver(users: CoreUserScopeTests.users)  // Sunday 2026-11-29, 13:05 in Tokyo
+        _ = ok(d.run(#"start {"selections":["youtube"],"seconds":1800,"name":"focus"}"#))
+        d.advance(1800)  // ends by itself at 13:35
+        _ = ok(d.run(#"start {"selections":["reddit"],"seconds":7200,"name":"homework","users":["kid"]}"#))
+        d.advance(2700)
+        _ = ok(d.run(#"stop {"name":"homework"}"#))  // root stops it early at 14:20
+        _ = ok(d.run(#"start {"selections":["instagram"],"seconds":600,"name":"mine"}"#, as: CoreUserScopeTests.kid))
+        _ = ok(d.run(#"more {"selection":"instagram","seconds":300}"#, as: CoreUserScopeTests.kid))  // lifted for 5 minutes
+        d.advance(300)  // blocked again for the last 5
+        d.advance(300)
+        _ = ok(d.run(#"schedule-add {"name":"night","window":"23:30-00:30","selections":["steam"]}"#))
+        d.advance(at("2026-11-29T23:30:00+09:00").timeIntervalSince(d.now))
+        d.advance(3600)  // 00:30 on Monday: the window ends
 
-        let log = h.log.timed
+        let log = d.timedJournal
         let journal = blockedFromJournal(log)
         #expect(journal["all"]?["2026-11-29"] == ["youtube": 1800, "steam": 1800], "the script is what it says: \(journal)")
         #expect(journal["all"]?["2026-11-30"] == ["steam": 1800])
         #expect(journal["1001"]?["2026-11-29"] == ["reddit": 2700, "instagram": 300])
         for (view, request, peer) in [("all", #"report {"days":2,"allUsers":true}"#, Peer.root),
-                                      ("1001", #"report {"days":2}"#, UserScopeTests.kid)] {
-            let report = try #require(ok(h.send(request, as: peer)))
+                                      ("1001", #"report {"days":2}"#, CoreUserScopeTests.kid)] {
+            let report = try #require(ok(d.run(request, as: peer)))
             for day in report["days"]?.array ?? [] {
                 let date = try #require(day["date"]?.string)
                 var expected = journal[view]?[date] ?? [:]
@@ -101,13 +99,13 @@ struct ReportJournalTests {
                 #expect(blocked == fromJournal, "\(view) on \(date): report \(blocked), journal \(fromJournal)")
             }
         }
-        let machine = try #require(ok(h.send(#"report {"days":2,"allUsers":true}"#)))
+        let machine = try #require(ok(d.run(#"report {"days":2,"allUsers":true}"#)))
         var counts: [String: Int] = [:]
         for day in machine["days"]?.array ?? [] { for (k, v) in day["counts"]?.object ?? [:] { counts[k, default: 0] += Int(v.int ?? 0) } }
         let journalCounts = countsFromJournal(log).values.reduce(into: [String: Int]()) { sum, c in sum.merge(c) { $0 + $1 } }
         #expect(counts == journalCounts && counts["started"] == 3 && counts["stoppedEarly"] == 1 && counts["asked"] == 1,
                 "report \(counts), journal \(journalCounts)")
-        let kid = try #require(ok(h.send(#"report {"days":2}"#, as: UserScopeTests.kid)))
+        let kid = try #require(ok(d.run(#"report {"days":2}"#, as: CoreUserScopeTests.kid)))
         var kidCounts: [String: Int] = [:]
         for day in kid["days"]?.array ?? [] { for (k, v) in day["counts"]?.object ?? [:] { kidCounts[k, default: 0] += Int(v.int ?? 0) } }
         #expect(kidCounts == countsFromJournal(log)["1001"], "kid's own counts")
