@@ -178,6 +178,7 @@ extension Engine {
         saving.batchMark = nil
         let waiting = saving.waiting
         saving.waiting = []
+        publishIfDue()  // before the answers: each client then reads a snapshot with its change
         for w in waiting { w.reply(w.response) }
         saveSucceeded()
     }

@@ -12,13 +12,16 @@ extension Engine {
     /// meanwhile (group commit). `watch` is the server's business. `delaying` false: a
     /// loosening whose `Delay=` has passed is carried out (M2).
     public func handle(_ request: Request, from peer: Peer, delaying: Bool = true, reply: @escaping (Response) -> Void) {
+        handling += 1
         let response = answer(request, from: peer, delaying: delaying)
         carryOut()
+        handling -= 1
         // An answer never overtakes one waiting for the fdatasync (a connection pipelines).
         guard saving.waiting.isEmpty && !(request.modifies && saving.journal.unsynced) else {
             saving.waiting.append((response, reply))
-            return scheduleFlush()
+            return scheduleFlush()  // the batch's snapshot is published when it is on disk
         }
+        publishIfDue()
         reply(response)
     }
 
@@ -33,10 +36,10 @@ extension Engine {
     private func answer(_ request: Request, from peer: Peer, delaying: Bool) -> Response {
         assertOnQueue()
         let now = observedNow()
-        let mark = publications
         do throws(CoreError) {
             let reply = try perform(request, from: peer, now: now, delaying: delaying)
-            if request.modifies { publishSnapshot(unlessSince: mark) }
+            // Only marked due here (`handling`): published once before the answer is sent.
+            if request.modifies { publishSnapshot() }
             return .ok(reply)
         } catch {
             // T4: refusals of well-formed changes are recorded (Core.recordedCodes).

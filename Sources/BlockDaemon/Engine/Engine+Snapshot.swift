@@ -9,21 +9,35 @@ import Glibc
 extension Engine {
     /// Publishes what the engine knows now. `changed`: the selections a reconcile looked at,
     /// whose blocked view is brought up to date (nil: nothing blocked changed). O(blocked).
+    /// While a request is handled, or answers wait for the fdatasync of a group commit, the
+    /// snapshot is only marked due: it is published once, when the batch is on disk and before
+    /// any answer of it is sent (`publishIfDue`), so a client that got its `OK` always reads a
+    /// snapshot that holds its change, and a batch of changes pays for one snapshot, not one each.
     func publishSnapshot(changed: Set<String>? = nil) {
         assertOnQueue()
         for selection in changed ?? [] {
             blockedView[selection] = core.blockedNow(selection)
         }
+        snapshotDue = true
+        guard handling == 0 && saving.waiting.isEmpty else { return }
+        publishIfDue()
+    }
+
+    /// Publishes the snapshot marked due, if one is.
+    func publishIfDue() {
+        assertOnQueue()
+        guard snapshotDue else { return }
+        snapshotDue = false
         let snapshot = makeSnapshot(parts: snapshotParts(desired: blockedView.keys.sorted().map { blockedView[$0]! }))
         published.withLock { $0 = snapshot }
         publications += 1
         collaborators.published(snapshot)
     }
 
-    /// Publishes unless a snapshot was published since `mark` (a reconcile already did it):
-    /// a change publishes once.
+    /// Publishes unless a snapshot was published (or marked due) since `mark` (a reconcile
+    /// already did it): a change publishes once.
     func publishSnapshot(unlessSince mark: Int) {
-        if publications == mark { publishSnapshot() }
+        if publications == mark && !snapshotDue { publishSnapshot() }
     }
 
     /// What `status` shows, worked out from the index without a walk over the registry.

@@ -26,6 +26,10 @@ public final class Engine: @unchecked Sendable {
     var blockedView: [String: Policy.Blocked] = [:]
     /// How many snapshots were published: a request publishes only if its reconcile did not.
     var publications = 0
+    /// Something the published snapshot does not show yet changed (Engine+Snapshot.swift).
+    var snapshotDue = false
+    /// Requests being handled now: their snapshot is published before they are answered.
+    var handling = 0
     /// Where the configuration came from (§7), shown in `status`.
     public var configProvenance: ConfigProvenance {
         get { core.configProvenance }

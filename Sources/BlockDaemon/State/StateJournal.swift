@@ -23,6 +23,8 @@ final class StateJournal {
     /// Totals, for tests: bytes appended to the log, and snapshots written.
     private(set) var appendedBytes = 0
     private(set) var snapshots = 0
+    /// Writes the records; it keeps the bytes of the targets it wrote last (StateRecordEncoder).
+    private var encoder = StateRecordEncoder()
 
     init(store: StateStore, generation: Int, seq: Int) {
         self.store = store
@@ -53,7 +55,7 @@ final class StateJournal {
         for var record in records {
             seq += 1
             (record.gen, record.seq) = (generation, seq)
-            do { data.append(try StateLog.line(record)) } catch { throw .system("cannot encode a state-log record", EINVAL) }
+            do { data.append(contentsOf: try encoder.line(record)) } catch { throw .system("cannot encode a state-log record", EINVAL) }
         }
         do { try store.io.append(fd, data) } catch {
             if ftruncate(fd, off_t(length)) != 0 { closeLog() }

@@ -33,14 +33,11 @@ public enum StateLog {
         public static func state(_ d: StateDelta) -> Record { Record(gen: 0, seq: 0, kind: .state, state: d) }
     }
 
-    /// The line for `record`, LF included.
+    /// The line for `record`, LF included: the bytes `JSONEncoder` would write
+    /// (StateRecordEncoder.swift), with the checksum member added.
     public static func line(_ record: Record) throws -> Data {
-        var body = try encoder.encode(record)
-        let crc = crc32(body)
-        body.removeLast()  // the closing brace
-        let hex = String(crc, radix: 16)
-        body.append(contentsOf: Array(",\"crc\":\"\(String(repeating: "0", count: 8 - hex.count))\(hex)\"}\n".utf8))
-        return body
+        var encoder = StateRecordEncoder()
+        return Data(try encoder.line(record))
     }
 
     /// The record on one line (without its LF), or why it is not one.
