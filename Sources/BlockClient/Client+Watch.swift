@@ -15,9 +15,10 @@ extension BlockcRunner {
         guard let path else { return BlockcRunner.ok }
         switch exchange(.hello, path: path) {
         case .success(let o):
-            let version = Output.clean(o["version"]?.string ?? "unknown")
-            let proto = o["protocol"]?.int.map { " (protocol \($0))" } ?? ""
-            say("\(Output.clean(o["daemon"]?.string ?? "blockd")) \(version)\(proto)")
+            let hello = HelloReply(o)
+            let version = Output.clean(hello.version ?? "unknown")
+            let proto = hello.protocolVersion.map { " (protocol \($0))" } ?? ""
+            say("\(Output.clean(hello.daemon ?? "blockd")) \(version)\(proto)")
             return BlockcRunner.ok
         case .failure(let failure):
             return failure.status

@@ -154,7 +154,7 @@ public struct BlockcRunner {
     /// Prints the answer to `request` and says how the command went.
     func show(_ request: Request, _ options: OutputOptions, _ o: JSONObject) -> Int32 {
         // §7 Truth: a start accepted but not enforced is not a success.
-        if case .start = request, let problem = output.notEnforced(o) {
+        if case .start = request, let problem = output.notEnforced(StartReply(o)) {
             if options.json { say(render(request, options, o)) }
             stderr("blockc: \(problem)\n")
             return BlockcRunner.refused
@@ -200,7 +200,7 @@ public struct BlockcRunner {
         if options.json { return jsonText(BlockcRunner.jsonDocument(request, o)) }
         let out = output
         switch request {
-        case .start: return out.start(o)
+        case .start: return out.start(StartReply(o))
         case .stop: return out.removal(RemovalReply(o), kind: "block")
         case .scheduleRemove: return out.removal(RemovalReply(o), kind: "schedule")
         case .limitRemove: return out.removal(RemovalReply(o), kind: "limit")

@@ -218,8 +218,10 @@ extension Output {
     // MARK: Commands that change something
 
     /// `start`: the activity object plus `outcome` (created, extended or unchanged, T10).
-    public func start(_ o: JSONObject) -> String {
-        let a = ActivityReply(o)
+    public func start(_ o: JSONObject) -> String { start(StartReply(o)) }
+
+    public func start(_ reply: StartReply) -> String {
+        let a = reply.block
         let name = Output.clean(a.name)
         let selections = a.selections.map(Output.clean)
         let shown = selections.map(AllowOnly.display)  // W2: `everything but school`
@@ -228,7 +230,7 @@ extension Output {
         let named = selections == [name] ? "" : " (block '\(name)')"
         let end = until(a.end)
         let lock = a.locked ? " It is locked: nobody can stop it early." : ""
-        switch o["outcome"]?.string {
+        switch reply.outcome {
         case "extended":
             return "Extended the block on \(what) \(end)\(named).\(lock)"
         case "unchanged":
@@ -240,14 +242,14 @@ extension Output {
 
     /// §7 "Truth": a `start` that was registered but could not be enforced (the hosts
     /// file could not be written); nil when it is enforced.
-    public func notEnforced(_ a: JSONObject) -> String? {
-        guard a["enforced"]?.bool == false else { return nil }
-        let missing = (a["notEnforced"]?.array ?? []).compactMap(\.object)
-        let causes = Array(Set(missing.map { text($0["cause"]) })).sorted()
-        let selections = missing.map { text($0["selection"]) }
-        let what = selections.isEmpty ? text(a["name"]) : selections.joined(separator: ", ")
+    public func notEnforced(_ reply: StartReply) -> String? {
+        guard !reply.enforced else { return nil }
+        let causes = Array(Set(reply.notEnforced.map { Output.clean($0.cause) })).sorted()
+        let selections = reply.notEnforced.map { Output.clean($0.selection) }
+        let name = Output.clean(reply.block.name)
+        let what = selections.isEmpty ? name : selections.joined(separator: ", ")
         return "accepted, but not enforced: \(causes.isEmpty ? "unknown cause" : causes.joined(separator: "; "))\n"
-            + "The block '\(text(a["name"]))' is registered \(until(a["end"])), but \(what) is not blocked yet; "
+            + "The block '\(name)' is registered \(until(reply.block.end)), but \(what) is not blocked yet; "
             + "blockd retries by itself and 'blockc status' shows when it is enforced."
     }
 

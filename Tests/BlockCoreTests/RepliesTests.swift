@@ -88,6 +88,31 @@ struct RepliesTests {
         #expect(RemovalReply(["stopped": 5]) == .removed(""), "wrong types read as absent")
     }
 
+    @Test("§6: hello's answer encodes as blockd sends it and decodes to what was encoded; a stranger's without the keys reads as unknown")
+    func hello() throws {
+        let line = #"{"protocol":\#(BlockdVersion.protocolVersion),"version":"\#(BlockdVersion.version)","daemon":"blockd"}"#
+        #expect(JSON.object(HelloReply.current.json).serialized() == line)
+        #expect(HelloReply(try #require(try JSON.parse(line).object)) == HelloReply.current)
+        #expect(HelloReply(["protocol": "1", "daemon": 7]) == HelloReply(daemon: nil, version: nil, protocolVersion: nil), "wrong types read as absent")
+    }
+
+    @Test("§7, T10: start's answer is the block's activity with outcome and enforced, notEnforced only when something is not; it decodes to what was encoded")
+    func start() throws {
+        let block = RepliesTests.activities[0]
+        var sent = try #require(RepliesTests.shapes.activity(block, at: RepliesTests.now).object)
+        (sent["outcome"], sent["enforced"]) = ("extended", true)
+        let reply = StartReply(block: RepliesTests.shapes.activityReply(block, at: RepliesTests.now), outcome: "extended", notEnforced: [])
+        #expect(JSON.object(reply.json).serialized() == JSON.object(sent).serialized())
+        #expect(StartReply(sent) == reply)
+        let missing = [NotEnforcedReply(selection: "instagram", cause: "the hosts file is read-only")]
+        let refused = StartReply(block: reply.block, outcome: "created", notEnforced: missing)
+        #expect(!refused.enforced && refused.json["enforced"] == false)
+        #expect(refused.json["notEnforced"] == [["selection": "instagram", "cause": "the hosts file is read-only"]])
+        #expect(StartReply(refused.json) == refused)
+        sent["enforced"] = nil
+        #expect(StartReply(sent).enforced, "an older daemon that does not say is taken at its word")
+    }
+
     @Test("S1, S6: a selection encodes as Shapes sends it, texts sorted, and decodes to what was encoded")
     func selection() throws {
         let s = Selection(name: "reddit", domains: ["reddit.com"], paths: ["reddit.com/r/all"], openURL: "https://example.org/",
