@@ -218,7 +218,7 @@ public struct BlockcRunner {
         case .deny: return out.denied(DeniedReply(o))
         case .cancel: return out.cancelled(CancelledReply(o))
         case .stats: return out.stats(o)
-        case .report: return options.format == .csv ? out.reportCSV(o) : out.report(o, by: options.by)
+        case .report: return options.format == .csv ? out.reportCSV(ReportReply(o)) : out.report(ReportReply(o), by: options.by)
         case .reload: return out.reload(o)
         // Sent by other commands' own paths (Client+Watch.swift) or by blockc-agent: shown as they come.
         case .hello, .watch, .foreground: return out.generic(o)

@@ -113,6 +113,20 @@ struct RepliesTests {
         #expect(StartReply(sent).enforced, "an older daemon that does not say is taken at its word")
     }
 
+    @Test("R2: report's answer decodes once into days of figures, limits and the period before; a wrong type is 0, a missing part empty")
+    func report() throws {
+        let line = #"{"schema":1,"from":"2026-11-28","to":"2026-11-29","period":"days","user":1001,"days":[{"date":"2026-11-28","weekday":"sat","blocked":{"games":60},"apps":{"/usr/bin/steam":120},"foreground":{},"used":{"games":120},"shieldHits":{"games":2},"limits":{"games":{"used":120,"allowance":3600,"selections":["games"]}},"counts":{"started":1}},{"date":"2026-11-29","weekday":"sun","apps":{"x":"7"},"limits":{"old":5}}],"previous":{"from":"2026-11-26","to":"2026-11-27","blocked":{"games":30},"used":{}}}"#
+        let r = ReportReply(try #require(try JSON.parse(line).object))
+        #expect(r.user == 1001 && r.period == "days" && r.days.map(\.date) == ["2026-11-28", "2026-11-29"])
+        #expect(r.days[0].blocked == ["games": 60] && r.days[0].apps == ["/usr/bin/steam": 120] && r.days[0].shieldHits == ["games": 2])
+        #expect(r.days[0].limits["games"] == ReportReply.LimitDay(["used": 120, "allowance": 3600, "selections": ["games"]]))
+        #expect(r.days[0].limits["games"]?.selections == ["games"] && r.days[0].counts == ["started": 1])
+        #expect(r.days[1].apps == ["x": 0], "a figure of the wrong type is still there, as 0")
+        #expect(r.days[1].blocked.isEmpty && r.days[1].limits["old"]?.used == nil, "a missing map is empty, a limit that is not an object has nothing")
+        #expect(r.previous?.from == "2026-11-26" && r.previous?.blocked == ["games": 30] && r.previous?.used == [:])
+        #expect(ReportReply(["days": [1, "x"]]) == ReportReply([:]) && ReportReply([:]).previous == nil && ReportReply([:]).user == nil)
+    }
+
     @Test("S1, S6: a selection encodes as Shapes sends it, texts sorted, and decodes to what was encoded")
     func selection() throws {
         let s = Selection(name: "reddit", domains: ["reddit.com"], paths: ["reddit.com/r/all"], openURL: "https://example.org/",
