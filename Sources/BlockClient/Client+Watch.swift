@@ -92,7 +92,7 @@ extension BlockcRunner {
             do {
                 if transport == nil { transport = try connect(path) }
                 switch try transport!.send(request) {
-                case .ok(let o): frame = json ? JSON.object(o).serialized() : output.status(o)
+                case .ok(let o): frame = json ? JSON.object(o).serialized() : output.status(StatusReply(o))
                 case .error(let e): frame = "blockc: \(Output.clean(e.message)) (\(e.code.rawValue))"
                 case .event: frame = "blockc: blockd sent an event instead of the status"
                 }

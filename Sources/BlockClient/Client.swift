@@ -204,7 +204,7 @@ public struct BlockcRunner {
         case .stop: return out.removal(RemovalReply(o), kind: "block")
         case .scheduleRemove: return out.removal(RemovalReply(o), kind: "schedule")
         case .limitRemove: return out.removal(RemovalReply(o), kind: "limit")
-        case .status: return out.status(o)
+        case .status: return out.status(StatusReply(o))
         case .scheduleAdd: return out.scheduleAdded(o)
         case .scheduleList: return out.schedules(o)
         case .selections: return out.selections(o)

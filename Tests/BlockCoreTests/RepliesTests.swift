@@ -127,6 +127,23 @@ struct RepliesTests {
         #expect(ReportReply(["days": [1, "x"]]) == ReportReply([:]) && ReportReply([:]).previous == nil && ReportReply([:]).user == nil)
     }
 
+    @Test("§7, E5, E7, W2: status decodes once: counts, cap, next change and the enforcement's parts; an older daemon's missing parts read as absent")
+    func status() throws {
+        let line = #"{"blocked":[{"selection":"x","until":null,"reasons":["a"]}],"activities":[],"failures":[],"counts":{"activities":3,"schedules":"2"},"maxActivities":100000,"nextTransition":"2026-11-29T14:00:00+09:00","requests":[],"enforcement":{"mode":"hosts","off":[{"part":"apps","why":"AppShield=no"}],"notEnforced":[{"selection":"x","cause":"read-only"}],"unblockPending":[],"cutSockets":true,"socketsCut":4,"firewall":{"enabled":true,"learned":2,"allowOnly":[{"uids":[1001],"hosts":3,"addresses":["192.0.2.1"]},7]},"dns":{"problem":"p","failed":1,"lookups":9},"browserPolicies":{"browsers":["chromium"],"files":[],"closed":["private windows"],"firefoxPrivateClosed":true}}}"#
+        let s = StatusReply(try #require(try JSON.parse(line).object))
+        #expect(s.blocked == [BlockedReply(selection: "x", until: nil, reasons: ["a"])] && s.activities.isEmpty)
+        #expect(s.counts == ["activities": 3] && s.maxActivities == 100_000 && s.nextTransition == "2026-11-29T14:00:00+09:00", "a count of the wrong type is absent")
+        let e = s.enforcement
+        #expect(e.mode == "hosts" && e.off == [.init(part: "apps", why: "AppShield=no")] && e.notEnforced == [NotEnforcedReply(selection: "x", cause: "read-only")])
+        #expect(e.cutSockets == true && e.socketsCut == 4 && e.firewall?.enabled == true && e.firewall?.learned == 2)
+        #expect(e.firewall?.allowOnly == [.init(uids: [1001], hosts: 3, addresses: ["192.0.2.1"])], "a window that is not an object is left out")
+        #expect(e.dns == .init(problem: "p", failed: 1, lookups: 9))
+        #expect(e.browserPolicies?.browsers == ["chromium"] && e.browserPolicies?.closed == ["private windows"] && e.browserPolicies?.firefoxPrivateClosed == true)
+        let older = StatusReply(["blocked": [], "activities": []])
+        #expect(older.maxActivities == nil && older.counts.isEmpty && older.enforcement == EnforcementReply([:]))
+        #expect(older.enforcement.mode == nil && older.enforcement.firewall == nil && older.enforcement.cutSockets == nil)
+    }
+
     @Test("S1, S6: a selection encodes as Shapes sends it, texts sorted, and decodes to what was encoded")
     func selection() throws {
         let s = Selection(name: "reddit", domains: ["reddit.com"], paths: ["reddit.com/r/all"], openURL: "https://example.org/",
