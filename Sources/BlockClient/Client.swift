@@ -217,7 +217,7 @@ public struct BlockcRunner {
         case .requests: return out.requests(RequestsReply(o))
         case .deny: return out.denied(DeniedReply(o))
         case .cancel: return out.cancelled(CancelledReply(o))
-        case .stats: return out.stats(o)
+        case .stats: return out.stats(StatsReply(o))
         case .report: return options.format == .csv ? out.reportCSV(ReportReply(o)) : out.report(ReportReply(o), by: options.by)
         case .reload: return out.reload(o)
         // Sent by other commands' own paths (Client+Watch.swift) or by blockc-agent: shown as they come.

@@ -91,16 +91,18 @@ extension Output {
     }
 
     /// `stats`: `{"shieldHits": [{day, selection, hits}...]}`, by day then selection.
-    public func stats(_ o: JSONObject) -> String {
-        let items = (o["shieldHits"]?.array ?? []).compactMap(\.object)
+    public func stats(_ o: JSONObject) -> String { stats(StatsReply(o)) }
+
+    public func stats(_ reply: StatsReply) -> String {
+        let items = reply.shieldHits
         guard !items.isEmpty else { return "No shield hits recorded yet." }
         let header = [Cell("DAY", .dim), Cell("SELECTION", .dim), Cell("HITS", .dim)]
         var previousDay = ""
         let rows = items.map { h in
-            let day = text(h["day"])
+            let day = Output.clean(h.day)
             // The day is printed once per group; repeating it adds nothing.
             defer { previousDay = day }
-            return [Cell(day == previousDay ? "" : day), Cell(text(h["selection"]), .bold), Cell(String(h["hits"]?.int ?? 0))]
+            return [Cell(day == previousDay ? "" : day), Cell(Output.clean(h.selection), .bold), Cell(String(h.hits))]
         }
         return table([header] + rows, indent: "").joined(separator: "\n")
     }

@@ -144,6 +144,13 @@ struct RepliesTests {
         #expect(older.enforcement.mode == nil && older.enforcement.firewall == nil && older.enforcement.cutSockets == nil)
     }
 
+    @Test("S5: stats decodes the shield's hits per day and selection in the order sent; a wrong type reads as empty or 0")
+    func stats() {
+        let o: JSONObject = ["shieldHits": [["day": "2026-11-29", "selection": "games", "hits": 3], ["day": "2026-11-29", "selection": "x", "hits": "2"], 5]]
+        #expect(StatsReply(o).shieldHits == [.init(day: "2026-11-29", selection: "games", hits: 3), .init(day: "2026-11-29", selection: "x", hits: 0)])
+        #expect(StatsReply([:]).shieldHits.isEmpty)
+    }
+
     @Test("S1, S6: a selection encodes as Shapes sends it, texts sorted, and decodes to what was encoded")
     func selection() throws {
         let s = Selection(name: "reddit", domains: ["reddit.com"], paths: ["reddit.com/r/all"], openURL: "https://example.org/",

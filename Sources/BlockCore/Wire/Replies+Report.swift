@@ -76,3 +76,24 @@ public struct ReportReply: Equatable, Sendable {
         return out
     }
 }
+
+/// `stats`: the shield's hits per day and selection, by day then selection, as blockc reads
+/// them (StatusSnapshot writes them). A count of the wrong type reads as 0.
+public struct StatsReply: Equatable, Sendable {
+    public struct Hits: Equatable, Sendable {
+        /// `2026-11-29`.
+        public var day: String
+        public var selection: String
+        public var hits: Int
+
+        public init(day: String, selection: String, hits: Int) { (self.day, self.selection, self.hits) = (day, selection, hits) }
+    }
+
+    public var shieldHits: [Hits]
+
+    public init(_ o: JSONObject) {
+        shieldHits = Reply.objects(o["shieldHits"]).map {
+            Hits(day: $0["day"]?.string ?? "", selection: $0["selection"]?.string ?? "", hits: $0["hits"]?.int ?? 0)
+        }
+    }
+}
