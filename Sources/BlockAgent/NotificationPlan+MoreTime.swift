@@ -36,7 +36,13 @@ extension NotificationPlanner {
     /// for everyone is a block for the whole machine, which more time never lifts for one
     /// member, so only an administrator's agent offers it.
     func moreButtons(_ event: WatchEvent, viewer: Viewer, _ texts: [String: String], _ values: TemplateValues) -> [PlannedNotification.Button] {
-        guard let selection = event.selection, let offer = event.more.flatMap(MoreTimeOffer.init(rawValue:)),
+        let selection: String, more: String?
+        switch event {
+        case .lock(let e): (selection, more) = (e.selection, e.more)
+        case .shieldHit(let e): (selection, more) = (e.selection, e.more)
+        case .unlock, .refusal, .failure, .tamper, .limit, .warning, .moreTime, .dropped, .unknown: return []
+        }
+        guard let offer = more.flatMap(MoreTimeOffer.init(rawValue:)),
               !viewer.asked.contains(selection), !(event.isForEveryone && !viewer.isAdmin) else { return [] }
         let label: TextKey = switch offer {
         case .grant: .moreLabel
@@ -51,9 +57,10 @@ extension NotificationPlanner {
     /// the selection's slot, so the answer replaces "Asked for more time" (S2); an
     /// administrator gets each request in a slot of its own with Approve and Deny, replaced by
     /// the answer too.
-    public func planMoreTime(_ event: WatchEvent, selection info: SelectionInfo?, now: Date, abilities: Abilities,
+    public func planMoreTime(_ event: WatchEvent.MoreTime, selection info: SelectionInfo?, now: Date, abilities: Abilities,
                              viewer: Viewer) -> [PlannedNotification] {
-        guard event.name == .moreTime, let selection = event.selection, let id = event.activity, let kind = event.hitKind else { return [] }
+        let (selection, id, kind) = (event.selection, event.id, event.kind)
+        guard !selection.isEmpty, !id.isEmpty else { return [] }
         let texts = info?.texts ?? [:]
         let until = instant(event.until)
         let values = TemplateValues(selection: selection, until: until.map { display($0, now: now) },

@@ -78,36 +78,42 @@ public struct NotificationPlanner: Sendable {
     /// refusals and failures go to `blockc failures` and the journal, not to the desktop).
     public func plan(_ event: WatchEvent, selection info: SelectionInfo?, now: Date, abilities: Abilities,
                      viewer: Viewer = Viewer()) -> PlannedNotification? {
-        guard let selection = event.selection, !selection.isEmpty else { return nil }
+        // More-time events are planned by planMoreTime; tamper repairs, refusals and failures
+        // are not shown, nor are a limit (its selections' locks are) and a newer daemon's event.
+        let selection: String, until: String?
+        switch event {
+        case .shieldHit(let e): (selection, until) = (e.selection, e.until)
+        case .lock(let e): (selection, until) = (e.selection, e.until)
+        case .unlock(let e): (selection, until) = (e.selection, nil)
+        case .warning(let e): (selection, until) = (e.selection, nil)
+        case .refusal, .failure, .tamper, .limit, .dropped, .moreTime, .unknown: return nil
+        }
         // U2: an administrator's agent gets every user's events; it shows only its own user's.
-        guard event.concerns(viewer.uid) else { return nil }
+        guard !selection.isEmpty, event.concerns(viewer.uid) else { return nil }
         let texts = info?.texts ?? [:]
-        let until = instant(event.until)
-        var values = TemplateValues(selection: AllowOnly.display(selection), until: until.map { display($0, now: now) },  // W2
-                                    remaining: until.flatMap { remaining(from: now, to: $0) })
+        let end = instant(until)
+        var values = TemplateValues(selection: AllowOnly.display(selection), until: end.map { display($0, now: now) },  // W2
+                                    remaining: end.flatMap { remaining(from: now, to: $0) })
         let title: TextKey, body: TextKey
         var offersAlternative = false
         var urgency: UInt8 = 1
-        switch event.name {
-        case .shieldHit:
+        switch event {
+        case .shieldHit(let hit):
             // A `tamper` kind arrives as its own event; only launches reach the user (S1).
-            guard let kind = event.hitKind, kind == "denied-launch" || kind == "killed" else { return nil }
+            guard hit.kind == "denied-launch" || hit.kind == "killed" else { return nil }
             // Seed lesson 6: the app name may be missing; S6's fallback (selection name, then
             // "this app") applies in `render`, so nothing here invents one.
-            values.app = event.app
+            values.app = hit.app
             (title, body, offersAlternative) = (.shieldTitle, .shieldBody, true)
         case .lock:
             (title, body, offersAlternative) = (.blockStartedTitle, .blockStartedBody, true)
         case .unlock:
             (title, body, urgency) = (.unblockedTitle, .unblockedBody, 0)
-            values.until = nil
-        case .warning:
+        case .warning(let warning):
             // For Warning texts {remaining} is the time until the block starts (TextKey docs).
-            let starts = instant(event.starts)
-            values.until = nil
-            values.remaining = starts.flatMap { remaining(from: now, to: $0) }
+            values.remaining = instant(warning.starts).flatMap { remaining(from: now, to: $0) }
             (title, body) = (.warningTitle, .warningBody)
-        case .refusal, .failure, .tamper, .limit, .dropped, .moreTime, nil:  // more-time: planMoreTime
+        case .refusal, .failure, .tamper, .limit, .dropped, .moreTime, .unknown:
             return nil
         }
         var action: PlannedNotification.Action?

@@ -25,15 +25,16 @@ public struct NotificationSlots: Sendable {
     public mutating func admit(_ event: WatchEvent) -> Bool {
         let exact = JSON.object(event.json).serialized()
         if recentSet.contains(exact) { return false }
-        let selection = event.selection ?? ""
-        let kind = event.name
-        if kind == .lock || kind == .unlock {
-            // A lock with the same end and reasons as the one on screen says nothing new;
-            // neither does a second unlock. Shield hits always count: each is a new launch.
-            let reasons = (event.reasons ?? []).joined(separator: ",")
-            let key = kind == .lock ? "lock|\(event.until ?? "")|\(reasons)" : "unlock"
-            if shownState[selection] == key { return false }
-            shownState[selection] = key
+        // A lock with the same end and reasons as the one on screen says nothing new;
+        // neither does a second unlock. Shield hits always count: each is a new launch.
+        let shown: (selection: String, key: String)? = switch event {
+        case .lock(let l): (l.selection, "lock|\(l.until ?? "")|\(l.reasons.joined(separator: ","))")
+        case .unlock(let u): (u.selection, "unlock")
+        case .refusal, .failure, .shieldHit, .tamper, .limit, .warning, .moreTime, .dropped, .unknown: nil
+        }
+        if let shown {
+            if shownState[shown.selection] == shown.key { return false }
+            shownState[shown.selection] = shown.key
         }
         recent.append(exact)
         recentSet.insert(exact)

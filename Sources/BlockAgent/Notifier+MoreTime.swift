@@ -41,10 +41,8 @@ struct MoreTimeMemory {
 
     /// Takes note of a more-time event about us before it is planned.
     mutating func note(_ event: WatchEvent, uid: Int) {
-        guard event.name == .moreTime, let selection = event.selection, let kind = event.hitKind else { return }
-        if event.uid == uid {
-            if kind == "asked" { asked.insert(selection) } else { asked.remove(selection) }
-        }
+        guard case .moreTime(let m) = event, m.uid == uid else { return }
+        if m.kind == "asked" { asked.insert(m.selection) } else { asked.remove(m.selection) }
     }
 
     /// After a notification went out: an administrator's request slot is now showing, or its
@@ -61,8 +59,14 @@ extension Notifier {
     /// a request arrives.
     func viewer(for event: WatchEvent) -> NotificationPlanner.Viewer {
         moreTime.note(event, uid: daemon.uid)
-        let asks = event.name == .moreTime && event.hitKind == "asked"
-        if (asks || (event.isForEveryone && event.more != nil)), moreTime.admin == nil { moreTime.admin = daemon.isAdmin() }  // A1
+        // Only a request, or (A1) a lock for everyone with an offer, shows something that
+        // depends on whether we may approve.
+        let matters: Bool = switch event {
+        case .moreTime(let m): m.kind == "asked"
+        case .lock(let l): l.users == nil && l.more != nil
+        case .unlock, .refusal, .failure, .shieldHit, .tamper, .limit, .warning, .dropped, .unknown: false
+        }
+        if matters, moreTime.admin == nil { moreTime.admin = daemon.isAdmin() }
         return .init(uid: daemon.uid, isAdmin: moreTime.admin ?? false, asked: moreTime.asked, requests: moreTime.requests)
     }
 

@@ -56,8 +56,8 @@ final class Notifier {
             // The daemon restarted and may have reloaded its selection files.
             selections = [:]
             moreTime.admin = nil
-        case .event(let event) where event.name == .dropped:
-            missed(event.count ?? 0)
+        case .event(.dropped(let d)):
+            missed(d.count)
         case .event(let event):
             show(event)
         }
@@ -78,13 +78,13 @@ final class Notifier {
     }
 
     private func show(_ event: WatchEvent) {
-        guard let selection = event.selection, slots.admit(event) else { return }
+        guard let selection = event.selection, !selection.isEmpty, slots.admit(event) else { return }
         let info = selectionInfo(selection)
         let viewer = self.viewer(for: event)
         // Planned before the bus is touched: events people never see cost no D-Bus call.
         let probe = NotificationPlanner.Abilities(serverActions: false, opener: false)
         let plan: (NotificationPlanner.Abilities) -> [PlannedNotification] = { abilities in
-            if event.name == .moreTime { return self.planner.planMoreTime(event, selection: info, now: self.now(), abilities: abilities, viewer: viewer) }
+            if case .moreTime(let m) = event { return self.planner.planMoreTime(m, selection: info, now: self.now(), abilities: abilities, viewer: viewer) }
             return self.planner.plan(event, selection: info, now: self.now(), abilities: abilities, viewer: viewer).map { [$0] } ?? []
         }
         guard !plan(probe).isEmpty else { return }

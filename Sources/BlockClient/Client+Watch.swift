@@ -15,9 +15,10 @@ extension BlockcRunner {
         guard let path else { return BlockcRunner.ok }
         switch exchange(.hello, path: path) {
         case .success(let o):
-            let version = Output.clean(o["version"]?.string ?? "unknown")
-            let proto = o["protocol"]?.int.map { " (protocol \($0))" } ?? ""
-            say("\(Output.clean(o["daemon"]?.string ?? "blockd")) \(version)\(proto)")
+            let hello = HelloReply(o)
+            let version = Output.clean(hello.version ?? "unknown")
+            let proto = hello.protocolVersion.map { " (protocol \($0))" } ?? ""
+            say("\(Output.clean(hello.daemon ?? "blockd")) \(version)\(proto)")
             return BlockcRunner.ok
         case .failure(let failure):
             return failure.status
@@ -91,7 +92,7 @@ extension BlockcRunner {
             do {
                 if transport == nil { transport = try connect(path) }
                 switch try transport!.send(request) {
-                case .ok(let o): frame = json ? JSON.object(o).serialized() : output.status(o)
+                case .ok(let o): frame = json ? JSON.object(o).serialized() : output.status(StatusReply(o))
                 case .error(let e): frame = "blockc: \(Output.clean(e.message)) (\(e.code.rawValue))"
                 case .event: frame = "blockc: blockd sent an event instead of the status"
                 }

@@ -154,7 +154,7 @@ public struct BlockcRunner {
     /// Prints the answer to `request` and says how the command went.
     func show(_ request: Request, _ options: OutputOptions, _ o: JSONObject) -> Int32 {
         // §7 Truth: a start accepted but not enforced is not a success.
-        if case .start = request, let problem = output.notEnforced(o) {
+        if case .start = request, let problem = output.notEnforced(StartReply(o)) {
             if options.json { say(render(request, options, o)) }
             stderr("blockc: \(problem)\n")
             return BlockcRunner.refused
@@ -200,11 +200,11 @@ public struct BlockcRunner {
         if options.json { return jsonText(BlockcRunner.jsonDocument(request, o)) }
         let out = output
         switch request {
-        case .start: return out.start(o)
+        case .start: return out.start(StartReply(o))
         case .stop: return out.removal(RemovalReply(o), kind: "block")
         case .scheduleRemove: return out.removal(RemovalReply(o), kind: "schedule")
         case .limitRemove: return out.removal(RemovalReply(o), kind: "limit")
-        case .status: return out.status(o)
+        case .status: return out.status(StatusReply(o))
         case .scheduleAdd: return out.scheduleAdded(o)
         case .scheduleList: return out.schedules(o)
         case .selections: return out.selections(o)
@@ -217,8 +217,8 @@ public struct BlockcRunner {
         case .requests: return out.requests(RequestsReply(o))
         case .deny: return out.denied(DeniedReply(o))
         case .cancel: return out.cancelled(CancelledReply(o))
-        case .stats: return out.stats(o)
-        case .report: return options.format == .csv ? out.reportCSV(o) : out.report(o, by: options.by)
+        case .stats: return out.stats(StatsReply(o))
+        case .report: return options.format == .csv ? out.reportCSV(ReportReply(o)) : out.report(ReportReply(o), by: options.by)
         case .reload: return out.reload(o)
         // Sent by other commands' own paths (Client+Watch.swift) or by blockc-agent: shown as they come.
         case .hello, .watch, .foreground: return out.generic(o)

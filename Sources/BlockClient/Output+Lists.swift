@@ -91,16 +91,18 @@ extension Output {
     }
 
     /// `stats`: `{"shieldHits": [{day, selection, hits}...]}`, by day then selection.
-    public func stats(_ o: JSONObject) -> String {
-        let items = (o["shieldHits"]?.array ?? []).compactMap(\.object)
+    public func stats(_ o: JSONObject) -> String { stats(StatsReply(o)) }
+
+    public func stats(_ reply: StatsReply) -> String {
+        let items = reply.shieldHits
         guard !items.isEmpty else { return "No shield hits recorded yet." }
         let header = [Cell("DAY", .dim), Cell("SELECTION", .dim), Cell("HITS", .dim)]
         var previousDay = ""
         let rows = items.map { h in
-            let day = text(h["day"])
+            let day = Output.clean(h.day)
             // The day is printed once per group; repeating it adds nothing.
             defer { previousDay = day }
-            return [Cell(day == previousDay ? "" : day), Cell(text(h["selection"]), .bold), Cell(String(h["hits"]?.int ?? 0))]
+            return [Cell(day == previousDay ? "" : day), Cell(Output.clean(h.selection), .bold), Cell(String(h.hits))]
         }
         return table([header] + rows, indent: "").joined(separator: "\n")
     }
@@ -110,66 +112,63 @@ extension Output {
 
     public func event(_ e: WatchEvent) -> String {
         let when = instant(e.time).map(time) ?? time(now)
-        let selection = Output.clean(AllowOnly.display(e.selection ?? ""))  // W2: `everything but school`
+        func shown(_ selection: String) -> String { Output.clean(AllowOnly.display(selection)) }  // W2: `everything but school`
         let body: String
-        switch e.name {
-        case .lock:
-            let reasons = (e.reasons ?? []).map(Output.clean)
-            body = paint("Blocked", .red) + " \(selection)\(forWhom(e)) \(until(e.until))"
+        switch e {
+        case .lock(let l):
+            let reasons = l.reasons.map(Output.clean)
+            body = paint("Blocked", .red) + " \(shown(l.selection))\(forWhom(e)) \(until(l.until))"
                 + (reasons.isEmpty ? "" : ": \(reasons.joined(separator: ", "))")
-        case .unlock:
-            body = paint("Unblocked", .green) + " \(selection)\(forWhom(e)): \(Output.clean(e.why ?? ""))"
-        case .refusal:
-            body = paint("Refused", .yellow) + " (\(Output.clean(e.code ?? ""))): \(Output.clean(e.message ?? ""))"
-        case .failure:
-            body = paint("Failure", .red) + " (\(Output.clean(e.code ?? ""))): \(Output.clean(e.message ?? ""))"
-        case .dropped:
+        case .unlock(let u):
+            body = paint("Unblocked", .green) + " \(shown(u.selection))\(forWhom(e)): \(Output.clean(u.why))"
+        case .refusal(let p):
+            body = paint("Refused", .yellow) + " (\(Output.clean(p.code))): \(Output.clean(p.message))"
+        case .failure(let p):
+            body = paint("Failure", .red) + " (\(Output.clean(p.code))): \(Output.clean(p.message))"
+        case .dropped(let d):
             // S3: the daemon's queue for this watcher overflowed; the count says how much is missing.
-            let n = e.count ?? 0
-            body = paint("(\(plural(n, "event")) \(n == 1 ? "was" : "were") dropped: this watcher fell behind)", .yellow)
-        case .moreTime:
-            body = moreTimeLine(e, selection: selection)
-        case .shieldHit:
+            body = paint("(\(plural(d.count, "event")) \(d.count == 1 ? "was" : "were") dropped: this watcher fell behind)", .yellow)
+        case .moreTime(let m):
+            body = moreTimeLine(m, selection: shown(m.selection))
+        case .shieldHit(let h):
             // S5: `Denied Steam (/usr/games/steam): games is blocked until 14:00 (1h left)`.
-            let path = Output.clean(e.path ?? "")
-            let app = e.app.map(Output.clean) ?? Path.lastComponent(path)
-            let verb = e.hitKind == "killed" ? "Stopped" : "Denied"
-            body = paint(verb, .yellow) + " \(app) (\(path))\(forWhom(e)): \(selection) is blocked"
-                + (e.until != nil ? " \(until(e.until))" : "")
-        case .tamper:
-            body = paint("Repaired", .yellow) + " \(Output.clean(e.path ?? "")): its blockd lines were changed while \(selection) is blocked"
-        case .limit:
+            let path = Output.clean(h.path)
+            let app = h.app.map(Output.clean) ?? Path.lastComponent(path)
+            let verb = h.kind == "killed" ? "Stopped" : "Denied"
+            body = paint(verb, .yellow) + " \(app) (\(path))\(forWhom(e)): \(shown(h.selection)) is blocked"
+                + (h.until != nil ? " \(until(h.until))" : "")
+        case .tamper(let h):
+            body = paint("Repaired", .yellow) + " \(Output.clean(h.path)): its blockd lines were changed while \(shown(h.selection)) is blocked"
+        case .limit(let l):
             // §9: `Daily limit 'games' reached: steam blocked until Mon 30 Nov 00:00 (5h left)`.
-            let selections = (e.selections ?? []).map(Output.clean).joined(separator: ", ")
-            body = paint("Daily limit", .red) + " '\(Output.clean(e.activity ?? ""))' reached\(forWhom(e)): \(selections) blocked \(until(e.until))"
-        case .warning:
+            let selections = l.selections.map(Output.clean).joined(separator: ", ")
+            body = paint("Daily limit", .red) + " '\(Output.clean(l.activity))' reached\(forWhom(e)): \(selections) blocked \(until(l.until))"
+        case .warning(let w):
             // §9: `Daily limit 'games': 5m of use left for steam, blocked at 13:05 if it keeps running`.
-            let starts = instant(e.starts).map { " at \(time($0))" } ?? ""
-            body = paint("Daily limit", .yellow) + " '\(Output.clean(e.activity ?? ""))'\(forWhom(e)): \(Output.clean(e.remaining ?? "?")) of use left"
-                + " for \(selection), blocked\(starts) if it keeps running"
-        case nil:
+            let starts = instant(w.starts).map { " at \(time($0))" } ?? ""
+            body = paint("Daily limit", .yellow) + " '\(Output.clean(w.activity))'\(forWhom(e)): \(Output.clean(w.remaining)) of use left"
+                + " for \(shown(w.selection)), blocked\(starts) if it keeps running"
+        case .unknown(let word, var rest):
             // A newer daemon's event: show it rather than drop it.
-            var rest = e.json
-            rest["event"] = nil
             rest["time"] = nil
-            body = "\(Output.clean(e.word)) \(Output.cleaned(.object(rest)).serialized())"
+            body = "\(Output.clean(word)) \(Output.cleaned(.object(rest)).serialized())"
         }
         return "\(when) \(body)"
     }
 
     /// M3: a request's or a grant's news in a sentence, with local times (the daemon's own
     /// `message` is the journal's, with instants in ISO 8601; it stays for unknown kinds).
-    func moreTimeLine(_ e: WatchEvent, selection: String) -> String {
+    func moreTimeLine(_ e: WatchEvent.MoreTime, selection: String) -> String {
         let head = paint("More time", .cyan)
-        let id = e.activity.map { " (\(Output.clean($0)))" } ?? ""
-        switch e.hitKind {
+        let id = e.id.isEmpty ? "" : " (\(Output.clean(e.id)))"
+        switch e.kind {
         case "asked": return head + " asked for \(selection)\(id)" + (instant(e.until).map { ", unanswered it expires at \(time($0))" } ?? "")
         case "granted": return head + " for \(selection) granted\(id): \(until(e.until))"
         case "denied": return head + " for \(selection) denied\(id)"
         case "expired": return head + " for \(selection): the request\(id) expired unanswered"
         case "cancelled": return head + " for \(selection): the request\(id) was cancelled"
         case "ended": return head + " for \(selection) ended\(id)"
-        default: return head + ": \(Output.clean(e.message ?? ""))"
+        default: return head + ": \(Output.clean(e.message))"
         }
     }
 }

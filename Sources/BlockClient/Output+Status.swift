@@ -9,9 +9,11 @@ extension Output {
     static let statusFailureCount = 3
 
     /// The `status` object: Blocked now, Activities, Failures (if any), the enforcement line.
-    public func status(_ s: JSONObject) -> String {
+    public func status(_ o: JSONObject) -> String { status(StatusReply(o)) }
+
+    public func status(_ s: StatusReply) -> String {
         var lines: [String] = []
-        let blocked = (s["blocked"]?.array ?? []).compactMap(\.object).map(BlockedReply.init)
+        let blocked = s.blocked
         if blocked.isEmpty {
             lines.append("Nothing is blocked.")
         } else {
@@ -23,12 +25,11 @@ extension Output {
             })
         }
 
-        let activities = (s["activities"]?.array ?? []).compactMap(\.object).map(ActivityReply.init)
+        let activities = s.activities
         lines.append("")
         // Without --all the daemon sends the active activities and `counts` of all of them.
-        let counts = s["counts"]?.object ?? [:]
-        let total = counts["activities"]?.int ?? activities.count
-        let cap = s["maxActivities"]?.int.map { " (\(Output.grouped(total)) of \(Output.grouped($0)))" } ?? ""
+        let total = s.counts["activities"] ?? activities.count
+        let cap = s.maxActivities.map { " (\(Output.grouped(total)) of \(Output.grouped($0)))" } ?? ""
         lines.append(heading("Activities") + cap)
         if total == 0 {
             lines.append("  None. Start one with 'blockc start --minutes 30 SELECTION'.")
@@ -37,11 +38,11 @@ extension Output {
         } else {
             lines += table(activities.map(activityRow))
         }
-        if let idle = idleLine(counts, shown: activities.count) { lines.append(idle) }
-        lines += moreTimeStatus(RequestsReply(s))  // M2, M3
+        if let idle = idleLine(s.counts, shown: activities.count) { lines.append(idle) }
+        lines += moreTimeStatus(s.moreTime)  // M2, M3
 
         // T4: a failure is never swallowed, so status shows the latest ones.
-        let failures = (s["failures"]?.array ?? []).compactMap(\.object).map(FailureReply.init)
+        let failures = s.failures
         if !failures.isEmpty {
             lines.append("")
             lines.append(heading("Failures") + " (\(failures.count))")
@@ -58,11 +59,11 @@ extension Output {
 
     /// "  12 schedules, 3 limits, 99,985 idle activities; ...": what a status without --all
     /// leaves out, so that 100,000 idle schedules take one line; nil when nothing is left out.
-    func idleLine(_ counts: JSONObject, shown: Int) -> String? {
-        guard let total = counts["activities"]?.int, total > shown else { return nil }
+    func idleLine(_ counts: [String: Int], shown: Int) -> String? {
+        guard let total = counts["activities"], total > shown else { return nil }
         var parts: [String] = []
         for (key, word) in [("schedules", "schedule"), ("limits", "limit")] {
-            if let n = counts[key]?.int, n > 0 { parts.append(Output.grouped(n) + " " + word + (n == 1 ? "" : "s")) }
+            if let n = counts[key], n > 0 { parts.append(Output.grouped(n) + " " + word + (n == 1 ? "" : "s")) }
         }
         let idle = total - shown
         parts.append("\(Output.grouped(idle)) idle activit\(idle == 1 ? "y" : "ies")")
@@ -80,98 +81,98 @@ extension Output {
         return (n < 0 ? "-" : "") + out
     }
 
-    func enforcementLine(_ s: JSONObject) -> String {
-        let e = s["enforcement"]?.object ?? [:]
-        var line = "Enforcement: \(e["mode"]?.string.map(Output.clean) ?? "unknown")"
-        if let hosts = e["hostsFile"]?.string { line += " (hosts file \(Output.clean(hosts)))" }
+    func enforcementLine(_ s: StatusReply) -> String {
+        let e = s.enforcement
+        var line = "Enforcement: \(e.mode.map(Output.clean) ?? "unknown")"
+        if let hosts = e.hostsFile { line += " (hosts file \(Output.clean(hosts)))" }
         line += "."
         // What the mode line does not claim, and why (a part turned off or with nothing to act on).
-        let offs = (e["off"]?.array ?? []).compactMap(\.object).map { "\(text($0["part"])): \(text($0["why"]))" }
+        let offs = e.off.map { "\(Output.clean($0.part)): \(Output.clean($0.why))" }
         if !offs.isEmpty { line += " Off: " + offs.joined(separator: "; ") + "." }
-        if let apps = e["apps"]?.string {
+        if let apps = e.apps {
             line += " Apps: \(Output.clean(apps))"
-            if let reason = e["appsReason"]?.string { line += " (\(Output.clean(reason)))" }
+            if let reason = e.appsReason { line += " (\(Output.clean(reason)))" }
             line += "."
         }
         line += browsersNote(e)
-        if let next = instant(s["nextTransition"]) { line += " Next change \(at(next))." }
+        if let next = instant(s.nextTransition) { line += " Next change \(at(next))." }
         if let felt = feltLine(e) { line += "\n" + felt }
         if let closed = closedLine(e) { line += "\n" + closed }
         // §7 "Truth": say when the configuration in force is not the files, or the
         // state file cannot be saved.
-        if let problem = e["configProblem"]?.string { line += "\nConfiguration: \(Output.clean(problem))." }
-        if let problem = e["stateProblem"]?.string { line += "\nState file not saved: \(Output.clean(problem))." }
+        if let problem = e.configProblem { line += "\nConfiguration: \(Output.clean(problem))." }
+        if let problem = e.stateProblem { line += "\nState file not saved: \(Output.clean(problem))." }
         // §7 "Truth": what should be blocked but is not, and why.
-        for missing in (e["notEnforced"]?.array ?? []).compactMap(\.object) {
-            line += "\n" + paint("Not enforced yet: \(text(missing["selection"])): \(text(missing["cause"]))", .red)
+        for missing in e.notEnforced {
+            line += "\n" + paint("Not enforced yet: \(Output.clean(missing.selection)): \(Output.clean(missing.cause))", .red)
         }
-        for stuck in (e["unblockPending"]?.array ?? []).compactMap(\.object) {
-            line += "\n" + paint("Still blocked, unblock pending: \(text(stuck["selection"])): \(text(stuck["cause"]))", .red)
+        for stuck in e.unblockPending {
+            line += "\n" + paint("Still blocked, unblock pending: \(Output.clean(stuck.selection)): \(Output.clean(stuck.cause))", .red)
         }
-        if let paths = e["pathRules"]?.string { line += "\nNote: \(Output.clean(paths))." }
+        if let paths = e.pathRules { line += "\nNote: \(Output.clean(paths))." }
         return line
     }
 
     /// E5: whether open connections are cut, new ones refused, and where blocked names point.
-    func feltLine(_ e: JSONObject) -> String? {
-        guard let cut = e["cutSockets"]?.bool, let firewall = e["firewall"]?.object else { return nil }
+    func feltLine(_ e: EnforcementReply) -> String? {
+        guard let cut = e.cutSockets, let firewall = e.firewall else { return nil }
         var line = "Open connections: "
-        line += cut ? "cut when a block starts (\(e["socketsCut"]?.int ?? 0) so far)" : "not cut (CutSockets=no)"
-        if let problem = e["cutSocketsProblem"]?.string { line += " (\(Output.clean(problem)))" }
+        line += cut ? "cut when a block starts (\(e.socketsCut ?? 0) so far)" : "not cut (CutSockets=no)"
+        if let problem = e.cutSocketsProblem { line += " (\(Output.clean(problem)))" }
         line += ". New connections: "
-        if firewall["enabled"]?.bool == true {
+        if firewall.enabled {
             // E5: the addresses DNS taught, not the sink's own, which are refused whatever DNS says.
-            let count = firewall["learned"]?.int ?? 0
-            line += "refused through nftables table \(Output.clean(firewall["table"]?.string ?? "inet blockd")) (\(count) learned address\(count == 1 ? "" : "es")"
-            if let until = instant(firewall["until"]) { line += ", grace \(self.until(until))" }
+            let count = firewall.learned ?? 0
+            line += "refused through nftables table \(Output.clean(firewall.table ?? "inet blockd")) (\(count) learned address\(count == 1 ? "" : "es")"
+            if let until = instant(firewall.until) { line += ", grace \(self.until(until))" }
             line += ")"
         } else {
             line += "not refused"
         }
-        if let problem = firewall["problem"]?.string { line += " (\(Output.clean(problem)))" }
+        if let problem = firewall.problem { line += " (\(Output.clean(problem)))" }
         if let windows = allowOnlyNote(firewall) { line += ". " + windows }
-        if let dns = e["dns"]?.object, let problem = dns["problem"]?.string {
-            line += ". " + paint("DNS lookups fail (\(dns["failed"]?.int ?? 0) of \(dns["lookups"]?.int ?? 0)): \(Output.clean(problem))", .red)
+        if let dns = e.dns, let problem = dns.problem {
+            line += ". " + paint("DNS lookups fail (\(dns.failed ?? 0) of \(dns.lookups ?? 0)): \(Output.clean(problem))", .red)
         }
-        if let sink = e["sink"]?.string { line += ". Blocked names point at \(Output.clean(sink))" }
+        if let sink = e.sink { line += ". Blocked names point at \(Output.clean(sink))" }
         return line + "."
     }
 
     /// W2: what the allow-only windows' rules let their users reach, or why connections are
     /// not refused during a window; nil without a window.
-    func allowOnlyNote(_ firewall: JSONObject) -> String? {
-        if let problem = firewall["allowOnlyProblem"]?.string {
+    func allowOnlyNote(_ firewall: EnforcementReply.Firewall) -> String? {
+        if let problem = firewall.allowOnlyProblem {
             let text = Output.clean(problem)
             return text.prefix(1).uppercased() + text.dropFirst()
         }
-        guard case .array(let windows)? = firewall["allowOnly"], !windows.isEmpty else { return nil }
-        let parts = windows.compactMap(\.object).map { w in
-            let uids = (w["uids"]?.array ?? []).compactMap(\.int).map { String($0) }
+        guard let windows = firewall.allowOnly, !windows.isEmpty else { return nil }
+        let parts = windows.map { w in
+            let uids = w.uids.map { String($0) }
             let whose = uids.isEmpty ? "login users reach" : "uid\(uids.count == 1 ? " \(uids[0]) reaches" : "s \(uids.joined(separator: ",")) reach")"
-            let hosts = w["hosts"]?.int ?? 0, addresses = texts(w["addresses"]).count
+            let hosts = w.hosts ?? 0, addresses = w.addresses.count
             return "\(whose) only \(addresses) address\(addresses == 1 ? "" : "es") of \(hosts) allowed host\(hosts == 1 ? "" : "s")"
         }
         return "Allow-only time: " + parts.joined(separator: "; ") + ", DNS and this machine"
     }
 
     /// E7: which browsers get blockd's policies, or why none do.
-    func browsersNote(_ e: JSONObject) -> String {
-        guard let b = e["browserPolicies"]?.object else { return "" }
-        if let reason = e["browsersReason"]?.string { return " Browsers: none (\(Output.clean(reason)))." }
-        var line = " Browsers: \(texts(b["browsers"]).joined(separator: ", "))"
-        let files = texts(b["files"]) + (b["firefox"]?.string.map { [Output.clean($0)] } ?? [])
+    func browsersNote(_ e: EnforcementReply) -> String {
+        guard let b = e.browserPolicies else { return "" }
+        if let reason = e.browsersReason { return " Browsers: none (\(Output.clean(reason)))." }
+        var line = " Browsers: \(b.browsers.map(Output.clean).joined(separator: ", "))"
+        let files = b.files.map(Output.clean) + (b.firefox.map { [Output.clean($0)] } ?? [])
         if !files.isEmpty { line += " (\(files.joined(separator: ", ")))" }
         return line + "."
     }
 
     /// W3: "Closed while blocked: private windows, guest profiles, new profiles (...)."; nil
     /// when nothing is closed.
-    func closedLine(_ e: JSONObject) -> String? {
-        guard let b = e["browserPolicies"]?.object else { return nil }
-        let closed = texts(b["closed"])
+    func closedLine(_ e: EnforcementReply) -> String? {
+        guard let b = e.browserPolicies else { return nil }
+        let closed = b.closed.map(Output.clean)
         guard !closed.isEmpty else { return nil }
         var line = "Closed while blocked: " + closed.joined(separator: ", ")
-        if b["firefoxPrivateClosed"]?.bool == true {
+        if b.firefoxPrivateClosed {
             line += " (Firefox reads this when it starts: one already running keeps its private windows until restarted)"
         }
         return line + "."
@@ -218,8 +219,10 @@ extension Output {
     // MARK: Commands that change something
 
     /// `start`: the activity object plus `outcome` (created, extended or unchanged, T10).
-    public func start(_ o: JSONObject) -> String {
-        let a = ActivityReply(o)
+    public func start(_ o: JSONObject) -> String { start(StartReply(o)) }
+
+    public func start(_ reply: StartReply) -> String {
+        let a = reply.block
         let name = Output.clean(a.name)
         let selections = a.selections.map(Output.clean)
         let shown = selections.map(AllowOnly.display)  // W2: `everything but school`
@@ -228,7 +231,7 @@ extension Output {
         let named = selections == [name] ? "" : " (block '\(name)')"
         let end = until(a.end)
         let lock = a.locked ? " It is locked: nobody can stop it early." : ""
-        switch o["outcome"]?.string {
+        switch reply.outcome {
         case "extended":
             return "Extended the block on \(what) \(end)\(named).\(lock)"
         case "unchanged":
@@ -240,14 +243,14 @@ extension Output {
 
     /// §7 "Truth": a `start` that was registered but could not be enforced (the hosts
     /// file could not be written); nil when it is enforced.
-    public func notEnforced(_ a: JSONObject) -> String? {
-        guard a["enforced"]?.bool == false else { return nil }
-        let missing = (a["notEnforced"]?.array ?? []).compactMap(\.object)
-        let causes = Array(Set(missing.map { text($0["cause"]) })).sorted()
-        let selections = missing.map { text($0["selection"]) }
-        let what = selections.isEmpty ? text(a["name"]) : selections.joined(separator: ", ")
+    public func notEnforced(_ reply: StartReply) -> String? {
+        guard !reply.enforced else { return nil }
+        let causes = Array(Set(reply.notEnforced.map { Output.clean($0.cause) })).sorted()
+        let selections = reply.notEnforced.map { Output.clean($0.selection) }
+        let name = Output.clean(reply.block.name)
+        let what = selections.isEmpty ? name : selections.joined(separator: ", ")
         return "accepted, but not enforced: \(causes.isEmpty ? "unknown cause" : causes.joined(separator: "; "))\n"
-            + "The block '\(text(a["name"]))' is registered \(until(a["end"])), but \(what) is not blocked yet; "
+            + "The block '\(name)' is registered \(until(reply.block.end)), but \(what) is not blocked yet; "
             + "blockd retries by itself and 'blockc status' shows when it is enforced."
     }
 

@@ -12,9 +12,7 @@ struct MoreTimeNotifyTests {
     static let tokyo = NotifyIntegrationTests.tokyo
 
     static func denied(more: String) -> JSONObject {
-        var e = WatchEvent(NotifyIntegrationTests.denied("discord", app: "Discord", until: Date().addingTimeInterval(1775)))
-        e.more = more
-        return e.json
+        WatchEvent(NotifyIntegrationTests.denied("discord", app: "Discord", until: Date().addingTimeInterval(1775))).offering(more).json
     }
 
     static func note(_ kind: String, uid: UInt32) -> JSONObject {

@@ -14,14 +14,13 @@ import Testing
     func planner(_ language: Language) -> NotificationPlanner { NotificationPlanner(language: language, clock: PlannerTests.tokyo) }
 
     static func denied(more: String?) -> WatchEvent {
-        var e = PlannerTests.denied()
-        e.more = more
-        return e
+        PlannerTests.denied().offering(more)
     }
 
-    static func note(_ kind: String, uid: Int, until: String? = "2026-11-29T13:50:00+09:00", id: String = "m3") -> WatchEvent {
-        .moreTime(time: "2026-11-29T13:06:00+09:00", kind: kind, id: id, selection: "discord", until: until, message: "words",
-                  uid: UInt32(uid))
+    static func note(_ kind: String, uid: Int, until: String? = "2026-11-29T13:50:00+09:00", id: String = "m3") -> WatchEvent.MoreTime {
+        guard case .moreTime(let m) = WatchEvent.moreTime(time: "2026-11-29T13:06:00+09:00", kind: kind, id: id, selection: "discord",
+                                                           until: until, message: "words", uid: UInt32(uid)) else { fatalError("not a more-time event") }
+        return m
     }
 
     @Test("M4, S4: the shield's button is what the daemon said `more discord 15m` would get, and nothing when it said nothing", arguments: [
@@ -40,11 +39,10 @@ import Testing
 
     @Test("A1: a lock for everyone offers more time to an administrator's agent only; a lock for kid offers it to kid")
     func noButtonForEveryoneToMembers() throws {
-        var everyone = WatchEvent.lock(time: "2026-11-29T13:06:00+09:00", selection: "discord", until: "2026-11-29T14:00:00+09:00", reasons: ["focus"])
-        everyone.more = "grant"
-        var kids = WatchEvent.lock(time: "2026-11-29T13:06:00+09:00", selection: "discord", until: "2026-11-29T14:00:00+09:00", reasons: ["bedtime"],
-                                   users: [UInt32(MoreTimePlannerTests.me)])
-        kids.more = "ask"
+        let everyone = WatchEvent.lock(time: "2026-11-29T13:06:00+09:00", selection: "discord", until: "2026-11-29T14:00:00+09:00", reasons: ["focus"])
+            .offering("grant")
+        let kids = WatchEvent.lock(time: "2026-11-29T13:06:00+09:00", selection: "discord", until: "2026-11-29T14:00:00+09:00", reasons: ["bedtime"],
+                                   users: [UInt32(MoreTimePlannerTests.me)]).offering("ask")
         func labels(_ e: WatchEvent, admin: Bool) throws -> [String] {
             try #require(planner(.en).plan(e, selection: nil, now: MoreTimePlannerTests.now, abilities: MoreTimePlannerTests.all,
                                            viewer: .init(uid: MoreTimePlannerTests.me, isAdmin: admin))).buttons.map(\.label)
@@ -137,11 +135,11 @@ import Testing
     @Test("M4: the agent remembers its own pending request until the answer, and which request slots it shows")
     func memory() {
         var m = MoreTimeMemory()
-        m.note(MoreTimePlannerTests.note("asked", uid: 1001), uid: MoreTimePlannerTests.me)
+        m.note(.moreTime(MoreTimePlannerTests.note("asked", uid: 1001)), uid: MoreTimePlannerTests.me)
         #expect(m.asked.isEmpty)
-        m.note(MoreTimePlannerTests.note("asked", uid: MoreTimePlannerTests.me), uid: MoreTimePlannerTests.me)
+        m.note(.moreTime(MoreTimePlannerTests.note("asked", uid: MoreTimePlannerTests.me)), uid: MoreTimePlannerTests.me)
         #expect(m.asked == ["discord"])
-        m.note(MoreTimePlannerTests.note("denied", uid: MoreTimePlannerTests.me), uid: MoreTimePlannerTests.me)
+        m.note(.moreTime(MoreTimePlannerTests.note("denied", uid: MoreTimePlannerTests.me)), uid: MoreTimePlannerTests.me)
         #expect(m.asked.isEmpty)
         let request = PlannedNotification(selection: "discord", summary: "", body: "", action: nil, urgency: 1,
                                           buttons: [.init(key: "approve", label: "Approve", request: .approve(id: "m3", seconds: nil))],

@@ -15,7 +15,7 @@ import ZoneInfo
 
     /// Built by the daemon's own constructor, so the fixture cannot drift from what it sends.
     static func denied(app: String? = "Discord", selection: String = "discord", until: String? = "2026-11-29T13:35:00+09:00") -> WatchEvent {
-        .hit(.shieldHit, time: "2026-11-29T13:06:00+09:00", kind: "denied-launch", selection: selection, path: "/usr/bin/discord",
+        .shieldHit(time: "2026-11-29T13:06:00+09:00", kind: "denied-launch", selection: selection, path: "/usr/bin/discord",
              app: app, until: until)
     }
 
@@ -105,7 +105,7 @@ import ZoneInfo
         #expect(shown(others, to: admin) && !shown(others, to: kid), "lifted for everyone but kid, who stays blocked")
         let everyone = WatchEvent.lock(time: t, selection: "youtube", until: nil, reasons: ["focus"])
         #expect(shown(everyone, to: admin) && shown(everyone, to: kid))
-        let hit = WatchEvent.hit(.shieldHit, time: t, kind: "denied-launch", selection: "steam", path: "/usr/games/steam", app: "Steam",
+        let hit = WatchEvent.shieldHit(time: t, kind: "denied-launch", selection: "steam", path: "/usr/games/steam", app: "Steam",
                                  until: nil, users: [1001])
         #expect(shown(hit, to: kid) && !shown(hit, to: admin))
     }
@@ -114,8 +114,8 @@ import ZoneInfo
     func notShown() {
         let p = planner(.en)
         let t = "2026-11-29T13:06:00+09:00"
-        for e: WatchEvent in [.hit(.tamper, time: t, kind: "tamper", selection: "x", path: "/etc/hosts", app: nil, until: nil),
-                              .problem(.refusal, time: t, code: "locked", message: "m"), .problem(.failure, time: t, code: "hook", message: "m"),
+        for e: WatchEvent in [.tamper(time: t, kind: "tamper", selection: "x", path: "/etc/hosts", app: nil, until: nil),
+                              .refusal(time: t, code: "locked", message: "m"), .failure(time: t, code: "hook", message: "m"),
                               WatchEvent(["event": "future-thing", "selection": "x"])] {
             #expect(p.plan(e, selection: nil, now: PlannerTests.now, abilities: PlannerTests.all) == nil)
         }
@@ -162,18 +162,18 @@ import ZoneInfo
     func duplicates() {
         var s = NotificationSlots()
         let lock = WatchEvent.lock(time: "2026-11-29T13:00:00+09:00", selection: "x", until: "2026-11-29T14:00:00+09:00", reasons: ["b"])
-        var again = lock
-        again.time = "2026-11-29T13:02:00+09:00"  // a restarted daemon announcing the same block
-        var extended = lock
-        extended.until = "2026-11-29T15:00:00+09:00"
+        let again = WatchEvent.lock(time: "2026-11-29T13:02:00+09:00", selection: "x", until: "2026-11-29T14:00:00+09:00",
+                                    reasons: ["b"])  // a restarted daemon announcing the same block
+        let extended = WatchEvent.lock(time: "2026-11-29T13:00:00+09:00", selection: "x", until: "2026-11-29T15:00:00+09:00", reasons: ["b"])
         // `admit` mutates, so each answer is taken first and then checked.
         let answers = [s.admit(lock), s.admit(again), s.admit(extended)]
         #expect(answers == [true, false, true])
         let hit = PlannerTests.denied()
         let hits = [s.admit(hit), s.admit(hit)]
         #expect(hits == [true, false])
-        var later = hit
-        later.time = "2026-11-29T13:07:00+09:00"
+        guard case .shieldHit(var launch) = hit else { Issue.record("not a shield hit"); return }
+        launch.time = "2026-11-29T13:07:00+09:00"
+        let later = WatchEvent.shieldHit(launch)
         let admitted = s.admit(later)
         #expect(admitted, "another launch is another notification (replacing the first, S2)")
     }

@@ -88,6 +88,69 @@ struct RepliesTests {
         #expect(RemovalReply(["stopped": 5]) == .removed(""), "wrong types read as absent")
     }
 
+    @Test("§6: hello's answer encodes as blockd sends it and decodes to what was encoded; a stranger's without the keys reads as unknown")
+    func hello() throws {
+        let line = #"{"protocol":\#(BlockdVersion.protocolVersion),"version":"\#(BlockdVersion.version)","daemon":"blockd"}"#
+        #expect(JSON.object(HelloReply.current.json).serialized() == line)
+        #expect(HelloReply(try #require(try JSON.parse(line).object)) == HelloReply.current)
+        #expect(HelloReply(["protocol": "1", "daemon": 7]) == HelloReply(daemon: nil, version: nil, protocolVersion: nil), "wrong types read as absent")
+    }
+
+    @Test("§7, T10: start's answer is the block's activity with outcome and enforced, notEnforced only when something is not; it decodes to what was encoded")
+    func start() throws {
+        let block = RepliesTests.activities[0]
+        var sent = try #require(RepliesTests.shapes.activity(block, at: RepliesTests.now).object)
+        (sent["outcome"], sent["enforced"]) = ("extended", true)
+        let reply = StartReply(block: RepliesTests.shapes.activityReply(block, at: RepliesTests.now), outcome: "extended", notEnforced: [])
+        #expect(JSON.object(reply.json).serialized() == JSON.object(sent).serialized())
+        #expect(StartReply(sent) == reply)
+        let missing = [NotEnforcedReply(selection: "instagram", cause: "the hosts file is read-only")]
+        let refused = StartReply(block: reply.block, outcome: "created", notEnforced: missing)
+        #expect(!refused.enforced && refused.json["enforced"] == false)
+        #expect(refused.json["notEnforced"] == [["selection": "instagram", "cause": "the hosts file is read-only"]])
+        #expect(StartReply(refused.json) == refused)
+        sent["enforced"] = nil
+        #expect(StartReply(sent).enforced, "an older daemon that does not say is taken at its word")
+    }
+
+    @Test("R2: report's answer decodes once into days of figures, limits and the period before; a wrong type is 0, a missing part empty")
+    func report() throws {
+        let line = #"{"schema":1,"from":"2026-11-28","to":"2026-11-29","period":"days","user":1001,"days":[{"date":"2026-11-28","weekday":"sat","blocked":{"games":60},"apps":{"/usr/bin/steam":120},"foreground":{},"used":{"games":120},"shieldHits":{"games":2},"limits":{"games":{"used":120,"allowance":3600,"selections":["games"]}},"counts":{"started":1}},{"date":"2026-11-29","weekday":"sun","apps":{"x":"7"},"limits":{"old":5}}],"previous":{"from":"2026-11-26","to":"2026-11-27","blocked":{"games":30},"used":{}}}"#
+        let r = ReportReply(try #require(try JSON.parse(line).object))
+        #expect(r.user == 1001 && r.period == "days" && r.days.map(\.date) == ["2026-11-28", "2026-11-29"])
+        #expect(r.days[0].blocked == ["games": 60] && r.days[0].apps == ["/usr/bin/steam": 120] && r.days[0].shieldHits == ["games": 2])
+        #expect(r.days[0].limits["games"] == ReportReply.LimitDay(["used": 120, "allowance": 3600, "selections": ["games"]]))
+        #expect(r.days[0].limits["games"]?.selections == ["games"] && r.days[0].counts == ["started": 1])
+        #expect(r.days[1].apps == ["x": 0], "a figure of the wrong type is still there, as 0")
+        #expect(r.days[1].blocked.isEmpty && r.days[1].limits["old"]?.used == nil, "a missing map is empty, a limit that is not an object has nothing")
+        #expect(r.previous?.from == "2026-11-26" && r.previous?.blocked == ["games": 30] && r.previous?.used == [:])
+        #expect(ReportReply(["days": [1, "x"]]) == ReportReply([:]) && ReportReply([:]).previous == nil && ReportReply([:]).user == nil)
+    }
+
+    @Test("§7, E5, E7, W2: status decodes once: counts, cap, next change and the enforcement's parts; an older daemon's missing parts read as absent")
+    func status() throws {
+        let line = #"{"blocked":[{"selection":"x","until":null,"reasons":["a"]}],"activities":[],"failures":[],"counts":{"activities":3,"schedules":"2"},"maxActivities":100000,"nextTransition":"2026-11-29T14:00:00+09:00","requests":[],"enforcement":{"mode":"hosts","off":[{"part":"apps","why":"AppShield=no"}],"notEnforced":[{"selection":"x","cause":"read-only"}],"unblockPending":[],"cutSockets":true,"socketsCut":4,"firewall":{"enabled":true,"learned":2,"allowOnly":[{"uids":[1001],"hosts":3,"addresses":["192.0.2.1"]},7]},"dns":{"problem":"p","failed":1,"lookups":9},"browserPolicies":{"browsers":["chromium"],"files":[],"closed":["private windows"],"firefoxPrivateClosed":true}}}"#
+        let s = StatusReply(try #require(try JSON.parse(line).object))
+        #expect(s.blocked == [BlockedReply(selection: "x", until: nil, reasons: ["a"])] && s.activities.isEmpty)
+        #expect(s.counts == ["activities": 3] && s.maxActivities == 100_000 && s.nextTransition == "2026-11-29T14:00:00+09:00", "a count of the wrong type is absent")
+        let e = s.enforcement
+        #expect(e.mode == "hosts" && e.off == [.init(part: "apps", why: "AppShield=no")] && e.notEnforced == [NotEnforcedReply(selection: "x", cause: "read-only")])
+        #expect(e.cutSockets == true && e.socketsCut == 4 && e.firewall?.enabled == true && e.firewall?.learned == 2)
+        #expect(e.firewall?.allowOnly == [.init(uids: [1001], hosts: 3, addresses: ["192.0.2.1"])], "a window that is not an object is left out")
+        #expect(e.dns == .init(problem: "p", failed: 1, lookups: 9))
+        #expect(e.browserPolicies?.browsers == ["chromium"] && e.browserPolicies?.closed == ["private windows"] && e.browserPolicies?.firefoxPrivateClosed == true)
+        let older = StatusReply(["blocked": [], "activities": []])
+        #expect(older.maxActivities == nil && older.counts.isEmpty && older.enforcement == EnforcementReply([:]))
+        #expect(older.enforcement.mode == nil && older.enforcement.firewall == nil && older.enforcement.cutSockets == nil)
+    }
+
+    @Test("S5: stats decodes the shield's hits per day and selection in the order sent; a wrong type reads as empty or 0")
+    func stats() {
+        let o: JSONObject = ["shieldHits": [["day": "2026-11-29", "selection": "games", "hits": 3], ["day": "2026-11-29", "selection": "x", "hits": "2"], 5]]
+        #expect(StatsReply(o).shieldHits == [.init(day: "2026-11-29", selection: "games", hits: 3), .init(day: "2026-11-29", selection: "x", hits: 0)])
+        #expect(StatsReply([:]).shieldHits.isEmpty)
+    }
+
     @Test("S1, S6: a selection encodes as Shapes sends it, texts sorted, and decodes to what was encoded")
     func selection() throws {
         let s = Selection(name: "reddit", domains: ["reddit.com"], paths: ["reddit.com/r/all"], openURL: "https://example.org/",

@@ -22,15 +22,15 @@ struct WatchAudienceTests {
          ["kid", "admin", "root"]),
         ("unlock of a block that was the parent's", .unlock(time: t, selection: "x", why: "w", users: [1002]), ["parent", "admin", "root"]),
         ("unlock of a machine-wide block", .unlock(time: t, selection: "x", why: "w"), ["kid", "parent", "reader", "admin", "root"]),
-        ("shield hit on kid's block", .hit(.shieldHit, time: t, kind: "denied-launch", selection: "steam", path: "/p", app: nil, until: nil,
+        ("shield hit on kid's block", .shieldHit(time: t, kind: "denied-launch", selection: "steam", path: "/p", app: nil, until: nil,
                                            users: [1001]), ["kid", "admin", "root"]),
-        ("tamper (the hosts file is machine-wide)", .hit(.tamper, time: t, kind: "tamper", selection: "s", path: "/etc/hosts", app: nil,
+        ("tamper (the hosts file is machine-wide)", .tamper(time: t, kind: "tamper", selection: "s", path: "/etc/hosts", app: nil,
                                                         until: nil), ["kid", "parent", "reader", "admin", "root"]),
         ("limit for kid", .limit(time: t, activity: "games", selections: ["steam"], until: t, users: [1001]), ["kid", "admin", "root"]),
         ("warning of the parent's limit", .warning(time: t, activity: "g", selection: "s", starts: t, remaining: "5m", users: [1002]),
          ["parent", "admin", "root"]),
-        ("refusal of kid's request", .problem(.refusal, time: t, code: "permission-denied", message: "m", uid: 1001), ["kid", "admin", "root"]),
-        ("failure of no one's request", .problem(.failure, time: t, code: "internal", message: "m"), ["kid", "parent", "reader", "admin", "root"]),
+        ("refusal of kid's request", .refusal(time: t, code: "permission-denied", message: "m", uid: 1001), ["kid", "admin", "root"]),
+        ("failure of no one's request", .failure(time: t, code: "internal", message: "m"), ["kid", "parent", "reader", "admin", "root"]),
         ("kid asked for more time", .moreTime(time: t, kind: "asked", id: "r1", selection: "youtube", until: nil, message: "m", uid: 1001),
          ["kid", "admin", "root"]),
         ("the answer to the parent's request", .moreTime(time: t, kind: "granted", id: "r2", selection: "x", until: t, message: "m", uid: 1002),
@@ -55,7 +55,7 @@ struct WatchAudienceTests {
             == #"{"event":"lock","time":"2026-11-29T13:05:00+09:00","selection":"youtube","until":null,"reasons":["bedtime"],"users":[1001,1004]}"#)
         let unlock = WatchEvent.unlock(time: Self.t, selection: "x", why: "w", users: [1002])
         #expect(JSON.object(unlock.json).serialized() == #"{"event":"unlock","time":"2026-11-29T13:05:00+09:00","selection":"x","why":"w","users":[1002]}"#)
-        let refusal = WatchEvent.problem(.refusal, time: Self.t, code: "locked", message: "m", uid: 1001)
+        let refusal = WatchEvent.refusal(time: Self.t, code: "locked", message: "m", uid: 1001)
         #expect(JSON.object(refusal.json).serialized() == #"{"event":"refusal","time":"2026-11-29T13:05:00+09:00","code":"locked","message":"m","uid":1001}"#)
         #expect(WatchEvent.lock(time: Self.t, selection: "x", until: nil, reasons: []).json["users"] == nil, "machine-wide: no users key")
     }

@@ -76,21 +76,22 @@ extension Core {
     /// M4, S4: a lock or shield-hit event says what a "more time" button would get now, so
     /// that the agent shows one only when pressing it can succeed.
     func offeringMoreTime(_ event: WatchEvent, now: Date) -> WatchEvent {
-        guard event.name == .lock || (event.name == .shieldHit), let name = event.selection,
-              registry.liveCount(at: now) + book.count < registry.maxActivities,
-              var blocked = registry.index.blocked(name)
-        else { return event }
         // U2: the offer is for the view the event is about: a lock's own reasons, or the view
         // of the person whose launch was denied.
-        if event.name == .lock, let mine = event.reasons {
-            blocked.reasons.removeAll { !mine.contains($0.activity) }
-        } else if let uid = event.users?.first.flatMap(UInt32.init(exactly:)) {
+        let name: String, reasons: [String]?, uid: UInt32?
+        switch event {
+        case .lock(let e): (name, reasons, uid) = (e.selection, e.reasons, nil)
+        case .shieldHit(let e): (name, reasons, uid) = (e.selection, nil, e.users?.first.flatMap(UInt32.init(exactly:)))
+        case .unlock, .refusal, .failure, .tamper, .limit, .warning, .moreTime, .dropped, .unknown: return event
+        }
+        guard registry.liveCount(at: now) + book.count < registry.maxActivities, var blocked = registry.index.blocked(name) else { return event }
+        if let reasons {
+            blocked.reasons.removeAll { !reasons.contains($0.activity) }
+        } else if let uid {
             guard let view = blocked.seen(by: uid) else { return event }
             blocked = view
         }
-        var e = event
-        e.more = book.offer(blocked, activities: registry.index.activities(covering: name), now: now, clock: local)?.rawValue
-        return e
+        return event.offering(book.offer(blocked, activities: registry.index.activities(covering: name), now: now, clock: local)?.rawValue)
     }
 
     private mutating func answer(_ id: String, approve: Bool, seconds: Int?, reason: String?, peer: Peer, now: Date) throws(CoreError) -> Change {

@@ -84,10 +84,14 @@ public enum Report: Sendable {
         case .unlock(let selection, let why, _, let audience, _):
             return [.unlock(time: time, selection: selection, why: why, users: audience.users, except: audience.except)]
         case .problem(let error, let uid, _):
-            return [.problem(logEvent == .failure ? .failure : .refusal, time: time, code: error.code.rawValue, message: error.message, uid: uid)]
+            let (code, message) = (error.code.rawValue, error.message)
+            return [logEvent == .failure ? .failure(time: time, code: code, message: message, uid: uid)
+                                         : .refusal(time: time, code: code, message: message, uid: uid)]
         case .hit(let hit, let until, let users):
-            return [.hit(hit.kind == .tamper ? .tamper : .shieldHit, time: time, kind: hit.kind.rawValue, selection: hit.selection,
-                         path: hit.path, app: hit.app, until: until.map(clock.iso8601), users: users)]
+            let end = until.map(clock.iso8601)
+            return [hit.kind == .tamper
+                ? .tamper(time: time, kind: hit.kind.rawValue, selection: hit.selection, path: hit.path, app: hit.app, until: end, users: users)
+                : .shieldHit(time: time, kind: hit.kind.rawValue, selection: hit.selection, path: hit.path, app: hit.app, until: end, users: users)]
         case .limitReached(let l, let until):
             return [.limit(time: time, activity: l.name, selections: l.selections, until: until, users: l.users?.uids)]
         case .limitWarning(let l, let remaining, let starts):

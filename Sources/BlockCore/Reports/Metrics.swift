@@ -22,13 +22,13 @@ public enum Metrics {
 
         /// Counts one event as streamed to `watch` (its `event` word and `kind`).
         public mutating func count(_ event: WatchEvent) {
-            switch event.name {
+            switch event {
             case .lock: locks += 1
             case .unlock: unlocks += 1
-            case .shieldHit: if let kind = event.hitKind, shieldHits[kind] != nil { shieldHits[kind]! += 1 }
+            case .shieldHit(let hit): if shieldHits[hit.kind] != nil { shieldHits[hit.kind]! += 1 }
             case .tamper: shieldHits["tamper", default: 0] += 1
-            case .moreTime: if let kind = event.hitKind, moreTime[kind] != nil { moreTime[kind]! += 1 }
-            case .refusal, .failure, .limit, .warning, .dropped, nil: break
+            case .moreTime(let m): if moreTime[m.kind] != nil { moreTime[m.kind]! += 1 }
+            case .refusal, .failure, .limit, .warning, .dropped, .unknown: break
             }
         }
     }

@@ -9,11 +9,11 @@ extension WatchEvent {
     public func isShown(to peer: Peer) -> Bool {
         if peer.isRoot || peer.isAdmin { return true }
         let me = Int(peer.uid)
-        switch name {
+        switch self {
         case .dropped: return true  // about this watcher's own stream
-        case .moreTime: return uid == me  // M4: an agent needs only its own requests' answers
-        case .refusal, .failure: return uid.map { $0 == me } ?? true
-        default: return concerns(me)
+        case .moreTime(let e): return e.uid == me  // M4: an agent needs only its own requests' answers
+        case .refusal(let e), .failure(let e): return e.uid.map { $0 == me } ?? true
+        case .lock, .unlock, .shieldHit, .tamper, .limit, .warning, .unknown: return concerns(me)
         }
     }
 
@@ -25,6 +25,34 @@ extension WatchEvent {
         return !(except ?? []).contains(uid)
     }
 
+    /// Per-user blocks: the uids the event's selection or limit is for; nil: the whole machine
+    /// (and every event that is not about a block).
+    public var users: [Int]? {
+        switch self {
+        case .lock(let e): e.users
+        case .unlock(let e): e.users
+        case .shieldHit(let e), .tamper(let e): e.users
+        case .limit(let e): e.users
+        case .warning(let e): e.users
+        case .refusal, .failure, .moreTime, .dropped: nil
+        case .unknown(_, let o): WatchEvent.ints(o["users"])
+        }
+    }
+
+    /// U2: a lock or unlock for everyone but these uids, whose own view of the selection did
+    /// not change the same way (`Audience`).
+    public var except: [Int]? {
+        switch self {
+        case .lock(let e): e.except
+        case .unlock(let e): e.except
+        case .shieldHit, .tamper, .limit, .warning, .refusal, .failure, .moreTime, .dropped: nil
+        case .unknown(_, let o): WatchEvent.ints(o["except"])
+        }
+    }
+
     /// A1: a lock for everyone (but `except`): a reason for the whole machine started.
-    public var isForEveryone: Bool { name == .lock && users == nil }
+    public var isForEveryone: Bool {
+        if case .lock(let e) = self { return e.users == nil }
+        return false
+    }
 }

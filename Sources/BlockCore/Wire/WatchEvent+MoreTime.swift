@@ -1,11 +1,38 @@
 extension WatchEvent {
-    /// M3: a more-time request or grant changed. `kind` says how (asked, granted, denied,
-    /// expired, ended, cancelled); `activity` is the request's or grant's id.
+    /// M3: a more-time request or grant changed.
+    public struct MoreTime: Equatable, Sendable {
+        public var time: String
+        /// How: asked, granted, denied, expired, ended, cancelled (a newer daemon may say more).
+        public var kind: String
+        /// The request's or grant's id (`activity` on the wire).
+        public var id: String
+        public var selection: String
+        /// When an unanswered request expires, or a grant ends; nil: left out.
+        public var until: String?
+        /// The journal's words, with instants in ISO 8601.
+        public var message: String
+        /// M4: who asked, so that an agent knows its own request's answer.
+        public var uid: Int?
+        public var extra = JSONObject()
+
+        var fields: [(String, JSON?)] {
+            [("time", .string(time)), ("kind", .string(kind)), ("activity", .string(id)), ("selection", .string(selection)),
+             ("until", WatchEvent.text(until)), ("message", .string(message)), ("uid", WatchEvent.number(uid))]
+        }
+
+        init(_ o: JSONObject) {
+            (time, kind, id, selection) = (o["time"]?.string ?? "", o["kind"]?.string ?? "", o["activity"]?.string ?? "", o["selection"]?.string ?? "")
+            (until, message, uid, extra) = (o["until"]?.string, o["message"]?.string ?? "", o["uid"]?.int, WatchEvent.extra(o))
+        }
+
+        init(time: String, kind: String, id: String, selection: String, until: String?, message: String, uid: Int?) {
+            (self.time, self.kind, self.id, self.selection, self.until, self.message, self.uid) = (time, kind, id, selection, until, message, uid)
+        }
+    }
+
+    /// M3: `kind` says how it changed; `id` is the request's or grant's.
     public static func moreTime(time: String, kind: String, id: String, selection: String, until: String?, message: String,
                                 uid: UInt32? = nil) -> WatchEvent {
-        var e = WatchEvent(Name.moreTime.rawValue, time: time)
-        (e.hitKind, e.activity, e.selection, e.until, e.message) = (kind, id, selection, until, message)
-        e.uid = uid.map(Int.init)
-        return e
+        .moreTime(MoreTime(time: time, kind: kind, id: id, selection: selection, until: until, message: message, uid: uid.map(Int.init)))
     }
 }

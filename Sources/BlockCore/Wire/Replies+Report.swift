@@ -1,0 +1,99 @@
+/// R2: `report`'s answer as blockc reads it (UsageHistory.report in ProtocolReport.swift writes
+/// it): decoded once here, so that the text and CSV renderers read fields, not keys. Lenient,
+/// as a reader of another version must be: a figure of the wrong type reads as 0 (it is still
+/// a row of the CSV), a missing map as empty.
+public struct ReportReply: Equatable, Sendable {
+    /// The uid whose view it is; nil: the whole machine.
+    public var user: Int?
+    /// `days`, `week` or `month`.
+    public var period: String?
+    public var days: [Day]
+    /// The period before, for the change against it; nil when the ledger has none.
+    public var previous: Previous?
+
+    /// Seconds (or counts) by name.
+    public typealias Figures = [String: Int]
+
+    public struct Day: Equatable, Sendable {
+        /// `2026-11-29` and `sun`.
+        public var date: String
+        public var weekday: String
+        /// Seconds each selection was blocked, its apps were used (`used`), each app ran
+        /// (`apps`) and was in focus (`foreground`), and on the machine's view each user's time
+        /// in any counted app (`users`).
+        public var blocked, used, apps, foreground, users: Figures
+        /// Blocks started and stopped early, more time asked, granted and denied.
+        public var counts: Figures
+        /// The shield's hits per selection.
+        public var shieldHits: Figures
+        /// Each daily limit's day.
+        public var limits: [String: LimitDay]
+
+        public init(_ o: JSONObject) {
+            (date, weekday) = (o["date"]?.string ?? "", o["weekday"]?.string ?? "")
+            (blocked, used, apps) = (ReportReply.figures(o["blocked"]), ReportReply.figures(o["used"]), ReportReply.figures(o["apps"]))
+            (foreground, users) = (ReportReply.figures(o["foreground"]), ReportReply.figures(o["users"]))
+            (counts, shieldHits) = (ReportReply.figures(o["counts"]), ReportReply.figures(o["shieldHits"]))
+            var limits: [String: LimitDay] = [:]
+            for (name, value) in o["limits"]?.object ?? [:] { limits[name] = LimitDay(value.object ?? [:]) }
+            self.limits = limits
+        }
+    }
+
+    /// §9: a limit on one day: its selections' use and, on a day it limits, the allowance.
+    public struct LimitDay: Equatable, Sendable {
+        public var used: Int?
+        public var allowance: Int?
+        public var selections: [String]?
+
+        public init(_ o: JSONObject) {
+            (used, allowance, selections) = (o["used"]?.int, o["allowance"]?.int, o["selections"]?.array?.compactMap(\.string))
+        }
+    }
+
+    /// The days before: `from` to `to`, with their blocked and used seconds (nil: not sent).
+    public struct Previous: Equatable, Sendable {
+        public var from: String?
+        public var to: String?
+        public var blocked: Figures?
+        public var used: Figures?
+
+        public init(_ o: JSONObject) {
+            (from, to) = (o["from"]?.string, o["to"]?.string)
+            (blocked, used) = (o["blocked"]?.object.map { ReportReply.figures(.object($0)) }, o["used"]?.object.map { ReportReply.figures(.object($0)) })
+        }
+    }
+
+    public init(_ o: JSONObject) {
+        (user, period) = (o["user"]?.int, o["period"]?.string)
+        days = Reply.objects(o["days"]).map(Day.init)
+        previous = o["previous"]?.object.map(Previous.init)
+    }
+
+    static func figures(_ value: JSON?) -> Figures {
+        var out: Figures = [:]
+        for (name, figure) in value?.object ?? [:] { out[name] = figure.int ?? 0 }
+        return out
+    }
+}
+
+/// `stats`: the shield's hits per day and selection, by day then selection, as blockc reads
+/// them (StatusSnapshot writes them). A count of the wrong type reads as 0.
+public struct StatsReply: Equatable, Sendable {
+    public struct Hits: Equatable, Sendable {
+        /// `2026-11-29`.
+        public var day: String
+        public var selection: String
+        public var hits: Int
+
+        public init(day: String, selection: String, hits: Int) { (self.day, self.selection, self.hits) = (day, selection, hits) }
+    }
+
+    public var shieldHits: [Hits]
+
+    public init(_ o: JSONObject) {
+        shieldHits = Reply.objects(o["shieldHits"]).map {
+            Hits(day: $0["day"]?.string ?? "", selection: $0["selection"]?.string ?? "", hits: $0["hits"]?.int ?? 0)
+        }
+    }
+}

@@ -1,0 +1,73 @@
+/// The answers to `hello` and `start` (§6, §7), encoded by `json` and decoded by `init(_:)` as
+/// in Replies.swift. Decoding is lenient: a key of the wrong type reads as absent.
+
+/// `hello`: who answers, and which protocol it speaks. Absent: an older or a stranger daemon
+/// left it out; blockc then says `blockd unknown`.
+public struct HelloReply: Equatable, Sendable {
+    public var daemon: String?
+    public var version: String?
+    public var protocolVersion: Int?
+
+    public init(daemon: String?, version: String?, protocolVersion: Int?) {
+        (self.daemon, self.version, self.protocolVersion) = (daemon, version, protocolVersion)
+    }
+
+    /// This build's own answer.
+    public static var current: HelloReply {
+        HelloReply(daemon: "blockd", version: BlockdVersion.version, protocolVersion: BlockdVersion.protocolVersion)
+    }
+
+    public var json: JSONObject {
+        var o = JSONObject()
+        if let protocolVersion { o["protocol"] = .int(Int64(protocolVersion)) }
+        if let version { o["version"] = .string(version) }
+        if let daemon { o["daemon"] = .string(daemon) }
+        return o
+    }
+
+    public init(_ o: JSONObject) {
+        self.init(daemon: o["daemon"]?.string, version: o["version"]?.string, protocolVersion: o["protocol"]?.int)
+    }
+}
+
+/// A selection that should be blocked now but is not enforced yet, and why (§7 Truth), in
+/// `start`'s answer and `status`'s enforcement.
+public struct NotEnforcedReply: Equatable, Sendable {
+    public var selection: String
+    public var cause: String
+
+    public init(selection: String, cause: String) { (self.selection, self.cause) = (selection, cause) }
+
+    public var json: JSONObject { ["selection": .string(selection), "cause": .string(cause)] }
+
+    public init(_ o: JSONObject) { self.init(selection: o["selection"]?.string ?? "", cause: o["cause"]?.string ?? "") }
+}
+
+/// `start`: the block's activity object, what the request did to it (T10), and whether it is
+/// enforced (§7 Truth: the block is registered either way, and blockd retries what is not).
+public struct StartReply: Equatable, Sendable {
+    public var block: ActivityReply
+    /// `created`, `extended` or `unchanged` (T10: a block is extended, never shortened).
+    public var outcome: String
+    /// False only when the daemon said so; an older daemon that did not say is taken at its word.
+    public var enforced: Bool
+    public var notEnforced: [NotEnforcedReply]
+
+    public init(block: ActivityReply, outcome: String, notEnforced: [NotEnforcedReply]) {
+        (self.block, self.outcome, self.enforced, self.notEnforced) = (block, outcome, notEnforced.isEmpty, notEnforced)
+    }
+
+    public var json: JSONObject {
+        var o = block.json
+        o["outcome"] = .string(outcome)
+        o["enforced"] = .bool(enforced)
+        if !notEnforced.isEmpty { o["notEnforced"] = .array(notEnforced.map { .object($0.json) }) }
+        return o
+    }
+
+    public init(_ o: JSONObject) {
+        (block, outcome) = (ActivityReply(o), o["outcome"]?.string ?? "")
+        enforced = o["enforced"]?.bool != false
+        notEnforced = Reply.objects(o["notEnforced"]).map(NotEnforcedReply.init)
+    }
+}
