@@ -126,32 +126,32 @@ final class SaveFault: @unchecked Sendable {
     /// Writes and syncs that failed because `code` or `syncCode` was set.
     var refused: Int { lock.withLock { _refused } }
     private func count(_ n: Int) { lock.withLock { _bytes += n } }
-    private func refuse(_ failure: AtomicFile.Failure) -> AtomicFile.Failure {
+    private func refuse(_ failure: DaemonError) -> DaemonError {
         lock.withLock { _refused += 1 }
         return failure
     }
 
     var io: StateStore.IO {
         StateStore.IO(
-            replace: { [self] data, path throws(AtomicFile.Failure) in
+            replace: { [self] data, path throws(DaemonError) in
                 if let code { throw refuse(.system("cannot write \(path)", code)) }
                 count(data.count)
                 try StateStore.IO.real.replace(data, path)
             },
-            append: { [self] fd, data throws(AtomicFile.Failure) in
+            append: { [self] fd, data throws(DaemonError) in
                 if let code { throw refuse(.system("cannot write the state log", code)) }
                 count(data.count)
                 try StateStore.IO.real.append(fd, data)
             },
-            sync: { [self] fd throws(AtomicFile.Failure) in
+            sync: { [self] fd throws(DaemonError) in
                 if let code = code ?? syncCode { throw refuse(.system("cannot sync the state log", code)) }
                 try StateStore.IO.real.sync(fd)
                 lock.withLock { _syncs += 1 }
             })
     }
 
-    static let discard = StateStore.IO(replace: { _, _ throws(AtomicFile.Failure) in }, append: { _, _ throws(AtomicFile.Failure) in },
-                                       sync: { _ throws(AtomicFile.Failure) in })
+    static let discard = StateStore.IO(replace: { _, _ throws(DaemonError) in }, append: { _, _ throws(DaemonError) in },
+                                       sync: { _ throws(DaemonError) in })
 }
 
 func iso(_ text: String) -> Date {

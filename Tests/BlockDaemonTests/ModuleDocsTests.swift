@@ -35,6 +35,21 @@ struct ModuleDocsTests {
         #expect(allowed.subtracting(used).isEmpty, "allowed but imported nowhere (drop them from the doc): \(allowed.subtracting(used).sorted())")
     }
 
+    /// The types a file declares as errors (`struct X: Error`, `enum Y: Equatable, Error`).
+    static func errorTypes(in text: String) -> [String] {
+        text.matches(of: /(?:struct|enum|class)\s+([A-Za-z_][A-Za-z0-9_]*)\s*:[^{\n]*\bError\b/).map { String($0.1) }
+    }
+
+    @Test("BlockDaemon has one error type, DaemonError: a failure at the edge is said one way")
+    func oneDaemonError() throws {
+        var found: [String] = []
+        for file in try DocsTests.files(under: "Sources/BlockDaemon") where file.hasSuffix(".swift") {
+            found += Self.errorTypes(in: try String(contentsOfFile: Repo.root + "/" + file, encoding: .utf8)).map { "\(file): \($0)" }
+        }
+        #expect(found == ["Sources/BlockDaemon/DaemonError.swift: DaemonError"], "throw DaemonError (add a case there) instead of a new error type")
+        #expect(Self.errorTypes(in: "struct Failure: Error {}\nenum E: Equatable, Sendable, Error {\nstruct NotOne: Equatable {}") == ["Failure", "E"])
+    }
+
     @Test("the import reader finds what a file imports")
     func reader() {
         #expect(Self.imported(in: "import Glibc\n@preconcurrency import CSystemd\nimport struct Foo.Bar\n// import Nope\nlet importX = 1") == ["Glibc", "CSystemd", "Foo"])

@@ -40,7 +40,7 @@ struct StateLogTests {
     func roundTrip() throws {
         let lines = try StateLogTests.lines(StateLogTests.records)
         for (line, record) in zip(lines, StateLogTests.records) {
-            guard case .success(let back) = StateLog.parse(line.dropLast()[...]) else { Issue.record("not parsed"); continue }
+            guard case .record(let back) = StateLog.parse(line.dropLast()[...]) else { Issue.record("not parsed"); continue }
             #expect(back.kind == record.kind && back.activity == record.activity && back.name == record.name && back.state == record.state)
             #expect(line.last == 10 && !line.dropLast().contains(10), "one record, one line")
         }

@@ -29,7 +29,7 @@ struct StateRecordTests {
             let line = try encoder.line(record)
             let expected = try StateRecordTests.foundationLine(record)
             #expect(line == expected, "record \(i): \(String(decoding: line, as: UTF8.self))\nJSONEncoder: \(String(decoding: expected, as: UTF8.self))")
-            guard case .success(let back) = StateLog.parse(line.dropLast()[...]) else {
+            guard case .record(let back) = StateLog.parse(line.dropLast()[...]) else {
                 Issue.record("record \(i) does not parse: \(String(decoding: line, as: UTF8.self))")
                 continue
             }
@@ -52,7 +52,7 @@ struct StateRecordTests {
             delta.shieldHits = [text: [text: 1, "\(text)e\u{301}": 2, "\(text)f": 3]]
             for record: StateLog.Record in [.remove(text), .state(delta), .put(.block(Block(name: text, selections: [text], start: Date(timeIntervalSince1970: 1_800_000_000), end: Date(timeIntervalSince1970: 1_800_000_600.5))))] {
                 #expect(try encoder.line(record) == StateRecordTests.foundationLine(record), "\(Array(text.unicodeScalars))")
-                guard case .success(let back) = StateLog.parse(try encoder.line(record).dropLast()[...]) else {
+                guard case .record(let back) = StateLog.parse(try encoder.line(record).dropLast()[...]) else {
                     Issue.record("\(Array(text.unicodeScalars)) does not parse")
                     continue
                 }
@@ -110,7 +110,7 @@ struct StateRecordTests {
         #expect(state.lastReconcile == Date(timeIntervalSince1970: 1_796_229_675.0414736))
         var encoder = StateRecordEncoder()
         for line in StateRecordTests.oldLog.split(separator: "\n") {
-            guard case .success(let record) = StateLog.parse(Array(line.utf8)[...]) else { Issue.record("not parsed: \(line)"); continue }
+            guard case .record(let record) = StateLog.parse(Array(line.utf8)[...]) else { Issue.record("not parsed: \(line)"); continue }
             #expect(String(decoding: try encoder.line(record), as: UTF8.self) == line + "\n")
         }
     }

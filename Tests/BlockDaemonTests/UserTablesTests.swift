@@ -159,7 +159,7 @@ struct UserTableAccessTests {
         change(tables.path(uid: 1000))
         #expect(tables.problem(uid: 1000, bytes: bytes) == expected, "\(what)")
         if what == "replaced by a directory" {
-            #expect(throws: AtomicFile.Failure.self) { try tables.apply([1000: ["youtube.com"]]) }
+            #expect(throws: DaemonError.self) { try tables.apply([1000: ["youtube.com"]]) }
             rmdir(tables.path(uid: 1000))
         }
         #expect(try tables.apply([1000: ["youtube.com"]]).written == [1000], "\(what)")

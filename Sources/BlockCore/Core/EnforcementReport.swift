@@ -58,7 +58,7 @@ public struct ShieldHit: Equatable, Sendable {
     }
 }
 
-public struct EnforcementFailure: Error, Equatable, Sendable {
+public struct EnforcementFailure: Equatable, Sendable {
     public var selection: String?
     public var message: String
     public init(selection: String?, message: String) {

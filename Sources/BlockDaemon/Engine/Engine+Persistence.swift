@@ -43,7 +43,7 @@ extension Engine {
     /// (nothing of the change was enforced yet) and throws `not-saved` with what to do.
     func commit(since before: Snapshot, now: Date) throws(CoreError) {
         let moves = followMoves()
-        do throws(AtomicFile.Failure) {
+        do throws(DaemonError) {
             try write()
         } catch {
             core.restore(before)
@@ -72,7 +72,7 @@ extension Engine {
     /// Writes the state with no one waiting for the answer; a failure is recorded and retried.
     func persist() {
         let moves = followMoves()
-        do throws(AtomicFile.Failure) {
+        do throws(DaemonError) {
             try write()
         } catch {
             saving.unwritten.formUnion(core.registry.takeChanges())
@@ -92,13 +92,13 @@ extension Engine {
         let now = observedNow()
         core.checkpointBeforeExit(now: now)
         persist()
-        do throws(AtomicFile.Failure) { try compactNow() } catch { flush() }
+        do throws(DaemonError) { try compactNow() } catch { flush() }
     }
 
     /// Appends a record per changed client activity and one for the rest of the state, or
     /// writes a snapshot when no log is open (at start, or after a failed sync) or the wall
     /// clock was stepped.
-    private func write() throws(AtomicFile.Failure) {
+    private func write() throws(DaemonError) {
         assertOnQueue()
         let changes = core.registry.before
         if saving.journal.fd < 0 || core.wallMinusBoot != saving.wallMinusBoot {
@@ -138,7 +138,7 @@ extension Engine {
     }
 
     /// The whole state as a new snapshot; every change of the batch is then on disk.
-    private func compactNow() throws(AtomicFile.Failure) {
+    private func compactNow() throws(DaemonError) {
         var full = core.state
         full.activities = core.registry.activities.compactMap(Engine.stored)
         try saving.journal.compact(full)
@@ -162,9 +162,9 @@ extension Engine {
     func flush() {
         assertOnQueue()
         guard saving.journal.unsynced else { return batchSynced() }
-        do throws(AtomicFile.Failure) {
+        do throws(DaemonError) {
             if saving.journal.needsCompaction(activities: core.registry.index.count) {
-                do throws(AtomicFile.Failure) { return try compactNow() } catch { saving.journal.compactionFailed() }
+                do throws(DaemonError) { return try compactNow() } catch { saving.journal.compactionFailed() }
             }
             try saving.journal.sync()
         } catch {
@@ -186,7 +186,7 @@ extension Engine {
     /// The fdatasync failed: nothing since the last one is known to be on disk. Every change
     /// it covered is undone (the registry rebuilt once, O(activities), on this rare path), the
     /// requests waiting on it are answered not-saved, and enforcement converges back.
-    private func batchFailed(_ failure: AtomicFile.Failure) {
+    private func batchFailed(_ failure: DaemonError) {
         let now = clock.wallNow()
         core.registry.rollBack()
         if !saving.batchBefore.isEmpty {
@@ -212,7 +212,7 @@ extension Engine {
     }
 
     /// T4: recorded once per distinct cause; the retry runs whatever the cause.
-    private func saveFailed(_ failure: AtomicFile.Failure, now: Date) {
+    private func saveFailed(_ failure: DaemonError, now: Date) {
         scheduleSaveRetry()
         let cause = failure.description
         guard cause != saveProblem else { return }

@@ -6,20 +6,9 @@ import Glibc
 /// Crash-safe file replacement (§7, E1): write a temp file in the same directory,
 /// fsync it, rename it over the target, fsync the directory.
 public enum AtomicFile {
-    public enum Failure: Error, CustomStringConvertible {
-        case system(String, Int32)
-        public var description: String {
-            switch self {
-            case .system(let what, let code): "\(what): \(String(cString: strerror(code)))"
-            }
-        }
-    }
-
     /// Replaces `path` with `data`, the new file having exactly `mode`.
-    public static func write(_ data: Data, to path: String, mode: mode_t = 0o644) throws(Failure) {
-        do throws(StepFailure) {
-            try replace(path, with: data, mode: mode, owner: nil)
-        } catch {
+    public static func write(_ data: Data, to path: String, mode: mode_t = 0o644) throws(DaemonError) {
+        if let error = replace(path, with: data, mode: mode, owner: nil) {
             let what = switch error.step {
             case .create: "cannot create \(error.temp)"
             case .mode, .owner: "cannot set the mode of \(error.temp)"
@@ -31,8 +20,9 @@ public enum AtomicFile {
         }
     }
 
-    /// Which step of a replacement failed, on which temp file, with which errno.
-    struct StepFailure: Error {
+    /// Which step of a replacement failed, on which temp file, with which errno (a value the
+    /// caller words, not an error of its own).
+    struct StepFailure {
         enum Step { case create, mode, owner, write, sync, rename }
         let step: Step
         let temp: String
@@ -42,11 +32,12 @@ public enum AtomicFile {
     /// The one crash-safe replacement: a temp file beside `path` (never following a link there)
     /// with `mode` and, when given, `owner`; the contents; fsync; rename over `path`; fsync of
     /// the directory. The temp file is removed on any failure; `path` is then untouched.
-    static func replace(_ path: String, with data: Data, mode: mode_t, owner: (uid: uid_t, gid: gid_t)?) throws(StepFailure) {
+    /// Returns the step that failed (nil: replaced).
+    static func replace(_ path: String, with data: Data, mode: mode_t, owner: (uid: uid_t, gid: gid_t)?) -> StepFailure? {
         let dir = directory(of: path)
         let temp = "\(dir)/.\(Path.lastComponent(path)).blockd-\(getpid())"
         let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw StepFailure(step: .create, temp: temp, code: errno) }
+        guard fd >= 0 else { return StepFailure(step: .create, temp: temp, code: errno) }
         var failed: StepFailure.Step?
         if fchmod(fd, mode) != 0 { failed = .mode }
         if failed == nil, let owner, owner.uid != geteuid() || owner.gid != getegid(), fchown(fd, owner.uid, owner.gid) != 0 {
@@ -57,9 +48,12 @@ public enum AtomicFile {
         var code = errno
         close(fd)
         if failed == nil && rename(temp, path) != 0 { (failed, code) = (.rename, errno) }
-        guard let failed else { return syncDirectory(dir) }
+        guard let failed else {
+            syncDirectory(dir)
+            return nil
+        }
         unlink(temp)
-        throw StepFailure(step: failed, temp: temp, code: code)
+        return StepFailure(step: failed, temp: temp, code: code)
     }
 
     /// The directory `path` is in ("." for a bare name).
@@ -68,8 +62,8 @@ public enum AtomicFile {
         return dir.isEmpty ? "." : dir
     }
 
-    static func writeAll(_ fd: Int32, _ data: Data, path: String) throws(Failure) {
-        var failure: Failure?
+    static func writeAll(_ fd: Int32, _ data: Data, path: String) throws(DaemonError) {
+        var failure: DaemonError?
         data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
             var offset = 0
             while offset < buffer.count {
@@ -118,7 +112,7 @@ extension AtomicFile {
     /// Replaces the contents of the existing file `path` in place so that no byte can be lost
     /// (E1): the space for the new contents is allocated before the old are touched, and any
     /// failure after that writes the original bytes back and restores the original length.
-    static func replaceInPlace(_ path: String, with bytes: [UInt8], io: InPlaceIO = InPlaceIO()) throws(Failure) {
+    static func replaceInPlace(_ path: String, with bytes: [UInt8], io: InPlaceIO = InPlaceIO()) throws(DaemonError) {
         let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw .system("cannot open \(path) to write it in place", errno) }
         defer { close(fd) }
@@ -155,7 +149,7 @@ extension AtomicFile {
     }
 
     /// The whole file from offset 0.
-    static func readAll(_ fd: Int32, path: String) throws(Failure) -> [UInt8] {
+    static func readAll(_ fd: Int32, path: String) throws(DaemonError) -> [UInt8] {
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {

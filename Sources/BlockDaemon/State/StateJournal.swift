@@ -48,7 +48,7 @@ final class StateJournal {
 
     /// Appends `records` in one write. On failure the log is cut back to where it was; if even
     /// that fails it is closed, so that the next save writes a snapshot instead.
-    func append(_ records: [StateLog.Record]) throws(AtomicFile.Failure) {
+    func append(_ records: [StateLog.Record]) throws(DaemonError) {
         guard fd >= 0 else { throw .system("the state log \(store.logPath) is not open", EBADF) }
         var data = Data()
         var seq = lastSeq
@@ -70,7 +70,7 @@ final class StateJournal {
 
     /// Makes every appended record durable. After a failed fdatasync the kernel may have
     /// dropped the pages, so the log is not trusted again: the next save writes a snapshot.
-    func sync() throws(AtomicFile.Failure) {
+    func sync() throws(DaemonError) {
         guard unsynced else { return }
         do { try store.io.sync(fd) } catch {
             closeLog()
@@ -82,7 +82,7 @@ final class StateJournal {
     /// Writes `state` (whole, activities included) as the snapshot of the next generation, then
     /// empties the log. A crash between the two leaves records of the old generation, which
     /// the next load skips. The snapshot is durable when this returns.
-    func compact(_ state: DaemonState) throws(AtomicFile.Failure) {
+    func compact(_ state: DaemonState) throws(DaemonError) {
         var s = state
         (s.generation, s.seq) = (generation + 1, lastSeq)
         let data = try store.encode(s)

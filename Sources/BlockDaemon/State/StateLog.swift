@@ -40,26 +40,32 @@ public enum StateLog {
         return Data(try encoder.line(record))
     }
 
+    /// One line of the log: a record, or why it is not one.
+    public enum Line: Sendable {
+        case record(Record)
+        case damaged(Damage)
+    }
+
     /// The record on one line (without its LF), or why it is not one.
-    public static func parse(_ line: ArraySlice<UInt8>) -> Result<Record, Damage> {
+    public static func parse(_ line: ArraySlice<UInt8>) -> Line {
         let suffix = Array(",\"crc\":\"".utf8)
         guard line.count > 19, line.last == UInt8(ascii: "}"), line[line.endIndex - 2] == UInt8(ascii: "\"") else {
-            return .failure(.noChecksum)
+            return .damaged(.noChecksum)
         }
         let hexStart = line.endIndex - 10
         guard line[(hexStart - suffix.count)..<hexStart].elementsEqual(suffix),
               let stored = UInt32(String(decoding: line[hexStart..<(line.endIndex - 2)], as: UTF8.self), radix: 16) else {
-            return .failure(.noChecksum)
+            return .damaged(.noChecksum)
         }
         var body = Data(line[line.startIndex..<(hexStart - suffix.count)])
         body.append(UInt8(ascii: "}"))
-        guard crc32(body) == stored else { return .failure(.badChecksum) }
-        do { return .success(try decoder.decode(Record.self, from: body)) } catch {
-            return .failure(.notARecord(StateStore.describe(error)))
+        guard crc32(body) == stored else { return .damaged(.badChecksum) }
+        do { return .record(try decoder.decode(Record.self, from: body)) } catch {
+            return .damaged(.notARecord(StateStore.describe(error)))
         }
     }
 
-    public enum Damage: Error, Equatable, CustomStringConvertible {
+    public enum Damage: Equatable, Sendable, CustomStringConvertible {
         case noChecksum, badChecksum, notARecord(String), outOfSequence(expected: Int, found: Int), newerGeneration(Int), incomplete
         public var description: String {
             switch self {
@@ -102,11 +108,11 @@ public enum StateLog {
             }
             var damage: Damage?
             switch parse(log[start..<end]) {
-            case .failure(let d): damage = d
-            case .success(let r) where r.gen < snapshot.generation: break  // already in the snapshot
-            case .success(let r) where r.gen > snapshot.generation: damage = .newerGeneration(r.gen)
-            case .success(let r) where r.seq != out.state.seq + 1: damage = .outOfSequence(expected: out.state.seq + 1, found: r.seq)
-            case .success(let r):
+            case .damaged(let d): damage = d
+            case .record(let r) where r.gen < snapshot.generation: break  // already in the snapshot
+            case .record(let r) where r.gen > snapshot.generation: damage = .newerGeneration(r.gen)
+            case .record(let r) where r.seq != out.state.seq + 1: damage = .outOfSequence(expected: out.state.seq + 1, found: r.seq)
+            case .record(let r):
                 folded.apply(r, to: &out.state)
                 out.state.seq = r.seq
                 out.applied += 1

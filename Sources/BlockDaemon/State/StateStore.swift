@@ -8,26 +8,26 @@ import Glibc
 /// cannot be parsed is moved aside (never deleted) and the daemon starts empty rather than
 /// refusing to start; a damaged log tail is cut, kept aside, and reported.
 public struct StateStore: Sendable {
-    public typealias Writer = @Sendable (Data, String) throws(AtomicFile.Failure) -> Void
+    public typealias Writer = @Sendable (Data, String) throws(DaemonError) -> Void
 
     /// How the bytes reach the disk; tests inject failures here (full disk, read-only).
     public struct IO: Sendable {
         /// Replaces the snapshot atomically (temp, fsync, rename, fsync of the directory).
         public var replace: Writer
         /// Appends to the open log (write(2), all of it or a failure).
-        public var append: @Sendable (Int32, Data) throws(AtomicFile.Failure) -> Void
+        public var append: @Sendable (Int32, Data) throws(DaemonError) -> Void
         /// Makes what was appended durable (fdatasync).
-        public var sync: @Sendable (Int32) throws(AtomicFile.Failure) -> Void
+        public var sync: @Sendable (Int32) throws(DaemonError) -> Void
 
-        public init(replace: @escaping Writer, append: @escaping @Sendable (Int32, Data) throws(AtomicFile.Failure) -> Void,
-                    sync: @escaping @Sendable (Int32) throws(AtomicFile.Failure) -> Void) {
+        public init(replace: @escaping Writer, append: @escaping @Sendable (Int32, Data) throws(DaemonError) -> Void,
+                    sync: @escaping @Sendable (Int32) throws(DaemonError) -> Void) {
             (self.replace, self.append, self.sync) = (replace, append, sync)
         }
 
         public static let real = IO(
-            replace: { data, path throws(AtomicFile.Failure) in try AtomicFile.write(data, to: path, mode: 0o600) },
-            append: { fd, data throws(AtomicFile.Failure) in try AtomicFile.writeAll(fd, data, path: "the state log") },
-            sync: { fd throws(AtomicFile.Failure) in
+            replace: { data, path throws(DaemonError) in try AtomicFile.write(data, to: path, mode: 0o600) },
+            append: { fd, data throws(DaemonError) in try AtomicFile.writeAll(fd, data, path: "the state log") },
+            sync: { fd throws(DaemonError) in
                 if fdatasync(fd) != 0 { throw .system("cannot sync the state log", errno) }
             })
     }
@@ -111,25 +111,25 @@ public struct StateStore: Sendable {
 
     /// Writes `state` as a new snapshot (its generation plus one, so that the old log's
     /// records are skipped) and empties the log: `blockd --release` and tests.
-    public func save(_ state: DaemonState) throws(AtomicFile.Failure) {
+    public func save(_ state: DaemonState) throws(DaemonError) {
         var s = state
         s.generation += 1
         try io.replace(try encode(s), path)
         truncate(logPath, 0)
     }
 
-    func encode(_ state: DaemonState) throws(AtomicFile.Failure) -> Data {
+    func encode(_ state: DaemonState) throws(DaemonError) -> Data {
         do { return try StateStore.encoder.encode(state) + Data("\n".utf8) } catch {
             throw .system("cannot encode the state", EINVAL)
         }
     }
     /// "OK means on disk" (§7): why a change was not made, and what to do about it.
-    public func notSaved(_ failure: AtomicFile.Failure) -> CoreError {
+    public func notSaved(_ failure: DaemonError) -> CoreError {
         CoreError(.notSaved, "blockd cannot save its state file \(path) (\(failure)); \(advice(failure)), then try again")
     }
 
-    func advice(_ failure: AtomicFile.Failure) -> String {
-        let code: Int32 = switch failure { case .system(_, let errno): errno }
+    func advice(_ failure: DaemonError) -> String {
+        let code = failure.errno ?? 0
         return switch code {
         case ENOSPC, EDQUOT: "free space on the file system of the state directory \(directory)"
         case EROFS: "make the state directory \(directory) writable (its file system is mounted read-only)"

@@ -221,7 +221,7 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     func remove(_ file: String) throws {
         guard unlink(file) == 0 else {
             if errno == ENOENT { return }
-            throw AtomicFile.Failure.system("cannot remove \(file)", errno)
+            throw DaemonError.system("cannot remove \(file)", errno)
         }
         AtomicFile.syncDirectory(Path.parent(file))
         log.log(JournalEntry("Browser policy \(file) removed", priority: .info))
@@ -232,7 +232,7 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
         guard !exists(dir) else { return }
         let parent = Path.parent(dir)
         if parent != dir && !parent.isEmpty { try makeDirectories(parent) }
-        guard mkdir(dir, 0o755) == 0 || errno == EEXIST else { throw AtomicFile.Failure.system("cannot create \(dir)", errno) }
+        guard mkdir(dir, 0o755) == 0 || errno == EEXIST else { throw DaemonError.system("cannot create \(dir)", errno) }
         chmod(dir, 0o755)
     }
 }

@@ -47,21 +47,17 @@ extension HostsEnforcer {
         }
         var st = stat()
         let exists = stat(file, &st) == 0
-        do throws(AtomicFile.StepFailure) {
-            try AtomicFile.replace(file, with: Data(bytes), mode: exists ? st.st_mode & 0o7777 : 0o644,
-                                   owner: exists ? (st.st_uid, st.st_gid) : nil)
-            return nil
-        } catch {
-            switch error.step {
-            case .create: return unchanged("cannot create a temporary file in \(AtomicFile.directory(of: file))", error.code)
-            case .mode: return unchanged("cannot set the mode of \(error.temp)", error.code)
-            case .owner: return unchanged("cannot set the owner of \(error.temp)", error.code)
-            case .write: return unchanged("cannot write \(error.temp)", error.code)
-            case .sync: return unchanged("cannot sync \(error.temp)", error.code)
-            case .rename:
-                guard AtomicFile.renameImpossibleByNature(error.code) else { return unchanged("cannot replace \(file)", error.code) }
-                return writeInPlace(file, bytes, because: error.code)
-            }
+        guard let error = AtomicFile.replace(file, with: Data(bytes), mode: exists ? st.st_mode & 0o7777 : 0o644,
+                                             owner: exists ? (st.st_uid, st.st_gid) : nil) else { return nil }
+        switch error.step {
+        case .create: return unchanged("cannot create a temporary file in \(AtomicFile.directory(of: file))", error.code)
+        case .mode: return unchanged("cannot set the mode of \(error.temp)", error.code)
+        case .owner: return unchanged("cannot set the owner of \(error.temp)", error.code)
+        case .write: return unchanged("cannot write \(error.temp)", error.code)
+        case .sync: return unchanged("cannot sync \(error.temp)", error.code)
+        case .rename:
+            guard AtomicFile.renameImpossibleByNature(error.code) else { return unchanged("cannot replace \(file)", error.code) }
+            return writeInPlace(file, bytes, because: error.code)
         }
     }
 
@@ -71,7 +67,7 @@ extension HostsEnforcer {
             warnedInPlace = true
             log.notice("Cannot replace \(file) atomically (\(String(cString: strerror(code)))); writing it in place, with the space allocated first and the original restored on any failure")
         }
-        do throws(AtomicFile.Failure) {
+        do throws(DaemonError) {
             try AtomicFile.replaceInPlace(file, with: bytes)
             return nil
         } catch {

@@ -40,7 +40,7 @@ public struct UserTables: Sendable {
     /// that are not named by a uid are left alone. Stops at the first failure, whose message
     /// says what to do; applying again retries.
     @discardableResult
-    public func apply(_ tables: [UInt32: [String]]) throws(AtomicFile.Failure) -> Changes {
+    public func apply(_ tables: [UInt32: [String]]) throws(DaemonError) -> Changes {
         var rendered: [UInt32: [UInt8]] = [:]
         for (uid, domains) in tables where !domains.isEmpty {
             do { rendered[uid] = try UserTable.render(uid: uid, domains: domains) } catch {
@@ -52,7 +52,7 @@ public struct UserTables: Sendable {
 
     /// `apply` with the tables' bytes already rendered.
     @discardableResult
-    public func apply(rendered tables: [UInt32: [UInt8]]) throws(AtomicFile.Failure) -> Changes {
+    public func apply(rendered tables: [UInt32: [UInt8]]) throws(DaemonError) -> Changes {
         try prepareDirectory()
         var changes = Changes()
         for uid in tables.keys.sorted() {
@@ -76,7 +76,7 @@ public struct UserTables: Sendable {
     }
 
     /// The uids that have a table now.
-    public func present() throws(AtomicFile.Failure) -> [UInt32] {
+    public func present() throws(DaemonError) -> [UInt32] {
         guard let dir = opendir(directory) else { throw .system("cannot read \(directory)", errno) }
         defer { closedir(dir) }
         var uids: [UInt32] = []
@@ -125,13 +125,13 @@ public struct UserTables: Sendable {
     /// Replaces `uid`'s table: a temp file of root's (0600 from the start, so that no one can
     /// open it before its ACL is set), the ACL (or 0644 where the file system has none), the
     /// bytes, fsync, rename, fsync of the directory. True when it fell back to 0644.
-    func write(uid: UInt32, bytes: [UInt8]) throws(AtomicFile.Failure) -> Bool {
+    func write(uid: UInt32, bytes: [UInt8]) throws(DaemonError) -> Bool {
         let file = path(uid: uid)
         let temp = "\(directory)/.\(UserTable.fileName(uid: uid)).blockd-\(getpid())"
         unlink(temp)  // left by a crash: O_EXCL below must not fail on it
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw .system("cannot create \(temp)", errno) }
-        var failure: AtomicFile.Failure?
+        var failure: DaemonError?
         var everyone = false
         let access = UserTable.access(uid: uid, owner: geteuid())
         if fchmod(fd, mode_t(access.mode)) != 0 { failure = .system("cannot set the mode of \(temp)", errno) }
@@ -162,7 +162,7 @@ public struct UserTables: Sendable {
     /// /run/blockd is). The modes are set, not left to the umask: the NSS module reads the
     /// tables in every user's processes, and a strict umask (077) would hide them, lifting
     /// every per-user web block. A default ACL would give every new table entries of its own.
-    func prepareDirectory() throws(AtomicFile.Failure) {
+    func prepareDirectory() throws(DaemonError) {
         let parent = AtomicFile.directory(of: directory)
         for dir in [parent, directory] {
             if mkdir(dir, 0o755) == 0 {

@@ -232,7 +232,7 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
         // The lock first where the directory exists: nothing of another blockd's is touched.
         var st = stat()
         if lstat(tables.directory, &st) == 0, st.st_mode & S_IFMT == S_IFDIR, let busy = takeDirectory() { return busy }
-        do throws(AtomicFile.Failure) {
+        do throws(DaemonError) {
             try tables.prepareDirectory()
             if let busy = takeDirectory() { return busy }
             let changes = try tables.apply(rendered: expected)
