@@ -11,7 +11,11 @@ public enum Systemd {
     /// every timer and answer. A message that cannot be sent now is dropped; the next ping or
     /// status follows. Path and abstract (`@name`) sockets, as systemd passes them.
     public static func notify(_ state: String) {
-        guard let target = ProcessInfo.processInfo.environment["NOTIFY_SOCKET"], target.count > 1 else { return }
+        // getenv, not ProcessInfo's environment, which copies every variable at each call
+        // (a status line follows every change).
+        guard let raw = getenv("NOTIFY_SOCKET") else { return }
+        let target = String(cString: raw)
+        guard target.utf8.count > 1 else { return }
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
         let name = Array(target.utf8)
