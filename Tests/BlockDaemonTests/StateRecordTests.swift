@@ -120,18 +120,12 @@ struct StateRecordTests {
 /// their worst. `exact`: instants and seconds are binary fractions, which come back from a
 /// decimal text to the same `Date` (a `Date` keeps seconds since 2001, so most others do not).
 struct RecordRandom {
-    var state: UInt64
+    var generator: TortureTests.Generator
     var exact = true
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { generator = TortureTests.Generator(state: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { generator.next() }
 
     mutating func int(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
     mutating func chance(_ percent: Int) -> Bool { int(0...99) < percent }
