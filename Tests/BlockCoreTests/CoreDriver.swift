@@ -19,6 +19,8 @@ struct CoreDriver {
     private(set) var boot: TimeInterval = 1000
     /// Every call to the enforcer, each the selections it was asked to hold.
     private(set) var enforcements: [[Selection]] = []
+    /// For each call to the enforcer, the selections the core said changed (nil: any may have).
+    private(set) var changes: [Set<String>?] = []
     /// Selections whose unlock cannot land (a full disk): reported lingering while unwanted.
     var stuck: [String: String] = [:]
     /// What `reload` finds in the configuration files (nil: a reload is a test mistake).
@@ -133,6 +135,7 @@ struct CoreDriver {
         let plan = core.planReconcile(now: now, shown: shown)
         take()
         let report = plan.targets.map { enforce($0) }
+        if plan.targets != nil { changes.append(plan.changed) }
         let done = core.finishReconcile(plan, report: report, now: now)
         take()
         for selection in done.looked {

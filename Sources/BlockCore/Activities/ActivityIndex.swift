@@ -189,7 +189,10 @@ public struct ActivityIndex: Sendable {
     private mutating func detach(_ name: String, _ old: Entry) {
         for selection in old.activity.selections {
             covering[selection]?.remove(name)
-            if covering[selection]?.isEmpty == true { covering[selection] = nil }
+            if covering[selection]?.isEmpty == true {
+                covering[selection] = nil
+                touched.insert(selection)  // no longer named: its recorded targets go (§7)
+            }
             if old.window != nil { setReason(nil, seq: old.seq, for: selection) }
         }
         if old.window != nil { activeCount -= 1 }

@@ -79,6 +79,7 @@ extension Core {
     public mutating func restoreBatch(_ mark: Mark) {
         (state, config, configProvenance) = (mark.state, mark.config, mark.configProvenance)
         catalogAnswers = [:]
+        targetsStale = true
         registry.maxActivities = mark.maxActivities
         foregroundApps = mark.foregroundApps
     }

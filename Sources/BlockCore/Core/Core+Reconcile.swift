@@ -17,6 +17,9 @@ public struct Reconciliation: Sendable {
 /// `finishReconcile(_:report:now:)`.
 public struct ReconcilePlan: Sendable {
     public var targets: [Selection]?
+    /// The selections whose targets differ from those enforcement was last asked for (nil:
+    /// any may), for enforcers that keep their own state (a change costs its own size).
+    public var changed: Set<String>?
     var candidates: Set<String>
     var ended: [Block]
     var unlocks: [String]
@@ -56,11 +59,18 @@ extension Core {
         let unlocks = candidates.filter { applied[$0] != nil && !isBlockedNow($0) }.sorted()
         let newlyBlocked = candidates.filter { applied[$0] == nil && isBlockedNow($0) }.sorted()
         var plan = ReconcilePlan(targets: nil, candidates: candidates, ended: ended, unlocks: unlocks, newlyBlocked: newlyBlocked)
-        if mustApply || !newlyBlocked.isEmpty || !unlocks.isEmpty || scopesChanged(candidates) {  // per-user blocks
+        // §7: a selection no activity names any more has no targets left to keep.
+        for name in candidates where state.targets[name] != nil && !registry.index.isNamed(name) { state.targets[name] = nil }
+        // §7: a selection blocked again while its unlock still lingers is enforced again too
+        // (the write that takes it away must not land once it is wanted back).
+        let wantedBack = candidates.contains { lingering[$0] != nil && isBlockedNow($0) }
+        if mustApply || !newlyBlocked.isEmpty || !unlocks.isEmpty || wantedBack || scopesChanged(candidates) {  // per-user blocks
+            // Only what was looked at can have other targets; all of it after a reload, a
+            // rebuild, a change put back or an enforcer's news.
+            let (changed, unresolved) = updateTargets(looked: candidates, full: mustApply || rebuilds || targetsStale, now: now)
             mustApply = false
-            let blocked = registry.index.blockedSelections.filter { lifted[$0] == nil || isBlockedNow($0) }
-            let (resolved, unresolved) = enforcementTargets(blocked, now: now)
-            plan.targets = scoped(resolved, reasons: { self.blockedReasons($0) ?? [] })  // per-user blocks
+            plan.targets = enforcing.all
+            plan.changed = changed
             plan.unresolved = unresolved
         }
         return plan

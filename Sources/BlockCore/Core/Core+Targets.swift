@@ -5,47 +5,70 @@ import FoundationEssentials
 /// selection stays blocked it keeps those targets (targets a reload adds apply at once), and a
 /// selection removed from the configuration keeps its last targets for every activity that
 /// still names it.
+/// Why a blocked selection has no targets (§7 "Truth").
+struct TargetProblem: Error {
+    var cause: String
+}
+
 extension Core {
-    /// The targets to enforce for the blocked selections `names`, recorded in `state.targets`,
-    /// and the selections that have none (removed from the configuration before they were ever
-    /// enforced), with why: those are not enforced, never "Blocked" (§7 "Truth").
-    mutating func enforcementTargets(_ names: [String], now: Date) -> (targets: [Selection], unresolved: [String: String]) {
-        var kept: [String: Selection] = [:]
-        var out: [Selection] = []
+    /// Brings `enforcing` (the targets enforcement is asked for, per blocked selection) up to
+    /// date for the selections `looked` at, or for every blocked one when `full`, and records
+    /// each one's targets in `state.targets`. Returns the selections whose targets changed
+    /// (nil: all may have) and those blocked with no targets at all (removed from the
+    /// configuration before they were ever enforced), with why: those are not enforced, never
+    /// "Blocked" (§7 "Truth"). The work is the size of `looked`, not of what is blocked.
+    mutating func updateTargets(looked: Set<String>, full: Bool, now: Date) -> (changed: Set<String>?, unresolved: [String: String]) {
         var unresolved: [String: String] = [:]
-        var looked: [String: Result<Selection, CoreError>] = [:]
-        defer { catalogAnswers = looked }  // kept for the names blocked now only
+        var changed: Set<String> = []
+        let names: [String]
+        if full {
+            names = registry.index.blockedSelections.filter(isBlockedNow)
+            enforcing = TargetTable()
+            catalogAnswers = [:]
+            // Selections not blocked now keep their last targets while an activity still
+            // names them, for the day the configuration no longer does.
+            state.targets = state.targets.filter { registry.index.isNamed($0.key) }
+        } else {
+            names = looked.sorted()
+        }
         for name in names {
-            var current: Selection?
-            var problem = ""
-            // The catalog's answer for a name only changes with the configuration, so it is
-            // worked out once while the name stays blocked, not at every reconcile.
-            let answer = catalogAnswers[name] ?? Result { () throws(CoreError) in try config.catalog.resolve(name) }
-            looked[name] = answer
-            switch answer {
-            case .success(let c): current = c
-            case .failure(let error): problem = error.message
-            }
-            let target: Selection
-            switch (current, state.targets[name]) {
-            case (let c?, let p?) where applied[name] != nil: target = Core.union(c, p)
-            case (let c?, _): target = c
-            case (nil, let p?): target = p
-            case (nil, nil):
-                let cause = "it is not in the configuration and was never enforced, so blockd does not know what it blocks: \(problem)"
-                if notEnforced[name] != cause { recordFailure(CoreError(.internal, "cannot enforce '\(name)': \(cause)"), uid: nil, activity: nil, now: now) }
-                unresolved[name] = cause
+            guard isBlockedNow(name) else {
+                catalogAnswers[name] = nil
+                if enforcing.set(name, nil) { changed.insert(name) }
                 continue
             }
-            kept[name] = target
-            resolved[name] = target
-            out.append(config.alwaysAllowed.applied(to: target))  // W2: recorded whole, enforced without them
+            switch target(of: name, now: now) {
+            case .success(let target):
+                state.targets[name] = target
+                resolved[name] = target
+                // W2: recorded whole, enforced without what is always allowed, per user.
+                let scoped = scoped([config.alwaysAllowed.applied(to: target)], reasons: { self.blockedReasons($0) ?? [] })
+                if enforcing.set(name, scoped) { changed.insert(name) }
+            case .failure(let problem):
+                unresolved[name] = problem.cause
+                if enforcing.set(name, nil) { changed.insert(name) }
+            }
         }
-        // Selections not blocked now keep their last targets while an activity still names
-        // them, for the day the configuration no longer does.
-        for (name, pin) in state.targets where kept[name] == nil && registry.index.isNamed(name) { kept[name] = pin }
-        state.targets = kept
-        return (out, unresolved)
+        targetsStale = false
+        return (full ? nil : changed, unresolved)
+    }
+
+    /// The targets `name` (blocked now) is enforced with: the configured ones, with those it
+    /// was enforced with while it stays applied (§7); or why it has none.
+    private mutating func target(of name: String, now: Date) -> Result<Selection, TargetProblem> {
+        // The catalog's answer for a name only changes with the configuration, so it is
+        // worked out once while the name stays blocked, not at every reconcile.
+        let answer = catalogAnswers[name] ?? Result { () throws(CoreError) in try config.catalog.resolve(name) }
+        catalogAnswers[name] = answer
+        switch (answer, state.targets[name]) {
+        case (.success(let c), let p?) where applied[name] != nil: return .success(Core.union(c, p))
+        case (.success(let c), _): return .success(c)
+        case (.failure, let p?): return .success(p)
+        case (.failure(let problem), nil):
+            let cause = "it is not in the configuration and was never enforced, so blockd does not know what it blocks: \(problem.message)"
+            if notEnforced[name] != cause { recordFailure(CoreError(.internal, "cannot enforce '\(name)': \(cause)"), uid: nil, activity: nil, now: now) }
+            return .failure(TargetProblem(cause: cause))
+        }
     }
 
     /// The configured selection with the targets it was enforced with added back. Linear in

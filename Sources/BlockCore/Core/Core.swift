@@ -43,6 +43,10 @@ public struct Core {
     /// The catalog's answer for each selection blocked at the last reconcile (T5: a change
     /// costs its own size); cleared when the configuration changes.
     var catalogAnswers: [String: Result<Selection, CoreError>] = [:]
+    /// What enforcement was last asked for, per blocked selection (TargetTable.swift), and
+    /// whether it must be worked out whole at the next apply (a change was put back).
+    public internal(set) var enforcing = TargetTable()
+    var targetsStale = true
     /// Why a selection is about to be unlocked, when a request (not time) lifts it.
     var pendingUnlockNotes: [String: String] = [:]
     /// R1: what the usage monitor last said runs of the apps the report counts, the apps it
