@@ -59,6 +59,50 @@ struct HostsSectionTests {
         }
     }
 
+    @Test("E1: told which selections changed, the section updates those alone and still equals one rendered from scratch",
+          arguments: [UInt64(0xE1_0011), 0xE1_0012, 0xE1_0013])
+    func changesOnlyEqualFromScratch(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        var section = HostsSection(sink: .reject)
+        var given: [String: [String]] = [:]
+        let random = { (rng: inout SplitMix64) in
+            (0..<Int(rng.next() % 7)).map { _ in HostsSectionTests.pool[Int(rng.next() % UInt64(HostsSectionTests.pool.count))] }
+        }
+        var lastDropped: [HostsSection.Dropped] = []
+        for step in 0..<400 {
+            var changed: Set<String> = []
+            for _ in 0..<(1 + rng.next() % 3) {
+                let name = "s\(rng.next() % 12)"
+                changed.insert(name)
+                given[name] = rng.next() % 3 == 0 ? nil : random(&rng)
+            }
+            if rng.next() % 4 == 0 { changed.insert("s\(rng.next() % 12)") }  // said changed, the same: nothing to do
+            let sorted = given.keys.sorted().map { (name: $0, domains: given[$0]!) }
+            let before = section.chunks
+            lastDropped = section.update(sorted, changed: changed)
+            let reference = Self.fromScratch(sorted, sink: .reject)
+            let same = section.render() == reference.section && section.owners == reference.owners && section.count == reference.owners.count
+                && given.keys.allSatisfy { section.failures(of: $0) == reference.failures[$0] ?? [] }
+                && section.failingSelections == reference.failures.keys.sorted()
+                && reference.owners.keys.allSatisfy { section.owner(of: $0) == reference.owners[$0] }
+                && Self.sharedMarksExact(section)
+            #expect(same, "seed \(seed), step \(step): the keyed section differs from one rendered from scratch for \(sorted), changed \(changed)")
+            // What it dropped is what it had for the selections that changed, not the others.
+            let expected = before.values.filter { chunk in changed.contains(chunk.selection) && given[chunk.selection] != chunk.domains }
+            #expect(Set(lastDropped.map(\.selection)) == Set(expected.map(\.selection)), "seed \(seed), step \(step)")
+            if !same { return }
+        }
+    }
+
+    @Test("E1: a section whose selections were not given by name takes the whole update when told what changed")
+    func changesOnlyFallsBack() {
+        var section = HostsSection()
+        section.update([("b", ["b.example"]), ("a", ["a.example"])])
+        section.update([("b", ["b.example"]), ("a", ["a.example"]), ("c", ["c.example"])], changed: ["c"])
+        #expect(section.render() == HostsFile.section(for: ["b.example", "www.b.example", "m.b.example", "a.example", "www.a.example",
+                                                             "m.a.example", "c.example", "www.c.example", "m.c.example"]))
+    }
+
     /// The marks that let `render` copy a chunk whole: a position is marked shared exactly
     /// when another chunk lists its name too (a stale mark costs time, a missing one a repeat).
     static func sharedMarksExact(_ section: HostsSection) -> Bool {

@@ -21,7 +21,6 @@ public struct HostsSection: Sendable {
         var starts: [Int] = [0]  // name p's lines are bytes[starts[p]..<starts[p + 1]]
         var shared: Set<Int> = []  // positions of names that another chunk lists too
         var failures: [String] = []  // why a domain was left out (E1: only valid names are written)
-        var rank = 0  // where the selection stands in the order given
     }
 
     struct Holder: Equatable, Sendable {
@@ -33,6 +32,11 @@ public struct HostsSection: Sendable {
     var chunks: [Int: Chunk] = [:]
     var ids: [String: Int] = [:]  // selection → its chunk
     var order: [Int] = []
+    /// Whether `order` is sorted by selection name (as the engine gives selections): then a
+    /// change of a few selections is put in place without looking at the others. False until
+    /// a whole update, which the changes that follow are relative to.
+    var sortedOrder = false
+    var failing: Set<Int> = []  // chunks with failures
     var nextID = 0
     var holders: [String: Holder] = [:]  // name → a chunk that lists it
     var more: [String: [Holder]] = [:]  // name → the other chunks that list it (shared names only)
@@ -62,13 +66,52 @@ public struct HostsSection: Sendable {
         }
         order = []
         var seen: Set<String> = []
+        sortedOrder = true
+        var last: String?
         for s in selections where seen.insert(s.name).inserted {
             let id = ids[s.name] ?? add(s.name, s.domains)
             ids[s.name] = id
-            chunks[id]?.rank = order.count
+            if let last, last >= s.name { sortedOrder = false }
+            last = s.name
             order.append(id)
         }
         return dropped
+    }
+
+    /// `update(_:)` when only the selections named in `changed` may differ from the last
+    /// update's: the others are not looked at (a change costs the size of the change).
+    /// `selections` holds every selection, sorted by name; falls back to the whole update
+    /// when the section's order is not by name.
+    @discardableResult
+    public mutating func update(_ selections: [(name: String, domains: [String])], changed: Set<String>) -> [Dropped] {
+        guard sortedOrder else { return update(selections) }
+        var given: [String: [String]] = [:]
+        for s in selections where changed.contains(s.name) && given[s.name] == nil { given[s.name] = s.domains }
+        var dropped: [Dropped] = []
+        for name in changed.sorted() {
+            if let id = ids[name], let chunk = chunks[id] {
+                if let domains = given[name], domains == chunk.domains { continue }
+                dropped.append(Dropped(selection: name, names: chunk.names))
+                order.remove(at: position(of: name))
+                remove(id)
+                ids[name] = nil
+            }
+            guard let domains = given[name] else { continue }
+            let id = add(name, domains)
+            ids[name] = id
+            order.insert(id, at: position(of: name))
+        }
+        return dropped
+    }
+
+    /// Where the chunk of selection `name` is, or goes, in `order` (sorted by name): O(log n).
+    private func position(of name: String) -> Int {
+        var lo = 0, hi = order.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if (chunks[order[mid]]?.selection ?? "") < name { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
     }
 
     /// The section's bytes (nil: no names), as `HostsFile.section(for:sink:)` renders them.
@@ -103,7 +146,8 @@ public struct HostsSection: Sendable {
     public func owner(of name: String) -> String? {
         guard let first = holders[name] else { return nil }
         let all = [first] + (more[name] ?? [])
-        let id = all.min { (chunks[$0.chunk]?.rank ?? 0) < (chunks[$1.chunk]?.rank ?? 0) }?.chunk
+        let rank = { (h: Holder) in order.firstIndex(of: h.chunk) ?? order.count }  // rare: tamper reports, tests
+        let id = all.min { rank($0) < rank($1) }?.chunk
         return id.flatMap { chunks[$0]?.selection }
     }
 
@@ -122,6 +166,8 @@ public struct HostsSection: Sendable {
     /// the domains it gave that are not valid, with why.
     public func names(of selection: String) -> [String] { ids[selection].flatMap { chunks[$0]?.names } ?? [] }
     public func failures(of selection: String) -> [String] { ids[selection].flatMap { chunks[$0]?.failures } ?? [] }
+    /// The selections given with domains that are not valid (E1), by name.
+    public var failingSelections: [String] { failing.compactMap { chunks[$0]?.selection }.sorted() }
 
     // MARK: Chunks
 
@@ -151,6 +197,7 @@ public struct HostsSection: Sendable {
             }
         }
         chunks[id] = chunk
+        if !chunk.failures.isEmpty { failing.insert(id) }
         return id
     }
 
@@ -172,6 +219,7 @@ public struct HostsSection: Sendable {
 
     mutating func remove(_ id: Int) {
         guard let chunk = chunks.removeValue(forKey: id) else { return }
+        failing.remove(id)
         guard !(chunk.shared.isEmpty && chunk.names.count == holders.count) else {
             // The chunk held every name (the usual lift of one big list): no name by name.
             holders = [:]

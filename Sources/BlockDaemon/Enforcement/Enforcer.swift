@@ -14,12 +14,18 @@ public protocol Enforcer: AnyObject {
     /// `blockc status`; nil while it does its part.
     var off: String? { get }
     func enforce(blocked: [Selection]) -> EnforcementReport
+    /// `enforce(blocked:)`, told which selections' targets differ from the previous call's
+    /// (nil: any may). An enforcer that keeps its own state may then look at those alone; the
+    /// others converge to `blocked` as always.
+    func enforce(blocked: [Selection], changed: Set<String>?) -> EnforcementReport
     /// Removes all enforcement (blockd --release, E4).
     func release() -> [EnforcementFailure]
 }
 
 extension Enforcer {
     public var off: String? { nil }
+
+    public func enforce(blocked: [Selection], changed: Set<String>?) -> EnforcementReport { enforce(blocked: blocked) }
 
     /// `enforce`, for callers that need only the failures (tests).
     public func apply(blocked: [Selection]) -> [EnforcementFailure] { enforce(blocked: blocked).failures }
@@ -38,9 +44,11 @@ public final class CompositeEnforcer: Enforcer {
     public var offs: JSON {
         .array(parts.compactMap { part in part.off.map { ["part": .string(part.mode.isEmpty ? "?" : part.mode), "why": .string($0)] } })
     }
-    public func enforce(blocked: [Selection]) -> EnforcementReport {
+    public func enforce(blocked: [Selection]) -> EnforcementReport { enforce(blocked: blocked, changed: nil) }
+
+    public func enforce(blocked: [Selection], changed: Set<String>?) -> EnforcementReport {
         var report = EnforcementReport()
-        for part in parts { report.merge(part.enforce(blocked: blocked)) }
+        for part in parts { report.merge(part.enforce(blocked: blocked, changed: changed)) }
         return report
     }
     public func release() -> [EnforcementFailure] { parts.flatMap { $0.release() } }

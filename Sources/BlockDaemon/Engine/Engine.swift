@@ -110,7 +110,7 @@ public final class Engine: @unchecked Sendable {
         assertOnQueue()
         let plan = core.planReconcile(now: now, shown: blockedView.keys)
         carryOut()  // what settling more time and limits told, before enforcement as always
-        let report = plan.targets.map { enforcer.enforce(blocked: $0) }
+        let report = plan.targets.map { enforcer.enforce(blocked: $0, changed: plan.changed) }
         let done = core.finishReconcile(plan, report: report, now: now)
         carryOut()
         publishSnapshot(changed: done.looked)

@@ -62,15 +62,19 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
         self.flush = flushResolvers
     }
 
-    public func enforce(blocked: [Selection]) -> EnforcementReport {
+    public func enforce(blocked: [Selection]) -> EnforcementReport { enforce(blocked: blocked, changed: nil) }
+
+    public func enforce(blocked: [Selection], changed: Set<String>?) -> EnforcementReport {
         queue.sync {
             var report = EnforcementReport()
             let machineWide = blocked.filter { $0.users == nil }  // per-user ones: UserTablesEnforcer
             // E1: only validated names reach the file, whatever a config says; W1: each with
-            // its common prefixes (the file has no wildcards). Unchanged selections cost nothing.
-            let dropped = section.update(machineWide.map { ($0.name, $0.domains) })
-            for selection in machineWide {
-                for message in section.failures(of: selection.name) { report.add(EnforcementFailure(selection: selection.name, message: message)) }
+            // its common prefixes (the file has no wildcards). Unchanged selections cost nothing,
+            // and when the engine says which changed, the others are not even compared.
+            let given = machineWide.map { (name: $0.name, domains: $0.domains) }
+            let dropped = changed.map { section.update(given, changed: $0) } ?? section.update(given)
+            for name in section.failingSelections {
+                for message in section.failures(of: name) { report.add(EnforcementFailure(selection: name, message: message)) }
             }
             expected = section.render()
             let outcome = converge()
@@ -100,7 +104,7 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
     public func release() -> [EnforcementFailure] {
         queue.sync {
             expected = nil
-            section = HostsSection(sink: sink)
+            section = HostsSection(sink: sink)  // the next enforce takes the whole set
             watch = nil
             return converge().failure.map { [$0] } ?? []
         }
