@@ -348,6 +348,9 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
         if watch == nil || inode != watchedInode {
             watch = makeWatch()
             watchedInode = watch == nil ? 0 : inode
+            // What happened between the write and this watch (a table removed in a directory
+            // just made again) sent no event to it: look once more.
+            if watch != nil { changed() }
         }
         if failure != nil {
             guard retry == nil else { return }  // one retry at a time, 1 s to 60 s apart
