@@ -74,6 +74,9 @@ struct CoreTargetsTests {
         var live: [String] = []
         var schedules: [String] = []
         var checked = 0
+        var saved = d.core.state  // what the engine last saved
+        _ = d.core.takeUnsavedSelections()
+        var hinted = 0
         for round in 0..<250 {
             let calls = d.enforcements.count
             try Self.step(&d, &rng, serial: &serial, live: &live, schedules: &schedules)
@@ -94,8 +97,20 @@ struct CoreTargetsTests {
             #expect(plan.targets == d.core.enforcing.all, "seed \(seed) round \(round): kept targets differ from scratch")
             #expect(fresh.state.targets == d.core.state.targets,
                     "seed \(seed) round \(round): recorded targets differ from scratch: \(Self.keys(fresh.state.targets, d.core.state.targets))")
+            // §7: every selection whose applied entry or recorded targets changed since the
+            // last save is among those the core says are unsaved (the save looks at those alone).
+            if let unsaved = d.core.unsavedSelections {
+                let differ = Self.differing(saved, d.core.state)
+                #expect(differ.isSubset(of: unsaved), "seed \(seed) round \(round): \(differ.subtracting(unsaved)) changed unnoted")
+                hinted += 1
+            }
+            if rng.next() % 3 == 0 {
+                saved = d.core.state
+                _ = d.core.takeUnsavedSelections()
+            }
             checked += 1
         }
+        #expect(hinted > 200, "the unsaved selections must be known most of the time: \(hinted)")
         #expect(checked == 250)
         #expect(d.enforcements.count > 100, "the sequence must reach enforcement often: \(d.enforcements.count)")
         #expect(d.changes.contains { $0 != nil && !$0!.isEmpty }, "some applies must be incremental")
@@ -104,6 +119,12 @@ struct CoreTargetsTests {
     /// The names recorded differently in two tables.
     static func keys(_ a: [String: Selection], _ b: [String: Selection]) -> [String] {
         Set(a.keys).union(b.keys).filter { a[$0] != b[$0] }.sorted().map { "\($0): \(a[$0].map { "\($0.domains)" } ?? "-") / \(b[$0].map { "\($0.domains)" } ?? "-")" }
+    }
+
+    /// The selections applied in one state and not the other, or recorded with other targets.
+    static func differing(_ a: DaemonState, _ b: DaemonState) -> Set<String> {
+        let applied = Set(a.applied).symmetricDifference(b.applied)
+        return applied.union(Set(a.targets.keys).union(b.targets.keys).filter { a.targets[$0] != b.targets[$0] })
     }
 
     /// The names whose targets differ between two hand-overs.

@@ -80,6 +80,7 @@ extension Core {
         (state, config, configProvenance) = (mark.state, mark.config, mark.configProvenance)
         catalogAnswers = [:]
         targetsStale = true
+        unsavedSelections = nil
         registry.maxActivities = mark.maxActivities
         foregroundApps = mark.foregroundApps
     }

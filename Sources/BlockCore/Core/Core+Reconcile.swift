@@ -60,7 +60,10 @@ extension Core {
         let newlyBlocked = candidates.filter { applied[$0] == nil && isBlockedNow($0) }.sorted()
         var plan = ReconcilePlan(targets: nil, candidates: candidates, ended: ended, unlocks: unlocks, newlyBlocked: newlyBlocked)
         // §7: a selection no activity names any more has no targets left to keep.
-        for name in candidates where state.targets[name] != nil && !registry.index.isNamed(name) { state.targets[name] = nil }
+        for name in candidates where state.targets[name] != nil && !registry.index.isNamed(name) {
+            state.targets[name] = nil
+            noteUnsaved(name)
+        }
         // §7: a selection blocked again while its unlock still lingers is enforced again too
         // (the write that takes it away must not land once it is wanted back).
         let wantedBack = candidates.contains { lingering[$0] != nil && isBlockedNow($0) }
@@ -103,16 +106,18 @@ extension Core {
         effects.reports = announcements(now: now).reports(outcomes, ended: plan.ended, unlocked: effects.unlocks,
                                                           applied: { outcomes[$0]?.applied ?? self.outcome($0).applied }, now: now)
         carryOut(effects, now: now)
-        var appliedChanged = false
         for (selection, outcome) in outcomes {
             let reasons = outcome.applied
             recordBlocked(selection, from: applied[selection], to: reasons, now: now)  // R1
-            if (applied[selection] == nil) != (reasons == nil) { appliedChanged = true }
+            if (applied[selection] == nil) != (reasons == nil) { setApplied(selection, reasons != nil) }
             applied[selection] = reasons
         }
         pendingUnlockNotes = [:]
         state.history.prune(keeping: config.daemon.reportDays, today: local.civil(of: now).date)  // R1: bounded
-        if appliedChanged || state.applied.count != applied.count { state.applied = applied.keys.sorted() }
+        if state.applied.count != applied.count {  // the list the state file had at start-up
+            state.applied = applied.keys.sorted()
+            unsavedSelections = nil
+        }
         state.lastReconcile = now
         emit(.persist)
         armNextTransition(now: now)
@@ -120,6 +125,20 @@ extension Core {
         emit(.status(statusLine(now: now, blocked: blockedNowCount)))
         effects.looked = candidates
         return effects
+    }
+
+    /// Puts `selection` in the state's sorted list of what is applied, or takes it out: the
+    /// size of the change, not a sort of the list.
+    private mutating func setApplied(_ selection: String, _ isApplied: Bool) {
+        var lo = 0, hi = state.applied.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if state.applied[mid] < selection { lo = mid + 1 } else { hi = mid }
+        }
+        let there = lo < state.applied.count && state.applied[lo] == selection
+        if isApplied && !there { state.applied.insert(selection, at: lo) }
+        if !isApplied && there { state.applied.remove(at: lo) }
+        noteUnsaved(selection)
     }
 
     /// R1: the report's blocked time follows what is applied, for whom (`UsageHistory.everyone`

@@ -27,7 +27,10 @@ extension Core {
             catalogAnswers = [:]
             // Selections not blocked now keep their last targets while an activity still
             // names them, for the day the configuration no longer does.
-            state.targets = state.targets.filter { registry.index.isNamed($0.key) }
+            for name in state.targets.keys.filter({ !registry.index.isNamed($0) }) {
+                state.targets[name] = nil
+                noteUnsaved(name)
+            }
         } else {
             names = looked.sorted()
         }
@@ -39,7 +42,10 @@ extension Core {
             }
             switch target(of: name, now: now) {
             case .success(let target):
-                state.targets[name] = target
+                if state.targets[name] != target {
+                    state.targets[name] = target
+                    noteUnsaved(name)
+                }
                 resolved[name] = target
                 // W2: recorded whole, enforced without what is always allowed, per user.
                 let scoped = scoped([config.alwaysAllowed.applied(to: target)], reasons: { self.blockedReasons($0) ?? [] })

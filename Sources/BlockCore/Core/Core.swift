@@ -47,6 +47,10 @@ public struct Core {
     /// whether it must be worked out whole at the next apply (a change was put back).
     public internal(set) var enforcing = TargetTable()
     var targetsStale = true
+    /// The selections whose entries in `state.applied` or `state.targets` changed since the
+    /// engine last saved the state (nil: not known; the save compares those parts whole).
+    /// Only the core changes those two parts, and each change is noted here.
+    public internal(set) var unsavedSelections: Set<String>?
     /// Why a selection is about to be unlocked, when a request (not time) lifts it.
     var pendingUnlockNotes: [String: String] = [:]
     /// R1: what the usage monitor last said runs of the apps the report counts, the apps it
@@ -99,6 +103,15 @@ public struct Core {
     }
 
     mutating func emit(_ effect: Effect) { effects.append(effect) }
+
+    /// The selections whose applied or recorded targets changed since the last call (nil: not
+    /// known), for the save; from here on each change is noted again.
+    public mutating func takeUnsavedSelections() -> Set<String>? {
+        defer { unsavedSelections = [] }
+        return unsavedSelections
+    }
+
+    mutating func noteUnsaved(_ selection: String) { unsavedSelections?.insert(selection) }
 
     /// Start-up: what ran before the restart is forgotten until seen again, the configured
     /// schedules and limits are put in force, and what was missed while the daemon was down

@@ -110,6 +110,7 @@ extension Engine {
         core.registry.takeChanges()
         saving.unwritten = []
         saving.persisted = core.state
+        _ = core.takeUnsavedSelections()  // written: the next record starts from here
         saving.wallMinusBoot = core.wallMinusBoot
     }
 
@@ -127,7 +128,7 @@ extension Engine {
                 out.append(.remove(name))
             }
         }
-        let delta = StateDelta(from: saving.persisted, to: core.state)
+        let delta = StateDelta(from: saving.persisted, to: core.state, selections: core.unsavedSelections)
         if !delta.isEmpty { out.append(.state(delta)) }
         return out
     }
@@ -143,6 +144,7 @@ extension Engine {
         full.activities = core.registry.activities.compactMap(Engine.stored)
         try saving.journal.compact(full)
         saving.persisted = core.state
+        _ = core.takeUnsavedSelections()  // all of it is in the snapshot
         batchSynced()
     }
 

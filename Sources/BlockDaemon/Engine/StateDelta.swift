@@ -36,19 +36,13 @@ public struct StateDelta: Codable, Equatable, Sendable {
 
     public var isEmpty: Bool { self == StateDelta() }
 
-    public init(from old: DaemonState, to new: DaemonState) {
+    /// The change from `old` to `new`. `selections`, when known, are the only selections whose
+    /// applied entry or recorded targets may differ (the core notes each change): those parts
+    /// then cost the size of the change, not of every selection blocked. A list of them that
+    /// does not account for the change in size is not trusted: the parts are compared whole.
+    public init(from old: DaemonState, to new: DaemonState, selections: Set<String>? = nil) {
         if new.lastReconcile != old.lastReconcile { lastReconcile = new.lastReconcile }
-        if new.applied != old.applied {
-            let (o, n) = (Set(old.applied), Set(new.applied))
-            appliedAdd = StateDelta.nonEmpty(n.subtracting(o).sorted())
-            appliedRemove = StateDelta.nonEmpty(o.subtracting(n).sorted())
-        }
-        if new.targets != old.targets {
-            var set: [String: Selection] = [:]
-            for (name, target) in new.targets where old.targets[name] != target { set[name] = target }
-            targets = set.isEmpty ? nil : set
-            targetsRemove = StateDelta.nonEmpty(old.targets.keys.filter { new.targets[$0] == nil }.sorted())
-        }
+        if selections.map({ selectionsFrom(old, to: new, only: $0) }) != true { selectionsWhole(old, to: new) }
         if new.failures != old.failures {
             if let added = StateDelta.appended(old.failures, new.failures) {
                 failuresAdd = Array(new.failures.suffix(added))
@@ -77,6 +71,53 @@ public struct StateDelta: Codable, Equatable, Sendable {
         }
         if new.lastGoodConfig != old.lastGoodConfig { lastGoodConfig = new.lastGoodConfig }
         if new.moreTime != old.moreTime { moreTime = new.moreTime }
+    }
+
+    /// The applied list and the targets, compared whole.
+    private mutating func selectionsWhole(_ old: DaemonState, to new: DaemonState) {
+        if new.applied != old.applied {
+            let (o, n) = (Set(old.applied), Set(new.applied))
+            appliedAdd = StateDelta.nonEmpty(n.subtracting(o).sorted())
+            appliedRemove = StateDelta.nonEmpty(o.subtracting(n).sorted())
+        }
+        if new.targets != old.targets {
+            var set: [String: Selection] = [:]
+            for (name, target) in new.targets where old.targets[name] != target { set[name] = target }
+            targets = set.isEmpty ? nil : set
+            targetsRemove = StateDelta.nonEmpty(old.targets.keys.filter { new.targets[$0] == nil }.sorted())
+        }
+    }
+
+    /// The applied list (sorted, as the core keeps it) and the targets, looked at for `names`
+    /// alone; false when what they account for does not match the change in size.
+    private mutating func selectionsFrom(_ old: DaemonState, to new: DaemonState, only names: Set<String>) -> Bool {
+        var (add, remove, set, gone) = ([String](), [String](), [String: Selection](), [String]())
+        for name in names.sorted() {
+            let (was, now) = (StateDelta.contains(old.applied, name), StateDelta.contains(new.applied, name))
+            if now && !was { add.append(name) }
+            if was && !now { remove.append(name) }
+            switch (old.targets[name], new.targets[name]) {
+            case (let a, let b?) where a != b: set[name] = b
+            case (_?, nil): gone.append(name)
+            default: break
+            }
+        }
+        let newTargets = set.keys.filter { old.targets[$0] == nil }.count
+        guard new.applied.count - old.applied.count == add.count - remove.count,
+              new.targets.count - old.targets.count == newTargets - gone.count else { return false }
+        (appliedAdd, appliedRemove) = (StateDelta.nonEmpty(add), StateDelta.nonEmpty(remove))
+        (targets, targetsRemove) = (set.isEmpty ? nil : set, StateDelta.nonEmpty(gone))
+        return true
+    }
+
+    /// Whether the sorted list `list` holds `name`: O(log n).
+    static func contains(_ list: [String], _ name: String) -> Bool {
+        var lo = 0, hi = list.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if list[mid] < name { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < list.count && list[lo] == name
     }
 
     public func apply(to state: inout DaemonState) {
