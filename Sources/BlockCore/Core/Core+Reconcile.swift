@@ -130,12 +130,7 @@ extension Core {
     /// Puts `selection` in the state's sorted list of what is applied, or takes it out: the
     /// size of the change, not a sort of the list.
     private mutating func setApplied(_ selection: String, _ isApplied: Bool) {
-        var lo = 0, hi = state.applied.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if state.applied[mid] < selection { lo = mid + 1 } else { hi = mid }
-        }
-        let there = lo < state.applied.count && state.applied[lo] == selection
+        let (lo, there) = state.applied.sortedPosition(of: selection)
         if isApplied && !there { state.applied.insert(selection, at: lo) }
         if !isApplied && there { state.applied.remove(at: lo) }
         noteUnsaved(selection)

@@ -24,6 +24,9 @@ public struct Core {
 
     /// What is enforced now, with the reasons that held at the last reconcile.
     public internal(set) var applied: [String: [Reason]] = [:]
+    /// The names in `applied`, sorted: the state's list, which a reconcile keeps in order
+    /// (sorted again only if it ever holds other names).
+    public var appliedSorted: [String] { state.applied.count == applied.count ? state.applied : applied.keys.sorted() }
     /// Desired selections the enforcer could not enforce at the last apply, with the cause.
     public internal(set) var notEnforced: [String: String] = [:]
     /// §7 "Truth": selections no longer blocked whose enforcement is still in place

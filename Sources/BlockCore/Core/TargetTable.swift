@@ -9,54 +9,30 @@
 /// those alone. CoreTargetsTests checks the table against one worked out from scratch after
 /// random sequences of changes.
 public struct TargetTable: Sendable, Equatable {
-    /// The blocked selections, sorted, and the targets of each (same positions).
-    public private(set) var names: [String] = []
-    private var targets: [[Selection]] = []
+    /// The blocked selections and the targets of each, by name.
+    private var table = ByName<[Selection]>()
 
     public init() {}
 
-    public var isEmpty: Bool { names.isEmpty }
+    public var isEmpty: Bool { table.isEmpty }
+    /// The blocked selections, sorted.
+    public var names: [String] { table.names }
 
-    public subscript(name: String) -> [Selection]? {
-        let (i, found) = position(of: name)
-        return found ? targets[i] : nil
-    }
+    public subscript(name: String) -> [Selection]? { table[name] }
 
     /// Sets the targets of `name` (nil: not blocked). True when that changed the table.
     @discardableResult
     public mutating func set(_ name: String, _ value: [Selection]?) -> Bool {
-        let (i, found) = position(of: name)
-        switch (value, found) {
-        case (let value?, true):
-            guard targets[i] != value else { return false }
-            targets[i] = value
-        case (let value?, false):
-            names.insert(name, at: i)
-            targets.insert(value, at: i)
-        case (nil, true):
-            names.remove(at: i)
-            targets.remove(at: i)
-        case (nil, false):
-            return false
-        }
+        guard table[name] != value else { return false }
+        table[name] = value
         return true
     }
 
     /// Every blocked selection's targets, by name.
     public var all: [Selection] {
         var out: [Selection] = []
-        out.reserveCapacity(targets.count)
-        for each in targets { out += each }
+        out.reserveCapacity(table.count)
+        for each in table.values { out += each }
         return out
-    }
-
-    /// Where `name` is, or goes, in `names`: O(log n).
-    private func position(of name: String) -> (Int, Bool) {
-        var lo = 0, hi = names.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if names[mid] < name { lo = mid + 1 } else { hi = mid }
-        }
-        return (lo, lo < names.count && names[lo] == name)
     }
 }

@@ -106,12 +106,7 @@ public struct HostsSection: Sendable {
 
     /// Where the chunk of selection `name` is, or goes, in `order` (sorted by name): O(log n).
     private func position(of name: String) -> Int {
-        var lo = 0, hi = order.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if (chunks[order[mid]]?.selection ?? "") < name { lo = mid + 1 } else { hi = mid }
-        }
-        return lo
+        order.sortedPosition(of: name, by: { chunks[$0]?.selection ?? "" })
     }
 
     /// The section's bytes (nil: no names), as `HostsFile.section(for:sink:)` renders them.

@@ -28,7 +28,7 @@ extension Engine {
         assertOnQueue()
         guard snapshotDue else { return }
         snapshotDue = false
-        let snapshot = makeSnapshot(parts: snapshotParts(desired: blockedView.keys.sorted().map { blockedView[$0]! }))
+        let snapshot = makeSnapshot(parts: snapshotParts(desired: blockedView.values), isBlocked: { self.blockedView[$0] != nil })
         published.withLock { $0 = snapshot }
         publications += 1
         collaborators.published(snapshot)
@@ -55,8 +55,9 @@ extension Engine {
                                     scoped: core.registry.index.scopedCount > 0)
     }
 
-    func makeSnapshot(parts: StatusSnapshot.Parts) -> StatusSnapshot {
-        var enforcement: JSONObject = ["mode": .string(enforcer.mode), "applied": .array(core.applied.keys.sorted().map { .string($0) })]
+    /// `isBlocked` says whether a selection is in `parts.desired` (without a walk over it).
+    func makeSnapshot(parts: StatusSnapshot.Parts, isBlocked: (String) -> Bool) -> StatusSnapshot {
+        var enforcement: JSONObject = ["mode": .string(enforcer.mode), "applied": .array(core.appliedSorted.map { .string($0) })]
         if let composite = enforcer as? CompositeEnforcer, case .array(let offs) = composite.offs, !offs.isEmpty {
             enforcement["off"] = .array(offs)  // what the mode line does not claim, and why
         }
@@ -65,7 +66,8 @@ extension Engine {
         enforcement["config"] = .string(core.configProvenance.kind.rawValue)
         if let problem = core.configProvenance.problem { enforcement["configProblem"] = .string(problem) }
         if let problem = saveProblem { enforcement["stateProblem"] = .string(problem) }
-        enforcement["notEnforced"] = core.notEnforcedJSON(parts.desired.map(\.selection))
+        // Those of the blocked not enforced, found from the (usually few) not enforced.
+        enforcement["notEnforced"] = core.notEnforcedJSON(core.notEnforced.keys.sorted().filter(isBlocked))
         if !core.lingering.isEmpty {  // §7 Truth: no longer blocked, but still in force until a write lands
             enforcement["unblockPending"] = .array(core.lingering.sorted(by: { $0.key < $1.key }).map {
                 ["selection": .string($0.key), "cause": .string($0.value)]
@@ -97,7 +99,7 @@ extension Engine {
     func answerNow(_ request: Request, now: Date, private uid: UInt32? = nil) -> JSONObject {
         let every = core.activitiesForDisplay(at: now)
         let desired = core.policy.lifting(core.policy.desired(at: now, activities: every), grants: core.book.grants, at: now)  // M3
-        let snapshot = makeSnapshot(parts: snapshotParts(desired: desired, bounded: false))
+        let snapshot = makeSnapshot(parts: snapshotParts(desired: desired, bounded: false), isBlocked: Set(desired.map(\.selection)).contains)
         switch request {
         case .status(let all, _): return StatusSnapshot.only(uid, snapshot.status(all: all, every: all ? every : nil, now: now))
         case .scheduleList: return ["schedules": .array(every.filter { $0.kind == .schedule }.map { core.shapes.activity($0, at: now) })]

@@ -22,8 +22,9 @@ public final class Engine: @unchecked Sendable {
     /// What blockd decides, and everything it decides from.
     var core: Core
     /// What the published snapshot shows as blocked (T5 with grants), kept per selection and
-    /// updated for the selections a reconcile looked at: publishing costs O(blocked), not O(n).
-    var blockedView: [String: Policy.Blocked] = [:]
+    /// updated for the selections a reconcile looked at, in the order of their names:
+    /// publishing costs a copy of the blocked list, not a sort of it or a walk over activities.
+    var blockedView = ByName<Policy.Blocked>()
     /// How many snapshots were published: a request publishes only if its reconcile did not.
     var publications = 0
     /// Something the published snapshot does not show yet changed (Engine+Snapshot.swift).
@@ -108,7 +109,7 @@ public final class Engine: @unchecked Sendable {
     @discardableResult
     func reconcile(now: Date) -> Reconciliation {
         assertOnQueue()
-        let plan = core.planReconcile(now: now, shown: blockedView.keys)
+        let plan = core.planReconcile(now: now, shown: blockedView.names)
         carryOut()  // what settling more time and limits told, before enforcement as always
         let report = plan.targets.map { enforcer.enforce(blocked: $0, changed: plan.changed) }
         let done = core.finishReconcile(plan, report: report, now: now)

@@ -111,14 +111,7 @@ public struct StateDelta: Codable, Equatable, Sendable {
     }
 
     /// Whether the sorted list `list` holds `name`: O(log n).
-    static func contains(_ list: [String], _ name: String) -> Bool {
-        var lo = 0, hi = list.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if list[mid] < name { lo = mid + 1 } else { hi = mid }
-        }
-        return lo < list.count && list[lo] == name
-    }
+    static func contains(_ list: [String], _ name: String) -> Bool { list.sortedPosition(of: name).found }
 
     public func apply(to state: inout DaemonState) {
         if let lastReconcile { state.lastReconcile = lastReconcile }
