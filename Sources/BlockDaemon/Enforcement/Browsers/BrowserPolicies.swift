@@ -63,6 +63,8 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     /// The machine-wide selections the files were last asked to hold, by name (nil: not yet
     /// asked, or released).
     private var asked: [String: Selection]?
+    /// The last write of the files failed: the next change writes them whatever it is.
+    private var failing = false
     private let lock = Lock()
     private var written: [String] = []
     /// Whether Firefox's file has been merged (DoH locked off) since blockd started.
@@ -95,10 +97,14 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     /// A selection of URL prefixes only (E8) is enforced by these files alone, so it is not
     /// enforced (§7 "Truth") where no browser takes a policy or a file could not be
     /// written; a selection with domains is enforced by the hosts file whatever happens here.
-    public func enforce(blocked all: [Selection]) -> EnforcementReport {
-        let blocked = all.filter { $0.users == nil }  // browser policies are machine-wide (scopes with paths are refused)
-        var report = EnforcementReport(failures: write(blocked))
-        let pathOnly = blocked.filter { $0.domains.isEmpty && !$0.paths.isEmpty }
+    public func enforce(blocked all: [Selection]) -> EnforcementReport { enforce(blocked: all, changed: nil) }
+
+    /// `changed`: the files are worked out again only when a machine-wide selection among
+    /// them is not what they were last asked to hold (and whenever the last write failed).
+    public func enforce(blocked all: [Selection], changed: Set<String>?) -> EnforcementReport {
+        // Browser policies are machine-wide (scopes with paths are refused).
+        var report = EnforcementReport(failures: write(all, changed: changed))
+        let pathOnly = all.filter { $0.users == nil && $0.domains.isEmpty && !$0.paths.isEmpty }
         guard !pathOnly.isEmpty else { return report }
         // Prefixes are enforced where at least one Chromium-family policy file holds them.
         let cause: String? = !enabled ? "browser policies are turned off (BrowserPolicies=no), and only they can enforce URL prefixes"
@@ -109,21 +115,55 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
         return report
     }
 
-    /// The files for `blocked`: a loosening after `enforce` returns, anything else before.
-    func write(_ blocked: [Selection]) -> [EnforcementFailure] {
-        let now = Dictionary(blocked.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        let loosening = lock.withLock {
+    /// What a change asks of the files: nothing, a loosening (the machine-wide selections only
+    /// shrank), or anything else.
+    enum Step { case same, loosening, other }
+
+    /// The files for the machine-wide selections of `all`: a loosening after `enforce`
+    /// returns, anything else before.
+    func write(_ all: [Selection], changed: Set<String>?) -> [EnforcementFailure] {
+        let step = lock.withLock { record(all, changed: changed) }
+        switch step {
+        case .same: return []
+        case .other:
+            return queue.sync {
+                let failures = policies(for: all.filter { $0.users == nil })
+                lock.withLock { failing = !failures.isEmpty }
+                return failures
+            }
+        case .loosening:
+            queue.async { [self] in
+                let failures = policies(for: all.filter { $0.users == nil })
+                lock.withLock { failing = !failures.isEmpty }
+                if !failures.isEmpty { onChange() }
+            }
+            return []
+        }
+    }
+
+    /// Notes in `asked` what the files are asked to hold now, and says what that changes.
+    /// With `changed` (and a previous ask that was written), only those selections are looked
+    /// at: equal selections usually share their arrays' storage, so a compare is cheap.
+    private func record(_ all: [Selection], changed: Set<String>?) -> Step {
+        guard let changed, asked != nil, !failing else {
+            var now: [String: Selection] = [:]
+            for selection in all where selection.users == nil && now[selection.name] == nil { now[selection.name] = selection }
             defer { asked = now }
-            guard let asked, now.count < asked.count else { return false }
-            // Equal selections usually share their arrays' storage, so this costs the number
-            // of selections, not of their targets.
-            return now.allSatisfy { name, selection in asked[name] == selection }
+            guard let asked, now.count < asked.count, now.allSatisfy({ name, selection in asked[name] == selection }) else { return .other }
+            return .loosening
         }
-        guard loosening else { return queue.sync { policies(for: blocked) } }
-        queue.async { [self] in
-            if !policies(for: blocked).isEmpty { onChange() }
+        var given: [String: Selection] = [:]
+        for selection in all where selection.users == nil && given[selection.name] == nil && changed.contains(selection.name) {
+            given[selection.name] = selection
         }
-        return []
+        var (shrank, other) = (false, false)
+        for name in changed {
+            let after = given[name]
+            guard asked![name] != after else { continue }
+            if after == nil { shrank = true } else { other = true }
+            asked![name] = after  // in place: the other selections are not copied
+        }
+        return other ? .other : shrank ? .loosening : .same
     }
 
     func policies(for blocked: [Selection]) -> [EnforcementFailure] {
@@ -167,6 +207,7 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
             written = []
             if let failure = restoreFirefox() { failures.append(failure) }
             asked = nil
+            failing = false
             return failures
         } }
     }
