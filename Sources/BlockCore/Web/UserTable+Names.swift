@@ -22,6 +22,9 @@ extension UserTable {
             return names
         }
 
+        /// Forgets `name`'s names (it is no longer blocked).
+        public mutating func forget(_ name: String) { lists[name] = nil }
+
         /// Forgets every selection but those named `kept` (the ones blocked now).
         public mutating func keep(_ kept: Set<String>) {
             if lists.count > kept.count { lists = lists.filter { kept.contains($0.key) } }

@@ -50,12 +50,14 @@ public struct UserTables: Sendable {
         return try apply(rendered: rendered)
     }
 
-    /// `apply` with the tables' bytes already rendered.
+    /// `apply` with the tables' bytes already rendered. `only`: the uids whose tables may have
+    /// changed; the others are left unlooked at (nil: every table is compared, and any table
+    /// of a uid not in `tables` is removed).
     @discardableResult
-    public func apply(rendered tables: [UInt32: [UInt8]]) throws(DaemonError) -> Changes {
+    public func apply(rendered tables: [UInt32: [UInt8]], only: Set<UInt32>? = nil) throws(DaemonError) -> Changes {
         try prepareDirectory()
         var changes = Changes()
-        for uid in tables.keys.sorted() {
+        for uid in (only.map(Array.init) ?? Array(tables.keys)).sorted() {
             guard let bytes = tables[uid] else { continue }
             if problem(uid: uid, bytes: bytes) == nil {
                 if everyoneReads(uid: uid) { changes.readableByEveryone = true }
@@ -67,8 +69,13 @@ public struct UserTables: Sendable {
             }
             changes.written.append(uid)
         }
-        for uid in try present() where tables[uid] == nil {
-            guard unlink(path(uid: uid)) == 0 || errno == ENOENT else { throw .system("cannot remove \(path(uid: uid))", errno) }
+        let others: [UInt32]
+        if let only { others = only.sorted() } else { others = try present() }
+        for uid in others where tables[uid] == nil {
+            guard unlink(path(uid: uid)) == 0 else {
+                if errno == ENOENT { continue }
+                throw .system("cannot remove \(path(uid: uid))", errno)
+            }
             changes.removed.append(uid)
         }
         if !changes.removed.isEmpty { AtomicFile.syncDirectory(directory) }

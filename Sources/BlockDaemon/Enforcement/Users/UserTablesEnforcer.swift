@@ -37,10 +37,11 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
     var mayHoldTables: Bool
     /// uid → the bytes its table must hold.
     var expected: [UInt32: [UInt8]] = [:]
-    /// Each blocked selection's names in table order, kept while it stays blocked (U3 at scale).
-    var names = UserTable.NameCache()
-    /// uid → the selections that put names in its table (for tamper reports).
-    var owners: [UInt32: [String]] = [:]
+    /// What each table must say, kept per blocked selection (U3 at scale).
+    var wanted = UserTableSet()
+    /// uid → why its table was not as written when last looked at (the tables a selection
+    /// rests on alone); a change looks again only at the tables it touched.
+    var broken: [UInt32: String] = [:]
     /// Why the directory does not hold `expected` (nil: it does); retried until it does.
     var failure: String?
     /// The last write or check found no POSIX ACLs: every user can read every table.
@@ -104,92 +105,47 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
         if let lock { close(lock.fd) }
     }
 
-    /// What one table must say: the names blocked, and (W2) what an allow-only window lets
-    /// through (nil: no window; two windows at once let through only what both allow).
-    struct Wanted: Equatable {
-        /// The names of each selection in the table, each list in table order.
-        var lists: [[String]] = []
-        var allowOnly: Set<String>?
-        /// Always-allowed hosts under a listed name (`Selection.exceptions`).
-        var exceptions: Set<String> = []
-    }
+    public func enforce(blocked: [Selection]) -> EnforcementReport { enforce(blocked: blocked, changed: nil) }
 
-    /// uid → the valid domains of the selections blocked for that uid only, and, with
-    /// `machineWide`, `UserTable.everyone` → those of the selections blocked for everyone (W1:
-    /// the module covers their subdomains, which the hosts file cannot). W2: an allow-only
-    /// selection puts its allowed hosts into its users' tables, or into `all`.
-    static func tables(for blocked: [Selection], machineWide: Bool = true, names: inout UserTable.NameCache) -> [UInt32: Wanted] {
-        var out: [UInt32: Wanted] = [:]
-        for selection in blocked {
-            let keys = selection.users ?? (machineWide ? [UserTable.everyone] : [])
-            if selection.isAllowOnly {
-                let hosts = selection.allowedHosts
-                for key in keys { out[key, default: Wanted()].allowOnly = out[key]?.allowOnly.map { $0.intersection(hosts) } ?? hosts }
-                continue
-            }
-            let sorted = names.names(of: selection)  // the hosts enforcer's rule (E1)
-            guard !sorted.isEmpty else { continue }
-            for key in keys {
-                out[key, default: Wanted()].lists.append(sorted)
-                out[key]?.exceptions.formUnion(selection.exceptions ?? [])
-            }
-        }
-        return out
-    }
-
-    /// The selections whose enforcement rests on these tables alone (§7 "Truth"): the
-    /// per-user ones with sites, and (W2) every allow-only one, which the hosts file cannot
-    /// express. Machine-wide blocks are the hosts file's; `all` only adds their subdomains.
-    static func dependents(_ blocked: [Selection]) -> [UInt32: [String]] {
-        var out: [UInt32: [String]] = [:]
-        for selection in blocked where selection.isAllowOnly || (selection.users != nil && !selection.domains.isEmpty) {
-            for key in selection.users ?? [UserTable.everyone] { out[key, default: []].append(selection.name) }
-        }
-        return out
-    }
-
-    public func enforce(blocked: [Selection]) -> EnforcementReport {
+    /// `changed`: the tables of those selections alone are rendered, compared and written;
+    /// the others were kept as written by the watch (nil: every table is looked at).
+    public func enforce(blocked: [Selection], changed: Set<String>?) -> EnforcementReport {
         queue.sync {
             let unread = UserTablesEnforcer.unread(directory: tables.directory, module: moduleDirectory, nsswitch: nsswitch)
             // The machine-wide table goes where something may read it: not where the module
             // reads this very directory but no program asks the module (a test's blockd on a
             // machine without the NSS line leaves /run/blockd alone).
-            let wanted = UserTablesEnforcer.tables(for: blocked, machineWide: unread?.blocksNothing != true, names: &names)
-            names.keep(Set(blocked.map(\.name)))
+            let touched = wanted.update(blocked: blocked, changed: changed, machineWide: unread?.blocksNothing != true)
             var report = EnforcementReport()
             // Truth (§7): a selection that rests on the tables is enforced when every one
             // of its tables is exactly as written, and something reads them. The machine-wide
             // table adds only the subdomains of blocks (W1), which the hosts file enforces.
-            let dependents = UserTablesEnforcer.dependents(blocked)
             if let unread, unread.blocksNothing {
-                for selection in blocked where dependents.values.contains(where: { $0.contains(selection.name) }) {
+                let resting = wanted.allDependents
+                for selection in blocked where resting.contains(selection.name) {
                     report.notEnforced(selection.name, selection.isAllowOnly ? "allow-only time is kept by the NSS module: \(unread.why)"
                                                                              : "its sites are not blocked for its users: \(unread.why)")
                 }
             }
             guard mayHoldTables || !wanted.isEmpty else { return report }
             mayHoldTables = true
-            var rendered: [UInt32: [UInt8]] = [:]
-            for (uid, table) in wanted {
-                rendered[uid] = try? UserTable.render(uid: uid, sorted: UserTable.merged(table.lists), allowOnly: table.allowOnly, exceptions: table.exceptions)
-            }
-            var owners: [UInt32: [String]] = [:]  // whose lines each table holds, for tamper reports
-            for selection in blocked where !selection.domains.isEmpty || selection.isAllowOnly {
-                for uid in selection.users ?? [UserTable.everyone] where rendered[uid] != nil { owners[uid, default: []].append(selection.name) }
-            }
             // A reconcile checks too: a table still wanted as it was, but not as written, was
             // changed behind blockd's back (missed by the watch, or changed while it was down).
             var causes: [UInt32: String] = [:]
-            for (uid, bytes) in expected where rendered[uid] == bytes {
-                if let problem = tables.problem(uid: uid, bytes: bytes) { causes[uid] = problem }
+            for uid in touched ?? Set(expected.keys).union(wanted.uids) {
+                let bytes = wanted.wanted(uid).flatMap { try? UserTable.render(uid: uid, sorted: $0.names, allowOnly: $0.allowOnly, exceptions: $0.exceptions) }
+                if let bytes, expected[uid] == bytes, let problem = tables.problem(uid: uid, bytes: bytes) { causes[uid] = problem }
+                expected[uid] = bytes
             }
-            (expected, self.owners) = (rendered, owners)
-            settle(converge())
+            settle(converge(only: touched))
             if failure == nil { reportRepairs(causes) }
             if let failure { report.failures.append(EnforcementFailure(selection: nil, message: failure)) }
             if readableByEveryone { report.failures.append(EnforcementFailure(selection: nil, message: everyoneMessage)) }
-            for (uid, names) in dependents.sorted(by: { $0.key < $1.key }) {
-                guard let bytes = expected[uid], let problem = lock == nil ? failure : tables.problem(uid: uid, bytes: bytes) else { continue }
+            if touched == nil { broken = [:] }
+            for (uid, names) in wanted.dependents.sorted(by: { $0.key < $1.key }) {
+                guard let bytes = expected[uid] else { continue }
+                if lock != nil && (touched?.contains(uid) ?? true) { broken[uid] = tables.problem(uid: uid, bytes: bytes) }
+                guard let problem = lock == nil ? failure : broken[uid] else { continue }
                 for selection in names {
                     report.notEnforced(selection, failure ?? "the table \(tables.path(uid: uid)) is not as blockd wrote it: \(problem)")
                 }
@@ -202,7 +158,8 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
     public func release() -> [EnforcementFailure] {
         queue.sync {
             expected = [:]
-            owners = [:]
+            wanted = UserTableSet()
+            broken = [:]
             failure = nil
             follow()
             guard FileManager.default.fileExists(atPath: tables.directory) else { return [] }
@@ -226,7 +183,7 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
     // MARK: Converging
 
     /// Takes the directory and makes it hold exactly `expected`. Returns why it cannot.
-    func converge(doing verb: String = "write") -> String? {
+    func converge(doing verb: String = "write", only: Set<UInt32>? = nil) -> String? {
         dispatchPrecondition(condition: .onQueue(queue))
         if let yielded { return yielded }
         // The lock first where the directory exists: nothing of another blockd's is touched.
@@ -235,8 +192,9 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
         do throws(DaemonError) {
             try tables.prepareDirectory()
             if let busy = takeDirectory() { return busy }
-            let changes = try tables.apply(rendered: expected)
-            readableByEveryone = changes.readableByEveryone
+            let changes = try tables.apply(rendered: expected, only: only)
+            // Tables not looked at keep what was found of them (ACLs are the file system's).
+            readableByEveryone = changes.readableByEveryone || (only != nil && readableByEveryone)
             return nil
         } catch {
             return "cannot \(verb) the per-user tables in \(tables.directory): \(error)" + (verb == "write" ? "; blockd retries until it can" : "")
@@ -292,7 +250,7 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
             let (table, whose) = uid == UserTable.everyone ? ("machine-wide table", "the subdomains of machine-wide blocks are")
                 : ("per-user table", "uid \(uid)'s web blocks are")
             log.notice("Repaired the \(table) \(tables.path(uid: uid)): \(cause) behind blockd's back; \(whose) in force again")
-            for selection in owners[uid] ?? [] where affected.insert(selection).inserted {
+            for selection in wanted.owners(of: uid) where affected.insert(selection).inserted {
                 hits(ShieldHit(kind: .tamper, selection: selection, path: tables.path(uid: uid)))
             }
         }
