@@ -1,6 +1,8 @@
 import BlockCore
+import Foundation
 import Testing
 @testable import BlockDaemon
+import ZoneInfo
 
 /// §7: a state-log record holds what changed. Told which selections' applied entry or targets
 /// may have changed (the core notes each), it looks at those alone; it must then be the
@@ -56,5 +58,49 @@ struct StateDeltaTests {
         let d = StateDelta(from: old, to: new, selections: ["a"])
         #expect(d.appliedAdd == ["c"] && d.targets?["c"] != nil, "\(d)")
         #expect(d == StateDelta(from: old, to: new))
+    }
+
+    @Test("R1: the report's open intervals: with the keys the ledger touched, the record equals the whole comparison's and replays to the new state",
+          arguments: [1, 2, 3] as [UInt64])
+    func touchedIntervalsEqualWhole(seed: UInt64) {
+        var r = TortureTests.Generator(state: seed)
+        let clock = LocalClock(SystemTimeZone.named("Asia/Tokyo")!)
+        var t = Date(timeIntervalSince1970: 1_796_000_000)
+        var old = DaemonState()
+        for step in 0..<300 {
+            var new = old
+            new.history.resetTouched()
+            for _ in 0..<Int(r.next() % 5) {
+                t = t.addingTimeInterval(Double(r.next() % 600))
+                let what = UsageHistory.Open(r.next() % 2 == 0 ? .blocked : .running, user: ["all", "kid"][Int(r.next() % 2)],
+                                             name: Self.pool[Int(r.next() % 12)])
+                switch r.next() % 7 {
+                case 0: new.history.checkpoint([.blocked], at: t, clock: clock)
+                case 1, 2, 3: new.history.set(what, true, at: t, clock: clock)
+                default: new.history.set(what, false, at: t, clock: clock)
+                }
+            }
+            var whole = new
+            whole.history.forgetTouched()
+            let delta = StateDelta(from: old, to: new)
+            #expect(delta == StateDelta(from: old, to: whole), "seed \(seed) step \(step)")
+            var replayed = old
+            delta.apply(to: &replayed)
+            #expect(replayed.history == new.history, "seed \(seed) step \(step)")
+            old = new
+        }
+    }
+
+    @Test("R1: a ledger whose touched keys miss an interval opened is not trusted: the intervals are compared whole")
+    func missedIntervalIsCompared() {
+        let clock = LocalClock(SystemTimeZone.named("Asia/Tokyo")!)
+        let t = Date(timeIntervalSince1970: 1_796_000_000)
+        let old = DaemonState()
+        var new = old
+        new.history.set(.init(.blocked, user: "all", name: "a"), true, at: t, clock: clock)  // touched unknown: not noted
+        new.history.resetTouched()
+        new.history.set(.init(.blocked, user: "all", name: "b"), true, at: t, clock: clock)
+        let d = StateDelta(from: old, to: new)
+        #expect(d.historyOpen?.count == 2, "\(d)")
     }
 }

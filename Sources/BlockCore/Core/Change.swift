@@ -81,6 +81,7 @@ extension Core {
         catalogAnswers = [:]
         targetsStale = true
         unsavedSelections = nil
+        state.history.forgetTouched()
         registry.maxActivities = mark.maxActivities
         foregroundApps = mark.foregroundApps
     }

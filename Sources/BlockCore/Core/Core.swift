@@ -108,9 +108,13 @@ public struct Core {
     mutating func emit(_ effect: Effect) { effects.append(effect) }
 
     /// The selections whose applied or recorded targets changed since the last call (nil: not
-    /// known), for the save; from here on each change is noted again.
+    /// known), for the save; from here on each change is noted again, and so is each open
+    /// interval of the report's ledger (`UsageHistory.touched`).
     public mutating func takeUnsavedSelections() -> Set<String>? {
-        defer { unsavedSelections = [] }
+        defer {
+            unsavedSelections = []
+            state.history.resetTouched()
+        }
         return unsavedSelections
     }
 

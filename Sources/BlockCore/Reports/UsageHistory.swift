@@ -126,8 +126,21 @@ public struct UsageHistory: Codable, Equatable, Sendable {
     /// What runs or is blocked now (`Open.key`), with since when it is counted (its start, or
     /// the last checkpoint).
     public var open: [String: Date] = [:]
+    /// The keys of `open` this ledger's own edges changed since `resetTouched()` (nil: not
+    /// known), so that a save looks at those alone. Neither saved nor compared.
+    public private(set) var touched: Set<String>?
+
+    enum CodingKeys: String, CodingKey { case schema, days, open }
 
     public init() {}
+
+    public static func == (a: UsageHistory, b: UsageHistory) -> Bool { a.schema == b.schema && a.days == b.days && a.open == b.open }
+
+    /// From here on, `touched` notes each change of `open` again.
+    public mutating func resetTouched() { touched = [] }
+
+    /// `touched` is not known (the ledger was put back or replaced).
+    public mutating func forgetTouched() { touched = nil }
 
     // MARK: Edges
 
@@ -135,8 +148,12 @@ public struct UsageHistory: Codable, Equatable, Sendable {
     /// not, changes nothing.
     public mutating func set(_ what: Open, _ on: Bool, at t: Date, clock: LocalClock) {
         if on {
-            if open[what.key] == nil { open[what.key] = t }
+            if open[what.key] == nil {
+                open[what.key] = t
+                touched?.insert(what.key)
+            }
         } else if let since = open.removeValue(forKey: what.key) {
+            touched?.insert(what.key)
             add(what, from: since, to: t, clock: clock)
             if what.kind == .running { set(Open(.foreground, user: what.user, name: what.name), false, at: t, clock: clock) }  // R1: foreground ≤ running
         }
@@ -170,6 +187,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
             guard let what = Open(key: key), kinds.contains(what.kind) else { continue }
             add(what, from: since, to: now, clock: clock)
             open[key] = now
+            touched?.insert(key)
         }
     }
 
@@ -184,6 +202,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
     /// was down (the hosts file and the rest keep it, E4), until the first reconcile says.
     public mutating func forgetRunning() {
         open = open.filter { Open(key: $0.key)?.kind == .blocked }  // R1: foreground too, with running
+        touched = nil
     }
 
     /// R1's bound: drops the days before the last `keep` (today included).

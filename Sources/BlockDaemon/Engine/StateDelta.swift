@@ -58,19 +58,39 @@ public struct StateDelta: Codable, Equatable, Sendable {
             shieldHits = days
         }
         if new.usage != old.usage { usage = new.usage }
-        if new.history != old.history {
+        if new.history.days != old.history.days || new.history.schema != old.history.schema {
             var days: [String: UsageHistory.Day] = [:]
             for (day, now) in new.history.days where old.history.days[day] != now {
                 days[day] = now.changed(since: old.history.days[day] ?? UsageHistory.Day())
             }
             historyDays = days.isEmpty ? nil : days
             historyDaysRemove = StateDelta.nonEmpty(old.history.days.keys.filter { new.history.days[$0] == nil }.sorted())
+        }
+        // The open intervals: those the ledger says it changed, or all of them compared.
+        if new.history.touched.map({ historyFrom(old, to: new, only: $0) }) != true && new.history.open != old.history.open {
             let set = new.history.open.filter { old.history.open[$0.key] != $0.value }
             historyOpen = set.isEmpty ? nil : set
             historyClosed = StateDelta.nonEmpty(old.history.open.keys.filter { new.history.open[$0] == nil }.sorted())
         }
         if new.lastGoodConfig != old.lastGoodConfig { lastGoodConfig = new.lastGoodConfig }
         if new.moreTime != old.moreTime { moreTime = new.moreTime }
+    }
+
+    /// The report's open intervals, looked at for the keys the ledger says it changed alone;
+    /// false when they do not account for the change in size.
+    private mutating func historyFrom(_ old: DaemonState, to new: DaemonState, only keys: Set<String>) -> Bool {
+        var (set, closed) = ([String: Date](), [String]())
+        for key in keys {
+            switch (old.history.open[key], new.history.open[key]) {
+            case (let a, let b?) where a != b: set[key] = b
+            case (_?, nil): closed.append(key)
+            default: break
+            }
+        }
+        let opened = set.keys.filter { old.history.open[$0] == nil }.count
+        guard new.history.open.count - old.history.open.count == opened - closed.count else { return false }
+        (historyOpen, historyClosed) = (set.isEmpty ? nil : set, StateDelta.nonEmpty(closed.sorted()))
+        return true
     }
 
     /// The applied list and the targets, compared whole.
