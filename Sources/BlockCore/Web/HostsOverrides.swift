@@ -95,6 +95,18 @@ public enum HostsOverrides {
         return (out, held)
     }
 
+    /// `hold(HostsFile.splice(file, section: section), blocking:)`, with the file's largest
+    /// part scanned once: the lines outside the section are looked at with an empty section in
+    /// its place, and the section goes in last.
+    public static func splice(_ file: [UInt8], section: [UInt8]?, blocking isBlocked: ((String) -> Bool)?) -> [UInt8] {
+        let outside = HostsFile.splice(file, section: section == nil ? nil : placeholder)
+        let held = hold(outside, blocking: isBlocked).bytes
+        return section.map { HostsFile.splice(held, section: $0) } ?? held
+    }
+
+    /// An empty managed section, where the section goes while the rest of the file is looked at.
+    static let placeholder = HostsFile.beginMarker + [10] + HostsFile.endMarker + [10]
+
     /// The names that held lines in `file` keep from resolving (for status and tests).
     public static func heldNames(in file: [UInt8]) -> Set<String> {
         var names: Set<String> = []

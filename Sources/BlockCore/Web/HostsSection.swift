@@ -129,7 +129,9 @@ public struct HostsSection: Sendable {
             }
             out += chunk.bytes[cursor...]
         }
-        return out + HostsFile.endMarker + [10]
+        out += HostsFile.endMarker
+        out.append(10)
+        return out
     }
 
     /// How many names the section lists.

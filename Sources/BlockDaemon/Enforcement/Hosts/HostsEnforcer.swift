@@ -144,8 +144,8 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
     /// held lines come back byte for byte once their names are no longer blocked.
     func desired(from current: [UInt8]) -> [UInt8] {
         let section = self.section
-        return HostsOverrides.hold(HostsFile.splice(current, section: expected),
-                                   blocking: section.count == 0 ? nil : { Site.cover(of: $0, where: section.contains) != nil }).bytes
+        return HostsOverrides.splice(current, section: expected,
+                                     blocking: section.count == 0 ? nil : { Site.cover(of: $0, where: section.contains) != nil })
     }
 
     // MARK: Retry (§7: a write that fails is retried until it succeeds)
