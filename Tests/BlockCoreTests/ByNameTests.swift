@@ -33,4 +33,19 @@ struct ByNameTests {
         #expect([String]().sortedPosition(of: "a") == (0, false))
         #expect(list[1...].sortedPosition(of: "e", by: { $0 }) == 3, "a slice keeps its own indices")
     }
+
+    @Test("targets(named:) finds each name's targets in a list in name order as a walk over it does")
+    func targetsNamed() {
+        var rng = SplitMix64(seed: 7)
+        for _ in 0..<200 {
+            var list: [Selection] = []
+            for name in (0..<Int.random(in: 0..<20, using: &rng)).map({ "n\($0 * 3)" }).sorted() {
+                for part in 0..<Int.random(in: 1...2, using: &rng) { list.append(Selection(name: name, domains: ["p\(part).example"])) }
+            }
+            let asked = Set((0..<5).map { _ in "n\(Int.random(in: 0..<60, using: &rng))" })
+            var walked: [String: [Selection]] = [:]
+            for s in list where asked.contains(s.name) { walked[s.name, default: []].append(s) }
+            #expect(list.targets(named: asked) == walked)
+        }
+    }
 }

@@ -20,6 +20,8 @@ public struct ReconcilePlan: Sendable {
     /// The selections whose targets differ from those enforcement was last asked for (nil:
     /// any may), for enforcers that keep their own state (a change costs its own size).
     public var changed: Set<String>?
+    /// The names in `targets`, in order, each once.
+    var targetNames: [String]?
     var candidates: Set<String>
     var ended: [Block]
     var unlocks: [String]
@@ -73,6 +75,7 @@ extension Core {
             let (changed, unresolved) = updateTargets(looked: candidates, full: mustApply || rebuilds || targetsStale, now: now)
             mustApply = false
             plan.targets = enforcing.all
+            plan.targetNames = enforcing.targetNames
             plan.changed = changed
             plan.unresolved = unresolved
         }
@@ -88,8 +91,7 @@ extension Core {
         var effects = Reconciliation()
         effects.unlocks = plan.unlocks
         if let targets = plan.targets {
-            var named = Set<String>()
-            effects.targets = targets.map(\.name).filter { named.insert($0).inserted }  // W2: a per-user AlwaysAllowed= splits a target
+            effects.targets = plan.targetNames ?? Array(Set(targets.map(\.name))).sorted()  // W2: a per-user AlwaysAllowed= splits a target
             var report = enforced ?? EnforcementReport()
             for (name, cause) in plan.unresolved.sorted(by: { $0.key < $1.key }) { report.notEnforced(name, cause) }  // §7 Truth
             record(report, now: now)

@@ -11,6 +11,11 @@
 public struct TargetTable: Sendable, Equatable {
     /// The blocked selections and the targets of each, by name.
     private var table = ByName<[Selection]>()
+    /// Every selection's targets in the order of the names, kept as the table changes, so
+    /// that handing them to the enforcers copies nothing.
+    public private(set) var all: [Selection] = []
+    /// The names with at least one target, sorted.
+    public private(set) var targetNames: [String] = []
 
     public init() {}
 
@@ -23,16 +28,32 @@ public struct TargetTable: Sendable, Equatable {
     /// Sets the targets of `name` (nil: not blocked). True when that changed the table.
     @discardableResult
     public mutating func set(_ name: String, _ value: [Selection]?) -> Bool {
-        guard table[name] != value else { return false }
+        let old = table[name]
+        guard old != value else { return false }
         table[name] = value
+        let at = all.sortedPosition(of: name, by: \.name)
+        all.replaceSubrange(at..<at + (old?.count ?? 0), with: value ?? [])
+        let (i, listed) = targetNames.sortedPosition(of: name)
+        let lists = !(value ?? []).isEmpty
+        if lists && !listed { targetNames.insert(name, at: i) }
+        if !lists && listed { targetNames.remove(at: i) }
         return true
     }
+}
 
-    /// Every blocked selection's targets, by name.
-    public var all: [Selection] {
-        var out: [Selection] = []
-        out.reserveCapacity(table.count)
-        for each in table.values { out += each }
+extension Array where Element == Selection {
+    /// The targets named in `names`, by name, from a list in the order of the names (as
+    /// `TargetTable.all` is, and as an enforcer told what changed is given it): a binary
+    /// search each, not a walk over the list.
+    public func targets(named names: some Sequence<String>) -> [String: [Selection]] {
+        var out: [String: [Selection]] = [:]
+        for name in names {
+            var i = sortedPosition(of: name, by: \.name)
+            while i < count && self[i].name == name {
+                out[name, default: []].append(self[i])
+                i += 1
+            }
+        }
         return out
     }
 }

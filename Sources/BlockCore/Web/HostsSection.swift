@@ -78,10 +78,14 @@ public struct HostsSection: Sendable {
         return dropped
     }
 
+    /// Whether the section is in the order of the selections' names, as `update(_:changed:)`
+    /// keeps it (else it takes every selection, in the order given).
+    public var isByName: Bool { sortedOrder }
+
     /// `update(_:)` when only the selections named in `changed` may differ from the last
     /// update's: the others are not looked at (a change costs the size of the change).
-    /// `selections` holds every selection, sorted by name; falls back to the whole update
-    /// when the section's order is not by name.
+    /// `selections` holds every selection sorted by name, or (when `isByName`) at least the
+    /// changed ones; falls back to the whole update when the section's order is not by name.
     @discardableResult
     public mutating func update(_ selections: [(name: String, domains: [String])], changed: Set<String>) -> [Dropped] {
         guard sortedOrder else { return update(selections) }

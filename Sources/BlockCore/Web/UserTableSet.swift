@@ -59,8 +59,9 @@ public struct UserTableSet: Sendable {
     public init() {}
 
     /// Brings the tables up to `blocked`, looking at the selections named in `changed` alone
-    /// (nil, or another `machineWide` than before: at all of them). Returns the uids whose
-    /// tables may have changed (nil: any may).
+    /// (nil, or another `machineWide` than before: at all of them; with `changed`, `blocked`
+    /// is in the order of the names). Returns the uids whose tables may have changed (nil:
+    /// any may).
     @discardableResult
     public mutating func update(blocked: [Selection], changed: Set<String>?, machineWide: Bool) -> Set<UInt32>? {
         guard let changed, self.machineWide == machineWide else {
@@ -72,8 +73,7 @@ public struct UserTableSet: Sendable {
             return nil
         }
         var touched = Set<UInt32>()
-        var given: [String: [Selection]] = [:]
-        for selection in blocked where changed.contains(selection.name) { given[selection.name, default: []].append(selection) }
+        let given = blocked.targets(named: changed)
         for name in changed {
             for old in parts.removeValue(forKey: name) ?? [] {
                 remove(old)

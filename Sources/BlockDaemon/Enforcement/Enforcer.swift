@@ -16,7 +16,9 @@ public protocol Enforcer: AnyObject {
     func enforce(blocked: [Selection]) -> EnforcementReport
     /// `enforce(blocked:)`, told which selections' targets differ from the previous call's
     /// (nil: any may). An enforcer that keeps its own state may then look at those alone; the
-    /// others converge to `blocked` as always.
+    /// others converge to `blocked` as always. With `changed`, `blocked` comes in the order
+    /// of the selections' names (the core's `TargetTable.all`), so the changed ones are found
+    /// by `targets(named:)` without a walk over all of them.
     func enforce(blocked: [Selection], changed: Set<String>?) -> EnforcementReport
     /// Removes all enforcement (blockd --release, E4).
     func release() -> [EnforcementFailure]

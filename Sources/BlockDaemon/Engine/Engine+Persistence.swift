@@ -128,7 +128,8 @@ extension Engine {
                 out.append(.remove(name))
             }
         }
-        let delta = StateDelta(from: saving.persisted, to: core.state, selections: core.unsavedSelections)
+        let delta = StateDelta(from: saving.persisted, to: core.state, selections: core.unsavedSelections,
+                               intervals: core.state.history.touched)
         if !delta.isEmpty { out.append(.state(delta)) }
         return out
     }

@@ -38,9 +38,11 @@ public struct StateDelta: Codable, Equatable, Sendable {
 
     /// The change from `old` to `new`. `selections`, when known, are the only selections whose
     /// applied entry or recorded targets may differ (the core notes each change): those parts
-    /// then cost the size of the change, not of every selection blocked. A list of them that
-    /// does not account for the change in size is not trusted: the parts are compared whole.
-    public init(from old: DaemonState, to new: DaemonState, selections: Set<String>? = nil) {
+    /// then cost the size of the change, not of every selection blocked; so do the report's
+    /// open intervals with `intervals`, the only keys that may differ there
+    /// (`UsageHistory.touched`). A list that does not account for the change in size is not
+    /// trusted: the parts are compared whole.
+    public init(from old: DaemonState, to new: DaemonState, selections: Set<String>? = nil, intervals: Set<String>? = nil) {
         if new.lastReconcile != old.lastReconcile { lastReconcile = new.lastReconcile }
         if selections.map({ selectionsFrom(old, to: new, only: $0) }) != true { selectionsWhole(old, to: new) }
         if new.failures != old.failures {
@@ -67,7 +69,7 @@ public struct StateDelta: Codable, Equatable, Sendable {
             historyDaysRemove = StateDelta.nonEmpty(old.history.days.keys.filter { new.history.days[$0] == nil }.sorted())
         }
         // The open intervals: those the ledger says it changed, or all of them compared.
-        if new.history.touched.map({ historyFrom(old, to: new, only: $0) }) != true && new.history.open != old.history.open {
+        if intervals.map({ historyFrom(old, to: new, only: $0) }) != true && new.history.open != old.history.open {
             let set = new.history.open.filter { old.history.open[$0.key] != $0.value }
             historyOpen = set.isEmpty ? nil : set
             historyClosed = StateDelta.nonEmpty(old.history.open.keys.filter { new.history.open[$0] == nil }.sorted())

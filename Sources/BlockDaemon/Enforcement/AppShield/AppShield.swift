@@ -46,6 +46,9 @@ public final class AppShield: Enforcer, @unchecked Sendable {
     // Owned by `queue`.
     private var marks: [FileID: Mark] = [:]
     private var selections: [Selection] = []
+    /// The names in `selections`, and what their last converge could not do.
+    private var shielded: Set<String> = []
+    private var converged: [EnforcementFailure] = []
     private var missing: Set<String> = []
     private var running = false
     private var pendingGroup: Int32 = -1
@@ -84,7 +87,11 @@ public final class AppShield: Enforcer, @unchecked Sendable {
 
     /// A selection with a failure of its own (an executable that could not be marked) is not
     /// enforced; a fallback mode still enforces, so mode failures name no selection.
-    public func enforce(blocked: [Selection]) -> EnforcementReport {
+    public func enforce(blocked: [Selection]) -> EnforcementReport { enforce(blocked: blocked, changed: nil) }
+
+    /// `changed`: when none of those selections names an app (or has an allow-only window)
+    /// now or before, the marks are left as they are and the last converge's failures stand.
+    public func enforce(blocked: [Selection], changed: Set<String>?) -> EnforcementReport {
         guard enabled else {
             var report = EnforcementReport()
             for s in blocked where (!s.apps.isEmpty || s.isAllowOnly) && s.users?.isEmpty != true {
@@ -94,11 +101,23 @@ public final class AppShield: Enforcer, @unchecked Sendable {
             return report
         }
         return queue.sync {
-            var failures = startIfNeeded()
-            // Per-user blocks (`users`) are judged per process: see ProcessUsers.
-            selections = blocked
-            failures += converge()
-            return EnforcementReport(failures: failures)
+            let started = running
+            let failures = startIfNeeded()
+            // Only the selections with apps or an allow-only window concern the shield;
+            // per-user blocks (`users`) are judged per process: see ProcessUsers.
+            let concerns = { (s: Selection) in !s.apps.isEmpty || s.isAllowOnly }
+            if let changed, started {
+                let now = blocked.targets(named: changed).values.joined().filter(concerns)
+                guard !now.isEmpty || changed.contains(where: shielded.contains) else {
+                    return EnforcementReport(failures: failures + converged)
+                }
+                selections = selections.filter { !changed.contains($0.name) } + now
+            } else {
+                selections = blocked.filter(concerns)
+            }
+            shielded = Set(selections.map(\.name))
+            converged = converge()
+            return EnforcementReport(failures: failures + converged)
         }
     }
 
@@ -188,6 +207,8 @@ public final class AppShield: Enforcer, @unchecked Sendable {
         for (id, mark) in marks { unblock(id, mark) }
         marks = [:]
         selections = []
+        shielded = []
+        converged = []
         missing = []
         fanotify?.stop()
         fanotify = nil

@@ -152,10 +152,7 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
             guard let asked, now.count < asked.count, now.allSatisfy({ name, selection in asked[name] == selection }) else { return .other }
             return .loosening
         }
-        var given: [String: Selection] = [:]
-        for selection in all where selection.users == nil && given[selection.name] == nil && changed.contains(selection.name) {
-            given[selection.name] = selection
-        }
+        let given = all.targets(named: changed).compactMapValues { $0.first { $0.users == nil } }
         var (shrank, other) = (false, false)
         for name in changed {
             let after = given[name]
