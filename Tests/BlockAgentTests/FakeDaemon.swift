@@ -50,15 +50,18 @@ final class FakeDaemon: Sendable {
 
     deinit { stop() }
 
+    /// Once: a test's `defer { stop() }` and then deinit must not stop it twice. Every
+    /// descriptor is shut down here but closed by the thread that used it (the accept loop,
+    /// each connection's server), under the lock that lists it: a number is never used after
+    /// its close, when another thread of the test process may have opened it again (another
+    /// test's listening socket, which a stray shutdown makes refuse connections).
     func stop() {
-        let fds = state.withLock { s -> [Int32] in
+        state.withLock { s in
+            guard !s.stopped else { return }
             s.stopped = true
-            defer { s.open = []; s.watchers = [] }
-            return s.open
+            for fd in s.open { shutdown(fd, Int32(SHUT_RDWR)) }
+            shutdown(listener, Int32(SHUT_RDWR))  // the accept loop wakes, returns and closes it
         }
-        for fd in fds { shutdown(fd, Int32(SHUT_RDWR)) }
-        shutdown(listener, Int32(SHUT_RDWR))
-        Glibc.close(listener)
     }
 
     var watchRequests: Int { state.withLock { $0.watchRequests } }
@@ -70,18 +73,19 @@ final class FakeDaemon: Sendable {
     /// Sends `EVENT {json}` to every watcher.
     func send(_ event: JSONObject) {
         let line = Array((Response.event(event).line + "\n").utf8)
-        for fd in state.withLock({ $0.watchers }) {
-            _ = line.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        state.withLock { s in
+            for fd in s.watchers {
+                _ = line.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            }
         }
     }
 
     /// Closes every connection, as a restart does; the listener stays for the reconnect.
     func restart() {
-        let fds = state.withLock { s -> [Int32] in
-            defer { s.open = []; s.watchers = [] }
-            return s.open
+        state.withLock { s in
+            for fd in s.open { shutdown(fd, Int32(SHUT_RDWR)) }
+            s.watchers = []
         }
-        for fd in fds { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
     private func acceptLoop() {
@@ -89,19 +93,30 @@ final class FakeDaemon: Sendable {
             let fd = accept(listener, nil, nil)
             if fd < 0 {
                 if errno == EINTR { continue }
+                Glibc.close(listener)  // stopped (or broken): closed here, where it was used
                 return
             }
             let stopped = state.withLock { s in
                 if !s.stopped { s.open.append(fd) }
                 return s.stopped
             }
-            if stopped { Glibc.close(fd); return }
+            if stopped {
+                Glibc.close(fd)
+                Glibc.close(listener)
+                return
+            }
             Thread.detachNewThread { [self] in serve(fd) }
         }
     }
 
     private func serve(_ fd: Int32) {
-        defer { Glibc.close(fd) }
+        defer {
+            state.withLock { s in
+                s.open.removeAll { $0 == fd }
+                s.watchers.removeAll { $0 == fd }
+                Glibc.close(fd)
+            }
+        }
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {

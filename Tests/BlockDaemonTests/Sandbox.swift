@@ -137,7 +137,7 @@ final class Sandbox: @unchecked Sendable {
 
 /// A minimal blocking client speaking raw protocol lines (so the tests also check the wire).
 final class RawClient: @unchecked Sendable {  // one thread writes, another reads: the fd is safe for that
-    let fd: Int32
+    private(set) var fd: Int32
     var buffer: [UInt8] = []
 
     init(path: String) throws {
@@ -151,12 +151,17 @@ final class RawClient: @unchecked Sendable {  // one thread writes, another read
         var tv = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         if r != 0 {
+            let code = errno
             close(fd)
-            throw TestFailure("cannot connect to \(path): \(String(cString: strerror(errno)))")
+            // deinit runs when an initializer throws after every property is set: without
+            // this it would close the number again, which another thread may have reopened
+            // meanwhile (another test's listening socket: "Connection refused" there).
+            fd = -1
+            throw TestFailure("cannot connect to \(path): \(String(cString: strerror(code)))")
         }
     }
 
-    deinit { close(fd) }
+    deinit { if fd >= 0 { close(fd) } }
 
     func send(raw: [UInt8]) {
         _ = raw.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
