@@ -106,6 +106,18 @@ struct SnapshotTests {
         #expect(status["blocked"] == [])
     }
 
+    @Test("with more than 1,000 active, status goes to the engine, which shows every blocked selection and the count")
+    func manyActiveGoThroughTheEngine() throws {
+        let h = Harness()
+        for i in 0...StatusSnapshot.maxActive {
+            _ = h.send(#"start {"selections":["\#(["instagram", "reddit"][i % 2])"],"seconds":600,"name":"b\#(i)"}"#)
+        }
+        #expect(h.engine.answerFromSnapshot(.status()) == nil, "the snapshot holds no list of 1,001 active")
+        let status = try #require(ok(h.send("status")))
+        #expect(status["blocked"]?.array?.compactMap { $0["selection"]?.string }.sorted() == ["instagram", "reddit"])
+        #expect(status["counts"]?["active"] == 1001)
+    }
+
     @Test("status shows what is active and counts; status --all and schedule list give every activity")
     func idleActivitiesAreCounted() throws {
         let f = try Fixture()

@@ -51,7 +51,11 @@ extension Engine {
             "activities": .int(Int64(core.registry.index.count)), "active": .int(Int64(active?.count ?? core.registry.index.activeCount)),
             "blocks": .int(Int64(n[.block] ?? 0)), "schedules": .int(Int64(n[.schedule] ?? 0)), "limits": .int(Int64(n[.limit] ?? 0)),
         ]
-        return StatusSnapshot.Parts(active: active, limits: core.registry.index.limits.map(Activity.limit), counts: counts, desired: desired,
+        // Without the active list status goes to the engine, which works out what is blocked
+        // itself: the snapshot does not hold the blocked view then (holding it would make the
+        // view's next change copy it whole).
+        return StatusSnapshot.Parts(active: active, limits: core.registry.index.limits.map(Activity.limit), counts: counts,
+                                    desired: active == nil ? [] : desired,
                                     scoped: core.registry.index.scopedCount > 0)
     }
 

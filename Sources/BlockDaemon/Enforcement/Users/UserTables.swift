@@ -52,14 +52,15 @@ public struct UserTables: Sendable {
 
     /// `apply` with the tables' bytes already rendered. `only`: the uids whose tables may have
     /// changed; the others are left unlooked at (nil: every table is compared, and any table
-    /// of a uid not in `tables` is removed).
+    /// of a uid not in `tables` is removed). `rewrite`: tables known to need their new bytes,
+    /// written without comparing the old ones first.
     @discardableResult
-    public func apply(rendered tables: [UInt32: [UInt8]], only: Set<UInt32>? = nil) throws(DaemonError) -> Changes {
+    public func apply(rendered tables: [UInt32: [UInt8]], only: Set<UInt32>? = nil, rewrite: Set<UInt32> = []) throws(DaemonError) -> Changes {
         try prepareDirectory()
         var changes = Changes()
         for uid in (only.map(Array.init) ?? Array(tables.keys)).sorted() {
             guard let bytes = tables[uid] else { continue }
-            if problem(uid: uid, bytes: bytes) == nil {
+            if !rewrite.contains(uid), problem(uid: uid, bytes: bytes) == nil {
                 if everyoneReads(uid: uid) { changes.readableByEveryone = true }
                 continue
             }

@@ -132,12 +132,14 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
             // A reconcile checks too: a table still wanted as it was, but not as written, was
             // changed behind blockd's back (missed by the watch, or changed while it was down).
             var causes: [UInt32: String] = [:]
+            var rewrite = Set<UInt32>()  // new bytes: written without reading the old ones first
             for uid in touched ?? Set(expected.keys).union(wanted.uids) {
                 let bytes = wanted.wanted(uid).flatMap { try? UserTable.render(uid: uid, sorted: $0.names, allowOnly: $0.allowOnly, exceptions: $0.exceptions) }
                 if let bytes, expected[uid] == bytes, let problem = tables.problem(uid: uid, bytes: bytes) { causes[uid] = problem }
+                if let bytes, let old = expected[uid], old != bytes { rewrite.insert(uid) }
                 expected[uid] = bytes
             }
-            settle(converge(only: touched))
+            settle(converge(only: touched, rewrite: rewrite))
             if failure == nil { reportRepairs(causes) }
             if let failure { report.failures.append(EnforcementFailure(selection: nil, message: failure)) }
             if readableByEveryone { report.failures.append(EnforcementFailure(selection: nil, message: everyoneMessage)) }
@@ -183,7 +185,7 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
     // MARK: Converging
 
     /// Takes the directory and makes it hold exactly `expected`. Returns why it cannot.
-    func converge(doing verb: String = "write", only: Set<UInt32>? = nil) -> String? {
+    func converge(doing verb: String = "write", only: Set<UInt32>? = nil, rewrite: Set<UInt32> = []) -> String? {
         dispatchPrecondition(condition: .onQueue(queue))
         if let yielded { return yielded }
         // The lock first where the directory exists: nothing of another blockd's is touched.
@@ -192,7 +194,7 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
         do throws(DaemonError) {
             try tables.prepareDirectory()
             if let busy = takeDirectory() { return busy }
-            let changes = try tables.apply(rendered: expected, only: only)
+            let changes = try tables.apply(rendered: expected, only: only, rewrite: rewrite)
             // Tables not looked at keep what was found of them (ACLs are the file system's).
             readableByEveryone = changes.readableByEveryone || (only != nil && readableByEveryone)
             return nil
