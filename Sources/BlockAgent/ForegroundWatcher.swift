@@ -59,21 +59,16 @@ public final class ForegroundWatcher: Sendable {
     }
 
     /// xprop's path in an X11 session, or why there is nothing to watch.
-    static func xprop(in environment: [String: String]) -> Result<String, WhyNot> {
+    static func xprop(in environment: [String: String]) -> Result<String, AgentError> {
         if environment["XDG_SESSION_TYPE"] == "wayland" || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty {
-            return .failure(WhyNot("this is a Wayland session, where no standard interface tells a client which window has the focus"))
+            return .failure(.noFocus("this is a Wayland session, where no standard interface tells a client which window has the focus"))
         }
-        guard !(environment["DISPLAY"] ?? "").isEmpty else { return .failure(WhyNot("no X11 display (DISPLAY is not set)")) }
+        guard !(environment["DISPLAY"] ?? "").isEmpty else { return .failure(.noFocus("no X11 display (DISPLAY is not set)")) }
         let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         for dir in path.split(separator: ":") where dir.hasPrefix("/") && access("\(dir)/xprop", X_OK) == 0 {
             return .success("\(dir)/xprop")
         }
-        return .failure(WhyNot("xprop is not installed (Debian package x11-utils)"))
-    }
-
-    struct WhyNot: Error, CustomStringConvertible {
-        let description: String
-        init(_ d: String) { description = d }
+        return .failure(.noFocus("xprop is not installed (Debian package x11-utils)"))
     }
 
     /// The running xprop -spy, for tests.

@@ -218,10 +218,10 @@ final class Notifier {
     /// A D-Bus error name is the peer's answer; anything else means the connection itself is
     /// gone, and the next event reconnects.
     private func lost(_ error: Error, doing what: String) {
-        if let e = error as? BusError, e.isNoServer {
+        if let e = error as? AgentError, e.isNoServer {
             server = nil
             once("no-server", "no notification server on the session bus (\(Notifier.service)); events are counted but not shown until one starts")
-        } else if let e = error as? BusError, e.name != nil {
+        } else if let e = error as? AgentError, e.busName != nil {
             once("notify-failed", "\(what) failed: \(e)")
         } else {
             server = nil  // its match slots go before the bus they belong to
@@ -248,7 +248,7 @@ final class Notifier {
                 children.add(pid)
                 counts.opened += 1
             case .failure(let e):
-                log("cannot open \(url): \(e.message)")
+                log("cannot open \(url): \(e)")
             }
         case "NotificationClosed":
             if let id = try? message.readUInt32() { slots.closed(id: id) }

@@ -21,21 +21,17 @@ struct Opener {
     /// Starts the opener without a shell (the URL is one argv element, S7 already applied)
     /// and without waiting for it: a slow browser start must not hold up the next
     /// notification. The caller reaps the pid.
-    func open(_ url: String) -> Result<pid_t, OpenerError> {
-        guard let path = find() else { return .failure(OpenerError(message: "no \(name) on PATH")) }
+    func open(_ url: String) -> Result<pid_t, AgentError> {
+        guard let path = find() else { return .failure(.spawn("no \(name) on PATH")) }
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup(path), strdup(url), nil]
         defer { for p in argv { free(p) } }
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for p in envp { free(p) } }
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, path, nil, nil, argv, envp)
-        guard rc == 0 else { return .failure(OpenerError(message: "\(path): \(String(cString: strerror(rc)))")) }
+        guard rc == 0 else { return .failure(.spawn("\(path): \(String(cString: strerror(rc)))")) }
         return .success(pid)
     }
-}
-
-struct OpenerError: Error {
-    var message: String
 }
 
 /// Children we started and have not reaped yet; reaped without blocking on every loop turn.

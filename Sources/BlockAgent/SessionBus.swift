@@ -1,30 +1,6 @@
 import CSystemd
 import Glibc
 
-/// An sd-bus failure: the D-Bus error name when a peer sent one, else the errno's text.
-struct BusError: Error, CustomStringConvertible {
-    var name: String?
-    var message: String
-
-    var description: String { name.map { "\($0): \(message)" } ?? message }
-
-    init(name: String?, message: String) {
-        self.name = name
-        self.message = message
-    }
-
-    /// A negative return from sd-bus is `-errno`.
-    init(_ rc: Int32, _ what: String) {
-        self.init(name: nil, message: "\(what): \(String(cString: strerror(-rc)))")
-    }
-
-    /// Nobody owns the name and nothing can activate it: there is no notification server
-    /// (S4: log once, keep running).
-    var isNoServer: Bool {
-        name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner"
-    }
-}
-
 /// One sd-bus message: a call being built, a reply, or a signal handed to a match callback.
 /// Built with the non-variadic API (`append_basic`, `open_container`), since Swift cannot
 /// call `sd_bus_message_append`.
@@ -46,7 +22,7 @@ final class BusMessage {
     deinit { if owned { sd_bus_message_unref(raw) } }
 
     private func check(_ rc: Int32, _ what: String) throws {
-        if rc < 0 { throw BusError(rc, what) }
+        if rc < 0 { throw AgentError.bus(rc, what) }
     }
 
     func append(_ s: String) throws {
@@ -79,14 +55,14 @@ final class BusMessage {
     func readString() throws -> String {
         var p: UnsafePointer<CChar>?
         let rc = sd_bus_message_read_basic(raw, CChar(UInt8(ascii: "s")), &p)
-        guard rc > 0, let p else { throw rc < 0 ? BusError(rc, "reading a string") : BusError(name: nil, message: "a string was missing from the message") }
+        guard rc > 0, let p else { throw rc < 0 ? AgentError.bus(rc, "reading a string") : AgentError.bus(name: nil, message: "a string was missing from the message") }
         return String(cString: p)
     }
 
     func readUInt32() throws -> UInt32 {
         var v: UInt32 = 0
         let rc = sd_bus_message_read_basic(raw, CChar(UInt8(ascii: "u")), &v)
-        guard rc > 0 else { throw rc < 0 ? BusError(rc, "reading a uint32") : BusError(name: nil, message: "a uint32 was missing from the message") }
+        guard rc > 0 else { throw rc < 0 ? AgentError.bus(rc, "reading a uint32") : AgentError.bus(name: nil, message: "a uint32 was missing from the message") }
         return v
     }
 
@@ -115,7 +91,7 @@ final class SessionBus {
     init() throws {
         var bus: OpaquePointer?
         let rc = sd_bus_open_user(&bus)
-        guard rc >= 0, let bus else { throw BusError(rc < 0 ? rc : -EINVAL, "cannot connect to the session bus") }
+        guard rc >= 0, let bus else { throw AgentError.bus(rc < 0 ? rc : -EINVAL, "cannot connect to the session bus") }
         raw = bus
     }
 
@@ -127,7 +103,7 @@ final class SessionBus {
               arguments: (BusMessage) throws -> Void = { _ in }) throws -> BusMessage {
         var m: OpaquePointer?
         let rc = sd_bus_message_new_method_call(raw, &m, destination, path, interface, member)
-        guard rc >= 0, let m else { throw BusError(rc < 0 ? rc : -ENOMEM, "building \(member)") }
+        guard rc >= 0, let m else { throw AgentError.bus(rc < 0 ? rc : -ENOMEM, "building \(member)") }
         let message = BusMessage(owning: m)
         try arguments(message)
         var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
@@ -136,11 +112,11 @@ final class SessionBus {
         let r = sd_bus_call(raw, m, UInt64(timeout * 1_000_000), &error, &reply)
         if r < 0 {
             if let name = error.name {
-                throw BusError(name: String(cString: name), message: error.message.map { String(cString: $0) } ?? "")
+                throw AgentError.bus(name: String(cString: name), message: error.message.map { String(cString: $0) } ?? "")
             }
-            throw BusError(r, "\(member) on \(destination)")
+            throw AgentError.bus(r, "\(member) on \(destination)")
         }
-        guard let reply else { throw BusError(name: nil, message: "\(member) on \(destination) gave no reply") }
+        guard let reply else { throw AgentError.bus(name: nil, message: "\(member) on \(destination) gave no reply") }
         return BusMessage(owning: reply)
     }
 
@@ -151,7 +127,7 @@ final class SessionBus {
                 try m.append(name)
             }
             return try reply.readString()
-        } catch let error as BusError where error.isNoServer {
+        } catch let error as AgentError where error.isNoServer {
             return nil
         }
     }
@@ -162,7 +138,7 @@ final class SessionBus {
                      userdata: UnsafeMutableRawPointer, callback: sd_bus_message_handler_t) throws -> BusSlot {
         var slot: OpaquePointer?
         let rc = sd_bus_match_signal(raw, &slot, sender, path, interface, member, callback, userdata)
-        guard rc >= 0, let slot else { throw BusError(rc < 0 ? rc : -EINVAL, "subscribing to \(member)") }
+        guard rc >= 0, let slot else { throw AgentError.bus(rc < 0 ? rc : -EINVAL, "subscribing to \(member)") }
         return BusSlot(slot)
     }
 
@@ -170,7 +146,7 @@ final class SessionBus {
     func processPending() throws {
         while true {
             let rc = sd_bus_process(raw, nil)
-            if rc < 0 { throw BusError(rc, "reading from the session bus") }
+            if rc < 0 { throw AgentError.bus(rc, "reading from the session bus") }
             if rc == 0 { return }
         }
     }

@@ -31,11 +31,6 @@ public struct Backoff: Sendable, Equatable {
 /// touches D-Bus, so a slow notification server cannot stall it (S3).
 final class Subscriber: Sendable {
     typealias Connect = @Sendable (String) throws(ClientError) -> any Transport
-    /// Why the reader gave up for good (the agent then exits with this status).
-    enum Stop: Error {
-        case permission(String)
-    }
-
     let path: String
     let queue: EventQueue
     let log: @Sendable (String) -> Void
@@ -57,7 +52,7 @@ final class Subscriber: Sendable {
 
     /// Reads until the queue is closed (SIGTERM) or the daemon refuses us for good. The one
     /// log line per outage: the first failure is logged, the retries are not, the recovery is.
-    func run() -> Stop? {
+    func run() -> AgentError? {
         var backoff = self.backoff
         var subscriptions = 0
         var outage = false

@@ -57,8 +57,8 @@ final class WeeklySummaryTask {
         case .failure(.unreachable):
             retryAt = now.addingTimeInterval(600)
             return
-        case .failure(.refused(let why)):
-            log("no weekly summary: blockd refused the report (\(why))")
+        case .failure(let error):  // refused: it would refuse again
+            log("no weekly summary: blockd refused the report (\(error))")
             remember(week, markerPath)
             return
         }
@@ -70,9 +70,7 @@ final class WeeklySummaryTask {
         remember(week, markerPath)
     }
 
-    enum FetchError: Error { case unreachable, refused(String) }
-
-    func fetch(_ monday: CivilDate) -> Result<JSONObject, FetchError> {
+    func fetch(_ monday: CivilDate) -> Result<JSONObject, AgentError> {
         guard let connection = try? ControlConnection(path: socketPath, timeout: 2) else { return .failure(.unreachable) }
         defer { connection.close() }
         switch try? connection.send(.report(ReportArguments(period: .week, to: monday))) {

@@ -50,6 +50,15 @@ struct ModuleDocsTests {
         #expect(Self.errorTypes(in: "struct Failure: Error {}\nenum E: Equatable, Sendable, Error {\nstruct NotOne: Equatable {}") == ["Failure", "E"])
     }
 
+    @Test("BlockAgent has one error type, AgentError: the agent's failures are said one way")
+    func oneAgentError() throws {
+        var found: [String] = []
+        for file in try DocsTests.files(under: "Sources/BlockAgent") where file.hasSuffix(".swift") {
+            found += Self.errorTypes(in: try String(contentsOfFile: Repo.root + "/" + file, encoding: .utf8)).map { "\(file): \($0)" }
+        }
+        #expect(found == ["Sources/BlockAgent/AgentError.swift: AgentError"], "throw AgentError (add a case there) instead of a new error type")
+    }
+
     @Test("the import reader finds what a file imports")
     func reader() {
         #expect(Self.imported(in: "import Glibc\n@preconcurrency import CSystemd\nimport struct Foo.Bar\n// import Nope\nlet importX = 1") == ["Glibc", "CSystemd", "Foo"])

@@ -1,0 +1,44 @@
+import Glibc
+
+/// The agent's one error type: a failure at one of its edges, said one way. The session bus
+/// (sd-bus), the programs it starts, the focus it reads (R1) and the daemon it asks each have a
+/// case; every message says what failed.
+enum AgentError: Error, Equatable, CustomStringConvertible {
+    /// An sd-bus failure: the D-Bus error name when a peer sent one, else the errno's text.
+    case bus(name: String?, message: String)
+    /// A program the agent starts (the URL opener) could not be started.
+    case spawn(String)
+    /// This session cannot tell which window has the focus (R1), and why.
+    case noFocus(String)
+    /// blockd refuses the subscription until the next login (not in group blockd): the agent
+    /// gives up for good.
+    case permission(String)
+    /// blockd cannot be reached, or refused a request, and what it said.
+    case unreachable
+    case refused(String)
+
+    /// A negative return from sd-bus is `-errno`.
+    static func bus(_ rc: Int32, _ what: String) -> AgentError {
+        .bus(name: nil, message: "\(what): \(String(cString: strerror(-rc)))")
+    }
+
+    var description: String {
+        switch self {
+        case .bus(let name, let message): name.map { "\($0): \(message)" } ?? message
+        case .spawn(let why), .noFocus(let why), .permission(let why), .refused(let why): why
+        case .unreachable: "blockd cannot be reached"
+        }
+    }
+
+    /// The D-Bus error name a peer sent (nil: none, or not a bus failure).
+    var busName: String? {
+        if case .bus(let name, _) = self { return name }
+        return nil
+    }
+
+    /// Nobody owns the name and nothing can activate it: there is no notification server
+    /// (S4: log once, keep running).
+    var isNoServer: Bool {
+        busName == "org.freedesktop.DBus.Error.ServiceUnknown" || busName == "org.freedesktop.DBus.Error.NameHasNoOwner"
+    }
+}
