@@ -14,14 +14,14 @@ extension BlockcRunner {
         say("blockc \(BlockdVersion.version)")
         guard let path else { return BlockcRunner.ok }
         switch exchange(.hello, path: path) {
-        case .success(let o):
+        case .answer(let o):
             let hello = HelloReply(o)
             let version = Output.clean(hello.version ?? "unknown")
             let proto = hello.protocolVersion.map { " (protocol \($0))" } ?? ""
             say("\(Output.clean(hello.daemon ?? "blockd")) \(version)\(proto)")
             return BlockcRunner.ok
-        case .failure(let failure):
-            return failure.status
+        case .failed(let status):
+            return status
         }
     }
 

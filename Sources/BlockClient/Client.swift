@@ -145,8 +145,8 @@ public struct BlockcRunner {
              .failuresClear, .limitAdd, .limitRemove, .limitList, .more, .requests, .approve, .deny, .cancel, .stats, .report,
              .foreground, .reload:
             switch exchange(request, path: path) {
-            case .success(let o): return show(request, options, o)
-            case .failure(let failure): return failure.status
+            case .answer(let o): return show(request, options, o)
+            case .failed(let status): return status
             }
         }
     }
@@ -167,30 +167,31 @@ public struct BlockcRunner {
     }
 
     /// One request, one answer; a failure is already reported and carries the exit status.
-    func exchange(_ request: Request, path: String) -> Result<JSONObject, ExitStatus> {
+    func exchange(_ request: Request, path: String) -> Exchanged {
         let transport: any Transport
         do {
             transport = try connect(path)
         } catch {
-            return .failure(ExitStatus(report(error)))
+            return .failed(status: report(error))
         }
         defer { transport.close() }
         do {
             switch try transport.send(request) {
-            case .ok(let o): return .success(o)
-            case .error(let e): return .failure(ExitStatus(refused(e)))
+            case .ok(let o): return .answer(o)
+            case .error(let e): return .failed(status: refused(e))
             case .event:
-                return .failure(ExitStatus(report(.protocolError("blockd sent an event instead of an answer to '\(request.command)'"))))
+                return .failed(status: report(.protocolError("blockd sent an event instead of an answer to '\(request.command)'")))
             }
         } catch {
-            return .failure(ExitStatus(report(error)))
+            return .failed(status: report(error))
         }
     }
 
-    /// An exit status as a `Result` failure, once its message is printed.
-    struct ExitStatus: Error {
-        var status: Int32
-        init(_ status: Int32) { self.status = status }
+    /// What one request came to: the answer, or the exit status of a failure whose message
+    /// is already printed.
+    enum Exchanged {
+        case answer(JSONObject)
+        case failed(status: Int32)
     }
 
     /// Human text, or with `--json` the documented document (Client+JSON.swift). One case per

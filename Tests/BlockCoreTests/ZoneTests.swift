@@ -121,19 +121,19 @@ struct ZoneTests {
         "CET-1CEST,M3.5.7,M10.5.0", "CET-25", "<+01-1", "CET-1CEST,J0,J300", "CET-1CEST,M3.5.0,M10.5.0/168", "CET-1 x",
     ])
     func badPosixRules(rule: String) {
-        #expect(throws: Zone.ParseError.badRule(rule)) { try Zone.parse(posix: rule) }
+        #expect(throws: CoreError.badZoneRule(rule)) { try Zone.parse(posix: rule) }
     }
 
     @Test("TZif files that are not, or are cut short, are refused; never a crash")
     func badFiles() throws {
-        #expect(throws: Zone.ParseError.notTZif) { try Zone.parse(tzif: Array("hello, world".utf8), identifier: "x") }
-        #expect(throws: Zone.ParseError.notTZif) { try Zone.parse(tzif: [], identifier: "x") }
+        #expect(throws: CoreError.notTZif) { try Zone.parse(tzif: Array("hello, world".utf8), identifier: "x") }
+        #expect(throws: CoreError.notTZif) { try Zone.parse(tzif: [], identifier: "x") }
         guard Self.hasTzdata, let data = FileManager.default.contents(atPath: SystemTimeZone.zoneinfo + "/Europe/Berlin") else { return }
         let bytes = [UInt8](data)
         #expect(try Zone.parse(tzif: bytes, identifier: "Europe/Berlin").offset(at: 1_782_864_000) == 7200)  // July 2026
         // Every truncation is refused cleanly (the fuzz-style sweep runs over the whole file).
         for cut in stride(from: 0, to: bytes.count - 1, by: 7) {
-            #expect(throws: Zone.ParseError.self) { try Zone.parse(tzif: Array(bytes[0..<cut]), identifier: "x") }
+            #expect(throws: CoreError.self) { try Zone.parse(tzif: Array(bytes[0..<cut]), identifier: "x") }
         }
     }
 

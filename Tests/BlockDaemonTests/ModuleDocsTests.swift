@@ -40,23 +40,16 @@ struct ModuleDocsTests {
         text.matches(of: /(?:struct|enum|class)\s+([A-Za-z_][A-Za-z0-9_]*)\s*:[^{\n]*\bError\b/).map { String($0.1) }
     }
 
-    @Test("BlockDaemon has one error type, DaemonError: a failure at the edge is said one way")
-    func oneDaemonError() throws {
+    @Test("each layer has one error type: a failure is said one way (add a case there, not a new type)",
+          arguments: [("BlockCore", "CoreError.swift: CoreError"), ("BlockDaemon", "DaemonError.swift: DaemonError"),
+                      ("BlockClient", "ControlConnection.swift: ClientError"), ("BlockAgent", "AgentError.swift: AgentError")])
+    func oneErrorType(_ target: String, _ only: String) throws {
         var found: [String] = []
-        for file in try DocsTests.files(under: "Sources/BlockDaemon") where file.hasSuffix(".swift") {
+        for file in try DocsTests.files(under: "Sources/" + target) where file.hasSuffix(".swift") {
             found += Self.errorTypes(in: try String(contentsOfFile: Repo.root + "/" + file, encoding: .utf8)).map { "\(file): \($0)" }
         }
-        #expect(found == ["Sources/BlockDaemon/DaemonError.swift: DaemonError"], "throw DaemonError (add a case there) instead of a new error type")
+        #expect(found == ["Sources/\(target)/\(only)"], "throw the layer's error type (add a case there) instead of a new one")
         #expect(Self.errorTypes(in: "struct Failure: Error {}\nenum E: Equatable, Sendable, Error {\nstruct NotOne: Equatable {}") == ["Failure", "E"])
-    }
-
-    @Test("BlockAgent has one error type, AgentError: the agent's failures are said one way")
-    func oneAgentError() throws {
-        var found: [String] = []
-        for file in try DocsTests.files(under: "Sources/BlockAgent") where file.hasSuffix(".swift") {
-            found += Self.errorTypes(in: try String(contentsOfFile: Repo.root + "/" + file, encoding: .utf8)).map { "\(file): \($0)" }
-        }
-        #expect(found == ["Sources/BlockAgent/AgentError.swift: AgentError"], "throw AgentError (add a case there) instead of a new error type")
     }
 
     @Test("the import reader finds what a file imports")

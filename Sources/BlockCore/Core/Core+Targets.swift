@@ -5,10 +5,6 @@ import FoundationEssentials
 /// selection stays blocked it keeps those targets (targets a reload adds apply at once), and a
 /// selection removed from the configuration keeps its last targets for every activity that
 /// still names it.
-/// Why a blocked selection has no targets (§7 "Truth").
-struct TargetProblem: Error {
-    var cause: String
-}
 
 extension Core {
     /// Brings `enforcing` (the targets enforcement is asked for, per blocked selection) up to
@@ -51,7 +47,7 @@ extension Core {
                 let scoped = scoped([config.alwaysAllowed.applied(to: target)], reasons: { self.blockedReasons($0) ?? [] })
                 if enforcing.set(name, scoped) { changed.insert(name) }
             case .failure(let problem):
-                unresolved[name] = problem.cause
+                unresolved[name] = problem.message
                 if enforcing.set(name, nil) { changed.insert(name) }
             }
         }
@@ -61,7 +57,7 @@ extension Core {
 
     /// The targets `name` (blocked now) is enforced with: the configured ones, with those it
     /// was enforced with while it stays applied (§7); or why it has none.
-    private mutating func target(of name: String, now: Date) -> Result<Selection, TargetProblem> {
+    private mutating func target(of name: String, now: Date) -> Result<Selection, CoreError> {  // why it has none (§7 "Truth")
         // The catalog's answer for a name only changes with the configuration, so it is
         // worked out once while the name stays blocked, not at every reconcile.
         let answer = catalogAnswers[name] ?? Result { () throws(CoreError) in try config.catalog.resolve(name) }
@@ -73,7 +69,7 @@ extension Core {
         case (.failure(let problem), nil):
             let cause = "it is not in the configuration and was never enforced, so blockd does not know what it blocks: \(problem.message)"
             if notEnforced[name] != cause { recordFailure(CoreError(.internal, "cannot enforce '\(name)': \(cause)"), uid: nil, activity: nil, now: now) }
-            return .failure(TargetProblem(cause: cause))
+            return .failure(CoreError(.unknownSelection, cause))
         }
     }
 

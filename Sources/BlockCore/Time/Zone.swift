@@ -49,23 +49,9 @@ public struct Zone: Hashable, Sendable, CustomStringConvertible {
         return offsets[lo]
     }
 
-    public enum ParseError: Error, Equatable, CustomStringConvertible {
-        case notTZif
-        case truncated
-        case badRule(String)
-
-        public var description: String {
-            switch self {
-            case .notTZif: return "it is not a TZif time zone file (RFC 8536)"
-            case .truncated: return "the TZif file is cut short"
-            case .badRule(let text): return "its footer rule \"\(text)\" is not a POSIX TZ string"
-            }
-        }
-    }
-
     /// Parses a TZif file (versions 1 to 4). Version 2 and later files are read from their
     /// 64-bit block and footer rule; version 1 files from their 32-bit block alone.
-    public static func parse(tzif bytes: [UInt8], identifier: String) throws(ParseError) -> Zone {
+    public static func parse(tzif bytes: [UInt8], identifier: String) throws(CoreError) -> Zone {
         var reader = TZifReader(bytes: bytes)
         let v1 = try reader.header()
         guard v1.version >= 2 else { return try reader.block(v1, timeSize: 4, identifier: identifier, rule: nil) }
@@ -75,18 +61,18 @@ public struct Zone: Hashable, Sendable, CustomStringConvertible {
         try reader.skip(v2.blockSize(timeSize: 8))
         let footer = try reader.footer()
         let rule: ZoneRule?
-        do { rule = footer.isEmpty ? nil : try ZoneRule.parse(footer) } catch { throw .badRule(footer) }
+        do { rule = footer.isEmpty ? nil : try ZoneRule.parse(footer) } catch { throw .badZoneRule(footer) }
         reader.position = start
         return try reader.block(v2, timeSize: 8, identifier: identifier, rule: rule)
     }
 
     /// Parses a POSIX TZ string such as `CET-1CEST,M3.5.0,M10.5.0/3` (the `TZ` environment
     /// variable's form without a file).
-    public static func parse(posix text: String) throws(ParseError) -> Zone {
+    public static func parse(posix text: String) throws(CoreError) -> Zone {
         do {
             let rule = try ZoneRule.parse(text)
             return Zone(identifier: text, transitions: [], offsets: [], initialOffset: rule.standard, rule: rule)
-        } catch { throw .badRule(text) }
+        } catch { throw .badZoneRule(text) }
     }
 
     /// True if `name` can name a zone file under a zoneinfo directory: relative, no `..`, only
@@ -117,13 +103,13 @@ private struct TZifReader {
     let bytes: [UInt8]
     var position = 0
 
-    mutating func skip(_ count: Int) throws(Zone.ParseError) {
-        guard count >= 0, bytes.count - position >= count else { throw .truncated }
+    mutating func skip(_ count: Int) throws(CoreError) {
+        guard count >= 0, bytes.count - position >= count else { throw .truncatedTZif }
         position += count
     }
 
-    mutating func integer(_ size: Int) throws(Zone.ParseError) -> Int {
-        guard bytes.count - position >= size else { throw .truncated }
+    mutating func integer(_ size: Int) throws(CoreError) -> Int {
+        guard bytes.count - position >= size else { throw .truncatedTZif }
         var value: UInt64 = 0
         for i in 0..<size { value = value << 8 | UInt64(bytes[position + i]) }
         position += size
@@ -132,8 +118,8 @@ private struct TZifReader {
         return Int(Int64(bitPattern: value << shift) >> Int64(shift))
     }
 
-    mutating func header() throws(Zone.ParseError) -> TZifHeader {
-        guard bytes.count - position >= 44 else { throw bytes.count >= 4 && Array(bytes[0..<4]) == Array("TZif".utf8) ? .truncated : .notTZif }
+    mutating func header() throws(CoreError) -> TZifHeader {
+        guard bytes.count - position >= 44 else { throw bytes.count >= 4 && Array(bytes[0..<4]) == Array("TZif".utf8) ? CoreError.truncatedTZif : CoreError.notTZif }
         guard Array(bytes[position..<position + 4]) == Array("TZif".utf8) else { throw .notTZif }
         let v = bytes[position + 4]
         let version = v == 0 ? 1 : Int(v) - 0x30
@@ -150,7 +136,7 @@ private struct TZifReader {
                           timecnt: counts[3], typecnt: counts[4], charcnt: counts[5])
     }
 
-    mutating func block(_ h: TZifHeader, timeSize: Int, identifier: String, rule: ZoneRule?) throws(Zone.ParseError) -> Zone {
+    mutating func block(_ h: TZifHeader, timeSize: Int, identifier: String, rule: ZoneRule?) throws(CoreError) -> Zone {
         var times: [Int] = []
         times.reserveCapacity(h.timecnt)
         for _ in 0..<h.timecnt { times.append(try integer(timeSize)) }
@@ -174,9 +160,18 @@ private struct TZifReader {
                     initialOffset: utoffs[0], rule: rule)
     }
 
-    mutating func footer() throws(Zone.ParseError) -> String {
-        guard position < bytes.count, bytes[position] == 0x0A else { throw .truncated }
-        guard let end = bytes[(position + 1)...].firstIndex(of: 0x0A) else { throw .truncated }
+    mutating func footer() throws(CoreError) -> String {
+        guard position < bytes.count, bytes[position] == 0x0A else { throw .truncatedTZif }
+        guard let end = bytes[(position + 1)...].firstIndex(of: 0x0A) else { throw .truncatedTZif }
         return String(decoding: bytes[(position + 1)..<end], as: UTF8.self)
+    }
+}
+
+/// Why a time zone could not be read (the core's one error type).
+extension CoreError {
+    static let notTZif = CoreError(.invalidConfig, "it is not a TZif time zone file (RFC 8536)")
+    static let truncatedTZif = CoreError(.invalidConfig, "the TZif file is cut short")
+    static func badZoneRule(_ text: String) -> CoreError {
+        CoreError(.invalidConfig, "its footer rule \"\(text)\" is not a POSIX TZ string")
     }
 }

@@ -45,9 +45,7 @@ struct ZoneRule: Hashable, Sendable {
         return inDaylight ? daylight : standard
     }
 
-    struct Invalid: Error {}
-
-    static func parse(_ text: String) throws(Invalid) -> ZoneRule {
+    static func parse(_ text: String) throws(CoreError) -> ZoneRule {
         var s = Scanner(Array(text.utf8))
         try s.name()
         let standard = try -s.offset(maxHours: 24)
@@ -64,7 +62,7 @@ struct ZoneRule: Hashable, Sendable {
         (rule.start, rule.startTime) = try s.transition()
         try s.expect(",")
         (rule.end, rule.endTime) = try s.transition()
-        guard s.atEnd else { throw Invalid() }
+        guard s.atEnd else { throw .badZoneRule(text) }
         return rule
     }
 
@@ -73,46 +71,48 @@ struct ZoneRule: Hashable, Sendable {
         var i = 0
         init(_ bytes: [UInt8]) { self.bytes = bytes }
 
+        var invalid: CoreError { .badZoneRule(String(decoding: bytes, as: UTF8.self)) }
+
         var atEnd: Bool { i >= bytes.count }
         var peek: UInt8? { atEnd ? nil : bytes[i] }
 
-        mutating func expect(_ c: Unicode.Scalar) throws(Invalid) {
-            guard peek == UInt8(ascii: c) else { throw Invalid() }
+        mutating func expect(_ c: Unicode.Scalar) throws(CoreError) {
+            guard peek == UInt8(ascii: c) else { throw invalid }
             i += 1
         }
 
         /// `CET` (three or more letters) or `<+0330>` (quoted, letters, digits and signs).
-        mutating func name() throws(Invalid) {
+        mutating func name() throws(CoreError) {
             let isLetter = { (c: UInt8) in (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
             let startIndex = i
             if peek == UInt8(ascii: "<") {
                 i += 1
                 while let c = peek, c != UInt8(ascii: ">") {
-                    guard isLetter(c) || (c >= 0x30 && c <= 0x39) || c == 0x2B || c == 0x2D else { throw Invalid() }
+                    guard isLetter(c) || (c >= 0x30 && c <= 0x39) || c == 0x2B || c == 0x2D else { throw invalid }
                     i += 1
                 }
                 try expect(">")
-                guard i - startIndex >= 5 else { throw Invalid() }
+                guard i - startIndex >= 5 else { throw invalid }
             } else {
                 while let c = peek, isLetter(c) { i += 1 }
-                guard i - startIndex >= 3 else { throw Invalid() }
+                guard i - startIndex >= 3 else { throw invalid }
             }
         }
 
-        mutating func number(max: Int) throws(Invalid) -> Int {
+        mutating func number(max: Int) throws(CoreError) -> Int {
             var value = 0, digits = 0
             while let c = peek, c >= 0x30, c <= 0x39 {
                 value = value * 10 + Int(c - 0x30)
                 digits += 1
                 i += 1
-                guard value <= max else { throw Invalid() }
+                guard value <= max else { throw invalid }
             }
-            guard digits > 0 else { throw Invalid() }
+            guard digits > 0 else { throw invalid }
             return value
         }
 
         /// `[+-]hh[:mm[:ss]]` in seconds.
-        mutating func offset(maxHours: Int) throws(Invalid) -> Int {
+        mutating func offset(maxHours: Int) throws(CoreError) -> Int {
             var sign = 1
             if peek == UInt8(ascii: "+") { i += 1 } else if peek == UInt8(ascii: "-") { sign = -1; i += 1 }
             var seconds = try number(max: maxHours) * 3600
@@ -127,12 +127,12 @@ struct ZoneRule: Hashable, Sendable {
             return sign * seconds
         }
 
-        mutating func transition() throws(Invalid) -> (RuleDate, Int) {
+        mutating func transition() throws(CoreError) -> (RuleDate, Int) {
             let date: RuleDate
             if peek == UInt8(ascii: "J") {
                 i += 1
                 let n = try number(max: 365)
-                guard n >= 1 else { throw Invalid() }
+                guard n >= 1 else { throw invalid }
                 date = .julian(n)
             } else if peek == UInt8(ascii: "M") {
                 i += 1
@@ -141,7 +141,7 @@ struct ZoneRule: Hashable, Sendable {
                 let w = try number(max: 5)
                 try expect(".")
                 let d = try number(max: 6)
-                guard m >= 1, w >= 1 else { throw Invalid() }
+                guard m >= 1, w >= 1 else { throw invalid }
                 date = .month(m, week: w, weekday: d)
             } else {
                 date = .zeroBased(try number(max: 365))
