@@ -59,7 +59,8 @@ extension Engine {
                                     scoped: core.registry.index.scopedCount > 0)
     }
 
-    /// `isBlocked` says whether a selection is in `parts.desired` (without a walk over it).
+    /// `isBlocked` says whether a selection is blocked in the view `parts` was made from
+    /// (without a walk over it; `parts.desired` may leave the view out, see `snapshotParts`).
     func makeSnapshot(parts: StatusSnapshot.Parts, isBlocked: (String) -> Bool) -> StatusSnapshot {
         var enforcement: JSONObject = ["mode": .string(enforcer.mode), "applied": .array(core.appliedSorted.map { .string($0) })]
         if let composite = enforcer as? CompositeEnforcer, case .array(let offs) = composite.offs, !offs.isEmpty {
