@@ -162,7 +162,7 @@ public struct BlockcRunner {
         if case .html(let path) = options.format { return writeReportPage(o, to: path) }
         say(render(request, options, o))
         // A1, T4: a reload that left part of the configuration out of force is not a success.
-        if case .reload = request, o["problems"]?.array?.isEmpty == false { return BlockcRunner.refused }
+        if case .reload = request, !ReloadReply(o).problems.isEmpty { return BlockcRunner.refused }
         return BlockcRunner.ok
     }
 

@@ -264,12 +264,12 @@ extension Output {
     }
 
     public func failuresCleared(_ o: JSONObject) -> String {
-        "Cleared \(plural(o["cleared"]?.int ?? 0, "failure"))."
+        "Cleared \(plural(ClearedReply(o).cleared, "failure"))."
     }
 
     public func reload(_ o: JSONObject) -> String {
-        let n = o["reloaded"]?.int ?? 0
-        let problems = texts(o["problems"])
+        let reply = ReloadReply(o)
+        let (n, problems) = (reply.files, reply.problems.map(Output.clean))
         guard !problems.isEmpty else { return "Reloaded the configuration (\(plural(n, "file")))." }
         // T4, A1: a configured activity not in force, or one that took a client's name, is said.
         return (["Reloaded the configuration (\(plural(n, "file"))), but not all of it is in force as written:"]

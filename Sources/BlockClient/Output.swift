@@ -49,8 +49,6 @@ public struct Output: Sendable {
     /// A string member of a daemon object, cleaned; "" when absent or not a string.
     func text(_ value: JSON?) -> String { Output.clean(value?.string ?? "") }
 
-    func texts(_ value: JSON?) -> [String] { (value?.array ?? []).compactMap { $0.string }.map(Output.clean) }
-
     // MARK: Colour (only when the caller says so: a TTY and no NO_COLOR)
 
     enum Style: String {

@@ -96,6 +96,16 @@ struct RepliesTests {
         #expect(HelloReply(["protocol": "1", "daemon": 7]) == HelloReply(daemon: nil, version: nil, protocolVersion: nil), "wrong types read as absent")
     }
 
+    @Test("§6, T4: failures-clear's and reload's answers encode as blockd sends them and decode to what was encoded")
+    func clearedAndReload() throws {
+        #expect(JSON.object(ClearedReply(cleared: 3).json).serialized() == #"{"cleared":3}"#)
+        #expect(ClearedReply(["cleared": 3]) == ClearedReply(cleared: 3))
+        let reload = ReloadReply(files: 2, problems: ["schedule 'x' is not in force"])
+        #expect(JSON.object(reload.json).serialized() == #"{"reloaded":2,"problems":["schedule 'x' is not in force"]}"#)
+        #expect(ReloadReply(reload.json) == reload)
+        #expect(ReloadReply(["reloaded": "2", "problems": 7]) == ReloadReply(files: 0, problems: []), "wrong types read as absent")
+    }
+
     @Test("§7, T10: start's answer is the block's activity with outcome and enforced, notEnforced only when something is not; it decodes to what was encoded")
     func start() throws {
         let block = RepliesTests.activities[0]

@@ -106,14 +106,10 @@ extension Core {
         case .reply(let o): return o
         case .activity(let name): return registry.activity(named: name).flatMap { shapes.activity($0, at: now).object } ?? [:]
         case .started(let block, let outcome):
-            guard case .object(var o) = shapes.activity(.block(block), at: now) else { return [:] }
-            o["outcome"] = .string(outcome)
             // Truth (§7): the block is registered either way; the client says whether it
             // is enforced, and blockd retries what is not.
-            let missing = notEnforcedJSON(block.selections)
-            o["enforced"] = .bool(missing.array?.isEmpty ?? true)
-            if missing.array?.isEmpty == false { o["notEnforced"] = missing }
-            return o
+            return StartReply(block: shapes.activityReply(.block(block), at: now), outcome: outcome,
+                              notEnforced: notEnforcedReplies(block.selections)).json
         case .status, .published: return nil  // rendered by the engine
         }
     }
@@ -121,8 +117,10 @@ extension Core {
     /// `[{"selection", "cause"}]` for those of `selections` that should be blocked now but are
     /// not enforced.
     public func notEnforcedJSON(_ selections: [String]) -> JSON {
-        .array(selections.filter { applied[$0] == nil && notEnforced[$0] != nil }.map {
-            ["selection": .string($0), "cause": .string(notEnforced[$0]!)]
-        })
+        .array(notEnforcedReplies(selections).map { .object($0.json) })
+    }
+
+    func notEnforcedReplies(_ selections: [String]) -> [NotEnforcedReply] {
+        selections.filter { applied[$0] == nil && notEnforced[$0] != nil }.map { NotEnforcedReply(selection: $0, cause: notEnforced[$0]!) }
     }
 }

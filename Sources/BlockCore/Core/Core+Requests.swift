@@ -50,7 +50,7 @@ extension Core {
     private mutating func dispatch(_ request: Request, peer: Peer, now: Date, fresh: Result<ConfigSet, CoreError>?) throws(CoreError) -> Change {
         switch request {
         case .hello:
-            return .read(.reply(["protocol": .int(Int64(BlockdVersion.protocolVersion)), "version": .string(BlockdVersion.version), "daemon": "blockd"]))
+            return .read(.reply(HelloReply.current.json))
         // The read-only answers come from the published snapshot on the connection's side
         // (Engine+Snapshot.swift); they reach the engine when that cannot answer, and for
         // other users' views (per-user blocks).
@@ -79,7 +79,7 @@ extension Core {
             // A1: a member clears their own failures only; what the daemon or others recorded stays.
             let count = state.failures.count
             if let own = Core.privateView(peer) { state.failures.removeAll { $0.uid == own } } else { state.failures = [] }
-            return Change(saves: true, answer: .reply(["cleared": .int(Int64(count - state.failures.count))]))
+            return Change(saves: true, answer: .reply(ClearedReply(cleared: count - state.failures.count).json))
         case .reload:
             guard let fresh else { throw CoreError(.internal, "reload reached the core without the configuration files; this is a bug in blockd, please report it") }
             return try reload(fresh, now: now)
@@ -175,7 +175,7 @@ extension Core {
         state.lastGoodConfig = StoredConfig(fresh, at: now)
         let problems = installConfigSchedules(now: now)
         // A1, T4: what is not in force as written is part of the answer, not only a failure.
-        var change = Change(saves: true, answer: .reply(["reloaded": .int(Int64(fresh.files.count)), "problems": .array(problems.map { .string($0.message) })]))
+        var change = Change(saves: true, answer: .reply(ReloadReply(files: fresh.files.count, problems: problems.map(\.message)).json))
         change.reconfigured = true
         change.refollowsLimitsOnFailure = true
         change.entries = [JournalEntry("Configuration reloaded (\(fresh.files.count) file\(fresh.files.count == 1 ? "" : "s"))", priority: .info, event: .reload)]

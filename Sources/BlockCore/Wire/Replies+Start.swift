@@ -1,5 +1,6 @@
-/// The answers to `hello` and `start` (§6, §7), encoded by `json` and decoded by `init(_:)` as
-/// in Replies.swift. Decoding is lenient: a key of the wrong type reads as absent.
+/// The answers to `hello`, `start`, `failures-clear` and `reload` (§6, §7), encoded by `json`
+/// and decoded by `init(_:)` as in Replies.swift. Decoding is lenient: a key of the wrong type
+/// reads as absent.
 
 /// `hello`: who answers, and which protocol it speaks. Absent: an older or a stranger daemon
 /// left it out; blockc then says `blockd unknown`.
@@ -70,4 +71,28 @@ public struct StartReply: Equatable, Sendable {
         enforced = o["enforced"]?.bool != false
         notEnforced = Reply.objects(o["notEnforced"]).map(NotEnforcedReply.init)
     }
+}
+
+/// `failures-clear`: how many failures were cleared.
+public struct ClearedReply: Equatable, Sendable {
+    public var cleared: Int
+
+    public init(cleared: Int) { self.cleared = cleared }
+
+    public var json: JSONObject { ["cleared": .int(Int64(cleared))] }
+
+    public init(_ o: JSONObject) { self.init(cleared: o["cleared"]?.int ?? 0) }
+}
+
+/// `reload`: how many files were read, and what of them is not in force as written (T4, A1;
+/// empty when all of it is).
+public struct ReloadReply: Equatable, Sendable {
+    public var files: Int
+    public var problems: [String]
+
+    public init(files: Int, problems: [String]) { (self.files, self.problems) = (files, problems) }
+
+    public var json: JSONObject { ["reloaded": .int(Int64(files)), "problems": Reply.strings(problems)] }
+
+    public init(_ o: JSONObject) { self.init(files: o["reloaded"]?.int ?? 0, problems: Reply.strings(o["problems"])) }
 }
