@@ -24,6 +24,31 @@ extension Core {
     /// the bounded list.
     public static let recordedCodes: Set<ErrorCode> = [.activityLimit, .permissionDenied, .locked, .exists, .invalidConfig, .internal, .busy]
 
+    /// A1: the activities that moved aside for another's name since the last call; the
+    /// more-time book follows each (before they are saved).
+    public mutating func takeMoves() -> [Move] {
+        let moves = registry.takeMoves()
+        for m in moves { book.rename(m.from, to: m.to) }
+        return moves
+    }
+
+    /// A1: what is said of each move once it is saved: the owner finds their activity under
+    /// its new name.
+    public static func entries(for moves: [Move]) -> [JournalEntry] {
+        moves.map { m in
+            JournalEntry("\(m.owner)'s activity '\(m.from)' goes on as '\(m.to)': the \(m.reason) takes its name",
+                         priority: .notice, event: .start, fields: [(.activity, m.to)])
+        }
+    }
+
+    /// T4: `request` from `uid` was refused with `error`: a refused change of a kind that is
+    /// kept (`recordedCodes`) goes to the failure list, the journal and the watchers, and is saved.
+    public mutating func refused(_ request: Request, with error: CoreError, uid: UInt32?, now: Date) {
+        guard request.modifies && Core.recordedCodes.contains(error.code) else { return }
+        recordFailure(error, uid: uid, activity: nil, now: now)
+        emit(.persist)
+    }
+
     /// A1: a name a member types means their own activity of that name when they have one
     /// (`youtube` is `kid/youtube` for kid), else the name as given.
     func resolvingNames(_ request: Request, for peer: Peer) -> Request {

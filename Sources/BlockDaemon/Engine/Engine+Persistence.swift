@@ -54,19 +54,13 @@ extension Engine {
         tell(moves)
     }
 
-    /// A1: the more-time book follows activities that moved aside (before they are saved).
-    func followMoves() -> [Move] {
-        let moves = core.registry.takeMoves()
-        for m in moves { core.book.rename(m.from, to: m.to) }
-        return moves
-    }
+    /// A1: activities that moved aside, with the more-time book following them (before they
+    /// are saved).
+    func followMoves() -> [Move] { core.takeMoves() }
 
-    /// A1: each move is said once it is saved: the owner finds their activity under its new name.
+    /// A1: each move is said once it is saved (at once: not after effects still pending).
     func tell(_ moves: [Move]) {
-        for m in moves {
-            log.log(JournalEntry("\(m.owner)'s activity '\(m.from)' goes on as '\(m.to)': the \(m.reason) takes its name", priority: .notice,
-                             event: .start, fields: [(.activity, m.to)]))
-        }
+        for entry in Core.entries(for: moves) { log.log(entry) }
     }
 
     /// Writes the state with no one waiting for the answer; a failure is recorded and retried.

@@ -42,11 +42,7 @@ extension Engine {
             if request.modifies { publishSnapshot() }
             return .ok(reply)
         } catch {
-            // T4: refusals of well-formed changes are recorded (Core.recordedCodes).
-            if request.modifies && Core.recordedCodes.contains(error.code) {
-                recordFailure(error, uid: peer.uid, activity: nil, now: now)
-                persist()
-            }
+            core.refused(request, with: error, uid: peer.uid, now: now)  // T4
             carryOut()
             if request.modifies { publishSnapshot() }  // the failure recorded here is news
             return .error(error)
