@@ -57,6 +57,11 @@ enum Headless {
             kill(-pid, SIGKILL)
             if !reaped { waitpid(pid, nil, 0) }
             for other in survivors(marker: marker) { kill(other, SIGKILL) }
+            // A killed process keeps its command line until it has torn itself down, which
+            // takes a moment on a loaded machine: wait (bounded) until none is left, so that
+            // the caller's check sees what outlived the kill, not what is still dying.
+            let gone = Date().addingTimeInterval(10)
+            while !survivors(marker: marker).isEmpty && Date() < gone { usleep(20_000) }
         }
         let deadline = Date().addingTimeInterval(timeout)
         var status: Int32 = 0
