@@ -1,7 +1,7 @@
 """Shared by the per-user torture suites (nss.py, users.py), inside the namespace of rig.py:
 libnss_blockd.so.2 placed where glibc finds an installed one, and programs run as a
 throwaway user (getent, headless Chromium, blockc)."""
-import http.server, os, pwd, shutil, subprocess
+import http.server, os, pwd, shutil, subprocess, tempfile
 from lib import as_user, sh
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -53,9 +53,7 @@ def chromium(user, url, prefix="bd-chromium", flags=()):
     """Headless Chromium as `user` with a fresh profile (and `flags`): the DOM it dumps and its
     messages, or "TIMEOUT"."""
     pw = pwd.getpwnam(user)
-    home = f"/tmp/{prefix}-{user}"
-    shutil.rmtree(home, ignore_errors=True)
-    os.makedirs(home)
+    home = tempfile.mkdtemp(prefix=f"{prefix}-{user}-")  # its own: another suite may run beside this one
     os.chown(home, pw.pw_uid, pw.pw_gid)
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     env.update(HOME=home, XDG_CONFIG_HOME=f"{home}/.config")
@@ -75,8 +73,7 @@ def firefox(user, url, prefix="bd-firefox", timeout=90):
     exits once a page has loaded; on an error page it waits until killed at `timeout`); its
     output, or "TIMEOUT". What it fetched is seen by the server (`page_handler`'s `seen`)."""
     pw = pwd.getpwnam(user)
-    home = f"/tmp/{prefix}-{user}"
-    shutil.rmtree(home, ignore_errors=True)
+    home = tempfile.mkdtemp(prefix=f"{prefix}-{user}-")  # its own: another suite may run beside this one
     os.makedirs(f"{home}/profile")
     for d in (home, f"{home}/profile"):
         os.chown(d, pw.pw_uid, pw.pw_gid)

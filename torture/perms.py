@@ -13,7 +13,7 @@
   what was granted, then it is blocked again.
 Usage: torture/perms.py BLOCKD
 """
-import grp, json, os, pwd, subprocess, sys
+import fcntl, grp, json, os, pwd, subprocess, sys
 from lib import Sandbox, Tally, wait_for
 
 blockd = sys.argv[1]
@@ -61,6 +61,10 @@ sb = None
 try:
     privileged = os.environ.get("BLOCKD_PRIVILEGED_TESTS") == "1"
     if privileged:
+        # The machine's users and groups are shared by every suite running on it: one perms
+        # run at a time creates, uses and removes them (held until this process exits).
+        users_lock = open(("/run/lock" if os.path.isdir("/run/lock") else "/tmp") + "/blockd-torture-perms.lock", "w")
+        fcntl.flock(users_lock, fcntl.LOCK_EX)
         try:
             grp.getgrnam("blockd")
         except KeyError:
