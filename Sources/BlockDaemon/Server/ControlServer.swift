@@ -94,10 +94,11 @@ public final class ControlServer: @unchecked Sendable {
             }
             let who = credentials?(fd) ?? peer(of: fd)
             if let refusal = admission(for: who) {
+                // Counted before the client can see the refusal: its `stats` then says so.
+                counters.update { _, _, _, refused in refused += 1 }
                 let line = Response.error(CoreError(.busy, refusal)).line + "\n"
                 _ = line.withCString { send(fd, $0, strlen($0), Int32(BLOCKD_MSG_NOSIGNAL)) }
                 close(fd)
-                counters.update { _, _, _, refused in refused += 1 }
                 continue
             }
             let connection = Connection(fd: fd, peer: who, server: self)
