@@ -155,44 +155,50 @@ public struct UserTableSet: Sendable {
 
     private mutating func add(_ part: Part) {
         parts[part.name, default: []].append(part)
-        for key in part.keys {
-            var table = tables.removeValue(forKey: key) ?? Table()  // in place: no copy of its names
-            table.contributors += 1
-            if let allowed = part.allowed {
-                table.allowOnly[part.name, default: []].append(allowed)
-            } else {
-                table.names.add(part.names)
-                for host in part.exceptions { table.exceptions[host, default: 0] += 1 }
-            }
-            tables[key] = table
-        }
+        for key in part.keys { tables[key, default: Table()].add(part) }  // in place: no copy of its names
         for key in part.rests { resting[key, default: [:]][part.name, default: 0] += 1 }
     }
 
     private mutating func remove(_ part: Part) {
-        let name = part.name
         for key in part.keys {
-            guard var table = tables.removeValue(forKey: key) else { continue }
-            table.contributors -= 1
-            if let allowed = part.allowed {
-                if var each = table.allowOnly[name], let i = each.firstIndex(of: allowed) {
-                    each.remove(at: i)
-                    table.allowOnly[name] = each.isEmpty ? nil : each
-                }
-            } else {
-                table.names.remove(part.names)
-                for host in part.exceptions {
-                    let left = (table.exceptions[host] ?? 1) - 1
-                    table.exceptions[host] = left > 0 ? left : nil
-                }
-            }
-            if table.contributors > 0 { tables[key] = table }
+            tables[key]?.remove(part)
+            if tables[key]?.contributors == 0 { tables[key] = nil }
         }
         for key in part.rests {
-            let left = (resting[key]?[name] ?? 1) - 1
-            resting[key]?[name] = left > 0 ? left : nil
+            resting[key]?.countDown(part.name)
             if resting[key]?.isEmpty == true { resting[key] = nil }
         }
+    }
+}
+
+extension UserTableSet.Table {
+    mutating func add(_ part: UserTableSet.Part) {
+        contributors += 1
+        if let allowed = part.allowed {
+            allowOnly[part.name, default: []].append(allowed)
+        } else {
+            names.add(part.names)
+            for host in part.exceptions { exceptions[host, default: 0] += 1 }
+        }
+    }
+
+    mutating func remove(_ part: UserTableSet.Part) {
+        contributors -= 1
+        if let allowed = part.allowed {
+            if let i = allowOnly[part.name]?.firstIndex(of: allowed) { allowOnly[part.name]?.remove(at: i) }
+            if allowOnly[part.name]?.isEmpty == true { allowOnly[part.name] = nil }
+        } else {
+            names.remove(part.names)
+            for host in part.exceptions { exceptions.countDown(host) }
+        }
+    }
+}
+
+extension Dictionary where Value == Int {
+    /// One fewer of `key`; the key goes at zero.
+    mutating func countDown(_ key: Key) {
+        guard let n = self[key] else { return }
+        self[key] = n > 1 ? n - 1 : nil
     }
 }
 

@@ -126,19 +126,21 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
         switch step {
         case .same: return []
         case .other:
-            return queue.sync {
-                let failures = policies(for: all.filter { $0.users == nil })
-                lock.withLock { failing = !failures.isEmpty }
-                return failures
-            }
+            return queue.sync { writeFiles(all) }
         case .loosening:
             queue.async { [self] in
-                let failures = policies(for: all.filter { $0.users == nil })
-                lock.withLock { failing = !failures.isEmpty }
-                if !failures.isEmpty { onChange() }
+                if !writeFiles(all).isEmpty { onChange() }
             }
             return []
         }
+    }
+
+    /// The files for the machine-wide selections of `all`, on `queue`; a failure makes the
+    /// next change a whole pass.
+    private func writeFiles(_ all: [Selection]) -> [EnforcementFailure] {
+        let failures = policies(for: all.filter { $0.users == nil })
+        lock.withLock { failing = !failures.isEmpty }
+        return failures
     }
 
     /// Notes in `asked` what the files are asked to hold now, and says what that changes.

@@ -71,16 +71,11 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
             var machineWide: [Selection] { blocked.filter { $0.users == nil } }
             // E1: only validated names reach the file, whatever a config says; W1: each with
             // its common prefixes (the file has no wildcards). Unchanged selections cost nothing,
-            // and when the engine says which changed, the others are not even looked at.
-            let dropped: [HostsSection.Dropped]
-            if let changed, section.isByName {
-                let given = blocked.targets(named: changed).values.joined().filter { $0.users == nil }
-                dropped = section.update(given.map { (name: $0.name, domains: $0.domains) }, changed: changed)
-            } else if let changed {
-                dropped = section.update(machineWide.map { (name: $0.name, domains: $0.domains) }, changed: changed)
-            } else {
-                dropped = section.update(machineWide.map { (name: $0.name, domains: $0.domains) })
-            }
+            // and when the engine says which changed, the others are not even looked at (a
+            // section not yet in name order takes them all once).
+            let given = changed.map { section.isByName ? Array(blocked.targets(named: $0).values.joined()) : blocked } ?? blocked
+            let lines = given.filter { $0.users == nil }.map { (name: $0.name, domains: $0.domains) }
+            let dropped = changed.map { section.update(lines, changed: $0) } ?? section.update(lines)
             for name in section.failingSelections {
                 for message in section.failures(of: name) { report.add(EnforcementFailure(selection: name, message: message)) }
             }
