@@ -2,6 +2,7 @@ import BlockCore
 import Dispatch
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 @testable import BlockDaemon
 
@@ -13,6 +14,9 @@ struct StatusLineTests {
     final class Notes: @unchecked Sendable {
         private let lock = NSLock()
         private var _value: JSONObject = [:]
+        private var _asks = 0
+        func asked() { lock.withLock { _asks += 1 } }
+        var asks: Int { lock.withLock { _asks } }
         var value: JSONObject {
             get { lock.withLock { _value } }
             set { lock.withLock { _value = newValue } }
@@ -20,13 +24,13 @@ struct StatusLineTests {
     }
 
     /// The published snapshot with the enforcers' notes from `notes`.
-    static func snapshot(_ h: Harness, notes: Notes) throws -> StatusSnapshot {
-        let s = try #require(h.engine.published.withLock { $0 })
+    static func snapshot(_ h: Harness, notes: Notes, version: (@Sendable () -> UInt64)? = nil) throws -> StatusSnapshot {
+        let s = try #require(h.engine.published.read { $0 })
         let parts = StatusSnapshot.Parts(active: s.active, limits: s.limits, counts: s.counts, desired: s.desired, scoped: s.scoped)
         return StatusSnapshot(local: s.local, parts: parts, usage: s.usage, failures: s.failures, shieldHits: s.shieldHits,
                               enforcement: s.enforcement, nextTransition: s.nextTransition, maxActivities: s.maxActivities,
                               wallMinusBoot: s.wallMinusBoot, saveFailing: s.saveFailing, moreTime: s.moreTime, lastEnforced: s.lastEnforced,
-                              enforcementNotes: { _ in notes.value }, serverStats: s.serverStats)
+                              enforcementNotes: { _ in notes.asked(); return notes.value }, notesVersion: version, serverStats: s.serverStats)
     }
 
     static func expect(_ s: StatusSnapshot, at now: Date, private uid: UInt32? = nil, _ comment: Comment) throws {
@@ -57,6 +61,34 @@ struct StatusLineTests {
         try StatusLineTests.expect(s, at: start.addingTimeInterval(90), "at the first block's end")
         try StatusLineTests.expect(s, at: start.addingTimeInterval(3600), "past the lunch window")
         try StatusLineTests.expect(s, at: start.addingTimeInterval(-5), "before publication (the clock went back)")
+    }
+
+    @Test("E5, E7: the notes are rendered once while the enforcers' count stands still, again when it moves or a second has passed")
+    func notesKept() throws {
+        let h = Harness(persistent: false)
+        #expect(ok(h.send(#"start {"selections":["instagram"],"seconds":900}"#)) != nil)
+        let notes = Notes()
+        let version = Atomic<UInt64>(7)
+        notes.value = ["dns": ["lookups": 1, "failed": 0]]
+        let s = try StatusLineTests.snapshot(h, notes: notes, version: { version.load(ordering: .relaxed) })
+        let now = h.clock.wallNow()
+        let text = { (at: Date) throws -> String in String(decoding: try #require(s.statusLine(now: at, private: nil)), as: UTF8.self) }
+        #expect(try text(now).contains(#""dns":{"lookups":1,"failed":0}"#), "rendered at first")
+        #expect(try text(now.addingTimeInterval(1)).contains(#""lookups":1"#))
+        #expect(notes.asks == 1, "asked once for two answers at the same count")
+        notes.value = ["dns": ["lookups": 2, "failed": 0]]
+        version.add(1, ordering: .relaxed)
+        try StatusLineTests.expect(s, at: now.addingTimeInterval(2), "the count moved: the new notes are the ones shown")
+        // The same notes, kept past their lifetime: rendered again although the count stands still.
+        notes.value = ["dns": ["lookups": 3, "failed": 0]]
+        s.notesCache.write { kept in
+            kept = kept.map { NotesCache(version: $0.version, at: $0.at &- NotesCache.lifetime, keys: $0.keys, members: $0.members) }
+        }
+        try StatusLineTests.expect(s, at: now.addingTimeInterval(3), "kept a second: rendered again")
+        // A note whose key the engine's part has too cannot be put in the line: the engine's object answers.
+        notes.value = ["mode": "x"]
+        version.add(1, ordering: .relaxed)
+        #expect(s.statusLine(now: now, private: nil) == nil, "a clashing note: no line")
     }
 
     @Test("§8: connections are answered on their own queues: status answers while the server's queue is busy")

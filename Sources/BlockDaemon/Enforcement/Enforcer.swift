@@ -2,6 +2,7 @@ import BlockCore
 import Dispatch
 import FoundationEssentials
 import Glibc
+import Synchronization
 
 /// What carries out the desired set (§4). `enforce` converges the machine to exactly
 /// `blocked` (idempotent: applying the same set twice changes nothing) and reports one
@@ -31,6 +32,21 @@ extension Enforcer {
 
     /// `enforce`, for callers that need only the failures (tests).
     public func apply(blocked: [Selection]) -> [EnforcementFailure] { enforce(blocked: blocked).failures }
+}
+
+/// Counts the changes to what an enforcer shows in `status`'s notes (E5, E7, U3), so that an
+/// answer can reuse the notes rendered for an earlier one while no count has moved
+/// (`StatusSnapshot`'s notes cache). The properties the notes are made of bump it in their
+/// `didSet`, after the change: a reader that loads the count before rendering the notes can at
+/// worst keep newer notes under an older count, which the next answer renders again.
+public final class NotesVersion: Sendable {
+    private let count = Atomic<UInt64>(0)
+
+    public init() {}
+
+    public func bump() { count.add(1, ordering: .releasing) }
+
+    public var value: UInt64 { count.load(ordering: .acquiring) }
 }
 
 public typealias ShieldHitSink = @Sendable (ShieldHit) -> Void

@@ -29,6 +29,11 @@ extension Engine {
         /// Extra facts for `status`'s enforcement object (the app shield's mode and why), with
         /// times written in the engine's local time.
         public var enforcementNotes: @Sendable (LocalClock) -> JSONObject
+        /// A count that moves whenever `enforcementNotes` may give something new (the enforcers'
+        /// `NotesVersion`s added up). With it, a `status` answer reuses the notes rendered for
+        /// an earlier one of the same snapshot while it stands still, for a second at most;
+        /// without it (nil) every answer asks for them.
+        public var notesVersion: (@Sendable () -> UInt64)? = nil
         /// Connection counters from the control server, shown in `status`.
         public var serverStats: @Sendable () -> JSONObject
         /// A one-line status for systemd (`STATUS=`).

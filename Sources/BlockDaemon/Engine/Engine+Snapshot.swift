@@ -29,7 +29,7 @@ extension Engine {
         guard snapshotDue else { return }
         snapshotDue = false
         let snapshot = makeSnapshot(parts: snapshotParts(desired: blockedView.values), isBlocked: { self.blockedView[$0] != nil })
-        published.withLock { $0 = snapshot }
+        published.write { $0 = snapshot }
         publications += 1
         collaborators.published(snapshot)
     }
@@ -83,7 +83,8 @@ extension Engine {
                               nextTransition: core.nextTransition, maxActivities: core.registry.maxActivities,
                               wallMinusBoot: core.wallMinusBoot, saveFailing: saveProblem != nil,
                               moreTime: core.requestsJSON(), lastEnforced: core.lastEnforced,
-                              enforcementNotes: collaborators.enforcementNotes, serverStats: collaborators.serverStats)
+                              enforcementNotes: collaborators.enforcementNotes, notesVersion: collaborators.notesVersion,
+                              serverStats: collaborators.serverStats)
     }
 
     /// A read-only request answered from the published snapshot, on the caller's thread; nil
@@ -91,7 +92,7 @@ extension Engine {
     /// snapshot is not the truth at this instant: `StatusSnapshot.answers(at:boot:)`). The
     /// clock is the engine's own collaborator, so a test's manual clock rules here as well.
     public func answerFromSnapshot(_ request: Request, peer: Peer = .root) -> Response? {
-        guard let snapshot = published.withLock({ $0 }) else { return nil }
+        guard let snapshot = published.read({ $0 }) else { return nil }
         let now = clock.wallNow()
         guard snapshot.answers(at: now, boot: clock.bootNow()),
               let reply = snapshot.answer(request, now: now, private: Core.privateView(peer)) else { return nil }

@@ -47,7 +47,7 @@ public final class Engine: @unchecked Sendable {
     }
     var saveRetryDelay: TimeInterval = 1
     /// What the read-only requests are answered from, off the queue (Engine+Snapshot.swift).
-    let published = Mutex<StatusSnapshot?>(nil)
+    let published = ReadMostly<StatusSnapshot?>(nil)
     /// The state log and what saving keeps between changes (Engine+Persistence).
     var saving: Saving
 

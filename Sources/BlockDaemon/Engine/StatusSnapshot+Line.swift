@@ -1,4 +1,5 @@
 import BlockCore
+import Dispatch
 import FoundationEssentials
 import Synchronization
 
@@ -9,9 +10,12 @@ import Synchronization
 /// same line, byte for byte, as `Response.ok(snapshot.answer(.status(), now:))` gives:
 /// - `now`, and each active activity's `remaining` (seconds until its end, rounded up);
 /// - a limit's whole object (its use today is brought up to `now`, §9);
-/// - the enforcers' notes (E2, E5, E7, U3) and the server's counters (S3), asked for every
-///   answer as before: they change without the engine publishing (fanotify falls back, a
-///   socket is cut, a client connects), and a note kept from an earlier answer could be a lie.
+/// - the enforcers' notes (E2, E5, E7, U3) and the server's counters (S3): they change without
+///   the engine publishing (a socket is cut, a lookup fails, a client connects). The counters
+///   are asked for every answer; the notes are rendered again only when the enforcers' count of
+///   their changes has moved (`NotesVersion`) or a second has passed (which browsers are
+///   installed is looked up on disk, with nothing to say when that changes), so a note kept
+///   from an earlier answer is never one the enforcers have since changed.
 ///
 /// A line is exact for answers at `from` ≤ now < `until`: `until` is the earliest instant after
 /// `from` at which a shown activity starts or ends, where its `active`, `start` and `end` would
@@ -46,11 +50,11 @@ extension StatusSnapshot {
     /// LF; nil when the engine answers it (as `answer(_:now:private:)` would give nil).
     func statusLine(now: Date, private uid: UInt32?) -> [UInt8]? {
         guard !scoped, active != nil else { return nil }
-        var line = lines.withLock { $0[uid] }
+        var line = lines.read { $0[uid] }
         if line.map({ !$0.covers(now) }) ?? true {
             let made = makeLine(now: now, private: uid)
             // Views are few (everyone, and each member who asks); a flood of uids is not kept.
-            lines.withLock { if $0.count >= 64 { $0.removeAll() }; $0[uid] = made }
+            lines.write { if $0.count >= 64 { $0.removeAll() }; $0[uid] = made }
             line = made
         }
         return line.flatMap { render($0, now: now) }
@@ -66,17 +70,38 @@ extension StatusSnapshot {
             case .remaining(let end): out += String(Int(end.timeIntervalSince(now).rounded(.up))).utf8
             case .activity(let a): shapes.activity(current(a, now), at: now).serialize(into: &out)
             case .notes(let count):
-                for (index, (key, value)) in enforcementNotes(local).enumerated() {
-                    guard !line.enforcementKeys.contains(key) else { return nil }
-                    if count + index > 0 { out.append(UInt8(ascii: ",")) }
-                    JSON.serialize(key: key, into: &out)
-                    out.append(UInt8(ascii: ":"))
-                    value.serialize(into: &out)
-                }
+                let notes = renderedNotes()
+                guard line.enforcementKeys.isDisjoint(with: notes.keys) else { return nil }
+                if count > 0 && !notes.members.isEmpty { out.append(UInt8(ascii: ",")) }
+                out += notes.members
             case .server: JSON.object(serverStats()).serialize(into: &out)
             }
         }
         return out
+    }
+
+    /// The enforcers' notes as `"key":value` members joined by commas: the ones rendered for an
+    /// earlier answer while `notesVersion` gives the count they were rendered at and they are
+    /// less than `NotesCache.lifetime` old, else rendered now. The count is read before the
+    /// notes are asked for, so notes that changed meanwhile are kept under the older count and
+    /// rendered again by the next answer.
+    func renderedNotes() -> NotesCache {
+        let version = notesVersion?()
+        let now = DispatchTime.now().uptimeNanoseconds
+        if let version, let kept = notesCache.read({ $0 }), kept.version == version,
+           now &- kept.at < NotesCache.lifetime {
+            return kept
+        }
+        var made = NotesCache(version: version ?? 0, at: now)
+        for (index, (key, value)) in enforcementNotes(local).enumerated() {
+            made.keys.insert(key)
+            if index > 0 { made.members.append(UInt8(ascii: ",")) }
+            JSON.serialize(key: key, into: &made.members)
+            made.members.append(UInt8(ascii: ":"))
+            value.serialize(into: &made.members)
+        }
+        if version != nil { notesCache.write { $0 = made } }
+        return made
     }
 
     /// Renders `status` at `now` with holes where the answer's own values go. The object is
@@ -129,6 +154,17 @@ extension StatusSnapshot {
         }
         b.bytes.append(UInt8(ascii: "}"))
     }
+}
+
+/// The enforcers' notes as rendered for one answer, with the count they were rendered at
+/// (`StatusSnapshot.renderedNotes`).
+struct NotesCache: Sendable {
+    /// How long rendered notes are kept at most, in nanoseconds of the boot clock.
+    static let lifetime: UInt64 = 1_000_000_000
+    let version: UInt64
+    let at: UInt64
+    var keys: Set<String> = []
+    var members: [UInt8] = []
 }
 
 /// The pieces of a `StatusLine` as they are written: bytes, then a hole, then bytes.

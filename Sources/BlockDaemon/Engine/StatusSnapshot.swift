@@ -48,9 +48,12 @@ public final class StatusSnapshot: Sendable {
     let lastEnforced: Date?
     /// Asked at answer time: the enforcers' notes (E2, E5, E7) and the server's counters.
     let enforcementNotes: @Sendable (LocalClock) -> JSONObject
+    /// See `Engine.Collaborators.notesVersion`; `notesCache` holds what it counted.
+    let notesVersion: (@Sendable () -> UInt64)?
+    let notesCache = ReadMostly<NotesCache?>(nil)
     let serverStats: @Sendable () -> JSONObject
     /// `status` rendered once per view (nil: everyone's, else a member's uid), on first ask.
-    let lines = Mutex<[UInt32?: StatusLine]>([:])
+    let lines = ReadMostly<[UInt32?: StatusLine]>([:])
 
     struct Parts {
         var active: [Activity]?
@@ -64,12 +67,14 @@ public final class StatusSnapshot: Sendable {
     init(local: LocalClock, parts: Parts, usage: UsageLedger, failures: [FailureRecord],
          shieldHits: [String: [String: Int]], enforcement: JSONObject, nextTransition: Date?, maxActivities: Int,
          wallMinusBoot: TimeInterval?, saveFailing: Bool, moreTime: JSONObject = [:], lastEnforced: Date? = nil,
-         enforcementNotes: @escaping @Sendable (LocalClock) -> JSONObject, serverStats: @escaping @Sendable () -> JSONObject) {
+         enforcementNotes: @escaping @Sendable (LocalClock) -> JSONObject, notesVersion: (@Sendable () -> UInt64)? = nil,
+         serverStats: @escaping @Sendable () -> JSONObject) {
         (self.local, self.active, self.limits, self.counts, self.desired) = (local, parts.active, parts.limits, parts.counts, parts.desired)
         self.scoped = parts.scoped
         (self.usage, self.failures, self.shieldHits, self.enforcement) = (usage, failures, shieldHits, enforcement)
         (self.nextTransition, self.maxActivities, self.wallMinusBoot, self.saveFailing) = (nextTransition, maxActivities, wallMinusBoot, saveFailing)
         (self.enforcementNotes, self.serverStats, self.moreTime) = (enforcementNotes, serverStats, moreTime)
+        self.notesVersion = notesVersion
         self.lastEnforced = lastEnforced
     }
 

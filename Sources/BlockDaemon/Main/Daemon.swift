@@ -229,6 +229,7 @@ final class Daemon: @unchecked Sendable {
                 return notes
             },
             serverStats: { hub.counters.json }, status: { Systemd.status($0) }, users: .system)
+        collaborators.notesVersion = { felt.notesVersion.value &+ browsers.notesVersion.value &+ userTables.notesVersion.value }
         if let metrics { collaborators.published = { metrics.published($0) } }
         collaborators.appsChanged = { usage.follow(apps: $0) }  // R1
         collaborators.executableApps = { usage.apps(ofExecutable: $0) }  // R1: foreground

@@ -26,6 +26,43 @@ final class Lock: @unchecked Sendable {
     }
 }
 
+/// A value read by many threads at once and seldom replaced: `status`'s snapshot and what it
+/// keeps rendered. Readers share a read lock and so never wait for each other (a mutex here
+/// made the connections' threads queue up behind one another on every answer); a writer
+/// waits for the readers inside and goes before any reader that comes after it, so the
+/// engine's publish is never starved by a stream of answers.
+final class ReadMostly<Value>: @unchecked Sendable {
+    private let rwlock = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+        rwlock.initialize(to: pthread_rwlock_t())
+        var attr = pthread_rwlockattr_t()
+        pthread_rwlockattr_init(&attr)
+        pthread_rwlockattr_setkind_np(&attr, Int32(PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP))
+        pthread_rwlock_init(rwlock, &attr)
+        pthread_rwlockattr_destroy(&attr)
+    }
+
+    deinit {
+        pthread_rwlock_destroy(rwlock)
+        rwlock.deallocate()
+    }
+
+    func read<T>(_ body: (Value) throws -> T) rethrows -> T {
+        pthread_rwlock_rdlock(rwlock)
+        defer { pthread_rwlock_unlock(rwlock) }
+        return try body(value)
+    }
+
+    func write<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        pthread_rwlock_wrlock(rwlock)
+        defer { pthread_rwlock_unlock(rwlock) }
+        return try body(&value)
+    }
+}
+
 /// Runs `body` on a new thread of its own (a reader that blocks in the kernel should not hold
 /// one of Dispatch's pool threads). `name` shows in `ps -L` and `top -H` (15 bytes at most).
 func startThread(name: String, _ body: @escaping @Sendable () -> Void) {

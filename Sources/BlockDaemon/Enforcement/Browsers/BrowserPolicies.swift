@@ -66,15 +66,18 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     /// The last write of the files failed: the next change writes them whatever it is.
     private var failing = false
     private let lock = Lock()
-    private var written: [String] = []
+    /// Bumped by every property `notes` is made of (which browsers are installed is looked up
+    /// on disk; the notes cache keeps that for a second at most).
+    public let notesVersion = NotesVersion()
+    private var written: [String] = [] { didSet { notesVersion.bump() } }
     /// Whether Firefox's file has been merged (DoH locked off) since blockd started.
-    var firefoxDone = false
+    var firefoxDone = false { didSet { notesVersion.bump() } }
     /// W3: whether Firefox's file holds blockd's `DisablePrivateBrowsing: true` now.
-    var firefoxPrivateClosed = false
-    private var blockedPaths: [String] = []
+    var firefoxPrivateClosed = false { didSet { notesVersion.bump() } }
+    private var blockedPaths: [String] = [] { didSet { notesVersion.bump() } }
     /// W2: the sites and prefixes an allow-only window leaves open in the Chromium-family files
     /// (nil: no machine-wide allow-only selection is blocked).
-    private var allowOnly: [String]?
+    private var allowOnly: [String]? { didSet { notesVersion.bump() } }
 
     public init(config: DaemonConfig, stateDir: String, log: any LogSink, onChange: @escaping @Sendable () -> Void = {}) {
         enabled = config.browserPolicies

@@ -26,24 +26,26 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     let cutter: @Sendable ([IPAddress], CutPlan.Owners) -> SocketCutter.Result
     let monotonic: @Sendable () -> Double
     let queue = DispatchQueue(label: "blockd.felt")
-    var plan: CutPlan
+    /// Bumped by every property `notes` is made of.
+    public let notesVersion = NotesVersion()
+    var plan: CutPlan { didSet { notesVersion.bump() } }
     var timer: DispatchSourceTimer?
-    var rejecting: [CutPlan.Rule] = []
-    var socketsCut = 0
-    var cutProblem: String?
-    var tableProblem: String?
+    var rejecting: [CutPlan.Rule] = [] { didSet { notesVersion.bump() } }
+    var socketsCut = 0 { didSet { notesVersion.bump() } }
+    var cutProblem: String? { didSet { notesVersion.bump() } }
+    var tableProblem: String? { didSet { notesVersion.bump() } }
     /// E5's DNS lookups: how many ran, how many no server answered, and the last reason, kept
     /// until a lookup works again (logged once per reason, shown in status).
-    var lookups = 0
-    var lookupsFailed = 0
-    var lookupProblem: String?
+    var lookups = 0 { didSet { notesVersion.bump() } }
+    var lookupsFailed = 0 { didSet { notesVersion.bump() } }
+    var lookupProblem: String? { didSet { notesVersion.bump() } }
     /// W2's network part (FeltEnforcer+AllowOnly.swift): the windows, what they learned, the
     /// window rules the table holds, the refresh timer, and the windows the table cannot hold.
-    var net = AllowOnlyNet()
-    var windowRules: [AllowOnlyNet.Rule] = []
+    var net = AllowOnlyNet() { didSet { notesVersion.bump() } }
+    var windowRules: [AllowOnlyNet.Rule] = [] { didSet { notesVersion.bump() } }
     var refresh: DispatchSourceTimer?
     var refreshSeconds = Double(FeltEnforcer.windowRefreshSeconds)
-    var windowsUnrefused: [String] = []
+    var windowsUnrefused: [String] = [] { didSet { notesVersion.bump() } }
 
     public init(settings: DaemonConfig.FeltSettings, log: any LogSink,
                 table: (table: NftablesTable?, problem: String?)? = nil,
@@ -266,7 +268,8 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
         timer = t
     }
 
-    /// For `status`'s enforcement object (E5). `iso` formats a wall-clock instant.
+    /// For `status`'s enforcement object (E5). `iso` formats a wall-clock instant. Made only of
+    /// `settings`, `sink`, the table's presence and the properties that bump `notesVersion`.
     public func notes(wallNow: Date, iso: (Date) -> String) -> JSONObject {
         queue.sync {
             var firewall: JSONObject = ["enabled": .bool(table != nil), "table": .string("\(NftScript.family) \(NftScript.table)"),

@@ -45,7 +45,9 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
     /// Why the directory does not hold `expected` (nil: it does); retried until it does.
     var failure: String?
     /// The last write or check found no POSIX ACLs: every user can read every table.
-    var readableByEveryone = false
+    var readableByEveryone = false { didSet { notesVersion.bump() } }
+    /// Bumped when `notes` changes (it is made of `readableByEveryone` and the directory).
+    public let notesVersion = NotesVersion()
     var backoff: TimeInterval = UserTablesEnforcer.firstRetry
     var retry: DispatchWorkItem?
     var audit: DispatchWorkItem?
