@@ -20,8 +20,7 @@ public struct SelectionInfo: Sendable, Equatable {
     /// From the `selection-show` answer, `{"selection": {name, openURL, texts, …}}`; nil when
     /// it names no selection.
     public init?(answer: JSONObject) {
-        guard let object = answer["selection"]?.object else { return nil }
-        let s = SelectionReply(object)
+        let s = SelectionShowReply(answer).selection
         guard !s.name.isEmpty else { return nil }
         self.init(name: s.name, openURL: (s.openURL?.isEmpty ?? true) ? nil : s.openURL, texts: s.texts)
     }

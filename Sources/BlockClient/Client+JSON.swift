@@ -28,12 +28,12 @@ extension Command {
     public var jsonShape: JSONShape? {
         switch self {
         case .start, .status, .failuresClear, .more, .requests, .approve, .deny, .cancel, .report: .answer
-        case .scheduleList: .list("schedules")
-        case .selections: .list("selections")
-        case .selectionShow: .member("selection")
-        case .failures: .list("failures")
-        case .stats: .list("shieldHits")
-        case .limitList: .list("limits")
+        case .scheduleList: .list(SchedulesReply.key)
+        case .selections: .list(SelectionsReply.key)
+        case .selectionShow: .member(SelectionShowReply.key)
+        case .failures: .list(FailuresReply.key)
+        case .stats: .list(StatsReply.key)
+        case .limitList: .list(LimitsReply.key)
         case .watch: .events
         case .stop, .scheduleAdd, .scheduleRemove, .limitAdd, .limitRemove, .reload, .hello: nil
         // R1: blockc-agent's, never typed.

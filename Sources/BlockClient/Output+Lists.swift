@@ -7,13 +7,13 @@ import Glibc
 extension Output {
     /// `schedule list`: `{"schedules": [activity...]}`.
     public func schedules(_ o: JSONObject) -> String {
-        let items = (o["schedules"]?.array ?? []).compactMap(\.object)
+        let items = SchedulesReply(o).schedules
         guard !items.isEmpty else {
             return "No schedules. Add one with 'blockc schedule add bedtime --daily 22:00-07:00 SELECTION...'."
         }
         // The kind column says "schedule" on every row here, so it is left out.
         return table(items.map { row in
-            var cells = activityRow(ActivityReply(row))
+            var cells = activityRow(row)
             cells.remove(at: 1)
             return cells
         }, indent: "").joined(separator: "\n")
@@ -21,11 +21,11 @@ extension Output {
 
     /// `limit list`: `{"limits": [activity...]}` (§9).
     public func limits(_ o: JSONObject) -> String {
-        let items = (o["limits"]?.array ?? []).compactMap(\.object)
+        let items = LimitsReply(o).limits
         guard !items.isEmpty else {
             return "No limits. Add one with 'blockc limit add games 1h SELECTION...'."
         }
-        return table(items.map(ActivityReply.init).map { a in
+        return table(items.map { a in
             let flags = a.origin == "config" ? ["from \(Output.clean(a.file ?? ""))"] : []
             return [Cell(Output.clean(a.name), .bold), Cell(limitRule(a)), Cell(a.selections.map(Output.clean).joined(separator: ", ")),
                     Cell(limitUse(a), a.active ? .red : nil), Cell(flags.joined(separator: ", "), .yellow)]
@@ -41,7 +41,7 @@ extension Output {
 
     /// `selections`: `{"selections": [{name, domains, apps, openURL}...]}`.
     public func selections(_ o: JSONObject) -> String {
-        let items = (o["selections"]?.array ?? []).compactMap(\.object).map(SelectionReply.init)
+        let items = SelectionsReply(o).selections
         guard !items.isEmpty else { return "No selections are defined." }
         let header = [Cell("NAME", .dim), Cell("DOMAINS", .dim), Cell("APPS", .dim)]
         let rows = items.map { s in
@@ -59,7 +59,7 @@ extension Output {
 
     /// `selections show NAME`: `{"selection": {name, domains, apps, paths, openURL}}`.
     public func selection(_ o: JSONObject) -> String {
-        let s = SelectionReply(o["selection"]?.object ?? o)
+        let s = SelectionShowReply(o).selection
         var lines = [heading("Selection \(Output.clean(s.name))")]
         func list(_ label: String, _ items: [String]) {
             let pad = String(repeating: " ", count: 10 - label.count)
@@ -77,9 +77,9 @@ extension Output {
 
     /// `failures`: `{"failures": [{time, code, message, uid?, activity?}...]}`, oldest first.
     public func failures(_ o: JSONObject) -> String {
-        let items = (o["failures"]?.array ?? []).compactMap(\.object)
+        let items = FailuresReply(o).failures
         guard !items.isEmpty else { return "No failures recorded." }
-        let rows = items.map(FailureReply.init).map { f in
+        let rows = items.map { f in
             var cells = failureRow(f)
             var who: [String] = []
             if let uid = f.uid { who.append(person(uid)) }

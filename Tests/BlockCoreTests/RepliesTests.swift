@@ -172,4 +172,24 @@ struct RepliesTests {
         let plain = try #require(RepliesTests.shapes.selection(Selection(name: "x")).object)
         #expect(JSON.object(plain).serialized() == #"{"name":"x","domains":[],"apps":[],"paths":[],"openURL":null,"texts":{}}"#)
     }
+
+    @Test("§6: the listings' containers encode as documented and decode to what was encoded; items that are not objects are skipped")
+    func lists() throws {
+        let a = ActivityReply(name: "bed", kind: "schedule", selections: ["x"], active: false, start: nil, end: nil, locked: false, origin: "client")
+        #expect(JSON.object(SchedulesReply(schedules: [a]).json).serialized() == #"{"schedules":[{"name":"bed","kind":"schedule","selections":["x"],"active":false,"start":null,"end":null,"locked":false,"origin":"client"}]}"#)
+        #expect(SchedulesReply(SchedulesReply(schedules: [a]).json).schedules == [a])
+        #expect(JSON.object(LimitsReply(limits: []).json).serialized() == #"{"limits":[]}"#)
+        #expect(LimitsReply(["limits": [.object(a.json), 3]]).limits == [a], "an item that is not an object is skipped")
+        let s = SelectionReply(name: "x", domains: ["x.example"])
+        #expect(JSON.object(SelectionsReply(selections: [s]).json).serialized() == #"{"selections":[{"name":"x","domains":["x.example"],"apps":[],"paths":[],"openURL":null,"texts":{}}]}"#)
+        #expect(SelectionsReply(SelectionsReply(selections: [s]).json).selections == [s])
+        #expect(SelectionShowReply(SelectionShowReply(selection: s).json).selection == s)
+        #expect(SelectionShowReply(s.json).selection == s, "an answer without the container is the selection itself")
+        let f = FailureReply(time: nil, code: "hook", message: "m", uid: 1001)
+        #expect(JSON.object(FailuresReply(failures: [f]).json).serialized() == #"{"failures":[{"time":null,"code":"hook","message":"m","uid":1001}]}"#)
+        #expect(FailuresReply(FailuresReply(failures: [f]).json).failures == [f])
+        let hits = StatsReply(shieldHits: [.init(day: "2026-11-29", selection: "games", hits: 3)])
+        #expect(JSON.object(hits.json).serialized() == #"{"shieldHits":[{"day":"2026-11-29","selection":"games","hits":3}]}"#)
+        #expect(StatsReply(hits.json) == hits)
+    }
 }

@@ -95,11 +95,11 @@ extension Core {
         case .scheduleRemove(let name): return try removeSchedule(name, peer: peer, now: now)
         case .scheduleList:
             let schedules = activitiesForDisplay(at: now).filter { $0.kind == .schedule && listed($0, to: peer) }
-            return .read(.reply(["schedules": .array(schedules.map { shapes.activity($0, at: now) })]))
+            return .read(.reply(SchedulesReply(schedules: schedules.map { shapes.activityReply($0, at: now) }).json))
         case .selections:
-            return .read(.reply(["selections": .array(config.catalog.selections.map { shapes.selection($0) })]))
+            return .read(.reply(SelectionsReply(selections: config.catalog.selections.map(shapes.selectionReply)).json))
         case .selectionShow(let name):
-            return .read(.reply(["selection": shapes.selection(try config.catalog.resolve(name))]))
+            return .read(.reply(SelectionShowReply(selection: shapes.selectionReply(try config.catalog.resolve(name))).json))
         case .failuresClear:
             // A1: a member clears their own failures only; what the daemon or others recorded stays.
             let count = state.failures.count
@@ -113,7 +113,7 @@ extension Core {
         case .more, .requests, .approve, .deny, .cancel: return try moreTime(request, peer: peer, now: now)
         case .limitList:
             let limits = activitiesForDisplay(at: now).filter { $0.kind == .limit && listed($0, to: peer) }
-            return .read(.reply(["limits": .array(limits.map { shapes.activity($0, at: now) })]))
+            return .read(.reply(LimitsReply(limits: limits.map { shapes.activityReply($0, at: now) }).json))
         case .watch:
             throw CoreError(.internal, "watch is handled by the connection, not the engine")
         }

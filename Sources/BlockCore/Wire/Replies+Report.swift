@@ -89,10 +89,18 @@ public struct StatsReply: Equatable, Sendable {
         public init(day: String, selection: String, hits: Int) { (self.day, self.selection, self.hits) = (day, selection, hits) }
     }
 
+    /// The answer's one member (and what `--json` prints of it).
+    public static let key = "shieldHits"
     public var shieldHits: [Hits]
 
+    public init(shieldHits: [Hits]) { self.shieldHits = shieldHits }
+
+    public var json: JSONObject {
+        [Self.key: .array(shieldHits.map { ["day": .string($0.day), "selection": .string($0.selection), "hits": .int(Int64($0.hits))] })]
+    }
+
     public init(_ o: JSONObject) {
-        shieldHits = Reply.objects(o["shieldHits"]).map {
+        shieldHits = Reply.objects(o[Self.key]).map {
             Hits(day: $0["day"]?.string ?? "", selection: $0["selection"]?.string ?? "", hits: $0["hits"]?.int ?? 0)
         }
     }

@@ -43,13 +43,19 @@ public struct Shapes: Sendable {
     }
 
     public func failure(time: Date, code: String, message: String, uid: UInt32?, activity: String?) -> JSON {
-        .object(FailureReply(time: text(time), code: code, message: message, uid: uid.map(Int.init), activity: activity).json)
+        .object(failureReply(time: time, code: code, message: message, uid: uid, activity: activity).json)
+    }
+
+    public func failureReply(time: Date, code: String, message: String, uid: UInt32?, activity: String?) -> FailureReply {
+        FailureReply(time: text(time), code: code, message: message, uid: uid.map(Int.init), activity: activity)
     }
 
     /// S6: with the selection's own texts (keys as in its file, e.g. ShieldBody[ja]), so that a
     /// user agent renders what the administrator wrote; E8: its URL prefixes.
-    public func selection(_ s: Selection) -> JSON {
-        .object(SelectionReply(name: s.name, domains: s.domains, apps: s.apps, paths: s.paths, openURL: s.openURL,
-                               firewall: s.firewall, texts: s.texts).json)
+    public func selection(_ s: Selection) -> JSON { .object(selectionReply(s).json) }
+
+    public func selectionReply(_ s: Selection) -> SelectionReply {
+        SelectionReply(name: s.name, domains: s.domains, apps: s.apps, paths: s.paths, openURL: s.openURL,
+                       firewall: s.firewall, texts: s.texts)
     }
 }

@@ -108,9 +108,9 @@ extension Engine {
         let snapshot = makeSnapshot(parts: snapshotParts(desired: desired, bounded: false), isBlocked: Set(desired.map(\.selection)).contains)
         switch request {
         case .status(let all, _): return StatusSnapshot.only(uid, snapshot.status(all: all, every: all ? every : nil, now: now))
-        case .scheduleList: return ["schedules": .array(every.filter { $0.kind == .schedule }.map { core.shapes.activity($0, at: now) })]
-        case .failures: return StatusSnapshot.only(uid, ["failures": snapshot.failuresJSON])
-        case .stats: return ["shieldHits": snapshot.statsJSON(uid)]
+        case .scheduleList: return SchedulesReply(schedules: every.filter { $0.kind == .schedule }.map { core.shapes.activityReply($0, at: now) }).json
+        case .failures: return StatusSnapshot.only(uid, FailuresReply(failures: snapshot.failureReplies).json)
+        case .stats: return snapshot.stats(uid).json
         case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .limitList, .more, .requests, .approve, .deny, .cancel, .report, .foreground, .watch, .reload:
             return [:]
         }

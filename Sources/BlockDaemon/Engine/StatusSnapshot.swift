@@ -105,9 +105,9 @@ public final class StatusSnapshot: Sendable {
             guard !(all || view != .caller || scoped || active == nil) else { return nil }
             return StatusSnapshot.only(uid, status(all: false, now: now))
         case .limitList where scoped: return nil
-        case .limitList: return ["limits": .array(limits.map { shapes.activity(current($0, now), at: now) })]
-        case .failures: return StatusSnapshot.only(uid, ["failures": failuresJSON])
-        case .stats: return ["shieldHits": statsJSON(uid)]
+        case .limitList: return LimitsReply(limits: limits.map { shapes.activityReply(current($0, now), at: now) }).json
+        case .failures: return StatusSnapshot.only(uid, FailuresReply(failures: failureReplies).json)
+        case .stats: return stats(uid).json
         case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .scheduleList, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .more, .requests, .approve, .deny, .cancel, .report, .foreground, .watch, .reload:
             return nil
         }
@@ -160,19 +160,21 @@ public final class StatusSnapshot: Sendable {
         return o
     }
 
-    var failuresJSON: JSON {
-        .array(failures.map { shapes.failure(time: $0.time, code: $0.code, message: $0.message, uid: $0.uid, activity: $0.activity) })
+    var failureReplies: [FailureReply] {
+        failures.map { shapes.failureReply(time: $0.time, code: $0.code, message: $0.message, uid: $0.uid, activity: $0.activity) }
     }
 
+    var failuresJSON: JSON { .array(failureReplies.map { .object($0.json) }) }
+
     /// `stats`: every hit by day and selection, or (`uid`, A1) only that user's own.
-    func statsJSON(_ uid: UInt32? = nil) -> JSON {
-        var out: [JSON] = []
+    func stats(_ uid: UInt32? = nil) -> StatsReply {
+        var out: [StatsReply.Hits] = []
         for key in shieldHits.keys.sorted() {
             guard let day = ShieldHitDays.day(of: key, for: uid) else { continue }
             for (selection, count) in shieldHits[key]!.sorted(by: { $0.key < $1.key }) {
-                out.append(["day": .string(day), "selection": .string(selection), "hits": .int(Int64(count))])
+                out.append(StatsReply.Hits(day: day, selection: selection, hits: count))
             }
         }
-        return .array(out)
+        return StatsReply(shieldHits: out)
     }
 }
