@@ -34,7 +34,8 @@ struct NamespaceTests {
         let during = values["during"] ?? ""
         #expect(during.hasPrefix("0.0.0.0 ") || during.hasPrefix(":: ") || during.hasPrefix("::  "), "output:\n\(out)")
         #expect(values["after4"] == values["before4"], "output:\n\(out)")
-        #expect(values["after"] == values["before"], "output:\n\(out)")
+        #expect(values["waited"] == "unlocked", "the unlock landed within 10 s; output:\n\(out)\nblockd log:\n\(s.log)")
+        #expect(values["after"] == values["before"], "output:\n\(out)\nblockd log:\n\(s.log)")
         #expect(Array(FileManager.default.contents(atPath: scratch) ?? Data()) == original, "byte-identical after the unlock")
         #expect(s.log.contains("writing it in place"), "the bind-mount fallback was used; log:\n\(s.log)")
     }
@@ -67,17 +68,23 @@ struct NamespaceTests {
         #expect(values["appended"].map { !$0.contains("203.0.113.7") && !$0.contains("203.0.113.9") } == true,
                 "an appended override is undone within a second; output:\n\(out)\nlog:\n\(s.log)")
         #expect(values["failures"].flatMap { Int($0) }.map { $0 >= 1 } == true, "recorded as tamper; output:\n\(out)")
-        #expect(values["after"] == "203.0.113.7 203.0.113.9", "output:\n\(out)")
+        #expect(values["waited"] == "unlocked", "the unlock landed within 10 s; output:\n\(out)\nblockd log:\n\(s.log)")
+        #expect(values["after"] == "203.0.113.7 203.0.113.9", "output:\n\(out)\nblockd log:\n\(s.log)")
         #expect(Array(FileManager.default.contents(atPath: scratch) ?? Data()) == original + appended,
                 "the user's lines are back byte for byte after the unlock")
     }
 
-    /// Polls until nothing is blocked (at most 10 s).
+    /// Polls until nothing is blocked and no unlock is still pending (at most 10 s); prints
+    /// `waited=unlocked` or `waited=timeout` and the last status.
     static let waitForUnlock = """
+        waited=timeout
         for i in $(seq 100); do
-          '\(Repo.binDir)/blockc' status | grep -q 'Nothing is blocked' && break
+          now=$('\(Repo.binDir)/blockc' status 2>&1)
+          if printf '%s\\n' "$now" | grep -q 'Nothing is blocked' && ! printf '%s\\n' "$now" | grep -q 'unblock pending'; then waited=unlocked; break; fi
           sleep 0.1
         done
+        echo "waited=$waited"
+        printf '%s\\n' "$now" | sed 's/^/  status: /'
         """
 
     /// Runs `steps` in a private mount and PID namespace in which `scratch` is bind-mounted over

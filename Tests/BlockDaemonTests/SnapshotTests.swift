@@ -106,6 +106,18 @@ struct SnapshotTests {
         #expect(status["blocked"] == [])
     }
 
+    @Test("T9, §7: status asked past a block's end before the timer's wake says it is lifted only once the enforcers were told")
+    func readBringsInADueBoundary() throws {
+        let h = Harness()
+        _ = h.send(#"start {"selections":["instagram"],"seconds":90}"#)
+        #expect(h.enforcer.current == ["instagram"])
+        h.clock.advance(91)  // past the end; the timer's wake has not come
+        let status = try #require(ok(h.send("status")))
+        #expect(status["blocked"] == [])
+        #expect(h.enforcer.current == [], "the unlock was carried out before the answer that tells of it")
+        #expect(h.log.entries.contains { $0.event == .unlock && $0.field(.selection) == "instagram" }, "and journalled")
+    }
+
     @Test("with more than 1,000 active, status goes to the engine, which shows every blocked selection and the count")
     func manyActiveGoThroughTheEngine() throws {
         let h = Harness()

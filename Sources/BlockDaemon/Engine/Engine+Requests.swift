@@ -36,6 +36,11 @@ extension Engine {
     private func answer(_ request: Request, from peer: Peer, delaying: Bool) -> Response {
         assertOnQueue()
         let now = observedNow()
+        // T9, §7 Truth: a boundary has passed that the timer has not brought in yet (its wake is
+        // on the way, or the machine is busy). A read brings it in first, so that no answer
+        // tells of a lock or an unlock before the hosts file holds it. (A change reconciles
+        // anyway; the timer's wake still comes, and carries out any delayed loosening then.)
+        if !request.modifies, let next = core.nextTransition, now >= next { reconcile(now: now) }
         do throws(CoreError) {
             let reply = try perform(request, from: peer, now: now, delaying: delaying)
             // Only marked due here (`handling`): published once before the answer is sent.
