@@ -130,6 +130,31 @@ struct SnapshotTests {
         #expect(status["counts"]?["active"] == 1001)
     }
 
+    @Test("views changed while more than 1,000 were active are worked out again when the snapshot shows them: its status is the engine's")
+    func viewsChangedWhileManyActive() throws {
+        let h = Harness()
+        for i in 0...StatusSnapshot.maxActive {
+            _ = h.send(#"start {"selections":["\#(["instagram", "reddit"][i % 2])"],"seconds":600,"name":"b\#(i)"}"#)
+        }
+        // Changed while no snapshot shows the view: a new selection, a later end, one lifted.
+        _ = h.send(#"start {"selections":["youtube"],"seconds":900,"name":"y"}"#)
+        _ = h.send(#"start {"selections":["reddit"],"seconds":1200,"name":"long"}"#)
+        _ = h.send(#"start {"selections":["tiktok"],"seconds":300,"name":"t"}"#)
+        #expect(ok(h.send(#"stop {"name":"t"}"#)) != nil)
+        #expect(h.engine.answerFromSnapshot(.status()) == nil)
+        for i in 0..<4 { #expect(ok(h.send(#"stop {"name":"b\#(i)"}"#)) != nil) }  // 1,000 active: the snapshot answers again
+        let now = h.clock.wallNow()
+        guard case .ok(let snapshot)? = h.engine.answerFromSnapshot(.status()) else {
+            Issue.record("1,000 active: the snapshot answers")
+            return
+        }
+        let engine = h.engine.queue.sync { h.engine.answerNow(.status(), now: now) }
+        #expect(snapshot["blocked"] == engine["blocked"], "every view as the engine works it out")
+        let reddit = snapshot["blocked"]?.array?.first { $0["selection"] == "reddit" }
+        #expect(reddit?["reasons"]?.array?.count == 499 && reddit?["until"] != .null, "reasons and end worked out, not the placeholder")
+        #expect(snapshot["blocked"]?.array?.compactMap { $0["selection"]?.string } == ["instagram", "reddit", "youtube"])
+    }
+
     @Test("status shows what is active and counts; status --all and schedule list give every activity")
     func idleActivitiesAreCounted() throws {
         let f = try Fixture()

@@ -15,8 +15,21 @@ extension Engine {
     /// snapshot that holds its change, and a batch of changes pays for one snapshot, not one each.
     func publishSnapshot(changed: Set<String>? = nil) {
         assertOnQueue()
+        // With more than `maxActive` active no snapshot shows the view, and a selection named by
+        // thousands of blocks would cost thousands of steps per change: only whether it is
+        // blocked is kept then, and the rest is worked out when a snapshot shows it again.
+        let shown = core.registry.index.activeCount <= StatusSnapshot.maxActive
         for selection in changed ?? [] {
-            blockedView[selection] = core.blockedNow(selection)
+            if shown {
+                blockedView[selection] = core.blockedNow(selection)
+                staleViews.remove(selection)
+            } else if core.isBlockedNow(selection) {
+                if blockedView[selection] == nil { blockedView[selection] = Policy.Blocked(selection: selection, reasons: [], until: nil) }
+                staleViews.insert(selection)
+            } else {
+                blockedView[selection] = nil
+                staleViews.remove(selection)
+            }
         }
         snapshotDue = true
         guard handling == 0 && saving.waiting.isEmpty else { return }
@@ -28,6 +41,10 @@ extension Engine {
         assertOnQueue()
         guard snapshotDue else { return }
         snapshotDue = false
+        if !staleViews.isEmpty && core.registry.index.activeCount <= StatusSnapshot.maxActive {
+            for selection in staleViews { blockedView[selection] = core.blockedNow(selection) }
+            staleViews = []
+        }
         let snapshot = makeSnapshot(parts: snapshotParts(desired: blockedView.values), isBlocked: { self.blockedView[$0] != nil })
         published.write { $0 = snapshot }
         publications += 1

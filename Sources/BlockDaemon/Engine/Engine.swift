@@ -25,6 +25,11 @@ public final class Engine: @unchecked Sendable {
     /// updated for the selections a reconcile looked at, in the order of their names:
     /// publishing costs a copy of the blocked list, not a sort of it or a walk over activities.
     var blockedView = ByName<Policy.Blocked>()
+    /// Selections in `blockedView` whose entry only says that they are blocked: changed while
+    /// more than `StatusSnapshot.maxActive` were active, when no snapshot shows the entries and
+    /// working out one's reasons and end costs as many activities as name it. Brought up to date
+    /// when a snapshot shows them again (`publishIfDue`).
+    var staleViews: Set<String> = []
     /// How many snapshots were published: a request publishes only if its reconcile did not.
     var publications = 0
     /// Something the published snapshot does not show yet changed (Engine+Snapshot.swift).
