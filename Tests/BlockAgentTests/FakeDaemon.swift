@@ -143,7 +143,7 @@ final class FakeDaemon: Sendable {
                 $0.watchers.append(fd)
                 $0.watchRequests += 1
             }
-            return Response.ok(["watching": true, "protocol": 1]).line
+            return Response.ok(WatchingReply(protocolVersion: 1).json).line
         case .selectionShow(let name):
             state.withLock { $0.shown.append(name) }
             guard let s = selections[name] else { return Response.error(CoreError(.unknownSelection, "no selection \(name)")).line }

@@ -192,4 +192,11 @@ struct RepliesTests {
         #expect(JSON.object(hits.json).serialized() == #"{"shieldHits":[{"day":"2026-11-29","selection":"games","hits":3}]}"#)
         #expect(StatsReply(hits.json) == hits)
     }
+
+    @Test("S3: watch's greeting encodes as it always did and decodes to what was encoded")
+    func watching() {
+        #expect(JSON.object(WatchingReply(protocolVersion: 1).json).serialized() == #"{"watching":true,"protocol":1}"#)
+        #expect(WatchingReply(WatchingReply().json) == WatchingReply())
+        #expect(WatchingReply([:]) == WatchingReply(watching: false, protocolVersion: nil), "an older daemon's missing keys read as absent")
+    }
 }

@@ -1,4 +1,4 @@
-/// The answers to `hello`, `start`, `failures-clear` and `reload` (§6, §7), encoded by `json`
+/// The answers to `hello`, `start`, `failures-clear`, `reload` and `watch` (§6, §7, S3), encoded by `json`
 /// and decoded by `init(_:)` as in Replies.swift. Decoding is lenient: a key of the wrong type
 /// reads as absent.
 
@@ -29,6 +29,24 @@ public struct HelloReply: Equatable, Sendable {
     public init(_ o: JSONObject) {
         self.init(daemon: o["daemon"]?.string, version: o["version"]?.string, protocolVersion: o["protocol"]?.int)
     }
+}
+
+/// `watch`'s greeting, before the events (S3): the stream is open, and in which protocol.
+public struct WatchingReply: Equatable, Sendable {
+    public var watching: Bool
+    public var protocolVersion: Int?
+
+    public init(watching: Bool = true, protocolVersion: Int? = BlockdVersion.protocolVersion) {
+        (self.watching, self.protocolVersion) = (watching, protocolVersion)
+    }
+
+    public var json: JSONObject {
+        var o: JSONObject = ["watching": .bool(watching)]
+        if let protocolVersion { o["protocol"] = .int(Int64(protocolVersion)) }
+        return o
+    }
+
+    public init(_ o: JSONObject) { self.init(watching: o["watching"]?.bool == true, protocolVersion: o["protocol"]?.int) }
 }
 
 /// A selection that should be blocked now but is not enforced yet, and why (§7 Truth), in

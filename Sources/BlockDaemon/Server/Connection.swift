@@ -223,7 +223,7 @@ final class Connection: @unchecked Sendable {
             // reads its OK reaches it; events come through this queue, so none precedes the OK.
             let hub = server.hub
             hub.queue.async { hub.add(self) }
-            write(Response.ok(["watching": true, "protocol": .int(Int64(BlockdVersion.protocolVersion))]).line)
+            write(Response.ok(WatchingReply().json).line)
             return
         }
         // The read-only requests are answered here, from what the engine last published,
