@@ -137,6 +137,23 @@ struct RepliesTests {
         #expect(ReportReply(["days": [1, "x"]]) == ReportReply([:]) && ReportReply([:]).previous == nil && ReportReply([:]).user == nil)
     }
 
+    @Test("R2: report's answer encodes every map in the order of its names, users on the machine's view only, and decodes to what was encoded")
+    func reportEncodes() throws {
+        let day = ReportReply.Day(date: "2026-11-28", weekday: "sat", blocked: ["x": 5, "games": 60], used: ["games": 120],
+                                  apps: ["/usr/bin/steam": 120], users: ["1001": 90], counts: ["started": 1], shieldHits: ["games": 2],
+                                  limits: ["zz": .init(used: 0, allowance: 60, selections: ["z"]), "games": .init(used: 120, allowance: nil, selections: ["games"])])
+        let previous = ReportReply.Previous(from: "2026-11-26", to: "2026-11-27", blocked: ["games": 30], used: [:])
+        let member = ReportReply(schema: 1, from: "2026-11-28", to: "2026-11-28", period: "days", user: 1001, days: [day], previous: previous)
+        #expect(JSON.object(member.json).serialized() == #"{"schema":1,"from":"2026-11-28","to":"2026-11-28","period":"days","user":1001,"days":[{"date":"2026-11-28","weekday":"sat","blocked":{"games":60,"x":5},"apps":{"/usr/bin/steam":120},"foreground":{},"used":{"games":120},"shieldHits":{"games":2},"limits":{"games":{"used":120,"selections":["games"]},"zz":{"used":0,"selections":["z"],"allowance":60}},"counts":{"started":1}}],"previous":{"from":"2026-11-26","to":"2026-11-27","blocked":{"games":30},"used":{}}}"#)
+        var machine = member
+        machine.user = nil
+        #expect(JSON.object(machine.json).serialized().contains(#""used":{"games":120},"users":{"1001":90},"shieldHits""#))
+        #expect(ReportReply(machine.json) == machine)
+        var memberDay = member
+        memberDay.days[0].users = [:]
+        #expect(ReportReply(member.json) == memberDay, "a member's view carries no users")
+    }
+
     @Test("§7, E5, E7, W2: status decodes once: counts, cap, next change and the enforcement's parts; an older daemon's missing parts read as absent")
     func status() throws {
         let line = #"{"blocked":[{"selection":"x","until":null,"reasons":["a"]}],"activities":[],"failures":[],"counts":{"activities":3,"schedules":"2"},"maxActivities":100000,"nextTransition":"2026-11-29T14:00:00+09:00","requests":[],"enforcement":{"mode":"hosts","off":[{"part":"apps","why":"AppShield=no"}],"notEnforced":[{"selection":"x","cause":"read-only"}],"unblockPending":[],"cutSockets":true,"socketsCut":4,"firewall":{"enabled":true,"learned":2,"allowOnly":[{"uids":[1001],"hosts":3,"addresses":["192.0.2.1"]},7]},"dns":{"problem":"p","failed":1,"lookups":9},"browserPolicies":{"browsers":["chromium"],"files":[],"closed":["private windows"],"firefoxPrivateClosed":true}}}"#

@@ -120,33 +120,35 @@ extension UsageHistory {
     public func report(from: CivilDate, to: CivilDate, previous: (from: CivilDate, to: CivilDate)? = nil, period: String = "days", user: String?,
                        at now: Date, clock: LocalClock, limits: [Limit] = [], usage: UsageLedger = UsageLedger(),
                        shieldHits: [String: [String: Int]] = [:]) -> JSONObject {
-        var days: [JSON] = []
+        reportReply(from: from, to: to, previous: previous, period: period, user: user, at: now, clock: clock, limits: limits,
+                    usage: usage, shieldHits: shieldHits).json
+    }
+
+    /// `report`'s answer as its type (the bytes are `json`'s).
+    public func reportReply(from: CivilDate, to: CivilDate, previous: (from: CivilDate, to: CivilDate)? = nil, period: String = "days", user: String?,
+                            at now: Date, clock: LocalClock, limits: [Limit] = [], usage: UsageLedger = UsageLedger(),
+                            shieldHits: [String: [String: Int]] = [:]) -> ReportReply {
+        var days: [ReportReply.Day] = []
         var date = from
         while date <= to {
-            var o: JSONObject = ["date": .string(date.description), "weekday": .string(date.weekday.description)]
-            o["blocked"] = UsageHistory.secondsJSON(seconds(.blocked, on: date, user: user, at: now, clock: clock))
-            o["apps"] = UsageHistory.secondsJSON(seconds(.running, on: date, user: user, at: now, clock: clock))
-            o["foreground"] = UsageHistory.secondsJSON(seconds(.foreground, on: date, user: user, at: now, clock: clock))
             var used = seconds(.used, on: date, user: user, at: now, clock: clock)
             used[UsageHistory.anyApp] = nil
-            o["used"] = UsageHistory.secondsJSON(used)
-            if user == nil { o["users"] = UsageHistory.secondsJSON(anyAppByUser(on: date, at: now, clock: clock)) }
-            let hits = shieldHits[date.description] ?? [:]
-            o["shieldHits"] = .object(JSONObject(uniqueKeysWithValues: hits.sorted { $0.key < $1.key }.map { ($0.key, JSON.int(Int64($0.value))) }))
-            let limited = limitsJSON(limits, on: date, at: now, clock: clock, usage: usage)
-            if !limited.isEmpty { o["limits"] = .object(limited) }
             var counts: [String: Int] = [:]
             for (who, c) in day(date).counts where user == nil || who == user {
                 for (k, n) in c { counts[k, default: 0] += n }
             }
-            o["counts"] = .object(JSONObject(uniqueKeysWithValues: counts.sorted { $0.key < $1.key }.map { ($0.key, JSON.int(Int64($0.value))) }))
-            days.append(.object(o))
+            days.append(ReportReply.Day(date: date.description, weekday: date.weekday.description,
+                                        blocked: UsageHistory.figures(seconds(.blocked, on: date, user: user, at: now, clock: clock)),
+                                        used: UsageHistory.figures(used),
+                                        apps: UsageHistory.figures(seconds(.running, on: date, user: user, at: now, clock: clock)),
+                                        foreground: UsageHistory.figures(seconds(.foreground, on: date, user: user, at: now, clock: clock)),
+                                        users: user == nil ? UsageHistory.figures(anyAppByUser(on: date, at: now, clock: clock)) : [:],
+                                        counts: counts, shieldHits: shieldHits[date.description] ?? [:],
+                                        limits: limitDays(limits, on: date, at: now, clock: clock, usage: usage)))
             date = date.adding(days: 1)
         }
-        var out: JSONObject = ["schema": .int(Int64(UsageHistory.schema)), "from": .string(from.description), "to": .string(to.description),
-                               "period": .string(period)]
-        if let user, let uid = Int64(user) { out["user"] = .int(uid) }
-        out["days"] = .array(days)
+        var reply = ReportReply(schema: UsageHistory.schema, from: from.description, to: to.description, period: period,
+                                user: user.flatMap { Int($0) }, days: days, previous: nil)
         let span = to.dayNumber - from.dayNumber + 1
         let before = previous.map { ($0.from, $0.to) } ?? (from.adding(days: -span), from.adding(days: -1))
         if self.days.keys.contains(where: { $0 >= before.0.description && $0 <= before.1.description }) {
@@ -160,11 +162,11 @@ extension UsageHistory {
                 }
                 d = d.adding(days: 1)
             }
-            out["previous"] = ["from": .string(before.0.description), "to": .string(before.1.description),
-                               "blocked": UsageHistory.secondsJSON(totals[.blocked] ?? [:]),
-                               "used": UsageHistory.secondsJSON(totals[.used] ?? [:])]
+            reply.previous = ReportReply.Previous(from: before.0.description, to: before.1.description,
+                                                  blocked: UsageHistory.figures(totals[.blocked] ?? [:]),
+                                                  used: UsageHistory.figures(totals[.used] ?? [:]))
         }
-        return out
+        return reply
     }
 
     /// Each user's seconds in any counted app on `date`.
@@ -179,23 +181,21 @@ extension UsageHistory {
         return out
     }
 
-    /// `{"games": {"used": 3600, "allowance": 3600, "selections": ["games"]}}`: each limit used
-    /// or in force that day. The limits' ledger (a week, with the running part) has the day's
-    /// figure while it keeps it; this ledger's copy is the figure after that.
-    func limitsJSON(_ limits: [Limit], on date: CivilDate, at now: Date, clock: LocalClock, usage: UsageLedger) -> JSONObject {
-        var out: JSONObject = [:]
+    /// Each limit used or in force on `date` (`{"games": {"used": 3600, "selections": ["games"],
+    /// "allowance": 3600}}` on the wire). The limits' ledger (a week, with the running part) has
+    /// the day's figure while it keeps it; this ledger's copy is the figure after that.
+    func limitDays(_ limits: [Limit], on date: CivilDate, at now: Date, clock: LocalClock, usage: UsageLedger) -> [String: ReportReply.LimitDay] {
+        var out: [String: ReportReply.LimitDay] = [:]
         for l in limits {
             let used = max(usage.used(l.name, on: date, at: now, clock: clock), day(date).limits[l.name] ?? 0)
             let applies = l.days.contains(date.weekday)
             guard applies || used > 0 else { continue }
-            var o: JSONObject = ["used": .int(Int64(used.rounded())), "selections": .array(l.selections.map { .string($0) })]
-            if applies { o["allowance"] = .int(Int64((Double(l.seconds) + usage.extra(l.name, on: date)).rounded())) }
-            out[l.name] = .object(o)
+            out[l.name] = ReportReply.LimitDay(used: Int(used.rounded()), allowance: applies ? Int((Double(l.seconds) + usage.extra(l.name, on: date)).rounded()) : nil,
+                                               selections: l.selections)
         }
         return out
     }
 
-    static func secondsJSON(_ seconds: [String: Double]) -> JSON {
-        .object(JSONObject(uniqueKeysWithValues: seconds.sorted { $0.key < $1.key }.map { ($0.key, JSON.int(Int64($0.value.rounded()))) }))
-    }
+    /// Seconds by name, rounded to whole seconds.
+    static func figures(_ seconds: [String: Double]) -> ReportReply.Figures { seconds.mapValues { Int($0.rounded()) } }
 }

@@ -1,8 +1,14 @@
-/// R2: `report`'s answer as blockc reads it (UsageHistory.report in ProtocolReport.swift writes
-/// it): decoded once here, so that the text and CSV renderers read fields, not keys. Lenient,
-/// as a reader of another version must be: a figure of the wrong type reads as 0 (it is still
-/// a row of the CSV), a missing map as empty.
+/// R2: `report`'s answer, written by `json` (UsageHistory.reportReply in ProtocolReport.swift
+/// fills it) and decoded once by `init(_:)`, so that the text and CSV renderers read fields, not
+/// keys. Every map is written in the order of its names. Lenient, as a reader of another version
+/// must be: a figure of the wrong type reads as 0 (it is still a row of the CSV), a missing map
+/// as empty.
 public struct ReportReply: Equatable, Sendable {
+    /// The version of the answer's shape (`UsageHistory.schema`).
+    public var schema: Int?
+    /// The first and last day, `2026-11-29`.
+    public var from: String?
+    public var to: String?
     /// The uid whose view it is; nil: the whole machine.
     public var user: Int?
     /// `days`, `week` or `month`.
@@ -29,6 +35,26 @@ public struct ReportReply: Equatable, Sendable {
         /// Each daily limit's day.
         public var limits: [String: LimitDay]
 
+        public init(date: String, weekday: String, blocked: Figures = [:], used: Figures = [:], apps: Figures = [:],
+                    foreground: Figures = [:], users: Figures = [:], counts: Figures = [:], shieldHits: Figures = [:],
+                    limits: [String: LimitDay] = [:]) {
+            (self.date, self.weekday, self.blocked, self.used, self.apps) = (date, weekday, blocked, used, apps)
+            (self.foreground, self.users, self.counts, self.shieldHits, self.limits) = (foreground, users, counts, shieldHits, limits)
+        }
+
+        /// `users` only on the machine's view (`machine`); `limits` only when a limit has the day.
+        func json(machine: Bool) -> JSONObject {
+            var o: JSONObject = ["date": .string(date), "weekday": .string(weekday), "blocked": ReportReply.json(blocked),
+                                 "apps": ReportReply.json(apps), "foreground": ReportReply.json(foreground), "used": ReportReply.json(used)]
+            if machine { o["users"] = ReportReply.json(users) }
+            o["shieldHits"] = ReportReply.json(shieldHits)
+            if !limits.isEmpty {
+                o["limits"] = .object(JSONObject(uniqueKeysWithValues: limits.sorted { $0.key < $1.key }.map { ($0.key, .object($0.value.json)) }))
+            }
+            o["counts"] = ReportReply.json(counts)
+            return o
+        }
+
         public init(_ o: JSONObject) {
             (date, weekday) = (o["date"]?.string ?? "", o["weekday"]?.string ?? "")
             (blocked, used, apps) = (ReportReply.figures(o["blocked"]), ReportReply.figures(o["used"]), ReportReply.figures(o["apps"]))
@@ -46,6 +72,18 @@ public struct ReportReply: Equatable, Sendable {
         public var allowance: Int?
         public var selections: [String]?
 
+        public init(used: Int?, allowance: Int?, selections: [String]?) {
+            (self.used, self.allowance, self.selections) = (used, allowance, selections)
+        }
+
+        var json: JSONObject {
+            var o = JSONObject()
+            if let used { o["used"] = .int(Int64(used)) }
+            if let selections { o["selections"] = Reply.strings(selections) }
+            if let allowance { o["allowance"] = .int(Int64(allowance)) }
+            return o
+        }
+
         public init(_ o: JSONObject) {
             (used, allowance, selections) = (o["used"]?.int, o["allowance"]?.int, o["selections"]?.array?.compactMap(\.string))
         }
@@ -58,16 +96,52 @@ public struct ReportReply: Equatable, Sendable {
         public var blocked: Figures?
         public var used: Figures?
 
+        public init(from: String?, to: String?, blocked: Figures?, used: Figures?) {
+            (self.from, self.to, self.blocked, self.used) = (from, to, blocked, used)
+        }
+
+        var json: JSONObject {
+            var o = JSONObject()
+            if let from { o["from"] = .string(from) }
+            if let to { o["to"] = .string(to) }
+            if let blocked { o["blocked"] = ReportReply.json(blocked) }
+            if let used { o["used"] = ReportReply.json(used) }
+            return o
+        }
+
         public init(_ o: JSONObject) {
             (from, to) = (o["from"]?.string, o["to"]?.string)
             (blocked, used) = (o["blocked"]?.object.map { ReportReply.figures(.object($0)) }, o["used"]?.object.map { ReportReply.figures(.object($0)) })
         }
     }
 
+    public init(schema: Int?, from: String?, to: String?, period: String?, user: Int?, days: [Day], previous: Previous?) {
+        (self.schema, self.from, self.to, self.period, self.user) = (schema, from, to, period, user)
+        (self.days, self.previous) = (days, previous)
+    }
+
+    public var json: JSONObject {
+        var o = JSONObject()
+        if let schema { o["schema"] = .int(Int64(schema)) }
+        if let from { o["from"] = .string(from) }
+        if let to { o["to"] = .string(to) }
+        if let period { o["period"] = .string(period) }
+        if let user { o["user"] = .int(Int64(user)) }
+        o["days"] = .array(days.map { .object($0.json(machine: user == nil)) })
+        if let previous { o["previous"] = .object(previous.json) }
+        return o
+    }
+
     public init(_ o: JSONObject) {
+        (schema, from, to) = (o["schema"]?.int, o["from"]?.string, o["to"]?.string)
         (user, period) = (o["user"]?.int, o["period"]?.string)
         days = Reply.objects(o["days"]).map(Day.init)
         previous = o["previous"]?.object.map(Previous.init)
+    }
+
+    /// Figures by name, in the order of the names.
+    static func json(_ figures: Figures) -> JSON {
+        .object(JSONObject(uniqueKeysWithValues: figures.sorted { $0.key < $1.key }.map { ($0.key, JSON.int(Int64($0.value))) }))
     }
 
     static func figures(_ value: JSON?) -> Figures {
