@@ -102,13 +102,12 @@ extension Core {
 
     /// A1: status's counts as a member sees them: the activities they may see (their own,
     /// those for them and the machine-wide ones), not everyone's.
-    public mutating func counts(visibleTo uid: UInt32, now: Date) -> JSON {
+    public mutating func counts(visibleTo uid: UInt32, now: Date) -> StatusCounts {
         let seen = activitiesForDisplay(at: now).filter { Scope.visible($0.scope, origin: $0.origin, to: uid) }
         registry.advance(to: now)
         let active = seen.filter { a in a.selections.contains { registry.index.reasons(for: $0)?.contains { $0.activity == a.name } ?? false } }
-        func n(_ kind: Activity.Kind) -> JSON { .int(Int64(seen.filter { $0.kind == kind }.count)) }
-        return .object(["activities": .int(Int64(seen.count)), "active": .int(Int64(active.count)),
-                        "blocks": n(.block), "schedules": n(.schedule), "limits": n(.limit)])
+        func n(_ kind: Activity.Kind) -> Int { seen.filter { $0.kind == kind }.count }
+        return StatusCounts(activities: seen.count, active: active.count, blocks: n(.block), schedules: n(.schedule), limits: n(.limit))
     }
 
     /// A1: the uid whose own things a caller sees (a member, or a user in neither group); nil

@@ -1,6 +1,6 @@
 /// `status` as blockc reads it (§6, §7): decoded once here, so that the renderer reads fields,
-/// not keys. The daemon writes it in StatusSnapshot, from the objects of Replies.swift. Lenient,
-/// as a reader of another version must be: a key of the wrong type reads as absent.
+/// not keys. The daemon writes it as a `StatusDocument`. Lenient, as a reader of another version
+/// must be: a key of the wrong type reads as absent.
 public struct StatusReply: Equatable, Sendable {
     public var blocked: [BlockedReply]
     /// Without `--all`, the active activities only; `counts` says how many there are.
@@ -122,5 +122,68 @@ public struct EnforcementReply: Equatable, Sendable {
         firewall = e["firewall"]?.object.map(Firewall.init)
         dns = e["dns"]?.object.map { DNS(problem: $0["problem"]?.string, failed: $0["failed"]?.int, lookups: $0["lookups"]?.int) }
         sink = e["sink"]?.string
+    }
+}
+
+/// `status` as the daemon writes it (§6): each member in its place, so the wire's order is
+/// written down once (`json`), and the views a member gets (A1, U2) are changes to fields, not
+/// to keys. `StatusReply` reads it back.
+public struct StatusDocument: Equatable, Sendable {
+    /// The version of the shape (docs/PROTOCOL.md, "Compliance"): keys are only ever added
+    /// within a version; removing one or changing what one means raises it.
+    public static let schema = 1
+    public var now: String
+    public var timeZone: String
+    public var blocked: [BlockedReply]
+    /// The active activities; with `all`, every one.
+    public var activities: [ActivityReply]
+    public var failures: [FailureReply]
+    public var all: Bool
+    public var counts: StatusCounts
+    /// The engine's part (`mode`, `applied`, `notEnforced`, ...) and the enforcers' notes, whose
+    /// keys are their own (E2, E5, E7, U3).
+    public var enforcement: JSONObject
+    public var nextTransition: String?
+    public var maxActivities: Int
+    /// The control server's counters (S3).
+    public var server: JSONObject
+    /// M2, M3: `requests`, `grants` and `delayed`, members of the document itself.
+    public var moreTime: JSONObject
+    /// U2: the uid whose view it is, when it is one user's.
+    public var viewer: Int?
+
+    public init(now: String, timeZone: String, blocked: [BlockedReply], activities: [ActivityReply], failures: [FailureReply],
+                all: Bool, counts: StatusCounts, enforcement: JSONObject, nextTransition: String?, maxActivities: Int,
+                server: JSONObject, moreTime: JSONObject, viewer: Int? = nil) {
+        (self.now, self.timeZone, self.blocked, self.activities, self.failures) = (now, timeZone, blocked, activities, failures)
+        (self.all, self.counts, self.enforcement, self.nextTransition) = (all, counts, enforcement, nextTransition)
+        (self.maxActivities, self.server, self.moreTime, self.viewer) = (maxActivities, server, moreTime, viewer)
+    }
+
+    public var json: JSONObject {
+        var o: JSONObject = [
+            "schema": .int(Int64(StatusDocument.schema)), "now": .string(now), "timeZone": .string(timeZone),
+            "blocked": .array(blocked.map { .object($0.json) }), "activities": .array(activities.map { .object($0.json) }),
+            "failures": .array(failures.map { .object($0.json) }), "all": .bool(all), "counts": .object(counts.json),
+            "enforcement": .object(enforcement), "nextTransition": Reply.text(nextTransition),
+            "maxActivities": .int(Int64(maxActivities)), "server": .object(server),
+        ]
+        for (key, value) in moreTime { o[key] = value }
+        if let viewer { o["viewer"] = .int(Int64(viewer)) }
+        return o
+    }
+}
+
+/// `status`'s `counts`: every activity by kind, and how many are active, whether listed or not.
+public struct StatusCounts: Equatable, Sendable {
+    public var activities, active, blocks, schedules, limits: Int
+
+    public init(activities: Int, active: Int, blocks: Int, schedules: Int, limits: Int) {
+        (self.activities, self.active, self.blocks, self.schedules, self.limits) = (activities, active, blocks, schedules, limits)
+    }
+
+    public var json: JSONObject {
+        ["activities": .int(Int64(activities)), "active": .int(Int64(active)), "blocks": .int(Int64(blocks)),
+         "schedules": .int(Int64(schedules)), "limits": .int(Int64(limits))]
     }
 }

@@ -38,8 +38,10 @@ public struct Shapes: Sendable {
         return r
     }
 
-    public func blocked(_ b: Policy.Blocked) -> JSON {
-        .object(BlockedReply(selection: b.selection, until: text(b.until), reasons: b.reasons.map(\.activity), users: b.userNames).json)
+    public func blocked(_ b: Policy.Blocked) -> JSON { .object(blockedReply(b).json) }
+
+    public func blockedReply(_ b: Policy.Blocked) -> BlockedReply {
+        BlockedReply(selection: b.selection, until: text(b.until), reasons: b.reasons.map(\.activity), users: b.userNames)
     }
 
     public func failure(time: Date, code: String, message: String, uid: UInt32?, activity: String?) -> JSON {

@@ -84,7 +84,7 @@ extension Engine {
         switch answer {
         case .status(let all, let viewer, let peer):
             var o = status(now: now, viewer: viewer, all: all)
-            if let own = Core.privateView(peer) { o = Core.only(own, o); o["counts"] = core.counts(visibleTo: own, now: now) }  // A1
+            if let own = Core.privateView(peer) { o = Core.only(own, o); o["counts"] = .object(core.counts(visibleTo: own, now: now).json) }  // A1
             return o
         case .published(let request, let peer): return answerNow(request, now: now, private: Core.privateView(peer))
         case .reply, .activity, .started: return core.reply(answer, now: now) ?? [:]
@@ -139,8 +139,8 @@ extension Engine {
     /// While no activity has a scope every view is the whole one (and the snapshot answers);
     /// with scopes the engine works the view out here, over every activity.
     func status(now: Date, viewer: UInt32?, all: Bool) -> JSONObject {
-        var o = answerNow(.status(all: all), now: now)
-        guard let viewer, core.registry.index.scopedCount > 0 else { return o }
+        guard let viewer, core.registry.index.scopedCount > 0 else { return answerNow(.status(all: all), now: now) }
+        var document = statusDocument(now: now, all: all)
         let (policy, shapes) = (core.policy, core.shapes)
         let every = core.activitiesForDisplay(at: now)
         let theirs = every.filter { a in a.scope.map { $0.contains(viewer) } ?? true }
@@ -148,15 +148,12 @@ extension Engine {
             .compactMap { $0.seen(by: viewer) { policy.until($0, from: now, activities: theirs) } }
         let active = Set(desired.flatMap { $0.reasons.map(\.activity) })
         let activities = every.filter { Scope.visible($0.scope, origin: $0.origin, to: viewer) && (all || active.contains($0.name)) }
-        o["activities"] = .array(activities.map { shapes.activity($0, at: now) })
-        o["blocked"] = .array(desired.map { shapes.blocked($0) })
-        if case .object(var enforcement)? = o["enforcement"] {
-            let mine = Set(desired.map(\.selection))
-            enforcement["applied"] = .array(core.applied.keys.sorted().filter(mine.contains).map { .string($0) })
-            enforcement["notEnforced"] = core.notEnforcedJSON(desired.map(\.selection))
-            o["enforcement"] = .object(enforcement)
-        }
-        o["viewer"] = .int(Int64(viewer))
-        return o
+        document.activities = activities.map { shapes.activityReply($0, at: now) }
+        document.blocked = desired.map(shapes.blockedReply)
+        let mine = Set(desired.map(\.selection))
+        document.enforcement["applied"] = .array(core.applied.keys.sorted().filter(mine.contains).map { .string($0) })
+        document.enforcement["notEnforced"] = core.notEnforcedJSON(desired.map(\.selection))
+        document.viewer = Int(viewer)
+        return document.json
     }
 }

@@ -64,10 +64,8 @@ extension Engine {
         let active = bounded && core.registry.index.activeCount > StatusSnapshot.maxActive ? nil
             : core.registry.index.activities(named: Set(desired.flatMap { $0.reasons.map(\.activity) }))
         let n = core.registry.index.kindCounts
-        let counts: JSONObject = [
-            "activities": .int(Int64(core.registry.index.count)), "active": .int(Int64(active?.count ?? core.registry.index.activeCount)),
-            "blocks": .int(Int64(n[.block] ?? 0)), "schedules": .int(Int64(n[.schedule] ?? 0)), "limits": .int(Int64(n[.limit] ?? 0)),
-        ]
+        let counts = StatusCounts(activities: core.registry.index.count, active: active?.count ?? core.registry.index.activeCount,
+                                  blocks: n[.block] ?? 0, schedules: n[.schedule] ?? 0, limits: n[.limit] ?? 0)
         // Without the active list status goes to the engine, which works out what is blocked
         // itself: the snapshot does not hold the blocked view then (holding it would make the
         // view's next change copy it whole).
@@ -131,6 +129,15 @@ extension Engine {
         case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .limitList, .more, .requests, .approve, .deny, .cancel, .report, .foreground, .watch, .reload:
             return [:]
         }
+    }
+
+    /// `status` as its type, from what the engine knows at `now`, on its queue: what a
+    /// user's view (U2) is made from.
+    func statusDocument(now: Date, all: Bool) -> StatusDocument {
+        let every = core.activitiesForDisplay(at: now)
+        let desired = core.policy.lifting(core.policy.desired(at: now, activities: every), grants: core.book.grants, at: now)  // M3
+        let snapshot = makeSnapshot(parts: snapshotParts(desired: desired, bounded: false), isBlocked: Set(desired.map(\.selection)).contains)
+        return snapshot.document(all: all, every: all ? every : nil, now: now)
     }
 
     /// `status` with every activity, on the engine's queue.

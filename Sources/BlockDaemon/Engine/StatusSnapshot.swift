@@ -26,8 +26,7 @@ public final class StatusSnapshot: Sendable {
     /// §9: the usage limits, and the usage ledger to bring their use up to the answer's `now`.
     let limits: [Activity]
     let usage: UsageLedger
-    /// `{"activities", "active", "blocks", "schedules", "limits"}`.
-    let counts: JSONObject
+    let counts: StatusCounts
     /// T5: what the last reconcile found blocked; it holds until `nextTransition`.
     let desired: [Policy.Blocked]
     let failures: [FailureRecord]
@@ -58,7 +57,7 @@ public final class StatusSnapshot: Sendable {
     struct Parts {
         var active: [Activity]?
         var limits: [Activity]
-        var counts: JSONObject
+        var counts: StatusCounts
         var desired: [Policy.Blocked]
         /// Some activity has a user scope: views differ by caller, so the engine answers.
         var scoped = false
@@ -119,10 +118,6 @@ public final class StatusSnapshot: Sendable {
 
     var shapes: Shapes { Shapes(clock: local) }
 
-    /// The version of `status`'s shape (docs/PROTOCOL.md, "Compliance"): keys are only ever
-    /// added within a version; removing one or changing what one means raises it.
-    static let schema = 1
-
     /// A limit with its use brought up to `now` (nothing is recorded: the engine does that).
     func current(_ activity: Activity, _ now: Date) -> Activity {
         guard case .limit(let l) = activity else { return activity }
@@ -139,32 +134,27 @@ public final class StatusSnapshot: Sendable {
     /// `status` with the enforcers' notes and the server's counters given (a `StatusLine` is
     /// rendered with none, and gets them at answer time).
     func status(all: Bool, every: [Activity]? = nil, now: Date, notes: JSONObject, server: JSONObject) -> JSONObject {
-        let shown = every ?? active ?? []
+        document(all: all, every: every, now: now, notes: notes, server: server).json
+    }
+
+    /// `status` as its type; `status(...)` is its bytes.
+    func document(all: Bool, every: [Activity]? = nil, now: Date) -> StatusDocument {
+        document(all: all, every: every, now: now, notes: enforcementNotes(local), server: serverStats())
+    }
+
+    func document(all: Bool, every: [Activity]? = nil, now: Date, notes: JSONObject, server: JSONObject) -> StatusDocument {
         var enforcement = self.enforcement
         for (key, value) in notes { enforcement[key] = value }
-        var o: JSONObject = [
-            "schema": .int(Int64(StatusSnapshot.schema)),
-            "now": .string(local.iso8601(now)),
-            "timeZone": .string(local.zone.identifier),
-            "blocked": .array(desired.map { shapes.blocked($0) }),
-            "activities": .array(shown.map { shapes.activity(current($0, now), at: now) }),
-            "failures": failuresJSON,
-            "all": .bool(all),
-            "counts": .object(counts),
-            "enforcement": .object(enforcement),
-            "nextTransition": nextTransition.map { .string(local.iso8601($0)) } ?? .null,
-            "maxActivities": .int(Int64(maxActivities)),
-            "server": .object(server),
-        ]
-        for (key, value) in moreTime { o[key] = value }
-        return o
+        return StatusDocument(now: local.iso8601(now), timeZone: local.zone.identifier, blocked: desired.map(shapes.blockedReply),
+                              activities: (every ?? active ?? []).map { shapes.activityReply(current($0, now), at: now) },
+                              failures: failureReplies, all: all, counts: counts, enforcement: enforcement,
+                              nextTransition: nextTransition.map(local.iso8601), maxActivities: maxActivities,
+                              server: server, moreTime: moreTime)
     }
 
     var failureReplies: [FailureReply] {
         failures.map { shapes.failureReply(time: $0.time, code: $0.code, message: $0.message, uid: $0.uid, activity: $0.activity) }
     }
-
-    var failuresJSON: JSON { .array(failureReplies.map { .object($0.json) }) }
 
     /// `stats`: every hit by day and selection, or (`uid`, A1) only that user's own.
     func stats(_ uid: UInt32? = nil) -> StatsReply {

@@ -82,7 +82,7 @@ public final class MetricsWriter: @unchecked Sendable {
                 log.warning("Cannot write the metrics file \(path): \(message); blockd tries again at the next change (under the shipped unit, a MetricsDirectory= other than /var/lib/prometheus/node-exporter needs ReadWritePaths= in a drop-in)")
             }
         }
-        guard snapshot?.desired.isEmpty == false || (snapshot?.counts["active"]?.int ?? 0) > 0 else { return }
+        guard snapshot?.desired.isEmpty == false || (snapshot?.counts.active ?? 0) > 0 else { return }
         let item = DispatchWorkItem { [weak self] in self?.write() }
         refresh = item
         queue.asyncAfter(deadline: .now() + MetricsWriter.refreshSeconds, execute: item)
