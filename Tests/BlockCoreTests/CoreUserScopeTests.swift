@@ -4,7 +4,7 @@ import Testing
 
 /// Per-user blocks on the core: scopes resolved with the user database, §5 for scopes, the
 /// per-user union derived from the reasons, and who is told what (U2). Each caller's view of
-/// `status` is rendered by the engine and stays with its harness.
+/// `status` is worked out here (`statusView`); the engine renders it.
 @Suite("Per-user blocks (U1, U2, §5): scopes, permissions and the per-user union, decided by the core")
 struct CoreUserScopeTests {
     /// kid 1001 and parent 1002 (plain members of blockd), admin 1003; group kids = {1001, 1004};
@@ -25,6 +25,25 @@ struct CoreUserScopeTests {
             let reasons = e["reasons"]?.array?.compactMap(\.string).joined(separator: " ")
             return [e["event"]!.string!, reasons, whom].compactMap { $0 }.joined(separator: " ")
         }
+    }
+
+    @Test("U2: a user's status view: the selections blocked for them, with the end as their own activities have it, the activities they see, and their part of applied")
+    func statusView() {
+        var d = Self.driver()
+        _ = ok(d.run(#"schedule-add {"name":"bedtime","window":"21:00-07:00","selections":["youtube"],"users":["kid"]}"#))
+        _ = ok(d.run(#"start {"selections":["youtube"],"seconds":36000,"name":"long","users":["kid2"]}"#))
+        _ = ok(d.run(#"start {"selections":["reddit"],"seconds":600,"name":"all"}"#))
+        let kid = d.core.statusView(for: 1001, all: false, now: d.now)
+        #expect(kid.blocked.map(\.selection) == ["reddit", "youtube"])
+        #expect(kid.blocked.first { $0.selection == "youtube" }?.until == at("2026-11-30T07:00:00+09:00"),
+                "the end of kid's own bedtime, not kid2's longer block")
+        #expect(kid.activities.map(\.name).sorted() == ["all", "bedtime"], "kid2's block is not kid's to see")
+        #expect(kid.applied == ["reddit", "youtube"] && kid.notEnforced == [])
+        let kid2 = d.core.statusView(for: 1004, all: true, now: d.now)
+        #expect(kid2.blocked.map(\.selection) == ["reddit", "youtube"])
+        #expect(kid2.activities.map(\.name).sorted() == ["all", "long"], "with all: every activity kid2 may see")
+        let other = d.core.statusView(for: 1002, all: false, now: d.now)
+        #expect(other.blocked.map(\.selection) == ["reddit"] && other.applied == ["reddit"])
     }
 
     @Test("U1 done-when: schedule add bedtime --user kid youtube steam blocks both for kid only")

@@ -100,6 +100,28 @@ extension Core {
         peer.isRoot || peer.isAdmin || Scope.visible(activity.scope, origin: activity.origin, to: peer.uid)
     }
 
+    /// U2: what `status` shows one user: the selections blocked for them, each with its end as
+    /// the activities that apply to them have it; the activities they may see (those blocking
+    /// them, or with `all` every one); and of what is applied and not enforced, their selections.
+    public struct UserStatus: Equatable, Sendable {
+        public var blocked: [Policy.Blocked]
+        public var activities: [Activity]
+        public var applied: [String]
+        public var notEnforced: JSON
+    }
+
+    public func statusView(for viewer: UInt32, all: Bool, now: Date) -> UserStatus {
+        let every = activitiesForDisplay(at: now)
+        let theirs = every.filter { a in a.scope.map { $0.contains(viewer) } ?? true }
+        let desired = policy.lifting(policy.desired(at: now, activities: every), grants: book.grants, at: now)
+            .compactMap { $0.seen(by: viewer) { policy.until($0, from: now, activities: theirs) } }
+        let active = Set(desired.flatMap { $0.reasons.map(\.activity) })
+        let mine = Set(desired.map(\.selection))
+        return UserStatus(blocked: desired,
+                          activities: every.filter { Scope.visible($0.scope, origin: $0.origin, to: viewer) && (all || active.contains($0.name)) },
+                          applied: applied.keys.sorted().filter(mine.contains), notEnforced: notEnforcedJSON(desired.map(\.selection)))
+    }
+
     /// A1: status's counts as a member sees them: the activities they may see (their own,
     /// those for them and the machine-wide ones), not everyone's.
     public mutating func counts(visibleTo uid: UInt32, now: Date) -> StatusCounts {

@@ -141,18 +141,11 @@ extension Engine {
     func status(now: Date, viewer: UInt32?, all: Bool) -> JSONObject {
         guard let viewer, core.registry.index.scopedCount > 0 else { return answerNow(.status(all: all), now: now) }
         var document = statusDocument(now: now, all: all)
-        let (policy, shapes) = (core.policy, core.shapes)
-        let every = core.activitiesForDisplay(at: now)
-        let theirs = every.filter { a in a.scope.map { $0.contains(viewer) } ?? true }
-        let desired = policy.lifting(policy.desired(at: now, activities: every), grants: core.book.grants, at: now)
-            .compactMap { $0.seen(by: viewer) { policy.until($0, from: now, activities: theirs) } }
-        let active = Set(desired.flatMap { $0.reasons.map(\.activity) })
-        let activities = every.filter { Scope.visible($0.scope, origin: $0.origin, to: viewer) && (all || active.contains($0.name)) }
-        document.activities = activities.map { shapes.activityReply($0, at: now) }
-        document.blocked = desired.map(shapes.blockedReply)
-        let mine = Set(desired.map(\.selection))
-        document.enforcement["applied"] = .array(core.applied.keys.sorted().filter(mine.contains).map { .string($0) })
-        document.enforcement["notEnforced"] = core.notEnforcedJSON(desired.map(\.selection))
+        let (view, shapes) = (core.statusView(for: viewer, all: all, now: now), core.shapes)
+        document.activities = view.activities.map { shapes.activityReply($0, at: now) }
+        document.blocked = view.blocked.map(shapes.blockedReply)
+        document.enforcement["applied"] = .array(view.applied.map { .string($0) })
+        document.enforcement["notEnforced"] = view.notEnforced
         document.viewer = Int(viewer)
         return document.json
     }
