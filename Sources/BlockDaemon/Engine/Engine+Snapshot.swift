@@ -118,9 +118,7 @@ extension Engine {
     /// every read goes when the snapshot cannot answer, and `status --all` and `schedule list`,
     /// which list every activity).
     func answerNow(_ request: Request, now: Date, private uid: UInt32? = nil) -> JSONObject {
-        let every = core.activitiesForDisplay(at: now)
-        let desired = core.policy.lifting(core.policy.desired(at: now, activities: every), grants: core.book.grants, at: now)  // M3
-        let snapshot = makeSnapshot(parts: snapshotParts(desired: desired, bounded: false), isBlocked: Set(desired.map(\.selection)).contains)
+        let (every, snapshot) = snapshotNow(now)
         switch request {
         case .status(let all, _): return StatusSnapshot.only(uid, snapshot.status(all: all, every: all ? every : nil, now: now))
         case .scheduleList: return SchedulesReply(schedules: every.filter { $0.kind == .schedule }.map { core.shapes.activityReply($0, at: now) }).json
@@ -134,10 +132,16 @@ extension Engine {
     /// `status` as its type, from what the engine knows at `now`, on its queue: what a
     /// user's view (U2) is made from.
     func statusDocument(now: Date, all: Bool) -> StatusDocument {
+        let (every, snapshot) = snapshotNow(now)
+        return snapshot.document(all: all, every: all ? every : nil, now: now)
+    }
+
+    /// Every activity, and a snapshot of what the engine knows at `now` worked out from them
+    /// (not bounded: it lists every active one).
+    func snapshotNow(_ now: Date) -> (every: [Activity], snapshot: StatusSnapshot) {
         let every = core.activitiesForDisplay(at: now)
         let desired = core.policy.lifting(core.policy.desired(at: now, activities: every), grants: core.book.grants, at: now)  // M3
-        let snapshot = makeSnapshot(parts: snapshotParts(desired: desired, bounded: false), isBlocked: Set(desired.map(\.selection)).contains)
-        return snapshot.document(all: all, every: all ? every : nil, now: now)
+        return (every, makeSnapshot(parts: snapshotParts(desired: desired, bounded: false), isBlocked: Set(desired.map(\.selection)).contains))
     }
 
     /// `status` with every activity, on the engine's queue.

@@ -159,7 +159,7 @@ extension StatusSnapshot {
 /// The enforcers' notes as rendered for one answer, with the count they were rendered at
 /// (`StatusSnapshot.renderedNotes`).
 struct NotesCache: Sendable {
-    /// How long rendered notes are kept at most, in nanoseconds of the boot clock.
+    /// How long rendered notes are kept at most, in nanoseconds of the monotonic clock.
     static let lifetime: UInt64 = 1_000_000_000
     let version: UInt64
     let at: UInt64
