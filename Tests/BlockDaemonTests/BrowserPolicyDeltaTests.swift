@@ -14,9 +14,11 @@ struct BrowserPolicyDeltaTests {
         let temp: TempDir
         let browsers: BrowserPolicyEnforcer
 
-        init() throws {
+        /// `chromium: false`: Firefox only, so no file can hold a URL prefix (E8) and each
+        /// prefix-only selection is reported not enforced.
+        init(chromium: Bool = true) throws {
             temp = try TempDir(prefix: "bd-browser-delta-")
-            for marker in ["/etc/chromium", "/etc/firefox"] {
+            for marker in (chromium ? ["/etc/chromium"] : []) + ["/etc/firefox"] {
                 try FileManager.default.createDirectory(atPath: temp.path + marker, withIntermediateDirectories: true)
             }
             var daemon = DaemonConfig.defaults
@@ -47,12 +49,12 @@ struct BrowserPolicyDeltaTests {
         return s
     }
 
-    @Test("E7: after any random sequence of changes, the files equal those of an enforcer given all of it",
-          arguments: [1, 2, 3] as [UInt64])
-    func deltaEqualsFromScratch(seed: UInt64) throws {
+    @Test("E7, E8: after any random sequence of changes, the files and the report (prefix-only selections not enforced without a Chromium) equal those of an enforcer given all of it",
+          arguments: [1, 2, 3] as [UInt64], [true, false])
+    func deltaEqualsFromScratch(seed: UInt64, chromium: Bool) throws {
         var rng = TortureTests.Generator(state: seed)
         let names = (0..<8).map { "s\($0)" }
-        let kept = try Root()
+        let kept = try Root(chromium: chromium)
         var blocked: [String: Selection] = [:]
         _ = kept.browsers.enforce(blocked: [])
         for step in 0..<60 {
@@ -67,7 +69,7 @@ struct BrowserPolicyDeltaTests {
             blocked = next
             let all = blocked.keys.sorted().map { blocked[$0]! }
             let report = kept.browsers.enforce(blocked: all, changed: changed)
-            let scratch = try Root()
+            let scratch = try Root(chromium: chromium)
             let expected = scratch.browsers.enforce(blocked: all)
             #expect(report == expected, "seed \(seed), step \(step): the report")
             #expect(kept.files() == scratch.files(), "seed \(seed), step \(step): the files after \(changed.sorted())")

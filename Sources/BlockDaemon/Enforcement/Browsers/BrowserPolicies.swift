@@ -65,6 +65,8 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     private var asked: [String: Selection]?
     /// The last write of the files failed: the next change writes them whatever it is.
     private var failing = false
+    /// E8: the blocked machine-wide selections of URL prefixes only, by name (`keepPathOnly`).
+    private var pathOnly: Set<String> = []
     private let lock = Lock()
     /// Bumped by every property `notes` is made of (which browsers are installed is looked up
     /// on disk; the notes cache keeps that for a second at most).
@@ -107,15 +109,31 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     public func enforce(blocked all: [Selection], changed: Set<String>?) -> EnforcementReport {
         // Browser policies are machine-wide (scopes with paths are refused).
         var report = EnforcementReport(failures: write(all, changed: changed))
-        let pathOnly = all.filter { $0.users == nil && $0.domains.isEmpty && !$0.paths.isEmpty }
+        let pathOnly = lock.withLock { keepPathOnly(all, changed: changed) }
         guard !pathOnly.isEmpty else { return report }
         // Prefixes are enforced where at least one Chromium-family policy file holds them.
         let cause: String? = !enabled ? "browser policies are turned off (BrowserPolicies=no), and only they can enforce URL prefixes"
             : installed.isEmpty ? "no supported browser is installed to enforce URL prefixes"
             : lock.withLock { written.isEmpty } ? report.failures.first?.message ?? "no browser policy file holds them"
             : nil
-        if let cause { for selection in pathOnly { report.notEnforced(selection.name, cause) } }
+        if let cause { for name in pathOnly { report.notEnforced(name, cause) } }
         return report
+    }
+
+    /// E8: the names of the machine-wide selections of URL prefixes only among `all`, kept in
+    /// `pathOnly`: with `changed`, only those selections are looked at (by binary search in
+    /// `all`, which comes in the order of the names), else all of them.
+    private func keepPathOnly(_ all: [Selection], changed: Set<String>?) -> Set<String> {
+        func isPathOnly(_ s: Selection) -> Bool { s.users == nil && s.domains.isEmpty && !s.paths.isEmpty }
+        guard let changed else {
+            pathOnly = Set(all.filter(isPathOnly).map(\.name))
+            return pathOnly
+        }
+        let given = all.targets(named: changed)
+        for name in changed {
+            if given[name]?.contains(where: isPathOnly) == true { pathOnly.insert(name) } else { pathOnly.remove(name) }
+        }
+        return pathOnly
     }
 
     /// What a change asks of the files: nothing, a loosening (the machine-wide selections only
