@@ -220,7 +220,7 @@ struct RepliesTests {
     @Test("§6: status is written in the documented order, the more-time lists and a view's viewer after the server's counters, and read back by StatusReply")
     func statusDocument() throws {
         let counts = StatusCounts(activities: 3, active: 1, blocks: 1, schedules: 2, limits: 0)
-        var d = StatusDocument(now: "2026-11-29T13:05:00.000+09:00", timeZone: "Asia/Tokyo",
+        var d = StatusDocument(answeredAt: "2026-11-29T13:05:00.000+09:00", timeZone: "Asia/Tokyo",
                                blocked: [BlockedReply(selection: "x", until: nil, reasons: ["a"])], activities: [], failures: [],
                                all: false, counts: counts, enforcement: ["mode": "hosts"], nextTransition: nil, maxActivities: 100,
                                server: ["connections": 1], moreTime: ["requests": [], "grants": [], "delayed": []])

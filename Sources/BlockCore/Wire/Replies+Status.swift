@@ -132,7 +132,8 @@ public struct StatusDocument: Equatable, Sendable {
     /// The version of the shape (docs/PROTOCOL.md, "Compliance"): keys are only ever added
     /// within a version; removing one or changing what one means raises it.
     public static let schema = 1
-    public var now: String
+    /// The instant the answer is for, as the daemon's ISO 8601 text (`now` on the wire).
+    public var answeredAt: String
     public var timeZone: String
     public var blocked: [BlockedReply]
     /// The active activities; with `all`, every one.
@@ -152,17 +153,17 @@ public struct StatusDocument: Equatable, Sendable {
     /// U2: the uid whose view it is, when it is one user's.
     public var viewer: Int?
 
-    public init(now: String, timeZone: String, blocked: [BlockedReply], activities: [ActivityReply], failures: [FailureReply],
+    public init(answeredAt: String, timeZone: String, blocked: [BlockedReply], activities: [ActivityReply], failures: [FailureReply],
                 all: Bool, counts: StatusCounts, enforcement: JSONObject, nextTransition: String?, maxActivities: Int,
                 server: JSONObject, moreTime: JSONObject, viewer: Int? = nil) {
-        (self.now, self.timeZone, self.blocked, self.activities, self.failures) = (now, timeZone, blocked, activities, failures)
+        (self.answeredAt, self.timeZone, self.blocked, self.activities, self.failures) = (answeredAt, timeZone, blocked, activities, failures)
         (self.all, self.counts, self.enforcement, self.nextTransition) = (all, counts, enforcement, nextTransition)
         (self.maxActivities, self.server, self.moreTime, self.viewer) = (maxActivities, server, moreTime, viewer)
     }
 
     public var json: JSONObject {
         var o: JSONObject = [
-            "schema": .int(Int64(StatusDocument.schema)), "now": .string(now), "timeZone": .string(timeZone),
+            "schema": .int(Int64(StatusDocument.schema)), "now": .string(answeredAt), "timeZone": .string(timeZone),
             "blocked": .array(blocked.map { .object($0.json) }), "activities": .array(activities.map { .object($0.json) }),
             "failures": .array(failures.map { .object($0.json) }), "all": .bool(all), "counts": .object(counts.json),
             "enforcement": .object(enforcement), "nextTransition": Reply.text(nextTransition),

@@ -120,7 +120,7 @@ extension Engine {
     func answerNow(_ request: Request, now: Date, private uid: UInt32? = nil) -> JSONObject {
         let (every, snapshot) = snapshotNow(now)
         switch request {
-        case .status(let all, _): return StatusSnapshot.only(uid, snapshot.status(all: all, every: all ? every : nil, now: now))
+        case .status(let all, _): return StatusSnapshot.only(uid, snapshot.document(all: all, every: all ? every : nil, now: now).json)
         case .scheduleList: return SchedulesReply(schedules: every.filter { $0.kind == .schedule }.map { core.shapes.activityReply($0, at: now) }).json
         case .failures: return StatusSnapshot.only(uid, FailuresReply(failures: snapshot.failureReplies).json)
         case .stats: return snapshot.stats(uid).json

@@ -105,11 +105,11 @@ extension StatusSnapshot {
     }
 
     /// Renders `status` at `now` with holes where the answer's own values go. The object is
-    /// the one `status(all:now:)` builds (same keys, same order, A1's filter for a member), so
+    /// the one `document(all:now:)` writes (same keys, same order, A1's filter for a member), so
     /// the two cannot drift apart; only `now`, `activities`, `enforcement` and `server` are
     /// written member by member.
     func makeLine(now: Date, private uid: UInt32?) -> StatusLine {
-        let o = StatusSnapshot.only(uid, status(all: false, now: now, notes: [:], server: [:]))
+        let o = StatusSnapshot.only(uid, document(all: false, now: now, notes: [:], server: [:]).json)
         var b = LineBuilder()
         b.bytes.append(UInt8(ascii: "{"))
         var until = Date.distantFuture

@@ -102,7 +102,7 @@ public final class StatusSnapshot: Sendable {
         switch request {
         case .status(let all, let view):
             guard !(all || view != .caller || scoped || active == nil) else { return nil }
-            return StatusSnapshot.only(uid, status(all: false, now: now))
+            return StatusSnapshot.only(uid, document(all: false, now: now).json)
         case .limitList where scoped: return nil
         case .limitList: return LimitsReply(limits: limits.map { shapes.activityReply(current($0, now), at: now) }).json
         case .failures: return StatusSnapshot.only(uid, FailuresReply(failures: failureReplies).json)
@@ -126,30 +126,16 @@ public final class StatusSnapshot: Sendable {
 
     /// `status`: what is blocked, the activities (the active ones; `all` adds every idle one,
     /// which the engine passes in) and `counts`, so that a status with 100,000 idle schedules
-    /// stays short.
-    func status(all: Bool, every: [Activity]? = nil, now: Date) -> JSONObject {
-        status(all: all, every: every, now: now, notes: enforcementNotes(local), server: serverStats())
-    }
-
-    /// `status` with the enforcers' notes and the server's counters given (a `StatusLine` is
-    /// rendered with none, and gets them at answer time).
-    func status(all: Bool, every: [Activity]? = nil, now: Date, notes: JSONObject, server: JSONObject) -> JSONObject {
-        document(all: all, every: every, now: now, notes: notes, server: server).json
-    }
-
-    /// `status` as its type; `status(...)` is its bytes.
-    func document(all: Bool, every: [Activity]? = nil, now: Date) -> StatusDocument {
-        document(all: all, every: every, now: now, notes: enforcementNotes(local), server: serverStats())
-    }
-
-    func document(all: Bool, every: [Activity]? = nil, now: Date, notes: JSONObject, server: JSONObject) -> StatusDocument {
+    /// stays short. The enforcers' notes and the server's counters are asked for unless given
+    /// (a `StatusLine` is rendered with none, and gets them at answer time).
+    func document(all: Bool, every: [Activity]? = nil, now: Date, notes: JSONObject? = nil, server: JSONObject? = nil) -> StatusDocument {
         var enforcement = self.enforcement
-        for (key, value) in notes { enforcement[key] = value }
-        return StatusDocument(now: local.iso8601(now), timeZone: local.zone.identifier, blocked: desired.map(shapes.blockedReply),
+        for (key, value) in notes ?? enforcementNotes(local) { enforcement[key] = value }
+        return StatusDocument(answeredAt: local.iso8601(now), timeZone: local.zone.identifier, blocked: desired.map(shapes.blockedReply),
                               activities: (every ?? active ?? []).map { shapes.activityReply(current($0, now), at: now) },
                               failures: failureReplies, all: all, counts: counts, enforcement: enforcement,
                               nextTransition: nextTransition.map(local.iso8601), maxActivities: maxActivities,
-                              server: server, moreTime: moreTime)
+                              server: server ?? serverStats(), moreTime: moreTime)
     }
 
     var failureReplies: [FailureReply] {

@@ -51,7 +51,7 @@ public final class MetricsWriter: @unchecked Sendable {
     /// The file's text now (tests; `write` on the queue).
     func render() -> String? {
         guard let snapshot else { return nil }
-        let status = snapshot.status(all: false, now: now())
+        let status = snapshot.document(all: false, now: now()).json
         return Metrics.render(status: status, counters: counters, version: BlockdVersion.version, lastEnforcement: snapshot.lastEnforced)
     }
 
