@@ -28,12 +28,12 @@ extension Command {
     public var jsonShape: JSONShape? {
         switch self {
         case .start, .status, .failuresClear, .more, .requests, .approve, .deny, .cancel, .report: .answer
-        case .scheduleList: .list(SchedulesReply.key)
-        case .selections: .list(SelectionsReply.key)
+        case .scheduleList: .list(Listing.schedules.rawValue)
+        case .selections: .list(Listing.selections.rawValue)
         case .selectionShow: .member(SelectionShowReply.key)
-        case .failures: .list(FailuresReply.key)
+        case .failures: .list(Listing.failures.rawValue)
         case .stats: .list(StatsReply.key)
-        case .limitList: .list(LimitsReply.key)
+        case .limitList: .list(Listing.limits.rawValue)
         case .watch: .events
         case .stop, .scheduleAdd, .scheduleRemove, .limitAdd, .limitRemove, .reload, .hello: nil
         // R1: blockc-agent's, never typed.

@@ -7,7 +7,7 @@ import Glibc
 extension Output {
     /// `schedule list`: `{"schedules": [activity...]}`.
     public func schedules(_ o: JSONObject) -> String {
-        let items = SchedulesReply(o).schedules
+        let items = ListReply<ActivityReply>(.schedules, from: o).items
         guard !items.isEmpty else {
             return "No schedules. Add one with 'blockc schedule add bedtime --daily 22:00-07:00 SELECTION...'."
         }
@@ -21,7 +21,7 @@ extension Output {
 
     /// `limit list`: `{"limits": [activity...]}` (§9).
     public func limits(_ o: JSONObject) -> String {
-        let items = LimitsReply(o).limits
+        let items = ListReply<ActivityReply>(.limits, from: o).items
         guard !items.isEmpty else {
             return "No limits. Add one with 'blockc limit add games 1h SELECTION...'."
         }
@@ -41,7 +41,7 @@ extension Output {
 
     /// `selections`: `{"selections": [{name, domains, apps, openURL}...]}`.
     public func selections(_ o: JSONObject) -> String {
-        let items = SelectionsReply(o).selections
+        let items = ListReply<SelectionReply>(.selections, from: o).items
         guard !items.isEmpty else { return "No selections are defined." }
         let header = [Cell("NAME", .dim), Cell("DOMAINS", .dim), Cell("APPS", .dim)]
         let rows = items.map { s in
@@ -77,7 +77,7 @@ extension Output {
 
     /// `failures`: `{"failures": [{time, code, message, uid?, activity?}...]}`, oldest first.
     public func failures(_ o: JSONObject) -> String {
-        let items = FailuresReply(o).failures
+        let items = ListReply<FailureReply>(.failures, from: o).items
         guard !items.isEmpty else { return "No failures recorded." }
         let rows = items.map { f in
             var cells = failureRow(f)

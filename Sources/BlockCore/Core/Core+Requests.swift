@@ -95,9 +95,9 @@ extension Core {
         case .scheduleRemove(let name): return try removeSchedule(name, peer: peer, now: now)
         case .scheduleList:
             let schedules = activitiesForDisplay(at: now).filter { $0.kind == .schedule && listed($0, to: peer) }
-            return .read(.reply(SchedulesReply(schedules: schedules.map { shapes.activityReply($0, at: now) }).json))
+            return .read(.reply(ListReply(.schedules, schedules.map { shapes.activityReply($0, at: now) }).json))
         case .selections:
-            return .read(.reply(SelectionsReply(selections: config.catalog.selections.map(shapes.selectionReply)).json))
+            return .read(.reply(ListReply(.selections, config.catalog.selections.map(shapes.selectionReply)).json))
         case .selectionShow(let name):
             return .read(.reply(SelectionShowReply(selection: shapes.selectionReply(try config.catalog.resolve(name))).json))
         case .failuresClear:
@@ -113,7 +113,7 @@ extension Core {
         case .more, .requests, .approve, .deny, .cancel: return try moreTime(request, peer: peer, now: now)
         case .limitList:
             let limits = activitiesForDisplay(at: now).filter { $0.kind == .limit && listed($0, to: peer) }
-            return .read(.reply(LimitsReply(limits: limits.map { shapes.activityReply($0, at: now) }).json))
+            return .read(.reply(ListReply(.limits, limits.map { shapes.activityReply($0, at: now) }).json))
         case .watch:
             throw CoreError(.internal, "watch is handled by the connection, not the engine")
         }

@@ -1,44 +1,39 @@
-/// The listings (§6) as their containers: `schedule list`, `limit list`, `selections`,
-/// `selections show` and `failures`. The daemon writes each with `json` and blockc reads it with
-/// `init(_:)`, so each container's key (`key`, also what blockc's `--json` prints of the answer)
-/// is spelled once, here; the items are the objects of Replies.swift. Lenient, as a reader of
+/// The listings (§6): `schedule list`, `limit list`, `selections` and `failures` answer one
+/// array under one key (`Listing`, also what blockc's `--json` prints of the answer). The daemon
+/// writes each with `ListReply.json` and blockc reads it with `ListReply(_:from:)`, so each key is
+/// spelled once, here; the items are the objects of Replies.swift. Lenient, as a reader of
 /// another version must be: an item that is not an object is skipped.
-public struct SchedulesReply: Equatable, Sendable {
-    /// The answer's one member (and what `--json` prints of it).
-    public static let key = "schedules"
-    public var schedules: [ActivityReply]
-
-    public init(schedules: [ActivityReply]) { self.schedules = schedules }
-
-    public var json: JSONObject { [Self.key: .array(schedules.map { .object($0.json) })] }
-
-    public init(_ o: JSONObject) { schedules = Reply.objects(o[Self.key]).map(ActivityReply.init) }
+public enum Listing: String, Sendable {
+    /// Of `ActivityReply`s.
+    case schedules, limits
+    /// Of `SelectionReply`s.
+    case selections
+    /// Of `FailureReply`s, oldest first (for a member, A1, their own and the daemon's).
+    case failures
 }
 
-/// `limit list` (§9): each limit with its use today.
-public struct LimitsReply: Equatable, Sendable {
-    /// The answer's one member (and what `--json` prints of it).
-    public static let key = "limits"
-    public var limits: [ActivityReply]
-
-    public init(limits: [ActivityReply]) { self.limits = limits }
-
-    public var json: JSONObject { [Self.key: .array(limits.map { .object($0.json) })] }
-
-    public init(_ o: JSONObject) { limits = Reply.objects(o[Self.key]).map(ActivityReply.init) }
+/// An object of a listing: written by `json`, read by a lenient `init(_:)`.
+public protocol ListItem: Equatable, Sendable {
+    var json: JSONObject { get }
+    init(_ o: JSONObject)
 }
 
-/// `selections`: every selection of the catalog.
-public struct SelectionsReply: Equatable, Sendable {
-    /// The answer's one member (and what `--json` prints of it).
-    public static let key = "selections"
-    public var selections: [SelectionReply]
+extension ActivityReply: ListItem {}
+extension SelectionReply: ListItem {}
+extension FailureReply: ListItem {}
 
-    public init(selections: [SelectionReply]) { self.selections = selections }
+/// One listing's answer: its items under its key.
+public struct ListReply<Item: ListItem>: Equatable, Sendable {
+    public var listing: Listing
+    public var items: [Item]
 
-    public var json: JSONObject { [Self.key: .array(selections.map { .object($0.json) })] }
+    public init(_ listing: Listing, _ items: [Item]) { (self.listing, self.items) = (listing, items) }
 
-    public init(_ o: JSONObject) { selections = Reply.objects(o[Self.key]).map(SelectionReply.init) }
+    public init(_ listing: Listing, from o: JSONObject) {
+        self.init(listing, Reply.objects(o[listing.rawValue]).map(Item.init))
+    }
+
+    public var json: JSONObject { [listing.rawValue: .array(items.map { .object($0.json) })] }
 }
 
 /// `selections show NAME`: one selection. An answer without the container (an older daemon's)
@@ -53,18 +48,4 @@ public struct SelectionShowReply: Equatable, Sendable {
     public var json: JSONObject { [Self.key: .object(selection.json)] }
 
     public init(_ o: JSONObject) { selection = SelectionReply(o[Self.key]?.object ?? o) }
-}
-
-/// `failures`: the recorded failures, oldest first (for a member, A1, their own and the
-/// daemon's).
-public struct FailuresReply: Equatable, Sendable {
-    /// The answer's one member (and what `--json` prints of it).
-    public static let key = "failures"
-    public var failures: [FailureReply]
-
-    public init(failures: [FailureReply]) { self.failures = failures }
-
-    public var json: JSONObject { [Self.key: .array(failures.map { .object($0.json) })] }
-
-    public init(_ o: JSONObject) { failures = Reply.objects(o[Self.key]).map(FailureReply.init) }
 }

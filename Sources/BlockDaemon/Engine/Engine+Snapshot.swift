@@ -121,8 +121,8 @@ extension Engine {
         let (every, snapshot) = snapshotNow(now)
         switch request {
         case .status(let all, _): return StatusSnapshot.only(uid, snapshot.document(all: all, every: all ? every : nil, now: now).json)
-        case .scheduleList: return SchedulesReply(schedules: every.filter { $0.kind == .schedule }.map { core.shapes.activityReply($0, at: now) }).json
-        case .failures: return StatusSnapshot.only(uid, FailuresReply(failures: snapshot.failureReplies).json)
+        case .scheduleList: return ListReply(.schedules, every.filter { $0.kind == .schedule }.map { core.shapes.activityReply($0, at: now) }).json
+        case .failures: return StatusSnapshot.only(uid, ListReply(.failures, snapshot.failureReplies).json)
         case .stats: return snapshot.stats(uid).json
         case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .limitList, .more, .requests, .approve, .deny, .cancel, .report, .foreground, .watch, .reload:
             return [:]

@@ -104,8 +104,8 @@ public final class StatusSnapshot: Sendable {
             guard !(all || view != .caller || scoped || active == nil) else { return nil }
             return StatusSnapshot.only(uid, document(all: false, now: now).json)
         case .limitList where scoped: return nil
-        case .limitList: return LimitsReply(limits: limits.map { shapes.activityReply(current($0, now), at: now) }).json
-        case .failures: return StatusSnapshot.only(uid, FailuresReply(failures: failureReplies).json)
+        case .limitList: return ListReply(.limits, limits.map { shapes.activityReply(current($0, now), at: now) }).json
+        case .failures: return StatusSnapshot.only(uid, ListReply(.failures, failureReplies).json)
         case .stats: return stats(uid).json
         case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .scheduleList, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .more, .requests, .approve, .deny, .cancel, .report, .foreground, .watch, .reload:
             return nil
