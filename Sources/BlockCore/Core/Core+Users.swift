@@ -112,14 +112,25 @@ extension Core {
 
     public func statusView(for viewer: UInt32, all: Bool, now: Date) -> UserStatus {
         let every = activitiesForDisplay(at: now)
+        return statusView(for: viewer, all: all, now: now, every: every, blocked: blocked(at: now, every: every))
+    }
+
+    /// `statusView` from every activity and what is blocked for everyone at `now`
+    /// (`blocked(at:every:)`), when the caller has them already.
+    public func statusView(for viewer: UInt32, all: Bool, now: Date, every: [Activity], blocked: [Policy.Blocked]) -> UserStatus {
         let theirs = every.filter { a in a.scope.map { $0.contains(viewer) } ?? true }
-        let desired = policy.lifting(policy.desired(at: now, activities: every), grants: book.grants, at: now)
-            .compactMap { $0.seen(by: viewer) { policy.until($0, from: now, activities: theirs) } }
+        let desired = blocked.compactMap { $0.seen(by: viewer) { policy.until($0, from: now, activities: theirs) } }
         let active = Set(desired.flatMap { $0.reasons.map(\.activity) })
         let mine = Set(desired.map(\.selection))
         return UserStatus(blocked: desired,
                           activities: every.filter { Scope.visible($0.scope, origin: $0.origin, to: viewer) && (all || active.contains($0.name)) },
                           applied: applied.keys.sorted().filter(mine.contains), notEnforced: notEnforcedJSON(desired.map(\.selection)))
+    }
+
+    /// T5 with M3: what `every` blocks at `now`, less what grants lift; worked out from the
+    /// activities themselves, for the answers that list them all.
+    public func blocked(at now: Date, every: [Activity]) -> [Policy.Blocked] {
+        policy.lifting(policy.desired(at: now, activities: every), grants: book.grants, at: now)
     }
 
     /// A1: status's counts as a member sees them: the activities they may see (their own,

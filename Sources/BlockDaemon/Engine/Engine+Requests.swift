@@ -140,8 +140,9 @@ extension Engine {
     /// with scopes the engine works the view out here, over every activity.
     func status(now: Date, viewer: UInt32?, all: Bool) -> JSONObject {
         guard let viewer, core.registry.index.scopedCount > 0 else { return answerNow(.status(all: all), now: now) }
-        var document = statusDocument(now: now, all: all)
-        let (view, shapes) = (core.statusView(for: viewer, all: all, now: now), core.shapes)
+        let (every, blocked, snapshot) = snapshotNow(now)
+        let (view, shapes) = (core.statusView(for: viewer, all: all, now: now, every: every, blocked: blocked), core.shapes)
+        var document = snapshot.document(all: all, every: [], now: now)  // the activities are the view's
         document.activities = view.activities.map { shapes.activityReply($0, at: now) }
         document.blocked = view.blocked.map(shapes.blockedReply)
         document.enforcement["applied"] = .array(view.applied.map { .string($0) })

@@ -15,10 +15,10 @@ extension Engine {
     /// snapshot that holds its change, and a batch of changes pays for one snapshot, not one each.
     func publishSnapshot(changed: Set<String>? = nil) {
         assertOnQueue()
-        // With more than `maxActive` active no snapshot shows the view, and a selection named by
-        // thousands of blocks would cost thousands of steps per change: only whether it is
-        // blocked is kept then, and the rest is worked out when a snapshot shows it again.
-        let shown = core.registry.index.activeCount <= StatusSnapshot.maxActive
+        // While no snapshot shows the view, a selection named by thousands of blocks would cost
+        // thousands of steps per change: only whether it is blocked is kept then, and the rest
+        // is worked out when a snapshot shows it again.
+        let shown = snapshotShowsView
         for selection in changed ?? [] {
             if shown {
                 blockedView[selection] = core.blockedNow(selection)
@@ -36,12 +36,16 @@ extension Engine {
         publishIfDue()
     }
 
+    /// Whether the published snapshot lists the active activities and the blocked view, so that
+    /// status is answered from it: not with more than `StatusSnapshot.maxActive` active.
+    var snapshotShowsView: Bool { core.registry.index.activeCount <= StatusSnapshot.maxActive }
+
     /// Publishes the snapshot marked due, if one is.
     func publishIfDue() {
         assertOnQueue()
         guard snapshotDue else { return }
         snapshotDue = false
-        if !staleViews.isEmpty && core.registry.index.activeCount <= StatusSnapshot.maxActive {
+        if !staleViews.isEmpty && snapshotShowsView {
             for selection in staleViews { blockedView[selection] = core.blockedNow(selection) }
             staleViews = []
         }
@@ -61,7 +65,7 @@ extension Engine {
     func snapshotParts(desired: [Policy.Blocked], bounded: Bool = true) -> StatusSnapshot.Parts {
         // Only the first `maxActive` are kept (in registration order); with more, status goes to
         // the engine: a change never pays for listing a hundred thousand active blocks.
-        let active = bounded && core.registry.index.activeCount > StatusSnapshot.maxActive ? nil
+        let active = bounded && !snapshotShowsView ? nil
             : core.registry.index.activities(named: Set(desired.flatMap { $0.reasons.map(\.activity) }))
         let n = core.registry.index.kindCounts
         let counts = StatusCounts(activities: core.registry.index.count, active: active?.count ?? core.registry.index.activeCount,
@@ -118,7 +122,7 @@ extension Engine {
     /// every read goes when the snapshot cannot answer, and `status --all` and `schedule list`,
     /// which list every activity).
     func answerNow(_ request: Request, now: Date, private uid: UInt32? = nil) -> JSONObject {
-        let (every, snapshot) = snapshotNow(now)
+        let (every, _, snapshot) = snapshotNow(now)
         switch request {
         case .status(let all, _): return StatusSnapshot.only(uid, snapshot.document(all: all, every: all ? every : nil, now: now).json)
         case .scheduleList: return ListReply(.schedules, every.filter { $0.kind == .schedule }.map { core.shapes.activityReply($0, at: now) }).json
@@ -129,19 +133,12 @@ extension Engine {
         }
     }
 
-    /// `status` as its type, from what the engine knows at `now`, on its queue: what a
-    /// user's view (U2) is made from.
-    func statusDocument(now: Date, all: Bool) -> StatusDocument {
-        let (every, snapshot) = snapshotNow(now)
-        return snapshot.document(all: all, every: all ? every : nil, now: now)
-    }
-
-    /// Every activity, and a snapshot of what the engine knows at `now` worked out from them
-    /// (not bounded: it lists every active one).
-    func snapshotNow(_ now: Date) -> (every: [Activity], snapshot: StatusSnapshot) {
+    /// Every activity, what they block at `now` (grants considered, M3), and a snapshot of what
+    /// the engine knows then, worked out from them (not bounded: it lists every active one).
+    func snapshotNow(_ now: Date) -> (every: [Activity], blocked: [Policy.Blocked], snapshot: StatusSnapshot) {
         let every = core.activitiesForDisplay(at: now)
-        let desired = core.policy.lifting(core.policy.desired(at: now, activities: every), grants: core.book.grants, at: now)  // M3
-        return (every, makeSnapshot(parts: snapshotParts(desired: desired, bounded: false), isBlocked: Set(desired.map(\.selection)).contains))
+        let blocked = core.blocked(at: now, every: every)
+        return (every, blocked, makeSnapshot(parts: snapshotParts(desired: blocked, bounded: false), isBlocked: Set(blocked.map(\.selection)).contains))
     }
 
     /// `status` with every activity, on the engine's queue.
