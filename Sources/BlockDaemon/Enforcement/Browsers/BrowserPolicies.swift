@@ -108,8 +108,10 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     /// them is not what they were last asked to hold (and whenever the last write failed).
     public func enforce(blocked all: [Selection], changed: Set<String>?) -> EnforcementReport {
         // Browser policies are machine-wide (scopes with paths are refused).
-        var report = EnforcementReport(failures: write(all, changed: changed))
-        let pathOnly = lock.withLock { keepPathOnly(all, changed: changed) }
+        // The changed selections, found once by binary search (`all` comes in name order then).
+        let given = changed.map { all.targets(named: $0) }
+        var report = EnforcementReport(failures: write(all, changed: changed, given: given))
+        let pathOnly = lock.withLock { keepPathOnly(all, changed: changed, given: given) }
         guard !pathOnly.isEmpty else { return report }
         // Prefixes are enforced where at least one Chromium-family policy file holds them.
         let cause: String? = !enabled ? "browser policies are turned off (BrowserPolicies=no), and only they can enforce URL prefixes"
@@ -121,15 +123,13 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     }
 
     /// E8: the names of the machine-wide selections of URL prefixes only among `all`, kept in
-    /// `pathOnly`: with `changed`, only those selections are looked at (by binary search in
-    /// `all`, which comes in the order of the names), else all of them.
-    private func keepPathOnly(_ all: [Selection], changed: Set<String>?) -> Set<String> {
+    /// `pathOnly`: with `changed`, only those selections (`given`) are looked at, else all.
+    private func keepPathOnly(_ all: [Selection], changed: Set<String>?, given: [String: [Selection]]?) -> Set<String> {
         func isPathOnly(_ s: Selection) -> Bool { s.users == nil && s.domains.isEmpty && !s.paths.isEmpty }
-        guard let changed else {
+        guard let changed, let given else {
             pathOnly = Set(all.filter(isPathOnly).map(\.name))
             return pathOnly
         }
-        let given = all.targets(named: changed)
         for name in changed {
             if given[name]?.contains(where: isPathOnly) == true { pathOnly.insert(name) } else { pathOnly.remove(name) }
         }
@@ -142,8 +142,8 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
 
     /// The files for the machine-wide selections of `all`: a loosening after `enforce`
     /// returns, anything else before.
-    func write(_ all: [Selection], changed: Set<String>?) -> [EnforcementFailure] {
-        let step = lock.withLock { record(all, changed: changed) }
+    func write(_ all: [Selection], changed: Set<String>?, given: [String: [Selection]]?) -> [EnforcementFailure] {
+        let step = lock.withLock { record(all, changed: changed, given: given) }
         switch step {
         case .same: return []
         case .other:
@@ -167,18 +167,17 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     /// Notes in `asked` what the files are asked to hold now, and says what that changes.
     /// With `changed` (and a previous ask that was written), only those selections are looked
     /// at: equal selections usually share their arrays' storage, so a compare is cheap.
-    private func record(_ all: [Selection], changed: Set<String>?) -> Step {
-        guard let changed, asked != nil, !failing else {
+    private func record(_ all: [Selection], changed: Set<String>?, given: [String: [Selection]]?) -> Step {
+        guard let changed, let given, asked != nil, !failing else {
             var now: [String: Selection] = [:]
             for selection in all where selection.users == nil && now[selection.name] == nil { now[selection.name] = selection }
             defer { asked = now }
             guard let asked, now.count < asked.count, now.allSatisfy({ name, selection in asked[name] == selection }) else { return .other }
             return .loosening
         }
-        let given = all.targets(named: changed).compactMapValues { $0.first { $0.users == nil } }
         var (shrank, other) = (false, false)
         for name in changed {
-            let after = given[name]
+            let after = given[name]?.first { $0.users == nil }
             guard asked![name] != after else { continue }
             if after == nil { shrank = true } else { other = true }
             asked![name] = after  // in place: the other selections are not copied
