@@ -42,7 +42,7 @@ struct ReportTests {
         h.count(.started, user: "0", at: at("2026-11-28T20:00:00+09:00"), clock: tokyo)
         let now = at("2026-11-29T09:30:00+09:00")
         let to = CivilDate(year: 2026, month: 11, day: 29)
-        let kid = h.report(from: to.adding(days: -6), to: to, user: "1001", at: now, clock: tokyo, shieldHits: ["2026-11-28": ["games": 2]])
+        let kid = h.report(from: to.adding(days: -6), to: to, user: "1001", at: now, clock: tokyo, shieldHits: ["2026-11-28": ["games": 2]]).json
         #expect(kid["schema"] == 1 && kid["from"] == "2026-11-23" && kid["to"] == "2026-11-29" && kid["user"] == 1001)
         let days = try #require(kid["days"]?.array)
         #expect(days.count == 7 && days[0]["weekday"] == "mon")
@@ -50,11 +50,11 @@ struct ReportTests {
         #expect(days[5]["shieldHits"] == ["games": 2] && days[4]["shieldHits"] == [:], "the view's hits, by day")
         #expect(days[6]["blocked"] == ["youtube": 1800], "a block for everyone counts for kid, up to now")
         #expect(kid["previous"] == ["from": "2026-11-16", "to": "2026-11-22", "blocked": ["youtube": 3600], "used": [:]])
-        let machine = h.report(from: to.adding(days: -6), to: to, user: nil, at: now, clock: tokyo)
+        let machine = h.report(from: to.adding(days: -6), to: to, user: nil, at: now, clock: tokyo).json
         #expect(machine["user"] == nil)
         #expect(machine["days"]?.array?[5]["blocked"] == [:] && machine["days"]?.array?[5]["counts"] == ["asked": 1, "started": 1],
                 "the machine: only blocks for everyone; counts of every user")
-        let first = h.report(from: CivilDate(year: 2026, month: 11, day: 14), to: CivilDate(year: 2026, month: 11, day: 20), user: nil, at: now, clock: tokyo)
+        let first = h.report(from: CivilDate(year: 2026, month: 11, day: 14), to: CivilDate(year: 2026, month: 11, day: 20), user: nil, at: now, clock: tokyo).json
         #expect(first["previous"] == nil, "no day of the period before in the ledger")
     }
 
@@ -95,19 +95,19 @@ struct ReportTests {
         var limit = Limit(name: "games", selections: ["games"], seconds: 3600, days: try WeekdaySet.parse("sat-sun"))
         limit.users = nil
         let now = at("2026-11-29T09:30:00+09:00")
-        let kid = h.report(from: Self.d("2026-11-27"), to: Self.d("2026-11-29"), user: "1001", at: now, clock: tokyo, limits: [limit], usage: usage)
+        let kid = h.report(from: Self.d("2026-11-27"), to: Self.d("2026-11-29"), user: "1001", at: now, clock: tokyo, limits: [limit], usage: usage).json
         let days = try #require(kid["days"]?.array)
         #expect(days[1]["used"] == ["games": 3600], "the any-app figure is not a selection")
         #expect(days[1]["users"] == nil, "only the machine's view lists people")
         #expect(days[0]["limits"] == nil, "Friday: not limited, nothing used")
         #expect(days[1]["limits"] == ["games": ["used": 3600, "allowance": 4500, "selections": ["games"]]], "more time granted counts in the allowance")
         #expect(days[2]["limits"] == ["games": ["used": 0, "allowance": 3600, "selections": ["games"]]])
-        let machine = h.report(from: Self.d("2026-11-28"), to: Self.d("2026-11-28"), user: nil, at: now, clock: tokyo)
+        let machine = h.report(from: Self.d("2026-11-28"), to: Self.d("2026-11-28"), user: nil, at: now, clock: tokyo).json
         #expect(machine["days"]?.array?[0]["users"] == ["1000": 1800, "1001": 5400])
         // After the limits' ledger forgot the day, this ledger's copy has it.
         h.keepLimits(usage)
         let later = h.report(from: Self.d("2026-11-28"), to: Self.d("2026-11-28"), user: "1001", at: now, clock: tokyo,
-                             limits: [limit], usage: UsageLedger())
+                             limits: [limit], usage: UsageLedger()).json
         #expect(later["days"]?.array?[0]["limits"]?["games"]?["used"] == 3600)
     }
 }

@@ -87,7 +87,7 @@ extension Core {
             let limits = registry.index.limits.filter { l in uid.map { l.users?.contains($0) ?? true } ?? true }
             return .read(.reply(state.history.report(from: range.from, to: range.to, previous: range.previous, period: args.period.name,
                                                      user: uid.map(String.init), at: now, clock: local, limits: limits, usage: state.usage,
-                                                     shieldHits: shieldHitDays(viewer: uid))))
+                                                     shieldHits: shieldHitDays(viewer: uid)).json))
         case .foreground(let app): return foreground(app, peer: peer, now: now)  // R1: the caller's own, by SO_PEERCRED
         case .start(let args): return try start(args, peer: peer, now: now)
         case .stop(let name): return try stop(name, peer: peer, now: now)

@@ -119,15 +119,7 @@ extension UsageHistory {
     /// before, for the change against the period before (absent when the ledger has none).
     public func report(from: CivilDate, to: CivilDate, previous: (from: CivilDate, to: CivilDate)? = nil, period: String = "days", user: String?,
                        at now: Date, clock: LocalClock, limits: [Limit] = [], usage: UsageLedger = UsageLedger(),
-                       shieldHits: [String: [String: Int]] = [:]) -> JSONObject {
-        reportReply(from: from, to: to, previous: previous, period: period, user: user, at: now, clock: clock, limits: limits,
-                    usage: usage, shieldHits: shieldHits).json
-    }
-
-    /// `report`'s answer as its type (the bytes are `json`'s).
-    public func reportReply(from: CivilDate, to: CivilDate, previous: (from: CivilDate, to: CivilDate)? = nil, period: String = "days", user: String?,
-                            at now: Date, clock: LocalClock, limits: [Limit] = [], usage: UsageLedger = UsageLedger(),
-                            shieldHits: [String: [String: Int]] = [:]) -> ReportReply {
+                       shieldHits: [String: [String: Int]] = [:]) -> ReportReply {
         var days: [ReportReply.Day] = []
         var date = from
         while date <= to {

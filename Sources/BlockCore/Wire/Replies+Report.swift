@@ -1,4 +1,4 @@
-/// R2: `report`'s answer, written by `json` (UsageHistory.reportReply in ProtocolReport.swift
+/// R2: `report`'s answer, written by `json` (UsageHistory.report in ProtocolReport.swift
 /// fills it) and decoded once by `init(_:)`, so that the text and CSV renderers read fields, not
 /// keys. Every map is written in the order of its names. Lenient, as a reader of another version
 /// must be: a figure of the wrong type reads as 0 (it is still a row of the CSV), a missing map
