@@ -82,7 +82,7 @@ struct StatusLineTests {
         // The same notes, kept past their lifetime: rendered again although the count stands still.
         notes.value = ["dns": ["lookups": 3, "failed": 0]]
         s.notesCache.write { kept in
-            kept = kept.map { NotesCache(version: $0.version, at: $0.at &- NotesCache.lifetime, keys: $0.keys, members: $0.members) }
+            kept = kept.map { NotesCache(version: $0.version, at: $0.at &- NotesCache.lifetime, clashes: $0.clashes, members: $0.members) }
         }
         try StatusLineTests.expect(s, at: now.addingTimeInterval(3), "kept a second: rendered again")
         // A note whose key the engine's part has too cannot be put in the line: the engine's object answers.

@@ -37,9 +37,6 @@ struct StatusLine: Sendable {
     let pieces: [Piece]
     let from: Date
     let until: Date
-    /// The keys of the engine's part of `enforcement`: a note with one of these replaces the
-    /// member where it stands, which this line cannot do (`render` gives nil then).
-    let enforcementKeys: Set<String>
     let size: Int
 
     func covers(_ now: Date) -> Bool { from <= now && now < until }
@@ -71,7 +68,7 @@ extension StatusSnapshot {
             case .activity(let a): shapes.activity(current(a, now), at: now).serialize(into: &out)
             case .notes(let count):
                 let notes = renderedNotes()
-                guard line.enforcementKeys.isDisjoint(with: notes.keys) else { return nil }
+                guard !notes.clashes else { return nil }
                 if count > 0 && !notes.members.isEmpty { out.append(UInt8(ascii: ",")) }
                 out += notes.members
             case .server: JSON.object(serverStats()).serialize(into: &out)
@@ -94,7 +91,7 @@ extension StatusSnapshot {
         }
         var made = NotesCache(version: version ?? 0, at: now)
         for (index, (key, value)) in enforcementNotes(local).enumerated() {
-            made.keys.insert(key)
+            if enforcement[key] != nil { made.clashes = true }
             if index > 0 { made.members.append(UInt8(ascii: ",")) }
             JSON.serialize(key: key, into: &made.members)
             made.members.append(UInt8(ascii: ":"))
@@ -138,7 +135,7 @@ extension StatusSnapshot {
         b.bytes.append(UInt8(ascii: "}"))
         b.hole(nil)
         let size = b.pieces.reduce(0) { if case .bytes(let bytes) = $1 { $0 + bytes.count } else { $0 } }
-        return StatusLine(pieces: b.pieces, from: now, until: until, enforcementKeys: Set(o["enforcement"]?.object?.keys ?? []), size: size)
+        return StatusLine(pieces: b.pieces, from: now, until: until, size: size)
     }
 
     /// One activity's object as `Shapes.activity` writes it at `now`, with `remaining` a hole;
@@ -163,7 +160,9 @@ struct NotesCache: Sendable {
     static let lifetime: UInt64 = 1_000_000_000
     let version: UInt64
     let at: UInt64
-    var keys: Set<String> = []
+    /// A note has a key of the engine's part of `enforcement`: it would replace that member
+    /// where it stands, which a line cannot do (`render` gives nil, and the object answers).
+    var clashes = false
     var members: [UInt8] = []
 }
 
