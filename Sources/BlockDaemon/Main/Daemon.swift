@@ -195,7 +195,7 @@ final class Daemon: @unchecked Sendable {
         let inbox = EngineInbox()
         let hub = EventHub()
         let daemon = loaded.config.daemon
-        let felt = FeltEnforcer(settings: daemon.felt, log: log)  // E5
+        let felt = FeltEnforcer(settings: daemon.felt, log: log, onChange: { inbox.post(.enforcementChanged) })  // E5
         let hosts = HostsEnforcer(path: daemon.hostsFile, log: log, hits: inbox.shieldHits,
                                   onChange: { inbox.post(.enforcementChanged) }, sink: felt.sink)  // E1
         if daemon.appShield { AppShield.raiseDescriptorLimit() }

@@ -14,10 +14,17 @@ import Glibc
 /// answer. All state lives on `queue`; the pure bookkeeping is `CutPlan` and, for the order of
 /// the lookups (machine-wide first, then each user's in turn, within a budget per user),
 /// `LookupQueue`.
+///
+/// T9: a loosening (names or allow-only windows only dropped, the rest as it was) is carried
+/// out on `queue` after `enforce` returns, as the browser policies are: an unlock's hosts file
+/// and its journal entry do not wait for libnftables, and the table refuses an address a few
+/// milliseconds longer, never less. Anything else is done before `enforce` returns, after any
+/// loosening still pending. A deferred update that fails asks for a new reconcile
+/// (`onChange`), whose synchronous retry reports the failure.
 public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     public let settings: DaemonConfig.FeltSettings
     /// Nil when `Firewall=no` or nftables is not usable (`firewallProblem` says why).
-    let table: NftablesTable?
+    let table: (any FirewallTable)?
     public let firewallProblem: String?
     /// Where blocked names point: the refusing sink when the table can hold its rule.
     public let sink: HostsFile.Sink
@@ -25,7 +32,12 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     let lookup: @Sendable (String) -> DNSClient.Lookup
     let cutter: @Sendable ([IPAddress], CutPlan.Owners) -> SocketCutter.Result
     let monotonic: @Sendable () -> Double
+    let onChange: @Sendable () -> Void
     let queue = DispatchQueue(label: "blockd.felt")
+    /// What `enforce` was last asked for, to tell a loosening from the rest (T9); under `lock`,
+    /// as it is read before `queue` is reached.
+    private var asked: Ask?
+    private let lock = Lock()
     /// Bumped by every property `notes` is made of.
     public let notesVersion = NotesVersion()
     var plan: CutPlan { didSet { notesVersion.bump() } }
@@ -48,13 +60,23 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     var windowsUnrefused: [String] = [] { didSet { notesVersion.bump() } }
 
     public init(settings: DaemonConfig.FeltSettings, log: any LogSink,
-                table: (table: NftablesTable?, problem: String?)? = nil,
+                table: (table: (any FirewallTable)?, problem: String?)? = nil,
                 lookup: (@Sendable (String) -> DNSClient.Lookup)? = nil,
                 cutter: @escaping @Sendable ([IPAddress], CutPlan.Owners) -> SocketCutter.Result = { SocketCutter().cut($0, owners: $1) },
-                monotonic: @escaping @Sendable () -> Double = { Double(blockd_clock_ns(1)) / 1e9 }) {
+                monotonic: @escaping @Sendable () -> Double = { Double(blockd_clock_ns(1)) / 1e9 },
+                onChange: @escaping @Sendable () -> Void = {}) {
         self.settings = settings
+        self.onChange = onChange
         self.log = log
-        let opened = settings.firewall ? (table ?? NftablesTable.open()) : (nil, "turned off (Firewall=no)")
+        let opened: (table: (any FirewallTable)?, problem: String?)
+        if !settings.firewall {
+            opened = (nil, "turned off (Firewall=no)")
+        } else if let table {
+            opened = table
+        } else {
+            let system = NftablesTable.open()
+            opened = (system.table, system.problem)
+        }
         self.table = opened.table
         self.firewallProblem = opened.problem
         self.sink = opened.table == nil ? .unspecified : .reject
@@ -84,21 +106,18 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
         // what is blocked, so neither the plan nor a lookup is worth doing.
         guard settings.cutSockets || table != nil else { return EnforcementReport() }
         let wanted = FeltEnforcer.blocks(blocked)
-        let (jobs, dropped, failure): ([LookupQueue.Job], LookupQueue.Dropped, EnforcementFailure?) = queue.sync {
-            let before = plan.blocked
-            let (newly, cuts) = plan.update(blocks: wanted, at: monotonic())
-            let windowJobs = updateWindows(windows)
-            // Refuse first, then cut: a browser's immediate reconnect meets the reject.
-            let failure = converge()
-            for c in cuts { cut(c, reason: "already known when the block started") }
-            let jobs = FeltEnforcer.jobs(newly: newly, before: before, now: wanted)
-            let names = Set(net.names)
-            lookupQueue.retain { wanted[$0] != nil || names.contains($0) }
-            let dropped = lookupQueue.add(jobs)
-            _ = lookupQueue.add(windowJobs)  // a few names per window, well within the bounds
-            startLookups()
-            return (jobs, dropped, failure)
+        let ask = Ask(blocks: wanted, windows: windows)
+        let loosens = lock.withLock {
+            defer { asked = ask }
+            return asked.map(ask.loosens) ?? false
         }
+        if loosens {
+            queue.async { [self] in
+                if update(to: ask).failure != nil { onChange() }
+            }
+            return EnforcementReport()
+        }
+        let (jobs, dropped, failure) = queue.sync { update(to: ask) }
         if dropped.overChange > 0 {
             log.log(JournalEntry("\(jobs.count) domains became blocked at once; the open connections of the first \(FeltEnforcer.maxLookups) are looked up and cut, the others' end as they reconnect to the sink",
                              priority: .notice, fields: [(.lookupsDropped, "\(dropped.overChange)")]))
@@ -109,6 +128,39 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
                              priority: .notice, fields: [(.users, uids.map(String.init).joined(separator: " ")), (.lookupsDropped, "\(count)")]))
         }
         return EnforcementReport(failures: failure.map { [$0] } ?? [])
+    }
+
+    /// What `enforce` is asked to hold: the blocked names with their scopes, and W2's windows.
+    struct Ask {
+        var blocks: [String: CutPlan.Block]
+        var windows: [AllowOnlyNet.Window]
+
+        /// Whether going from `before` to this only drops names or windows (T9: an unlock),
+        /// every one kept as it was; nothing dropped is not a loosening.
+        func loosens(from before: Ask) -> Bool {
+            guard blocks.count + windows.count < before.blocks.count + before.windows.count,
+                  windows.allSatisfy(before.windows.contains) else { return false }
+            return blocks.allSatisfy { name, block in before.blocks[name] == block }
+        }
+    }
+
+    /// Makes the plan, the table and the lookups hold `ask`, on `queue`: what `enforce` does,
+    /// at once or, for a loosening, after it returned.
+    private func update(to ask: Ask) -> (jobs: [LookupQueue.Job], dropped: LookupQueue.Dropped, failure: EnforcementFailure?) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let before = plan.blocked
+        let (newly, cuts) = plan.update(blocks: ask.blocks, at: monotonic())
+        let windowJobs = updateWindows(ask.windows)
+        // Refuse first, then cut: a browser's immediate reconnect meets the reject.
+        let failure = converge()
+        for c in cuts { cut(c, reason: "already known when the block started") }
+        let jobs = FeltEnforcer.jobs(newly: newly, before: before, now: ask.blocks)
+        let names = Set(net.names)
+        lookupQueue.retain { ask.blocks[$0] != nil || names.contains($0) }
+        let dropped = lookupQueue.add(jobs)
+        _ = lookupQueue.add(windowJobs)  // a few names per window, well within the bounds
+        startLookups()
+        return (jobs, dropped, failure)
     }
 
     /// E5 at scale: a block of a 100,000-name list must not send 100,000 DNS queries at once
@@ -132,7 +184,8 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     }
 
     public func release() -> [EnforcementFailure] {
-        queue.sync {
+        lock.withLock { asked = nil }
+        return queue.sync {
             plan = CutPlan(grace: plan.grace)
             lookupQueue.retain { _ in false }  // the running ones finish and find nothing blocked
             timer?.cancel()

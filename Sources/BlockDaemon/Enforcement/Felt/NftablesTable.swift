@@ -4,9 +4,16 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
+/// E5: what the cut enforcer needs of its firewall table: to hold exactly these rules (and
+/// W2's windows), nil on success or the reason it could not. `NftablesTable` on a system; a
+/// test's own table elsewhere.
+public protocol FirewallTable: AnyObject, Sendable {
+    func apply(rules: [CutPlan.Rule], windows: [AllowOnlyNet.Rule]) -> String?
+}
+
 /// E5: blockd's own nftables table (`inet blockd`), replaced as a whole in one atomic
 /// transaction through libnftables. Nothing else of the ruleset is read or touched.
-public final class NftablesTable: @unchecked Sendable {
+public final class NftablesTable: FirewallTable, @unchecked Sendable {
     private let ctx: OpaquePointer
     private let lock = Lock()
 
