@@ -71,6 +71,24 @@ void blockd_mount_watch_take(int epfd) {
     int n;
     do { n = epoll_wait(epfd, &ev, 1, 0); } while (n < 0 && errno == EINTR);
 }
+int blockd_poller_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int blockd_poller_add(int epfd, int fd, uint64_t id) {
+    struct epoll_event ev = { .events = EPOLLIN, .data = { .u64 = id } };
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+int blockd_poller_remove(int epfd, int fd) { return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); }
+
+int blockd_poller_wait(int epfd, uint64_t *ids, int max, int timeout_ms) {
+    struct epoll_event events[64];
+    if (max > 64) max = 64;
+    int n;
+    do { n = epoll_wait(epfd, events, max, timeout_ms); } while (n < 0 && errno == EINTR);
+    for (int i = 0; i < n; i++) ids[i] = events[i].data.u64;
+    return n;
+}
+
 uint32_t blockd_in_close_write(void) { return IN_CLOSE_WRITE; }
 uint32_t blockd_in_moved_to(void) { return IN_MOVED_TO; }
 uint32_t blockd_in_create(void) { return IN_CREATE; }

@@ -44,9 +44,9 @@ extension Connection {
         timer.setEventHandler { [weak self] in self?.close() }
         timer.resume()
         lingerTimer = timer
-        if readPaused, let r = readSource {
+        if readPaused {
             readPaused = false
-            r.resume()
+            server.poller.add(self)
         }
     }
 
@@ -105,12 +105,8 @@ extension Connection {
         lingerTimer?.cancel()
         lingerTimer = nil
         if let w = writeSource { writeSource = nil; w.cancel() }
-        if let r = readSource {
-            readSource = nil
-            if readPaused { r.resume() }  // a suspended source never runs its cancel handler
-            r.cancel()
-        }
-        closeWhenSourcesAreGone()  // after the read and write sources' cancellations, not before
+        server.poller.remove(self)  // before the descriptor is closed, so its number can be reused
+        closeWhenSourcesAreGone()  // after the write source's cancellation, not before
         let server = self.server
         server.queue.async { server.closed(self) }
     }

@@ -6,11 +6,12 @@ import Glibc
 
 /// One client (§8): reads LF-terminated lines of at most 4096 bytes, answers each in
 /// order (one request at a time goes to the engine), and after `watch` streams events.
-/// Everything here runs on the connection's own serial queue (hence `@unchecked Sendable`:
-/// the queue, not the compiler, serialises access). Each connection has its own, so clients
-/// are answered side by side on every core, each in its own order; what the connections share
-/// (the server's table of connections, the watchers) stays on the server's queue, which a
-/// connection only ever reaches with `async`.
+/// Everything here runs under the connection's own serial queue (hence `@unchecked Sendable`:
+/// the queue, not the compiler, serialises access): reading on the server's one reader thread
+/// inside `queue.sync` (ReadPoller.swift), engine answers and timers on the queue itself. Each
+/// connection is answered in its own order; what the connections share (the server's table of
+/// connections, the watchers) stays on the server's queue, which a connection only ever
+/// reaches with `async`.
 final class Connection: @unchecked Sendable {
     /// Where the connection is in its life; `move(to:)` is the one place it changes.
     enum State: Equatable {
@@ -36,7 +37,8 @@ final class Connection: @unchecked Sendable {
     /// server → connection → server ends when the connection closes (`ControlServer.stop()`
     /// closes them all).
     let server: ControlServer
-    var readSource: DispatchSourceRead?
+    /// How the server's reader knows this connection (ReadPoller.swift).
+    let pollID: UInt64
     var writeSource: DispatchSourceWrite?
     var idleTimer: DispatchSourceTimer?
     var input: [UInt8] = []
@@ -71,19 +73,17 @@ final class Connection: @unchecked Sendable {
         self.fd = fd
         self.peer = peer
         self.server = server
+        pollID = server.poller.register()
     }
 
-    /// Releasing a suspended dispatch source traps; should a connection ever be dropped
-    /// without `close()`, it must still let go of its sources and descriptor.
+    /// Should a connection ever be dropped without `close()`, it must still let go of its
+    /// sources and descriptor. (While it reads, the server's reader holds it, so it is closed
+    /// before it can be dropped.)
     deinit {
-        if let r = readSource {
-            if readPaused { r.resume() }
-            r.cancel()
-        }
         writeSource?.cancel()
         idleTimer?.cancel()
         lingerTimer?.cancel()
-        if readSource != nil { closeWhenSourcesAreGone() }
+        if state != .closed { closeWhenSourcesAreGone() }
     }
 
     /// A source on `fd`, counted in `fdSources` until its cancellation is done.
@@ -116,14 +116,18 @@ final class Connection: @unchecked Sendable {
     /// On `queue`.
     func start() {
         guard !isClosed else { return }  // the server stopped before the connection started
-        let source = watching(DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue))
-        source.setEventHandler { [weak self] in self?.readAvailable() }
-        source.resume()
-        readSource = source
+        server.poller.add(self)
         armIdleTimer()
     }
 
     // MARK: Reading
+
+    /// The server's reader found the descriptor readable (on `queue`). An event collected
+    /// just before the connection paused or closed finds it so, and reads nothing.
+    func readable() {
+        guard !readPaused, !isClosed else { return }
+        readAvailable()
+    }
 
     func readAvailable() {
         var buffer = [UInt8](repeating: 0, count: 8192)
@@ -155,17 +159,18 @@ final class Connection: @unchecked Sendable {
     static let maxPendingLines = 64
     var readPaused = false
 
+    /// Out of the reader's poll set until `resumeReadingIfPossible` (or `finish`) puts it back.
     func pauseReading() {
-        guard !readPaused, let r = readSource else { return }
-        r.suspend()
+        guard !readPaused, !isClosed else { return }
         readPaused = true
+        server.poller.remove(self)
     }
 
     func resumeReadingIfPossible() {
         guard readPaused, state == .reading || state == .watching(inputEnded: false), pending.count < Connection.maxPendingLines / 4,
-              output.count - outputOffset <= server.limits.maxPendingOutput, let r = readSource else { return }
+              output.count - outputOffset <= server.limits.maxPendingOutput else { return }
         readPaused = false
-        r.resume()
+        server.poller.add(self)
     }
 
     func splitLines() {
@@ -243,10 +248,13 @@ final class Connection: @unchecked Sendable {
         let engine = server.engine
         let peer = self.peer
         engine.queue.async { [weak self] in
-            // The answer comes once the change is on disk (group commit, §7).
+            // The answer comes once the change is on disk (group commit, §7). It is written
+            // from the engine's thread, under the connection's queue: nothing under that queue
+            // waits for the engine or its client, so this takes microseconds, and it spares a
+            // thread's wake-up per answer.
             engine.handle(request, from: peer) { [weak self] response in
                 let line = response.line
-                self?.queue.async { [weak self] in
+                self?.queue.sync { [weak self] in
                     guard let self, !self.isClosed else { return }
                     self.inFlight -= 1
                     self.write(line)

@@ -5,7 +5,8 @@ import FoundationEssentials
 import Glibc
 
 /// Accepts clients on the control socket and speaks the line protocol (§8). The table of
-/// connections lives on `queue`, each connection's state on that connection's own queue;
+/// connections lives on `queue`, each connection's state under that connection's own queue,
+/// and one thread reads them all (`poller`);
 /// requests go to the engine's queue and their answers come back to the connection's, so a
 /// slow or hostile client never stalls the engine, the timers or the other clients.
 public final class ControlServer: @unchecked Sendable {
@@ -35,6 +36,8 @@ public final class ControlServer: @unchecked Sendable {
     /// M1: looked up on every connection, so a group created after start counts.
     let adminGroup: String
     var acceptSource: DispatchSourceRead?
+    /// Reads every connection from one thread (ReadPoller.swift).
+    let poller = ReadPoller()
     var connections: [ObjectIdentifier: Connection] = [:]
     var perUser: [UInt32: Int] = [:]
     /// Who is on the other end of an accepted descriptor: SO_PEERCRED (`peer(of:)`) unless a
@@ -54,6 +57,7 @@ public final class ControlServer: @unchecked Sendable {
     }
 
     public func start() {
+        poller.start()
         let source = DispatchSource.makeReadSource(fileDescriptor: listenFD, queue: queue)
         source.setEventHandler { [weak self] in self?.acceptAll() }
         source.resume()
@@ -80,6 +84,7 @@ public final class ControlServer: @unchecked Sendable {
         for connection in open { connection.queue.sync { connection.close() } }
         queue.sync {}  // each closed connection has left `connections`
         cancelled.wait()
+        poller.stop()
     }
 
     func acceptAll() {

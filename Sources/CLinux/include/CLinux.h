@@ -45,6 +45,17 @@ uint32_t blockd_in_delete(void);
 uint32_t blockd_in_modify(void);
 uint32_t blockd_in_attrib(void);
 
+/* §8: the control server's one reader of every connection (ReadPoller.swift). An epoll
+   descriptor (close-on-exec), or -1. epoll_event is packed on x86-64, so Swift never sees it:
+   a descriptor is added for EPOLLIN with a 64-bit id, removed, and waited for as ids. */
+int blockd_poller_create(void);
+/* 0, or -1 with errno. */
+int blockd_poller_add(int epfd, int fd, uint64_t id);
+int blockd_poller_remove(int epfd, int fd);
+/* Waits up to timeout_ms (-1: for ever) and fills at most `max` ids; their count, 0, or -1
+   with errno (EINTR is retried here). */
+int blockd_poller_wait(int epfd, uint64_t *ids, int max, int timeout_ms);
+
 /* accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC (Glibc's module lacks accept4). */
 int blockd_accept(int fd);
 
