@@ -13,13 +13,18 @@ import Testing
 
     func planner(_ language: Language) -> NotificationPlanner { NotificationPlanner(language: language, clock: PlannerTests.tokyo) }
 
+    /// The shield hit with `more` as the daemon sent it (a word this build may not know).
     static func denied(more: String?) -> WatchEvent {
-        PlannerTests.denied().offering(more)
+        guard case .shieldHit(var hit) = PlannerTests.denied() else { fatalError("not a shield hit") }
+        hit.more = more.map(WireWord.init)
+        return .shieldHit(hit)
     }
 
+    /// The event with `kind` as the daemon sent it (a word this build may not know).
     static func note(_ kind: String, uid: Int, until: String? = "2026-11-29T13:50:00+09:00", id: String = "m3") -> WatchEvent.MoreTime {
-        guard case .moreTime(let m) = WatchEvent.moreTime(time: "2026-11-29T13:06:00+09:00", kind: kind, id: id, selection: "discord",
+        guard case .moreTime(var m) = WatchEvent.moreTime(time: "2026-11-29T13:06:00+09:00", kind: .asked, id: id, selection: "discord",
                                                            until: until, message: "words", uid: UInt32(uid)) else { fatalError("not a more-time event") }
+        m.kind = WireWord(kind)
         return m
     }
 
@@ -40,9 +45,9 @@ import Testing
     @Test("A1: a lock for everyone offers more time to an administrator's agent only; a lock for kid offers it to kid")
     func noButtonForEveryoneToMembers() throws {
         let everyone = WatchEvent.lock(time: "2026-11-29T13:06:00+09:00", selection: "discord", until: "2026-11-29T14:00:00+09:00", reasons: ["focus"])
-            .offering("grant")
+            .offering(.grant)
         let kids = WatchEvent.lock(time: "2026-11-29T13:06:00+09:00", selection: "discord", until: "2026-11-29T14:00:00+09:00", reasons: ["bedtime"],
-                                   users: [UInt32(MoreTimePlannerTests.me)]).offering("ask")
+                                   users: [UInt32(MoreTimePlannerTests.me)]).offering(.ask)
         func labels(_ e: WatchEvent, admin: Bool) throws -> [String] {
             try #require(planner(.en).plan(e, selection: nil, now: MoreTimePlannerTests.now, abilities: MoreTimePlannerTests.all,
                                            viewer: .init(uid: MoreTimePlannerTests.me, isAdmin: admin))).buttons.map(\.label)

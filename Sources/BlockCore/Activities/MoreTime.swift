@@ -172,7 +172,8 @@ public struct MoreTimeRequest: Codable, Hashable, Sendable {
 /// M2: a loosening that waits for its activity's `Delay=`: `blockc stop`, `schedule remove`,
 /// `limit remove`. It takes effect at `due` unless cancelled with `blockc cancel NAME`.
 public struct PendingLoosening: Codable, Hashable, Sendable {
-    public enum Kind: String, Codable, Sendable { case stop, scheduleRemove = "schedule-remove", limitRemove = "limit-remove" }
+    /// Its word in the state file, in `DelayedReply` and `CancelledReply`.
+    public enum Kind: String, Codable, CaseIterable, Sendable { case stop, scheduleRemove = "schedule-remove", limitRemove = "limit-remove" }
     public var kind: Kind
     public var name: String
     public var uid: UInt32

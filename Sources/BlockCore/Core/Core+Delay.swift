@@ -27,7 +27,7 @@ extension Core {
         let l = PendingLoosening(kind: kind, name: name, uid: peer.uid, asked: now, due: due)
         book.loosenings.append(l)
         var change = Change(saves: true, answer: .reply(looseningJSON(l)))
-        change.reports = [.moreTime(MoreTimeNote(event: .delayed, kind: "delayed", id: name, selection: activity.selections.joined(separator: " "), until: due,
+        change.reports = [.moreTime(MoreTimeNote(event: .delayed, kind: nil, id: name, selection: activity.selections.joined(separator: " "), until: due,
                                                  message: "The \(kind.rawValue) of '\(name)' asked by \(who(peer.uid)) takes effect at \(local.iso8601(due)) (Delay=); 'blockc cancel \(name)' keeps it",
                                                  uid: peer.uid))]
         change.reconciles = true
@@ -61,11 +61,11 @@ extension Core {
     /// not extended), expires unanswered requests, and keeps their slots counted (T4).
     mutating func settleMoreTime(now: Date) {
         for g in book.grants where g.end <= now {
-            publish(.moreTime(MoreTimeNote(event: .moreEnded, kind: "ended", id: g.id, selection: g.selection, until: g.end,
+            publish(.moreTime(MoreTimeNote(event: .moreEnded, kind: .ended, id: g.id, selection: g.selection, until: g.end,
                                            message: "More time for \(g.selection) (\(g.id)) ended at \(local.iso8601(g.end))", uid: g.uid)), now: now)
         }
         for r in book.requests where r.expires <= now {
-            publish(.moreTime(MoreTimeNote(event: .moreExpired, kind: "expired", id: r.id, selection: r.selection, until: nil,
+            publish(.moreTime(MoreTimeNote(event: .moreExpired, kind: .expired, id: r.id, selection: r.selection, until: nil,
                                            message: "Request \(r.id) of \(who(r.uid)) for more time for \(r.selection) expired unanswered", uid: r.uid)), now: now)
         }
         addLimitAllowances(now: now)
@@ -116,7 +116,7 @@ extension Core {
     }
 
     func looseningJSON(_ l: PendingLoosening) -> JSONObject {
-        DelayedReply(name: l.name, kind: l.kind.rawValue, uid: Int(l.uid), user: who(l.uid), at: local.iso8601(l.due)).json
+        DelayedReply(name: l.name, kind: l.kind, uid: Int(l.uid), user: who(l.uid), at: local.iso8601(l.due)).json
     }
 
     /// `requests`, and the more-time keys of `status`.
