@@ -183,6 +183,29 @@ public struct PendingLoosening: Codable, Hashable, Sendable {
     public init(kind: Kind, name: String, uid: UInt32, asked: Date, due: Date) {
         (self.kind, self.name, self.uid, self.asked, self.due) = (kind, name, uid, asked, due)
     }
+
+    /// The loosening `request` asks for and the activity it names; nil for a request that is
+    /// no loosening. With `request`, the one mapping between the commands and the kinds (whose
+    /// words the state file and the answers keep, whatever the commands are called).
+    public static func asked(by request: Request) -> (kind: Kind, name: String)? {
+        switch request {
+        case .stop(let name): (.stop, name)
+        case .scheduleRemove(let name): (.scheduleRemove, name)
+        case .limitRemove(let name): (.limitRemove, name)
+        case .hello, .status, .start, .scheduleAdd, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitAdd, .limitList,
+             .more, .requests, .approve, .deny, .cancel, .stats, .report, .foreground, .watch, .reload:
+            nil
+        }
+    }
+
+    /// The request carried out once the delay has passed, as its asker made it.
+    public var request: Request {
+        switch kind {
+        case .stop: .stop(name: name)
+        case .scheduleRemove: .scheduleRemove(name: name)
+        case .limitRemove: .limitRemove(name: name)
+        }
+    }
 }
 
 extension Policy {

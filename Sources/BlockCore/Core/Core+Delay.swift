@@ -7,14 +7,8 @@ extension Core {
     /// `--lock`), then kept until its due instant. Nil when the request does not wait.
     mutating func delayedLoosening(_ request: Request, peer: Peer, now: Date) throws(CoreError) -> Change? {
         // A1: the route says whether a command is a loosening that waits; every such command
-        // names its activity, and its kind is its wire word.
-        guard request.command.route.loosens == .delayed, let kind = PendingLoosening.Kind(rawValue: request.command.rawValue) else { return nil }
-        let name: String
-        switch request {
-        case .stop(let n), .scheduleRemove(let n), .limitRemove(let n): name = n
-        case .hello, .status, .start, .scheduleAdd, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitAdd, .limitList, .more, .requests, .approve, .deny, .cancel, .stats, .report, .foreground, .watch, .reload:
-            return nil
-        }
+        // names its activity (WireWordTests check that the two agree).
+        guard request.command.route.loosens == .delayed, let (kind, name) = PendingLoosening.asked(by: request) else { return nil }
         guard let activity = registry.activity(named: name), activity.moreTime.delay > 0 else { return nil }
         if let pending = book.loosenings.first(where: { $0.name == name }) { return .read(.reply(looseningJSON(pending))) }
         var trial = registry
@@ -41,14 +35,7 @@ extension Core {
         let due = book.loosenings.filter { $0.due <= now }
         guard !due.isEmpty else { return [] }
         book.loosenings.removeAll { $0.due <= now }
-        return due.map { l in
-            let request: Request = switch l.kind {
-            case .stop: .stop(name: l.name)
-            case .scheduleRemove: .scheduleRemove(name: l.name)
-            case .limitRemove: .limitRemove(name: l.name)
-            }
-            return (request, peerNow(l.uid), l)
-        }
+        return due.map { l in (l.request, peerNow(l.uid), l) }
     }
 
     /// M2: a due loosening that could not be carried out is said, not retried.
