@@ -96,6 +96,33 @@ import Testing
         }
     }
 
+    @Test("M4, §8: a more-time kind or an offer of a newer daemon plans nothing: no notification, no button, no slot replaced",
+          arguments: ["paused", "", "Asked", "granted "])
+    func newerWords(kind: String) throws {
+        var showing = NotificationPlanner.Viewer(uid: MoreTimePlannerTests.me, isAdmin: true)
+        showing.requests = ["m3"]
+        for viewer in [showing, .init(uid: MoreTimePlannerTests.me)] {
+            #expect(planner(.en).planMoreTime(MoreTimePlannerTests.note(kind, uid: MoreTimePlannerTests.me), selection: nil,
+                                              now: MoreTimePlannerTests.now, abilities: MoreTimePlannerTests.all, viewer: viewer).isEmpty)
+        }
+        let hit = try #require(planner(.en).plan(MoreTimePlannerTests.denied(more: kind), selection: nil, now: MoreTimePlannerTests.now,
+                                                 abilities: MoreTimePlannerTests.all, viewer: showing))
+        #expect(hit.buttons.isEmpty, "S4: an offer this build does not know is no button")
+        #expect(hit.summary == (try #require(planner(.en).plan(MoreTimePlannerTests.denied(more: nil), selection: nil, now: MoreTimePlannerTests.now,
+                                                                abilities: MoreTimePlannerTests.all, viewer: showing))).summary)
+    }
+
+    @Test("S1, §8: a shield hit of a kind the agent does not know is not shown; the launches it knows are")
+    func newerHitKinds() throws {
+        func plan(_ kind: String) -> PlannedNotification? {
+            planner(.en).plan(WatchEvent(["event": "shield-hit", "time": "2026-11-29T13:06:00+09:00", "kind": .string(kind), "selection": "discord",
+                                          "path": "/usr/bin/discord", "until": .null]),
+                              selection: nil, now: MoreTimePlannerTests.now, abilities: MoreTimePlannerTests.all)
+        }
+        #expect(plan("throttled") == nil && plan("") == nil && plan("tamper") == nil)
+        #expect(plan("denied-launch") != nil && plan("killed") != nil)
+    }
+
     @Test("M4, S4: an administrator gets a request with Approve and Deny in a slot of its own; the answer replaces it (S2)")
     func administrator() throws {
         let p = planner(.en)
