@@ -36,14 +36,14 @@ extension NotificationPlanner {
     /// for everyone is a block for the whole machine, which more time never lifts for one
     /// member, so only an administrator's agent offers it.
     func moreButtons(_ event: WatchEvent, viewer: Viewer, _ texts: [String: String], _ values: TemplateValues) -> [PlannedNotification.Button] {
-        let selection: String, more: String?
+        let selection: String, more: WireWord<MoreTimeOffer>?
         switch event {
         case .lock(let e): (selection, more) = (e.selection, e.more)
         case .shieldHit(let e): (selection, more) = (e.selection, e.more)
         case .unlock, .refusal, .failure, .tamper, .limit, .warning, .moreTime, .dropped, .unknown: return []
         }
-        guard let offer = more.flatMap(MoreTimeOffer.init(rawValue:)),
-              !viewer.asked.contains(selection), !(event.isForEveryone && !viewer.isAdmin) else { return [] }
+        // A newer daemon's offer is one this agent cannot make a button for.
+        guard case .known(let offer)? = more, !viewer.asked.contains(selection), !(event.isForEveryone && !viewer.isAdmin) else { return [] }
         let label: TextKey = switch offer {
         case .grant: .moreLabel
         case .ask: .askLabel
@@ -72,8 +72,13 @@ extension NotificationPlanner {
         let mine = event.uid == viewer.uid
         let adminSlot = "more-time \(id)"
         var out: [PlannedNotification] = []
+        // The answer replaces the asker's "Asked for more time" and an administrator's request.
+        func answered(_ title: TextKey, _ body: TextKey) {
+            if mine { out.append(note(title, body, slot: nil, urgency: 0)) }
+            if viewer.requests.contains(id) { out.append(note(title, body, slot: adminSlot, urgency: 0)) }
+        }
         switch kind {
-        case "asked":
+        case .known(.asked):
             if mine { out.append(note(.askedTitle, .askedBody, slot: nil, urgency: 0)) }
             if viewer.isAdmin {
                 var request = note(.requestTitle, .requestBody, slot: adminSlot)
@@ -83,16 +88,12 @@ extension NotificationPlanner {
                 }
                 out.append(request)
             }
-        case "granted", "denied", "expired":
-            let (title, body): (TextKey, TextKey) = switch kind {
-            case "granted": (.grantedTitle, .grantedBody)
-            case "denied": (.deniedTitle, .deniedBody)
-            default: (.expiredTitle, .expiredBody)
-            }
-            if mine { out.append(note(title, body, slot: nil, urgency: 0)) }
-            if viewer.requests.contains(id) { out.append(note(title, body, slot: adminSlot, urgency: 0)) }
-        default:
-            // "ended" is followed by the lock it gives way to; "cancelled" was the user's own doing.
+        case .known(.granted): answered(.grantedTitle, .grantedBody)
+        case .known(.denied): answered(.deniedTitle, .deniedBody)
+        case .known(.expired): answered(.expiredTitle, .expiredBody)
+        case .known(.ended), .known(.cancelled), .unknown:
+            // "ended" is followed by the lock it gives way to; "cancelled" was the user's own
+            // doing; a newer daemon's kind has no texts here (blockc watch shows its message).
             break
         }
         return out

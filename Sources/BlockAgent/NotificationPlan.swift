@@ -98,8 +98,12 @@ public struct NotificationPlanner: Sendable {
         var urgency: UInt8 = 1
         switch event {
         case .shieldHit(let hit):
-            // A `tamper` kind arrives as its own event; only launches reach the user (S1).
-            guard hit.kind == "denied-launch" || hit.kind == "killed" else { return nil }
+            // A `tamper` kind arrives as its own event; only launches reach the user (S1), and
+            // not a newer daemon's kind, which this agent has no words for.
+            switch hit.kind {
+            case .known(.deniedLaunch), .known(.killed): break
+            case .known(.tamper), .unknown: return nil
+            }
             // Seed lesson 6: the app name may be missing; S6's fallback (selection name, then
             // "this app") applies in `render`, so nothing here invents one.
             values.app = hit.app

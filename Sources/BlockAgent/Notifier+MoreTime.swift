@@ -42,7 +42,10 @@ struct MoreTimeMemory {
     /// Takes note of a more-time event about us before it is planned.
     mutating func note(_ event: WatchEvent, uid: Int) {
         guard case .moreTime(let m) = event, m.uid == uid else { return }
-        if m.kind == "asked" { asked.insert(m.selection) } else { asked.remove(m.selection) }
+        switch m.kind {
+        case .known(.asked): asked.insert(m.selection)
+        case .known(.granted), .known(.denied), .known(.expired), .known(.ended), .known(.cancelled), .unknown: asked.remove(m.selection)
+        }
     }
 
     /// After a notification went out: an administrator's request slot is now showing, or its
@@ -62,7 +65,7 @@ extension Notifier {
         // Only a request, or (A1) a lock for everyone with an offer, shows something that
         // depends on whether we may approve.
         let matters: Bool = switch event {
-        case .moreTime(let m): m.kind == "asked"
+        case .moreTime(let m): m.kind == .known(.asked)
         case .lock(let l): l.users == nil && l.more != nil
         case .unlock, .refusal, .failure, .shieldHit, .tamper, .limit, .warning, .dropped, .unknown: false
         }

@@ -26,7 +26,7 @@ extension Output {
             return "No limits. Add one with 'blockc limit add games 1h SELECTION...'."
         }
         return table(items.map { a in
-            let flags = a.origin == "config" ? ["from \(Output.clean(a.file ?? ""))"] : []
+            let flags = originFlag(a).map { [$0] } ?? []
             return [Cell(Output.clean(a.name), .bold), Cell(limitRule(a)), Cell(a.selections.map(Output.clean).joined(separator: ", ")),
                     Cell(limitUse(a), a.active ? .red : nil), Cell(flags.joined(separator: ", "), .yellow)]
         }, indent: "").joined(separator: "\n")
@@ -134,7 +134,11 @@ extension Output {
             // S5: `Denied Steam (/usr/games/steam): games is blocked until 14:00 (1h left)`.
             let path = Output.clean(h.path)
             let app = h.app.map(Output.clean) ?? Path.lastComponent(path)
-            let verb = h.kind == "killed" ? "Stopped" : "Denied"
+            // A newer daemon's kind is still a hit on a blocked selection: said as a denial.
+            let verb = switch h.kind {
+            case .known(.killed): "Stopped"
+            case .known(.deniedLaunch), .known(.tamper), .unknown: "Denied"
+            }
             body = paint(verb, .yellow) + " \(app) (\(path))\(forWhom(e)): \(shown(h.selection)) is blocked"
                 + (h.until != nil ? " \(until(h.until))" : "")
         case .tamper(let h):
@@ -162,13 +166,13 @@ extension Output {
         let head = paint("More time", .cyan)
         let id = e.id.isEmpty ? "" : " (\(Output.clean(e.id)))"
         switch e.kind {
-        case "asked": return head + " asked for \(selection)\(id)" + (instant(e.until).map { ", unanswered it expires at \(time($0))" } ?? "")
-        case "granted": return head + " for \(selection) granted\(id): \(until(e.until))"
-        case "denied": return head + " for \(selection) denied\(id)"
-        case "expired": return head + " for \(selection): the request\(id) expired unanswered"
-        case "cancelled": return head + " for \(selection): the request\(id) was cancelled"
-        case "ended": return head + " for \(selection) ended\(id)"
-        default: return head + ": \(Output.clean(e.message))"
+        case .known(.asked): return head + " asked for \(selection)\(id)" + (instant(e.until).map { ", unanswered it expires at \(time($0))" } ?? "")
+        case .known(.granted): return head + " for \(selection) granted\(id): \(until(e.until))"
+        case .known(.denied): return head + " for \(selection) denied\(id)"
+        case .known(.expired): return head + " for \(selection): the request\(id) expired unanswered"
+        case .known(.cancelled): return head + " for \(selection): the request\(id) was cancelled"
+        case .known(.ended): return head + " for \(selection) ended\(id)"
+        case .unknown: return head + ": \(Output.clean(e.message))"
         }
     }
 }

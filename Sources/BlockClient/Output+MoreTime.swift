@@ -24,7 +24,10 @@ extension Output {
 
     public func cancelled(_ reply: CancelledReply) -> String {
         let name = Output.clean(reply.name)
-        return reply.isRequest ? "Withdrew request \(name)." : "Cancelled the \(Output.clean(reply.kind)) of '\(name)'; it stays."
+        return switch reply.kind {
+        case .known(.request): "Withdrew request \(name)."
+        case .known(.loosening), .unknown: "Cancelled the \(Output.clean(reply.kind.word)) of '\(name)'; it stays."
+        }
     }
 
     /// `stop`, `schedule remove` or `limit remove` (`kind`: what a removal removed): done, or
@@ -59,7 +62,7 @@ extension Output {
     func delayed(_ d: DelayedReply) -> String {
         let name = Output.clean(d.name)
         let at = instant(d.at).map { self.at($0) } ?? Output.clean(d.at ?? "")
-        return "The \(Output.clean(d.kind)) of '\(name)' takes effect \(at) (Delay=); 'blockc cancel \(name)' keeps it."
+        return "The \(Output.clean(d.kind.word)) of '\(name)' takes effect \(at) (Delay=); 'blockc cancel \(name)' keeps it."
     }
 
     public func requests(_ reply: RequestsReply) -> String {
@@ -83,7 +86,7 @@ extension Output {
         if !reply.delayed.isEmpty {
             lines.append(heading("Waiting for Delay="))
             lines += table(reply.delayed.map { d in
-                [Cell(Output.clean(d.name), .bold), Cell(Output.clean(d.kind)), Cell(instant(d.at).map { at($0) } ?? "")]
+                [Cell(Output.clean(d.name), .bold), Cell(Output.clean(d.kind.word)), Cell(instant(d.at).map { at($0) } ?? "")]
             })
         }
         return lines.joined(separator: "\n")
@@ -101,9 +104,10 @@ extension Output {
             for d in s.delayed {
                 let name = Output.clean(d.name)
                 let what = switch d.kind {
-                case "schedule-remove": "removal of schedule"
-                case "limit-remove": "removal of limit"
-                default: Output.clean(d.kind)
+                case .known(.stop): "stop"
+                case .known(.scheduleRemove): "removal of schedule"
+                case .known(.limitRemove): "removal of limit"
+                case .unknown(let word): Output.clean(word)
                 }
                 let at = instant(d.at).map { self.at($0) } ?? Output.clean(d.at ?? "")
                 lines.append("  \(what) of '\(name)' takes effect \(at); 'blockc cancel \(name)' to keep it")

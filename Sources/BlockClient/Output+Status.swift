@@ -180,15 +180,27 @@ extension Output {
 
     /// One activity as table cells: name, kind, rule, selections, when, flags.
     func activityRow(_ a: ActivityReply) -> [Cell] {
-        let kind = Output.clean(a.kind)
-        let rule = kind == "schedule" ? "\(Output.clean(a.days ?? "")) \(Output.clean(a.window ?? ""))"
-            : kind == "limit" ? limitRule(a) : ""
+        let kind = Output.clean(a.kind.word)
+        let rule = switch a.kind {
+        case .known(.schedule): "\(Output.clean(a.days ?? "")) \(Output.clean(a.window ?? ""))"
+        case .known(.limit): limitRule(a)
+        case .known(.block), .unknown: ""
+        }
         var flags: [String] = []
         if a.locked { flags.append("locked") }
-        if a.origin == "config" { flags.append("from \(Output.clean(a.file ?? ""))") }
+        if let from = originFlag(a) { flags.append(from) }
         if a.users != nil { flags.append(forWhom(a.users).trimmed()) }  // per-user blocks
         return [Cell(Output.clean(a.name), .bold), Cell(kind), Cell(rule), Cell(a.selections.map(Output.clean).joined(separator: ", ")),
                 Cell(when(a), a.active ? .green : nil), Cell(flags.joined(separator: ", "), .yellow)]
+    }
+
+    /// "from /etc/blockd/schedules.d/bedtime.conf" for an activity of the configuration; nil
+    /// for a client's (or a newer daemon's origin: nothing is said of what is not known).
+    func originFlag(_ a: ActivityReply) -> String? {
+        switch a.origin {
+        case .known(.config): "from \(Output.clean(a.file ?? ""))"
+        case .known(.client), .unknown: nil
+        }
     }
 
     /// "1h mon-fri": a limit's allowance and days.
@@ -196,10 +208,16 @@ extension Output {
 
     /// For a schedule `start`/`end` are the current window if active, else the next (§6).
     func when(_ a: ActivityReply) -> String {
-        if a.kind == "limit" { return limitUse(a) }
+        switch a.kind {
+        case .known(.limit): return limitUse(a)
+        case .known(.block), .known(.schedule), .unknown: break
+        }
         if a.active { return "active, \(until(a.end))" }
         if let start = instant(a.start) { return "next \(at(start))" }
-        return a.kind == "block" ? "ended" : "no upcoming window"
+        return switch a.kind {
+        case .known(.block): "ended"
+        case .known(.schedule), .known(.limit), .unknown: "no upcoming window"
+        }
     }
 
     /// A limit's day so far: "12m of 1h used today (48m left)", or "reached, until 00:00".
@@ -232,11 +250,11 @@ extension Output {
         let end = until(a.end)
         let lock = a.locked ? " It is locked: nobody can stop it early." : ""
         switch reply.outcome {
-        case "extended":
+        case .known(.extended):
             return "Extended the block on \(what) \(end)\(named).\(lock)"
-        case "unchanged":
+        case .known(.unchanged):
             return "\(what) is already blocked \(end)\(named); a block is extended, never shortened."
-        default:
+        case .known(.created), .unknown:
             return "Blocked \(what) \(end)\(named).\(lock)"
         }
     }

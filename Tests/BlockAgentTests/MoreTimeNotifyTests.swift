@@ -11,11 +11,16 @@ import BlockTestTools
 struct MoreTimeNotifyTests {
     static let tokyo = NotifyIntegrationTests.tokyo
 
+    /// The shield hit with `more` as a daemon sends it (a word this build may not know).
     static func denied(more: String) -> JSONObject {
-        WatchEvent(NotifyIntegrationTests.denied("discord", app: "Discord", until: Date().addingTimeInterval(1775))).offering(more).json
+        guard case .shieldHit(var hit) = WatchEvent(NotifyIntegrationTests.denied("discord", app: "Discord", until: Date().addingTimeInterval(1775))) else {
+            fatalError("not a shield hit")
+        }
+        hit.more = WireWord(more)
+        return WatchEvent.shieldHit(hit).json
     }
 
-    static func note(_ kind: String, uid: UInt32) -> JSONObject {
+    static func note(_ kind: WatchEvent.MoreTime.Kind, uid: UInt32) -> JSONObject {
         WatchEvent.moreTime(time: tokyo.iso8601(Date()), kind: kind, id: "m3", selection: "discord",
                             until: tokyo.iso8601(Date().addingTimeInterval(900)), message: "words", uid: uid).json
     }
@@ -39,13 +44,13 @@ struct MoreTimeNotifyTests {
         #expect(Run.eventually { daemon.received == [.more(.init(selection: "discord", seconds: 900))] },
                 "received \(daemon.received); log: \(session.read("agent.log"))")
 
-        daemon.send(MoreTimeNotifyTests.note("asked", uid: getuid()))
+        daemon.send(MoreTimeNotifyTests.note(.asked, uid: getuid()))
         try #require(Run.eventually { session.notifyCalls().count == 2 }, "\(session.read("agent.log"))")
         let asked = session.notifyCalls()[1].args
         #expect(asked[3] == "Asked for more time")
         #expect(asked[5] == [], "nothing to press while the request waits")
         #expect(asked[1] != .int(0), "S2: it replaces the shield notification")
-        daemon.send(MoreTimeNotifyTests.note("granted", uid: getuid()))
+        daemon.send(MoreTimeNotifyTests.note(.granted, uid: getuid()))
         try #require(Run.eventually { session.notifyCalls().count == 3 }, "\(session.read("agent.log"))")
         #expect(session.notifyCalls()[2].args[3] == "More time for discord")
         #expect(session.notifyCalls()[2].args[1] == asked[1], "S2: the answer replaces \"Asked for more time\"")
@@ -69,7 +74,7 @@ struct MoreTimeNotifyTests {
         try session.startDunst(config: "    dmenu = /bin/sh \(session.dir)/pick\n")
         let (daemon, _) = try NotifyIntegrationTests.start(session, admin: true)
 
-        daemon.send(MoreTimeNotifyTests.note("asked", uid: 4242))
+        daemon.send(MoreTimeNotifyTests.note(.asked, uid: 4242))
         try #require(Run.eventually { session.notifyCalls().count == 1 }, "no Notify: \(session.read("agent.log"))")
         let request = session.notifyCalls()[0].args
         #expect(request[3] == "More time asked for discord")
@@ -78,7 +83,7 @@ struct MoreTimeNotifyTests {
         #expect(Run.eventually { daemon.received == [.approve(id: "m3", seconds: nil)] },
                 "received \(daemon.received); menu: \(session.read("menu")); log: \(session.read("agent.log")) \(session.read("dunst.log"))")
 
-        daemon.send(MoreTimeNotifyTests.note("granted", uid: 4242))
+        daemon.send(MoreTimeNotifyTests.note(.granted, uid: 4242))
         try #require(Run.eventually { session.notifyCalls().count == 2 }, "\(session.read("agent.log"))")
         let answer = session.notifyCalls()[1].args
         #expect(answer[3] == "More time for discord")

@@ -13,13 +13,18 @@ import Testing
 
     func planner(_ language: Language) -> NotificationPlanner { NotificationPlanner(language: language, clock: PlannerTests.tokyo) }
 
+    /// The shield hit with `more` as the daemon sent it (a word this build may not know).
     static func denied(more: String?) -> WatchEvent {
-        PlannerTests.denied().offering(more)
+        guard case .shieldHit(var hit) = PlannerTests.denied() else { fatalError("not a shield hit") }
+        hit.more = more.map(WireWord.init)
+        return .shieldHit(hit)
     }
 
+    /// The event with `kind` as the daemon sent it (a word this build may not know).
     static func note(_ kind: String, uid: Int, until: String? = "2026-11-29T13:50:00+09:00", id: String = "m3") -> WatchEvent.MoreTime {
-        guard case .moreTime(let m) = WatchEvent.moreTime(time: "2026-11-29T13:06:00+09:00", kind: kind, id: id, selection: "discord",
+        guard case .moreTime(var m) = WatchEvent.moreTime(time: "2026-11-29T13:06:00+09:00", kind: .asked, id: id, selection: "discord",
                                                            until: until, message: "words", uid: UInt32(uid)) else { fatalError("not a more-time event") }
+        m.kind = WireWord(kind)
         return m
     }
 
@@ -40,9 +45,9 @@ import Testing
     @Test("A1: a lock for everyone offers more time to an administrator's agent only; a lock for kid offers it to kid")
     func noButtonForEveryoneToMembers() throws {
         let everyone = WatchEvent.lock(time: "2026-11-29T13:06:00+09:00", selection: "discord", until: "2026-11-29T14:00:00+09:00", reasons: ["focus"])
-            .offering("grant")
+            .offering(.grant)
         let kids = WatchEvent.lock(time: "2026-11-29T13:06:00+09:00", selection: "discord", until: "2026-11-29T14:00:00+09:00", reasons: ["bedtime"],
-                                   users: [UInt32(MoreTimePlannerTests.me)]).offering("ask")
+                                   users: [UInt32(MoreTimePlannerTests.me)]).offering(.ask)
         func labels(_ e: WatchEvent, admin: Bool) throws -> [String] {
             try #require(planner(.en).plan(e, selection: nil, now: MoreTimePlannerTests.now, abilities: MoreTimePlannerTests.all,
                                            viewer: .init(uid: MoreTimePlannerTests.me, isAdmin: admin))).buttons.map(\.label)
@@ -89,6 +94,33 @@ import Testing
             #expect(planner(.en).planMoreTime(MoreTimePlannerTests.note(kind, uid: 1001), selection: nil, now: MoreTimePlannerTests.now,
                                               abilities: MoreTimePlannerTests.all, viewer: .init(uid: MoreTimePlannerTests.me)).isEmpty)
         }
+    }
+
+    @Test("M4, §8: a more-time kind or an offer of a newer daemon plans nothing: no notification, no button, no slot replaced",
+          arguments: ["paused", "", "Asked", "granted "])
+    func newerWords(kind: String) throws {
+        var showing = NotificationPlanner.Viewer(uid: MoreTimePlannerTests.me, isAdmin: true)
+        showing.requests = ["m3"]
+        for viewer in [showing, .init(uid: MoreTimePlannerTests.me)] {
+            #expect(planner(.en).planMoreTime(MoreTimePlannerTests.note(kind, uid: MoreTimePlannerTests.me), selection: nil,
+                                              now: MoreTimePlannerTests.now, abilities: MoreTimePlannerTests.all, viewer: viewer).isEmpty)
+        }
+        let hit = try #require(planner(.en).plan(MoreTimePlannerTests.denied(more: kind), selection: nil, now: MoreTimePlannerTests.now,
+                                                 abilities: MoreTimePlannerTests.all, viewer: showing))
+        #expect(hit.buttons.isEmpty, "S4: an offer this build does not know is no button")
+        #expect(hit.summary == (try #require(planner(.en).plan(MoreTimePlannerTests.denied(more: nil), selection: nil, now: MoreTimePlannerTests.now,
+                                                                abilities: MoreTimePlannerTests.all, viewer: showing))).summary)
+    }
+
+    @Test("S1, §8: a shield hit of a kind the agent does not know is not shown; the launches it knows are")
+    func newerHitKinds() throws {
+        func plan(_ kind: String) -> PlannedNotification? {
+            planner(.en).plan(WatchEvent(["event": "shield-hit", "time": "2026-11-29T13:06:00+09:00", "kind": .string(kind), "selection": "discord",
+                                          "path": "/usr/bin/discord", "until": .null]),
+                              selection: nil, now: MoreTimePlannerTests.now, abilities: MoreTimePlannerTests.all)
+        }
+        #expect(plan("throttled") == nil && plan("") == nil && plan("tamper") == nil)
+        #expect(plan("denied-launch") != nil && plan("killed") != nil)
     }
 
     @Test("M4, S4: an administrator gets a request with Approve and Deny in a slot of its own; the answer replaces it (S2)")

@@ -46,7 +46,7 @@ struct NotifyIntegrationTests {
 
     /// Built by the daemon's own constructor, so the fixture cannot drift from what it sends.
     static func denied(_ selection: String, app: String?, until: Date, at time: Date = Date()) -> JSONObject {
-        WatchEvent.shieldHit(time: tokyo.iso8601(time), kind: "denied-launch", selection: selection, path: "/usr/bin/\(selection)",
+        WatchEvent.shieldHit(time: tokyo.iso8601(time), kind: .deniedLaunch, selection: selection, path: "/usr/bin/\(selection)",
                        app: app, until: tokyo.iso8601(until)).json
     }
 

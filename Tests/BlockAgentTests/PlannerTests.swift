@@ -15,7 +15,7 @@ import ZoneInfo
 
     /// Built by the daemon's own constructor, so the fixture cannot drift from what it sends.
     static func denied(app: String? = "Discord", selection: String = "discord", until: String? = "2026-11-29T13:35:00+09:00") -> WatchEvent {
-        .shieldHit(time: "2026-11-29T13:06:00+09:00", kind: "denied-launch", selection: selection, path: "/usr/bin/discord",
+        .shieldHit(time: "2026-11-29T13:06:00+09:00", kind: .deniedLaunch, selection: selection, path: "/usr/bin/discord",
              app: app, until: until)
     }
 
@@ -105,7 +105,7 @@ import ZoneInfo
         #expect(shown(others, to: admin) && !shown(others, to: kid), "lifted for everyone but kid, who stays blocked")
         let everyone = WatchEvent.lock(time: t, selection: "youtube", until: nil, reasons: ["focus"])
         #expect(shown(everyone, to: admin) && shown(everyone, to: kid))
-        let hit = WatchEvent.shieldHit(time: t, kind: "denied-launch", selection: "steam", path: "/usr/games/steam", app: "Steam",
+        let hit = WatchEvent.shieldHit(time: t, kind: .deniedLaunch, selection: "steam", path: "/usr/games/steam", app: "Steam",
                                  until: nil, users: [1001])
         #expect(shown(hit, to: kid) && !shown(hit, to: admin))
     }
@@ -114,7 +114,7 @@ import ZoneInfo
     func notShown() {
         let p = planner(.en)
         let t = "2026-11-29T13:06:00+09:00"
-        for e: WatchEvent in [.tamper(time: t, kind: "tamper", selection: "x", path: "/etc/hosts", app: nil, until: nil),
+        for e: WatchEvent in [.tamper(time: t, kind: .tamper, selection: "x", path: "/etc/hosts", app: nil, until: nil),
                               .refusal(time: t, code: "locked", message: "m"), .failure(time: t, code: "hook", message: "m"),
                               WatchEvent(["event": "future-thing", "selection": "x"])] {
             #expect(p.plan(e, selection: nil, now: PlannerTests.now, abilities: PlannerTests.all) == nil)

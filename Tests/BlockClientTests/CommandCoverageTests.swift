@@ -51,7 +51,7 @@ struct CommandCoverageTests {
                        says: "Requests"),
         .approve: Row(argv: ["approve", "m1"], answer: grant.json, says: "More time for steam (m1) by root until 13:20"),
         .deny: Row(argv: ["deny", "m2"], answer: DeniedReply(id: "m2", selection: "steam").json, says: "Denied request m2 for steam."),
-        .cancel: Row(argv: ["cancel", "work"], answer: CancelledReply(name: "work", kind: "stop").json, says: "Cancelled the stop of 'work'; it stays."),
+        .cancel: Row(argv: ["cancel", "work"], answer: CancelledReply(name: "work", kind: .loosening(.stop)).json, says: "Cancelled the stop of 'work'; it stays."),
         .stats: Row(argv: ["stats"], answer: ["shieldHits": [["day": "2026-11-29", "selection": "reddit", "hits": 3]]], says: "DAY"),
         .report: Row(argv: ["report", "--day", "2026-11-29"],
                      answer: ["schema": 1, "from": "2026-11-29", "to": "2026-11-29", "days": [ReportOutputTests.day("2026-11-29", "sun")]],

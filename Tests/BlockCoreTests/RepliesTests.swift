@@ -51,7 +51,7 @@ struct RepliesTests {
                                   grantedByUser: "root", reason: "homework")
     static let request = MoreTimeRequestReply(id: "m2", selection: "steam", asked: "2026-11-29T13:00:00.000+09:00",
                                               expires: "2026-11-29T14:00:00.000+09:00", uid: 1000, user: "kid", activities: ["games"], seconds: 900)
-    static let delayed = DelayedReply(name: "work", kind: "stop", uid: 1000, user: "kid", at: "2026-11-29T13:07:00.000+09:00")
+    static let delayed = DelayedReply(name: "work", kind: .stop, uid: 1000, user: "kid", at: "2026-11-29T13:07:00.000+09:00")
 
     /// The lines blockd writes today (Engine+Delay.swift: grantJSON, requestJSON, looseningJSON;
     /// Engine+MoreTime.swift: deny's and cancel's answers), key for key and in order.
@@ -64,7 +64,7 @@ struct RepliesTests {
         (RemovalReply.stopped("work").json, #"{"stopped":"work"}"#),
         (RemovalReply.removed("bedtime").json, #"{"removed":"bedtime"}"#),
         (DeniedReply(id: "m2", selection: "steam").json, #"{"denied":"m2","selection":"steam"}"#),
-        (CancelledReply(name: "m2", kind: "request").json, #"{"cancelled":"m2","kind":"request"}"#),
+        (CancelledReply(name: "m2", kind: .request).json, #"{"cancelled":"m2","kind":"request"}"#),
     ] as [(JSONObject, String)])
     func moreTimeShapes(object: JSONObject, line: String) throws {
         #expect(JSON.object(object).serialized() == line)
@@ -111,11 +111,11 @@ struct RepliesTests {
         let block = RepliesTests.activities[0]
         var sent = try #require(RepliesTests.shapes.activity(block, at: RepliesTests.now).object)
         (sent["outcome"], sent["enforced"]) = ("extended", true)
-        let reply = StartReply(block: RepliesTests.shapes.activityReply(block, at: RepliesTests.now), outcome: "extended", notEnforced: [])
+        let reply = StartReply(block: RepliesTests.shapes.activityReply(block, at: RepliesTests.now), outcome: .extended, notEnforced: [])
         #expect(JSON.object(reply.json).serialized() == JSON.object(sent).serialized())
         #expect(StartReply(sent) == reply)
         let missing = [NotEnforcedReply(selection: "instagram", cause: "the hosts file is read-only")]
-        let refused = StartReply(block: reply.block, outcome: "created", notEnforced: missing)
+        let refused = StartReply(block: reply.block, outcome: .created, notEnforced: missing)
         #expect(!refused.enforced && refused.json["enforced"] == false)
         #expect(refused.json["notEnforced"] == [["selection": "instagram", "cause": "the hosts file is read-only"]])
         #expect(StartReply(refused.json) == refused)
@@ -192,7 +192,7 @@ struct RepliesTests {
 
     @Test("§6: the listings' containers encode as documented and decode to what was encoded; items that are not objects are skipped")
     func lists() throws {
-        let a = ActivityReply(name: "bed", kind: "schedule", selections: ["x"], active: false, start: nil, end: nil, locked: false, origin: "client")
+        let a = ActivityReply(name: "bed", kind: .schedule, selections: ["x"], active: false, start: nil, end: nil, locked: false, origin: .client)
         #expect(JSON.object(ListReply(.schedules, [a]).json).serialized() == #"{"schedules":[{"name":"bed","kind":"schedule","selections":["x"],"active":false,"start":null,"end":null,"locked":false,"origin":"client"}]}"#)
         #expect(ListReply<ActivityReply>(.schedules, from: ListReply(.schedules, [a]).json).items == [a])
         #expect(JSON.object(ListReply<ActivityReply>(.limits, []).json).serialized() == #"{"limits":[]}"#)

@@ -16,9 +16,9 @@ struct WatchEventTests {
          #"{"event":"unlock","time":"2026-11-29T13:05:00+09:00","selection":"x","why":"timed block 'x' ended (30m)"}"#),
         (.refusal(time: t, code: "locked", message: "m"),
          #"{"event":"refusal","time":"2026-11-29T13:05:00+09:00","code":"locked","message":"m"}"#),
-        (.shieldHit(time: t, kind: "denied-launch", selection: "discord", path: "/usr/bin/discord", app: "Discord", until: nil),
+        (.shieldHit(time: t, kind: .deniedLaunch, selection: "discord", path: "/usr/bin/discord", app: "Discord", until: nil),
          #"{"event":"shield-hit","time":"2026-11-29T13:05:00+09:00","kind":"denied-launch","selection":"discord","path":"/usr/bin/discord","app":"Discord","until":null}"#),
-        (.tamper(time: t, kind: "tamper", selection: "s", path: "/etc/hosts", app: nil, until: "2026-11-29T14:00:00+09:00"),
+        (.tamper(time: t, kind: .tamper, selection: "s", path: "/etc/hosts", app: nil, until: "2026-11-29T14:00:00+09:00"),
          #"{"event":"tamper","time":"2026-11-29T13:05:00+09:00","kind":"tamper","selection":"s","path":"/etc/hosts","until":"2026-11-29T14:00:00+09:00"}"#),
         (.limit(time: t, activity: "games", selections: ["steam"], until: "2026-11-30T00:00:00+09:00"),
          #"{"event":"limit","time":"2026-11-29T13:05:00+09:00","activity":"games","selections":["steam"],"until":"2026-11-30T00:00:00+09:00"}"#),
@@ -28,13 +28,13 @@ struct WatchEventTests {
         (.dropped(count: 1, time: nil), #"{"event":"dropped","count":1}"#),
         (.failure(time: t, code: "internal", message: "m", uid: 1001),
          #"{"event":"failure","time":"2026-11-29T13:05:00+09:00","code":"internal","message":"m","uid":1001}"#),
-        (.moreTime(time: t, kind: "granted", id: "r1", selection: "steam", until: "2026-11-29T13:20:00+09:00", message: "m", uid: 1001),
+        (.moreTime(time: t, kind: .granted, id: "r1", selection: "steam", until: "2026-11-29T13:20:00+09:00", message: "m", uid: 1001),
          #"{"event":"more-time","time":"2026-11-29T13:05:00+09:00","kind":"granted","activity":"r1","selection":"steam","until":"2026-11-29T13:20:00+09:00","message":"m","uid":1001}"#),
-        (.moreTime(time: t, kind: "denied", id: "r1", selection: "steam", until: nil, message: "m"),
+        (.moreTime(time: t, kind: .denied, id: "r1", selection: "steam", until: nil, message: "m"),
          #"{"event":"more-time","time":"2026-11-29T13:05:00+09:00","kind":"denied","activity":"r1","selection":"steam","message":"m"}"#),
-        (.lock(time: t, selection: "x", until: nil, reasons: ["a"], except: [1001]).offering("ask"),
+        (.lock(time: t, selection: "x", until: nil, reasons: ["a"], except: [1001]).offering(.ask),
          #"{"event":"lock","time":"2026-11-29T13:05:00+09:00","selection":"x","until":null,"reasons":["a"],"except":[1001],"more":"ask"}"#),
-        (.shieldHit(time: t, kind: "killed", selection: "s", path: "/p", app: nil, until: nil, users: [1001]).offering("grant"),
+        (.shieldHit(time: t, kind: .killed, selection: "s", path: "/p", app: nil, until: nil, users: [1001]).offering(.grant),
          #"{"event":"shield-hit","time":"2026-11-29T13:05:00+09:00","kind":"killed","selection":"s","path":"/p","until":null,"users":[1001],"more":"grant"}"#),
     ])
     func wire(event: WatchEvent, line: String) throws {
@@ -77,7 +77,7 @@ struct WatchEventTests {
         #expect(lock.users == nil && lock.except == nil && lock.isForEveryone && lock.concerns(1001))
         let more = WatchEvent(["event": "more-time", "time": .string(WatchEventTests.t), "kind": "ended", "activity": "g1", "selection": "x",
                                "message": "m"])
-        #expect(more == .moreTime(time: WatchEventTests.t, kind: "ended", id: "g1", selection: "x", until: nil, message: "m"))
+        #expect(more == .moreTime(time: WatchEventTests.t, kind: .ended, id: "g1", selection: "x", until: nil, message: "m"))
         #expect(!more.isShown(to: Peer(uid: 1001, mayModify: true)), "no uid: no member's own request")
     }
 }

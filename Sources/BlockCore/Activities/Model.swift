@@ -123,7 +123,7 @@ public enum Activity: Hashable, Sendable {
     case schedule(Schedule)
     case limit(Limit)
 
-    public enum Kind: String, Sendable, Codable {
+    public enum Kind: String, Sendable, Codable, CaseIterable {
         case block, schedule, limit
     }
 

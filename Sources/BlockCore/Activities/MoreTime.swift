@@ -172,7 +172,8 @@ public struct MoreTimeRequest: Codable, Hashable, Sendable {
 /// M2: a loosening that waits for its activity's `Delay=`: `blockc stop`, `schedule remove`,
 /// `limit remove`. It takes effect at `due` unless cancelled with `blockc cancel NAME`.
 public struct PendingLoosening: Codable, Hashable, Sendable {
-    public enum Kind: String, Codable, Sendable { case stop, scheduleRemove = "schedule-remove", limitRemove = "limit-remove" }
+    /// Its word in the state file, in `DelayedReply` and `CancelledReply`.
+    public enum Kind: String, Codable, CaseIterable, Sendable { case stop, scheduleRemove = "schedule-remove", limitRemove = "limit-remove" }
     public var kind: Kind
     public var name: String
     public var uid: UInt32
@@ -181,6 +182,29 @@ public struct PendingLoosening: Codable, Hashable, Sendable {
 
     public init(kind: Kind, name: String, uid: UInt32, asked: Date, due: Date) {
         (self.kind, self.name, self.uid, self.asked, self.due) = (kind, name, uid, asked, due)
+    }
+
+    /// The loosening `request` asks for and the activity it names; nil for a request that is
+    /// no loosening. With `request`, the one mapping between the commands and the kinds (whose
+    /// words the state file and the answers keep, whatever the commands are called).
+    public static func asked(by request: Request) -> (kind: Kind, name: String)? {
+        switch request {
+        case .stop(let name): (.stop, name)
+        case .scheduleRemove(let name): (.scheduleRemove, name)
+        case .limitRemove(let name): (.limitRemove, name)
+        case .hello, .status, .start, .scheduleAdd, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitAdd, .limitList,
+             .more, .requests, .approve, .deny, .cancel, .stats, .report, .foreground, .watch, .reload:
+            nil
+        }
+    }
+
+    /// The request carried out once the delay has passed, as its asker made it.
+    public var request: Request {
+        switch kind {
+        case .stop: .stop(name: name)
+        case .scheduleRemove: .scheduleRemove(name: name)
+        case .limitRemove: .limitRemove(name: name)
+        }
     }
 }
 

@@ -41,7 +41,7 @@ public struct Change: Sendable {
         /// The activity of this name as it is after the reconcile (a limit's use brought up to date).
         case activity(String)
         /// T1: a started (or extended, or unchanged) block, with whether its selections are enforced.
-        case started(Block, outcome: String)
+        case started(Block, outcome: StartReply.Outcome)
         /// `status` for `viewer` (nil: everyone's) as `peer` may see it: the engine renders it
         /// from what it publishes (Engine+Snapshot.swift).
         case status(all: Bool, viewer: UInt32?, peer: Peer)

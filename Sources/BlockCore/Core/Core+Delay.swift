@@ -7,14 +7,8 @@ extension Core {
     /// `--lock`), then kept until its due instant. Nil when the request does not wait.
     mutating func delayedLoosening(_ request: Request, peer: Peer, now: Date) throws(CoreError) -> Change? {
         // A1: the route says whether a command is a loosening that waits; every such command
-        // names its activity, and its kind is its wire word.
-        guard request.command.route.loosens == .delayed, let kind = PendingLoosening.Kind(rawValue: request.command.rawValue) else { return nil }
-        let name: String
-        switch request {
-        case .stop(let n), .scheduleRemove(let n), .limitRemove(let n): name = n
-        case .hello, .status, .start, .scheduleAdd, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitAdd, .limitList, .more, .requests, .approve, .deny, .cancel, .stats, .report, .foreground, .watch, .reload:
-            return nil
-        }
+        // names its activity (WireWordTests check that the two agree).
+        guard request.command.route.loosens == .delayed, let (kind, name) = PendingLoosening.asked(by: request) else { return nil }
         guard let activity = registry.activity(named: name), activity.moreTime.delay > 0 else { return nil }
         if let pending = book.loosenings.first(where: { $0.name == name }) { return .read(.reply(looseningJSON(pending))) }
         var trial = registry
@@ -27,7 +21,7 @@ extension Core {
         let l = PendingLoosening(kind: kind, name: name, uid: peer.uid, asked: now, due: due)
         book.loosenings.append(l)
         var change = Change(saves: true, answer: .reply(looseningJSON(l)))
-        change.reports = [.moreTime(MoreTimeNote(event: .delayed, kind: "delayed", id: name, selection: activity.selections.joined(separator: " "), until: due,
+        change.reports = [.moreTime(MoreTimeNote(event: .delayed, kind: nil, id: name, selection: activity.selections.joined(separator: " "), until: due,
                                                  message: "The \(kind.rawValue) of '\(name)' asked by \(who(peer.uid)) takes effect at \(local.iso8601(due)) (Delay=); 'blockc cancel \(name)' keeps it",
                                                  uid: peer.uid))]
         change.reconciles = true
@@ -41,14 +35,7 @@ extension Core {
         let due = book.loosenings.filter { $0.due <= now }
         guard !due.isEmpty else { return [] }
         book.loosenings.removeAll { $0.due <= now }
-        return due.map { l in
-            let request: Request = switch l.kind {
-            case .stop: .stop(name: l.name)
-            case .scheduleRemove: .scheduleRemove(name: l.name)
-            case .limitRemove: .limitRemove(name: l.name)
-            }
-            return (request, peerNow(l.uid), l)
-        }
+        return due.map { l in (l.request, peerNow(l.uid), l) }
     }
 
     /// M2: a due loosening that could not be carried out is said, not retried.
@@ -61,11 +48,11 @@ extension Core {
     /// not extended), expires unanswered requests, and keeps their slots counted (T4).
     mutating func settleMoreTime(now: Date) {
         for g in book.grants where g.end <= now {
-            publish(.moreTime(MoreTimeNote(event: .moreEnded, kind: "ended", id: g.id, selection: g.selection, until: g.end,
+            publish(.moreTime(MoreTimeNote(event: .moreEnded, kind: .ended, id: g.id, selection: g.selection, until: g.end,
                                            message: "More time for \(g.selection) (\(g.id)) ended at \(local.iso8601(g.end))", uid: g.uid)), now: now)
         }
         for r in book.requests where r.expires <= now {
-            publish(.moreTime(MoreTimeNote(event: .moreExpired, kind: "expired", id: r.id, selection: r.selection, until: nil,
+            publish(.moreTime(MoreTimeNote(event: .moreExpired, kind: .expired, id: r.id, selection: r.selection, until: nil,
                                            message: "Request \(r.id) of \(who(r.uid)) for more time for \(r.selection) expired unanswered", uid: r.uid)), now: now)
         }
         addLimitAllowances(now: now)
@@ -116,7 +103,7 @@ extension Core {
     }
 
     func looseningJSON(_ l: PendingLoosening) -> JSONObject {
-        DelayedReply(name: l.name, kind: l.kind.rawValue, uid: Int(l.uid), user: who(l.uid), at: local.iso8601(l.due)).json
+        DelayedReply(name: l.name, kind: l.kind, uid: Int(l.uid), user: who(l.uid), at: local.iso8601(l.due)).json
     }
 
     /// `requests`, and the more-time keys of `status`.

@@ -59,7 +59,7 @@ extension Core {
             book.grants.append(grant)
             state.history.count(.granted, user: String(peer.uid), at: now, clock: local)  // R1
             let when = start > now ? "from \(local.iso8601(start)) (Delay=) " : ""
-            return told(MoreTimeNote(event: .moreGranted, kind: "granted", id: id, selection: name, until: end,
+            return told(MoreTimeNote(event: .moreGranted, kind: .granted, id: id, selection: name, until: end,
                                      message: "More time for \(name) granted to \(who(peer.uid)) \(when)until \(local.iso8601(end))\(minute ? " (one more minute)" : "")",
                                      uid: peer.uid), answer: grantJSON(grant))
         case .pending(let expires):
@@ -67,7 +67,7 @@ extension Core {
                                     asked: now, expires: expires)
             book.requests.append(r)
             let asked = m.seconds.map { DurationText.format($0) } ?? "the rest of the day"
-            return told(MoreTimeNote(event: .moreAsked, kind: "asked", id: id, selection: name, until: expires,
+            return told(MoreTimeNote(event: .moreAsked, kind: .asked, id: id, selection: name, until: expires,
                                      message: "\(who(peer.uid)) asked for \(asked) more of \(name) (\(id))\(m.reason.map { ": \($0)" } ?? ""); 'blockc approve \(id)' or 'blockc deny \(id)' answers it",
                                      uid: peer.uid), answer: requestJSON(r))
         }
@@ -91,7 +91,7 @@ extension Core {
             guard let view = blocked.seen(by: uid) else { return event }
             blocked = view
         }
-        return event.offering(book.offer(blocked, activities: registry.index.activities(covering: name), now: now, clock: local)?.rawValue)
+        return event.offering(book.offer(blocked, activities: registry.index.activities(covering: name), now: now, clock: local))
     }
 
     private mutating func answer(_ id: String, approve: Bool, seconds: Int?, reason: String?, peer: Peer, now: Date) throws(CoreError) -> Change {
@@ -104,14 +104,14 @@ extension Core {
         book.requests.remove(at: index)
         state.history.count(approve ? .granted : .denied, user: String(r.uid), at: now, clock: local)  // R1: the asker's
         guard approve else {
-            return told(MoreTimeNote(event: .moreDenied, kind: "denied", id: id, selection: r.selection, until: nil,
+            return told(MoreTimeNote(event: .moreDenied, kind: .denied, id: id, selection: r.selection, until: nil,
                                      message: "More time for \(r.selection) (\(id)) denied by \(who(peer.uid))\(reason.map { ": \($0)" } ?? "")",
                                      uid: peer.uid, asker: r.uid), answer: DeniedReply(id: id, selection: r.selection).json)
         }
         let grant = makeGrant(id: id, selection: r.selection, start: now, end: end, over: r.activities, uid: r.uid,
                               grantedBy: peer.uid, reason: r.reason)
         book.grants.append(grant)
-        return told(MoreTimeNote(event: .moreGranted, kind: "granted", id: id, selection: r.selection, until: end,
+        return told(MoreTimeNote(event: .moreGranted, kind: .granted, id: id, selection: r.selection, until: end,
                                  message: "More time for \(r.selection) granted to \(who(r.uid)) by \(who(peer.uid)) until \(local.iso8601(end))",
                                  uid: peer.uid, asker: r.uid), answer: grantJSON(grant))
     }
@@ -121,17 +121,17 @@ extension Core {
             let l = book.loosenings[i]
             try waiting(Authority.Subject(name: name, owner: registry.owner(.client(uid: l.uid)), kind: "delayed \(l.kind.rawValue)"), peer: peer)
             book.loosenings.remove(at: i)
-            return told(MoreTimeNote(event: .delayed, kind: "cancelled", id: name, selection: name, until: nil,
+            return told(MoreTimeNote(event: .delayed, kind: nil, id: name, selection: name, until: nil,
                                      message: "The \(l.kind.rawValue) of '\(name)' due at \(local.iso8601(l.due)) was cancelled by \(who(peer.uid)); it stays",
-                                     uid: peer.uid), answer: CancelledReply(name: name, kind: l.kind.rawValue).json)
+                                     uid: peer.uid), answer: CancelledReply(name: name, kind: .loosening(l.kind)).json)
         }
         if let i = book.requests.firstIndex(where: { $0.id == name }) {
             let r = book.requests[i]
             try waiting(Authority.Subject(name: name, owner: registry.owner(.client(uid: r.uid)), kind: "request"), peer: peer)
             book.requests.remove(at: i)
-            return told(MoreTimeNote(event: .moreExpired, kind: "cancelled", id: name, selection: r.selection, until: nil,
+            return told(MoreTimeNote(event: .moreExpired, kind: .cancelled, id: name, selection: r.selection, until: nil,
                                      message: "Request \(name) for more time for \(r.selection) withdrawn by \(who(peer.uid))", uid: peer.uid),
-                        answer: CancelledReply(name: name, kind: "request").json)
+                        answer: CancelledReply(name: name, kind: .request).json)
         }
         throw CoreError(.notFound, "nothing named '\(name)' is waiting: no delayed stop or removal and no pending request; 'blockc status' shows what waits")
     }

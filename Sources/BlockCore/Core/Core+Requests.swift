@@ -134,15 +134,15 @@ extension Core {
                                              users: users, by: peer, now: now)
         if case .created = outcome { state.history.count(.started, user: String(peer.uid), at: now, clock: local) }  // R1
         let block = outcome.block
-        var change = Change(saves: true, answer: .started(block, outcome: "unchanged"))
+        var change = Change(saves: true, answer: .started(block, outcome: .unchanged))
         change.reconciles = true
         switch outcome {
         case .created:
-            change.answer = .started(block, outcome: "created")
+            change.answer = .started(block, outcome: .created)
             change.entries = [JournalEntry("Block '\(block.name)' started by \(who(peer.uid)) until \(local.iso8601(block.end))\(block.locked ? " (locked)" : "")",
                                            priority: .info, event: .start, fields: [(.activity, block.name), (.end, local.iso8601(block.end)), (.uid, String(peer.uid))])]
         case .extended(let from, _):
-            change.answer = .started(block, outcome: "extended")
+            change.answer = .started(block, outcome: .extended)
             change.entries = [JournalEntry("Block '\(block.name)' extended by \(who(peer.uid)) from \(local.iso8601(from.end)) to \(local.iso8601(block.end)); a block is extended, never shortened",
                                            priority: .info, event: .start, fields: [(.activity, block.name), (.end, local.iso8601(block.end))])]
         case .unchanged: break

@@ -36,7 +36,8 @@ public struct EnforcementReport: Equatable, Sendable {
 /// A denied launch or a repaired tamper (S5): counted per selection per day, logged, and
 /// sent to `watch` subscribers. Enforcers report them from any thread through `ShieldHitSink`.
 public struct ShieldHit: Equatable, Sendable {
-    public enum Kind: String, Sendable { case deniedLaunch = "denied-launch", killed, tamper }
+    /// Its word in the journal and in `watch` events (`WatchEvent.Hit.kind`).
+    public enum Kind: String, CaseIterable, Sendable { case deniedLaunch = "denied-launch", killed, tamper }
     public var kind: Kind
     public var selection: String
     /// The executable (denied launch, killed process) or the file (tamper).

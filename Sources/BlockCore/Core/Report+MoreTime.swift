@@ -4,8 +4,9 @@ import FoundationEssentials
 /// expires or ends, or when a loosening waits for its `Delay=` (M2).
 public struct MoreTimeNote: Sendable {
     public var event: LogEvent
-    /// asked, granted, denied, expired, ended, cancelled, delayed.
-    public var kind: String
+    /// What `watch` is told changed (its `more-time` event's kind); nil for what only the
+    /// journal says: a loosening that waits for its `Delay=` (M2), or that wait cancelled.
+    public var kind: WatchEvent.MoreTime.Kind?
     /// The request's or grant's id, or the delayed activity's name.
     public var id: String
     public var selection: String
@@ -15,7 +16,7 @@ public struct MoreTimeNote: Sendable {
     /// Who asked, when not `uid` (an administrator's answer): M4's agent finds its own answers.
     public var asker: UInt32? = nil
 
-    public init(event: LogEvent, kind: String, id: String, selection: String, until: Date?, message: String, uid: UInt32?, asker: UInt32? = nil) {
+    public init(event: LogEvent, kind: WatchEvent.MoreTime.Kind?, id: String, selection: String, until: Date?, message: String, uid: UInt32?, asker: UInt32? = nil) {
         (self.event, self.kind, self.id, self.selection, self.until, self.message, self.uid, self.asker) = (event, kind, id, selection, until, message, uid, asker)
     }
 
@@ -27,7 +28,7 @@ public struct MoreTimeNote: Sendable {
     }
 
     public func events(clock: LocalClock, now: Date) -> [WatchEvent] {
-        guard event != .delayed else { return [] }
+        guard let kind else { return [] }
         return [.moreTime(time: clock.iso8601(now), kind: kind, id: id, selection: selection, until: until.map(clock.iso8601), message: message,
                               uid: asker ?? uid)]
     }

@@ -90,8 +90,8 @@ public enum Report: Sendable {
         case .hit(let hit, let until, let users):
             let end = until.map(clock.iso8601)
             return [hit.kind == .tamper
-                ? .tamper(time: time, kind: hit.kind.rawValue, selection: hit.selection, path: hit.path, app: hit.app, until: end, users: users)
-                : .shieldHit(time: time, kind: hit.kind.rawValue, selection: hit.selection, path: hit.path, app: hit.app, until: end, users: users)]
+                ? .tamper(time: time, kind: hit.kind, selection: hit.selection, path: hit.path, app: hit.app, until: end, users: users)
+                : .shieldHit(time: time, kind: hit.kind, selection: hit.selection, path: hit.path, app: hit.app, until: end, users: users)]
         case .limitReached(let l, let until):
             return [.limit(time: time, activity: l.name, selections: l.selections, until: until, users: l.users?.uids)]
         case .limitWarning(let l, let remaining, let starts):

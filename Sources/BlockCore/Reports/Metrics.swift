@@ -15,19 +15,34 @@ public enum Metrics {
     public struct Counters: Equatable, Sendable {
         public var locks = 0
         public var unlocks = 0
-        public var shieldHits: [String: Int] = ["denied-launch": 0, "killed": 0, "tamper": 0]
-        public var moreTime: [String: Int] = ["asked": 0, "granted": 0, "denied": 0]
+        /// By kind, each written as its word (`kind="denied-launch"`).
+        public var shieldHits: [ShieldHit.Kind: Int] = [.deniedLaunch: 0, .killed: 0, .tamper: 0]
+        /// Requests asked, and their answers (`outcome="asked"`).
+        public var moreTime: [WatchEvent.MoreTime.Kind: Int] = [.asked: 0, .granted: 0, .denied: 0]
 
         public init() {}
 
-        /// Counts one event as streamed to `watch` (its `event` word and `kind`).
+        /// Counts one event as streamed to `watch` (its `event` word and `kind`). A kind this
+        /// build does not know (a newer daemon's) is not counted.
         public mutating func count(_ event: WatchEvent) {
             switch event {
             case .lock: locks += 1
             case .unlock: unlocks += 1
-            case .shieldHit(let hit): if shieldHits[hit.kind] != nil { shieldHits[hit.kind]! += 1 }
-            case .tamper: shieldHits["tamper", default: 0] += 1
-            case .moreTime(let m): if moreTime[m.kind] != nil { moreTime[m.kind]! += 1 }
+            case .shieldHit(let hit):
+                switch hit.kind {
+                case .known(let kind): shieldHits[kind, default: 0] += 1
+                case .unknown: break
+                }
+            case .tamper: shieldHits[.tamper, default: 0] += 1
+            case .moreTime(let m):
+                switch m.kind {
+                case .known(let kind):
+                    switch kind {
+                    case .asked, .granted, .denied: moreTime[kind, default: 0] += 1
+                    case .expired, .ended, .cancelled: break
+                    }
+                case .unknown: break
+                }
             case .refusal, .failure, .limit, .warning, .dropped, .unknown: break
             }
         }
@@ -49,9 +64,9 @@ public enum Metrics {
         out.family("blockd_locks_total", "counter", "Times a selection became blocked since blockd started", [([:], Double(counters.locks))])
         out.family("blockd_unlocks_total", "counter", "Times a selection stopped being blocked since blockd started", [([:], Double(counters.unlocks))])
         out.family("blockd_shield_hits_total", "counter", "Denied launches, stopped processes and repaired edits since blockd started",
-                   counters.shieldHits.sorted { $0.key < $1.key }.map { (["kind": $0.key], Double($0.value)) })
+                   counters.shieldHits.map { ($0.key.rawValue, $0.value) }.sorted { $0.0 < $1.0 }.map { (["kind": $0.0], Double($0.1)) })
         out.family("blockd_more_time_total", "counter", "More-time requests asked, granted and denied since blockd started",
-                   counters.moreTime.sorted { $0.key < $1.key }.map { (["outcome": $0.key], Double($0.value)) })
+                   counters.moreTime.map { ($0.key.rawValue, $0.value) }.sorted { $0.0 < $1.0 }.map { (["outcome": $0.0], Double($0.1)) })
         var failures: [String: Int] = [:]
         for failure in status["failures"]?.array ?? [] { failures[failure["code"]?.string ?? "unknown", default: 0] += 1 }
         out.family("blockd_failures", "gauge", "Failures recorded now (blockc failures), by error code",

@@ -97,19 +97,23 @@ public struct MoreTimeRequestReply: Equatable, Sendable {
 public struct DelayedReply: Equatable, Sendable {
     /// The activity's name (`blockc cancel NAME` keeps it).
     public var name: String
-    /// `stop`, `schedule-remove` or `limit-remove`.
-    public var kind: String
+    /// `stop`, `schedule-remove` or `limit-remove`; a newer daemon may say more.
+    public var kind: WireWord<PendingLoosening.Kind>
     public var uid: Int?
     public var user: String?
     /// When it takes effect.
     public var at: String?
 
-    public init(name: String, kind: String, uid: Int? = nil, user: String? = nil, at: String?) {
+    public init(name: String, kind: PendingLoosening.Kind, uid: Int? = nil, user: String? = nil, at: String?) {
+        self.init(name: name, kind: .known(kind), uid: uid, user: user, at: at)
+    }
+
+    init(name: String, kind: WireWord<PendingLoosening.Kind>, uid: Int?, user: String?, at: String?) {
         (self.name, self.kind, self.uid, self.user, self.at) = (name, kind, uid, user, at)
     }
 
     public var json: JSONObject {
-        var o: JSONObject = ["pending": .string(name), "kind": .string(kind)]
+        var o: JSONObject = ["pending": .string(name), "kind": .string(kind.word)]
         if let uid { o["uid"] = .int(Int64(uid)) }
         if let user { o["user"] = .string(user) }
         o["at"] = Reply.text(at)
@@ -117,7 +121,7 @@ public struct DelayedReply: Equatable, Sendable {
     }
 
     public init(_ o: JSONObject) {
-        self.init(name: o["pending"]?.string ?? "", kind: o["kind"]?.string ?? "", uid: o["uid"]?.int,
+        self.init(name: o["pending"]?.string ?? "", kind: WireWord(o["kind"]?.string ?? ""), uid: o["uid"]?.int,
                   user: o["user"]?.string, at: o["at"]?.string)
     }
 }
@@ -213,14 +217,31 @@ public struct DeniedReply: Equatable, Sendable {
 /// The answer to `cancel`: `{"cancelled": NAME, "kind": K}`, where `kind` is `request` for a
 /// withdrawn request and the delayed loosening's kind (`stop`, ...) otherwise.
 public struct CancelledReply: Equatable, Sendable {
+    /// What was cancelled: a request for more time, or a loosening that waited for its `Delay=`
+    /// (its kind's word, as `DelayedReply` says it).
+    public enum Kind: RawRepresentable, Hashable, Sendable {
+        case request
+        case loosening(PendingLoosening.Kind)
+
+        public init?(rawValue: String) {
+            if rawValue == "request" { self = .request } else if let l = PendingLoosening.Kind(rawValue: rawValue) { self = .loosening(l) } else { return nil }
+        }
+
+        public var rawValue: String {
+            switch self {
+            case .request: "request"
+            case .loosening(let l): l.rawValue
+            }
+        }
+    }
+
     public var name: String
-    public var kind: String
+    /// A newer daemon may say more.
+    public var kind: WireWord<Kind>
 
-    public init(name: String, kind: String) { (self.name, self.kind) = (name, kind) }
+    public init(name: String, kind: Kind) { (self.name, self.kind) = (name, .known(kind)) }
 
-    public var isRequest: Bool { kind == "request" }
+    public var json: JSONObject { ["cancelled": .string(name), "kind": .string(kind.word)] }
 
-    public var json: JSONObject { ["cancelled": .string(name), "kind": .string(kind)] }
-
-    public init(_ o: JSONObject) { self.init(name: o["cancelled"]?.string ?? "", kind: o["kind"]?.string ?? "") }
+    public init(_ o: JSONObject) { (name, kind) = (o["cancelled"]?.string ?? "", WireWord(o["kind"]?.string ?? "")) }
 }

@@ -65,27 +65,30 @@ public struct NotEnforcedReply: Equatable, Sendable {
 /// `start`: the block's activity object, what the request did to it (T10), and whether it is
 /// enforced (§7 Truth: the block is registered either way, and blockd retries what is not).
 public struct StartReply: Equatable, Sendable {
+    /// What `start` did to the block of that name (T10: a block is extended, never shortened).
+    public enum Outcome: String, CaseIterable, Sendable { case created, extended, unchanged }
+
     public var block: ActivityReply
-    /// `created`, `extended` or `unchanged` (T10: a block is extended, never shortened).
-    public var outcome: String
+    /// `created`, `extended` or `unchanged`; a newer daemon may say more.
+    public var outcome: WireWord<Outcome>
     /// False only when the daemon said so; an older daemon that did not say is taken at its word.
     public var enforced: Bool
     public var notEnforced: [NotEnforcedReply]
 
-    public init(block: ActivityReply, outcome: String, notEnforced: [NotEnforcedReply]) {
-        (self.block, self.outcome, self.enforced, self.notEnforced) = (block, outcome, notEnforced.isEmpty, notEnforced)
+    public init(block: ActivityReply, outcome: Outcome, notEnforced: [NotEnforcedReply]) {
+        (self.block, self.outcome, self.enforced, self.notEnforced) = (block, .known(outcome), notEnforced.isEmpty, notEnforced)
     }
 
     public var json: JSONObject {
         var o = block.json
-        o["outcome"] = .string(outcome)
+        o["outcome"] = .string(outcome.word)
         o["enforced"] = .bool(enforced)
         if !notEnforced.isEmpty { o["notEnforced"] = .array(notEnforced.map { .object($0.json) }) }
         return o
     }
 
     public init(_ o: JSONObject) {
-        (block, outcome) = (ActivityReply(o), o["outcome"]?.string ?? "")
+        (block, outcome) = (ActivityReply(o), WireWord(o["outcome"]?.string ?? ""))
         enforced = o["enforced"]?.bool != false
         notEnforced = Reply.objects(o["notEnforced"]).map(NotEnforcedReply.init)
     }

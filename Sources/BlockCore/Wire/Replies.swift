@@ -6,9 +6,12 @@
 /// Decoding is lenient, as a reader of another version must be: a key of the wrong type
 /// reads as absent.
 public struct ActivityReply: Equatable, Sendable {
+    /// Where an activity came from: a client's request or a configuration file.
+    public enum Origin: String, CaseIterable, Sendable { case client, config }
+
     public var name: String
-    /// `block`, `schedule` or `limit` (Activity.Kind).
-    public var kind: String
+    /// `block`, `schedule` or `limit`; a newer daemon may say more.
+    public var kind: WireWord<Activity.Kind>
     public var selections: [String]
     public var active: Bool
     /// For a schedule or limit the current window if active, else the next.
@@ -27,8 +30,8 @@ public struct ActivityReply: Equatable, Sendable {
     public var running: Bool?
     /// Seconds until it is lifted, for an active activity only.
     public var remaining: Int?
-    /// `client` (with the uid that asked) or `config` (with its file).
-    public var origin: String
+    /// `client` (with the uid that asked) or `config` (with its file); a newer daemon may say more.
+    public var origin: WireWord<Origin>
     public var uid: Int?
     public var file: String?
     /// Who it applies to: the names and `@group`s given, and the uids they stood for (nil:
@@ -36,14 +39,20 @@ public struct ActivityReply: Equatable, Sendable {
     public var users: [String]?
     public var userIds: [Int]?
 
-    public init(name: String, kind: String, selections: [String], active: Bool, start: String?, end: String?,
-                locked: Bool, origin: String) {
+    public init(name: String, kind: Activity.Kind, selections: [String], active: Bool, start: String?, end: String?,
+                locked: Bool, origin: Origin) {
+        self.init(name: name, kind: .known(kind), selections: selections, active: active, start: start, end: end, locked: locked,
+                  origin: .known(origin))
+    }
+
+    init(name: String, kind: WireWord<Activity.Kind>, selections: [String], active: Bool, start: String?, end: String?,
+         locked: Bool, origin: WireWord<Origin>) {
         (self.name, self.kind, self.selections, self.active) = (name, kind, selections, active)
         (self.start, self.end, self.locked, self.origin) = (start, end, locked, origin)
     }
 
     public var json: JSONObject {
-        var o: JSONObject = ["name": .string(name), "kind": .string(kind), "selections": Reply.strings(selections),
+        var o: JSONObject = ["name": .string(name), "kind": .string(kind.word), "selections": Reply.strings(selections),
                              "active": .bool(active), "start": Reply.text(start), "end": Reply.text(end), "locked": .bool(locked)]
         if let window { o["window"] = .string(window) }
         if let limit { o["limit"] = .int(Int64(limit)) }
@@ -53,7 +62,7 @@ public struct ActivityReply: Equatable, Sendable {
         if let left { o["left"] = .int(Int64(left)) }
         if let running { o["running"] = .bool(running) }
         if let remaining { o["remaining"] = .int(Int64(remaining)) }
-        o["origin"] = .string(origin)
+        o["origin"] = .string(origin.word)
         if let uid { o["uid"] = .int(Int64(uid)) }
         if let file { o["file"] = .string(file) }
         if let users { o["users"] = Reply.strings(users) }
@@ -62,9 +71,9 @@ public struct ActivityReply: Equatable, Sendable {
     }
 
     public init(_ o: JSONObject) {
-        self.init(name: o["name"]?.string ?? "", kind: o["kind"]?.string ?? "", selections: Reply.strings(o["selections"]),
+        self.init(name: o["name"]?.string ?? "", kind: WireWord(o["kind"]?.string ?? ""), selections: Reply.strings(o["selections"]),
                   active: o["active"]?.bool == true, start: o["start"]?.string, end: o["end"]?.string,
-                  locked: o["locked"]?.bool == true, origin: o["origin"]?.string ?? "")
+                  locked: o["locked"]?.bool == true, origin: WireWord(o["origin"]?.string ?? ""))
         (window, days, file) = (o["window"]?.string, o["days"]?.string, o["file"]?.string)
         (limit, warn, used, left) = (o["limit"]?.int, o["warn"]?.int, o["used"]?.int, o["left"]?.int)
         (running, remaining, uid) = (o["running"]?.bool, o["remaining"]?.int, o["uid"]?.int)

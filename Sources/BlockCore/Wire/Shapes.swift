@@ -15,8 +15,8 @@ public struct Shapes: Sendable {
     public func activityReply(_ a: Activity, at now: Date) -> ActivityReply {
         let window = a.currentOrNextWindow(at: now, clock: clock)
         let active = a.activeWindow(at: now, clock: clock) != nil
-        var r = ActivityReply(name: a.name, kind: a.kind.rawValue, selections: a.selections, active: active,
-                              start: text(window?.start), end: text(window?.end), locked: a.locked, origin: "client")
+        var r = ActivityReply(name: a.name, kind: a.kind, selections: a.selections, active: active,
+                              start: text(window?.start), end: text(window?.end), locked: a.locked, origin: .client)
         if case .schedule(let s) = a {
             r.window = "\(s.start)-\(s.end)"
             r.days = s.days.description
@@ -31,8 +31,8 @@ public struct Shapes: Sendable {
         // Seconds until it is lifted, for an active activity only.
         if active, let end = window?.end { r.remaining = Int(end.timeIntervalSince(now).rounded(.up)) }
         switch a.origin {
-        case .client(let uid): (r.origin, r.uid) = ("client", Int(uid))
-        case .config(let file): (r.origin, r.file) = ("config", file)
+        case .client(let uid): (r.origin, r.uid) = (.known(.client), Int(uid))
+        case .config(let file): (r.origin, r.file) = (.known(.config), file)
         }
         if let scope = a.scope { (r.users, r.userIds) = (scope.names, scope.uids.map { Int($0) }) }
         return r

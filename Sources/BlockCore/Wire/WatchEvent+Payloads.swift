@@ -15,21 +15,21 @@ extension WatchEvent {
         public var users: [Int]?
         public var except: [Int]?
         /// M4: what `blockc more SELECTION 15m` would get now, as the daemon decided it:
-        /// `grant`, `ask` (a pending request) or `minute`. Nil: asking cannot succeed, so the
-        /// agent shows no button (S4).
-        public var more: String?
+        /// `grant`, `ask` (a pending request) or `minute` (`MoreTimeOffer`; a newer daemon may
+        /// say more). Nil: asking cannot succeed, so the agent shows no button (S4).
+        public var more: WireWord<MoreTimeOffer>?
         public var extra = JSONObject()
 
         var fields: [(String, JSON?)] {
             [("time", .string(time)), ("selection", .string(selection)), ("until", WatchEvent.end(until)),
              ("reasons", WatchEvent.list(reasons)), ("users", WatchEvent.numbers(users)), ("except", WatchEvent.numbers(except)),
-             ("more", WatchEvent.text(more))]
+             ("more", WatchEvent.text(more?.word))]
         }
 
         init(_ o: JSONObject) {
             (time, selection, until) = (o["time"]?.string ?? "", o["selection"]?.string ?? "", o["until"]?.string)
             (reasons, users, except) = (WatchEvent.strings(o["reasons"]) ?? [], WatchEvent.ints(o["users"]), WatchEvent.ints(o["except"]))
-            (more, extra) = (o["more"]?.string, WatchEvent.extra(o))
+            (more, extra) = (o["more"]?.string.map(WireWord.init), WatchEvent.extra(o))
         }
 
         init(time: String, selection: String, until: String?, reasons: [String], users: [Int]?, except: [Int]?) {
@@ -90,8 +90,8 @@ extension WatchEvent {
     /// A shield hit, or a repaired edit of the hosts file (`tamper`).
     public struct Hit: Equatable, Sendable {
         public var time: String
-        /// `denied-launch`, `killed` or `tamper`.
-        public var kind: String
+        /// `denied-launch`, `killed` or `tamper`; a newer daemon may say more.
+        public var kind: WireWord<ShieldHit.Kind>
         public var selection: String
         public var path: String
         public var app: String?
@@ -100,21 +100,21 @@ extension WatchEvent {
         /// Per-user blocks: the uids the selection is blocked for (nil: the whole machine).
         public var users: [Int]?
         /// M4: as a lock's.
-        public var more: String?
+        public var more: WireWord<MoreTimeOffer>?
         public var extra = JSONObject()
 
         var fields: [(String, JSON?)] {
-            [("time", .string(time)), ("kind", .string(kind)), ("selection", .string(selection)), ("path", .string(path)),
-             ("app", WatchEvent.text(app)), ("until", WatchEvent.end(until)), ("users", WatchEvent.numbers(users)), ("more", WatchEvent.text(more))]
+            [("time", .string(time)), ("kind", .string(kind.word)), ("selection", .string(selection)), ("path", .string(path)),
+             ("app", WatchEvent.text(app)), ("until", WatchEvent.end(until)), ("users", WatchEvent.numbers(users)), ("more", WatchEvent.text(more?.word))]
         }
 
         init(_ o: JSONObject) {
-            (time, kind, selection, path) = (o["time"]?.string ?? "", o["kind"]?.string ?? "", o["selection"]?.string ?? "", o["path"]?.string ?? "")
-            (app, until, users, more) = (o["app"]?.string, o["until"]?.string, WatchEvent.ints(o["users"]), o["more"]?.string)
+            (time, kind, selection, path) = (o["time"]?.string ?? "", WireWord(o["kind"]?.string ?? ""), o["selection"]?.string ?? "", o["path"]?.string ?? "")
+            (app, until, users, more) = (o["app"]?.string, o["until"]?.string, WatchEvent.ints(o["users"]), o["more"]?.string.map(WireWord.init))
             extra = WatchEvent.extra(o)
         }
 
-        init(time: String, kind: String, selection: String, path: String, app: String?, until: String?, users: [Int]?) {
+        init(time: String, kind: WireWord<ShieldHit.Kind>, selection: String, path: String, app: String?, until: String?, users: [Int]?) {
             (self.time, self.kind, self.selection, self.path, self.app, self.until, self.users) = (time, kind, selection, path, app, until, users)
         }
     }

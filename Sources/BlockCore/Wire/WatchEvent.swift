@@ -27,7 +27,7 @@ public enum WatchEvent: Equatable, Sendable {
     /// The event words this build knows.
     public enum Name: String, CaseIterable, Sendable {
         case lock, unlock, refusal, failure, shieldHit = "shield-hit", tamper, limit, warning, dropped
-        /// M3: a more-time request or grant changed (`kind`: asked, granted, denied, expired, ended).
+        /// M3: a more-time request or grant changed (its `kind`: `MoreTime.Kind`).
         case moreTime = "more-time"
     }
 
@@ -179,14 +179,14 @@ extension WatchEvent {
         .failure(Problem(time: time, code: code, message: message, uid: uid.map(Int.init)))
     }
 
-    public static func shieldHit(time: String, kind: String, selection: String, path: String, app: String?, until: String?,
+    public static func shieldHit(time: String, kind: ShieldHit.Kind, selection: String, path: String, app: String?, until: String?,
                                  users: [UInt32]? = nil) -> WatchEvent {
-        .shieldHit(Hit(time: time, kind: kind, selection: selection, path: path, app: app, until: until, users: uids(users)))
+        .shieldHit(Hit(time: time, kind: .known(kind), selection: selection, path: path, app: app, until: until, users: uids(users)))
     }
 
-    public static func tamper(time: String, kind: String, selection: String, path: String, app: String?, until: String?,
+    public static func tamper(time: String, kind: ShieldHit.Kind, selection: String, path: String, app: String?, until: String?,
                               users: [UInt32]? = nil) -> WatchEvent {
-        .tamper(Hit(time: time, kind: kind, selection: selection, path: path, app: app, until: until, users: uids(users)))
+        .tamper(Hit(time: time, kind: .known(kind), selection: selection, path: path, app: app, until: until, users: uids(users)))
     }
 
     public static func limit(time: String, activity: String, selections: [String], until: String, users: [UInt32]? = nil) -> WatchEvent {
@@ -202,7 +202,8 @@ extension WatchEvent {
 
     /// M4, S4: the event with what a "more time" button would get now; only a lock or a hit
     /// carries an offer, any other event comes back as it was.
-    public func offering(_ more: String?) -> WatchEvent {
+    public func offering(_ offer: MoreTimeOffer?) -> WatchEvent {
+        let more = offer.map(WireWord.known)
         switch self {
         case .lock(var e): e.more = more; return .lock(e)
         case .shieldHit(var e): e.more = more; return .shieldHit(e)
