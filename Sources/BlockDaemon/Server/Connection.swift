@@ -325,7 +325,13 @@ final class Connection: @unchecked Sendable {
             close()
             return
         }
-        output.removeAll(keepingCapacity: true)
+        if output.capacity > server.limits.keptOutput {
+            // A large answer's buffer goes, and with it what malloc kept of the answer's making.
+            output = []
+            blockd_malloc_trim()
+        } else {
+            output.removeAll(keepingCapacity: true)
+        }
         outputOffset = 0
         queuedEvents = 0
         if let w = writeSource {
