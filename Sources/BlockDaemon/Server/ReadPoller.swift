@@ -94,11 +94,12 @@ final class ReadPoller: @unchecked Sendable {
     /// Stops the thread and returns once it has left its loop (after the connection it may be
     /// handling); the descriptors are closed then. Not on a connection's queue.
     func stop() {
-        let wasRunning: Bool = lock.withLock {
+        let was: State = lock.withLock {
             defer { state = .stopped }
-            return state == .running
+            return state
         }
-        if wasRunning {
+        guard was != .stopped else { return }  // stopped already: the descriptors are closed
+        if was == .running {
             var one: UInt64 = 1
             _ = Glibc.write(wake, &one, 8)
             finished.wait()
