@@ -95,7 +95,7 @@ final class WeeklySummaryTask {
     /// it could not be written (the notification then has no button).
     func writePage(_ report: JSONObject, week: CivilDate) -> String? {
         guard let pagePath else { return nil }
-        let page = ReportHTML.page(report, title: "Last week", userName: Output.systemUserName)
+        let page = ReportHTML.page(ReportReply(report), title: "Last week", userName: Output.systemUserName)
         if let problem = write(page, to: pagePath) {
             log("cannot write the weekly report to \(pagePath): \(problem); the summary goes without its button")
             return nil
