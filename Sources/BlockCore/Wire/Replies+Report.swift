@@ -1,8 +1,9 @@
 /// R2: `report`'s answer, written by `json` (UsageHistory.report in ProtocolReport.swift
 /// fills it) and decoded once by `init(_:)`, so that the text and CSV renderers read fields, not
-/// keys. Every map is written in the order of its names. Lenient, as a reader of another version
-/// must be: a figure of the wrong type reads as 0 (it is still a row of the CSV), a missing map
-/// as empty (`used` as nil: an answer from before it was sent says so).
+/// keys (the HTML page, ReportHTML, and the agent's weekly summary too). Every map is written in
+/// the order of its names. Lenient, as a reader of another version must be: a figure of the
+/// wrong type reads as 0 (it is still a row of the CSV), a missing map as empty (`used` as nil:
+/// an answer from before it was sent says so).
 public struct ReportReply: Equatable, Sendable {
     /// The version of the answer's shape (`UsageHistory.schema`).
     public var schema: Int?
