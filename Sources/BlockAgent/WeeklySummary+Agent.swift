@@ -51,7 +51,7 @@ final class WeeklySummaryTask {
             }
             return
         }
-        let report: JSONObject
+        let report: ReportReply
         switch fetch(week) {
         case .success(let o): report = o
         case .failure(.unreachable):
@@ -70,11 +70,12 @@ final class WeeklySummaryTask {
         remember(week, markerPath)
     }
 
-    func fetch(_ monday: CivilDate) -> Result<JSONObject, AgentError> {
+    /// The week's report, decoded once here for the page and the summary.
+    func fetch(_ monday: CivilDate) -> Result<ReportReply, AgentError> {
         guard let connection = try? ControlConnection(path: socketPath, timeout: 2) else { return .failure(.unreachable) }
         defer { connection.close() }
         switch try? connection.send(.report(ReportArguments(period: .week, to: monday))) {
-        case .ok(let o)?: return .success(o)
+        case .ok(let o)?: return .success(ReportReply(o))
         case .error(let e)?: return .failure(.refused(e.message))
         case .event?, nil: return .failure(.unreachable)
         }
@@ -93,7 +94,7 @@ final class WeeklySummaryTask {
 
     /// The week's page as a `file://` URL (S7: each path segment percent-encoded), or nil when
     /// it could not be written (the notification then has no button).
-    func writePage(_ report: JSONObject, week: CivilDate) -> String? {
+    func writePage(_ report: ReportReply, week: CivilDate) -> String? {
         guard let pagePath else { return nil }
         let page = ReportHTML.page(report, title: "Last week", userName: Output.systemUserName)
         if let problem = write(page, to: pagePath) {

@@ -22,25 +22,26 @@ public enum WeeklySummary {
 }
 
 extension NotificationPlanner {
-    /// R3: the summary of `report` (the daemon's answer for a week, the user's own view), or
-    /// nil when the week had nothing to say (no app counted, nothing blocked, nothing asked).
+    /// R3: the summary of `report` (the daemon's answer for a week, the user's own view, decoded
+    /// once where it arrived), or nil when the week had nothing to say (no app counted, nothing
+    /// blocked, nothing asked).
     /// `reportURL` (already a `file://` URL with S7 encoding) becomes the button when the server
     /// and an opener allow one (S4).
-    public func planWeeklySummary(_ report: JSONObject, reportURL: String?, abilities: Abilities) -> PlannedNotification? {
-        let days = (report["days"]?.array ?? []).compactMap(\.object)
-        func totals(_ key: String, _ object: [JSONObject]) -> [String: Double] {
+    public func planWeeklySummary(_ report: ReportReply, reportURL: String?, abilities: Abilities) -> PlannedNotification? {
+        func totals(_ figures: (ReportReply.Day) -> ReportReply.Figures) -> [String: Double] {
             var out: [String: Double] = [:]
-            for o in object { for (name, s) in o[key]?.object ?? [:] { out[name, default: 0] += Double(s.int ?? 0) } }
+            for day in report.days { for (name, s) in figures(day) { out[name, default: 0] += Double(s) } }
             return out
         }
-        let used = totals("used", days), blocked = totals("blocked", days), counts = totals("counts", days)
-        guard used.values.contains(where: { $0 >= 60 }) || blocked.values.contains(where: { $0 >= 60 }) || counts["asked", default: 0] > 0 else { return nil }
+        let used = totals { $0.used ?? [:] }, blocked = totals(\.blocked)
+        let asked = report.days.reduce(0) { $0 + $1.count(.asked) }, granted = report.days.reduce(0) { $0 + $1.count(.granted) }
+        guard used.values.contains(where: { $0 >= 60 }) || blocked.values.contains(where: { $0 >= 60 }) || asked > 0 else { return nil }
         let en = language == .en
         var parts: [String] = []
         if let top = used.max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }), top.value >= 60 {
             let name = AllowOnly.display(top.key)
             var text = en ? "\(amount(top.value)) on \(name)" : "\(name)に\(amount(top.value))"
-            if let before = report["previous"]?["used"]?.object.map({ Double($0[top.key]?.int ?? 0) }) {
+            if let before = report.previous?.used.map({ Double($0[top.key] ?? 0) }) {
                 text += change(top.value - before)
             }
             parts.append(text)
@@ -48,7 +49,6 @@ extension NotificationPlanner {
             let name = AllowOnly.display(top.key)
             parts.append(en ? "\(name) blocked for \(amount(top.value))" : "\(name)を\(amount(top.value))ブロック")
         }
-        let asked = Int(counts["asked", default: 0]), granted = Int(counts["granted", default: 0])
         if asked > 0 {
             parts.append(en ? "\(asked) request\(asked == 1 ? "" : "s") for more time, \(granted) granted" : "延長のリクエスト\(asked)回、うち\(granted)回許可")
         }

@@ -5,11 +5,11 @@ import Glibc
 /// R2: `blockc report --html FILE` writes the report as one self-contained page (ReportHTML)
 /// and says where; `--html -` prints it.
 extension BlockcRunner {
-    func writeReportPage(_ o: JSONObject, to path: String) -> Int32 {
+    func writeReportPage(_ report: ReportReply, to path: String) -> Int32 {
         let out = output
         let c = out.clock.civil(of: now())
         let hm = WallTime(hour: c.secondsOfDay / 3600, minute: c.secondsOfDay % 3600 / 60)
-        let page = ReportHTML.page(o, title: "blockd report", generated: "\(c.date) \(hm)", userName: out.userName)
+        let page = ReportHTML.page(report, title: "blockd report", generated: "\(c.date) \(hm)", userName: out.userName)
         if path == "-" {
             _ = stdout(page)
             return BlockcRunner.ok

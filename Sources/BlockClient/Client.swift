@@ -159,7 +159,7 @@ public struct BlockcRunner {
             stderr("blockc: \(problem)\n")
             return BlockcRunner.refused
         }
-        if case .html(let path) = options.format { return writeReportPage(o, to: path) }
+        if case .html(let path) = options.format { return writeReportPage(ReportReply(o), to: path) }
         say(render(request, options, o))
         // A1, T4: a reload that left part of the configuration out of force is not a success.
         if case .reload = request, !ReloadReply(o).problems.isEmpty { return BlockcRunner.refused }

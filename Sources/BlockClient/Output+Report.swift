@@ -40,11 +40,10 @@ extension Output {
             lines += chart(Output.clean(AllowOnly.display(name)), values: days.map { $0.blocked[name] }, context,
                            previous: previous?.blocked.map { Double($0[name] ?? 0) })
         }
-        var counts: [String: Int] = [:]
-        for day in days { for (k, n) in day.counts { counts[k, default: 0] += n } }
+        let count = { (count: UsageHistory.Count) in days.reduce(0) { $0 + $1.count(count) } }
         lines.append("")
-        lines.append("Blocks started: \(counts["started"] ?? 0), stopped early: \(counts["stoppedEarly"] ?? 0).")
-        lines.append("More time asked: \(counts["asked"] ?? 0), granted: \(counts["granted"] ?? 0), denied: \(counts["denied"] ?? 0).")
+        lines.append("Blocks started: \(count(.started)), stopped early: \(count(.stoppedEarly)).")
+        lines.append("More time asked: \(count(.asked)), granted: \(count(.granted)), denied: \(count(.denied)).")
         var hits: [String: Int] = [:]
         for day in days { for (name, n) in day.shieldHits { hits[name, default: 0] += n } }
         let total = hits.values.reduce(0, +)
@@ -62,11 +61,11 @@ extension Output {
         var lines: [String] = []
         let limits = Set(days.flatMap(\.limits.keys)).sorted()
         var drawn: Set<String> = []
-        for name in names(\.used, in: days) {
+        for name in names({ $0.used ?? [:] }, in: days) {
             let limit = limits.first { limit in days.contains { Output.limitSelections($0, limit) == [name] } }
             if let limit { drawn.insert(limit) }
             let title = AllowOnly.display(name) + (limit.map { $0 == name ? "" : " (limit \($0))" } ?? "")
-            lines += chart(Output.clean(title), values: days.map { $0.used[name] }, context,
+            lines += chart(Output.clean(title), values: days.map { $0.used?[name] }, context,
                            previous: previous?.used.map { Double($0[name] ?? 0) },
                            limit: limit.flatMap { Output.allowance(days, $0) })
         }
@@ -119,7 +118,7 @@ extension Output {
         var rows = ["date,kind,name,value"]
         for day in r.days {
             let date = Output.clean(day.date)
-            let figures: [(String, ReportReply.Figures)] = [("blocked", day.blocked), ("used", day.used), ("app", day.apps), ("foreground", day.foreground),
+            let figures: [(String, ReportReply.Figures)] = [("blocked", day.blocked), ("used", day.used ?? [:]), ("app", day.apps), ("foreground", day.foreground),
                                                             ("user", day.users), ("count", day.counts), ("shieldHits", day.shieldHits)]
             for (kind, values) in figures {
                 for (name, value) in values.sorted(by: { $0.key < $1.key }) {
@@ -141,9 +140,9 @@ extension Output {
         return "\"" + s.flatMap { $0 == "\"" ? "\"\"" : String($0) } + "\""
     }
 
-    /// The names in the figures `key` on any of the days, sorted.
-    private func names(_ key: KeyPath<ReportReply.Day, ReportReply.Figures>, in days: [ReportReply.Day]) -> [String] {
-        Set(days.flatMap { $0[keyPath: key].keys }).sorted()
+    /// The names in `figures` on any of the days, sorted.
+    private func names(_ figures: (ReportReply.Day) -> ReportReply.Figures, in days: [ReportReply.Day]) -> [String] {
+        Set(days.flatMap { figures($0).keys }).sorted()
     }
 
     static func limitSelections(_ day: ReportReply.Day, _ limit: String) -> [String]? {
@@ -170,8 +169,11 @@ extension Output {
 
     /// What "the … before" says: the calendar week or month the answer covers, else its days.
     private func periodName(_ r: ReportReply, days: Int) -> String {
-        if let period = r.period, period == "week" || period == "month" { return period }
-        return days == 7 ? "week" : days == 1 ? "day" : "\(days) days"
+        switch r.period {
+        case .known(.week)?: return "week"
+        case .known(.month)?: return "month"
+        case .known(.days)?, .unknown?, nil: return days == 7 ? "week" : days == 1 ? "day" : "\(days) days"
+        }
     }
 
     /// `Mon 23`.

@@ -38,24 +38,32 @@ struct WeeklySummaryTests {
     @Test("R3: the text: the selection whose apps ran most against the week before, then more time asked and granted; the button only where S4 allows")
     func text() throws {
         let en = NotificationPlanner(language: .en, clock: .utc)
-        let plan = try #require(en.planWeeklySummary(Self.week, reportURL: "file:///home/kid/last-week.html", abilities: Self.withButton))
+        let plan = try #require(en.planWeeklySummary(ReportReply(Self.week), reportURL: "file:///home/kid/last-week.html", abilities: Self.withButton))
         #expect(plan.summary == "Last week")
         #expect(plan.body == "9 h 20 min on games, 1 h 10 min less than the week before; 3 requests for more time, 2 granted.")
         #expect(plan.action == .init(label: "Open report", url: "file:///home/kid/last-week.html") && plan.slotKey == WeeklySummary.slot)
-        #expect(en.planWeeklySummary(Self.week, reportURL: "file:///x", abilities: .init(serverActions: true, opener: false))?.action == nil)
-        #expect(en.planWeeklySummary(Self.week, reportURL: nil, abilities: Self.withButton)?.action == nil, "no page written, no button")
+        #expect(en.planWeeklySummary(ReportReply(Self.week), reportURL: "file:///x", abilities: .init(serverActions: true, opener: false))?.action == nil)
+        #expect(en.planWeeklySummary(ReportReply(Self.week), reportURL: nil, abilities: Self.withButton)?.action == nil, "no page written, no button")
 
         let ja = NotificationPlanner(language: .ja, clock: .utc)
-        #expect(ja.planWeeklySummary(Self.week, reportURL: nil, abilities: Self.withButton)?.body
+        #expect(ja.planWeeklySummary(ReportReply(Self.week), reportURL: nil, abilities: Self.withButton)?.body
                 == "gamesに9時間20分（前の週より1時間10分少ない）。延長のリクエスト3回、うち2回許可。")
 
         var first = Self.week
         first["previous"] = nil
         first["days"] = [Self.day("2026-11-23", blocked: ["only:school": 7200])]
-        #expect(en.planWeeklySummary(first, reportURL: nil, abilities: Self.withButton)?.body == "everything but school blocked for 2 h.",
+        #expect(en.planWeeklySummary(ReportReply(first), reportURL: nil, abilities: Self.withButton)?.body == "everything but school blocked for 2 h.",
                 "no app counted: the longest block; no week before: no comparison")
         let quiet: JSONObject = ["schema": 1, "days": [Self.day("2026-11-23", used: ["games": 20])]]
-        #expect(en.planWeeklySummary(quiet, reportURL: nil, abilities: Self.withButton) == nil, "a week with nothing to say posts nothing")
+        #expect(en.planWeeklySummary(ReportReply(quiet), reportURL: nil, abilities: Self.withButton) == nil, "a week with nothing to say posts nothing")
+        let wrong: JSONObject = ["schema": 1, "days": [Self.day("2026-11-23", used: ["games": "9 h"], blocked: [1], counts: ["asked": "3"])],
+                                 "previous": ["used": "x"]]
+        #expect(en.planWeeklySummary(ReportReply(wrong), reportURL: nil, abilities: Self.withButton) == nil,
+                "another version's figures of the wrong type read as 0: nothing to say")
+        var mixed = Self.week
+        mixed["previous"] = ["used": ["games": "10 h"]]
+        #expect(en.planWeeklySummary(ReportReply(mixed), reportURL: nil, abilities: Self.withButton)?.body
+                == "9 h 20 min on games, 9 h 20 min more than the week before; 3 requests for more time, 2 granted.", "a wrong-typed figure before is 0")
     }
 
     @Test("R3: the agent posts last week's summary once on dunst, its button opens the page it wrote; the next start posts none",

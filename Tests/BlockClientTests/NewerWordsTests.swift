@@ -56,4 +56,17 @@ struct NewerWordsTests {
         #expect(Fixture.output().cancelled(CancelledReply(["cancelled": "m2", "kind": "request"])) == "Withdrew request m2.")
         #expect(Fixture.output().cancelled(CancelledReply(["cancelled": "bed", "kind": "schedule-remove"])) == "Cancelled the schedule-remove of 'bed'; it stays.")
     }
+
+    @Test("R2, §8: a report's period blockc does not know is compared as its days are, as `days` is")
+    func reportPeriod() {
+        func average(_ period: String?) -> String? {
+            var o = ReportOutputTests.week
+            o["period"] = period.map(JSON.string)
+            return ReportOutputTests.lines(ReportOutputTests.output().report(ReportReply(o))).first { $0.hasPrefix("  Average") }
+        }
+        #expect(average("week") == "  Average 1 h a day, 30 min more than the week before.")
+        #expect(average("month") == "  Average 1 h a day, 30 min more than the month before.")
+        #expect(average("days") == "  Average 1 h a day, 30 min more than the 2 days before.")
+        #expect(average("fortnight") == average("days") && average(nil) == average("days") && average("Week") == average("days"))
+    }
 }

@@ -127,12 +127,13 @@ struct RepliesTests {
     func report() throws {
         let line = #"{"schema":1,"from":"2026-11-28","to":"2026-11-29","period":"days","user":1001,"days":[{"date":"2026-11-28","weekday":"sat","blocked":{"games":60},"apps":{"/usr/bin/steam":120},"foreground":{},"used":{"games":120},"shieldHits":{"games":2},"limits":{"games":{"used":120,"allowance":3600,"selections":["games"]}},"counts":{"started":1}},{"date":"2026-11-29","weekday":"sun","apps":{"x":"7"},"limits":{"old":5}}],"previous":{"from":"2026-11-26","to":"2026-11-27","blocked":{"games":30},"used":{}}}"#
         let r = ReportReply(try #require(try JSON.parse(line).object))
-        #expect(r.user == 1001 && r.period == "days" && r.days.map(\.date) == ["2026-11-28", "2026-11-29"])
+        #expect(r.user == 1001 && r.period == .known(.days) && r.days.map(\.date) == ["2026-11-28", "2026-11-29"])
         #expect(r.days[0].blocked == ["games": 60] && r.days[0].apps == ["/usr/bin/steam": 120] && r.days[0].shieldHits == ["games": 2])
         #expect(r.days[0].limits["games"] == ReportReply.LimitDay(["used": 120, "allowance": 3600, "selections": ["games"]]))
         #expect(r.days[0].limits["games"]?.selections == ["games"] && r.days[0].counts == ["started": 1])
         #expect(r.days[1].apps == ["x": 0], "a figure of the wrong type is still there, as 0")
         #expect(r.days[1].blocked.isEmpty && r.days[1].limits["old"]?.used == nil, "a missing map is empty, a limit that is not an object has nothing")
+        #expect(r.days[0].used == ["games": 120] && r.days[1].used == nil, "an answer without used (an older daemon's) says so")
         #expect(r.previous?.from == "2026-11-26" && r.previous?.blocked == ["games": 30] && r.previous?.used == [:])
         #expect(ReportReply(["days": [1, "x"]]) == ReportReply([:]) && ReportReply([:]).previous == nil && ReportReply([:]).user == nil)
     }
@@ -143,7 +144,7 @@ struct RepliesTests {
                                   apps: ["/usr/bin/steam": 120], users: ["1001": 90], counts: ["started": 1], shieldHits: ["games": 2],
                                   limits: ["zz": .init(used: 0, allowance: 60, selections: ["z"]), "games": .init(used: 120, allowance: nil, selections: ["games"])])
         let previous = ReportReply.Previous(from: "2026-11-26", to: "2026-11-27", blocked: ["games": 30], used: [:])
-        let member = ReportReply(schema: 1, from: "2026-11-28", to: "2026-11-28", period: "days", user: 1001, days: [day], previous: previous)
+        let member = ReportReply(schema: 1, from: "2026-11-28", to: "2026-11-28", period: .known(.days), user: 1001, days: [day], previous: previous)
         #expect(JSON.object(member.json).serialized() == #"{"schema":1,"from":"2026-11-28","to":"2026-11-28","period":"days","user":1001,"days":[{"date":"2026-11-28","weekday":"sat","blocked":{"games":60,"x":5},"apps":{"/usr/bin/steam":120},"foreground":{},"used":{"games":120},"shieldHits":{"games":2},"limits":{"games":{"used":120,"selections":["games"]},"zz":{"used":0,"selections":["z"],"allowance":60}},"counts":{"started":1}}],"previous":{"from":"2026-11-26","to":"2026-11-27","blocked":{"games":30},"used":{}}}"#)
         var machine = member
         machine.user = nil
@@ -152,6 +153,9 @@ struct RepliesTests {
         var memberDay = member
         memberDay.days[0].users = [:]
         #expect(ReportReply(member.json) == memberDay, "a member's view carries no users")
+        var older = memberDay
+        older.days[0].used = nil
+        #expect(!JSON.object(older.json).serialized().contains(#""used":{"games""#) && ReportReply(older.json) == older, "no used, none written")
     }
 
     @Test("§7, E5, E7, W2: status decodes once: counts, cap, next change and the enforcement's parts; an older daemon's missing parts read as absent")

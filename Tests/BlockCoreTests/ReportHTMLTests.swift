@@ -34,7 +34,7 @@ struct ReportHTMLTests {
     }
 
     static func page(_ o: JSONObject, title: String = "Screen time") -> String {
-        ReportHTML.page(o, title: title, generated: "2026-11-29 18:04") { $0 == 1001 ? "kid" : nil }
+        ReportHTML.page(ReportReply(o), title: title, generated: "2026-11-29 18:04") { $0 == 1001 ? "kid" : nil }
     }
 
     /// Each `<rect …>` of the page with its attributes.
@@ -113,7 +113,7 @@ struct ReportHTMLTests {
                       "apps": ["/opt/<x>/a&b": 600], "blocked": ["only:" + evil: 60],
                       "users": ["1001": 600, "1002": 300],
                       "limits": [evil: ["allowance": 3600, "selections": [.string(evil)]]]]]
-        let html = ReportHTML.page(o, title: "A & B <c>") { $0 == 1001 ? "<kid>" : nil }
+        let html = ReportHTML.page(ReportReply(o), title: "A & B <c>") { $0 == 1001 ? "<kid>" : nil }
         #expect(!html.contains("<b>") && !html.contains("<x>") && !html.contains("<kid>") && !html.contains("<c>"))
         #expect(html.contains("&lt;b&gt;&amp;&quot;x&#39;"), "the selection")
         #expect(html.contains("data-name=\"&lt;b&gt;&amp;&quot;x&#39;\""), "the selection in an attribute")
@@ -189,6 +189,26 @@ struct ReportHTMLTests {
         let weekCharts = html.matches(of: /<svg class="week" id="app-\d+" data-kind="app" data-name="([^"]*)"/).map { String($0.output.1) }
         #expect(weekCharts == ["/usr/bin/steam", "/usr/games/tuxkart"])
         #expect(Self.bars(html, kind: "app").filter { $0["data-day"] != nil }.count == 14)
+    }
+
+    @Test("R2: another version's answer with figures of the wrong type still renders: each such figure is 0, a map that is not one is empty")
+    func wrongTypes() throws {
+        let o: JSONObject = ["schema": 1, "from": "2026-11-23", "to": "2026-11-24", "user": 1001, "period": "fortnight",
+                             "days": [1, ["date": "2026-11-23", "weekday": "mon", "used": ["games": "lots", "video": 600],
+                                          "apps": ["/usr/bin/steam": "7"], "blocked": [1, 2], "counts": ["asked": "2", "granted": 1],
+                                          "shieldHits": ["games": "3"], "limits": ["games": ["allowance": "3600", "selections": ["games"]], "x": 5]],
+                                      ["date": 20261124, "weekday": "tue", "used": "none", "counts": [1]]],
+                             "previous": ["used": ["video": "x"], "blocked": 4]]
+        let html = Self.page(o)
+        #expect(html.hasSuffix("</html>\n"))
+        let used = Self.bars(html, kind: "used")
+        #expect(used.map { $0["data-name"] } == ["video", "video"] && used.map { $0["data-seconds"] } == ["600", "0"],
+                "games' figure is 0 (no chart), the day without a map has none: \(used)")
+        #expect(used.map { $0["data-day"] } == ["2026-11-23", ""], "a date of the wrong type is empty")
+        #expect(html.contains("than the 2 days before"), "previous.used read with video's figure as 0")
+        #expect(!html.contains("class=\"limit\""), "an allowance of the wrong type draws no line")
+        #expect(html.contains("<li data-count=\"asked\"><span class=\"n\">0</span>") && html.contains("<li data-count=\"granted\"><span class=\"n\">1</span>"))
+        #expect(!html.contains("data-count=\"shieldHits\"") && html.contains("Nothing was blocked."))
     }
 
     @Test("R2: apps biggest first with their totals over the period; focus time when the answer has it")

@@ -11,7 +11,7 @@ struct WireWordTests {
     /// A field that holds a word, and a line the daemon sends with `WORD` in its place, keys in
     /// the order it writes them.
     enum Field: String, CaseIterable, Sendable, CustomTestStringConvertible {
-        case moreTimeKind, shieldHitKind, tamperKind, lockOffer, hitOffer, activityKind, activityOrigin, startOutcome, delayedKind, cancelledKind
+        case moreTimeKind, shieldHitKind, tamperKind, lockOffer, hitOffer, activityKind, activityOrigin, startOutcome, delayedKind, cancelledKind, reportPeriod
 
         var testDescription: String { rawValue }
 
@@ -27,6 +27,7 @@ struct WireWordTests {
             case .startOutcome: #"{"name":"x","kind":"block","selections":["x"],"active":true,"start":"2026-11-29T13:05:00.000+09:00","end":"2026-11-29T13:35:00.000+09:00","locked":false,"remaining":1800,"origin":"client","uid":1000,"outcome":"WORD","enforced":true}"#
             case .delayedKind: #"{"pending":"work","kind":"WORD","uid":1000,"user":"kid","at":"2026-11-29T13:07:00.000+09:00"}"#
             case .cancelledKind: #"{"cancelled":"work","kind":"WORD"}"#
+            case .reportPeriod: #"{"schema":1,"from":"2026-11-23","to":"2026-11-23","period":"WORD","user":1001,"days":[{"date":"2026-11-23","weekday":"mon","blocked":{},"apps":{},"foreground":{},"used":{"games":60},"shieldHits":{},"counts":{"asked":1}}]}"#
             }
         }
 
@@ -41,6 +42,7 @@ struct WireWordTests {
             case .startOutcome: StartReply.Outcome.allCases.map(\.rawValue)
             case .delayedKind: PendingLoosening.Kind.allCases.map(\.rawValue)
             case .cancelledKind: ["request"] + PendingLoosening.Kind.allCases.map(\.rawValue)
+            case .reportPeriod: ReportReply.Period.allCases.map(\.rawValue)
             }
         }
 
@@ -60,6 +62,7 @@ struct WireWordTests {
             case (.startOutcome, _): got = (StartReply(o).json, typed(StartReply(o).outcome))
             case (.delayedKind, _): got = (DelayedReply(o).json, typed(DelayedReply(o).kind))
             case (.cancelledKind, _): got = (CancelledReply(o).json, typed(CancelledReply(o).kind))
+            case (.reportPeriod, _): got = (ReportReply(o).json, typed(ReportReply(o).period))
             default: return nil  // the line is not the event the field is in
             }
             return got.1.map { (got.0, $0.0, $0.1) }
@@ -100,6 +103,7 @@ struct WireWordTests {
         (.startOutcome, ["created", "extended", "unchanged"]),
         (.delayedKind, ["stop", "schedule-remove", "limit-remove"]),
         (.cancelledKind, ["request", "stop", "schedule-remove", "limit-remove"]),
+        (.reportPeriod, ["days", "week", "month"]),
     ])
     func words(field: Field, words: [String]) {
         #expect(field.knownWords == words)

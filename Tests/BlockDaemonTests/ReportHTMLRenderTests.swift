@@ -40,7 +40,7 @@ struct ReportHTMLRenderTests {
     static func render(_ report: JSONObject, width: Int, height: Int, colours: [String], keep: String? = nil) throws -> JSONObject {
         let dir = try TempDir()
         let html = dir.path + "/report.html", png = dir.path + "/report.png"
-        try ReportHTML.page(report, title: "Screen time", generated: "2026-11-29 18:04") { $0 == 1001 ? "kid" : nil }
+        try ReportHTML.page(ReportReply(report), title: "Screen time", generated: "2026-11-29 18:04") { $0 == 1001 ? "kid" : nil }
             .write(toFile: html, atomically: true, encoding: .utf8)
         try Headless.screenshot(html, to: png, width: width, height: height, in: dir.path)
         if let keep {

@@ -5,13 +5,13 @@ extension ReportHTML {
     enum Kind: String {
         case used, blocked, app, user
 
-        /// The answer's key per day.
-        var key: String {
+        /// What its bars measure in each day of the answer.
+        var measure: Measure {
             switch self {
-            case .used: "used"
-            case .blocked: "blocked"
-            case .app: "apps"
-            case .user: "users"
+            case .used: .used
+            case .blocked: .blocked
+            case .app: .apps
+            case .user: .users
             }
         }
 
@@ -45,12 +45,12 @@ extension ReportHTML {
         static let base = top + plotHeight
         static let height = base + 40
 
-        let kind: Kind, index: Int, name: String, days: [JSONObject], limits: [Limit]
+        let kind: Kind, index: Int, name: String, days: [ReportReply.Day], limits: [Limit]
         let values: [Double]
 
-        init(kind: Kind, index: Int, name: String, days: [JSONObject], limits: [Limit]) {
+        init(kind: Kind, index: Int, name: String, days: [ReportReply.Day], limits: [Limit]) {
             (self.kind, self.index, self.name, self.days, self.limits) = (kind, index, name, days, limits)
-            values = days.map { $0[kind.key]?[name]?.double ?? 0 }
+            values = days.map { kind.measure.seconds(name, on: $0) }
         }
 
         var total: Double { values.reduce(0, +) }
@@ -104,7 +104,7 @@ extension ReportHTML {
             let (x0, x1) = (slot(i), slot(i + 1))
             let width = min(40, max(1, (x1 - x0) * 11 / 20))
             let (x, h) = (x0 + (x1 - x0 - width) / 2, pixels(values[i]))
-            let date = days[i]["date"]?.string ?? ""
+            let date = days[i].date
             let label = Report.date(days[i]).map(Report.dayText) ?? date
             let centre = x0 + (x1 - x0) / 2
             var out = [#"<rect class="bar" id="\#(id)-d\#(i)" data-kind="\#(kind.rawValue)" data-name="\#(escape(name))" data-day="\#(escape(date))" data-seconds="\#(Int(values[i].rounded()))" x="\#(x)" y="\#(Self.base - h)" width="\#(width)" height="\#(h)" fill="\#(kind.colour)" shape-rendering="crispEdges"><title>\#(escape(label)): \#(ReportChart.figure(values[i]))</title></rect>"#]
@@ -129,7 +129,7 @@ extension ReportHTML {
             limits.flatMap { limit in
                 limit.allowances.enumerated().compactMap { i, allowance -> String? in
                     guard let allowance, i < days.count else { return nil }
-                    let date = escape(days[i]["date"]?.string ?? "")
+                    let date = escape(days[i].date)
                     return #"<rect class="limit" data-limit="\#(escape(limit.name))" data-day="\#(date)" data-seconds="\#(Int(allowance.rounded()))" x="\#(slot(i))" y="\#(Self.base - pixels(allowance) - 1)" width="\#(slot(i + 1) - slot(i))" height="2" fill="\#(limitColour)" shape-rendering="crispEdges"><title>Limit \#(escape(limit.name)): \#(ReportChart.figure(allowance))</title></rect>"#
                 }
             }

@@ -1,67 +1,78 @@
 import FoundationEssentials
 
 extension ReportHTML {
-    /// The report answer (schema 1) as the page reads it: every field optional, a missing
-    /// figure counts as none.
+    /// A day's seconds by name that the page reads: each selection's app time, blocked time,
+    /// each app's time and time in focus, each person's time.
+    enum Measure {
+        case used, blocked, apps, foreground, users
+
+        /// The day's figures; none where the answer has none (`used` from an older daemon).
+        func figures(of day: ReportReply.Day) -> ReportReply.Figures {
+            switch self {
+            case .used: day.used ?? [:]
+            case .blocked: day.blocked
+            case .apps: day.apps
+            case .foreground: day.foreground
+            case .users: day.users
+            }
+        }
+
+        func seconds(_ name: String, on day: ReportReply.Day) -> Double {
+            Double(figures(of: day)[name] ?? 0)
+        }
+    }
+
+    /// The report answer (schema 1) as the page reads it: the fields of `ReportReply`, which
+    /// reads a missing or wrong-typed figure as none.
     struct Report {
-        var days: [JSONObject]
+        var days: [ReportReply.Day]
         /// The viewed uid; nil: the whole machine.
         var user: Int?
-        var previous: JSONObject?
+        var previous: ReportReply.Previous?
 
-        init(_ o: JSONObject) {
-            days = (o["days"]?.array ?? []).compactMap(\.object)
-            user = o["user"]?.int
-            previous = o["previous"]?.object
+        init(_ reply: ReportReply) {
+            (days, user, previous) = (reply.days, reply.user, reply.previous)
         }
 
-        /// The names under `key` on any day, sorted.
-        func names(_ key: String) -> [String] {
-            Set(days.flatMap { $0[key]?.object?.keys ?? [] }).sorted()
+        /// The names `measure` has on any day, sorted.
+        func names(_ measure: Measure) -> [String] {
+            Set(days.flatMap { measure.figures(of: $0).keys }).sorted()
         }
-
-        func hasKey(_ key: String) -> Bool { days.contains { $0[key]?.object != nil } }
 
         /// Whether the daemon reports each selection's app time (`used`); older answers do not.
-        var hasUsed: Bool { hasKey("used") }
+        var hasUsed: Bool { days.contains { $0.used != nil } }
 
-        func seconds(_ key: String, _ name: String, on day: JSONObject) -> Double {
-            day[key]?[name]?.double ?? 0
+        func total(_ measure: Measure, _ name: String) -> Double {
+            days.reduce(0) { $0 + measure.seconds(name, on: $1) }
         }
 
-        func total(_ key: String, _ name: String) -> Double {
-            days.reduce(0) { $0 + seconds(key, name, on: $1) }
-        }
-
-        /// The names under `key` with time over the period, biggest first (ties by name).
-        func ranked(_ key: String) -> [(name: String, seconds: Double)] {
-            let totals: [(name: String, seconds: Double)] = names(key).map { ($0, total(key, $0)) }
+        /// The names `measure` has with time over the period, biggest first (ties by name).
+        func ranked(_ measure: Measure) -> [(name: String, seconds: Double)] {
+            let totals: [(name: String, seconds: Double)] = names(measure).map { ($0, total(measure, $0)) }
             return totals.filter { $0.seconds > 0 }.sorted { a, b in
                 a.seconds != b.seconds ? a.seconds > b.seconds : a.name < b.name
             }
         }
 
-        func count(_ key: String) -> Int {
-            days.reduce(0) { $0 + ($1["counts"]?[key]?.int ?? 0) }
+        func count(_ count: UsageHistory.Count) -> Int {
+            days.reduce(0) { $0 + $1.count(count) }
         }
 
-        /// The seconds of `name` under `key` in the period before (`previous.blocked`,
-        /// `previous.used`); nil when the answer has no such figures for that period.
-        func previous(_ key: String, _ name: String) -> Double? {
-            guard let figures = previous?[key]?.object else { return nil }
-            return figures[name]?.double ?? 0
+        /// The seconds of `name` in the period before (`previous.blocked`, `previous.used`); nil
+        /// when the answer has no such figures for that period.
+        func previous(_ figures: KeyPath<ReportReply.Previous, ReportReply.Figures?>, _ name: String) -> Double? {
+            guard let before = previous?[keyPath: figures] else { return nil }
+            return Double(before[name] ?? 0)
         }
 
         /// The limits that count `selection`'s time: for each, its allowance on each day (nil
         /// where it does not apply that day).
         func limits(for selection: String) -> [WeekChart.Limit] {
             let names = Set(days.flatMap { day in
-                (day["limits"]?.object ?? [:]).filter { entry in
-                    entry.value["selections"]?.array?.contains(.string(selection)) == true
-                }.map(\.key)
+                day.limits.filter { $0.value.selections?.contains(selection) == true }.map(\.key)
             }).sorted()
             return names.map { name in
-                WeekChart.Limit(name: name, allowances: days.map { $0["limits"]?[name]?["allowance"]?.double })
+                WeekChart.Limit(name: name, allowances: days.map { $0.limits[name]?.allowance.map(Double.init) })
             }
         }
 
@@ -72,7 +83,7 @@ extension ReportHTML {
         var periodText: String {
             guard let first = days.first, let last = days.last else { return "" }
             let (a, b) = (Report.date(first), Report.date(last))
-            guard let a, let b else { return "\(first["date"]?.string ?? "") to \(last["date"]?.string ?? "")" }
+            guard let a, let b else { return "\(first.date) to \(last.date)" }
             if a == b { return Report.dayText(a) + " \(a.year)" }
             let start = Report.dayText(a) + (a.year == b.year ? "" : " \(a.year)")
             return "\(start) to \(Report.dayText(b)) \(b.year)"
@@ -80,8 +91,8 @@ extension ReportHTML {
 
         static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-        static func date(_ day: JSONObject) -> CivilDate? {
-            day["date"]?.string.flatMap { try? CivilDate.parse($0) }
+        static func date(_ day: ReportReply.Day) -> CivilDate? {
+            try? CivilDate.parse(day.date)
         }
 
         /// `Mon 23 Nov`.

@@ -8,9 +8,10 @@ import FoundationEssentials
 /// (`used`, `limits`, `users`, `foreground`, `previous.used`) are optional: an older daemon's
 /// answer draws the apps' charts instead of the selections'.
 public enum ReportHTML {
-    /// The page for `report`, titled `title`; `userName` names a uid (nil: shown as `uid N`);
-    /// `generated` (the caller's clock, such as `2026-11-29 18:04`) goes in the footer.
-    public static func page(_ report: JSONObject, title: String, generated: String? = nil,
+    /// The page for `report` (decoded once where it arrived), titled `title`; `userName` names a
+    /// uid (nil: shown as `uid N`); `generated` (the caller's clock, such as `2026-11-29 18:04`)
+    /// goes in the footer.
+    public static func page(_ report: ReportReply, title: String, generated: String? = nil,
                             userName: (Int) -> String?) -> String {
         let r = Report(report)
         var body = [header(r, title: title, userName: userName)]
@@ -85,14 +86,14 @@ public enum ReportHTML {
     static func timeSections(_ r: Report) -> [String] {
         var out: [String] = []
         if r.hasUsed {
-            let names = r.names("used").filter { r.total("used", $0) > 0 }
+            let names = r.names(.used).filter { r.total(.used, $0) > 0 }
             if names.isEmpty { out.append(card("Time in apps", #"<p class="note">No time in apps was counted.</p>"#)) }
             for (i, name) in names.enumerated() {
                 let chart = WeekChart(kind: .used, index: i, name: name, days: r.days, limits: r.limits(for: name))
-                out.append(chartCard(AllowOnly.display(name), chart, r, previous: r.previous("used", name)))
+                out.append(chartCard(AllowOnly.display(name), chart, r, previous: r.previous(\.used, name)))
             }
         } else {
-            let apps = r.names("apps")
+            let apps = r.names(.apps)
             for (i, app) in apps.enumerated() {
                 out.append(chartCard(app, WeekChart(kind: .app, index: i, name: app, days: r.days, limits: []), r, previous: nil))
             }
@@ -102,13 +103,13 @@ public enum ReportHTML {
     }
 
     static func appsBreakdown(_ r: Report) -> String {
-        let apps = r.ranked("apps")
+        let apps = r.ranked(.apps)
         guard !apps.isEmpty else {
             return r.hasUsed ? "" : card("Time in apps", #"<p class="note">No time in apps was counted.</p>"#)
         }
         // X11 only (R1): no figure rather than "0 min" for an app never seen with the focus.
         let focus = { (app: String) -> Double? in
-            let seconds = r.total("foreground", app)
+            let seconds = r.total(.foreground, app)
             return seconds > 0 ? seconds : nil
         }
         let rows = apps.map { app in
@@ -122,7 +123,7 @@ public enum ReportHTML {
     /// The whole machine's view: each person's time in any counted app (`users`).
     static func people(_ r: Report, userName: (Int) -> String?) -> String {
         guard r.user == nil else { return "" }
-        let users = r.ranked("users")
+        let users = r.ranked(.users)
         guard !users.isEmpty else { return "" }
         let rows = users.map { u in
             HBar(kind: .user, name: u.name, label: Int(u.name).flatMap(userName) ?? "uid \(u.name)", seconds: u.seconds, note: nil)
@@ -131,29 +132,26 @@ public enum ReportHTML {
     }
 
     static func blockedSection(_ r: Report) -> String {
-        let names = r.names("blocked").filter { r.total("blocked", $0) > 0 }
+        let names = r.names(.blocked).filter { r.total(.blocked, $0) > 0 }
         guard !names.isEmpty else { return card("Blocked time", #"<p class="note">Nothing was blocked.</p>"#) }
         var parts: [String] = []
         for (i, name) in names.enumerated() {
             let chart = WeekChart(kind: .blocked, index: i, name: name, days: r.days, limits: [])
-            parts.append("<h3>\(escape(AllowOnly.display(name)))</h3>\n" + chart.svg + "\n" + summary(chart, r, previous: r.previous("blocked", name)))
+            parts.append("<h3>\(escape(AllowOnly.display(name)))</h3>\n" + chart.svg + "\n" + summary(chart, r, previous: r.previous(\.blocked, name)))
         }
         return card("Blocked time", parts.joined(separator: "\n"))
     }
 
     static func counts(_ r: Report) -> String {
-        let items: [(key: String, label: String)] = [
-            ("started", "Blocks started"), ("stoppedEarly", "Stopped early"),
-            ("asked", "More time asked"), ("granted", "Granted"), ("denied", "Denied"),
+        let items: [(count: UsageHistory.Count, label: String)] = [
+            (.started, "Blocks started"), (.stoppedEarly, "Stopped early"),
+            (.asked, "More time asked"), (.granted, "Granted"), (.denied, "Denied"),
         ]
         var tiles = items.map { item in
-            #"<li data-count="\#(item.key)"><span class="n">\#(r.count(item.key))</span> \#(item.label)</li>"#
+            #"<li data-count="\#(item.count.rawValue)"><span class="n">\#(r.count(item.count))</span> \#(item.label)</li>"#
         }
         var hits = 0
-        for day in r.days {
-            let byName: JSONObject = day["shieldHits"]?.object ?? [:]
-            for (_, value) in byName { hits += value.int ?? 0 }
-        }
+        for day in r.days { hits += day.shieldHits.values.reduce(0, +) }
         if hits > 0 { tiles.append(#"<li data-count="shieldHits"><span class="n">\#(hits)</span> Shield hits</li>"#) }
         return card("Blocks and more time", "<ul class=\"counts\">\n" + tiles.joined(separator: "\n") + "\n</ul>")
     }

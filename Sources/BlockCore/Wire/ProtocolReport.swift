@@ -11,11 +11,11 @@ public struct ReportArguments: Equatable, Sendable {
         case week, month
 
         /// `days`, `week` or `month`, as the answer names it.
-        public var name: String {
+        public var name: ReportReply.Period {
             switch self {
-            case .days: "days"
-            case .week: "week"
-            case .month: "month"
+            case .days: .days
+            case .week: .week
+            case .month: .month
             }
         }
     }
@@ -117,7 +117,7 @@ extension UsageHistory {
     /// any counted app (`users`); the shield's hits per selection (`shieldHits`: launches denied,
     /// apps stopped, edits undone; `shieldHits` is the view's, by local day). `previous` holds the blocked and used seconds of as many days
     /// before, for the change against the period before (absent when the ledger has none).
-    public func report(from: CivilDate, to: CivilDate, previous: (from: CivilDate, to: CivilDate)? = nil, period: String = "days", user: String?,
+    public func report(from: CivilDate, to: CivilDate, previous: (from: CivilDate, to: CivilDate)? = nil, period: ReportReply.Period = .days, user: String?,
                        at now: Date, clock: LocalClock, limits: [Limit] = [], usage: UsageLedger = UsageLedger(),
                        shieldHits: [String: [String: Int]] = [:]) -> ReportReply {
         var days: [ReportReply.Day] = []
@@ -139,7 +139,7 @@ extension UsageHistory {
                                         limits: limitDays(limits, on: date, at: now, clock: clock, usage: usage)))
             date = date.adding(days: 1)
         }
-        var reply = ReportReply(schema: UsageHistory.schema, from: from.description, to: to.description, period: period,
+        var reply = ReportReply(schema: UsageHistory.schema, from: from.description, to: to.description, period: .known(period),
                                 user: user.flatMap { Int($0) }, days: days, previous: nil)
         let span = to.dayNumber - from.dayNumber + 1
         let before = previous.map { ($0.from, $0.to) } ?? (from.adding(days: -span), from.adding(days: -1))

@@ -1,8 +1,9 @@
 /// R2: `report`'s answer, written by `json` (UsageHistory.report in ProtocolReport.swift
 /// fills it) and decoded once by `init(_:)`, so that the text and CSV renderers read fields, not
-/// keys. Every map is written in the order of its names. Lenient, as a reader of another version
-/// must be: a figure of the wrong type reads as 0 (it is still a row of the CSV), a missing map
-/// as empty.
+/// keys (the HTML page, ReportHTML, and the agent's weekly summary too). Every map is written in
+/// the order of its names. Lenient, as a reader of another version must be: a figure of the
+/// wrong type reads as 0 (it is still a row of the CSV), a missing map as empty (`used` as nil:
+/// an answer from before it was sent says so).
 public struct ReportReply: Equatable, Sendable {
     /// The version of the answer's shape (`UsageHistory.schema`).
     public var schema: Int?
@@ -11,8 +12,11 @@ public struct ReportReply: Equatable, Sendable {
     public var to: String?
     /// The uid whose view it is; nil: the whole machine.
     public var user: Int?
-    /// `days`, `week` or `month`.
-    public var period: String?
+    /// What the days are: the last N days, or a calendar week or month (`ReportArguments.Period`).
+    public enum Period: String, CaseIterable, Sendable { case days, week, month }
+
+    /// `days`, `week` or `month`; a newer daemon may say more.
+    public var period: WireWord<Period>?
     public var days: [Day]
     /// The period before, for the change against it; nil when the ledger has none.
     public var previous: Previous?
@@ -24,28 +28,35 @@ public struct ReportReply: Equatable, Sendable {
         /// `2026-11-29` and `sun`.
         public var date: String
         public var weekday: String
-        /// Seconds each selection was blocked, its apps were used (`used`), each app ran
-        /// (`apps`) and was in focus (`foreground`), and on the machine's view each user's time
-        /// in any counted app (`users`).
-        public var blocked, used, apps, foreground, users: Figures
-        /// Blocks started and stopped early, more time asked, granted and denied.
+        /// Seconds each selection was blocked, each app ran (`apps`) and was in focus
+        /// (`foreground`), and on the machine's view each user's time in any counted app (`users`).
+        public var blocked, apps, foreground, users: Figures
+        /// Seconds each selection's apps were used; nil: not sent (a daemon from before it was,
+        /// whose HTML page charts each app instead).
+        public var used: Figures?
+        /// Blocks started and stopped early, more time asked, granted and denied
+        /// (`UsageHistory.Count`'s words; `count(_:)` reads one).
         public var counts: Figures
         /// The shield's hits per selection.
         public var shieldHits: Figures
         /// Each daily limit's day.
         public var limits: [String: LimitDay]
 
-        public init(date: String, weekday: String, blocked: Figures = [:], used: Figures = [:], apps: Figures = [:],
+        public init(date: String, weekday: String, blocked: Figures = [:], used: Figures? = [:], apps: Figures = [:],
                     foreground: Figures = [:], users: Figures = [:], counts: Figures = [:], shieldHits: Figures = [:],
                     limits: [String: LimitDay] = [:]) {
             (self.date, self.weekday, self.blocked, self.used, self.apps) = (date, weekday, blocked, used, apps)
             (self.foreground, self.users, self.counts, self.shieldHits, self.limits) = (foreground, users, counts, shieldHits, limits)
         }
 
+        /// How many of `count` the day had (0 when not sent).
+        public func count(_ count: UsageHistory.Count) -> Int { counts[count.rawValue] ?? 0 }
+
         /// `users` only on the machine's view (`machine`); `limits` only when a limit has the day.
         func json(machine: Bool) -> JSONObject {
             var o: JSONObject = ["date": .string(date), "weekday": .string(weekday), "blocked": ReportReply.json(blocked),
-                                 "apps": ReportReply.json(apps), "foreground": ReportReply.json(foreground), "used": ReportReply.json(used)]
+                                 "apps": ReportReply.json(apps), "foreground": ReportReply.json(foreground)]
+            if let used { o["used"] = ReportReply.json(used) }
             if machine { o["users"] = ReportReply.json(users) }
             o["shieldHits"] = ReportReply.json(shieldHits)
             if !limits.isEmpty {
@@ -57,7 +68,7 @@ public struct ReportReply: Equatable, Sendable {
 
         public init(_ o: JSONObject) {
             (date, weekday) = (o["date"]?.string ?? "", o["weekday"]?.string ?? "")
-            (blocked, used, apps) = (ReportReply.figures(o["blocked"]), ReportReply.figures(o["used"]), ReportReply.figures(o["apps"]))
+            (blocked, used, apps) = (ReportReply.figures(o["blocked"]), o["used"]?.object.map { ReportReply.figures(.object($0)) }, ReportReply.figures(o["apps"]))
             (foreground, users) = (ReportReply.figures(o["foreground"]), ReportReply.figures(o["users"]))
             (counts, shieldHits) = (ReportReply.figures(o["counts"]), ReportReply.figures(o["shieldHits"]))
             var limits: [String: LimitDay] = [:]
@@ -115,7 +126,7 @@ public struct ReportReply: Equatable, Sendable {
         }
     }
 
-    public init(schema: Int?, from: String?, to: String?, period: String?, user: Int?, days: [Day], previous: Previous?) {
+    public init(schema: Int?, from: String?, to: String?, period: WireWord<Period>?, user: Int?, days: [Day], previous: Previous?) {
         (self.schema, self.from, self.to, self.period, self.user) = (schema, from, to, period, user)
         (self.days, self.previous) = (days, previous)
     }
@@ -125,7 +136,7 @@ public struct ReportReply: Equatable, Sendable {
         if let schema { o["schema"] = .int(Int64(schema)) }
         if let from { o["from"] = .string(from) }
         if let to { o["to"] = .string(to) }
-        if let period { o["period"] = .string(period) }
+        if let period { o["period"] = .string(period.word) }
         if let user { o["user"] = .int(Int64(user)) }
         o["days"] = .array(days.map { .object($0.json(machine: user == nil)) })
         if let previous { o["previous"] = .object(previous.json) }
@@ -134,7 +145,7 @@ public struct ReportReply: Equatable, Sendable {
 
     public init(_ o: JSONObject) {
         (schema, from, to) = (o["schema"]?.int, o["from"]?.string, o["to"]?.string)
-        (user, period) = (o["user"]?.int, o["period"]?.string)
+        (user, period) = (o["user"]?.int, o["period"]?.string.map(WireWord.init))
         days = Reply.objects(o["days"]).map(Day.init)
         previous = o["previous"]?.object.map(Previous.init)
     }
