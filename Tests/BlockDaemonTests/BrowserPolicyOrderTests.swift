@@ -36,19 +36,13 @@ struct BrowserPolicyOrderTests {
         }
 
         /// Holds the enforcer's queue until the returned semaphore is signalled.
-        func plug() -> DispatchSemaphore {
-            let gate = DispatchSemaphore(value: 0)
-            browsers.queue.async { gate.wait() }
-            return gate
-        }
+        func plug() -> DispatchSemaphore { Run.plug(browsers.queue) }
 
         /// `enforce` on a thread of its own; whether it returned within 10 s (it is let go
         /// either way once the test unplugs the queue).
         func enforceReturns(_ blocked: [Selection]) -> Bool {
-            let done = DispatchSemaphore(value: 0)
             let browsers = browsers
-            Thread.detachNewThread { _ = browsers.enforce(blocked: blocked); done.signal() }
-            return done.wait(timeout: .now() + 10) == .success
+            return Run.returns { _ = browsers.enforce(blocked: blocked) }
         }
     }
 

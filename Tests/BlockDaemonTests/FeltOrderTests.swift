@@ -56,19 +56,13 @@ struct FeltOrderTests {
         }
 
         /// Holds the enforcer's queue until the returned semaphore is signalled.
-        func plug() -> DispatchSemaphore {
-            let gate = DispatchSemaphore(value: 0)
-            felt.queue.async { gate.wait() }
-            return gate
-        }
+        func plug() -> DispatchSemaphore { Run.plug(felt.queue) }
 
         /// `enforce` on a thread of its own; whether it returned within 10 s (it is let go
         /// either way once the test unplugs the queue).
         func enforceReturns(_ blocked: [Selection]) -> Bool {
-            let done = DispatchSemaphore(value: 0)
             let felt = felt
-            Thread.detachNewThread { _ = felt.enforce(blocked: blocked); done.signal() }
-            return done.wait(timeout: .now() + 10) == .success
+            return Run.returns { _ = felt.enforce(blocked: blocked) }
         }
 
         /// The learned addresses refused (the sink's left out).

@@ -28,6 +28,22 @@ public enum Run {
         return Result(status: p.terminationStatus, output: String(decoding: data, as: UTF8.self))
     }
 
+    /// Holds `queue` until the returned semaphore is signalled: what is queued after the plug
+    /// waits where a test can look at it.
+    public static func plug(_ queue: DispatchQueue) -> DispatchSemaphore {
+        let gate = DispatchSemaphore(value: 0)
+        queue.async { gate.wait() }
+        return gate
+    }
+
+    /// Runs `body` on a thread of its own and says whether it returned within `seconds` (it
+    /// is let go either way: the thread ends when `body` does).
+    public static func returns(within seconds: Double = 10, _ body: @escaping @Sendable () -> Void) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { body(); done.signal() }
+        return done.wait(timeout: .now() + seconds) == .success
+    }
+
     /// Whether `condition` holds within `timeout` seconds, looked at every `interval` seconds:
     /// a deadline for something that must happen, never a sleep to show that something did not
     /// (for that, wait for something that comes after it: a barrier).
