@@ -7,8 +7,9 @@ import Glibc
 /// Accepts clients on the control socket and speaks the line protocol (§8). The table of
 /// connections lives on `queue`, each connection's state under that connection's own queue,
 /// and one thread reads them all (`poller`);
-/// requests go to the engine's queue and their answers come back to the connection's, so a
-/// slow or hostile client never stalls the engine, the timers or the other clients.
+/// requests go to the engine's queue, which writes their answers under the connection's queue
+/// (nothing there ever waits for a client: sockets are non-blocking), so a slow or hostile
+/// client never stalls the engine, the timers or the other clients.
 public final class ControlServer: @unchecked Sendable {
     public struct Limits: Sendable {
         public var maxConnections = 64

@@ -8,8 +8,8 @@ import Glibc
 /// connection's state is still touched only under its serial queue, but a request answered
 /// from the snapshot (`status`, the lists) costs no hand-off to another thread, where a
 /// dispatch read source woke a worker for every request (with 50 clients that wake-up was most
-/// of the cost of an answer). Requests for the engine still go to the engine's queue, and its
-/// answers come back on the connection's queue, as before.
+/// of the cost of an answer). Requests for the engine still go to the engine's queue, and the
+/// engine writes each answer itself, under the connection's queue (Connection.swift).
 ///
 /// A connection is in the poll set exactly while it reads (`add` when it starts or resumes,
 /// `remove` when it pauses or closes, both on its queue), so a paused or closed one is never
