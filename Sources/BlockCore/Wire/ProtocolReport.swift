@@ -35,8 +35,7 @@ public struct ReportArguments: Equatable, Sendable {
         var o = view.arguments
         switch period {
         case .days(let n): o["days"] = .int(Int64(n))
-        case .week: o["period"] = "week"
-        case .month: o["period"] = "month"
+        case .week, .month: o["period"] = .string(period.name.rawValue)
         }
         if let to { o["to"] = .string(to.description) }
         return o
@@ -91,10 +90,11 @@ extension Arguments {
             args.period = .days(days)
         }
         if let v = optional("period") {
-            switch v {
-            case .string("week"): args.period = .week
-            case .string("month"): args.period = .month
-            default: throw wrongType("period", "\"week\" or \"month\"")
+            let named = v.string.flatMap(ReportReply.Period.init(rawValue:))
+            switch named {
+            case .week?: args.period = .week
+            case .month?: args.period = .month
+            case .days?, nil: throw wrongType("period", "\"week\" or \"month\"")
             }
             guard days == nil else { throw CoreError(.usage, "report: give days or period, not both") }
         }
