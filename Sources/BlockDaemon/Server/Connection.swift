@@ -326,9 +326,11 @@ final class Connection: @unchecked Sendable {
             return
         }
         if output.capacity > server.limits.keptOutput {
-            // A large answer's buffer goes, and with it what malloc kept of the answer's making.
+            // A large answer's buffer goes, and after a very large one what malloc kept of its
+            // making goes too.
+            let trim = output.capacity >= server.limits.trimAfterOutput
             output = []
-            blockd_malloc_trim()
+            if trim { blockd_malloc_trim() }
         } else {
             output.removeAll(keepingCapacity: true)
         }

@@ -21,12 +21,16 @@ public final class ControlServer: @unchecked Sendable {
         /// Responses waiting to be read by a client that does not read; past this the
         /// connection stops reading new requests until the client catches up.
         public var maxPendingOutput = 1 << 20
-        /// A connection's output buffer kept for its next answer once sent. One larger
-        /// (`schedule list` or `status --all` at 100,000 activities: tens of MB, and hundreds
-        /// while the answer was built) is let go, and malloc's free memory given back to the
-        /// kernel: otherwise blockd's RSS would keep the peak of that answer for good (479 MiB
-        /// at 100,000 activities after one `schedule list`, 160 MiB with this).
+        /// A connection's output buffer kept for its next answer once sent; a larger one is
+        /// let go.
         public var keptOutput = 1 << 20
+        /// After an answer this large (`schedule list` or `status --all` at 100,000
+        /// activities: tens of MB, and hundreds while it was built) malloc's free memory is
+        /// given back to the kernel: otherwise blockd's RSS would keep the peak of that answer
+        /// for good (479 MiB at 100,000 activities after one `schedule list`). Not after every
+        /// answer over `keptOutput`: `status` at 5,000 active is a few MB, and the page faults
+        /// of taking the memory back made the next `start` 2.5 ms slower.
+        public var trimAfterOutput = 8 << 20
         /// S3: events queued for one watcher; past this new events are dropped and counted.
         public var maxQueuedEvents = 1024
         public init() {}
