@@ -86,6 +86,9 @@ public enum ChromiumPolicy {
 
         /// nil when no machine-wide allow-only selection is among `blocked`.
         public init?(_ all: [Selection]) {
+            // Most changes have no allow-only window: said before anything is copied (E8's
+            // pass at each change is then one look at each selection, not a copy of each).
+            guard all.contains(where: { $0.users == nil && $0.isAllowOnly }) else { return nil }
             let machineWide = all.filter { $0.users == nil }  // Chromium on Linux has no per-user policy
             let windows = machineWide.filter(\.isAllowOnly)
             guard !windows.isEmpty else { return nil }

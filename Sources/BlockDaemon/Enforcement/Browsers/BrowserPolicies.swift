@@ -159,7 +159,8 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     /// The files for the machine-wide selections of `all`, on `queue`; a failure makes the
     /// next change a whole pass.
     private func writeFiles(_ all: [Selection]) -> [EnforcementFailure] {
-        let failures = policies(for: all.filter { $0.users == nil })
+        // Without per-user blocks the list is the machine's as it is, not a copy of every selection.
+        let failures = policies(for: all.allSatisfy { $0.users == nil } ? all : all.filter { $0.users == nil })
         lock.withLock { failing = !failures.isEmpty }
         return failures
     }
