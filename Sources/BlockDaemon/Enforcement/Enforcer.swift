@@ -49,6 +49,24 @@ public final class NotesVersion: Sendable {
     public var value: UInt64 { count.load(ordering: .acquiring) }
 }
 
+/// T9 and §7 for an enforcer with a queue of its own (the browser policies, E7; the cut
+/// enforcer's table, E5): a change that only loosens is carried out on `queue` after `enforce`
+/// returns, so that an unlock's hosts file and journal entry do not wait for it and the layer
+/// blocks a few milliseconds longer, never less; anything else is carried out before `enforce`
+/// returns, after any loosening still pending (the queue is serial). A deferred change that
+/// `failed` calls `onChange`, so that the engine reconciles and the synchronous retry reports
+/// why. Returns `work`'s result, or nil when it was deferred.
+public enum LooseningOrder {
+    public static func carryOut<Result: Sendable>(loosening: Bool, on queue: DispatchQueue,
+                                                  failed: @escaping @Sendable (Result) -> Bool,
+                                                  onChange: @escaping @Sendable () -> Void,
+                                                  _ work: @escaping @Sendable () -> Result) -> Result? {
+        guard loosening else { return queue.sync(execute: work) }
+        queue.async { if failed(work()) { onChange() } }
+        return nil
+    }
+}
+
 public typealias ShieldHitSink = @Sendable (ShieldHit) -> Void
 
 /// Several enforcers as one (the hosts file and the app shield): each gets the whole desired

@@ -125,7 +125,7 @@ final class ReadPoller: @unchecked Sendable {
                 guard let connection = lock.withLock({ polled[id] }) else { continue }
                 connection.queue.sync { connection.readable() }
             }
-            if stopping || lock.withLock({ state == .stopped }) { break }
+            if stopping { break }  // `stop` sets the state, then writes the eventfd
         }
         finished.signal()
     }

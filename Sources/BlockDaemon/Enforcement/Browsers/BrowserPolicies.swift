@@ -20,7 +20,7 @@ import Glibc
 /// few milliseconds longer, never less. Anything else is written before `enforce` returns
 /// (§7: nothing is said blocked before its files say so), after any loosening still pending.
 /// A deferred write that fails asks for a new reconcile (`onChange`), whose synchronous retry
-/// reports the failure.
+/// reports the failure (`LooseningOrder`, shared with the cut enforcer's table).
 public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     public var mode: String { "browsers" }
     /// Off when turned off or when there is no browser to write for: the mode line then does
@@ -141,19 +141,13 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     enum Step { case same, loosening, other }
 
     /// The files for the machine-wide selections of `all`: a loosening after `enforce`
-    /// returns, anything else before.
+    /// returns, anything else before (`LooseningOrder`).
     func write(_ all: [Selection], changed: Set<String>?, given: [String: [Selection]]?) -> [EnforcementFailure] {
         let step = lock.withLock { record(all, changed: changed, given: given) }
-        switch step {
-        case .same: return []
-        case .other:
-            return queue.sync { writeFiles(all) }
-        case .loosening:
-            queue.async { [self] in
-                if !writeFiles(all).isEmpty { onChange() }
-            }
-            return []
-        }
+        guard step != .same else { return [] }
+        return LooseningOrder.carryOut(loosening: step == .loosening, on: queue, failed: { !$0.isEmpty }, onChange: onChange) { [self] in
+            writeFiles(all)
+        } ?? []
     }
 
     /// The files for the machine-wide selections of `all`, on `queue`; a failure makes the

@@ -16,11 +16,9 @@ import Glibc
 /// `LookupQueue`.
 ///
 /// T9: a loosening (names or allow-only windows only dropped, the rest as it was) is carried
-/// out on `queue` after `enforce` returns, as the browser policies are: an unlock's hosts file
-/// and its journal entry do not wait for libnftables, and the table refuses an address a few
-/// milliseconds longer, never less. Anything else is done before `enforce` returns, after any
-/// loosening still pending. A deferred update that fails asks for a new reconcile
-/// (`onChange`), whose synchronous retry reports the failure.
+/// out after `enforce` returns, as the browser policies are (`LooseningOrder`): an unlock's
+/// hosts file and its journal entry do not wait for libnftables, and the table refuses an
+/// address a few milliseconds longer, never less.
 public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     public let settings: DaemonConfig.FeltSettings
     /// Nil when `Firewall=no` or nftables is not usable (`firewallProblem` says why).
@@ -111,13 +109,10 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
             defer { asked = ask }
             return asked.map(ask.loosens) ?? false
         }
-        if loosens {
-            queue.async { [self] in
-                if update(to: ask).failure != nil { onChange() }
-            }
+        guard let (jobs, dropped, failure) = LooseningOrder.carryOut(loosening: loosens, on: queue, failed: { $0.failure != nil },
+                                                                     onChange: onChange, { [self] in update(to: ask) }) else {
             return EnforcementReport()
         }
-        let (jobs, dropped, failure) = queue.sync { update(to: ask) }
         if dropped.overChange > 0 {
             log.log(JournalEntry("\(jobs.count) domains became blocked at once; the open connections of the first \(FeltEnforcer.maxLookups) are looked up and cut, the others' end as they reconnect to the sink",
                              priority: .notice, fields: [(.lookupsDropped, "\(dropped.overChange)")]))
