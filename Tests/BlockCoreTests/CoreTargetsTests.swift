@@ -77,6 +77,7 @@ struct CoreTargetsTests {
         var saved = d.core.state  // what the engine last saved
         _ = d.core.takeUnsavedSelections()
         var hinted = 0
+        var undone = 0
         for round in 0..<250 {
             let calls = d.enforcements.count
             try Self.step(&d, &rng, serial: &serial, live: &live, schedules: &schedules)
@@ -104,14 +105,40 @@ struct CoreTargetsTests {
                 #expect(differ.isSubset(of: unsaved), "seed \(seed) round \(round): \(differ.subtracting(unsaved)) changed unnoted")
                 hinted += 1
             }
+            // §7, T5: the undo log says each target changed since the save as it was then (what
+            // the save writes instead of comparing copies of the whole table).
+            let before = d.core.targetsBeforeSave
+            for name in Set(saved.targets.keys).union(d.core.state.targets.keys) where saved.targets[name] != d.core.state.targets[name] {
+                #expect(before[name] == .some(saved.targets[name]), "seed \(seed) round \(round): \(name) changed since the save, the log says \(String(describing: before[name]))")
+            }
+            for (name, was) in before { #expect(was == saved.targets[name], "seed \(seed) round \(round): \(name) was not so at the save") }
+            // §7: a change put back from its mark leaves the targets as they were, also from
+            // an older mark behind a newer one (a failed group commit).
+            // (On a copy, with its own random numbers: the sequence itself goes on unchanged.)
+            var side = SplitMix64(seed: seed &* 7_919 &+ UInt64(round))
+            if side.next() % 4 == 0 {
+                var (probe, s, l, sc) = (d, serial, live, schedules)
+                _ = probe.core.registry.takeChanges()
+                let (outer, atOuter) = (probe.core.mark(), probe.core.state.targets)
+                try Self.step(&probe, &side, serial: &s, live: &l, schedules: &sc)
+                let (inner, atInner) = (probe.core.mark(), probe.core.state.targets)
+                try Self.step(&probe, &side, serial: &s, live: &l, schedules: &sc)
+                probe.core.restore(inner)
+                #expect(probe.core.state.targets == atInner, "seed \(seed) round \(round): \(Self.keys(probe.core.state.targets, atInner))")
+                probe.core.restoreBatch(outer)
+                #expect(probe.core.state.targets == atOuter, "seed \(seed) round \(round): \(Self.keys(probe.core.state.targets, atOuter))")
+                undone += 1
+            }
             if rng.next() % 3 == 0 {
                 saved = d.core.state
                 _ = d.core.takeUnsavedSelections()
+                d.core.forgetSavedChanges()
             }
             checked += 1
         }
         #expect(hinted > 200, "the unsaved selections must be known most of the time: \(hinted)")
         #expect(checked == 250)
+        #expect(undone > 30, "marks must be put back often: \(undone)")
         #expect(d.enforcements.count > 100, "the sequence must reach enforcement often: \(d.enforcements.count)")
         #expect(d.changes.contains { $0 != nil && !$0!.isEmpty }, "some applies must be incremental")
     }

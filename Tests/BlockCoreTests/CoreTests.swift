@@ -112,13 +112,13 @@ struct CoreTests {
         let t0 = at("2026-12-02T10:00:00Z")
         var core = CoreTests.core(at: t0)
         _ = core.registry.takeChanges()
-        let mark = core.mark()
+        let (mark, before) = (core.mark(), core.state)
         let change = try core.prepare(try Request.parse(#"start {"name":"focus","selections":["instagram"],"seconds":60}"#), from: .root, now: t0)
         #expect(change.saves && change.reconciles)
         #expect(core.registry.activity(named: "focus") != nil)
         core.restore(mark)
         #expect(core.registry.activity(named: "focus") == nil)
-        #expect(core.state == mark.state)
+        #expect(core.state == before)
     }
 
     @Test("T6: a wall-clock step shifts every block by it, and is said once")

@@ -40,6 +40,13 @@ struct StateDeltaTests {
             let extra = Set([Self.pool[Int(r.next() % UInt64(Self.pool.count))]])  // named but unchanged: nothing for it
             let named = StateDelta(from: old, to: new, selections: touched.union(extra))
             #expect(named == StateDelta(from: old, to: new), "seed \(seed) step \(step)")
+            // T5: told each target's value before (the core's undo log), with `old` holding no
+            // targets at all (the engine keeps none beside the core's), the record is the same.
+            var before: [String: Selection?] = [:]
+            for name in touched.union(extra) { before[name] = .some(old.targets[name]) }
+            #expect(StateDelta(from: old.withoutTargets, to: new, selections: touched.union(extra), targetsBefore: before) == named,
+                    "seed \(seed) step \(step)")
+            #expect(StateDelta(from: old.withoutTargets, to: new, targetsBefore: before) == named, "seed \(seed) step \(step): compared whole")
             var replayed = old
             named.apply(to: &replayed)
             #expect(replayed.applied == new.applied && replayed.targets == new.targets, "seed \(seed) step \(step)")

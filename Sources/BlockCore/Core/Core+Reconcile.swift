@@ -63,8 +63,7 @@ extension Core {
         var plan = ReconcilePlan(targets: nil, candidates: candidates, ended: ended, unlocks: unlocks, newlyBlocked: newlyBlocked)
         // §7: a selection no activity names any more has no targets left to keep.
         for name in candidates where state.targets[name] != nil && !registry.index.isNamed(name) {
-            state.targets[name] = nil
-            noteUnsaved(name)
+            setTarget(name, nil)
         }
         // §7: a selection blocked again while its unlock still lingers is enforced again too
         // (the write that takes it away must not land once it is wanted back).

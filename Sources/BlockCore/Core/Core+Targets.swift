@@ -24,8 +24,7 @@ extension Core {
             // Selections not blocked now keep their last targets while an activity still
             // names them, for the day the configuration no longer does.
             for name in state.targets.keys.filter({ !registry.index.isNamed($0) }) {
-                state.targets[name] = nil
-                noteUnsaved(name)
+                setTarget(name, nil)
             }
         } else {
             names = looked.sorted()
@@ -39,8 +38,7 @@ extension Core {
             switch target(of: name, now: now) {
             case .success(let target):
                 if state.targets[name] != target {
-                    state.targets[name] = target
-                    noteUnsaved(name)
+                    setTarget(name, target)
                 }
                 resolved[name] = target
                 // W2: recorded whole, enforced without what is always allowed, per user.

@@ -54,6 +54,10 @@ public struct Core {
     /// engine last saved the state (nil: not known; the save compares those parts whole).
     /// Only the core changes those two parts, and each change is noted here.
     public internal(set) var unsavedSelections: Set<String>?
+    /// Every change to `state.targets`, undoable (TargetUndo.swift), and the position the
+    /// engine last saved up to.
+    public internal(set) var targetUndo = TargetUndo()
+    var targetsSaved = 0
     /// Why a selection is about to be unlocked, when a request (not time) lifts it.
     var pendingUnlockNotes: [String: String] = [:]
     /// R1: what the usage monitor last said runs of the apps the report counts, the apps it
@@ -113,12 +117,28 @@ public struct Core {
     public mutating func takeUnsavedSelections() -> Set<String>? {
         defer {
             unsavedSelections = []
+            targetsSaved = targetUndo.end
             state.history.resetTouched()
         }
         return unsavedSelections
     }
 
     mutating func noteUnsaved(_ selection: String) { unsavedSelections?.insert(selection) }
+
+    /// The targets changed since the engine last saved, each as it was then (nil: none): what
+    /// the save compares, instead of a copy of the whole dictionary.
+    public var targetsBeforeSave: [String: Selection?] { targetUndo.before(since: targetsSaved) }
+
+    /// Sets the targets kept for `selection` (every change goes through here: it is noted for
+    /// the save and can be put back).
+    mutating func setTarget(_ selection: String, _ target: Selection?) {
+        targetUndo.record(selection, before: state.targets[selection])
+        state.targets[selection] = target
+        noteUnsaved(selection)
+    }
+
+    /// No mark older than the last save is kept any more: the changes before it are forgotten.
+    public mutating func forgetSavedChanges() { targetUndo.forget(before: targetsSaved) }
 
     /// Start-up: what ran before the restart is forgotten until seen again, the configured
     /// schedules and limits are put in force, and what was missed while the daemon was down

@@ -34,6 +34,15 @@ public struct DaemonState: Codable, Equatable, Sendable {
 
     public init() {}
 
+    /// The state without the targets kept per selection, to keep beside the core's without
+    /// sharing that dictionary: a copy that shares it makes the next change to it copy it
+    /// whole (the core's undo log, TargetUndo.swift, says what changed instead).
+    public var withoutTargets: DaemonState {
+        var s = self
+        s.targets = [:]
+        return s
+    }
+
     enum CodingKeys: String, CodingKey {
         case version, activities, failures, shieldHits, lastReconcile, applied, usage, history, lastGoodConfig, targets, moreTime, generation, seq
     }

@@ -13,7 +13,8 @@ extension Engine {
     /// What saving keeps between changes, on the engine's queue.
     struct Saving {
         var journal: StateJournal
-        /// The state other than the activities as last written: the base of the next delta.
+        /// The state other than the activities and the targets as last written: the base of
+        /// the next delta (the targets' is the core's undo log, TargetUndo.swift).
         var persisted: DaemonState
         /// Activities whose change a failed save did not write; the next save writes them.
         var unwritten: Set<String> = []
@@ -36,6 +37,7 @@ extension Engine {
     func snapshot() -> Snapshot {
         // Changes no request made are not this request's to undo; the next save writes them.
         saving.unwritten.formUnion(core.registry.takeChanges())
+        if saving.batchMark == nil { core.forgetSavedChanges() }  // no older mark is kept
         return core.mark()
     }
 
@@ -103,7 +105,7 @@ extension Engine {
         }
         core.registry.takeChanges()
         saving.unwritten = []
-        saving.persisted = core.state
+        saving.persisted = core.state.withoutTargets
         _ = core.takeUnsavedSelections()  // written: the next record starts from here
         saving.wallMinusBoot = core.wallMinusBoot
     }
@@ -123,7 +125,7 @@ extension Engine {
             }
         }
         let delta = StateDelta(from: saving.persisted, to: core.state, selections: core.unsavedSelections,
-                               intervals: core.state.history.touched)
+                               intervals: core.state.history.touched, targetsBefore: core.targetsBeforeSave)
         if !delta.isEmpty { out.append(.state(delta)) }
         return out
     }
@@ -138,7 +140,7 @@ extension Engine {
         var full = core.state
         full.activities = core.registry.activities.compactMap(Engine.stored)
         try saving.journal.compact(full)
-        saving.persisted = core.state
+        saving.persisted = core.state.withoutTargets
         _ = core.takeUnsavedSelections()  // all of it is in the snapshot
         batchSynced()
     }
@@ -173,6 +175,7 @@ extension Engine {
     private func batchSynced() {
         saving.batchBefore = [:]
         saving.batchMark = nil
+        core.forgetSavedChanges()
         let waiting = saving.waiting
         saving.waiting = []
         publishIfDue()  // before the answers: each client then reads a snapshot with its change

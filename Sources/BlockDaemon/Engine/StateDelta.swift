@@ -41,10 +41,17 @@ public struct StateDelta: Codable, Equatable, Sendable {
     /// then cost the size of the change, not of every selection blocked; so do the report's
     /// open intervals with `intervals`, the only keys that may differ there
     /// (`UsageHistory.touched`). A list that does not account for the change in size is not
-    /// trusted: the parts are compared whole.
-    public init(from old: DaemonState, to new: DaemonState, selections: Set<String>? = nil, intervals: Set<String>? = nil) {
+    /// trusted: the parts are compared whole. With `targetsBefore` (each target changed since
+    /// `old`, as it was then: the core's undo log) the targets are not compared at all, and
+    /// `old` need not hold them.
+    public init(from old: DaemonState, to new: DaemonState, selections: Set<String>? = nil, intervals: Set<String>? = nil,
+                targetsBefore: [String: Selection?]? = nil) {
         if new.lastReconcile != old.lastReconcile { lastReconcile = new.lastReconcile }
+        var old = old
+        if targetsBefore != nil { old.targets = new.targets }  // `old` holds none: they are said below
         if selections.map({ selectionsFrom(old, to: new, only: $0) }) != true { selectionsWhole(old, to: new) }
+        // Each target changed, as it was (the core's undo log).
+        if let targetsBefore { targetsFrom(targetsBefore, to: new) }
         if new.failures != old.failures {
             if let added = StateDelta.appended(old.failures, new.failures) {
                 failuresAdd = Array(new.failures.suffix(added))
@@ -96,6 +103,18 @@ public struct StateDelta: Codable, Equatable, Sendable {
     }
 
     /// The applied list and the targets, compared whole.
+    private mutating func targetsFrom(_ before: [String: Selection?], to new: DaemonState) {
+        var (set, gone) = ([String: Selection](), [String]())
+        for (name, was) in before {
+            switch (was, new.targets[name]) {
+            case (let a, let b?) where a != b: set[name] = b
+            case (_?, nil): gone.append(name)
+            default: break
+            }
+        }
+        (targets, targetsRemove) = (set.isEmpty ? nil : set, StateDelta.nonEmpty(gone.sorted()))
+    }
+
     private mutating func selectionsWhole(_ old: DaemonState, to new: DaemonState) {
         if new.applied != old.applied {
             let (o, n) = (Set(old.applied), Set(new.applied))
