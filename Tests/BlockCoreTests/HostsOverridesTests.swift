@@ -82,4 +82,43 @@ struct HostsOverridesTests {
             #expect(HostsOverrides.hold(held.bytes, blocked: blocked).bytes == held.bytes, "\(text.debugDescription)")
         }
     }
+
+    @Test("E1 at scale: told where blockd's own section is, the splice scans none of it and writes what a scan gives, with the section where it says")
+    func knownSection() {
+        var rng = SplitMix64(seed: 11)
+        let pieces = ["127.0.0.1", "10.0.0.7", "::1", "instagram.com", "nas", "www.instagram.com", "x.example", "# c", "\t", " ",
+                      "# BEGIN blockd", "# END blockd", "0.0.0.0 a.example"]
+        let sections: [Set<String>] = [[], ["instagram.com"], ["nas", "x.example"], ["a.example", "instagram.com"]]
+        var checked = 0
+        for _ in 0..<1_000 {
+            var text = ""
+            for _ in 0..<Int.random(in: 0..<8, using: &rng) {
+                for _ in 0..<Int.random(in: 0..<4, using: &rng) { text += pieces[Int.random(in: 0..<pieces.count, using: &rng)] + " " }
+                text += "\n"
+            }
+            // A file as the user left it, then blockd's writes: each starts from the last.
+            var file = Array(text.utf8)
+            var known: Range<Int>?
+            for _ in 0..<4 {
+                let names = sections[Int.random(in: 0..<sections.count, using: &rng)]
+                let section = names.isEmpty ? nil : HostsFile.section(for: names.sorted())
+                let blocking: ((String) -> Bool)? = names.isEmpty ? nil : { Site.cover(of: $0, in: names) != nil }
+                let scanned = HostsOverrides.splice(file, section: section, blocking: blocking, known: nil)
+                #expect(scanned.bytes == HostsOverrides.splice(file, section: section, blocking: blocking), "\(text.debugDescription)")
+                if let known {
+                    let told = HostsOverrides.splice(file, section: section, blocking: blocking, known: known)
+                    #expect(told.bytes == scanned.bytes && told.section == scanned.section, "\(text.debugDescription)")
+                    checked += 1
+                }
+                if let section, let at = scanned.section {
+                    #expect(Array(scanned.bytes[at]) == section, "\(text.debugDescription)")
+                    #expect(HostsFile.sectionRanges(in: scanned.bytes) == [at], "\(text.debugDescription)")
+                } else {
+                    #expect(scanned.section == nil && HostsFile.sectionRanges(in: scanned.bytes).isEmpty, "\(text.debugDescription)")
+                }
+                (file, known) = (scanned.bytes, scanned.section)
+            }
+        }
+        #expect(checked > 1_000)
+    }
 }

@@ -59,6 +59,33 @@ struct HostsSectionTests {
         }
     }
 
+    @Test("E1 at scale: the rendering kept from one change to the next is byte for byte the one made whole, shared names or not",
+          arguments: [UInt64(0xE1_0021), 0xE1_0022, 0xE1_0023])
+    func keptRenderingEqualsWhole(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        var section = HostsSection(sink: .reject)
+        var given: [String: [String]] = [:]
+        var kept = 0
+        for step in 0..<600 {
+            var changed: Set<String> = []
+            for _ in 0..<(1 + rng.next() % 2) {
+                let n = rng.next() % 40
+                changed.insert("s\(n)")
+                // Mostly names of its own; now and then one another selection lists too.
+                given["s\(n)"] = rng.next() % 3 == 0 ? nil
+                    : [rng.next() % 16 == 0 ? "shared\(rng.next() % 3).example" : "s\(n)-\(rng.next() % 4).example", "s\(n).example"]
+            }
+            let sorted = given.keys.sorted().map { (name: $0, domains: given[$0]!) }
+            let wasKept = section.cache != nil
+            section.update(sorted, changed: changed)
+            if wasKept && section.cache != nil { kept += 1 }
+            let whole = section.render()
+            #expect(section.rendered() == whole, "seed \(seed), step \(step)")
+            #expect(whole == Self.fromScratch(sorted, sink: .reject).section, "seed \(seed), step \(step)")
+        }
+        #expect(kept > 100, "changes must often be made in the kept rendering: \(kept)")
+    }
+
     @Test("E1: told which selections changed, the section updates those alone and still equals one rendered from scratch",
           arguments: [UInt64(0xE1_0011), 0xE1_0012, 0xE1_0013])
     func changesOnlyEqualFromScratch(seed: UInt64) {

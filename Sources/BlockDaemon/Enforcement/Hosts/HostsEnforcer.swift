@@ -43,6 +43,8 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
     /// The bytes the file held after the last attempt that succeeded: a file event that leaves
     /// them as they are (blockd's own write, seen by the watch) needs no scan of the file.
     var lastGood: [UInt8]?
+    /// Where the section is in `lastGood` (nil: none, or not known).
+    var lastGoodSection: Range<Int>?
     /// The paths that could not be watched, last time a watch was tried.
     var unwatchable: [String]?
     static let firstRetry: TimeInterval = 1, lastRetry: TimeInterval = 60
@@ -75,11 +77,12 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
             // section not yet in name order takes them all once).
             let given = changed.map { section.isByName ? Array(blocked.targets(named: $0).values.joined()) : blocked } ?? blocked
             let lines = given.filter { $0.users == nil }.map { (name: $0.name, domains: $0.domains) }
+            expected = nil  // not sharing the section's kept rendering while it changes (no copy)
             let dropped = changed.map { section.update(lines, changed: $0) } ?? section.update(lines)
             for name in section.failingSelections {
                 for message in section.failures(of: name) { report.add(EnforcementFailure(selection: name, message: message)) }
             }
-            expected = section.render()
+            expected = section.rendered()
             let outcome = converge()
             // Truth (§7): lines of selections no longer blocked that the failed write left
             // in the file keep those selections in force; their unlock is pending, not done.
@@ -126,18 +129,20 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
             if expected == nil { return (nil, [], false) }  // nothing to remove from a file we cannot read
             return (EnforcementFailure(selection: nil, message: "\(message); blockd retries until it can write the file"), [], false)
         }
-        let updated = desired(from: current)
+        // The file as blockd left it: where the section is, is known (not scanned for).
+        let known = lastGood.flatMap { $0 == current ? lastGoodSection : nil }
+        let (updated, at) = desired(from: current, known: known)
         guard updated != current else {
-            lastGood = current
+            (lastGood, lastGoodSection) = (current, at)
             return (nil, nil, false)
         }
-        lastGood = nil
+        (lastGood, lastGoodSection) = (nil, nil)
         if let message = write(updated) {
             // What the failed write left (the original, E1), read again rather than assumed.
             guard case .success(let after) = HostsEnforcer.read(path) else { return (EnforcementFailure(selection: nil, message: message), [], false) }
             return (EnforcementFailure(selection: nil, message: message), Set(HostsFile.blockedDomains(in: after)), false)
         }
-        lastGood = updated
+        (lastGood, lastGoodSection) = (updated, at)
         flush()
         return (nil, nil, true)
     }
@@ -145,10 +150,13 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
     /// `current` with the section it must hold and, outside it, every line that would give a
     /// blocked name another address held (E6: glibc's `multi on` returns every matching line);
     /// held lines come back byte for byte once their names are no longer blocked.
-    func desired(from current: [UInt8]) -> [UInt8] {
+    func desired(from current: [UInt8]) -> [UInt8] { desired(from: current, known: nil).bytes }
+
+    /// The same, and where the section is in it; `known`: where it is in `current`.
+    func desired(from current: [UInt8], known: Range<Int>?) -> (bytes: [UInt8], section: Range<Int>?) {
         let section = self.section
         return HostsOverrides.splice(current, section: expected,
-                                     blocking: section.count == 0 ? nil : { Site.cover(of: $0, where: section.contains) != nil })
+                                     blocking: section.count == 0 ? nil : { Site.cover(of: $0, where: section.contains) != nil }, known: known)
     }
 
     // MARK: Retry (§7: a write that fails is retried until it succeeds)
