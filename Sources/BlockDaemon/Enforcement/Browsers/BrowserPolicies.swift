@@ -265,7 +265,7 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     // MARK: Files
 
     func write(_ bytes: [UInt8], to file: String) throws {
-        if let current = FileManager.default.contents(atPath: file), Array(current) == bytes { return }
+        if let current = FileManager.default.contents(atPath: file), Array(current).sameBytes(as: bytes) { return }
         try makeDirectories(Path.parent(file))
         try AtomicFile.write(Data(bytes), to: file, mode: 0o644)
         // Browsers run as the user: the policy must be readable whatever blockd's umask is.

@@ -130,9 +130,9 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
             return (EnforcementFailure(selection: nil, message: "\(message); blockd retries until it can write the file"), [], false)
         }
         // The file as blockd left it: where the section is, is known (not scanned for).
-        let known = lastGood.flatMap { $0 == current ? lastGoodSection : nil }
+        let known = lastGood.flatMap { $0.sameBytes(as: current) ? lastGoodSection : nil }
         let (updated, at) = desired(from: current, known: known)
-        guard updated != current else {
+        guard !updated.sameBytes(as: current) else {
             (lastGood, lastGoodSection) = (current, at)
             return (nil, nil, false)
         }
@@ -236,8 +236,8 @@ public final class HostsEnforcer: Enforcer, @unchecked Sendable {
         case .failure:
             current = []
         }
-        if let lastGood, current == lastGood { return }  // the event was blockd's own write
-        guard desired(from: current) != current else { return }
+        if let lastGood, current.sameBytes(as: lastGood) { return }  // the event was blockd's own write
+        guard !desired(from: current).sameBytes(as: current) else { return }
         let present = Set(HostsFile.blockedDomains(in: current))
         // E6: names that a line outside the section now gives an address (one appended during
         // the block) are tampered with as much as lines removed from the section.

@@ -122,7 +122,7 @@ public struct UserTables: Sendable {
         guard fd >= 0 else { return "it cannot be read: \(String(cString: strerror(errno)))" }
         defer { close(fd) }
         guard let current = try? AtomicFile.readAll(fd, path: file) else { return "it cannot be read" }
-        return current == bytes ? nil : "its contents were changed"
+        return current.sameBytes(as: bytes) ? nil : "its contents were changed"
     }
 
     /// Whether `uid`'s table is, by necessity, readable by every user (no POSIX ACLs there).

@@ -137,8 +137,8 @@ public final class UserTablesEnforcer: Enforcer, @unchecked Sendable {
             var rewrite = Set<UInt32>()  // new bytes: written without reading the old ones first
             for uid in touched ?? Set(expected.keys).union(wanted.uids) {
                 let bytes = wanted.wanted(uid).flatMap { try? UserTable.render(uid: uid, sorted: $0.names, allowOnly: $0.allowOnly, exceptions: $0.exceptions) }
-                if let bytes, expected[uid] == bytes, let problem = tables.problem(uid: uid, bytes: bytes) { causes[uid] = problem }
-                if let bytes, let old = expected[uid], old != bytes { rewrite.insert(uid) }
+                if let bytes, expected[uid]?.sameBytes(as: bytes) == true, let problem = tables.problem(uid: uid, bytes: bytes) { causes[uid] = problem }
+                if let bytes, let old = expected[uid], !old.sameBytes(as: bytes) { rewrite.insert(uid) }
                 expected[uid] = bytes
             }
             settle(converge(only: touched, rewrite: rewrite))
