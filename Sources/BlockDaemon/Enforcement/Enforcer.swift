@@ -70,10 +70,20 @@ public enum LooseningOrder {
 public typealias ShieldHitSink = @Sendable (ShieldHit) -> Void
 
 /// Several enforcers as one (the hosts file and the app shield): each gets the whole desired
-/// set and converges its part; failures are collected from all.
+/// set and converges its part; failures are collected from all, in the parts' order.
 public final class CompositeEnforcer: Enforcer {
     public let parts: [any Enforcer]
-    public init(_ parts: [any Enforcer]) { self.parts = parts }
+    /// How many of the first parts are enforced side by side (each on its own queue), before
+    /// the rest in order: the hosts file and the per-user tables hold the same names for two
+    /// resolvers, and neither needs the other, so a change waits for the slower of the two
+    /// files to be written and synced, not for both one after the other.
+    public let together: Int
+    public init(_ parts: [any Enforcer], together: Int = 1) {
+        self.parts = parts
+        self.together = min(max(together, 1), parts.count)
+        sideQueues = (1..<max(self.together, 1)).map { DispatchQueue(label: "blockd.enforce.\($0)") }
+    }
+    private let sideQueues: [DispatchQueue]
     /// The parts that act, in order: a part that is off is not claimed (its reason is in `offs`).
     public var mode: String { parts.filter { $0.off == nil }.map(\.mode).filter { !$0.isEmpty }.joined(separator: "+") }
     /// `[{"part", "why"}]` for each part that is off.
@@ -84,7 +94,26 @@ public final class CompositeEnforcer: Enforcer {
 
     public func enforce(blocked: [Selection], changed: Set<String>?) -> EnforcementReport {
         var report = EnforcementReport()
-        for part in parts { report.merge(part.enforce(blocked: blocked, changed: changed)) }
+        var rest = parts[...]
+        if together > 1 {
+            // The first part here, each other one on a queue of its own (a serial queue gets a
+            // thread of its own even on one CPU, where concurrentPerform would take turns).
+            let reports = Mutex<[Int: EnforcementReport]>([:])
+            let group = DispatchGroup()
+            for i in 1..<together {
+                nonisolated(unsafe) let part = parts[i]  // each part guards its own state on its own queue
+                sideQueues[i - 1].async(group: group) {
+                    let r = part.enforce(blocked: blocked, changed: changed)
+                    reports.withLock { $0[i] = r }
+                }
+            }
+            report.merge(parts[0].enforce(blocked: blocked, changed: changed))
+            group.wait()
+            let done = reports.withLock { $0 }
+            for i in 1..<together { report.merge(done[i] ?? EnforcementReport()) }
+            rest = parts.dropFirst(together)
+        }
+        for part in rest { report.merge(part.enforce(blocked: blocked, changed: changed)) }
         return report
     }
     public func release() -> [EnforcementFailure] { parts.flatMap { $0.release() } }

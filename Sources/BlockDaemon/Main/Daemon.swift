@@ -211,7 +211,7 @@ final class Daemon: @unchecked Sendable {
         let (directory, flags, clock) = (loaded.directory, loaded.flags, clock)
         let metrics = daemon.metricsDirectory.map { MetricsWriter(directory: $0, log: log, now: { clock.wallNow() }) }  // F3
         var collaborators = Engine.Collaborators(
-            clock: clock, enforcer: CompositeEnforcer([hosts, userTables, felt, shield, browsers]),
+            clock: clock, enforcer: CompositeEnforcer([hosts, userTables, felt, shield, browsers], together: 2),
             log: log, store: loaded.store, loadConfig: { () throws(CoreError) -> ConfigSet in try directory.load(flags: flags) },
             hooks: HookRunner(inbox: inbox), armTimer: { timer.arm($0) },
             events: { event in
