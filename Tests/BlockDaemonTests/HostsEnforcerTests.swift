@@ -175,6 +175,24 @@ struct HostsEnforcerTests {
 /// "Truth": a failed write is a failure, not enforced, retried until it succeeds.
 @Suite("E1: hosts writes that fail", .serialized)
 struct HostsFaultTests {
+    @Test("E1: a file is read whole at any size, around the first buffer's size, and again after it grew")
+    func readAllSizes() throws {
+        let dir = try TempDir()
+        for size in [0, 1, 4095, 4096, 4097, 8192, 70_000, 1 << 20] {
+            let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+            let path = dir.path + "/f\(size)"
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let fd = open(path, O_RDWR)
+            #expect(fd >= 0)
+            defer { close(fd) }
+            #expect(try AtomicFile.readAll(fd, path: path) == bytes, "\(size) bytes")
+            // Grown after it was opened (the size read at open is a hint, not a limit).
+            let more = [UInt8](repeating: 65, count: 9_000)
+            #expect(pwrite(fd, more, more.count, off_t(size)) == more.count)
+            #expect(try AtomicFile.readAll(fd, path: path) == bytes + more, "\(size) bytes and 9,000 more")
+        }
+    }
+
     @Test("E1: only EBUSY and EXDEV (rename impossible by nature) allow writing in place",
           arguments: [(EBUSY, true), (EXDEV, true), (ENOSPC, false), (EIO, false), (EROFS, false),
                       (EACCES, false), (EPERM, false), (EDQUOT, false), (ENOENT, false)])

@@ -34,6 +34,15 @@ public enum AtomicFile {
     /// the directory. The temp file is removed on any failure; `path` is then untouched.
     /// Returns the step that failed (nil: replaced).
     static func replace(_ path: String, with data: Data, mode: mode_t, owner: (uid: uid_t, gid: gid_t)?) -> StepFailure? {
+        data.withUnsafeBytes { replace(path, bytes: $0, mode: mode, owner: owner) }
+    }
+
+    /// The same with the bytes as they are (a 16 MB hosts file is not copied into a `Data` first).
+    static func replace(_ path: String, with bytes: [UInt8], mode: mode_t, owner: (uid: uid_t, gid: gid_t)?) -> StepFailure? {
+        bytes.withUnsafeBytes { replace(path, bytes: $0, mode: mode, owner: owner) }
+    }
+
+    private static func replace(_ path: String, bytes: UnsafeRawBufferPointer, mode: mode_t, owner: (uid: uid_t, gid: gid_t)?) -> StepFailure? {
         let dir = directory(of: path)
         let temp = "\(dir)/.\(Path.lastComponent(path)).blockd-\(getpid())"
         let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
@@ -43,7 +52,7 @@ public enum AtomicFile {
         if failed == nil, let owner, owner.uid != geteuid() || owner.gid != getegid(), fchown(fd, owner.uid, owner.gid) != 0 {
             failed = .owner
         }
-        if failed == nil { do { try writeAll(fd, data, path: temp) } catch { failed = .write } }
+        if failed == nil { do { try writeAll(fd, bytes, path: temp) } catch { failed = .write } }
         if failed == nil && fsync(fd) != 0 { failed = .sync }
         var code = errno
         close(fd)
@@ -65,18 +74,29 @@ public enum AtomicFile {
     static func writeAll(_ fd: Int32, _ data: Data, path: String) throws(DaemonError) {
         var failure: DaemonError?
         data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = .system("cannot write \(path)", errno)
-                    return
-                }
-                offset += n
-            }
+            do throws(DaemonError) { try writeAll(fd, buffer, path: path) } catch { failure = error }
         }
         if let failure { throw failure }
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(DaemonError) {
+        var failure: DaemonError?
+        bytes.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+            do throws(DaemonError) { try writeAll(fd, buffer, path: path) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws(DaemonError) {
+        var offset = 0
+        while offset < buffer.count {
+            let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .system("cannot write \(path)", errno)
+            }
+            offset += n
+        }
     }
 
     public static func syncDirectory(_ dir: String) {
@@ -148,16 +168,30 @@ extension AtomicFile {
         return io.truncate(fd, bytes.count)
     }
 
-    /// The whole file from offset 0.
+    /// The whole file from offset 0, read straight into an array of its size (a 16 MB hosts
+    /// file read in 64 KB pieces onto a growing array was copied about twice over, each copy
+    /// into fresh pages). A file that grew meanwhile is read again into a larger one.
     static func readAll(_ fd: Int32, path: String) throws(DaemonError) -> [UInt8] {
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var st = stat()
+        var size = (fstat(fd, &st) == 0 && st.st_mode & S_IFMT == S_IFREG ? Int(st.st_size) : 0) + 4096
         while true {
-            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(out.count)) }
-            if n > 0 { out += chunk[0..<n]; continue }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw .system("cannot read \(path)", errno) }
-            return out
+            var failure: Int32 = 0
+            var full = false
+            let out = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+                var got = 0
+                while got < buffer.count {
+                    let n = pread(fd, buffer.baseAddress! + got, buffer.count - got, off_t(got))
+                    if n > 0 { got += n; continue }
+                    if n < 0 && errno == EINTR { continue }
+                    if n < 0 { failure = errno }
+                    break
+                }
+                full = got == buffer.count
+                count = got
+            }
+            if failure != 0 { throw .system("cannot read \(path)", failure) }
+            if !full { return out }
+            size *= 2
         }
     }
 }

@@ -47,7 +47,7 @@ extension HostsEnforcer {
         }
         var st = stat()
         let exists = stat(file, &st) == 0
-        guard let error = AtomicFile.replace(file, with: Data(bytes), mode: exists ? st.st_mode & 0o7777 : 0o644,
+        guard let error = AtomicFile.replace(file, with: bytes, mode: exists ? st.st_mode & 0o7777 : 0o644,
                                              owner: exists ? (st.st_uid, st.st_gid) : nil) else { return nil }
         switch error.step {
         case .create: return unchanged("cannot create a temporary file in \(AtomicFile.directory(of: file))", error.code)

@@ -154,7 +154,7 @@ public struct UserTables: Sendable {
                 failure = .system("cannot give uid \(uid) read access to \(temp) (POSIX ACL)", code)
             }
         }
-        if failure == nil { do { try AtomicFile.writeAll(fd, Data(bytes), path: temp) } catch { failure = error } }
+        if failure == nil { do { try AtomicFile.writeAll(fd, bytes, path: temp) } catch { failure = error } }
         if failure == nil && fsync(fd) != 0 { failure = .system("cannot sync \(temp)", errno) }
         close(fd)
         if failure == nil && rename(temp, file) != 0 { failure = .system("cannot rename \(temp) to \(file)", errno) }
