@@ -78,6 +78,7 @@ struct CoreTargetsTests {
         _ = d.core.takeUnsavedSelections()
         var hinted = 0
         var undone = 0
+        var openChanged = 0
         for round in 0..<250 {
             let calls = d.enforcements.count
             try Self.step(&d, &rng, serial: &serial, live: &live, schedules: &schedules)
@@ -112,6 +113,14 @@ struct CoreTargetsTests {
                 #expect(before[name] == .some(saved.targets[name]), "seed \(seed) round \(round): \(name) changed since the save, the log says \(String(describing: before[name]))")
             }
             for (name, was) in before { #expect(was == saved.targets[name], "seed \(seed) round \(round): \(name) was not so at the save") }
+            // R1: the same for the report's open intervals (each block opens and closes some).
+            let openBefore = d.core.openBeforeSave
+            let (openThen, openNow) = (saved.history.open, d.core.state.history.open)
+            for key in Set(openThen.keys).union(openNow.keys) where openThen[key] != openNow[key] {
+                #expect(openBefore[key] == .some(openThen[key]), "seed \(seed) round \(round): interval \(key) changed unlogged")
+            }
+            for (key, was) in openBefore { #expect(was == openThen[key], "seed \(seed) round \(round): interval \(key) was not so at the save") }
+            openChanged += openBefore.isEmpty ? 0 : 1
             // §7: a change put back from its mark leaves the targets as they were, also from
             // an older mark behind a newer one (a failed group commit).
             // (On a copy, with its own random numbers: the sequence itself goes on unchanged.)
@@ -119,14 +128,16 @@ struct CoreTargetsTests {
             if side.next() % 4 == 0 {
                 var (probe, s, l, sc) = (d, serial, live, schedules)
                 _ = probe.core.registry.takeChanges()
-                let (outer, atOuter) = (probe.core.mark(), probe.core.state.targets)
+                let (outer, atOuter, openOuter) = (probe.core.mark(), probe.core.state.targets, probe.core.state.history.open)
                 try Self.step(&probe, &side, serial: &s, live: &l, schedules: &sc)
-                let (inner, atInner) = (probe.core.mark(), probe.core.state.targets)
+                let (inner, atInner, openInner) = (probe.core.mark(), probe.core.state.targets, probe.core.state.history.open)
                 try Self.step(&probe, &side, serial: &s, live: &l, schedules: &sc)
                 probe.core.restore(inner)
                 #expect(probe.core.state.targets == atInner, "seed \(seed) round \(round): \(Self.keys(probe.core.state.targets, atInner))")
+                #expect(probe.core.state.history.open == openInner, "seed \(seed) round \(round): open intervals")
                 probe.core.restoreBatch(outer)
                 #expect(probe.core.state.targets == atOuter, "seed \(seed) round \(round): \(Self.keys(probe.core.state.targets, atOuter))")
+                #expect(probe.core.state.history.open == openOuter, "seed \(seed) round \(round): open intervals")
                 undone += 1
             }
             if rng.next() % 3 == 0 {
@@ -139,6 +150,7 @@ struct CoreTargetsTests {
         #expect(hinted > 200, "the unsaved selections must be known most of the time: \(hinted)")
         #expect(checked == 250)
         #expect(undone > 30, "marks must be put back often: \(undone)")
+        #expect(openChanged > 50, "the open intervals must change often: \(openChanged)")
         #expect(d.enforcements.count > 100, "the sequence must reach enforcement often: \(d.enforcements.count)")
         #expect(d.changes.contains { $0 != nil && !$0!.isEmpty }, "some applies must be incremental")
     }

@@ -44,9 +44,9 @@ struct StateDeltaTests {
             // targets at all (the engine keeps none beside the core's), the record is the same.
             var before: [String: Selection?] = [:]
             for name in touched.union(extra) { before[name] = .some(old.targets[name]) }
-            #expect(StateDelta(from: old.withoutTargets, to: new, selections: touched.union(extra), targetsBefore: before) == named,
+            #expect(StateDelta(from: old.withoutLogged, to: new, selections: touched.union(extra), targetsBefore: before) == named,
                     "seed \(seed) step \(step)")
-            #expect(StateDelta(from: old.withoutTargets, to: new, targetsBefore: before) == named, "seed \(seed) step \(step): compared whole")
+            #expect(StateDelta(from: old.withoutLogged, to: new, targetsBefore: before) == named, "seed \(seed) step \(step): compared whole")
             var replayed = old
             named.apply(to: &replayed)
             #expect(replayed.applied == new.applied && replayed.targets == new.targets, "seed \(seed) step \(step)")
@@ -77,6 +77,7 @@ struct StateDeltaTests {
         for step in 0..<300 {
             var new = old
             new.history.resetTouched()
+            let logged = new.history.openUndo.end
             for _ in 0..<Int(r.next() % 5) {
                 t = t.addingTimeInterval(Double(r.next() % 600))
                 let what = UsageHistory.Open(r.next() % 2 == 0 ? .blocked : .running, user: ["all", "kid"][Int(r.next() % 2)],
@@ -89,6 +90,9 @@ struct StateDeltaTests {
             }
             let delta = StateDelta(from: old, to: new, intervals: new.history.touched)
             #expect(delta == StateDelta(from: old, to: new), "seed \(seed) step \(step)")
+            // Told each interval's value before (the ledger's undo log), with `old` holding none.
+            #expect(StateDelta(from: old.withoutLogged, to: new, openBefore: new.history.openUndo.before(since: logged)) == delta,
+                    "seed \(seed) step \(step): from the undo log")
             var replayed = old
             delta.apply(to: &replayed)
             #expect(replayed.history == new.history, "seed \(seed) step \(step)")

@@ -53,11 +53,12 @@ public struct Change: Sendable {
 extension Core {
     /// What a request may change besides the activities (those are undone by the registry's
     /// own log, so that marking costs nothing at 100,000 activities). The targets kept per
-    /// selection are not copied either: `targetsAt` is where their undo log stood
-    /// (TargetUndo.swift), and `state` holds none.
+    /// selection and the report's open intervals are not copied either: `targetsAt` and
+    /// `openAt` are where their undo logs stood (UndoLog.swift), and `state` holds neither.
     public struct Mark: Sendable {
         public var state: DaemonState
         var targetsAt: Int
+        var openAt: Int
         var config: ConfigSet
         var configProvenance: ConfigProvenance
         /// The cap follows the configuration (a reload sets it).
@@ -67,10 +68,9 @@ extension Core {
 
     /// Where a request starts from, to come back to if its change cannot be saved.
     public func mark() -> Mark {
-        var kept = state
-        kept.targets = [:]  // not shared: the next change to them would copy them whole
-        return Mark(state: kept, targetsAt: targetUndo.end, config: config, configProvenance: configProvenance,
-                    maxActivities: registry.maxActivities, foregroundApps: foregroundApps)
+        // Not shared: the next change to them would copy them whole.
+        Mark(state: state.withoutLogged, targetsAt: targetUndo.end, openAt: state.history.openUndo.end, config: config,
+             configProvenance: configProvenance, maxActivities: registry.maxActivities, foregroundApps: foregroundApps)
     }
 
     /// Puts back what a request changed since `mark` (its change could not be saved, §7).
@@ -82,16 +82,16 @@ extension Core {
     /// Puts back the state and configuration of `mark`, the registry as it is (a failed group
     /// commit rebuilds it whole).
     public mutating func restoreBatch(_ mark: Mark) {
-        var targets = state.targets
-        state.targets = [:]
-        if !targetUndo.undo(to: mark.targetsAt, in: &targets) {
+        var (targets, open, openUndo) = (state.targets, state.history.open, state.history.openUndo)
+        (state.targets, state.history.open) = ([:], [:])
+        if !targetUndo.undo(to: mark.targetsAt, in: &targets) || !openUndo.undo(to: mark.openAt, in: &open) {
             // Not reachable while the engine forgets only what no mark needs; if it were, the
             // targets are worked out again whole rather than put back wrong.
             mustApply = true
         }
-        targetsSaved = min(targetsSaved, mark.targetsAt)
+        (targetsSaved, openSaved) = (min(targetsSaved, mark.targetsAt), min(openSaved, mark.openAt))
         (state, config, configProvenance) = (mark.state, mark.config, mark.configProvenance)
-        state.targets = targets
+        (state.targets, state.history.open, state.history.openUndo) = (targets, open, openUndo)
         catalogAnswers = [:]
         targetsStale = true
         unsavedSelections = nil

@@ -54,10 +54,11 @@ public struct Core {
     /// engine last saved the state (nil: not known; the save compares those parts whole).
     /// Only the core changes those two parts, and each change is noted here.
     public internal(set) var unsavedSelections: Set<String>?
-    /// Every change to `state.targets`, undoable (TargetUndo.swift), and the position the
-    /// engine last saved up to.
-    public internal(set) var targetUndo = TargetUndo()
+    /// Every change to `state.targets`, undoable (UndoLog.swift), and the positions the
+    /// engine last saved up to in it and in the report's (`UsageHistory.openUndo`).
+    public internal(set) var targetUndo = UndoLog<Selection>()
     var targetsSaved = 0
+    var openSaved = 0
     /// Why a selection is about to be unlocked, when a request (not time) lifts it.
     var pendingUnlockNotes: [String: String] = [:]
     /// R1: what the usage monitor last said runs of the apps the report counts, the apps it
@@ -118,6 +119,7 @@ public struct Core {
         defer {
             unsavedSelections = []
             targetsSaved = targetUndo.end
+            openSaved = state.history.openUndo.end
             state.history.resetTouched()
         }
         return unsavedSelections
@@ -129,6 +131,9 @@ public struct Core {
     /// the save compares, instead of a copy of the whole dictionary.
     public var targetsBeforeSave: [String: Selection?] { targetUndo.before(since: targetsSaved) }
 
+    /// The same for the report's open intervals (R1).
+    public var openBeforeSave: [String: Date?] { state.history.openUndo.before(since: openSaved) }
+
     /// Sets the targets kept for `selection` (every change goes through here: it is noted for
     /// the save and can be put back).
     mutating func setTarget(_ selection: String, _ target: Selection?) {
@@ -138,7 +143,10 @@ public struct Core {
     }
 
     /// No mark older than the last save is kept any more: the changes before it are forgotten.
-    public mutating func forgetSavedChanges() { targetUndo.forget(before: targetsSaved) }
+    public mutating func forgetSavedChanges() {
+        targetUndo.forget(before: targetsSaved)
+        state.history.openUndo.forget(before: openSaved)
+    }
 
     /// Start-up: what ran before the restart is forgotten until seen again, the configured
     /// schedules and limits are put in force, and what was missed while the daemon was down

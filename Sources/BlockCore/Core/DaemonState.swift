@@ -34,12 +34,14 @@ public struct DaemonState: Codable, Equatable, Sendable {
 
     public init() {}
 
-    /// The state without the targets kept per selection, to keep beside the core's without
-    /// sharing that dictionary: a copy that shares it makes the next change to it copy it
-    /// whole (the core's undo log, TargetUndo.swift, says what changed instead).
-    public var withoutTargets: DaemonState {
+    /// The state without the targets kept per selection and the report's open intervals, to
+    /// keep beside the core's without sharing those dictionaries: a copy that shares one makes
+    /// the next change to it copy it whole (the undo logs, UndoLog.swift, say what changed
+    /// instead).
+    public var withoutLogged: DaemonState {
         var s = self
         s.targets = [:]
+        (s.history.open, s.history.openUndo) = ([:], UndoLog())
         return s
     }
 

@@ -126,6 +126,9 @@ public struct UsageHistory: Codable, Equatable, Sendable {
     /// What runs or is blocked now (`Open.key`), with since when it is counted (its start, or
     /// the last checkpoint).
     public var open: [String: Date] = [:]
+    /// Every change the ledger's own edges made to `open`, undoable (UndoLog.swift): what the
+    /// core's mark puts back and the save writes. Neither saved nor compared.
+    public internal(set) var openUndo = UndoLog<Date>()
     /// The keys of `open` this ledger's own edges changed since `resetTouched()` (nil: not
     /// known), so that a save looks at those alone. Neither saved nor compared.
     public private(set) var touched: Set<String>?
@@ -149,11 +152,10 @@ public struct UsageHistory: Codable, Equatable, Sendable {
     public mutating func set(_ what: Open, _ on: Bool, at t: Date, clock: LocalClock) {
         if on {
             if open[what.key] == nil {
-                open[what.key] = t
-                touched?.insert(what.key)
+                put(what.key, t)
             }
-        } else if let since = open.removeValue(forKey: what.key) {
-            touched?.insert(what.key)
+        } else if let since = open[what.key] {
+            put(what.key, nil)
             add(what, from: since, to: t, clock: clock)
             if what.kind == .running { set(Open(.foreground, user: what.user, name: what.name), false, at: t, clock: clock) }  // R1: foreground ≤ running
         }
@@ -186,8 +188,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
         for (key, since) in open where now > since {
             guard let what = Open(key: key), kinds.contains(what.kind) else { continue }
             add(what, from: since, to: now, clock: clock)
-            open[key] = now
-            touched?.insert(key)
+            put(key, now)
         }
     }
 
@@ -201,8 +202,15 @@ public struct UsageHistory: Codable, Equatable, Sendable {
     /// not counted). Blocked intervals stay open: what was blocked stayed blocked while blockd
     /// was down (the hosts file and the rest keep it, E4), until the first reconcile says.
     public mutating func forgetRunning() {
-        open = open.filter { Open(key: $0.key)?.kind == .blocked }  // R1: foreground too, with running
+        for key in open.keys where Open(key: key)?.kind != .blocked { put(key, nil) }  // R1: foreground too, with running
         touched = nil
+    }
+
+    /// Sets (or with nil closes) the open interval of `key`: noted for the save, and undoable.
+    mutating func put(_ key: String, _ since: Date?) {
+        openUndo.record(key, before: open[key])
+        open[key] = since
+        touched?.insert(key)
     }
 
     /// R1's bound: drops the days before the last `keep` (today included).

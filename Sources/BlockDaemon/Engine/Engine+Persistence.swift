@@ -13,8 +13,8 @@ extension Engine {
     /// What saving keeps between changes, on the engine's queue.
     struct Saving {
         var journal: StateJournal
-        /// The state other than the activities and the targets as last written: the base of
-        /// the next delta (the targets' is the core's undo log, TargetUndo.swift).
+        /// The state other than the activities, the targets and the open intervals as last written: the base of
+        /// the next delta (the targets' and the open intervals' are the undo logs, UndoLog.swift).
         var persisted: DaemonState
         /// Activities whose change a failed save did not write; the next save writes them.
         var unwritten: Set<String> = []
@@ -105,7 +105,7 @@ extension Engine {
         }
         core.registry.takeChanges()
         saving.unwritten = []
-        saving.persisted = core.state.withoutTargets
+        saving.persisted = core.state.withoutLogged
         _ = core.takeUnsavedSelections()  // written: the next record starts from here
         saving.wallMinusBoot = core.wallMinusBoot
     }
@@ -125,7 +125,8 @@ extension Engine {
             }
         }
         let delta = StateDelta(from: saving.persisted, to: core.state, selections: core.unsavedSelections,
-                               intervals: core.state.history.touched, targetsBefore: core.targetsBeforeSave)
+                               intervals: core.state.history.touched, targetsBefore: core.targetsBeforeSave,
+                               openBefore: core.openBeforeSave)
         if !delta.isEmpty { out.append(.state(delta)) }
         return out
     }
@@ -140,7 +141,7 @@ extension Engine {
         var full = core.state
         full.activities = core.registry.activities.compactMap(Engine.stored)
         try saving.journal.compact(full)
-        saving.persisted = core.state.withoutTargets
+        saving.persisted = core.state.withoutLogged
         _ = core.takeUnsavedSelections()  // all of it is in the snapshot
         batchSynced()
     }

@@ -64,7 +64,7 @@ public final class Engine: @unchecked Sendable {
         self.core = Core(config: config, state: state, timeZone: timeZone, configPath: configPath, directory: collaborators.users,
                          executableApps: collaborators.executableApps)
         self.saving = Saving(journal: StateJournal(store: collaborators.store, generation: state.generation, seq: state.seq),
-                             persisted: core.state.withoutTargets)
+                             persisted: core.state.withoutLogged)
         inbox.open { [weak self] message in self?.receive(message) }
     }
 

@@ -43,9 +43,9 @@ public struct StateDelta: Codable, Equatable, Sendable {
     /// (`UsageHistory.touched`). A list that does not account for the change in size is not
     /// trusted: the parts are compared whole. With `targetsBefore` (each target changed since
     /// `old`, as it was then: the core's undo log) the targets are not compared at all, and
-    /// `old` need not hold them.
+    /// `old` need not hold them; the same for the open intervals with `openBefore`.
     public init(from old: DaemonState, to new: DaemonState, selections: Set<String>? = nil, intervals: Set<String>? = nil,
-                targetsBefore: [String: Selection?]? = nil) {
+                targetsBefore: [String: Selection?]? = nil, openBefore: [String: Date?]? = nil) {
         if new.lastReconcile != old.lastReconcile { lastReconcile = new.lastReconcile }
         var old = old
         if targetsBefore != nil { old.targets = new.targets }  // `old` holds none: they are said below
@@ -75,8 +75,11 @@ public struct StateDelta: Codable, Equatable, Sendable {
             historyDays = days.isEmpty ? nil : days
             historyDaysRemove = StateDelta.nonEmpty(old.history.days.keys.filter { new.history.days[$0] == nil }.sorted())
         }
-        // The open intervals: those the ledger says it changed, or all of them compared.
-        if intervals.map({ historyFrom(old, to: new, only: $0) }) != true && new.history.open != old.history.open {
+        // The open intervals: each one changed, as it was (the ledger's undo log); else those
+        // the ledger says it changed, or all of them compared.
+        if let openBefore {
+            openFrom(openBefore, to: new)
+        } else if intervals.map({ historyFrom(old, to: new, only: $0) }) != true && new.history.open != old.history.open {
             let set = new.history.open.filter { old.history.open[$0.key] != $0.value }
             historyOpen = set.isEmpty ? nil : set
             historyClosed = StateDelta.nonEmpty(old.history.open.keys.filter { new.history.open[$0] == nil }.sorted())
@@ -103,6 +106,18 @@ public struct StateDelta: Codable, Equatable, Sendable {
     }
 
     /// The applied list and the targets, compared whole.
+    private mutating func openFrom(_ before: [String: Date?], to new: DaemonState) {
+        var (set, closed) = ([String: Date](), [String]())
+        for (key, was) in before {
+            switch (was, new.history.open[key]) {
+            case (let a, let b?) where a != b: set[key] = b
+            case (_?, nil): closed.append(key)
+            default: break
+            }
+        }
+        (historyOpen, historyClosed) = (set.isEmpty ? nil : set, StateDelta.nonEmpty(closed.sorted()))
+    }
+
     private mutating func targetsFrom(_ before: [String: Selection?], to new: DaemonState) {
         var (set, gone) = ([String: Selection](), [String]())
         for (name, was) in before {
