@@ -13,9 +13,17 @@ does), loaded at start-up and enforced before the first answer:
 Then, median of ROUNDS: `start` of one more one-domain block and its `stop` (each returns
 once enforced and saved), and `status`. The ratios against 10 active are the targets
 (bench/targets.py: startAt5000Active, startWith100kDomains).
+
+With each `start` blockd replaces two files whole, as E1 and U3 say (a temp file, fsync,
+rename, fsync of the directory), side by side: the hosts file and the per-user table `all`.
+So that a figure says how much of it is that and how much is the rest, the same replacement of
+the same bytes (the files as the `start` left them) is timed here too, both files at once from
+two threads, median of ROUNDS: `filesMs`. It is the part of a `start` that grows with what is
+blocked and that no change to blockd's own work can take away.
+
 Usage, from the repository's root: python3 -m bench.active BLOCKD [ROUNDS] [SIZES]   (SIZES: comma-separated)
 """
-import json, os, statistics, sys, time
+import json, os, statistics, sys, threading, time
 from torture.lib import Sandbox
 
 blockd = os.path.abspath(sys.argv[1])
@@ -48,6 +56,45 @@ def timed(c, line):
     return (time.perf_counter() - t) * 1000
 
 
+def replace(path, data):
+    """What blockd does to replace a file (AtomicFile.replace): temp file, fsync, rename, fsync of the directory."""
+    temp = f"{path}.bench-{os.getpid()}-{threading.get_ident()}"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.rename(temp, path)
+    d = os.open(os.path.dirname(path), os.O_RDONLY)
+    try:
+        os.fsync(d)
+    finally:
+        os.close(d)
+
+
+def files_floor(sb, rounds):
+    """Milliseconds to replace copies of the hosts file and the table `all` as they are now, both at once."""
+    sources = [sb.hosts, f"{sb.dir}/users/all"]
+    copies = []
+    for i, src in enumerate(sources):
+        if not os.path.exists(src):
+            continue
+        os.makedirs(f"{sb.dir}/floor{i}", exist_ok=True)
+        with open(src, "rb") as f:
+            copies.append((f"{sb.dir}/floor{i}/{os.path.basename(src)}", f.read()))
+    times = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        threads = [threading.Thread(target=replace, args=c) for c in copies]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        times.append((time.perf_counter() - t) * 1000)
+    return round(statistics.median(times), 2), sum(len(c[1]) for c in copies)
+
+
 def measure(active, big=False):
     now = time.time()
     with Sandbox(blockd, config=CONFIG, prefix="bd-active-") as sb:
@@ -70,11 +117,15 @@ def measure(active, big=False):
             m["start"].append(timed(c, 'start {"selections":["tiny.example.com"],"seconds":3600,"name":"tiny"}'))
             m["stop"].append(timed(c, 'stop {"name":"tiny"}'))
             m["status"].append(timed(c, "status"))
+        timed(c, 'start {"selections":["tiny.example.com"],"seconds":3600,"name":"tiny"}')
+        floor, size = files_floor(sb, rounds)
         c.close()
     row = {k + "Ms": round(statistics.median(v), 2) for k, v in m.items()}
     row["startupMs"] = round(startup * 1000)
+    row["filesMs"], row["filesBytes"] = floor, size
     what = f"{active} active" + (f" + one of {BIG:,} domains" if big else "")
-    print(f"  {what}: start {row['startMs']} ms, stop {row['stopMs']} ms, status {row['statusMs']} ms; start-up {row['startupMs']} ms", flush=True)
+    print(f"  {what}: start {row['startMs']} ms, stop {row['stopMs']} ms, status {row['statusMs']} ms; start-up {row['startupMs']} ms;"
+          f" replacing its two files ({size / 1e6:.2f} MB) alone {floor} ms", flush=True)
     return row
 
 
@@ -84,6 +135,12 @@ result["bigSelection"] = measure(int(low), big=True)
 base = result["sizes"][low]["startMs"]
 result["startRatio"] = {"low": int(low), "high": int(high), "ratio": round(result["sizes"][high]["startMs"] / base, 2)}
 result["bigRatio"] = round(result["bigSelection"]["startMs"] / base, 2)
+# The rest: each start without the replacement of its files, against the same at 10 active.
+rest = lambda row: row["startMs"] - row["filesMs"]
+lowRow = result["sizes"][low]
+result["restRatio"] = round(rest(result["sizes"][high]) / rest(lowRow), 2) if rest(lowRow) > 0 else None
+result["bigRestRatio"] = round(rest(result["bigSelection"]) / rest(lowRow), 2) if rest(lowRow) > 0 else None
 print(f"  start with {int(high):,} active vs {int(low):,}: {result['startRatio']['ratio']}x;"
       f" with a {BIG:,}-domain selection blocked too: {result['bigRatio']}x", flush=True)
+print(f"  without replacing the files (start minus filesMs): {result['restRatio']}x and {result['bigRestRatio']}x", flush=True)
 print("JSON " + json.dumps(result))
