@@ -81,7 +81,8 @@ extension Engine {
     /// `isBlocked` says whether a selection is blocked in the view `parts` was made from
     /// (without a walk over it; `parts.desired` may leave the view out, see `snapshotParts`).
     func makeSnapshot(parts: StatusSnapshot.Parts, isBlocked: (String) -> Bool) -> StatusSnapshot {
-        var enforcement: JSONObject = ["mode": .string(enforcer.mode), "applied": .array(core.appliedSorted.map { .string($0) })]
+        // `applied` is filled in when a status is written (StatusSnapshot.applied).
+        var enforcement: JSONObject = ["mode": .string(enforcer.mode), "applied": .array([])]
         if let composite = enforcer as? CompositeEnforcer, case .array(let offs) = composite.offs, !offs.isEmpty {
             enforcement["off"] = .array(offs)  // what the mode line does not claim, and why
         }
@@ -103,7 +104,7 @@ extension Engine {
                               wallMinusBoot: core.wallMinusBoot, saveFailing: saveProblem != nil,
                               moreTime: core.requestsJSON(), lastEnforced: core.lastEnforced,
                               enforcementNotes: collaborators.enforcementNotes, notesVersion: collaborators.notesVersion,
-                              serverStats: collaborators.serverStats)
+                              serverStats: collaborators.serverStats, applied: core.appliedSorted)
     }
 
     /// A read-only request answered from the published snapshot, on the caller's thread; nil

@@ -33,6 +33,10 @@ public final class StatusSnapshot: Sendable {
     let shieldHits: [String: [String: Int]]
     /// `status`'s enforcement object as of the change, without the enforcers' own notes.
     let enforcement: JSONObject
+    /// The selections applied, in name order: `enforcement`'s `applied`, made into JSON only
+    /// when a status is written (at 5,000 blocked, building it at every change was most of
+    /// the publish).
+    let applied: [String]
     let nextTransition: Date?
     let maxActivities: Int
     /// T6: wall minus boot clock as the engine last observed it.
@@ -67,7 +71,8 @@ public final class StatusSnapshot: Sendable {
          shieldHits: [String: [String: Int]], enforcement: JSONObject, nextTransition: Date?, maxActivities: Int,
          wallMinusBoot: TimeInterval?, saveFailing: Bool, moreTime: JSONObject = [:], lastEnforced: Date? = nil,
          enforcementNotes: @escaping @Sendable (LocalClock) -> JSONObject, notesVersion: (@Sendable () -> UInt64)? = nil,
-         serverStats: @escaping @Sendable () -> JSONObject) {
+         serverStats: @escaping @Sendable () -> JSONObject, applied: [String] = []) {
+        self.applied = applied
         (self.local, self.active, self.limits, self.counts, self.desired) = (local, parts.active, parts.limits, parts.counts, parts.desired)
         self.scoped = parts.scoped
         (self.usage, self.failures, self.shieldHits, self.enforcement) = (usage, failures, shieldHits, enforcement)
@@ -130,6 +135,7 @@ public final class StatusSnapshot: Sendable {
     /// (a `StatusLine` is rendered with none, and gets them at answer time).
     func document(all: Bool, every: [Activity]? = nil, now: Date, notes: JSONObject? = nil, server: JSONObject? = nil) -> StatusDocument {
         var enforcement = self.enforcement
+        if enforcement["applied"] != nil { enforcement["applied"] = .array(applied.map { .string($0) }) }  // in its place
         for (key, value) in notes ?? enforcementNotes(local) { enforcement[key] = value }
         return StatusDocument(answeredAt: local.iso8601(now), timeZone: local.zone.identifier, blocked: desired.map(shapes.blockedReply),
                               activities: (every ?? active ?? []).map { shapes.activityReply(current($0, now), at: now) },
