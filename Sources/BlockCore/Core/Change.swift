@@ -86,7 +86,8 @@ extension Core {
         (state.targets, state.history.open) = ([:], [:])
         if !targetUndo.undo(to: mark.targetsAt, in: &targets) || !openUndo.undo(to: mark.openAt, in: &open) {
             // Not reachable while the engine forgets only what no mark needs; if it were, the
-            // targets are worked out again whole rather than put back wrong.
+            // targets are worked out again whole rather than kept wrong (an open interval left
+            // is closed at its next edge).
             mustApply = true
         }
         (targetsSaved, openSaved) = (min(targetsSaved, mark.targetsAt), min(openSaved, mark.openAt))
