@@ -89,8 +89,10 @@ struct AllowOnlyNetTests {
         let lines = text.split(separator: "\n").filter { $0.hasPrefix("\t\t") && !$0.contains(" hook output ") }.map { String($0.dropFirst(2)) }
         #expect(text.hasPrefix(NftScript.removal + "table inet blockd {\n") && text.hasSuffix("\t}\n}\n"))
         #expect(lines == [
-            "ip daddr { 192.0.2.11 } meta l4proto tcp reject with tcp reset",
-            "ip daddr { 192.0.2.11 } reject with icmpx type admin-prohibited",
+            "ip daddr @r0v4 meta l4proto tcp reject with tcp reset",
+            "ip daddr @r0v4 reject with icmpx type admin-prohibited",
+            "ip6 daddr @r0v6 meta l4proto tcp reject with tcp reset",
+            "ip6 daddr @r0v6 reject with icmpx type admin-prohibited",
             "meta l4proto { tcp, udp } th dport 53 accept",
             "fib daddr type local accept",
             "meta skuid 1000-60000 ip daddr != { 192.0.2.10, 192.0.2.11 } meta l4proto tcp reject with tcp reset",

@@ -20,8 +20,9 @@ struct CutPlanUsersTests {
         #expect(plan.rules == [CutPlan.Rule(users: [1001], addresses: [Self.ip("10.0.0.2"), Self.ip("10.0.0.3")])])
         #expect(plan.nextExpiry == 130, "the grace is ConnectGrace=, as machine-wide")
         let text = NftScript.script(rules: plan.rules)
-        #expect(text.contains("\t\tmeta skuid { 1001 } ip daddr { 10.0.0.2, 10.0.0.3 } meta l4proto tcp reject with tcp reset\n"))
-        #expect(text.contains("\t\tmeta skuid { 1001 } ip daddr { 10.0.0.2, 10.0.0.3 } reject with icmpx type admin-prohibited\n"))
+        #expect(text.contains("\tset r0v4 { type ipv4_addr; elements = { 10.0.0.2, 10.0.0.3 }; }\n"))
+        #expect(text.contains("\t\tmeta skuid { 1001 } ip daddr @r0v4 meta l4proto tcp reject with tcp reset\n"))
+        #expect(text.contains("\t\tmeta skuid { 1001 } ip daddr @r0v4 reject with icmpx type admin-prohibited\n"))
         _ = plan.expire(at: 130)
         #expect(plan.rules.isEmpty, "the grace ended")
     }
@@ -78,14 +79,20 @@ struct CutPlanUsersTests {
             add table inet blockd
             delete table inet blockd
             table inet blockd {
+            \tset r0v4 { type ipv4_addr; elements = { 127.0.0.253 }; }
+            \tset r0v6 { type ipv6_addr; elements = { 100::1 }; }
+            \tset r1v4 { type ipv4_addr; elements = { 10.0.0.2 }; }
+            \tset r1v6 { type ipv6_addr; }
             \tchain output {
             \t\ttype filter hook output priority filter; policy accept;
-            \t\tip daddr { 127.0.0.253 } meta l4proto tcp reject with tcp reset
-            \t\tip daddr { 127.0.0.253 } reject with icmpx type admin-prohibited
-            \t\tip6 daddr { 100::1 } meta l4proto tcp reject with tcp reset
-            \t\tip6 daddr { 100::1 } reject with icmpx type admin-prohibited
-            \t\tmeta skuid { 1001, 1002 } ip daddr { 10.0.0.2 } meta l4proto tcp reject with tcp reset
-            \t\tmeta skuid { 1001, 1002 } ip daddr { 10.0.0.2 } reject with icmpx type admin-prohibited
+            \t\tip daddr @r0v4 meta l4proto tcp reject with tcp reset
+            \t\tip daddr @r0v4 reject with icmpx type admin-prohibited
+            \t\tip6 daddr @r0v6 meta l4proto tcp reject with tcp reset
+            \t\tip6 daddr @r0v6 reject with icmpx type admin-prohibited
+            \t\tmeta skuid { 1001, 1002 } ip daddr @r1v4 meta l4proto tcp reject with tcp reset
+            \t\tmeta skuid { 1001, 1002 } ip daddr @r1v4 reject with icmpx type admin-prohibited
+            \t\tmeta skuid { 1001, 1002 } ip6 daddr @r1v6 meta l4proto tcp reject with tcp reset
+            \t\tmeta skuid { 1001, 1002 } ip6 daddr @r1v6 reject with icmpx type admin-prohibited
             \t}
             }
 

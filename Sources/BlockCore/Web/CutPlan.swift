@@ -188,6 +188,11 @@ public struct CutPlan: Equatable, Sendable {
 /// The nftables script for blockd's own table (E5), applied atomically in one
 /// `nft_run_cmd_from_buffer` transaction. nft 1.0.6 has no `destroy`, so `add table` (a no-op
 /// when it exists) followed by `delete table` makes a re-apply idempotent.
+///
+/// Each rule's addresses are in named sets of its own (`r0v4`, `r0v6`, …, in the rules'
+/// order), so that a change of addresses alone is made element by element (`delta`): the
+/// table is rebuilt only when its rules' owners or W2's windows change (T5: a change costs its
+/// own size, not that of everything refused).
 public enum NftScript {
     public static let family = "inet"
     public static let table = "blockd"
@@ -199,28 +204,88 @@ public enum NftScript {
         script(rules: addresses.isEmpty ? [] : [CutPlan.Rule(addresses: addresses)])
     }
 
-    /// The table with one pair of rejects per rule and family; a rule with users matches only
-    /// packets from sockets they own (`meta skuid`, known for locally generated packets,
-    /// which is all the output hook sees). W2's `windows` follow the rejects (`windowLines`).
-    /// No rules and no windows: the table removed.
+    /// The rules the table holds: those with addresses and someone to refuse them for.
+    static func kept(_ rules: [CutPlan.Rule]) -> [CutPlan.Rule] {
+        rules.filter { !$0.addresses.isEmpty && $0.users?.isEmpty != true }
+    }
+
+    /// The names of rule `index`'s two sets.
+    static func sets(_ index: Int) -> (v4: String, v6: String) { ("r\(index)v4", "r\(index)v6") }
+
+    /// The table with one pair of rejects per rule and family, each on the rule's set of that
+    /// family; a rule with users matches only packets from sockets they own (`meta skuid`,
+    /// known for locally generated packets, which is all the output hook sees). W2's `windows`
+    /// follow the rejects (`windowLines`). No rules and no windows: the table removed.
     public static func script(rules: [CutPlan.Rule], windows: [AllowOnlyNet.Rule] = []) -> String {
         var out = "add table \(family) \(table)\ndelete table \(family) \(table)\n"
-        let rules = rules.filter { !$0.addresses.isEmpty && $0.users?.isEmpty != true }
+        let rules = kept(rules)
         guard !rules.isEmpty || !windows.isEmpty else { return out }
-        out += "table \(family) \(table) {\n\tchain output {\n\t\ttype filter hook output priority filter; policy accept;\n"
-        for rule in rules {
+        out += "table \(family) \(table) {\n"
+        for (index, rule) in rules.enumerated() {
+            let (v4, v6) = sets(index)
+            for (name, type, list) in [(v4, "ipv4_addr", rule.addresses.filter(\.isIPv4)), (v6, "ipv6_addr", rule.addresses.filter { !$0.isIPv4 })] {
+                let elements = list.isEmpty ? "" : " elements = { \(list.map(\.description).joined(separator: ", ")) };"
+                out += "\tset \(name) { type \(type);\(elements) }\n"
+            }
+        }
+        out += "\tchain output {\n\t\ttype filter hook output priority filter; policy accept;\n"
+        for (index, rule) in rules.enumerated() {
             let owner = rule.users.map { "meta skuid { \($0.map(String.init).joined(separator: ", ")) } " } ?? ""
-            let v4 = rule.addresses.filter(\.isIPv4).map(\.description)
-            let v6 = rule.addresses.filter { !$0.isIPv4 }.map(\.description)
-            for (match, list) in [("ip daddr", v4), ("ip6 daddr", v6)] where !list.isEmpty {
-                let set = "{ \(list.joined(separator: ", ")) }"
-                out += "\t\t\(owner)\(match) \(set) meta l4proto tcp reject with tcp reset\n"
-                out += "\t\t\(owner)\(match) \(set) reject with icmpx type admin-prohibited\n"
+            let (v4, v6) = sets(index)
+            for (match, set) in [("ip daddr", v4), ("ip6 daddr", v6)] {
+                out += "\t\t\(owner)\(match) @\(set) meta l4proto tcp reject with tcp reset\n"
+                out += "\t\t\(owner)\(match) @\(set) reject with icmpx type admin-prohibited\n"
             }
         }
         return out + windowLines(windows) + "\t}\n}\n"
     }
 
+    /// The change from a table that holds `old` to one that holds `new`, element by element,
+    /// when the two have the same rules' owners in the same order and the same windows ("":
+    /// nothing to do); nil when the table must be written whole (`script`): a rule's owners
+    /// changed, one came or went, the windows changed, or there is no table on either side.
+    public static func delta(from old: (rules: [CutPlan.Rule], windows: [AllowOnlyNet.Rule]),
+                             to new: (rules: [CutPlan.Rule], windows: [AllowOnlyNet.Rule])) -> String? {
+        let (before, after) = (kept(old.rules), kept(new.rules))
+        guard !after.isEmpty || !new.windows.isEmpty, !before.isEmpty || !old.windows.isEmpty,
+              old.windows == new.windows, before.map(\.users) == after.map(\.users) else { return nil }
+        var out = ""
+        for (index, (was, now)) in zip(before, after).enumerated() {
+            let (v4, v6) = sets(index)
+            let (had, has) = (Set(was.addresses), Set(now.addresses))
+            for (verb, list) in [("delete", had.subtracting(has)), ("add", has.subtracting(had))] {
+                for (set, isV4) in [(v4, true), (v6, false)] {
+                    let part = list.filter { $0.isIPv4 == isV4 }.sorted()
+                    guard !part.isEmpty else { continue }
+                    out += "\(verb) element \(family) \(table) \(set) { \(part.map(\.description).joined(separator: ", ")) }\n"
+                }
+            }
+        }
+        return out
+    }
+
     /// Removes the table; harmless when it does not exist.
     public static var removal: String { script(rejecting: []) }
+
+    /// What the table holds since the last change that succeeded, and how the next change is
+    /// made: element by element where it can be, else whole; a change that fails element by
+    /// element (the table was changed behind blockd's back) is made whole at once. `run` carries
+    /// out one script and says why it failed (nil: done).
+    public struct Changes: Sendable {
+        public typealias State = (rules: [CutPlan.Rule], windows: [AllowOnlyNet.Rule])
+        /// Nil: not known (nothing written yet, or the last change failed).
+        public private(set) var holds: State?
+
+        public init() {}
+
+        public mutating func apply(_ new: State, run: (String) -> String?) -> String? {
+            if let holds, let delta = NftScript.delta(from: holds, to: new), delta.isEmpty || run(delta) == nil {
+                self.holds = new
+                return nil
+            }
+            let problem = run(NftScript.script(rules: new.rules, windows: new.windows))
+            holds = problem == nil ? new : nil
+            return problem
+        }
+    }
 }

@@ -11,11 +11,16 @@ public protocol FirewallTable: AnyObject, Sendable {
     func apply(rules: [CutPlan.Rule], windows: [AllowOnlyNet.Rule]) -> String?
 }
 
-/// E5: blockd's own nftables table (`inet blockd`), replaced as a whole in one atomic
-/// transaction through libnftables. Nothing else of the ruleset is read or touched.
+/// E5: blockd's own nftables table (`inet blockd`), changed in one atomic transaction through
+/// libnftables: element by element while its rules' owners and W2's windows stay the same
+/// (`NftScript.delta`), else replaced whole; a change that fails element by element is made
+/// whole at once (the table may have been changed behind blockd's back). Nothing else of the
+/// ruleset is read or touched.
 public final class NftablesTable: FirewallTable, @unchecked Sendable {
     private let ctx: OpaquePointer
     private let lock = Lock()
+    /// What the table holds, and how the next change is made (`NftScript.Changes`).
+    private var changes = NftScript.Changes()
 
     /// Nil with the reason when nftables cannot be used here (no libnftables context, no
     /// nf_tables in the kernel, no CAP_NET_ADMIN): blockd then falls back to 0.0.0.0 and ::.
@@ -41,23 +46,25 @@ public final class NftablesTable: FirewallTable, @unchecked Sendable {
     /// The table rejecting exactly `addresses` (none: the table removed). Nil on success,
     /// else nft's error text.
     public func apply(rejecting addresses: [IPAddress]) -> String? {
-        run(NftScript.script(rejecting: addresses))
+        apply(rules: addresses.isEmpty ? [] : [CutPlan.Rule(addresses: addresses)])
     }
 
     /// The table holding exactly `rules` (per-user ones matched on the socket owner, `meta
     /// skuid`); no rules: the table removed. Nil on success, else nft's error text.
     /// W2: `windows` follow the rejects (`NftScript.windowLines`).
     public func apply(rules: [CutPlan.Rule], windows: [AllowOnlyNet.Rule] = []) -> String? {
-        run(NftScript.script(rules: rules, windows: windows))
+        lock.withLock { changes.apply((rules, windows), run: runLocked) }
     }
 
     func run(_ script: String) -> String? {
-        lock.withLock {
-            let status = nft_run_cmd_from_buffer(ctx, script)
-            guard status != 0 else { return nil }
-            let error = nft_ctx_get_error_buffer(ctx).map { String(cString: $0) } ?? ""
-            let text = error.split(separator: "\n").first.map(String.init) ?? "nft failed with status \(status)"
-            return text.isEmpty ? "nft failed with status \(status)" : text
-        }
+        lock.withLock { runLocked(script) }
+    }
+
+    private func runLocked(_ script: String) -> String? {
+        let status = nft_run_cmd_from_buffer(ctx, script)
+        guard status != 0 else { return nil }
+        let error = nft_ctx_get_error_buffer(ctx).map { String(cString: $0) } ?? ""
+        let text = error.split(separator: "\n").first.map(String.init) ?? "nft failed with status \(status)"
+        return text.isEmpty ? "nft failed with status \(status)" : text
     }
 }
