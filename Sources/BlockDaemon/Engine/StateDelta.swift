@@ -51,7 +51,7 @@ public struct StateDelta: Codable, Equatable, Sendable {
         if targetsBefore != nil { old.targets = new.targets }  // `old` holds none: they are said below
         if selections.map({ selectionsFrom(old, to: new, only: $0) }) != true { selectionsWhole(old, to: new) }
         // Each target changed, as it was (the core's undo log).
-        if let targetsBefore { targetsFrom(targetsBefore, to: new) }
+        if let targetsBefore { (targets, targetsRemove) = StateDelta.keyed(targetsBefore) { new.targets[$0] } }
         if new.failures != old.failures {
             if let added = StateDelta.appended(old.failures, new.failures) {
                 failuresAdd = Array(new.failures.suffix(added))
@@ -78,7 +78,7 @@ public struct StateDelta: Codable, Equatable, Sendable {
         // The open intervals: each one changed, as it was (the ledger's undo log); else those
         // the ledger says it changed, or all of them compared.
         if let openBefore {
-            openFrom(openBefore, to: new)
+            (historyOpen, historyClosed) = StateDelta.keyed(openBefore) { new.history.open[$0] }
         } else if intervals.map({ historyFrom(old, to: new, only: $0) }) != true && new.history.open != old.history.open {
             let set = new.history.open.filter { old.history.open[$0.key] != $0.value }
             historyOpen = set.isEmpty ? nil : set
@@ -105,31 +105,22 @@ public struct StateDelta: Codable, Equatable, Sendable {
         return true
     }
 
-    /// The applied list and the targets, compared whole.
-    private mutating func openFrom(_ before: [String: Date?], to new: DaemonState) {
-        var (set, closed) = ([String: Date](), [String]())
+    /// Each key changed since the last save, set to its value now or gone: from the undo
+    /// log's values then (`before`), so the dictionary is never compared whole. One rule for
+    /// the targets and the report's open intervals.
+    private static func keyed<Value: Equatable>(_ before: [String: Value?], now: (String) -> Value?) -> (set: [String: Value]?, gone: [String]?) {
+        var (set, gone) = ([String: Value](), [String]())
         for (key, was) in before {
-            switch (was, new.history.open[key]) {
+            switch (was, now(key)) {
             case (let a, let b?) where a != b: set[key] = b
-            case (_?, nil): closed.append(key)
+            case (_?, nil): gone.append(key)
             default: break
             }
         }
-        (historyOpen, historyClosed) = (set.isEmpty ? nil : set, StateDelta.nonEmpty(closed.sorted()))
+        return (set.isEmpty ? nil : set, StateDelta.nonEmpty(gone.sorted()))
     }
 
-    private mutating func targetsFrom(_ before: [String: Selection?], to new: DaemonState) {
-        var (set, gone) = ([String: Selection](), [String]())
-        for (name, was) in before {
-            switch (was, new.targets[name]) {
-            case (let a, let b?) where a != b: set[name] = b
-            case (_?, nil): gone.append(name)
-            default: break
-            }
-        }
-        (targets, targetsRemove) = (set.isEmpty ? nil : set, StateDelta.nonEmpty(gone.sorted()))
-    }
-
+    /// The applied list and the targets, compared whole.
     private mutating func selectionsWhole(_ old: DaemonState, to new: DaemonState) {
         if new.applied != old.applied {
             let (o, n) = (Set(old.applied), Set(new.applied))
