@@ -33,13 +33,9 @@ public enum AtomicFile {
     /// with `mode` and, when given, `owner`; the contents; fsync; rename over `path`; fsync of
     /// the directory. The temp file is removed on any failure; `path` is then untouched.
     /// Returns the step that failed (nil: replaced).
-    static func replace(_ path: String, with data: Data, mode: mode_t, owner: (uid: uid_t, gid: gid_t)?) -> StepFailure? {
+    /// `Data` or `[UInt8]` as they are (a 16 MB hosts file is not copied into a `Data` first).
+    static func replace(_ path: String, with data: some ContiguousBytes, mode: mode_t, owner: (uid: uid_t, gid: gid_t)?) -> StepFailure? {
         data.withUnsafeBytes { replace(path, bytes: $0, mode: mode, owner: owner) }
-    }
-
-    /// The same with the bytes as they are (a 16 MB hosts file is not copied into a `Data` first).
-    static func replace(_ path: String, with bytes: [UInt8], mode: mode_t, owner: (uid: uid_t, gid: gid_t)?) -> StepFailure? {
-        bytes.withUnsafeBytes { replace(path, bytes: $0, mode: mode, owner: owner) }
     }
 
     private static func replace(_ path: String, bytes: UnsafeRawBufferPointer, mode: mode_t, owner: (uid: uid_t, gid: gid_t)?) -> StepFailure? {
@@ -71,17 +67,9 @@ public enum AtomicFile {
         return dir.isEmpty ? "." : dir
     }
 
-    static func writeAll(_ fd: Int32, _ data: Data, path: String) throws(DaemonError) {
+    static func writeAll(_ fd: Int32, _ data: some ContiguousBytes, path: String) throws(DaemonError) {
         var failure: DaemonError?
         data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            do throws(DaemonError) { try writeAll(fd, buffer, path: path) } catch { failure = error }
-        }
-        if let failure { throw failure }
-    }
-
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(DaemonError) {
-        var failure: DaemonError?
-        bytes.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
             do throws(DaemonError) { try writeAll(fd, buffer, path: path) } catch { failure = error }
         }
         if let failure { throw failure }
