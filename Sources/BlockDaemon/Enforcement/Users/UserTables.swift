@@ -47,16 +47,17 @@ public struct UserTables: Sendable {
                 throw .system("cannot write the table of uid \(uid): \(error.message)", EINVAL)
             }
         }
+        try prepareDirectory()
         return try apply(rendered: rendered)
     }
 
     /// `apply` with the tables' bytes already rendered. `only`: the uids whose tables may have
     /// changed; the others are left unlooked at (nil: every table is compared, and any table
     /// of a uid not in `tables` is removed). `rewrite`: tables known to need their new bytes,
-    /// written without comparing the old ones first.
+    /// written without comparing the old ones first. The directory is prepared already
+    /// (`prepareDirectory`: the enforcer does it before taking its lock, once per change).
     @discardableResult
     public func apply(rendered tables: [UInt32: [UInt8]], only: Set<UInt32>? = nil, rewrite: Set<UInt32> = []) throws(DaemonError) -> Changes {
-        try prepareDirectory()
         var changes = Changes()
         for uid in (only.map(Array.init) ?? Array(tables.keys)).sorted() {
             guard let bytes = tables[uid] else { continue }
