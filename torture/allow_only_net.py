@@ -3,15 +3,19 @@
 torture/rig.py (root only). Traffic to the machine's own addresses passes a window, so the
 "sites" live in a second network namespace made here, joined by a veth pair with TEST-NET
 addresses: allowed.test 192.0.2.10 and 2001:db8::10, other.test 192.0.2.20 and 2001:db8::20,
-and a nameserver 192.0.2.53 (a second dnsmasq, on an address no window allows). blockd asks the rig's dnsmasq
-on 127.0.0.1. Nothing leaves the test's namespaces; /etc is the rig's overlay.
+a nameserver 192.0.2.53 (a second dnsmasq, on an address no window allows, listed in the rig's
+resolv.conf after 127.0.0.1) and a DNS server that is not the machine's on 192.0.2.54 and
+2001:db8::54 (a third dnsmasq: a VPN or proxy on port 53 would look the same). blockd asks the
+rig's dnsmasq on 127.0.0.1. Nothing leaves the test's namespaces; /etc is the rig's overlay.
 Two throwaway login users A and B (uids 1000-60000, created in the overlay's /etc) connect
 with setpriv:
   (w) during `blockc start --minutes 5 --allow-only allowed.test`: A connects to the allowed
       site, is refused at once by the other one (ECONNREFUSED, not a timeout; over IPv4 and
       IPv6), another login user B is refused too, A's keep-alive
       connection to the other site opened before dies at its next request while the one to
-      the allowed site goes on, DNS to 192.0.2.53 answers A, a local service on 127.0.0.1
+      the allowed site goes on, DNS to 192.0.2.53 (a nameserver of the machine) answers A
+      while port 53 of 192.0.2.54 and 2001:db8::54 is refused, over UDP and TCP (it used to
+      pass: the table accepted port 53 of any address), a local service on 127.0.0.1
       answers A, and root still connects to the other site; status lists the window's rule;
       a block of the allowed site (Firewall=yes) inside the window refuses it, for A and root;
   (u) the same window with --user A: A is refused by the other site while B connects to it;
@@ -34,6 +38,7 @@ enter(t, ["unshare", "ip", "dnsmasq", "nft", "setpriv", "useradd"],
 
 NS = "bdw2sites"
 ALLOWED, OTHER, DNS = "192.0.2.10", "192.0.2.20", "192.0.2.53"
+NOTNS, NOTNS6 = "192.0.2.54", "2001:db8::54"  # port 53, but not a nameserver of the machine
 ALLOWED6, OTHER6 = "2001:db8::10", "2001:db8::20"
 USERS = ("bdw2net-a", "bdw2net-b")
 
@@ -103,10 +108,12 @@ def open_(addr):
 def again(addr):
     s, f = kept[addr]
     request(f, s)
+def tcp(addr, port):
+    socket.create_connection((addr, int(port)), timeout=3).close()
 def dns(server, name):
     q = struct.pack(">HHHHHH", 0x4242, 0x0100, 1, 0, 0, 0)
     q += b"".join(bytes([len(p)]) + p.encode() for p in name.split(".")) + b"\0" + struct.pack(">HH", 1, 1)
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+    with socket.socket(socket.AF_INET6 if ":" in server else socket.AF_INET, socket.SOCK_DGRAM) as s:
         s.settimeout(3)
         s.sendto(q, (server, 53))
         reply = s.recv(512)
@@ -114,7 +121,7 @@ def dns(server, name):
         raise OSError("no answer")
 for line in sys.stdin:
     words = line.split()
-    fn = {"connect": connect, "open": open_, "again": again, "dns": dns}[words[0]]
+    fn = {"connect": connect, "open": open_, "again": again, "dns": dns, "tcp": tcp}[words[0]]
     print(words[0], outcome(lambda: fn(*words[1:])), flush=True)
 """
 
@@ -188,6 +195,9 @@ def stopped(d, what, *users):
 
 def everyone(d, a, b):
     all_connect("w, before", a)
+    for server in (NOTNS, NOTNS6):
+        t.check(a.ask("dns", server, "allowed.test")[0] == "ok" and a.ask("tcp", server, "53")[0] == "ok",
+                f"(w, before) A reaches the DNS server on port 53 of {server} (UDP and TCP)")
     t.check(a.ask("open", OTHER)[0] == "ok" and a.ask("open", ALLOWED)[0] == "ok", "(w) A holds keep-alive connections to both sites")
     d.blockc("start", "--minutes", "5", "--name", "w2net", "--allow-only", "allowed.test")
     rules = window_rules(d, "w")
@@ -208,7 +218,16 @@ def everyone(d, a, b):
     got = a.ask("again", ALLOWED)
     t.check(got[0] == "ok", f"(w) A's open keep-alive connection to the allowed site goes on: {got}")
     got = a.ask("dns", DNS, "allowed.test")
-    t.check(got[0] == "ok", f"(w) DNS to {DNS}, an address the window does not allow, answers A: {got}")
+    t.check(got[0] == "ok", f"(w) DNS to {DNS}, the machine's nameserver on an address the window does not allow, answers A: {got}")
+    for server in (NOTNS, NOTNS6):
+        got = a.ask("dns", server, "allowed.test")
+        t.check(got[0] != "ok", f"(w) UDP port 53 of {server}, not a nameserver of the machine, is refused: {got}")
+        got = a.ask("tcp", server, "53")
+        t.check(got[0] == "refused" and got[1] < 0.5, f"(w) TCP port 53 of {server} is refused at once: {got}")
+    got = a.ask("tcp", DNS, "853")
+    t.check(got[0] == "refused", f"(w) DNS over TLS (853) to the nameserver is refused: {got}")
+    t.check("th dport 53 accept" in table() and not re.search(r"^\s*meta l4proto \{ tcp, udp \} th dport 53 accept", table(), re.M),
+            f"(w) port 53 is accepted only with the nameservers' addresses:\n{table()}")
     got = a.ask("connect", "127.0.0.1", "80")
     t.check(got[0] == "ok", f"(w) the local service on 127.0.0.1:80 answers A: {got}")
     got = b.ask("connect", OTHER, "80")
@@ -279,16 +298,21 @@ def sites(rig):
     sh("ip", "link", "add", "bdw2a", "type", "veth", "peer", "name", "bdw2b", "netns", NS)
     sh("ip", "addr", "add", "192.0.2.1/24", "dev", "bdw2a")
     sh("ip", "addr", "add", "2001:db8::1/64", "dev", "bdw2a", "nodad")
-    for address in (ALLOWED6, OTHER6):
+    for address in (ALLOWED6, OTHER6, NOTNS6):
         sh("ip", "-n", NS, "addr", "add", f"{address}/64", "dev", "bdw2b", "nodad")
     sh("ip", "link", "set", "bdw2a", "up")
-    for address in (ALLOWED, OTHER, DNS):
+    for address in (ALLOWED, OTHER, DNS, NOTNS):
         sh("ip", "-n", NS, "addr", "add", f"{address}/24", "dev", "bdw2b")
     sh("ip", "-n", NS, "link", "set", "bdw2b", "up")
     sh("ip", "-n", NS, "link", "set", "lo", "up")
     rig.spawn(["ip", "netns", "exec", NS, sys.executable, "-c", SITES], "sites.log")
     rig.spawn(["ip", "netns", "exec", NS, "dnsmasq", "--keep-in-foreground", "--no-resolv", "--no-hosts",
                f"--listen-address={DNS}", "--bind-interfaces", f"--address=/allowed.test/{ALLOWED}", "--user=root"], "dns2.log")
+    rig.spawn(["ip", "netns", "exec", NS, "dnsmasq", "--keep-in-foreground", "--no-resolv", "--no-hosts", "--port=53",
+               f"--listen-address={NOTNS}", f"--listen-address={NOTNS6}", "--bind-interfaces",
+               f"--address=/allowed.test/{ALLOWED}", "--user=root", f"--pid-file={rig.work}/dns3.pid"], "dns3.log")
+    with open("/etc/resolv.conf", "a") as f:  # the overlay's: a second nameserver of the machine, off the machine
+        f.write(f"nameserver {DNS}\n")
     t.check(wait_for(lambda: all(root_connect(a) == "ok" for a in (ALLOWED, OTHER, ALLOWED6, OTHER6))),
             "the sites answer through the veth pair, over IPv4 and IPv6")
 

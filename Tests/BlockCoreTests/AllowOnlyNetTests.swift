@@ -80,11 +80,12 @@ struct AllowOnlyNetTests {
         #expect(net.rules.map(\.allowed) == [[]], "a window again starts from what DNS answers now")
     }
 
-    @Test("W2: the script: block rejects first, then DNS and local addresses pass, then each window rejects the rest")
+    @Test("W2: the script: block rejects first, then local addresses pass, then for each window DNS to the nameservers passes and the rest is rejected")
     func script() {
+        let dns = [Self.ip("192.0.2.53"), Self.ip("2001:db8::53")]
         let text = NftScript.script(rules: [CutPlan.Rule(addresses: [Self.ip("192.0.2.11")])],
-                                    windows: [.init(users: nil, allowed: [Self.ip("192.0.2.10"), Self.ip("192.0.2.11"), Self.ip("2001:db8::10")], hosts: 1),
-                                              .init(users: [1001, 1002], allowed: [], hosts: 2)])
+                                    windows: [.init(users: nil, allowed: [Self.ip("192.0.2.10"), Self.ip("192.0.2.11"), Self.ip("2001:db8::10")], hosts: 1, nameservers: dns),
+                                              .init(users: [1001, 1002], allowed: [], hosts: 2, nameservers: [Self.ip("192.0.2.53")])])
         // The table's frame is E5's (CutPlanTests); here, its rules in order.
         let lines = text.split(separator: "\n").filter { $0.hasPrefix("\t\t") && !$0.contains(" hook output ") }.map { String($0.dropFirst(2)) }
         #expect(text.hasPrefix(NftScript.removal + "table inet blockd {\n") && text.hasSuffix("\t}\n}\n"))
@@ -93,12 +94,14 @@ struct AllowOnlyNetTests {
             "ip daddr @r0v4 reject with icmpx type admin-prohibited",
             "ip6 daddr @r0v6 meta l4proto tcp reject with tcp reset",
             "ip6 daddr @r0v6 reject with icmpx type admin-prohibited",
-            "meta l4proto { tcp, udp } th dport 53 accept",
             "fib daddr type local accept",
+            "meta skuid 1000-60000 ip daddr { 192.0.2.53 } meta l4proto { tcp, udp } th dport 53 accept",
+            "meta skuid 1000-60000 ip6 daddr { 2001:db8::53 } meta l4proto { tcp, udp } th dport 53 accept",
             "meta skuid 1000-60000 ip daddr != { 192.0.2.10, 192.0.2.11 } meta l4proto tcp reject with tcp reset",
             "meta skuid 1000-60000 ip daddr != { 192.0.2.10, 192.0.2.11 } reject with icmpx type admin-prohibited",
             "meta skuid 1000-60000 ip6 daddr != { 2001:db8::10 } meta l4proto tcp reject with tcp reset",
             "meta skuid 1000-60000 ip6 daddr != { 2001:db8::10 } reject with icmpx type admin-prohibited",
+            "meta skuid { 1001, 1002 } ip daddr { 192.0.2.53 } meta l4proto { tcp, udp } th dport 53 accept",
             "meta skuid { 1001, 1002 } meta nfproto ipv4 meta l4proto tcp reject with tcp reset",
             "meta skuid { 1001, 1002 } meta nfproto ipv4 reject with icmpx type admin-prohibited",
             "meta skuid { 1001, 1002 } meta nfproto ipv6 meta l4proto tcp reject with tcp reset",
@@ -110,5 +113,21 @@ struct AllowOnlyNetTests {
         #expect(NftScript.script(rules: [], windows: []) == NftScript.removal, "no block and no window: the table removed")
         #expect(!NftScript.script(rules: [CutPlan.Rule(addresses: [Self.ip("192.0.2.11")])]).contains("dport 53"),
                 "without a window the table is E5's alone")
+    }
+
+    @Test("W2: port 53 is no door: no rule accepts port 53 but to the nameservers, and with none known DNS passes only to the machine's own addresses (it used to accept port 53 of any address)")
+    func portFiftyThreeOnlyToNameservers() {
+        var net = AllowOnlyNet()
+        _ = net.update(windows: [AllowOnlyNet.Window(name: "only:school.example", users: [1001], hosts: ["school.example"])])
+        net.nameservers = [Self.ip("192.0.2.53"), Self.ip("192.0.2.53"), Self.ip("2001:db8::53")]
+        #expect(net.rules.map(\.nameservers) == [[Self.ip("192.0.2.53"), Self.ip("2001:db8::53")]], "each rule carries the nameservers, once each")
+        let text = NftScript.script(rules: [], windows: net.rules)
+        let accepts = text.split(separator: "\n").filter { $0.contains("dport 53") }
+        #expect(accepts.count == 2 && accepts.allSatisfy { $0.contains("meta skuid { 1001 } ip") && $0.contains("daddr { ") },
+                "port 53 passes only with a nameserver's address: \(accepts)")
+        #expect(!text.contains("dport 853"), "DoT (853) is refused like any other port")
+        net.nameservers = []
+        #expect(!NftScript.script(rules: [], windows: net.rules).contains("dport 53"), "no nameserver known: no port 53 accept at all")
+        #expect(NftScript.script(rules: [], windows: net.rules).contains("fib daddr type local accept"), "a local stub (127.0.0.53) still passes")
     }
 }

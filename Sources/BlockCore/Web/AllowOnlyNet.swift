@@ -1,6 +1,8 @@
 /// W2's network part, as pure state: while an allow-only window is active, its users' other
-/// outbound connections are refused by E5's table `inet blockd`, except DNS, the machine's own
-/// addresses and the addresses blockd learned for the window's allowed hosts.
+/// outbound connections are refused by E5's table `inet blockd`, except DNS to the machine's
+/// nameservers (port 53 of those addresses only: a VPN or proxy on port 53 elsewhere is
+/// refused like any other address), the machine's own addresses and the addresses blockd
+/// learned for the window's allowed hosts.
 ///
 /// Each window is one rule: packets from its scope (login users, `AllowOnly.loginUsers`, for
 /// a window for everyone; else its uids, never root) to an address it does not allow are
@@ -30,21 +32,31 @@ public struct AllowOnlyNet: Equatable, Sendable {
     }
 
     /// One window's reject, as `NftScript` renders it: packets from `users` (nil: login users)
-    /// to any address but `allowed` are refused. `hosts` counts the allowed hosts, for status.
+    /// to any address but `allowed` are refused, except DNS (TCP and UDP port 53) to
+    /// `nameservers`. `hosts` counts the allowed hosts, for status.
     public struct Rule: Equatable, Sendable {
         public var users: [UInt32]?
         public var allowed: [IPAddress]
         public var hosts: Int
-        public init(users: [UInt32]?, allowed: [IPAddress], hosts: Int) {
+        /// The machine's nameservers (sorted), the only addresses its users reach on port 53.
+        public var nameservers: [IPAddress]
+        public init(users: [UInt32]?, allowed: [IPAddress], hosts: Int, nameservers: [IPAddress] = []) {
             self.users = users
             self.allowed = allowed
             self.hosts = hosts
+            self.nameservers = nameservers
         }
     }
 
     public private(set) var windows: [Window] = []
     /// What DNS answered for each name a window looks up, kept while a window does.
     public private(set) var learned: [String: Set<IPAddress>] = [:]
+    /// The nameservers the machine asks (resolv.conf's, and the servers systemd-resolved's
+    /// stub forwards to): DNS to them passes a window; port 53 of any other address does not.
+    /// A stub on the machine's own address passes as the machine's own does.
+    public var nameservers: [IPAddress] = [] {
+        didSet { nameservers = Array(Set(nameservers)).sorted() }
+    }
 
     public init() {}
 
@@ -87,24 +99,29 @@ public struct AllowOnlyNet: Equatable, Sendable {
     public var rules: [Rule] {
         windows.map { w in
             let allowed = w.names.reduce(into: Set<IPAddress>()) { $0.formUnion(learned[$1] ?? []) }
-            return Rule(users: w.users, allowed: allowed.sorted(), hosts: w.hosts.count)
+            return Rule(users: w.users, allowed: allowed.sorted(), hosts: w.hosts.count, nameservers: nameservers)
         }
     }
 }
 
 extension NftScript {
-    /// The lines that follow the block rejects while windows are active: DNS and the machine's
-    /// own addresses pass for everyone, then each window rejects, for its scope, every address
-    /// it does not allow (TCP with a reset, the rest with admin-prohibited, as the block rejects);
-    /// a family with nothing allowed is rejected whole. Empty without windows.
+    /// The lines that follow the block rejects while windows are active: the machine's own
+    /// addresses pass for everyone; then, for each window's scope, DNS to the machine's
+    /// nameservers passes (port 53 of those addresses only, never of any other) and every
+    /// address it does not allow is rejected (TCP with a reset, the rest with
+    /// admin-prohibited, as the block rejects); a family with nothing allowed is rejected
+    /// whole. Empty without windows.
     static func windowLines(_ windows: [AllowOnlyNet.Rule]) -> String {
         guard !windows.isEmpty else { return "" }
-        var out = "\t\tmeta l4proto { tcp, udp } th dport 53 accept\n\t\tfib daddr type local accept\n"
+        var out = "\t\tfib daddr type local accept\n"
         let login = "\(AllowOnly.loginUsers.lowerBound)-\(AllowOnly.loginUsers.upperBound)"
         for rule in windows {
             let owner = "meta skuid " + (rule.users.map { "{ \($0.map(String.init).joined(separator: ", ")) }" } ?? login)
             let v4 = rule.allowed.filter(\.isIPv4).map(\.description)
             let v6 = rule.allowed.filter { !$0.isIPv4 }.map(\.description)
+            for (match, servers) in [("ip daddr", rule.nameservers.filter(\.isIPv4)), ("ip6 daddr", rule.nameservers.filter { !$0.isIPv4 })] where !servers.isEmpty {
+                out += "\t\t\(owner) \(match) { \(servers.map(\.description).joined(separator: ", ")) } meta l4proto { tcp, udp } th dport 53 accept\n"
+            }
             for (family, match, list) in [("ipv4", "ip daddr", v4), ("ipv6", "ip6 daddr", v6)] {
                 let to = list.isEmpty ? "meta nfproto \(family)" : "\(match) != { \(list.joined(separator: ", ")) }"
                 out += "\t\t\(owner) \(to) meta l4proto tcp reject with tcp reset\n"

@@ -31,6 +31,13 @@ public struct DNSClient: Sendable {
         return listed
     }
 
+    /// W2: every nameserver the machine's programs or this client ask: resolv.conf's, and the
+    /// servers systemd-resolved's stub forwards to. During an allow-only window DNS passes to
+    /// these addresses only.
+    public func inUse() -> [IPAddress] {
+        Array(Set(DNSClient.nameservers(in: resolvConf) + servers())).sorted()
+    }
+
     static func nameservers(in path: String) -> [IPAddress] {
         guard let data = FileManager.default.contents(atPath: path) else { return [] }
         return DNSMessage.nameservers(resolvConf: String(decoding: data, as: UTF8.self))

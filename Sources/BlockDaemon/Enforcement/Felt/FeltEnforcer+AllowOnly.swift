@@ -3,8 +3,9 @@ import Dispatch
 import FoundationEssentials
 
 /// W2's network part in E5's table: while an allow-only window is active, its users'
-/// connections to anything but DNS, the machine itself and its allowed sites' learned
-/// addresses are refused (`AllowOnlyNet` decides; `NftScript.windowLines` renders).
+/// connections to anything but DNS to the machine's nameservers, the machine itself and its
+/// allowed sites' learned addresses are refused (`AllowOnlyNet` decides;
+/// `NftScript.windowLines` renders).
 ///
 /// The allowed hosts are looked up with E5's own machinery (the workers and `LookupQueue`,
 /// in the window's lane) when the window starts and every `windowRefreshSeconds` while it lasts,
@@ -22,6 +23,7 @@ extension FeltEnforcer {
     func updateWindows(_ windows: [AllowOnlyNet.Window]) -> [LookupQueue.Job] {
         dispatchPrecondition(condition: .onQueue(queue))
         let newly = Set(net.update(windows: table == nil ? [] : windows))
+        if !net.windows.isEmpty { net.nameservers = nameservers() }
         armRefresh()
         return FeltEnforcer.windowJobs(net.windows, only: newly)
     }
@@ -47,6 +49,11 @@ extension FeltEnforcer {
         t.schedule(deadline: .now() + refreshSeconds, repeating: refreshSeconds)
         t.setEventHandler { [weak self] in
             guard let self else { return }
+            let servers = nameservers()
+            if Array(Set(servers)).sorted() != net.nameservers {  // resolv.conf changed: DNS follows it
+                net.nameservers = servers
+                converge()
+            }
             _ = lookupQueue.add(FeltEnforcer.windowJobs(net.windows))
             startLookups()
         }

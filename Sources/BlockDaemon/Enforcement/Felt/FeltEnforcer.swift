@@ -28,6 +28,9 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     public let sink: HostsFile.Sink
     let log: any LogSink
     let lookup: @Sendable (String) -> DNSClient.Lookup
+    /// W2: the machine's nameservers now (`DNSClient.inUse`), read when windows change and at
+    /// each refresh, so a new DHCP lease's server is followed.
+    let nameservers: @Sendable () -> [IPAddress]
     let cutter: @Sendable ([IPAddress], CutPlan.Owners) -> SocketCutter.Result
     let monotonic: @Sendable () -> Double
     let onChange: @Sendable () -> Void
@@ -60,6 +63,7 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
     public init(settings: DaemonConfig.FeltSettings, log: any LogSink,
                 table: (table: (any FirewallTable)?, problem: String?)? = nil,
                 lookup: (@Sendable (String) -> DNSClient.Lookup)? = nil,
+                nameservers: (@Sendable () -> [IPAddress])? = nil,
                 cutter: @escaping @Sendable ([IPAddress], CutPlan.Owners) -> SocketCutter.Result = { SocketCutter().cut($0, owners: $1) },
                 monotonic: @escaping @Sendable () -> Double = { Double(blockd_clock_ns(1)) / 1e9 },
                 onChange: @escaping @Sendable () -> Void = {}) {
@@ -80,6 +84,7 @@ public final class FeltEnforcer: Enforcer, @unchecked Sendable {
         self.sink = opened.table == nil ? .unspecified : .reject
         let dns = DNSClient(resolvConf: settings.resolvConf)
         self.lookup = lookup ?? { dns.lookup($0) }
+        self.nameservers = nameservers ?? { dns.inUse() }
         self.cutter = cutter
         self.monotonic = monotonic
         self.plan = CutPlan(grace: Double(settings.connectGraceSeconds))
