@@ -20,6 +20,10 @@ public struct MoreTimeBook: Codable, Equatable, Sendable {
     /// schedule's or limit's `name@day` (once per day).
     public var oneMoreMinute: Set<String> = []
     public var nextID = 1
+    /// A1: the secret the ids are drawn with (`takeID`): two random words the daemon gives
+    /// once (`Engine`, from the system's random source) and keeps with the book. Nil in a
+    /// book without one (a state file from before it, a test's core): ids then count up.
+    public var idKey: [UInt64]?
 
     public init() {}
 
@@ -107,10 +111,24 @@ public struct MoreTimeBook: Codable, Equatable, Sendable {
         for a in blocking { given[day, default: [:]][a.name, default: 0] += seconds }
     }
 
-    /// A short id for a grant or request: `m1`, `m2`, ...
+    /// A short id for a grant or request. A1: with `idKey`, ten base-32 characters of the
+    /// keyed hash of a counter (`m` then 50 bits, such as `mq3v8k2x1fd`), so a member cannot
+    /// guess another's request id from their own; ids in use are never given twice. Without
+    /// a key, `m1`, `m2`, ...
     public mutating func takeID() -> String {
-        defer { nextID += 1 }
-        return "m\(nextID)"
+        guard let key = idKey, key.count == 2 else {
+            defer { nextID += 1 }
+            return "m\(nextID)"
+        }
+        let hash = SipHash24(k0: key[0], k1: key[1])
+        let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz".utf8)  // Crockford's base 32, lower case
+        while true {
+            var n = UInt64(nextID).littleEndian
+            nextID += 1
+            let tag = hash.hash(withUnsafeBytes(of: &n) { Array($0) })
+            let id = "m" + String(decoding: (0..<10).map { alphabet[Int(tag >> (UInt64($0) * 5) & 31)] }, as: UTF8.self)
+            if !grants.contains(where: { $0.id == id }) && !requests.contains(where: { $0.id == id }) { return id }
+        }
     }
 
     /// T7: the next local midnight, however long the day is (23 or 25 hours across DST).

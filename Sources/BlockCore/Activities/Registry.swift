@@ -187,8 +187,10 @@ public struct Registry: Sendable {
         return .created(block)
     }
 
-    /// Adds a schedule. It counts once against the cap whatever its weekday set (T4).
-    public mutating func addSchedule(_ schedule: Schedule, by peer: Peer, now: Date) throws(CoreError) {
+    /// Adds a schedule. It counts once against the cap whatever its weekday set (T4). Returns
+    /// the schedule as added: under the key it was given (A1: `kid/NAME` when another holds NAME).
+    @discardableResult
+    public mutating func addSchedule(_ schedule: Schedule, by peer: Peer, now: Date) throws(CoreError) -> Schedule {
         let actor = actor(peer)
         try Registry.check(Authority.decide(.scheduleAdd, by: actor))
         try schedule.validate()
@@ -201,10 +203,13 @@ public struct Registry: Sendable {
         s.origin = .client(uid: peer.uid)
         noteChange(s.name)
         index.put(.schedule(s))
+        return s
     }
 
     /// Adds a daily usage limit (§9). It is an activity: it counts against the cap (T4).
-    public mutating func addLimit(_ limit: Limit, by peer: Peer, now: Date) throws(CoreError) {
+    /// Returns the limit as added, under its key (A1, as `addSchedule`).
+    @discardableResult
+    public mutating func addLimit(_ limit: Limit, by peer: Peer, now: Date) throws(CoreError) -> Limit {
         let actor = actor(peer)
         try Registry.check(Authority.decide(.limitAdd, by: actor))
         try limit.validate()
@@ -217,11 +222,12 @@ public struct Registry: Sendable {
         l.origin = .client(uid: peer.uid)
         noteChange(l.name)
         index.put(.limit(l))
+        return l
     }
 
     /// Removes a limit a client added: root or the uid that added it.
     public mutating func removeLimit(named name: String, by peer: Peer) throws(CoreError) -> Limit {
-        guard let found = activity(named: name) else {
+        guard let found = known(name, to: actor(peer)) else {
             throw CoreError(.notFound, "no limit named '\(name)'; 'blockc limit list' lists them")
         }
         guard case .limit(let limit) = found else {
@@ -246,7 +252,7 @@ public struct Registry: Sendable {
 
     /// Ends a block early (§5): root or the uid that started it, and never a `--lock` block.
     public mutating func stopBlock(named name: String, by peer: Peer, now: Date) throws(CoreError) -> Block {
-        guard let found = activity(named: name) else {
+        guard let found = known(name, to: actor(peer)) else {
             throw CoreError(.notFound, "no block named '\(name)'; 'blockc status' lists the active ones")
         }
         guard case .block(let block) = found, block.end > now else {
@@ -264,7 +270,7 @@ public struct Registry: Sendable {
     /// Removes a schedule a client added: root or the uid that added it. Schedules from
     /// `schedules.d/` belong to the configuration and are removed by deleting their file.
     public mutating func removeSchedule(named name: String, by peer: Peer) throws(CoreError) -> Schedule {
-        guard let found = activity(named: name) else {
+        guard let found = known(name, to: actor(peer)) else {
             throw CoreError(.notFound, "no schedule named '\(name)'; 'blockc schedule list' lists them")
         }
         guard case .schedule(let schedule) = found else {

@@ -81,6 +81,17 @@ extension Registry {
         return (typed, found)
     }
 
+    /// A1, what a refusal may say: the activity named `name` as `actor` may know of it. A
+    /// member (or a user in neither group) is told nothing of what is neither theirs nor
+    /// machine-wide (`Scope.visible`): such a name is answered as one nobody holds, so no
+    /// refusal says whose it is, that it is locked or what kind it is. Administrators and root
+    /// see everything.
+    func known(_ name: String, to actor: Authority.Actor) -> Activity? {
+        guard let found = activity(named: name) else { return nil }
+        guard actor.rank < .admin else { return found }
+        return Scope.visible(found.scope, origin: found.origin, to: actor.uid) ? found : nil
+    }
+
     func owns(_ activity: Activity, _ uid: UInt32) -> Bool {
         if case .client(let owner) = activity.origin { owner == uid } else { false }
     }

@@ -9,7 +9,8 @@ extension Core {
         // A1: the route says whether a command is a loosening that waits; every such command
         // names its activity (WireWordTests check that the two agree).
         guard request.command.route.loosens == .delayed, let (kind, name) = PendingLoosening.asked(by: request) else { return nil }
-        guard let activity = registry.activity(named: name), activity.moreTime.delay > 0 else { return nil }
+        // A1: what a member may not know of goes on to be answered as a name nobody holds.
+        guard let activity = registry.known(name, to: registry.actor(peer)), activity.moreTime.delay > 0 else { return nil }
         if let pending = book.loosenings.first(where: { $0.name == name }) { return .read(.reply(looseningJSON(pending))) }
         var trial = registry
         switch kind {

@@ -128,7 +128,7 @@ extension Core {
         l.selections = names
         l.users = try grantedScope(l.users, selections: names, peer: peer)  // per-user blocks
         l.moreTime = l.moreTime ?? MoreTimePolicy.familyDefault(scope: l.users, setBy: peer.uid)  // A1
-        try registry.addLimit(l, by: peer, now: now)
+        l = try registry.addLimit(l, by: peer, now: now)  // A1: its key, which may be the member's own (kid/NAME)
         var change = Change(saves: true, answer: .activity(l.name))
         change.entries = [JournalEntry("Limit '\(l.name)' added by \(who(peer.uid)): \(l.rule) for \(l.selections.joined(separator: ", "))",
                                        priority: .info, event: .start, fields: [(.activity, l.name)])]

@@ -117,7 +117,10 @@ extension Core {
     }
 
     private mutating func cancel(_ name: String, peer: Peer, now: Date) throws(CoreError) -> Change {
-        if let i = book.loosenings.firstIndex(where: { $0.name == name }) {
+        // A1, what a refusal may say: a member finds only what they asked for themselves;
+        // another's delayed stop or request is answered as nothing waiting of that name.
+        let visible = { (uid: UInt32) in peer.rank >= .admin || uid == peer.uid }
+        if let i = book.loosenings.firstIndex(where: { $0.name == name && visible($0.uid) }) {
             let l = book.loosenings[i]
             try waiting(Authority.Subject(name: name, owner: registry.owner(.client(uid: l.uid)), kind: "delayed \(l.kind.rawValue)"), peer: peer)
             book.loosenings.remove(at: i)
@@ -125,7 +128,7 @@ extension Core {
                                      message: "The \(l.kind.rawValue) of '\(name)' due at \(local.iso8601(l.due)) was cancelled by \(who(peer.uid)); it stays",
                                      uid: peer.uid), answer: CancelledReply(name: name, kind: .loosening(l.kind)).json)
         }
-        if let i = book.requests.firstIndex(where: { $0.id == name }) {
+        if let i = book.requests.firstIndex(where: { $0.id == name && visible($0.uid) }) {
             let r = book.requests[i]
             try waiting(Authority.Subject(name: name, owner: registry.owner(.client(uid: r.uid)), kind: "request"), peer: peer)
             book.requests.remove(at: i)

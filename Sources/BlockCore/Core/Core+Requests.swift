@@ -168,7 +168,7 @@ extension Core {
         s.selections = names
         s.users = try grantedScope(s.users, selections: names, peer: peer)  // per-user blocks
         s.moreTime = s.moreTime ?? MoreTimePolicy.familyDefault(scope: s.users, setBy: peer.uid)  // A1
-        try registry.addSchedule(s, by: peer, now: now)
+        s = try registry.addSchedule(s, by: peer, now: now)  // A1: its key, which may be the member's own (kid/NAME)
         var change = Change(saves: true, answer: .activity(s.name))
         change.entries = [JournalEntry("Schedule '\(s.name)' added by \(who(peer.uid)): \(s.rule)", priority: .info, event: .start,
                                        fields: [(.activity, s.name)])]

@@ -65,6 +65,10 @@ public final class Engine: @unchecked Sendable {
                          executableApps: collaborators.executableApps)
         self.saving = Saving(journal: StateJournal(store: collaborators.store, generation: state.generation, seq: state.seq),
                              persisted: core.state.withoutLogged)
+        if core.book.idKey == nil {  // A1: request ids drawn with a secret of the daemon's, kept with the book (saved with the next change)
+            var random = SystemRandomNumberGenerator()
+            core.book.idKey = [random.next(), random.next()]
+        }
         inbox.open { [weak self] message in self?.receive(message) }
     }
 
