@@ -1,4 +1,5 @@
 import BlockCore
+import Foundation
 import Testing
 
 /// A1: who may do what, as a table. Every command must have its row here: a command added to
@@ -122,5 +123,94 @@ struct AuthorityTests {
                 == .refused(CoreError(.exists, "'bedtime' is the name of the configured schedule in /etc/blockd/schedules.d/bedtime.conf; give yours another name with --name")))
         #expect(Authority.decide(.reload, by: Self.member)
                 == .refused(CoreError(.permissionDenied, "only root and members of group 'blockd-admin' may use 'reload'; ask one of them")))
+    }
+
+    /// What a refusal may say (the routes table's last column), tried on the core for every
+    /// command as a member, `kid`, against what their sibling `kid2` holds: an activity named
+    /// `zzsecret` of each kind for kid2 alone, kid2's pending request, and kid2's names.
+    /// `.activity` and `.waiting` routes: the refusal about kid2's is the one about a name
+    /// nobody holds. `.newActivity`: the answer is kid's own addition. `.nothing`: the answer
+    /// names nothing of kid2's. A command the core does not answer on its own is listed with
+    /// the suite that proves its view.
+    static let elsewhere: [Command: String] = [
+        .status: "answered from the snapshot or the engine per view: UserScopeTests, FamilyEngineTests",
+        .failures: "answered from the snapshot per view: FamilyEngineTests",
+        .stats: "answered from the snapshot per view: FamilyEngineTests",
+        .limitList: "answered from the snapshot or the engine per view: LimitEngineTests",
+        .watch: "answered by the connection per view: WatchScopeTests",
+    ]
+
+    @Test("A1: what a refusal may say, for every route: nothing of what is neither the member's own nor machine-wide")
+    func refusalsForEveryRoute() throws {
+        let users = CoreDriver.users(["kid": 1001, "parent": 1000, "kid2": 1003], groups: ["blockd-admin": [1000]])
+        let kid = Peer(uid: 1001, mayModify: true), kid2 = Peer(uid: 1003, mayModify: true)
+        var parent = Peer(uid: 1000, mayModify: true)
+        parent.isAdmin = true
+        func fresh() throws -> (CoreDriver, String) {
+            var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: users)
+            for line in [#"start {"selections":["reddit"],"seconds":3600,"name":"zzsecret","lock":true}"#,
+                         #"schedule-add {"name":"zzsecret-s","window":"19:00-23:00","selections":["steam"]}"#,
+                         #"limit-add {"name":"zzsecret-l","seconds":2700,"selections":["steam"]}"#] {
+                _ = try #require(ok(d.run(line, as: kid2)))
+            }
+            _ = try #require(ok(d.run(#"schedule-add {"name":"zzsecret-p","window":"19:00-23:00","selections":["discord"],"users":["kid2"]}"#, as: parent)))
+            let asked = try #require(ok(d.run(#"more {"selection":"discord","seconds":300,"reason":"zzsecret"}"#, as: kid2)))
+            return (d, try #require(asked["id"]?.string))
+        }
+        func text(_ r: Response) -> String {
+            switch r {
+            case .ok(let o): JSON.object(o).serialized()
+            case .error(let e): "\(e.code.rawValue) \(e.message)"
+            default: r.line
+            }
+        }
+        for command in Command.allCases {
+            var (d, id) = try fresh()
+            let route = command.route
+            // The request kid sends about kid2's (theirs) and about nothing (none).
+            let pair: (theirs: String, none: String)? = switch command {
+            case .stop: (#"stop {"name":"zzsecret"}"#, #"stop {"name":"zznone"}"#)
+            case .scheduleRemove: (#"schedule-remove {"name":"zzsecret-s"}"#, #"schedule-remove {"name":"zznone"}"#)
+            case .limitRemove: (#"limit-remove {"name":"zzsecret-l"}"#, #"limit-remove {"name":"zznone"}"#)
+            case .cancel: (#"cancel {"name":"\#(id)"}"#, #"cancel {"name":"mzzzzzzzzzz"}"#)
+            case .approve: (#"approve {"id":"\#(id)"}"#, #"approve {"id":"mzzzzzzzzzz"}"#)
+            case .deny: (#"deny {"id":"\#(id)"}"#, #"deny {"id":"mzzzzzzzzzz"}"#)
+            case .start: (#"start {"selections":["youtube"],"seconds":600,"name":"zzsecret"}"#, "")
+            case .scheduleAdd: (#"schedule-add {"name":"zzsecret-s","window":"05:00-06:00","selections":["youtube"]}"#, "")
+            case .limitAdd: (#"limit-add {"name":"zzsecret-l","seconds":600,"selections":["discord"]}"#, "")
+            case .scheduleList: ("schedule-list", "")
+            case .requests: ("requests", "")
+            case .report: (#"report {"period":"week"}"#, "")
+            case .selections: ("selections", "")
+            case .selectionShow: (#"selection-show {"name":"discord"}"#, "")
+            case .more: (#"more {"selection":"discord","seconds":300}"#, "")
+            case .hello: ("hello", "")
+            case .failuresClear: ("failures-clear", "")
+            case .foreground: (#"foreground {"app":"/usr/lib/steam/steam"}"#, "")
+            case .reload: ("reload", "")
+            case .status, .failures, .stats, .limitList, .watch: nil
+            }
+            guard let pair else {
+                #expect(Self.elsewhere[command] != nil, "'\(command)' is neither tried here nor listed with the suite that proves its view")
+                continue
+            }
+            let theirs = text(d.run(pair.theirs, as: kid))
+            // What kid typed may be said back; nothing else of kid2's.
+            for secret in ["kid2", "1003", "zzsecret\"", "2700", "19:00", id] where !pair.theirs.contains(secret) || secret == "kid2" {
+                #expect(!theirs.contains(secret), "'\(command)' tells kid '\(secret)' of kid2's: \(theirs)")
+            }
+            switch route.target {
+            case .activity, .waiting:
+                let none = text(d.run(pair.none, as: kid))
+                let strip = { (t: String) in t.replacingOccurrences(of: id, with: "ID").replacingOccurrences(of: "mzzzzzzzzzz", with: "ID")
+                    .replacingOccurrences(of: "zzsecret-s", with: "NAME").replacingOccurrences(of: "zzsecret-l", with: "NAME")
+                    .replacingOccurrences(of: "zzsecret", with: "NAME").replacingOccurrences(of: "zznone", with: "NAME") }
+                #expect(strip(theirs) == strip(none), "'\(command)' about kid2's reads otherwise than about nothing: \(theirs) against \(none)")
+            case .newActivity:
+                #expect(theirs.contains("kid/zzsecret"), "'\(command)': kid's own, under kid's name: \(theirs)")
+            case .nothing:
+                break
+            }
+        }
     }
 }

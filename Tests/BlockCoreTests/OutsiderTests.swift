@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import BlockCore
 
-/// A1 as an outsider tried it (issue 42): a child and a sibling, each a member of blockd, and a
+/// A1 as an outsider tried it: a child and a sibling, each a member of blockd, and a
 /// parent. Nothing a member is answered tells them of what is neither theirs nor machine-wide:
 /// an add answers with what was added, a refusal about another's activity or request reads as
 /// one about a name nobody holds, and request ids are not guessable. Each test failed on the

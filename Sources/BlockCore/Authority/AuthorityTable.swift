@@ -3,10 +3,11 @@
 /// compares the two).
 public enum AuthorityTable {
     /// Every command: who may call it, whether it loosens, whether the snapshot answers it,
-    /// what it acts on and whether a member sees only their own in the answer.
+    /// what it acts on, whether a member sees only their own in the answer, and what a refusal
+    /// may tell a member.
     public static var routes: String {
-        var lines = ["| command | who may call it | loosens | answered from the snapshot | acts on | a member sees |",
-                     "|---|---|---|---|---|---|"]
+        var lines = ["| command | who may call it | loosens | answered from the snapshot | acts on | a member sees | what a refusal may say to a member |",
+                     "|---|---|---|---|---|---|---|"]
         for command in Command.allCases {
             let r = command.route
             let who = switch r.callers {
@@ -25,9 +26,22 @@ public enum AuthorityTable {
             case .activity: "an existing activity: see below"
             case .waiting: "a pending request or delayed loosening"
             }
-            lines.append("| `\(command)` | \(who) | \(loosens) | \(r.snapshot ? "yes" : "no") | \(target) | \(r.perView ? "their own and the machine-wide" : r.modifies ? "—" : "everything") |")
+            lines.append("| `\(command)` | \(who) | \(loosens) | \(r.snapshot ? "yes" : "no") | \(target) | \(r.perView ? "their own and the machine-wide" : r.modifies ? "—" : "everything") | \(refusal(r)) |")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// A1, what a refusal may say: what a member (or a user in neither group) is told of
+    /// things that are not theirs. Nothing that is neither theirs nor machine-wide is named:
+    /// it is answered as a name nobody holds (`Registry.known`).
+    static func refusal(_ r: Route) -> String {
+        if r.callers == .admins { return "only that it is not theirs to call" }
+        switch r.target {
+        case .nothing: return r.perView ? "nothing of another's: the answer is their view" : "—"
+        case .newActivity: return "nothing of another's: a name another holds becomes theirs (`kid/NAME`), the answer is what was added"
+        case .activity: return "of another's that is not machine-wide, as of a name nobody holds"
+        case .waiting: return "of another's request or delayed stop, as of nothing waiting by that name"
+        }
     }
 
     /// Who may stop a block or remove a schedule or limit, by the actor's rank and the owner,
