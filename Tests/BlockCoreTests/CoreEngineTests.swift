@@ -117,7 +117,8 @@ struct CoreEngineTests {
         _ = ok(d.run(#"start {"selections":["instagram"],"seconds":600}"#, as: alice))
         _ = ok(d.run(#"start {"selections":["reddit"],"seconds":600,"lock":true}"#, as: alice))
         if case .error(let e) = d.run(#"start {"selections":["x"],"seconds":600}"#, as: eve) { #expect(e.code == .permissionDenied) } else { Issue.record("eve started a block") }
-        if case .error(let e) = d.run(#"stop {"name":"instagram"}"#, as: bob) { #expect(e.code == .permissionDenied) } else { Issue.record("bob stopped alice's block") }
+        // A1: alice's block is hers alone, so to bob it is a name nobody holds.
+        if case .error(let e) = d.run(#"stop {"name":"instagram"}"#, as: bob) { #expect(e.code == .notFound) } else { Issue.record("bob stopped alice's block") }
         if case .error(let e) = d.run(#"stop {"name":"reddit"}"#, as: alice) { #expect(e.code == .locked) } else { Issue.record("alice stopped her locked block") }
         _ = ok(d.run(#"stop {"name":"instagram"}"#, as: alice))
         #expect(d.enforced == ["reddit"])
