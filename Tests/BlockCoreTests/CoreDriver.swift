@@ -101,8 +101,14 @@ struct CoreDriver {
         reconcile()
     }
 
-    /// §9: the usage monitor says which limits have a process running.
-    mutating func usage(running: Set<String>) {
+    /// §9: the usage monitor says which limits have a process running, here all of them for
+    /// one person (`uid`: root unless given).
+    mutating func usage(running: Set<String>, as uid: UInt32 = 0) {
+        usage(running: Set(running.map { LimitUse(limit: $0, uid: uid) }))
+    }
+
+    /// §9: the usage monitor says, for each limit, whose processes of it run.
+    mutating func usage(running: Set<LimitUse>) {
         core.observe(wall: now, boot: boot)
         core.usageChanged(running: running, now: now)
         reconcile()

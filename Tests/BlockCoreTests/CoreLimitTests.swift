@@ -32,7 +32,8 @@ struct CoreLimitTests {
         d.advance(5 * 60)
         #expect(d.enforced == ["steam"])
         let reached = try #require(d.entries(.limit).first)
-        #expect(reached.message == "Daily limit 'games' reached (1h of use): steam blocked until 2026-11-30T00:00:00.000+09:00")
+        // §9: the limit is for everyone, and it was root's time that used root's allowance up.
+        #expect(reached.message == "Daily limit 'games' reached (1h of use): steam blocked for root until 2026-11-30T00:00:00.000+09:00")
         let list = try #require(ok(d.run("limit-list"))?["limits"]?[0])
         #expect(list["used"] == 3600)
         #expect(list["left"] == 0)
@@ -43,7 +44,7 @@ struct CoreLimitTests {
         #expect(d.enforced == ["steam"])
         d.advance(60)
         #expect(d.enforced == [])
-        #expect(d.entries(.unlock).last?.message == "Unblocked steam: limit 'games' ended")
+        #expect(d.entries(.unlock).last?.message == "Unblocked steam for root: limit 'games' ended")
     }
 
     @Test("T5: a manual block of steam ends while its daily limit is exhausted: steam stays blocked")
@@ -56,7 +57,8 @@ struct CoreLimitTests {
         d.usage(running: [])
         d.advance(540)  // the manual block ends
         #expect(d.enforced == ["steam"], "the exhausted limit keeps steam blocked")
-        #expect(d.entries(.unlock).isEmpty)
+        // §9: the allowance used up is root's own: for everyone else the block's end lifts steam.
+        #expect(d.entries(.unlock).map(\.message) == ["Unblocked steam for everyone but root: timed block 'steam' ended (10m)"])
         let blocked = try #require(d.core.blockedNow("steam").map { d.core.shapes.blocked($0) })  // as status shows it
         #expect(blocked["reasons"] == ["games"])
         #expect(blocked["until"] == "2026-11-30T00:00:00.000+09:00")

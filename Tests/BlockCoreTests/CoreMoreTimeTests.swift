@@ -18,11 +18,11 @@ struct CoreMoreTimeTests {
     /// The asker's own limit (a member's is theirs alone, U1), used up: steam blocked until midnight.
     /// A1: more time never lifts a block for everyone for one member.
     static func usedUp(_ d: inout CoreDriver, limit: String = #"limit-add {"name":"games","seconds":60,"selections":["steam"]}"#,
-                       by peer: Peer = asker) {
+                       by peer: Peer = asker, runs runner: UInt32? = nil) {
         _ = ok(d.run(limit, as: peer))
-        d.usage(running: ["games"])
+        d.usage(running: ["games"], as: runner ?? peer.uid)  // §9: whose own allowance is used up
         d.advance(60)
-        d.usage(running: [])
+        d.usage(running: [], as: runner ?? peer.uid)
         #expect(d.enforced == ["steam"])
     }
 
@@ -36,7 +36,7 @@ struct CoreMoreTimeTests {
         #expect(d.enforced == [])
         d.advance(60)
         #expect(d.enforced == [], "not a window: unused allowance keeps")
-        d.usage(running: ["games"])
+        d.usage(running: ["games"], as: Self.asker.uid)
         #expect(d.core.nextTransition == d.now + 5, "the one timer is armed for the allowance's end")
         d.advance(4.999)
         #expect(d.enforced == [])
@@ -53,7 +53,7 @@ struct CoreMoreTimeTests {
         _ = ok(d.run(#"more {"selection":"steam","seconds":300}"#, as: Self.asker))
         #expect(d.enforced == [])
         d.advance(600)  // 00:01, the next day, nothing used
-        d.usage(running: ["games"])
+        d.usage(running: ["games"], as: Self.asker.uid)
         d.advance(59.999)
         #expect(d.enforced == [])
         d.advance(0.001)
@@ -107,7 +107,7 @@ struct CoreMoreTimeTests {
         let grants = d.core.requestsJSON()["grants"]  // status's more-time keys
         #expect(grants?[0]?["grantedBy"] == 1001)
         #expect(grants?[0]?["uid"] == 1000)
-        d.usage(running: ["games"])  // M3: allowance, used up by running
+        d.usage(running: ["games"], as: Self.asker.uid)  // M3: allowance, used up by running
         d.advance(300)
         #expect(d.enforced == ["steam"])
         #expect(d.entries(.moreAsked).count == 1)
@@ -170,7 +170,7 @@ struct CoreMoreTimeTests {
         var config = ConfigSet.builtIn
         config.daemon.maxActivities = 2
         var d = Self.driver(at: "2026-11-29T20:00:00+09:00", config: config)
-        Self.usedUp(&d, by: .root)
+        Self.usedUp(&d, by: .root, runs: Self.admin.uid)  // root's limit for everyone; the admin's own allowance used up
         _ = ok(d.run(#"more {"selection":"steam","seconds":300}"#, as: Self.admin))  // a member's quota is A1's
         guard case .error(let e) = d.run(#"start {"selections":["instagram"],"seconds":60}"#) else { Issue.record("past the cap"); return }
         #expect(e.code == .activityLimit)

@@ -12,7 +12,7 @@ struct CoreReportWeekTests {
 
     static func run(_ d: inout CoreDriver, _ running: Bool) {
         d.appsRunning(running ? [RunningApp(uid: 1001, app: "steam")] : [])
-        d.usage(running: running ? ["games"] : [])
+        d.usage(running: running ? ["games"] : [], as: 1001)
     }
 
     @Test("R1, R2: a week of steam sessions (one across midnight) and a weekday homework window: each day's app, selection, limit and blocked minutes in report are exact")

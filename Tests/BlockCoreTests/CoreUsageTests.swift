@@ -86,13 +86,13 @@ struct CoreUsageTests {
     func selectionTime() throws {
         var d = CoreDriver(users: CoreUserScopeTests.users)
         _ = ok(d.run(#"limit-add {"name":"chat","seconds":3600,"selections":["discord"]}"#))  // its apps are followed now
-        d.usage(running: ["chat"])
+        d.usage(running: ["chat"], as: 1001)
         d.appsRunning([RunningApp(uid: 1001, app: "discord"), RunningApp(uid: 1001, app: "Discord")])
         d.advance(60)
         d.appsRunning([RunningApp(uid: 1001, app: "Discord")])
         d.advance(60)
         d.appsRunning([])
-        d.usage(running: [])
+        d.usage(running: [], as: 1001)
         #expect(Self.day(d).used == ["1001": ["discord": 120, UsageHistory.anyApp: 120]], "two apps at once count once")
         #expect(Self.day(d).running == ["1001": ["discord": 60, "Discord": 120]])
         let report = try #require(ok(d.run(#"report {"days":1}"#, as: Self.kid)))

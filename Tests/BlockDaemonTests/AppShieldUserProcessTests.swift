@@ -111,6 +111,11 @@ struct UserAppProcessTests {
         #expect(Run.eventually(timeout: 5) { reports.last == ["all"] }, "the other user's process counts for the limit for everyone only")
         let kids = try s.spawn(as: users.kid, ["30"]).get()
         #expect(Run.eventually(timeout: 5) { reports.last == ["all", "games"] }, "the kid's process counts for the kid's limit")
+        // §9: each person's own: the limit for everyone counts the other user and the kid apart.
+        // (As the person each stands for: their login uid if this test runs in a login session, else their own.)
+        let person = { (pid: pid_t, user: ThrowawayUsers.User) in ProcessUsers.of(pid)?.login ?? user.uid }
+        #expect(reports.lastUses == [LimitUse(limit: "all", uid: person(others, users.other)), LimitUse(limit: "all", uid: person(kids, users.kid)),
+                                     LimitUse(limit: "games", uid: users.kid.uid)], "\(reports.lastUses ?? [])")
         kill(kids, SIGTERM)
         _ = s.wait(kids, timeout: 5)
         #expect(Run.eventually(timeout: 5) { reports.last == ["all"] }, "with only the other user's process left, the kid's limit stops counting")

@@ -35,14 +35,14 @@ struct UsageHistoryEngineTests {
         _ = ok(h.send(#"limit-add {"name":"games","seconds":3600,"selections":["steam"]}"#))
         h.run {
             h.engine.appsRunning([UsageMonitor.Running(uid: 1001, app: "steam")])
-            h.engine.usageChanged(running: ["games"])
+            h.engine.usageChanged(running: [LimitUse(limit: "games", uid: 0)])
         }
         h.clock.advance(40)  // no checkpoint yet: that comes at the minute
         h.run { h.engine.saveBeforeExit() }
         h.engine = h.makeEngine()
         h.run { h.engine.startUp() }
         #expect(day(h).running == ["1001": ["steam": 40]], "the 40 s before the stop")
-        #expect(h.run { h.engine.core.state.usage.used[Self.today]?["games"] } == 40)
+        #expect(h.run { h.engine.core.state.usage.used[Self.today]?[UsageLedger.key("games", 0)] } == 40)
     }
 
     @Test("R1, T8: a state-log record carries only the users whose figures changed, and replays onto the old state to the new one")

@@ -7,11 +7,14 @@ import BlockTestTools
 
 @Suite("§9: the usage monitor", .serialized)
 struct UsageMonitorTests {
+    /// What the monitor reported: the limits running (`all`, `last`), and for whom (`uses`).
     final class Reports: @unchecked Sendable {
         let lock = NSLock()
         var all: [Set<String>] = []
-        func add(_ s: Set<String>) { lock.withLock { all.append(s) } }
+        var uses: [Set<LimitUse>] = []
+        func add(_ s: Set<LimitUse>) { lock.withLock { all.append(Set(s.map(\.limit))); uses.append(s) } }
         var last: Set<String>? { lock.withLock { all.last } }
+        var lastUses: Set<LimitUse>? { lock.withLock { uses.last } }
     }
 
     func check(forceScan: Bool) throws {

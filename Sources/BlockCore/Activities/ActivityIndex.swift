@@ -54,8 +54,9 @@ public struct ActivityIndex: Sendable {
     var nextSeq: UInt64 = 0
     /// How many activities of each kind are registered (status's counts without a walk).
     public private(set) var kindCounts: [Activity.Kind: Int] = [:]
-    /// How many activities have a user scope (per-user blocks): while none has, every view of
-    /// the union is the whole one.
+    /// How many activities have a user scope (per-user blocks) or are limits (§9: each person
+    /// has their own allowance, so a limit blocks people one by one): while there is none,
+    /// every view of the union is the whole one.
     public private(set) var scopedCount = 0
     /// How many activities each client uid registered (A1: a member's quota without a walk).
     public private(set) var ownerCounts: [UInt32: Int] = [:]
@@ -75,7 +76,7 @@ public struct ActivityIndex: Sendable {
         if let old = entries[name] {
             seq = old.seq
             kindCounts[old.activity.kind, default: 1] -= 1
-            if old.activity.scope != nil { scopedCount -= 1 }
+            if old.activity.isPerPerson { scopedCount -= 1 }
             countOwner(old.activity, -1)
             detach(name, old)
         } else {
@@ -85,7 +86,7 @@ public struct ActivityIndex: Sendable {
         let stamp = tick()
         entries[name] = Entry(activity: activity, seq: seq, window: nil, boundary: nil, stamp: stamp, version: stamp)
         kindCounts[activity.kind, default: 0] += 1
-        if activity.scope != nil { scopedCount += 1 }
+        if activity.isPerPerson { scopedCount += 1 }
         countOwner(activity, 1)
         for selection in activity.selections { covering[selection, default: []].insert(name) }
         if case .limit = activity { limitNames.insert(name) }
@@ -99,7 +100,7 @@ public struct ActivityIndex: Sendable {
     public mutating func remove(_ name: String) -> Activity? {
         guard let old = entries.removeValue(forKey: name) else { return nil }
         kindCounts[old.activity.kind, default: 1] -= 1
-        if old.activity.scope != nil { scopedCount -= 1 }
+        if old.activity.isPerPerson { scopedCount -= 1 }
         countOwner(old.activity, -1)
         detach(name, old)
         tidy()
@@ -175,8 +176,10 @@ public struct ActivityIndex: Sendable {
         guard let t = evaluatedAt, var e = entries[name] else { return }
         let window = e.activity.activeWindow(at: t, clock: clock)
         if (window != nil) != (e.window != nil) { activeCount += window != nil ? 1 : -1 }
-        if window != e.window {
-            let reason = window.map { Reason(activity: name, kind: e.activity.kind, until: $0.end, scope: e.activity.scope) }
+        // §9: a limit's reason names the people whose allowance is used up, which changes while
+        // its window (from the first of them to midnight) does not.
+        if window != e.window || (window != nil && e.activity.kind == .limit) {
+            let reason = window.map { Reason(activity: name, kind: e.activity.kind, until: $0.end, scope: e.activity.blockedScope(at: t)) }
             for selection in e.activity.selections { setReason(reason, seq: e.seq, for: selection) }
         }
         e.window = window

@@ -33,57 +33,135 @@ public struct Limit: Hashable, Sendable, Codable {
     /// `1h daily`, `30m mon-fri`.
     public var rule: String { "\(DurationText.format(seconds)) \(days)" }
 
-    /// The limit as of `now`: how much is used today and, when the allowance is or will be
-    /// used up today, the window during which it blocks — from that instant to local midnight
-    /// (T7: the day ends at the next local 00:00, however long the day is).
-    public func refreshed(ledger: UsageLedger, at now: Date, clock: LocalClock) -> Limit {
+    /// The limit as of `now`, for each person it counted today (§9: each person has their own
+    /// allowance, whoever the limit is for): how much they used and, when their allowance is or
+    /// will be used up today, the window during which the limit blocks them — from that instant
+    /// to local midnight (T7: the day ends at the next local 00:00, however long the day is).
+    /// `names` gives the people's names for the reasons (U2). A ledger entry under the limit's
+    /// bare name, from a blockd that kept one pool per limit, is that day's pool: it counts for
+    /// everyone the limit is for, and once used up blocks them all, as it did.
+    public func refreshed(ledger: UsageLedger, at now: Date, clock: LocalClock,
+                          names: (UInt32) -> String = { "#\($0)" }) -> Limit {
         var l = self
         let today = clock.civil(of: now).date
         let dayEnd = clock.instant(today.adding(days: 1), secondsOfDay: 0)
-        let used = ledger.used(name, on: today, at: now, clock: clock)
-        let running = ledger.isRunning(name)
-        // M3: more time on a limit is allowance for the day, used up by running like the rest.
-        let allowance = Double(seconds) + ledger.extra(name, on: today)
-        var state = LimitState(day: today, used: used, remaining: max(allowance - used, 0), running: running)
-        guard days.contains(today.weekday) else {
-            // Not a limited day: look again at midnight if an app keeps running into one.
-            state.recheckAt = running ? dayEnd : nil
-            l.state = state
-            return l
-        }
-        if let reached = ledger.exhaustedAt(name, on: today) {
-            state.window = Window(start: reached, end: dayEnd)
-        } else if used >= allowance {
-            state.window = Window(start: now, end: dayEnd)
-        } else if running {
-            let reach = now.addingTimeInterval(allowance - used)
-            if reach < dayEnd {
-                state.window = Window(start: reach, end: dayEnd)
-                if let warn = warnSeconds {
-                    let at = reach.addingTimeInterval(-Double(warn))
-                    state.warnAt = at
-                    if at > now { state.recheckAt = at }
-                }
-            } else {
-                state.recheckAt = dayEnd  // usage goes on into tomorrow's allowance
+        let limited = days.contains(today.weekday)
+        let pool = ledger.poolFigures(name, on: today, at: now, clock: clock)
+        func person(_ key: String?) -> (LimitState.Person, recheck: Date?) {
+            var used = pool.used, extra = pool.extra
+            var running = pool.running, reached = pool.exhausted
+            if let key {
+                used += ledger.used(key, on: today, at: now, clock: clock)
+                extra += ledger.extra(key, on: today)
+                running = running || ledger.isRunning(key)
+                reached = reached ?? ledger.exhaustedAt(key, on: today)
             }
+            // M3: more time on a limit is allowance for the day, used up by running like the rest.
+            let allowance = Double(seconds) + extra
+            var p = LimitState.Person(used: used, remaining: max(allowance - used, 0), running: running)
+            guard limited else {
+                // Not a limited day: look again at midnight if an app keeps running into one.
+                return (p, running ? dayEnd : nil)
+            }
+            var recheck: Date?
+            if let reached {
+                p.window = Window(start: reached, end: dayEnd)
+            } else if used >= allowance {
+                p.window = Window(start: now, end: dayEnd)
+            } else if running {
+                let reach = now.addingTimeInterval(allowance - used)
+                if reach < dayEnd {
+                    p.window = Window(start: reach, end: dayEnd)
+                    if let warn = warnSeconds {
+                        let at = reach.addingTimeInterval(-Double(warn))
+                        p.warnAt = at
+                        if at > now { recheck = at }
+                    }
+                } else {
+                    recheck = dayEnd  // usage goes on into tomorrow's allowance
+                }
+            }
+            return (p, recheck)
         }
+        var state = LimitState(day: today, used: 0, remaining: Double(seconds), running: false)
+        var rechecks: [Date] = []
+        if pool.any {
+            let (p, recheck) = person(nil)
+            state.pool = p
+            rechecks += [recheck].compactMap { $0 }
+        }
+        for uid in ledger.people(of: name, on: today) where users.map({ $0.contains(uid) }) ?? true {
+            let (p, recheck) = person(UsageLedger.key(name, uid))
+            state.people[uid] = p
+            state.names[uid] = names(uid)
+            rechecks += [recheck].compactMap { $0 }
+        }
+        state.recheckAt = rechecks.min()
+        state.showNearest()
         l.state = state
         return l
+    }
+
+    /// The limit as `viewer` sees it (U2, A1): their own figures, and no one else's (nil: the
+    /// machine's view, every person's). Someone the limit counted nothing for today sees the
+    /// whole allowance (less the day's pool, if an older blockd kept one).
+    public func seen(by viewer: UInt32?) -> Limit {
+        guard let viewer, var state else { return self }
+        state.people = state.people.filter { $0.key == viewer }
+        state.names = state.names.filter { $0.key == viewer }
+        state.showNearest()
+        if state.people.isEmpty && state.pool == nil {
+            (state.used, state.remaining, state.running, state.window, state.warnAt) = (0, Double(seconds), false, nil, nil)
+        }
+        var l = self
+        l.state = state
+        return l
+    }
+
+    /// Who the limit blocks at `t`: everyone it is for while the day's pool is used up (an
+    /// older blockd's), else the people whose own allowance is (nil scope: the whole machine).
+    /// A state made without people blocks its whole scope while its window holds.
+    public func blockedScope(at t: Date) -> Scope? {
+        guard let state else { return users }
+        if let pool = state.pool, pool.window?.contains(t) == true { return users }
+        if state.people.isEmpty && state.pool == nil { return users }
+        let uids = state.people.filter { $0.value.window?.contains(t) == true }.keys.sorted()
+        return Scope(names: uids.map { state.names[$0] ?? "#\($0)" }, uids: uids)
     }
 }
 
 public struct LimitState: Hashable, Sendable {
+    /// One person's day under the limit (or the day's pool from an older blockd).
+    public struct Person: Hashable, Sendable {
+        public var used: TimeInterval
+        public var remaining: TimeInterval
+        public var running: Bool
+        /// When the limit blocks them: from the instant their allowance is used up to local midnight.
+        public var window: Window?
+        /// When to warn them (`--warn`), if an app of theirs is running toward the limit.
+        public var warnAt: Date?
+
+        public init(used: TimeInterval, remaining: TimeInterval, running: Bool) {
+            (self.used, self.remaining, self.running) = (used, remaining, running)
+        }
+    }
+
     public var day: CivilDate
+    /// The figures shown: on one person's view theirs, on the machine's the person nearest the
+    /// limit (the most used). `window` is when the limit blocks anyone: from the first person's
+    /// reach to midnight.
     public var used: TimeInterval
     public var remaining: TimeInterval
     public var running: Bool
-    /// When the limit blocks: from the instant the allowance is used up to local midnight.
     public var window: Window?
-    /// When to warn (`--warn`), if an app is running toward the limit.
     public var warnAt: Date?
     /// An instant at which the limit must be looked at again (a warning, a day rollover).
     public var recheckAt: Date?
+    /// §9: each person the limit counted today, by uid, with the names used in reasons.
+    public var people: [UInt32: Person] = [:]
+    public var names: [UInt32: String] = [:]
+    /// The day's single pool, from a blockd before per-person limits (nil: none).
+    public var pool: Person?
 
     public init(day: CivilDate, used: TimeInterval, remaining: TimeInterval, running: Bool) {
         self.day = day
@@ -91,10 +169,27 @@ public struct LimitState: Hashable, Sendable {
         self.remaining = remaining
         self.running = running
     }
+
+    /// Every instant at which someone's block or warning starts or ends.
+    public var instants: [Date] {
+        (Array(people.values) + [pool].compactMap { $0 }).flatMap { [$0.window?.start, $0.window?.end].compactMap { $0 } }
+            + [window?.start, window?.end, recheckAt].compactMap { $0 }
+    }
+
+    /// Sets the shown figures from the people (and the pool): the most used, the earliest
+    /// window. Without either, what was set stays.
+    mutating func showNearest() {
+        let all = Array(people.values) + [pool].compactMap { $0 }
+        guard let nearest = all.max(by: { $0.used < $1.used }) else { return }
+        (used, remaining, running) = (nearest.used, nearest.remaining, all.contains(where: \.running))
+        let starts = all.compactMap { $0.window?.start }
+        window = starts.min().flatMap { start in all.compactMap(\.window).first.map { Window(start: start, end: $0.end) } }
+        warnAt = all.compactMap(\.warnAt).min()
+    }
 }
 
-/// Usage per limit per local day (§9), pure: fed "running" / "not running" edges with
-/// their instants. Intervals are split at local midnights (T7), so usage belongs to the day
+/// Usage per limit and person per local day (§9), pure: fed "running" / "not running" edges
+/// with their instants, each under a person's key (`games@1001`, `key`). Intervals are split at local midnights (T7), so usage belongs to the day
 /// it happened on. Persisted, so a restart neither loses nor double-counts: what ran before
 /// the last checkpoint is counted, time the daemon could not observe is not.
 public struct UsageLedger: Codable, Equatable, Sendable {
@@ -111,6 +206,36 @@ public struct UsageLedger: Codable, Equatable, Sendable {
     public var more: [String: [String: Double]]?
 
     public init() {}
+
+    /// §9: the key of `uid`'s use of `limit` (`games@1001`: `@` is in no activity's name). A
+    /// key without `@` is a whole limit's pool, as a blockd before per-person limits kept it.
+    public static func key(_ limit: String, _ uid: UInt32) -> String { "\(limit)@\(uid)" }
+
+    /// The people with any figure for `limit` on `day`, or running it now.
+    public func people(of limit: String, on day: CivilDate) -> Set<UInt32> {
+        let prefix = limit + "@"
+        var out = Set<UInt32>()
+        func take(_ keys: some Sequence<String>) {
+            for key in keys where key.hasPrefix(prefix) {
+                if let uid = UInt32(key.dropFirst(prefix.count)) { out.insert(uid) }
+            }
+        }
+        let d = day.description
+        take(running.keys)
+        if let keys = used[d]?.keys { take(keys) }
+        if let keys = exhausted[d]?.keys { take(keys) }
+        if let keys = more?[d]?.keys { take(keys) }
+        return out
+    }
+
+    /// The day's pool of `limit` (its bare name: an older blockd's), as a person's figures start.
+    func poolFigures(_ limit: String, on day: CivilDate, at now: Date, clock: LocalClock)
+        -> (used: Double, extra: Double, running: Bool, exhausted: Date?, any: Bool) {
+        let d = day.description
+        let any = used[d]?[limit] != nil || exhausted[d]?[limit] != nil || more?[d]?[limit] != nil || running[limit] != nil
+        guard any else { return (0, 0, false, nil, false) }
+        return (self.used(limit, on: day, at: now, clock: clock), extra(limit, on: day), isRunning(limit), exhaustedAt(limit, on: day), true)
+    }
 
     public func isRunning(_ limit: String) -> Bool { running[limit] != nil }
 

@@ -191,7 +191,7 @@ public enum Activity: Hashable, Sendable {
         case .schedule(let s):
             return s.nextBoundary(after: t, clock: clock)
         case .limit(let l):
-            let candidates = [l.state?.window?.start, l.state?.window?.end, l.state?.recheckAt].compactMap { $0 }.filter { $0 > t }
+            let candidates = (l.state?.instants ?? []).filter { $0 > t }  // §9: each person's block starts on its own
             return candidates.min()
         }
     }

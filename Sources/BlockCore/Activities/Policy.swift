@@ -33,7 +33,7 @@ public struct Policy: Sendable {
             for selection in activity.selections { covering[selection, default: []].append(activity) }
             guard let w = activity.activeWindow(at: t, clock: clock) else { continue }
             for selection in activity.selections {
-                let reason = Reason(activity: activity.name, kind: activity.kind, until: w.end, scope: activity.scope)
+                let reason = Reason(activity: activity.name, kind: activity.kind, until: w.end, scope: activity.blockedScope(at: t))
                 if !(reasons[selection]?.contains(reason) ?? false) { reasons[selection, default: []].append(reason) }
             }
         }

@@ -71,6 +71,23 @@ extension Activity {
         }
     }
 
+    /// Whom it blocks at `t`, as a reason's scope (nil: the whole machine): its scope, but for
+    /// a limit only the people whose own allowance is used up (§9, `Limit.blockedScope`).
+    public func blockedScope(at t: Date) -> Scope? {
+        if case .limit(let l) = self { return l.blockedScope(at: t) }
+        return scope
+    }
+
+    /// Whether what it blocks can differ from one user to another: it has a user scope, or it
+    /// is a limit (each person's own allowance).
+    public var isPerPerson: Bool { scope != nil || kind == .limit }
+
+    /// The activity as `viewer` sees it: a limit with their own figures only (§9, A1).
+    public func seen(by viewer: UInt32?) -> Activity {
+        if case .limit(let l) = self { return .limit(l.seen(by: viewer)) }
+        return self
+    }
+
     /// The same activity with scope `scope`.
     public func scoped(_ scope: Scope?) -> Activity {
         switch self {

@@ -119,7 +119,11 @@ extension Core {
     public func reply(_ answer: Change.Answer, now: Date) -> JSONObject? {
         switch answer {
         case .reply(let o): return o
-        case .activity(let name): return registry.activity(named: name).flatMap { shapes.activity($0, at: now).object } ?? [:]
+        case .activity(let name):
+            // Said to who added it: a limit with their own figures only (§9, A1), unless they see everyone's.
+            guard var a = registry.activity(named: name) else { return [:] }
+            if case .limit(let l) = a, case .client(let uid) = a.origin, registry.people(uid).rank < .admin { a = .limit(l.seen(by: uid)) }
+            return shapes.activity(a, at: now).object ?? [:]
         case .started(let block, let outcome):
             // Truth (§7): the block is registered either way; the client says whether it
             // is enforced, and blockd retries what is not.

@@ -83,7 +83,8 @@ extension Core {
         for i in book.grants.indices where book.grants[i].allowanceAdded == false && book.grants[i].start <= now {
             let g = book.grants[i]
             for limit in g.limits ?? [] {
-                state.usage.addAllowance(limit, seconds: g.window.duration, on: local.civil(of: g.start).date)
+                // §9: the asker's own allowance; no one else's.
+                state.usage.addAllowance(UsageLedger.key(limit, g.uid), seconds: g.window.duration, on: local.civil(of: g.start).date)
             }
             book.grants[i].allowanceAdded = true
         }

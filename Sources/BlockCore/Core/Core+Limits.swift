@@ -4,12 +4,19 @@ import FoundationEssentials
 /// limit); before every look at the policy the limits are refreshed from it, so an exhausted
 /// limit is just another activity in the union (T5).
 extension Core {
-    /// From the usage monitor: the limits that have at least one process running now. A
-    /// reconcile follows.
-    public mutating func usageChanged(running: Set<String>, now: Date) {
-        for l in registry.index.limits {
-            state.usage.setRunning(l.name, running.contains(l.name), at: now, clock: local)
+    /// From the usage monitor: for each limit, the people with at least one of its processes
+    /// running now (§9: each person's time counts against their own allowance). A reconcile
+    /// follows.
+    public mutating func usageChanged(running: Set<LimitUse>, now: Date) {
+        // Only the limits there are, and only the people each is for (the monitor judges that
+        // too, when a process starts).
+        let scopes = Dictionary(registry.index.limits.map { ($0.name, $0.users) }) { a, _ in a }
+        let counted = running.filter { use in scopes[use.limit].map { scope in scope?.contains(use.uid) ?? true } ?? false }
+        let wanted = Set(counted.map { UsageLedger.key($0.limit, $0.uid) })
+        for key in state.usage.running.keys where !wanted.contains(key) {
+            state.usage.setRunning(key, false, at: now, clock: local)
         }
+        for key in wanted { state.usage.setRunning(key, true, at: now, clock: local) }
     }
 
     /// R1: from the usage monitor, the apps of any selection running now and for whom; their
@@ -54,44 +61,64 @@ extension Core {
         if !appsRunning.isEmpty { state.history.checkpoint([.running, .used, .foreground], at: now, clock: local) }  // R1 (it walks the open intervals; a foreground is open only while its app runs)
         state.usage.prune(keepingFrom: local.civil(of: now).date)
         state.history.keepLimits(state.usage)
-        var reached: [Limit] = []
-        var warnings: [Limit] = []
+        // Each person's limit (or an older blockd's pool for everyone) reached or warned of,
+        // once a day: as the limit seen by that person, scoped to them (nil uid: the pool).
+        var reached: [(Limit, UInt32?)] = []
+        var warnings: [(Limit, UInt32?)] = []
         // The ledger is moved out while the registry updates the limits (one value cannot be
         // changed in two places at once), and back after.
         var usage = UsageLedger()
         swap(&usage, &state.usage)
         let local = local
+        let directory = directory
+        let name = { (uid: UInt32) in directory.person(uid).name }
         registry.updateLimits { limit in
-            let l = limit.refreshed(ledger: usage, at: now, clock: local)
+            let l = limit.refreshed(ledger: usage, at: now, clock: local, names: name)
             guard let s = l.state else { return l }
-            if let w = s.window, w.start <= now, usage.exhaustedAt(l.name, on: s.day) == nil {
-                usage.markExhausted(l.name, on: s.day, at: w.start)
-                reached.append(l)
-            } else if let warnAt = s.warnAt, warnAt <= now, s.window.map({ $0.start > now }) ?? false,
-                      !usage.hasWarned(l.name, on: s.day) {
-                usage.markWarned(l.name, on: s.day)
-                warnings.append(l)
+            let people = s.people.map { (key: UsageLedger.key(l.name, $0.key), uid: Optional($0.key), person: $0.value) }
+                + [s.pool].compactMap { $0 }.map { (key: l.name, uid: UInt32?.none, person: $0) }
+            for (key, uid, p) in people {
+                if let w = p.window, w.start <= now, usage.exhaustedAt(key, on: s.day) == nil {
+                    usage.markExhausted(key, on: s.day, at: w.start)
+                    reached.append((l, uid))
+                } else if let warnAt = p.warnAt, warnAt <= now, p.window.map({ $0.start > now }) ?? false,
+                          !usage.hasWarned(key, on: s.day) {
+                    usage.markWarned(key, on: s.day)
+                    warnings.append((l, uid))
+                }
             }
             return l
         }
         swap(&usage, &state.usage)
-        for l in reached {
-            let until = l.state?.window.map { local.iso8601($0.end) } ?? ""
-            publish(.limitReached(l, until: until), now: now)
+        for (l, uid) in reached {
+            let mine = personal(l, uid)
+            let until = mine.state?.window.map { local.iso8601($0.end) } ?? ""
+            publish(.limitReached(mine, until: until), now: now)
         }
-        for l in warnings {
-            let remaining = DurationText.formatRemaining(l.state?.remaining ?? 0)
-            let starts = l.state?.window.map { local.iso8601($0.start) } ?? ""
-            publish(.limitWarning(l, remaining: remaining, starts: starts), now: now)
+        for (l, uid) in warnings {
+            let mine = personal(l, uid)
+            let remaining = DurationText.formatRemaining(mine.state?.remaining ?? 0)
+            let starts = mine.state?.window.map { local.iso8601($0.start) } ?? ""
+            publish(.limitWarning(mine, remaining: remaining, starts: starts), now: now)
         }
+    }
+
+    /// §9: the limit as one person's, for what is said of it: their figures, scoped to them
+    /// (nil: an older blockd's pool, the limit as it is).
+    func personal(_ l: Limit, _ uid: UInt32?) -> Limit {
+        guard let uid else { return l }
+        var mine = l.seen(by: uid)
+        mine.users = Scope(names: [who(uid)], uids: [uid])
+        return mine
     }
 
     /// The activities with every limit's usage brought up to `now`, for answers only (nothing
     /// is recorded: the next reconcile does that).
-    public func activitiesForDisplay(at now: Date) -> [Activity] {
+    /// `viewer` (nil: the machine's view) sees a limit's figures as theirs (§9, A1).
+    public func activitiesForDisplay(at now: Date, viewer: UInt32? = nil) -> [Activity] {
         registry.activities.map { activity in
             guard case .limit(let l) = activity else { return activity }
-            return .limit(l.refreshed(ledger: state.usage, at: now, clock: local))
+            return .limit(l.refreshed(ledger: state.usage, at: now, clock: local, names: who).seen(by: viewer))
         }
     }
 

@@ -123,7 +123,8 @@ extension Core {
         let active = Set(desired.flatMap { $0.reasons.map(\.activity) })
         let mine = Set(desired.map(\.selection))
         return UserStatus(blocked: desired,
-                          activities: every.filter { Scope.visible($0.scope, origin: $0.origin, to: viewer) && (all || active.contains($0.name)) },
+                          activities: every.filter { Scope.visible($0.scope, origin: $0.origin, to: viewer) && (all || active.contains($0.name)) }
+                              .map { $0.seen(by: viewer) },
                           applied: applied.keys.sorted().filter(mine.contains), notEnforced: notEnforcedJSON(desired.map(\.selection)))
     }
 

@@ -40,6 +40,14 @@ public struct LimitedApps: Equatable, Sendable {
     }
 }
 
+/// §9: a process of a limit's apps running for `uid` (the person it stands for: its real
+/// uid or, from a login session, its login uid; for a limit with users, the one in its scope).
+public struct LimitUse: Hashable, Sendable {
+    public var limit: String
+    public var uid: UInt32
+    public init(limit: String, uid: UInt32) { (self.limit, self.uid) = (limit, uid) }
+}
+
 /// R1: an app (its `Apps=` entry) with a process running for `uid`.
 public struct RunningApp: Hashable, Sendable {
     public var uid: UInt32

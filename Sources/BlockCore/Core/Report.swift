@@ -62,12 +62,17 @@ public enum Report: Sendable {
             if let uid = hit.uid { fields.append((.uid, String(uid))) }
             return JournalEntry(Report.message(hit), priority: hit.kind == .tamper ? .warning : .notice, event: logEvent, fields: fields)
         case .limitReached(let l, let until):
-            return JournalEntry("Daily limit '\(l.name)' reached (\(DurationText.format(l.seconds)) of use): \(l.selections.joined(separator: ", ")) blocked until \(until)",
+            // §9: a person's own allowance (the limit comes scoped to them); an older pool's has none.
+            let whose = l.users.map { " for \($0)" } ?? ""
+            let users: [(JournalField, String)] = l.users.map { [(.users, $0.uids.map(String.init).joined(separator: " "))] } ?? []
+            return JournalEntry("Daily limit '\(l.name)' reached (\(DurationText.format(l.seconds)) of use): \(l.selections.joined(separator: ", ")) blocked\(whose) until \(until)",
                             priority: .notice, event: logEvent,
-                            fields: [(.activity, l.name), (.selection, l.selections.joined(separator: " ")), (.end, until)])
+                            fields: [(.activity, l.name), (.selection, l.selections.joined(separator: " ")), (.end, until)] + users)
         case .limitWarning(let l, let remaining, _):
-            return JournalEntry("Daily limit '\(l.name)': \(remaining) of use left today for \(l.selections.joined(separator: ", "))",
-                            priority: .info, event: logEvent, fields: [(.activity, l.name), (.selection, l.selections.joined(separator: " "))])
+            let whose = l.users.map { " \($0)'s" } ?? ""
+            let users: [(JournalField, String)] = l.users.map { [(.users, $0.uids.map(String.init).joined(separator: " "))] } ?? []
+            return JournalEntry("Daily limit '\(l.name)': \(remaining) of\(whose) use left today for \(l.selections.joined(separator: ", "))",
+                            priority: .info, event: logEvent, fields: [(.activity, l.name), (.selection, l.selections.joined(separator: " "))] + users)
         case .ended(let block, let message):
             return JournalEntry(message, priority: .info, event: logEvent, fields: [(.activity, block.name)])
         case .moreTime(let note): return note.entry(clock: clock)

@@ -136,7 +136,7 @@ extension UsageHistory {
                                         foreground: UsageHistory.figures(seconds(.foreground, on: date, user: user, at: now, clock: clock)),
                                         users: user == nil ? UsageHistory.figures(anyAppByUser(on: date, at: now, clock: clock)) : [:],
                                         counts: counts, shieldHits: shieldHits[date.description] ?? [:],
-                                        limits: limitDays(limits, on: date, at: now, clock: clock, usage: usage)))
+                                        limits: limitDays(limits, on: date, at: now, clock: clock, usage: usage, user: user)))
             date = date.adding(days: 1)
         }
         var reply = ReportReply(schema: UsageHistory.schema, from: from.description, to: to.description, period: .known(period),
@@ -176,13 +176,27 @@ extension UsageHistory {
     /// Each limit used or in force on `date` (`{"games": {"used": 3600, "selections": ["games"],
     /// "allowance": 3600}}` on the wire). The limits' ledger (a week, with the running part) has
     /// the day's figure while it keeps it; this ledger's copy is the figure after that.
-    func limitDays(_ limits: [Limit], on date: CivilDate, at now: Date, clock: LocalClock, usage: UsageLedger) -> [String: ReportReply.LimitDay] {
+    /// §9: each person has their own allowance, so a user's view shows their own use and
+    /// allowance, and the machine's view the most any one person used (with an older blockd's
+    /// pool for everyone added to each).
+    func limitDays(_ limits: [Limit], on date: CivilDate, at now: Date, clock: LocalClock, usage: UsageLedger, user: String? = nil) -> [String: ReportReply.LimitDay] {
         var out: [String: ReportReply.LimitDay] = [:]
+        func used(_ key: String) -> Double { max(usage.used(key, on: date, at: now, clock: clock), day(date).limits[key] ?? 0) }
         for l in limits {
-            let used = max(usage.used(l.name, on: date, at: now, clock: clock), day(date).limits[l.name] ?? 0)
+            let keys: [String]
+            if let uid = user.flatMap(UInt32.init) {
+                keys = [UsageLedger.key(l.name, uid)]
+            } else {
+                let prefix = l.name + "@"
+                keys = Set(day(date).limits.keys.filter { $0.hasPrefix(prefix) })
+                    .union(usage.people(of: l.name, on: date).map { UsageLedger.key(l.name, $0) }).sorted()
+            }
+            let nearest = keys.max(by: { used($0) < used($1) })
+            let total = used(l.name) + (nearest.map(used) ?? 0)
             let applies = l.days.contains(date.weekday)
-            guard applies || used > 0 else { continue }
-            out[l.name] = ReportReply.LimitDay(used: Int(used.rounded()), allowance: applies ? Int((Double(l.seconds) + usage.extra(l.name, on: date)).rounded()) : nil,
+            guard applies || total > 0 else { continue }
+            let extra = usage.extra(l.name, on: date) + (user == nil ? 0 : keys.first.map { usage.extra($0, on: date) } ?? 0)
+            out[l.name] = ReportReply.LimitDay(used: Int(total.rounded()), allowance: applies ? Int((Double(l.seconds) + extra).rounded()) : nil,
                                                selections: l.selections)
         }
         return out

@@ -99,7 +99,7 @@ public final class EngineInbox: @unchecked Sendable {
         /// An enforcer's retry or repair changed what is enforced.
         case enforcementChanged
         /// §9: the limits that have an app running now.
-        case usage(Set<String>)
+        case usage(Set<LimitUse>)
         /// R1: the apps of any selection running now, and for whom.
         case apps(Set<UsageMonitor.Running>)
         /// E3: a hook failed.

@@ -118,7 +118,7 @@ extension Engine {
     }
 
     /// From the usage monitor: the limits that have at least one process running now.
-    public func usageChanged(running: Set<String>) {
+    public func usageChanged(running: Set<LimitUse>) {
         assertOnQueue()
         let now = observedNow()
         core.usageChanged(running: running, now: now)

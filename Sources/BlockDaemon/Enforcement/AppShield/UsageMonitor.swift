@@ -7,9 +7,11 @@ import Glibc
 /// §9: which limits have an app running, from exec and exit events. Starts are seen through
 /// fanotify FAN_OPEN_EXEC notification marks on exactly the limited executables (an observer
 /// only: nothing waits on it), or, where fanotify is unavailable, a scan of /proc every two
-/// seconds while limits exist; exits through a pidfd per process (no polling). Reports the
-/// set of limit names with at least one process running whenever it changes; a process
-/// counts for a limit with users only when it is one of theirs (judged when it starts).
+/// seconds while limits exist; exits through a pidfd per process (no polling). Reports, for
+/// each limit, the people with at least one of its processes running whenever that changes
+/// (§9: each person has their own allowance); a process counts for the person it stands for
+/// (its login uid, else its real uid), and for a limit with users only when it is one of
+/// theirs, as that user (judged when it starts).
 ///
 /// R1: it also follows every app any selection names (`apps`), for the report, and says which
 /// of them run for whom (the person a process stands for, `ProcessUsers.person`).
@@ -21,7 +23,7 @@ public final class UsageMonitor: @unchecked Sendable {
     public enum Mode: String, Sendable { case fanotify, procScan = "proc-scan" }
 
     let queue = DispatchQueue(label: "blockd.usage")
-    let report: @Sendable (Set<String>) -> Void
+    let report: @Sendable (Set<LimitUse>) -> Void
     let reportApps: @Sendable (Set<Running>) -> Void
     let resolver: AppResolver
     let group: Int32
@@ -34,13 +36,13 @@ public final class UsageMonitor: @unchecked Sendable {
     var files: [FileID: (limits: Set<String>, apps: Set<String>, fd: Int32)] = [:]
     /// Who each limit counts (absent: everyone).
     var scopes: [String: Set<UInt32>] = [:]
-    /// Running processes of those files, each with the limits it counts for, whom it runs for
-    /// (nil when the file is no app of the report's), and its exit watch.
-    var processes: [Int32: (file: FileID, limits: Set<String>, person: UInt32?, exit: DispatchSourceRead)] = [:]
-    var reported: Set<String> = []
+    /// Running processes of those files, each with the limits it counts for and as whom, whom
+    /// it runs for (nil when the file is no app of the report's), and its exit watch.
+    var processes: [Int32: (file: FileID, limits: [String: UInt32], person: UInt32?, exit: DispatchSourceRead)] = [:]
+    var reported: Set<LimitUse> = []
     var reportedApps: Set<Running> = []
 
-    public init(report: @escaping @Sendable (Set<String>) -> Void, apps: @escaping @Sendable (Set<Running>) -> Void = { _ in },
+    public init(report: @escaping @Sendable (Set<LimitUse>) -> Void, apps: @escaping @Sendable (Set<Running>) -> Void = { _ in },
                 path: String = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin",
                 forceScan: Bool = false, scanInterval: TimeInterval = 2) {
         self.report = report
@@ -125,7 +127,7 @@ public final class UsageMonitor: @unchecked Sendable {
         }
         // Limits added, removed or given other users: what each process counts for, again.
         for (pid, p) in processes {
-            let limits = files[p.file] == nil ? [] : counted(pid, file: p.file)
+            let limits = files[p.file] == nil ? [:] : counted(pid, file: p.file)
             let forReport = files[p.file]?.apps.isEmpty == false
             guard !limits.isEmpty || forReport else { stopTracking(pid); continue }
             processes[pid]?.limits = limits
@@ -175,13 +177,19 @@ public final class UsageMonitor: @unchecked Sendable {
         scanTimer = timer
     }
 
-    /// The limits a process of `file` counts for: those for everyone, and those whose users it
-    /// belongs to (/proc is read only when some limit of the file has users).
-    func counted(_ pid: Int32, file: FileID) -> Set<String> {
+    /// The limits a process of `file` counts for, each with the person it counts as: those for
+    /// everyone as the person it stands for (login uid, else real uid), and those whose users
+    /// it belongs to as that user. A process whose users cannot be read (gone already) counts
+    /// for none.
+    func counted(_ pid: Int32, file: FileID) -> [String: UInt32] {
         let limits = files[file]?.limits ?? []
-        guard limits.contains(where: { scopes[$0] != nil }) else { return limits }
-        let users = ProcessUsers.of(pid)
-        return limits.filter { ProcessUsers.inScope(scopes[$0], users) }
+        guard !limits.isEmpty, let users = ProcessUsers.of(pid) else { return [:] }
+        var out: [String: UInt32] = [:]
+        for limit in limits {
+            guard let scope = scopes[limit] else { out[limit] = users.person; continue }
+            if scope.contains(users.real) { out[limit] = users.real } else if let login = users.login, scope.contains(login) { out[limit] = login }
+        }
+        return out
     }
 
     func track(_ pid: Int32, file: FileID) {
@@ -207,9 +215,9 @@ public final class UsageMonitor: @unchecked Sendable {
     }
 
     func publish() {
-        var running = Set<String>(), apps = Set<Running>()
+        var running = Set<LimitUse>(), apps = Set<Running>()
         for (_, p) in processes {
-            running.formUnion(p.limits)
+            running.formUnion(p.limits.map { LimitUse(limit: $0.key, uid: $0.value) })
             if let person = p.person { for app in files[p.file]?.apps ?? [] { apps.insert(Running(uid: person, app: app)) } }
         }
         if running != reported {
