@@ -158,7 +158,8 @@ public struct BlockdOptions: Equatable, Sendable {
                              /run/blockd/users, the directory the NSS module reads); a
                              sandboxed blockd gets one of its own
       --metrics-dir DIR      write blockd.prom there for node_exporter's textfile collector
-                             (default MetricsDirectory=, or no metrics)
+                             (default MetricsDirectory=, or no metrics); world-readable, so
+                             per-user blocks are counted there, never named
       --cat-config           print the configuration files in force, in the order read,
                              each after a # PATH line, then every [Daemon] setting in
                              force with its file and line, flag or default, and exit
