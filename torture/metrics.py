@@ -4,12 +4,15 @@ blockd with --metrics-dir keeps blockd.prom, and the real prometheus-node-export
 with only its textfile collector and --collector.textfile.directory pointed at that directory,
 listens on 127.0.0.1:9100 of the namespace's own loopback and is scraped with curl.
 
-A scripted sequence (two blocks started, one stopped, a shield hit from a denied launch of a
-test binary, Firewall=no so the `cut` part is off) must show in the scrape as:
+A scripted sequence (two blocks started, one stopped, a per-user block of a site for `nobody`,
+a shield hit from a denied launch of a test binary, Firewall=no so the `cut` part is off) must
+show in the scrape as:
 - every metric in docs/FLEET.md's metrics table, with the value the sequence gives, and no
   `blockd_` metric the table does not name;
 - node_exporter's own `node_textfile_scrape_error 0` and a `node_textfile_mtime_seconds` for
   blockd.prom (what the fleet guide's staleness alert reads);
+- the per-user block counted in `blockd_blocked_per_user`, and neither its site nor its user
+  anywhere in the scrape (the file is world-readable);
 - no temp file left where the collector reads.
 Nothing runs outside the namespace. Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1.
 Usage: torture/metrics.py BIN_DIR"""
@@ -69,12 +72,14 @@ def main():
             denied = f"denied ({e.strerror})"
         t.check(denied.startswith("denied"), f"the blocked test binary's launch is denied: {denied}")
         d.blockc("stop", "reddit")
+        d.blockc("start", "--for", "1h", "--user", "nobody", "--name", "kid-site", "secret-site.example")
         want = {
             ("blockd_info", '{version="%s"}' % d.blockc("--version").stdout.split()[-1]): 1,
             ("blockd_blocked", '{selection="youtube"}'): 1, ("blockd_blocked", '{selection="game"}'): 1,
-            ("blockd_activities", '{kind="block"}'): 1, ("blockd_activities", '{kind="schedule"}'): 0,
-            ("blockd_activities", '{kind="limit"}'): 0, ("blockd_activities_active", ""): 1,
-            ("blockd_locks_total", ""): 3, ("blockd_unlocks_total", ""): 1,
+            ("blockd_blocked_per_user", ""): 1,
+            ("blockd_activities", '{kind="block"}'): 2, ("blockd_activities", '{kind="schedule"}'): 0,
+            ("blockd_activities", '{kind="limit"}'): 0, ("blockd_activities_active", ""): 2,
+            ("blockd_locks_total", ""): 4, ("blockd_unlocks_total", ""): 1,
             ("blockd_shield_hits_total", '{kind="denied-launch"}'): 1, ("blockd_shield_hits_total", '{kind="tamper"}'): 0,
             ("blockd_more_time_total", '{outcome="asked"}'): 0,
             ("blockd_enforcement_degraded", ""): 1, ("blockd_enforcement_part_off", '{part="cut"}'): 1,
@@ -103,6 +108,8 @@ def main():
         t.check(set(docs) - {"blockd_failures"} <= scraped, f"every documented metric is scraped: {sorted(set(docs) - scraped)}")
         for name, kind in docs.items():
             t.check(f"# TYPE {name} {kind}\n" in text or name == "blockd_failures", f"{name} is a {kind} in the scrape")
+        for secret in ("secret-site", "kid-site", "nobody", "65534"):
+            t.check(secret not in text, f"the per-user block's {secret!r} is nowhere in the scrape")
         t.check(os.listdir(textfile) == ["blockd.prom"], f"no temp file left where the collector reads: {os.listdir(textfile)}")
         t.figures["blockdMetrics"] = len(scraped)
     t.done()

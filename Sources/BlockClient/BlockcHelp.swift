@@ -26,8 +26,8 @@ public enum BlockcHelp {
                        (as 'blockc help COMMAND')
       --version        print blockc's version (no daemon needed; 'blockc version' adds the daemon's)
 
-    Exit status: 0 ok, 1 refused by the daemon (or a start accepted but not enforced yet),
-    2 usage error, 3 daemon unreachable.
+    Exit status: 0 ok, 1 refused by the daemon, with its code and message (busy too), or a
+    start accepted but not enforced yet, 2 usage error, 3 daemon unreachable.
     See blockc(1), blockd(8) and blockd.conf(5).
     """
 

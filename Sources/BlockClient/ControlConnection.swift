@@ -100,7 +100,15 @@ public final class ControlConnection: Transport {
     }
 
     public func send(_ request: Request) throws(ClientError) -> Response {
-        try write(Array((request.line + "\n").utf8))
+        if let code = try write(Array((request.line + "\n").utf8)) {
+            // §8: a daemon that refuses a connection (`ERR busy` over the per-user limit)
+            // answers at accept and closes without reading, so the request's write fails;
+            // what it said is already here, and is the answer to show, not the broken pipe.
+            if let line = try? nextLine(waitForever: false), case .error(let error)? = try? Response.parse(line) {
+                return .error(error)
+            }
+            throw .protocolError("blockd closed the connection (\(String(cString: strerror(code)))); see 'journalctl -u blockd'")
+        }
         guard let line = try nextLine(waitForever: false) else {
             throw .protocolError("blockd closed the connection without answering '\(request.command)'; see 'journalctl -u blockd'")
         }
@@ -117,7 +125,10 @@ public final class ControlConnection: Transport {
         try nextLine(waitForever: true)
     }
 
-    private func write(_ bytes: [UInt8]) throws(ClientError) {
+    /// Sends all of `bytes`; the errno when the daemon had closed the connection (EPIPE,
+    /// ECONNRESET), for `send` to look for what it said before it closed.
+    @discardableResult
+    private func write(_ bytes: [UInt8]) throws(ClientError) -> Int32? {
         guard fd >= 0 else { throw .protocolError("the connection to blockd is closed") }
         var offset = 0
         while offset < bytes.count {
@@ -135,10 +146,13 @@ public final class ControlConnection: Transport {
             case EINTR: continue
             case EAGAIN:
                 throw .unreachable(path: path, reason: "blockd at \(path) did not take the request within \(Int(timeout))s; check 'systemctl status blockd'")
+            case EPIPE, ECONNRESET:
+                return code
             default:
                 throw .protocolError("blockd closed the connection (\(String(cString: strerror(code)))); see 'journalctl -u blockd'")
             }
         }
+        return nil
     }
 
     private func nextLine(waitForever: Bool) throws(ClientError) -> String? {

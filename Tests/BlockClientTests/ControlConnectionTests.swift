@@ -114,4 +114,35 @@ struct ControlConnectionTests {
         }
         done.wait()
     }
+
+    /// A daemon over its per-user connection limit answers `ERR busy` at accept and closes
+    /// without reading (ControlServer.admission); blockc's write of the request then fails
+    /// with EPIPE, and used to print "Broken pipe" instead of what the daemon said.
+    static let busy = "too many connections from uid 1000 (32); close some and try again"
+
+    @Test("§8: a daemon that answers ERR busy and closes without reading: the request's write fails with EPIPE, and the answer is the busy error, not a broken pipe")
+    func busyBeforeRequest() throws {
+        let (path, done) = try Self.listen { fd in Self.write(fd, "ERR busy \(Self.busy)\n") }
+        let connection = try ControlConnection(path: path, timeout: 5)
+        done.wait()
+        #expect(try connection.send(.status()) == .error(CoreError(.busy, Self.busy)))
+        connection.close()
+    }
+
+    @Test("§6: blockc shows the daemon's busy text on stderr and exits 1, as for any ERR")
+    func busyThroughBlockc() throws {
+        let (path, done) = try Self.listen { fd in Self.write(fd, "ERR busy \(Self.busy)\n") }
+        var err = ""
+        let runner = BlockcRunner(environment: ["BLOCKD_SOCKET": path], stdout: { _ in true }, stderr: { err += $0 },
+                                  now: { Date() }, clock: Fixture.tokyo, color: false, isTerminal: false,
+                                  connect: { path throws(ClientError) in
+                                      let connection = try ControlConnection(path: path, timeout: 5)
+                                      done.wait()
+                                      return connection
+                                  },
+                                  sleep: { _ in false })
+        let status = runner.run(try BlockcInvocation.parse(["status"], now: Date()))
+        #expect(status == BlockcRunner.refused)
+        #expect(err == "blockc: \(Self.busy) (busy)\n", "\(err)")
+    }
 }

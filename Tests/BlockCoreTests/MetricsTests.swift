@@ -30,10 +30,13 @@ import Testing
             # HELP blockd_info blockd's version; always 1
             # TYPE blockd_info gauge
             blockd_info{version="0.1.0"} 1
-            # HELP blockd_blocked 1 for each selection blocked now (for everyone or for some users)
+            # HELP blockd_blocked 1 for each selection blocked now for the whole machine
             # TYPE blockd_blocked gauge
             blockd_blocked{selection="reddit"} 1
             blockd_blocked{selection="youtube"} 1
+            # HELP blockd_blocked_per_user Selections blocked now for some users only (counted, not named: the file is world-readable)
+            # TYPE blockd_blocked_per_user gauge
+            blockd_blocked_per_user 0
             # HELP blockd_activities Registered activities by kind (blocks, schedules, limits)
             # TYPE blockd_activities gauge
             blockd_activities{kind="block"} 1
@@ -82,12 +85,33 @@ import Testing
     func idle() {
         let text = Metrics.render(status: ["counts": ["activities": 0, "active": 0], "enforcement": [:]], counters: Metrics.Counters(),
                                   version: "0.1.0", lastEnforcement: nil)
-        #expect(text.contains("# TYPE blockd_blocked gauge\n# HELP blockd_activities "))
+        #expect(text.contains("# TYPE blockd_blocked gauge\n# HELP blockd_blocked_per_user "))
+        #expect(text.contains("blockd_blocked_per_user 0\n# HELP blockd_activities "))
         #expect(text.contains("blockd_enforcement_degraded 0\n") && text.contains("blockd_locks_total 0\n"))
         #expect(!text.contains("blockd_last_enforcement_timestamp_seconds"), "no apply yet: no timestamp to claim")
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
             let name = String(line.prefix { $0 != "{" && $0 != " " })
             #expect(text.contains("# TYPE \(name) "), "\(name) has its TYPE line")
+        }
+    }
+
+    /// blockd.prom is world-readable (node_exporter reads it as its own user): a selection
+    /// blocked only for some users used to be a `selection` label, so any user learnt the site
+    /// of a per-user block. Such selections are counted; only machine-wide ones are named.
+    @Test("F3: a selection blocked only for some users is counted, never named, nor are its users; one blocked for everyone too is named")
+    func perUserCounted() {
+        let status: JSONObject = [
+            "blocked": [
+                ["selection": "secret-site.example", "users": ["kid"], "reasons": ["secret-site.example"]],
+                ["selection": "diary", "users": ["kid", "@teens"], "reasons": ["night"]],
+                ["selection": "youtube", "reasons": ["focus", "night"]],
+            ],
+            "counts": [:], "enforcement": ["notEnforced": [["selection": "diary", "cause": "kid's table cannot be written"]]],
+        ]
+        let text = Metrics.render(status: status, counters: Metrics.Counters(), version: "1", lastEnforcement: nil)
+        #expect(text.contains("blockd_blocked{selection=\"youtube\"} 1\n") && text.contains("blockd_blocked_per_user 2\n"), "\(text)")
+        for secret in ["secret-site", "diary", "kid", "teens", "night"] {
+            #expect(!text.contains(secret), "'\(secret)' is not in the world-readable file:\n\(text)")
         }
     }
 

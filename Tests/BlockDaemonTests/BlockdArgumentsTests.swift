@@ -15,6 +15,7 @@ struct BlockdArgumentsTests {
         (["-n"], { var o = BlockdOptions(); o.mode = .checkConfig; return o }()),
         (["--check-config", "/tmp/new.conf"], { var o = BlockdOptions(); o.mode = .checkConfig; o.checkPath = "/tmp/new.conf"; return o }()),
         (["--release"], { var o = BlockdOptions(); o.mode = .release; return o }()),
+        (["--force-members", "--release"], { var o = BlockdOptions(); o.mode = .release; o.forceMembers = true; return o }()),
         (["--cat-config"], { var o = BlockdOptions(); o.mode = .catConfig; return o }()),
         (["--version"], { var o = BlockdOptions(); o.mode = .version; return o }()),
         (["--socket", "/x", "--help"], { var o = BlockdOptions(); o.mode = .help; return o }()),
@@ -25,7 +26,8 @@ struct BlockdArgumentsTests {
 
     @Test("blockd usage errors name the problem and point at --help", arguments: [
         ["--bogus"], ["extra"], ["--socket"], ["--log-target", "syslog"], ["--version=1"], ["--release", "--check-config"], ["--state-dir="],
-        ["--check-config", "a", "b"], ["a", "--check-config"],
+        ["--check-config", "a", "b"], ["a", "--check-config"], ["--force-members"], ["--check-config", "--force-members"],
+        ["--release", "--force-members=yes"],
     ])
     func blockdErrors(args: [String]) {
         do {

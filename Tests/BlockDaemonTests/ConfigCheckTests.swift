@@ -68,4 +68,19 @@ struct ConfigCheckTests {
         let ok = try Run.capture(Repo.binDir + "/blockd", ["--config-dir", good.path, "--check-config", good.path + "/schedules.d/hw.conf"])
         #expect(ok.status == 0 && ok.output.contains("is valid"), "\(ok.output)")
     }
+
+    @Test("§7: the real binary exits 1 for a *.conf that is a symlink loop or a symlink to nothing, and names each")
+    func unreadableBinary() throws {
+        let dir = try Self.directory(["selections.d/ok.conf": "[Selection]\nName=ok\nDomains=ok.example\n"])
+        try FileManager.default.createDirectory(atPath: dir.path + "/schedules.d", withIntermediateDirectories: true)
+        #expect(symlink("x.conf", dir.path + "/schedules.d/x.conf") == 0)
+        #expect(symlink("/nonexistent", dir.path + "/schedules.d/y.conf") == 0)
+        let result = try Run.capture(Repo.binDir + "/blockd", ["--check-config", dir.path])
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.output.contains("blockd: \(dir.path)/schedules.d/x.conf: cannot be read: Too many levels of symbolic links"), "\(result.output)")
+        #expect(result.output.contains("blockd: \(dir.path)/schedules.d/y.conf: cannot be read: No such file or directory (it is a symlink to /nonexistent)"), "\(result.output)")
+        #expect(result.output.contains("2 problems in the configuration in \(dir.path); nothing was changed"), "\(result.output)")
+        let one = try Run.capture(Repo.binDir + "/blockd", ["--config-dir", dir.path, "--check-config", dir.path + "/schedules.d/y.conf"])
+        #expect(one.status == 1 && one.output.contains("y.conf: cannot be read: No such file or directory"), "\(one.output)")
+    }
 }

@@ -41,6 +41,27 @@ struct ConfigFallbackTests {
         #expect(builtIn.catalog.selection(named: "foo") == nil)
     }
 
+    /// The schedule's file replaced by a symlink loop used to read as "no
+    /// file", so the reload succeeded and lifted the schedule in force.
+    @Test("§7: a reload that meets a *.conf it cannot read (a symlink loop, a symlink to nothing) fails, says which, and keeps the schedule in force")
+    func reloadKeepsUnreadable() throws {
+        for target in ["day.conf", "/nonexistent"] {
+            let dir = Harness.tempDir()
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            for sub in ["selections.d", "schedules.d"] { try FileManager.default.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true) }
+            try "[Selection]\nName=foo\nDomains=foo.example www.foo.example\n".write(toFile: dir + "/selections.d/foo.conf", atomically: true, encoding: .utf8)
+            #expect(symlink(target, dir + "/schedules.d/day.conf") == 0)
+            let h = Harness()
+            h.engine = h.makeEngine(config: ConfigFallbackTests.foo(), loader: { () throws(CoreError) -> ConfigSet in try ConfigDirectory(dir).load() })
+            h.run { h.engine.startUp() }
+            #expect(h.enforcer.current == ["foo"], "the schedule allday is in force")
+            guard case .error(let error) = h.send("reload") else { Issue.record("reload answered OK for a \(target) link"); continue }
+            #expect(error.code == .invalidConfig && error.message.contains(dir + "/schedules.d/day.conf: cannot be read"), "\(error.message)")
+            #expect(h.enforcer.current == ["foo"], "the last good configuration stays: the schedule is not lifted")
+            #expect(!h.log.entries.contains { $0.message.contains("ended") }, "\(h.log.entries.map(\.message))")
+        }
+    }
+
     @Test("§7: the last good configuration keeps every [Daemon] setting, so a broken file cannot turn the firewall or browser policies back on")
     func lastGoodKeepsDaemonSettings() throws {
         var config = ConfigFallbackTests.foo()

@@ -91,6 +91,58 @@ struct ConfigLayersTests {
         #expect(broken.contains("KillGrace=forever") && broken.contains("# [Daemon] in force: not shown, \(file):2:"), "\(broken)")
     }
 
+    /// A `*.conf` that is there but cannot be read is not "no file". Read as
+    /// absent, the administrator's symlink loop in place of the vendor's bedtime lifted it at
+    /// the next reload, and `--check-config` called the directory valid.
+    @Test("§7: a *.conf that is a symlink loop, a symlink to nothing, a FIFO or a directory cannot be read: check names it, the errno's text and what to do; load refuses", arguments: [
+        ("loop", "Too many levels of symbolic links (a symlink loop: it points to bedtime.conf)"),
+        ("dangling", "No such file or directory (it is a symlink to /nonexistent)"),
+        ("fifo", "it is a FIFO, not a regular file"),
+        ("directory", "Is a directory"),
+    ])
+    func unreadable(kind: String, why: String) throws {
+        let (root, dir) = try Self.layers()
+        let path = root.path + "/etc/schedules.d/bedtime.conf"
+        try FileManager.default.removeItem(atPath: path)
+        switch kind {
+        case "loop": #expect(symlink("bedtime.conf", path) == 0)
+        case "dangling": #expect(symlink("/nonexistent", path) == 0)
+        case "fifo": #expect(mkfifo(path, 0o644) == 0)
+        default: try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        }
+        let problems = dir.check().1.map(\.message)
+        #expect(problems == ["\(path): cannot be read: \(why); make it a regular file, a symlink to one, or a symlink to /dev/null to mask the file of its name, or remove it"],
+                "\(problems)")
+        #expect(throws: CoreError.self, "the daemon's start and reload refuse it, and keep the last good configuration") { try dir.load() }
+        #expect(dir.catConfig().problems.map(\.message) == problems)
+    }
+
+    @Test("§7: a configuration directory that is a symlink to nothing cannot be read either")
+    func unreadableDirectory() throws {
+        let (root, dir) = try Self.layers()
+        let path = root.path + "/etc/schedules.d"
+        try FileManager.default.removeItem(atPath: path)
+        #expect(symlink(root.path + "/nonexistent", path) == 0)
+        #expect(dir.check().1.map(\.message) == ["\(path): cannot be read: No such file or directory (it is a symlink to \(root.path)/nonexistent); make it a directory or a symlink to one, or remove it"])
+    }
+
+    @Test("§7: a symlink to /dev/null masks, also written relative or through another link; a symlink to another device is no mask and cannot be read")
+    func nullMasks() throws {
+        let (root, dir) = try Self.layers()
+        let path = root.path + "/etc/schedules.d/bedtime.conf"
+        let up = String(repeating: "../", count: path.split(separator: "/").count - 1)
+        for target in ["/dev/null", up + "dev/null", root.path + "/null-link"] {
+            try? FileManager.default.removeItem(atPath: path)
+            _ = symlink("/dev/null", root.path + "/null-link")
+            #expect(symlink(target, path) == 0)
+            #expect(try dir.load().schedules.map(\.name) == ["exam"], "\(target) masks the vendor's bedtime")
+            #expect(dir.check().1.isEmpty)
+        }
+        try FileManager.default.removeItem(atPath: path)
+        #expect(symlink("/dev/zero", path) == 0)
+        #expect(dir.check().1.map(\.message) == ["\(path): cannot be read: it is not a regular file; make it a regular file, a symlink to one, or a symlink to /dev/null to mask the file of its name, or remove it"])
+    }
+
     @Test("§7: blockd without --config-dir reads the standard layers, /etc/blockd last")
     func standard() throws {
         #expect(try BlockdOptions.parse([]).configDirectory.layers == ["/usr/lib/blockd", "/run/blockd", "/etc/blockd"])

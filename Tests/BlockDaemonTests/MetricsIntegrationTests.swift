@@ -45,4 +45,42 @@ struct MetricsIntegrationTests {
                 "written at the next change once the directory exists")
         #expect(Run.eventually(timeout: 5) { s.log.contains("written again") })
     }
+
+    /// Per-user blocks of a site and of a selection, for `nobody`: the file names neither, nor
+    /// the user, and counts them. It is 0644 by design, so what it holds is what any user reads.
+    func perUser(_ s: Sandbox) throws -> String {
+        mkdir(s.dir + "/metrics", 0o755)
+        try s.start(extraArgs: ["--metrics-dir", s.dir + "/metrics"])
+        #expect(try s.blockc(["start", "--for", "10m", "--user", "nobody", "secret-site.example"]).status == 0)
+        #expect(try s.blockc(["start", "--for", "10m", "--user", "nobody", "--name", "kid-evening", "reddit"]).status == 0)
+        #expect(try s.blockc(["start", "--for", "10m", "youtube"]).status == 0)
+        #expect(Run.eventually(timeout: 5) { metrics(s).contains("blockd_blocked_per_user 2\n") && metrics(s).contains("blockd_blocked{selection=\"youtube\"} 1\n") },
+                "\(metrics(s))")
+        return s.dir + "/metrics/blockd.prom"
+    }
+
+    static let secrets = ["secret-site", "reddit", "kid-evening", "nobody", "65534"]
+
+    @Test("F3: per-user blocks are counted in blockd.prom, never named, nor their users; machine-wide ones are named")
+    func perUserNotNamed() throws {
+        let s = Sandbox()
+        let path = try perUser(s)
+        var st = stat()
+        #expect(stat(path, &st) == 0 && st.st_mode & 0o777 == 0o644, "world-readable, for node_exporter's user")
+        let text = metrics(s)
+        for secret in Self.secrets { #expect(!text.contains(secret), "'\(secret)' in blockd.prom:\n\(text)") }
+    }
+
+    @Test("F3: an unprivileged user reading blockd.prom learns no per-user selection, site or user",
+          .enabled(if: Privileged.can(needs: ["/usr/bin/setpriv"]), Privileged.needsRoot))
+    func perUserAsNobody() throws {
+        if Privileged.unavailable(needs: ["/usr/bin/setpriv"]) != nil { return }
+        let s = Sandbox()
+        let path = try perUser(s)
+        chmod(s.dir, 0o755)  // the test's own mkdtemp directory, so that nobody can reach the file
+        let read = try Run.capture("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--", "/bin/cat", path])
+        #expect(read.status == 0 && read.output.contains("blockd_blocked_per_user 2\n") && read.output.contains("blockd_blocked{selection=\"youtube\"} 1"),
+                "nobody reads the file: \(read.output)")
+        for secret in Self.secrets { #expect(!read.output.contains(secret), "'\(secret)' read by nobody:\n\(read.output)") }
+    }
 }

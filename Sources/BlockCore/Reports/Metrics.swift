@@ -53,9 +53,15 @@ public enum Metrics {
     public static func render(status: JSONObject, counters: Counters, version: String, lastEnforcement: Date?) -> String {
         var out = Writer()
         out.family("blockd_info", "gauge", "blockd's version; always 1", [(["version": version], 1)])
-        let blocked = status["blocked"]?.array?.compactMap { $0["selection"]?.string } ?? []
-        out.family("blockd_blocked", "gauge", "1 for each selection blocked now (for everyone or for some users)",
-                   blocked.sorted().map { (["selection": $0], 1) })
+        // The file is world-readable (node_exporter runs as its own user), so a selection
+        // blocked only for some users is counted, never named: its name (an ad-hoc one is the
+        // site itself) and whose it is stay with that user's table and view (U1, U3).
+        let blocked = status["blocked"]?.array ?? []
+        let machineWide = blocked.filter { $0["users"] == nil }.compactMap { $0["selection"]?.string }
+        out.family("blockd_blocked", "gauge", "1 for each selection blocked now for the whole machine",
+                   machineWide.sorted().map { (["selection": $0], 1) })
+        out.family("blockd_blocked_per_user", "gauge", "Selections blocked now for some users only (counted, not named: the file is world-readable)",
+                   [([:], Double(blocked.count - machineWide.count))])
         let counts = status["counts"]?.object ?? [:]
         out.family("blockd_activities", "gauge", "Registered activities by kind (blocks, schedules, limits)",
                    [("block", "blocks"), ("schedule", "schedules"), ("limit", "limits")].map { (["kind": $0.0], Double(counts[$0.1]?.int ?? 0)) })

@@ -31,6 +31,9 @@ public struct BlockdOptions: Equatable, Sendable {
     public var userTablesDirectory: String?
     /// F3: `--metrics-dir`; nil: `MetricsDirectory=` or no metrics.
     public var metricsDirectory: String?
+    /// E4: `--release --force-members` releases despite members' `--lock`s (not an
+    /// administrator's or root's).
+    public var forceMembers = false
 
     public init() {}
 
@@ -87,6 +90,9 @@ public struct BlockdOptions: Equatable, Sendable {
                         throw scanner.usage("--check-config, --cat-config, --release, --merge-firefox-policies and --version cannot be combined")
                     }
                     o.mode = mode
+                case "--force-members":
+                    guard inline == nil else { throw scanner.usage("--force-members takes no value") }
+                    o.forceMembers = true
                 case "--help", "-h":
                     var help = BlockdOptions()
                     help.mode = .help
@@ -95,6 +101,9 @@ public struct BlockdOptions: Equatable, Sendable {
                     throw scanner.usage("unknown option '\(name)'")
                 }
             }
+        }
+        if o.forceMembers && o.mode != .release {
+            throw scanner.usage("--force-members goes with --release: blockd --release --force-members")
         }
         for (flag, path) in [("--config-dir", o.configDir), ("--state-dir", o.stateDir), ("--socket", o.socketPath),
                              ("--resolv-conf", o.resolvConf ?? "/")]
@@ -149,7 +158,8 @@ public struct BlockdOptions: Equatable, Sendable {
                              /run/blockd/users, the directory the NSS module reads); a
                              sandboxed blockd gets one of its own
       --metrics-dir DIR      write blockd.prom there for node_exporter's textfile collector
-                             (default MetricsDirectory=, or no metrics)
+                             (default MetricsDirectory=, or no metrics); world-readable, so
+                             per-user blocks are counted there, never named
       --cat-config           print the configuration files in force, in the order read,
                              each after a # PATH line, then every [Daemon] setting in
                              force with its file and line, flag or default, and exit
@@ -157,7 +167,10 @@ public struct BlockdOptions: Equatable, Sendable {
                              check the configuration (or DIR; or FILE with it, in place of
                              the file that defines its name), print every problem or a
                              summary, and exit 1 or 0; nothing is changed
-      --release              remove all enforcement (for uninstalling) and exit
+      --release              remove all enforcement (for uninstalling) and exit; refused
+                             while a block started with --lock runs
+      --force-members        with --release: release despite members' --lock blocks (not
+                             an administrator's or root's; the blocks stay registered)
       --merge-firefox-policies
                              lock DNS over HTTPS off in Firefox's policies.json and exit
                              (make install runs it; --release takes it out again)

@@ -84,7 +84,8 @@ public enum BlockdMain {
     }
 
     /// `blockd --release` (E4): removes all enforcement for an uninstall; refused while a
-    /// `--lock` block is active.
+    /// `--lock` block is active, unless every such lock is a member's and `--force-members`
+    /// is given (ReleaseLocks).
     static func release(_ options: BlockdOptions) -> Int32 {
         // §7: a running daemon would put back what this removes; refuse instead of racing it.
         var lock: StateLock?
@@ -100,11 +101,10 @@ public enum BlockdMain {
         let now = RealClock().wallNow()
         var state = DaemonState()
         if case .loaded(let s) = store.load(now: now) { state = s }
-        for case .block(let b) in state.activities where b.locked && b.end > now {
-            let clock = LocalClock(SystemTimeZone.current())
-            printError("blockd: refusing to release: the block '\(b.name)' was started with --lock and lasts until \(clock.iso8601(b.end))")
-            return 1
-        }
+        let held = ReleaseLocks.held(in: state, now: now, users: .system)
+        let (lines, proceed) = ReleaseLocks.judge(held, forceMembers: options.forceMembers, clock: LocalClock(SystemTimeZone.current()))
+        for line in lines { printError("blockd: \(line)") }
+        guard proceed else { return 1 }
         let daemon = (try? options.configDirectory.load(flags: flags(options)))?.daemon
             ?? DaemonConfig.defaults.applying(flags(options))
         // Only the hosts section, the nftables table (E5) and the browser policies (E7) outlive

@@ -82,10 +82,14 @@ public struct ConfigDirectory: Sendable {
     }
 
     /// An empty file, or a symlink to /dev/null: it masks the file of its name in earlier layers.
+    /// A symlink that reaches /dev/null another way (`../../dev/null`, a chain) masks too, as
+    /// systemd's masks do; any other device is no mask, and `read` refuses it.
     static func isMask(_ path: String) -> Bool {
         if (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) == "/dev/null" { return true }
-        var st = stat()
-        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG && st.st_size == 0
+        var st = stat(), null = stat()
+        guard stat(path, &st) == 0 else { return false }
+        if (st.st_mode & S_IFMT) == S_IFCHR { return stat("/dev/null", &null) == 0 && (null.st_mode & S_IFMT) == S_IFCHR && st.st_rdev == null.st_rdev }
+        return (st.st_mode & S_IFMT) == S_IFREG && st.st_size == 0
     }
 
     /// `blockd --cat-config`: every file in force, in the order blockd reads them, each after a
@@ -194,23 +198,76 @@ public struct ConfigDirectory: Sendable {
         return source
     }
 
+    /// A file of the directory, or nil when there is none by that name. A name that is there
+    /// but cannot be read (a symlink loop, a symlink to nothing, a directory, a FIFO, no
+    /// permission) is an error naming it, never "no file": a file of that name replaces or
+    /// masks the one of earlier layers, so reading it as absent would drop what it was meant to
+    /// hold, and a reload would lift that file's schedule (§7). A FIFO is
+    /// refused by its type, never opened for reading, so a check cannot hang on it.
     private func read(_ file: String) throws(CoreError) -> ConfigSource? {
-        guard FileManager.default.fileExists(atPath: file) else { return nil }
-        guard let data = FileManager.default.contents(atPath: file) else {
-            throw CoreError(.invalidConfig, "\(file): cannot be read; check its permissions")
+        var st = stat()
+        guard lstat(file, &st) == 0 else {
+            let code = errno
+            if code == ENOENT { return nil }  // gone since the directory was listed
+            throw ConfigDirectory.unreadable(file, errno: code)
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        let fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { throw ConfigDirectory.unreadable(file, errno: errno) }
+        defer { close(fd) }
+        guard fstat(fd, &st) == 0 else { throw ConfigDirectory.unreadable(file, errno: errno) }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw ConfigDirectory.unreadable(file, errno: EISDIR)
+        case S_IFIFO: throw ConfigDirectory.unreadable(file, why: "it is a FIFO, not a regular file")
+        default: throw ConfigDirectory.unreadable(file, why: "it is not a regular file")
+        }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n > 0 {
+                bytes += chunk[..<n]
+            } else if n == 0 {
+                break
+            } else if errno != EINTR {
+                throw ConfigDirectory.unreadable(file, errno: errno)
+            }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             throw CoreError(.invalidConfig, "\(file): is not UTF-8 text")
         }
         return ConfigSource(path: file, text: text)
     }
 
+    /// "PATH: cannot be read: WHY; what to do", for a file or directory that is there but
+    /// cannot be read: the errno's text, where a symlink points, and the fix.
+    static func unreadable(_ path: String, errno code: Int32, directory: Bool = false) -> CoreError {
+        var why = String(cString: strerror(code))
+        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) {
+            why += code == ELOOP ? " (a symlink loop: it points to \(target))" : " (it is a symlink to \(target))"
+        }
+        return unreadable(path, why: why, permissions: code == EACCES || code == EPERM, directory: directory)
+    }
+
+    static func unreadable(_ path: String, why: String, permissions: Bool = false, directory: Bool = false) -> CoreError {
+        let fix = permissions ? "check its permissions (blockd reads it as root)"
+            : directory ? "make it a directory or a symlink to one, or remove it"
+            : "make it a regular file, a symlink to one, or a symlink to /dev/null to mask the file of its name, or remove it"
+        return CoreError(.invalidConfig, "\(path): cannot be read: \(why); \(fix)")
+    }
+
     /// The `*.conf` names in `dir` (other files, such as editor backups and `.dpkg-old`, are
-    /// skipped); none when it does not exist.
+    /// skipped); none when it does not exist. A directory that is there but cannot be listed
+    /// (a dangling symlink, no permission) is an error, as an unreadable file is.
     private func confNames(in dir: String) throws(CoreError) -> [String] {
-        var isDir = false
-        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) else { return [] }
-        guard isDir else { throw CoreError(.invalidConfig, "\(dir): is not a directory") }
+        var st = stat()
+        guard lstat(dir, &st) == 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return [] }
+            throw ConfigDirectory.unreadable(dir, errno: code, directory: true)
+        }
+        guard stat(dir, &st) == 0 else { throw ConfigDirectory.unreadable(dir, errno: errno, directory: true) }
+        guard st.st_mode & S_IFMT == S_IFDIR else { throw CoreError(.invalidConfig, "\(dir): is not a directory") }
         do {
             return try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".conf") && !$0.hasPrefix(".") }
         } catch {

@@ -70,6 +70,8 @@ public final class MetricsWriter: @unchecked Sendable {
         refresh = nil
         guard let text = render() else { return }
         do {
+            // 0644: node_exporter reads it as its own user. That is safe because the file names
+            // no per-user selection and no user (Metrics.render counts them).
             try AtomicFile.write(Data(text.utf8), to: path, mode: 0o644)
             if problem != nil {
                 problem = nil
