@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 42's six holes, found by an outside tester, replayed as a black box so that they stay
+"""Six holes an outside tester found in the family model, replayed as a black box so that they stay
 closed (root only): blockd installed under its real unit in a throwaway systemd booted as PID 1
 on an overlay of this machine (torture/sysrig.py says how, and why that way), driven with
 blockc, blockd, systemctl and journalctl by a family of throwaway users made in the rig's
@@ -436,7 +436,7 @@ def port53():
             t.check(result == "refused" and seconds < 0.5,
                     f"1 port 53: kid's TCP connect to {address}:53 (not a nameserver of the machine) is refused at once: {result} in {seconds} s")
         else:
-            t.check(result in ("silent", "refused"),
+            t.check(result != "answered" and result != "odd",  # silent, refused, or EPERM from the local reject
                     f"1 port 53: kid's UDP datagram to {address}:53 (not a nameserver of the machine) gets no answer: {result}")
     for (result, seconds), address in zip(got[7:9], (STRAY4, STRAY6)):
         t.check(result == "refused" and seconds < 0.5, f"1 DoT: kid's TCP connect to {address}:853 is refused at once: {result} in {seconds} s")
@@ -658,7 +658,7 @@ def member_errors():
     theirs, mine = ids.get(KID2), ids.get(KID)
     if not t.check(theirs and mine, f"5 the parent's requests --json list kid2's and kid's requests: {ids}"):
         return
-    parts = [re.fullmatch(r"([A-Za-z]*)(.*)", x).groups() for x in (theirs, mine)]
+    parts = [(x[:1], x[1:]) for x in (theirs, mine)]  # the one-letter prefix (m), then the rest
     numbers = [int(rest) for _, rest in parts if rest.isdigit()]
     t.check(all(len(rest) >= 6 for _, rest in parts) and not (len(numbers) == 2 and abs(numbers[0] - numbers[1]) <= 1),
             f"5 request ids are not guessable: kid2's {theirs!r} and kid's {mine!r}, asked one after the other, "

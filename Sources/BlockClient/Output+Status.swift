@@ -220,14 +220,20 @@ extension Output {
         }
     }
 
-    /// A limit's day so far: "12m of 1h used today (48m left)", or "reached, until 00:00".
+    /// A limit's day so far: "12m of 1h used today (48m left)", or "reached, until 00:00";
+    /// on an administrator's view each person's after it (§9: each has their own allowance):
+    /// "kid: reached; kid2: 20m used".
     func limitUse(_ a: ActivityReply) -> String {
-        if a.active { return "limit reached, \(until(a.end))" }
+        let people = (a.people ?? []).map { p in
+            "\(Output.clean(p.user)): \(p.blocked ? "reached" : "\(DurationText.formatRemaining(Double(p.used))) used")"
+        }
+        let each = people.isEmpty ? "" : "; " + people.joined(separator: "; ")
+        if a.active { return "limit reached, \(until(a.end))\(each)" }
         let used = DurationText.formatRemaining(Double(a.used ?? 0))
         let allowance = DurationText.format(a.limit ?? 0)
         let left = DurationText.formatRemaining(Double(a.left ?? 0))
         let running = a.running == true ? ", in use now" : ""
-        return "\(used) of \(allowance) used today (\(left) left\(running))"
+        return "\(used) of \(allowance) used today (\(left) left\(running))\(each)"
     }
 
     func failureRow(_ f: FailureReply) -> [Cell] {

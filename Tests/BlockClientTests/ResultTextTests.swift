@@ -18,6 +18,16 @@ struct ResultTextTests {
         #expect(Fixture.output().start(Fixture.start(activity, outcome: outcome)) == expected)
     }
 
+    @Test("§9: limit list on an administrator's view says each person's day after their own")
+    func limitPeople() {
+        let games: JSON = ["name": "games", "kind": "limit", "selections": ["steam"], "active": false, "start": nil, "end": nil, "locked": false,
+                           "limit": 3600, "days": "daily", "used": 0, "left": 3600, "origin": "client", "uid": 0,
+                           "people": [["user": "kid", "uid": 1001, "used": 3600, "left": 0, "blocked": true],
+                                      ["user": "kid2", "uid": 1003, "used": 1200, "left": 2400, "blocked": false]]]
+        let text = Fixture.output().limits(["limits": [games]])
+        #expect(text.contains("0s of 1h used today (1h left); kid: reached; kid2: 20m used"), "\(text)")
+    }
+
     @Test("stop, schedule add/remove, failures --clear and reload each answer in one sentence")
     func oneLiners() {
         let out = Fixture.output()

@@ -45,7 +45,8 @@ struct LimitPerPersonTests {
         #expect(kids["used"] == 20 && kids["left"] == 0 && kids["active"] == true, "\(kids)")
         d.advance(60)
         let parents = try #require(ok(d.run("limit-list", as: Self.parent))?["limits"]?[0])
-        #expect(parents["used"] == 20, "the machine's view shows the person nearest the limit: \(parents)")
+        #expect(parents["used"] == 0 && parents["people"]?.array?.map { $0["used"] } == [20, 20],
+                "the parent's own use (none), and each person's listed: \(parents)")
         let report = try #require(ok(d.run(#"report {"days":1}"#, as: Self.kid2)))
         #expect(report["days"]?[0]?["limits"]?["shared"]?["used"] == 20, "kid2's own 20 s in kid2's report: \(report)")
         // The day ends: everyone's allowance is whole again.

@@ -41,6 +41,12 @@ struct LimitEngineTests {
         let kid2Status = try #require(ok(h.send("status", as: kid2)))
         #expect(kidStatus["blocked"]?[0]?["selection"] == "steam", "\(kidStatus["blocked"] ?? .null)")
         #expect(kid2Status["blocked"] == .array([]), "steam is not blocked for kid2: \(kid2Status["blocked"] ?? .null)")
+        // Root's own use (none) on top, and each person's day listed (an administrator's view).
+        let roots = try #require(ok(h.send("limit-list"))?["limits"]?[0])
+        #expect(roots["used"] == 0 && roots["left"] == 60, "root's own: \(roots)")
+        #expect(roots["people"] == [["user": "kid", "uid": 1001, "used": 60, "left": 0, "blocked": true],
+                                    ["user": "kid2", "uid": 1003, "used": 20, "left": 40, "blocked": false]], "\(roots["people"] ?? .null)")
+        #expect(kids["people"] == nil && kid2s["people"] == nil, "a member is shown no one else's")
         let all = try #require(ok(h.send(#"status {"allUsers":true}"#)))
         #expect(all["blocked"]?[0]?["users"] == ["kid"], "root sees whom it blocks: \(all["blocked"] ?? .null)")
     }

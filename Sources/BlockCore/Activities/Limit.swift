@@ -103,16 +103,25 @@ public struct Limit: Hashable, Sendable, Codable {
     }
 
     /// The limit as `viewer` sees it (U2, A1): their own figures, and no one else's (nil: the
-    /// machine's view, every person's). Someone the limit counted nothing for today sees the
-    /// whole allowance (less the day's pool, if an older blockd kept one).
-    public func seen(by viewer: UInt32?) -> Limit {
-        guard let viewer, var state else { return self }
+    /// machine's view, every person's, the nearest shown). Someone the limit counted nothing
+    /// for today sees the whole allowance (less the day's pool, if an older blockd kept one).
+    /// `everyone` (an administrator's own view): their own figures, with every person's listed.
+    public func seen(by viewer: UInt32?, everyone: Bool = false) -> Limit {
+        guard var state else { return self }
+        guard let viewer else {
+            state.listsPeople = true
+            var l = self
+            l.state = state
+            return l
+        }
+        let all = (state.people, state.names)
         state.people = state.people.filter { $0.key == viewer }
         state.names = state.names.filter { $0.key == viewer }
         state.showNearest()
         if state.people.isEmpty && state.pool == nil {
             (state.used, state.remaining, state.running, state.window, state.warnAt) = (0, Double(seconds), false, nil, nil)
         }
+        if everyone { (state.people, state.names, state.listsPeople) = (all.0, all.1, true) }
         var l = self
         l.state = state
         return l
@@ -162,6 +171,9 @@ public struct LimitState: Hashable, Sendable {
     public var names: [UInt32: String] = [:]
     /// The day's single pool, from a blockd before per-person limits (nil: none).
     public var pool: Person?
+    /// Whether answers list every person's figures (`people` in `--json`): the machine's view
+    /// and an administrator's, never a member's.
+    public var listsPeople = false
 
     public init(day: CivilDate, used: TimeInterval, remaining: TimeInterval, running: Bool) {
         self.day = day

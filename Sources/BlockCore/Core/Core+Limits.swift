@@ -114,11 +114,12 @@ extension Core {
 
     /// The activities with every limit's usage brought up to `now`, for answers only (nothing
     /// is recorded: the next reconcile does that).
-    /// `viewer` (nil: the machine's view) sees a limit's figures as theirs (§9, A1).
-    public func activitiesForDisplay(at now: Date, viewer: UInt32? = nil) -> [Activity] {
+    /// `viewer` (nil: the machine's view) sees a limit's figures as theirs (§9, A1);
+    /// `everyone`: with every person's listed (an administrator's view).
+    public func activitiesForDisplay(at now: Date, viewer: UInt32? = nil, everyone: Bool = false) -> [Activity] {
         registry.activities.map { activity in
             guard case .limit(let l) = activity else { return activity }
-            return .limit(l.refreshed(ledger: state.usage, at: now, clock: local, names: who).seen(by: viewer))
+            return .limit(l.refreshed(ledger: state.usage, at: now, clock: local, names: who).seen(by: viewer, everyone: everyone))
         }
     }
 

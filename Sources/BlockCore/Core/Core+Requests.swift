@@ -112,7 +112,8 @@ extension Core {
         case .limitRemove(let name): return try removeLimit(name, peer: peer, now: now)
         case .more, .requests, .approve, .deny, .cancel: return try moreTime(request, peer: peer, now: now)
         case .limitList:
-            let limits = activitiesForDisplay(at: now, viewer: Core.privateView(peer)).filter { $0.kind == .limit && listed($0, to: peer) }
+            // §9: everyone's own figures; an administrator's with every person's listed.
+            let limits = activitiesForDisplay(at: now, viewer: peer.uid, everyone: peer.rank >= .admin).filter { $0.kind == .limit && listed($0, to: peer) }
             return .read(.reply(ListReply(.limits, limits.map { shapes.activityReply($0, at: now) }).json))
         case .watch:
             throw CoreError(.internal, "watch is handled by the connection, not the engine")

@@ -38,6 +38,29 @@ public struct ActivityReply: Equatable, Sendable {
     /// the whole machine).
     public var users: [String]?
     public var userIds: [Int]?
+    /// §9: a limit's day for each person it counted today (the machine's and an
+    /// administrator's view only; a member sees their own figures above).
+    public var people: [PersonUse]?
+
+    /// One person's day under a limit: their use and what is left, in seconds, and whether it
+    /// blocks them now.
+    public struct PersonUse: Equatable, Sendable {
+        public var user: String
+        public var uid: Int
+        public var used: Int
+        public var left: Int
+        public var blocked: Bool
+        public init(user: String, uid: Int, used: Int, left: Int, blocked: Bool) {
+            (self.user, self.uid, self.used, self.left, self.blocked) = (user, uid, used, left, blocked)
+        }
+        var json: JSON {
+            .object(["user": .string(user), "uid": .int(Int64(uid)), "used": .int(Int64(used)), "left": .int(Int64(left)), "blocked": .bool(blocked)])
+        }
+        init?(_ v: JSON) {
+            guard let o = v.object, let uid = o["uid"]?.int else { return nil }
+            self.init(user: o["user"]?.string ?? "#\(uid)", uid: uid, used: o["used"]?.int ?? 0, left: o["left"]?.int ?? 0, blocked: o["blocked"]?.bool == true)
+        }
+    }
 
     public init(name: String, kind: Activity.Kind, selections: [String], active: Bool, start: String?, end: String?,
                 locked: Bool, origin: Origin) {
@@ -67,6 +90,7 @@ public struct ActivityReply: Equatable, Sendable {
         if let file { o["file"] = .string(file) }
         if let users { o["users"] = Reply.strings(users) }
         if let userIds { o["userIds"] = .array(userIds.map { .int(Int64($0)) }) }
+        if let people { o["people"] = .array(people.map(\.json)) }
         return o
     }
 
@@ -79,6 +103,7 @@ public struct ActivityReply: Equatable, Sendable {
         (running, remaining, uid) = (o["running"]?.bool, o["remaining"]?.int, o["uid"]?.int)
         if o["users"] != nil { users = Reply.strings(o["users"]) }
         userIds = o["userIds"]?.array?.compactMap(\.int)
+        people = o["people"]?.array?.compactMap(PersonUse.init)
     }
 }
 

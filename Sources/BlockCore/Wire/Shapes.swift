@@ -26,6 +26,14 @@ public struct Shapes: Sendable {
             (r.limit, r.days, r.warn) = (l.seconds, l.days.description, l.warnSeconds)
             if let state = l.state {
                 (r.used, r.left, r.running) = (Int(state.used.rounded()), Int(state.remaining.rounded()), state.running)
+                // §9: each person's own day, for the machine's and an administrator's view.
+                if state.listsPeople {
+                    r.people = state.people.keys.sorted().map { uid in
+                        let p = state.people[uid]!
+                        return ActivityReply.PersonUse(user: state.names[uid] ?? "#\(uid)", uid: Int(uid), used: Int(p.used.rounded()),
+                                                       left: Int(p.remaining.rounded()), blocked: p.window?.contains(now) == true)
+                    }
+                }
             }
         }
         // Seconds until it is lifted, for an active activity only.
