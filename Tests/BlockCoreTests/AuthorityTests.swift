@@ -53,19 +53,24 @@ struct AuthorityTests {
     }
 
     /// Undoing (stop, schedule remove, limit remove), by actor and owner: `+` allowed, `p`
-    /// refused as permission-denied, `l` as locked. Owners: the actor themselves, a member, an
-    /// administrator, root, the configuration.
+    /// refused as permission-denied, `l` as locked, `n` as a name nobody holds (A1: what a
+    /// refusal may say). Owners: the actor themselves, a member, an administrator, root, the
+    /// configuration, and a member's activity for that member alone.
     static let undo: [(Actor, unlocked: String, locked: String)] = [
-        //           self member admin root config
-        (outsider, "+pppp", "llll-"),
-        (member, "+pppp", "llll-"),
-        (admin, "++ppp", "l+ll-"),
-        (root, "++++p", "l+ll-"),
+        //           self member admin root config member-alone
+        (outsider, "+ppppn", "llll-n"),
+        (member, "+ppppn", "llll-n"),
+        (admin, "++ppp+", "l+ll-+"),
+        (root, "++++p+", "l+ll-+"),
     ]
 
-    static func owners(of actor: Actor) -> [Authority.Owner] {
-        [.user(uid: actor.uid, rank: actor.rank, name: actor.name), .user(uid: 1003, rank: .member, name: "kid2"),
-         .user(uid: 1002, rank: .admin, name: "parent2"), .user(uid: 0, rank: .root, name: "root"), .configuration(file: "/etc/blockd/schedules.d/b.conf")]
+    static func owners(of actor: Actor) -> [Authority.Owner] { subjects(of: actor).map(\.owner) }
+
+    /// Each owner with the uids its activity is for (nil: the whole machine).
+    static func subjects(of actor: Actor) -> [(owner: Authority.Owner, scope: [UInt32]?)] {
+        [(.user(uid: actor.uid, rank: actor.rank, name: actor.name), nil), (.user(uid: 1003, rank: .member, name: "kid2"), nil),
+         (.user(uid: 1002, rank: .admin, name: "parent2"), nil), (.user(uid: 0, rank: .root, name: "root"), nil),
+         (.configuration(file: "/etc/blockd/schedules.d/b.conf"), nil), (.user(uid: 1003, rank: .member, name: "kid2"), [1003])]
     }
 
     static func code(_ d: Authority.Decision) -> Character {
@@ -74,6 +79,7 @@ struct AuthorityTests {
         case .refused(let e) where e.code == .permissionDenied: "p"
         case .refused(let e) where e.code == .locked: "l"
         case .refused(let e) where e.code == .exists: "e"
+        case .refused(let e) where e.code == .notFound: "n"
         case .refused: "?"
         }
     }
@@ -82,11 +88,11 @@ struct AuthorityTests {
           arguments: [Command.stop, .scheduleRemove, .limitRemove])
     func undoing(_ command: Command) {
         for (actor, unlocked, locked) in Self.undo {
-            for (i, owner) in Self.owners(of: actor).enumerated() {
-                let plain = Authority.decide(command, by: actor, on: .init(name: "b", owner: owner, kind: "block"))
+            for (i, (owner, scope)) in Self.subjects(of: actor).enumerated() {
+                let plain = Authority.decide(command, by: actor, on: .init(name: "b", owner: owner, kind: "block", scope: scope))
                 #expect(Self.code(plain) == Array(unlocked)[i], "\(command) by \(actor.rank) of owner \(owner): \(plain)")
                 guard Array(locked)[i] != "-" else { continue }  // configured activities are never locked blocks
-                let l = Authority.decide(command, by: actor, on: .init(name: "b", owner: owner, locked: true, kind: "block"))
+                let l = Authority.decide(command, by: actor, on: .init(name: "b", owner: owner, locked: true, kind: "block", scope: scope))
                 #expect(Self.code(l) == Array(locked)[i], "\(command) by \(actor.rank) of locked owner \(owner): \(l)")
             }
         }
@@ -97,7 +103,7 @@ struct AuthorityTests {
     func ownershipNeverMerged(_ command: Command) {
         for actor in [Self.member, Self.admin, Self.root] {
             let codes = String(Self.owners(of: actor).map { Self.code(Authority.decide(command, by: actor, on: .init(name: "youtube", owner: $0, kind: "block"))) })
-            let expected = actor.rank == .root ? "+ee+e" : "+eeee"  // root's own is root's
+            let expected = actor.rank == .root ? "+ee+ee" : "+eeeee"  // root's own is root's
             #expect(codes == expected, "\(command) by \(actor.rank)")
         }
     }
@@ -108,6 +114,10 @@ struct AuthorityTests {
             let codes = String(Self.owners(of: actor).prefix(4).map { Self.code(Authority.decide(.cancel, by: actor, on: .init(name: "r1", owner: $0, kind: "request"))) })
             #expect(codes == expected, "cancel by \(actor.rank)")
         }
+        // What waits is its asker's alone: to another member it is nothing waiting (A1).
+        let kid2s = Authority.Subject(name: "r1", owner: .user(uid: 1003, rank: .member, name: "kid2"), kind: "request", scope: [1003])
+        #expect(Self.code(Authority.decide(.cancel, by: Self.member, on: kid2s)) == "n")
+        #expect(Self.code(Authority.decide(.cancel, by: Self.admin, on: kid2s)) == "+")
     }
 
     @Test("A1: refusals say who owns what and what to do instead")

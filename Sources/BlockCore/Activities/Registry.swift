@@ -227,9 +227,7 @@ public struct Registry: Sendable {
 
     /// Removes a limit a client added: root or the uid that added it.
     public mutating func removeLimit(named name: String, by peer: Peer) throws(CoreError) -> Limit {
-        guard let found = known(name, to: actor(peer)) else {
-            throw CoreError(.notFound, "no limit named '\(name)'; 'blockc limit list' lists them")
-        }
+        guard let found = known(name, to: actor(peer)) else { throw Authority.unknown("limit", name) }
         guard case .limit(let limit) = found else {
             throw CoreError(.usage, "'\(name)' is a \(found.kind.rawValue), not a limit")
         }
@@ -252,9 +250,7 @@ public struct Registry: Sendable {
 
     /// Ends a block early (§5): root or the uid that started it, and never a `--lock` block.
     public mutating func stopBlock(named name: String, by peer: Peer, now: Date) throws(CoreError) -> Block {
-        guard let found = known(name, to: actor(peer)) else {
-            throw CoreError(.notFound, "no block named '\(name)'; 'blockc status' lists the active ones")
-        }
+        guard let found = known(name, to: actor(peer)) else { throw Authority.unknown("block", name) }
         guard case .block(let block) = found, block.end > now else {
             if case .schedule = found {
                 throw CoreError(.usage, "'\(name)' is a schedule; remove it with 'blockc schedule remove \(name)'")
@@ -270,9 +266,7 @@ public struct Registry: Sendable {
     /// Removes a schedule a client added: root or the uid that added it. Schedules from
     /// `schedules.d/` belong to the configuration and are removed by deleting their file.
     public mutating func removeSchedule(named name: String, by peer: Peer) throws(CoreError) -> Schedule {
-        guard let found = known(name, to: actor(peer)) else {
-            throw CoreError(.notFound, "no schedule named '\(name)'; 'blockc schedule list' lists them")
-        }
+        guard let found = known(name, to: actor(peer)) else { throw Authority.unknown("schedule", name) }
         guard case .schedule(let schedule) = found else {
             throw CoreError(.usage, "'\(name)' is a block, not a schedule; stop it with 'blockc stop \(name)'")
         }

@@ -135,8 +135,11 @@ public enum Authority {
         public var locked: Bool
         /// What it is, for the sentence: "block", "schedule", "limit", "request", "delayed stop".
         public var kind: String
-        public init(name: String, owner: Owner, locked: Bool = false, kind: String) {
-            (self.name, self.owner, self.locked, self.kind) = (name, owner, locked, kind)
+        /// The uids it is for (nil: the whole machine); a request or delayed stop is its
+        /// asker's alone. What a member may be told of it follows (`mayKnow`).
+        public var scope: [UInt32]?
+        public init(name: String, owner: Owner, locked: Bool = false, kind: String, scope: [UInt32]? = nil) {
+            (self.name, self.owner, self.locked, self.kind, self.scope) = (name, owner, locked, kind, scope)
         }
     }
 
@@ -160,11 +163,32 @@ public enum Authority {
         case .members, .admins: break
         }
         guard let subject else { return .allowed }
+        if route.target != .newActivity, !mayKnow(subject, by: actor) { return .refused(unknown(subject.kind, subject.name)) }
         switch route.target {
         case .nothing: return .allowed
         case .newActivity: return taken(subject, by: actor)
         case .activity: return undo(command, subject, by: actor)
         case .waiting: return answerWaiting(command, subject, by: actor)
+        }
+    }
+
+    /// A1, what a refusal may say: a member (or a user in neither group) is told nothing of
+    /// what is neither theirs nor machine-wide; administrators and root see everything. The
+    /// same rule as a member's views (`Scope.visible`).
+    public static func mayKnow(_ subject: Subject, by actor: Actor) -> Bool {
+        guard actor.rank < .admin, let scope = subject.scope else { return true }
+        if case .user(let uid, _, _) = subject.owner, uid == actor.uid { return true }
+        return scope.contains(actor.uid)
+    }
+
+    /// The refusal for a name nobody holds, by kind: also what a member is told of what they
+    /// may not know of (`mayKnow`), so the two cannot be told apart.
+    public static func unknown(_ kind: String, _ name: String) -> CoreError {
+        switch kind {
+        case "block": CoreError(.notFound, "no block named '\(name)'; 'blockc status' lists the active ones")
+        case "schedule": CoreError(.notFound, "no schedule named '\(name)'; 'blockc schedule list' lists them")
+        case "limit": CoreError(.notFound, "no limit named '\(name)'; 'blockc limit list' lists them")
+        default: CoreError(.notFound, "nothing named '\(name)' is waiting: no delayed stop or removal and no pending request; 'blockc status' shows what waits")
         }
     }
 

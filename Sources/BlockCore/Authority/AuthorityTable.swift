@@ -47,12 +47,13 @@ public enum AuthorityTable {
     /// Who may stop a block or remove a schedule or limit, by the actor's rank and the owner,
     /// unlocked and with `--lock`: what `Authority.decide` answers.
     public static var owners: String {
-        let columns: [(String, (Authority.Actor) -> Authority.Owner)] = [
-            ("their own", { .user(uid: $0.uid, rank: $0.rank, name: $0.name) }),
-            ("a member's", { _ in .user(uid: 1001, rank: .member, name: "kid") }),
-            ("another administrator's", { _ in .user(uid: 1002, rank: .admin, name: "parent2") }),
-            ("root's", { _ in .user(uid: 0, rank: .root, name: "root") }),
-            ("configured", { _ in .configuration(file: "/etc/blockd/schedules.d/x.conf") }),
+        let columns: [(String, (Authority.Actor) -> Authority.Owner, [UInt32]?)] = [
+            ("their own", { .user(uid: $0.uid, rank: $0.rank, name: $0.name) }, nil),
+            ("a member's", { _ in .user(uid: 1001, rank: .member, name: "kid") }, nil),
+            ("another administrator's", { _ in .user(uid: 1002, rank: .admin, name: "parent2") }, nil),
+            ("root's", { _ in .user(uid: 0, rank: .root, name: "root") }, nil),
+            ("configured", { _ in .configuration(file: "/etc/blockd/schedules.d/x.conf") }, nil),
+            ("a member's, for them alone", { _ in .user(uid: 1001, rank: .member, name: "kid") }, [1001]),
         ]
         var lines = ["| who asks | " + columns.map(\.0).joined(separator: " | ") + " |",
                      "|---|" + String(repeating: "---|", count: columns.count)]
@@ -63,11 +64,11 @@ public enum AuthorityTable {
         ]
         for (label, actor) in actors {
             var cells: [String] = []
-            for (_, owner) in columns {
+            for (_, owner, scope) in columns {
                 let o = owner(actor)
                 if case .user(0, _, _) = o, actor.rank == .root { cells.append("= their own"); continue }
-                let plain = Authority.decide(.stop, by: actor, on: Authority.Subject(name: "x", owner: o, kind: "block"))
-                let locked = Authority.decide(.stop, by: actor, on: Authority.Subject(name: "x", owner: o, locked: true, kind: "block"))
+                let plain = Authority.decide(.stop, by: actor, on: Authority.Subject(name: "x", owner: o, kind: "block", scope: scope))
+                let locked = Authority.decide(.stop, by: actor, on: Authority.Subject(name: "x", owner: o, locked: true, kind: "block", scope: scope))
                 cells.append(cell(plain, locked, configured: { if case .configuration = o { true } else { false } }()))
             }
             lines.append("| \(label) | " + cells.joined(separator: " | ") + " |")
@@ -77,6 +78,7 @@ public enum AuthorityTable {
 
     static func cell(_ plain: Authority.Decision, _ locked: Authority.Decision, configured: Bool) -> String {
         if configured { return plain.isAllowed ? "yes" : "no: delete its file" }
+        if case .refused(let e) = plain, e.code == .notFound { return "no: told no such name" }
         switch (plain.isAllowed, locked.isAllowed) {
         case (true, true): return "yes, locked too"
         case (true, false): return "yes; locked: no"

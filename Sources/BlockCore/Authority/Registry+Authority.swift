@@ -35,7 +35,8 @@ extension Registry {
     /// An existing activity as the subject of a command.
     public func subject(_ activity: Activity) -> Authority.Subject {
         let locked = if case .block(let b) = activity { b.locked } else { false }
-        return Authority.Subject(name: activity.name, owner: owner(activity.origin), locked: locked, kind: activity.kind.rawValue)
+        return Authority.Subject(name: activity.name, owner: owner(activity.origin), locked: locked, kind: activity.kind.rawValue,
+                                 scope: activity.scope?.uids)
     }
 
     /// The same settings (cap, quota, people, reservations) over other activities: what a
@@ -81,15 +82,11 @@ extension Registry {
         return (typed, found)
     }
 
-    /// A1, what a refusal may say: the activity named `name` as `actor` may know of it. A
-    /// member (or a user in neither group) is told nothing of what is neither theirs nor
-    /// machine-wide (`Scope.visible`): such a name is answered as one nobody holds, so no
-    /// refusal says whose it is, that it is locked or what kind it is. Administrators and root
-    /// see everything.
+    /// A1, what a refusal may say: the activity named `name` if `actor` may know of it
+    /// (`Authority.mayKnow`); else nil, and it is answered as a name nobody holds, before any
+    /// other check could say whose it is, that it is locked or what kind it is.
     func known(_ name: String, to actor: Authority.Actor) -> Activity? {
-        guard let found = activity(named: name) else { return nil }
-        guard actor.rank < .admin else { return found }
-        return Scope.visible(found.scope, origin: found.origin, to: actor.uid) ? found : nil
+        activity(named: name).flatMap { Authority.mayKnow(subject($0), by: actor) ? $0 : nil }
     }
 
     func owns(_ activity: Activity, _ uid: UInt32) -> Bool {

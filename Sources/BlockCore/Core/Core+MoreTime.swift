@@ -117,26 +117,29 @@ extension Core {
     }
 
     private mutating func cancel(_ name: String, peer: Peer, now: Date) throws(CoreError) -> Change {
-        // A1, what a refusal may say: a member finds only what they asked for themselves;
-        // another's delayed stop or request is answered as nothing waiting of that name.
-        let visible = { (uid: UInt32) in peer.rank >= .admin || uid == peer.uid }
-        if let i = book.loosenings.firstIndex(where: { $0.name == name && visible($0.uid) }) {
+        // A1, what a refusal may say: what waits is its asker's alone (`Authority.mayKnow`), so
+        // a member finds only their own; another's is answered as nothing waiting of that name.
+        let actor = registry.actor(peer)
+        func asked(_ uid: UInt32, _ kind: String) -> Authority.Subject {
+            Authority.Subject(name: name, owner: registry.owner(.client(uid: uid)), kind: kind, scope: [uid])
+        }
+        if let i = book.loosenings.firstIndex(where: { $0.name == name && Authority.mayKnow(asked($0.uid, "delayed"), by: actor) }) {
             let l = book.loosenings[i]
-            try waiting(Authority.Subject(name: name, owner: registry.owner(.client(uid: l.uid)), kind: "delayed \(l.kind.rawValue)"), peer: peer)
+            try waiting(asked(l.uid, "delayed \(l.kind.rawValue)"), peer: peer)
             book.loosenings.remove(at: i)
             return told(MoreTimeNote(event: .delayed, kind: nil, id: name, selection: name, until: nil,
                                      message: "The \(l.kind.rawValue) of '\(name)' due at \(local.iso8601(l.due)) was cancelled by \(who(peer.uid)); it stays",
                                      uid: peer.uid), answer: CancelledReply(name: name, kind: .loosening(l.kind)).json)
         }
-        if let i = book.requests.firstIndex(where: { $0.id == name && visible($0.uid) }) {
+        if let i = book.requests.firstIndex(where: { $0.id == name && Authority.mayKnow(asked($0.uid, "request"), by: actor) }) {
             let r = book.requests[i]
-            try waiting(Authority.Subject(name: name, owner: registry.owner(.client(uid: r.uid)), kind: "request"), peer: peer)
+            try waiting(asked(r.uid, "request"), peer: peer)
             book.requests.remove(at: i)
             return told(MoreTimeNote(event: .moreExpired, kind: .cancelled, id: name, selection: r.selection, until: nil,
                                      message: "Request \(name) for more time for \(r.selection) withdrawn by \(who(peer.uid))", uid: peer.uid),
                         answer: CancelledReply(name: name, kind: .request).json)
         }
-        throw CoreError(.notFound, "nothing named '\(name)' is waiting: no delayed stop or removal and no pending request; 'blockc status' shows what waits")
+        throw Authority.unknown("request", name)
     }
 
     /// A1: whether `peer` may cancel what waits.
