@@ -42,7 +42,6 @@ failed."""
 import os, re, shutil, subprocess, sys, tempfile, time
 import suite
 from lib import Tally, wait_for
-from suite import require
 from sysrig import SystemRig
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -55,13 +54,7 @@ SUITE_SECONDS = 240
 APT_ENV = ["env", "DEBIAN_FRONTEND=noninteractive"]
 
 t = Tally("deb")
-if len(sys.argv) != 2:
-    sys.exit("usage: torture/deb.py BIN_DIR")
-bindir = os.path.realpath(sys.argv[1])
-require(t, ["dpkg-deb", "dpkg-gencontrol", "dpkg-shlibdeps", "apt-get", "strip", "getent", "useradd", "nft"],
-        "needs root to boot a systemd of its own (overlay root, mount/PID/network namespaces)")
-NSS = suite.binaries(t, bindir, REPO)
-suite.deadline(SUITE_SECONDS)
+bindir, NSS = suite.begin(t, ["dpkg-deb", "dpkg-gencontrol", "dpkg-shlibdeps", "apt-get", "strip", "getent", "useradd", "nft"], SUITE_SECONDS, REPO)
 outdir = tempfile.mkdtemp(prefix="blockd-debs.", dir="/var/tmp")
 rig = SystemRig(binds={DEBS: outdir}, names={SITE: SITE_ADDRESS, OTHER: OTHER_ADDRESS})
 debs = {}

@@ -39,7 +39,6 @@ Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed."""
 import json, os, re, shutil, subprocess, sys, tempfile, time
 import suite
 from lib import Tally, wait_for
-from suite import require
 from sysrig import SystemRig
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -54,14 +53,8 @@ SUITE_SECONDS = 240
 ANSIBLE_ENV = ["env", "ANSIBLE_NOCOLOR=1", "ANSIBLE_RETRY_FILES_ENABLED=0", "ANSIBLE_LOCALHOST_WARNING=0"]
 
 t = Tally("fleet")
-if len(sys.argv) != 2:
-    sys.exit("usage: torture/fleet.py BIN_DIR")
-bindir = os.path.realpath(sys.argv[1])
-require(t, ["dpkg-deb", "dpkg-gencontrol", "dpkg-shlibdeps", "strip", "ansible-playbook", "prometheus-node-exporter",
-            "groupadd", "useradd"],
-        "needs root to boot a systemd of its own (overlay root, mount/PID/network namespaces)")
-NSS = suite.binaries(t, bindir, REPO)
-suite.deadline(SUITE_SECONDS)
+bindir, NSS = suite.begin(t, ["dpkg-deb", "dpkg-gencontrol", "dpkg-shlibdeps", "strip", "ansible-playbook", "prometheus-node-exporter",
+            "groupadd", "useradd"], SUITE_SECONDS, REPO)
 outdir = tempfile.mkdtemp(prefix="blockd-fleet.", dir="/var/tmp")
 rig = SystemRig(binds={SRC: REPO, DEBS: outdir})
 deb = None

@@ -86,7 +86,6 @@ Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed."""
 import json, os, re, subprocess, sys, time, traceback
 import suite
 from lib import Tally, wait_for
-from suite import require
 from sysrig import ENV, SystemRig
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -105,13 +104,7 @@ SLOW, SLOW_TRIES = 0.3, 3  # ... and with its first socket write SLOW seconds la
 SUITE_SECONDS = 180
 
 t = Tally("outsider")
-if len(sys.argv) != 2:
-    sys.exit("usage: torture/outsider.py BIN_DIR")
-bindir = os.path.realpath(sys.argv[1])
-require(t, ["make", "gcc", "nft", "useradd", "groupadd", "journalctl", "python3"],
-        "needs root to boot a systemd of its own (overlay root, mount/PID/network namespaces)")
-suite.binaries(t, bindir, REPO)
-suite.deadline(SUITE_SECONDS)
+bindir, _ = suite.begin(t, ["make", "gcc", "nft", "useradd", "groupadd", "journalctl", "python3"], SUITE_SECONDS, REPO)
 rig = SystemRig(binds={SRC: REPO, BIN: bindir})
 uids = {}
 

@@ -1,9 +1,25 @@
-"""What the suites that boot a systemd of their own (unit.py, deb.py, fleet.py) share around
-torture/sysrig.py's rig: whether they can run here, the binaries they install, a deadline
-that stops the rig whatever happens, and timed steps."""
-import os, shutil, signal, time
+"""What the suites that boot a systemd of their own (unit.py, deb.py, fleet.py, outsider.py)
+share around torture/sysrig.py's rig: their opening (`begin`), whether they can run here, the
+binaries they install, a deadline that stops the rig whatever happens, and timed steps."""
+import os, shutil, signal, sys, time
 
 from sysrig import SYSTEMD, TOOLS, cgroup2
+
+
+NEEDS_ROOT = "needs root to boot a systemd of its own (overlay root, mount/PID/network namespaces)"
+
+
+def begin(t, tools, seconds, repo):
+    """The opening of a suite run as `torture/NAME.py BIN_DIR`: BIN_DIR, the tools it needs
+    besides the rig's (else skipped or failed, `require`), the binaries and the NSS module it
+    installs (`binaries`), and its deadline. Returns BIN_DIR and the module's path."""
+    if len(sys.argv) != 2:
+        sys.exit(f"usage: torture/{t.suite}.py BIN_DIR")
+    bindir = os.path.realpath(sys.argv[1])
+    require(t, tools, NEEDS_ROOT)
+    nss = binaries(t, bindir, repo)
+    deadline(seconds)
+    return bindir, nss
 
 
 def require(t, tools, needs):

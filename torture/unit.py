@@ -36,7 +36,6 @@ Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed."""
 import json, os, re, sys, time
 import suite
 from lib import Tally, wait_for
-from suite import require
 from sysrig import SystemRig
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -51,13 +50,7 @@ EXPOSURE_BOUND = 3.1
 SUITE_SECONDS = 120
 
 t = Tally("unit")
-if len(sys.argv) != 2:
-    sys.exit("usage: torture/unit.py BIN_DIR")
-bindir = os.path.realpath(sys.argv[1])
-require(t, ["make", "nft", "getent", "useradd", "journalctl", "systemd-analyze", "python3"],
-        "needs root to boot a systemd of its own (overlay root, mount/PID/network namespaces)")
-NSS = suite.binaries(t, bindir, REPO)
-suite.deadline(SUITE_SECONDS)
+bindir, NSS = suite.begin(t, ["make", "nft", "getent", "useradd", "journalctl", "systemd-analyze", "python3"], SUITE_SECONDS, REPO)
 rig = SystemRig(binds={SRC: REPO, BIN: bindir}, names={SITE: SITE_ADDRESS, OTHER: OTHER_ADDRESS})
 
 

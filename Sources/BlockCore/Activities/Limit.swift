@@ -40,8 +40,10 @@ public struct Limit: Hashable, Sendable, Codable {
     /// `names` gives the people's names for the reasons (U2). A ledger entry under the limit's
     /// bare name, from a blockd that kept one pool per limit, is that day's pool: it counts for
     /// everyone the limit is for, and once used up blocks them all, as it did.
+    /// `people`: the ledger's people of the day by limit (`UsageLedger.people(on:)`), when the
+    /// caller refreshes many limits at once (nil: looked up for this one).
     public func refreshed(ledger: UsageLedger, at now: Date, clock: LocalClock,
-                          names: (UInt32) -> String = { "#\($0)" }) -> Limit {
+                          names: (UInt32) -> String = { "#\($0)" }, people: [String: Set<UInt32>]? = nil) -> Limit {
         var l = self
         let today = clock.civil(of: now).date
         let dayEnd = clock.instant(today.adding(days: 1), secondsOfDay: 0)
@@ -90,7 +92,7 @@ public struct Limit: Hashable, Sendable, Codable {
             state.pool = p
             rechecks += [recheck].compactMap { $0 }
         }
-        for uid in ledger.people(of: name, on: today) where users.map({ $0.contains(uid) }) ?? true {
+        for uid in (people.map { $0[name] ?? [] } ?? ledger.people(on: today)[name] ?? []) where users.map({ $0.contains(uid) }) ?? true {
             let (p, recheck) = person(UsageLedger.key(name, uid))
             state.people[uid] = p
             state.names[uid] = names(uid)
@@ -223,13 +225,14 @@ public struct UsageLedger: Codable, Equatable, Sendable {
     /// key without `@` is a whole limit's pool, as a blockd before per-person limits kept it.
     public static func key(_ limit: String, _ uid: UInt32) -> String { "\(limit)@\(uid)" }
 
-    /// The people with any figure for `limit` on `day`, or running it now.
-    public func people(of limit: String, on day: CivilDate) -> Set<UInt32> {
-        let prefix = limit + "@"
-        var out = Set<UInt32>()
+    /// By limit, the people with any figure on `day` or running it now: one pass over the
+    /// day's keys, whatever the number of limits.
+    public func people(on day: CivilDate) -> [String: Set<UInt32>] {
+        var out: [String: Set<UInt32>] = [:]
         func take(_ keys: some Sequence<String>) {
-            for key in keys where key.hasPrefix(prefix) {
-                if let uid = UInt32(key.dropFirst(prefix.count)) { out.insert(uid) }
+            for key in keys {
+                guard let at = key.lastIndex(of: "@"), let uid = UInt32(key[key.index(after: at)...]) else { continue }
+                out[String(key[..<at]), default: []].insert(uid)
             }
         }
         let d = day.description

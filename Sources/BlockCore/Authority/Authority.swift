@@ -126,6 +126,24 @@ public enum Authority {
     public enum Owner: Hashable, Sendable {
         case user(uid: UInt32, rank: Rank, name: String)
         case configuration(file: String)
+
+        /// Who owns what came from `origin`, with their rank now (`people` says who a uid is).
+        public init(_ origin: Origin, people: (UInt32) -> Person) {
+            switch origin {
+            case .config(let file): self = .configuration(file: file)
+            case .client(let uid):
+                let p = people(uid)
+                self = .user(uid: uid, rank: p.rank, name: p.name)
+            }
+        }
+
+        /// The name used in sentences: the user's, or the file's.
+        public var shown: String {
+            switch self {
+            case .user(_, _, let name): name
+            case .configuration(let file): file
+            }
+        }
     }
 
     /// The existing thing a command acts on: an activity, or a pending loosening or request.

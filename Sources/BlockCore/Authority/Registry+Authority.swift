@@ -23,14 +23,7 @@ extension Registry {
     }
 
     /// The owner of an activity, with the owner's rank now.
-    public func owner(_ origin: Origin) -> Authority.Owner {
-        switch origin {
-        case .config(let file): return .configuration(file: file)
-        case .client(let uid):
-            let p = people(uid)
-            return .user(uid: uid, rank: p.rank, name: p.name)
-        }
-    }
+    public func owner(_ origin: Origin) -> Authority.Owner { Authority.Owner(origin, people: people) }
 
     /// An existing activity as the subject of a command.
     public func subject(_ activity: Activity) -> Authority.Subject {

@@ -23,19 +23,9 @@ public enum ReleaseLocks {
         let root = Authority.Actor(uid: 0, rank: .root, name: "root")
         var out: [Held] = []
         for case .block(let b) in state.activities where b.locked && b.end > now {
-            let owner: Authority.Owner
-            let name: String
-            switch b.origin {
-            case .client(let uid):
-                let person = users.person(uid)
-                owner = .user(uid: uid, rank: person.rank, name: person.name)
-                name = person.name
-            case .config(let file):
-                owner = .configuration(file: file)
-                name = file
-            }
+            let owner = Authority.Owner(b.origin, people: users.person)
             let subject = Authority.Subject(name: b.name, owner: owner, locked: true, kind: "block")
-            out.append(Held(name: b.name, owner: name, end: b.end, member: Authority.decide(.stop, by: root, on: subject).isAllowed))
+            out.append(Held(name: b.name, owner: owner.shown, end: b.end, member: Authority.decide(.stop, by: root, on: subject).isAllowed))
         }
         return out
     }

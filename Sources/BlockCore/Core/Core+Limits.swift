@@ -72,8 +72,9 @@ extension Core {
         let local = local
         let directory = directory
         let name = { (uid: UInt32) in directory.person(uid).name }
+        let people = usage.people(on: local.civil(of: now).date)
         registry.updateLimits { limit in
-            let l = limit.refreshed(ledger: usage, at: now, clock: local, names: name)
+            let l = limit.refreshed(ledger: usage, at: now, clock: local, names: name, people: people)
             guard let s = l.state else { return l }
             let people = s.people.map { (key: UsageLedger.key(l.name, $0.key), uid: Optional($0.key), person: $0.value) }
                 + [s.pool].compactMap { $0 }.map { (key: l.name, uid: UInt32?.none, person: $0) }
@@ -117,9 +118,10 @@ extension Core {
     /// `viewer` (nil: the machine's view) sees a limit's figures as theirs (§9, A1);
     /// `everyone`: with every person's listed (an administrator's view).
     public func activitiesForDisplay(at now: Date, viewer: UInt32? = nil, everyone: Bool = false) -> [Activity] {
-        registry.activities.map { activity in
+        let people = state.usage.people(on: local.civil(of: now).date)
+        return registry.activities.map { activity in
             guard case .limit(let l) = activity else { return activity }
-            return .limit(l.refreshed(ledger: state.usage, at: now, clock: local, names: who).seen(by: viewer, everyone: everyone))
+            return .limit(l.refreshed(ledger: state.usage, at: now, clock: local, names: who, people: people).seen(by: viewer, everyone: everyone))
         }
     }
 

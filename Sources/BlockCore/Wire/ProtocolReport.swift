@@ -182,6 +182,7 @@ extension UsageHistory {
     func limitDays(_ limits: [Limit], on date: CivilDate, at now: Date, clock: LocalClock, usage: UsageLedger, user: String? = nil) -> [String: ReportReply.LimitDay] {
         var out: [String: ReportReply.LimitDay] = [:]
         func used(_ key: String) -> Double { max(usage.used(key, on: date, at: now, clock: clock), day(date).limits[key] ?? 0) }
+        let people = usage.people(on: date)
         for l in limits {
             let keys: [String]
             if let uid = user.flatMap(UInt32.init) {
@@ -189,7 +190,7 @@ extension UsageHistory {
             } else {
                 let prefix = l.name + "@"
                 keys = Set(day(date).limits.keys.filter { $0.hasPrefix(prefix) })
-                    .union(usage.people(of: l.name, on: date).map { UsageLedger.key(l.name, $0) }).sorted()
+                    .union((people[l.name] ?? []).map { UsageLedger.key(l.name, $0) }).sorted()
             }
             let nearest = keys.max(by: { used($0) < used($1) })
             let total = used(l.name) + (nearest.map(used) ?? 0)
