@@ -54,7 +54,7 @@ uninstall:
 # few minutes on 2 cores), then lintian, which must find no error or warning
 # (debian/blockd.lintian-overrides says why each remaining finding stays). VERSION is
 # BlockdVersion.version; DEB_VERSION=... and DEB_COMPRESS=gzip|none are passed to scripts/deb.
-# Install it with `sudo apt install ./blockd_*.deb` (README, Install).
+# Install it with `sudo apt install ./blockd_*.deb` (docs/SHIPPING.md, "The Debian package").
 deb: release nss
 	@scripts/deps deb
 	@deb=$$(BINDIR_SRC="$$($(SWIFT) build -c release $(SWIFTFLAGS) --show-bin-path)" NSS_SRC='$(CURDIR)/$(NSS_OUT)' \

@@ -28,23 +28,27 @@ struct DocsTests {
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
-    @Test("README's Layout section names every source file, so it says where each concern lives")
+    /// The section of docs/LAYOUT.md (§11) that is the source map: from its heading to the next.
+    static let layoutPage = "docs/LAYOUT.md", layoutHeading = "## Where each concern lives\n"
+
+    @Test("§11: docs/LAYOUT.md names every source file on its folder's line, so it says where each concern lives")
     func layoutComplete() throws {
-        let readme = try String(contentsOfFile: Repo.root + "/README.md", encoding: .utf8)
-        let start = try #require(readme.range(of: "## Layout\n"))
-        let layout = String(readme[start.upperBound...]).components(separatedBy: "\n## ").first ?? ""
+        let page = try String(contentsOfFile: Repo.root + "/" + DocsTests.layoutPage, encoding: .utf8)
+        let start = try #require(page.range(of: DocsTests.layoutHeading), "\(DocsTests.layoutPage) has no section \(DocsTests.layoutHeading)")
+        let layout = String(page[start.upperBound...]).components(separatedBy: "\n## ").first ?? ""
         let lines = layout.split(separator: "\n").map(String.init)
+        let section = "\(DocsTests.layoutPage)'s section \"Where each concern lives\""
         var problems: [String] = []
         for file in try DocsTests.files(under: "Sources") + DocsTests.files(under: "Tests/Support") + DocsTests.files(under: "Tests/Tools")
         where file.hasSuffix(".swift") || file.hasSuffix(".c") {
             let name = (file as NSString).lastPathComponent
-            if !layout.contains("`\(name)`") && !layout.contains("`\(file)`") { problems.append("\(file) is not in README.md's Layout section"); continue }
+            if !layout.contains("`\(name)`") && !layout.contains("`\(file)`") { problems.append("\(file) is not in \(section)"); continue }
             // Sources/BlockCore/Time/Civil.swift is named on the line of `Time/`: the section is the folder tree.
             let parts = file.split(separator: "/").map(String.init)
             guard parts.first == "Sources", parts.count > 3 else { continue }
             let folder = "`" + parts[2..<(parts.count - 1)].joined(separator: "/") + "/`"
             if !lines.contains(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("- \(folder) ") && $0.contains("`\(name)`") }) {
-                problems.append("\(file) is not on the line of its folder \(folder) in README.md's Layout section")
+                problems.append("\(file) is not on the line of its folder \(folder) in \(section)")
             }
         }
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
