@@ -207,6 +207,8 @@ struct CommandParser {
         case .report: return .report(try report())
         case .foreground:  // R1: it has no blockc words (cliWords), so it is never named here
             throw CoreError(.usage, "blockc has no 'foreground' command; blockc-agent sends it")
+        case .web:  // B2: the same; blockd's native-messaging host sends it
+            throw CoreError(.usage, "blockc has no 'web' command; blockd's browser extension sends it through blockc-agent")
         case .watch:
             options.notify = take("--notify")
             return try alone(.watch)

@@ -82,6 +82,7 @@ extension Command {
         case .failures: ("failures [--json] [--clear]", "refused registrations and enforcement errors")
         case .failuresClear: nil
         case .foreground: nil  // R1: blockc-agent's, not typed
+        case .web: nil  // B2: the native-messaging host's, not typed
         case .limitAdd: ("limit add NAME DURATION [--days DAYS] [--warn DURATION] [--user NAME]... [POLICY] SELECTION...",
                          "block SELECTIONs' apps for the rest of the day for whoever used DURATION of them (each person their own)")
         case .limitRemove: ("limit remove NAME", "remove a daily limit")

@@ -38,6 +38,7 @@ extension Command {
         case .stop, .scheduleAdd, .scheduleRemove, .limitAdd, .limitRemove, .reload, .hello: nil
         // R1: blockc-agent's, never typed.
         case .foreground: nil
+        case .web: nil
         }
     }
 }

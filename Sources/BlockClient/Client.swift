@@ -143,7 +143,7 @@ public struct BlockcRunner {
         case .status where options.watch: return statusWatch(request, path: path, json: options.json)
         case .start, .stop, .status, .scheduleAdd, .scheduleRemove, .scheduleList, .selections, .selectionShow, .failures,
              .failuresClear, .limitAdd, .limitRemove, .limitList, .more, .requests, .approve, .deny, .cancel, .stats, .report,
-             .foreground, .reload:
+             .foreground, .web, .reload:
             switch exchange(request, path: path) {
             case .answer(let o): return show(request, options, o)
             case .failed(let status): return status
@@ -222,7 +222,7 @@ public struct BlockcRunner {
         case .report: return options.format == .csv ? out.reportCSV(ReportReply(o)) : out.report(ReportReply(o), by: options.by)
         case .reload: return out.reload(o)
         // Sent by other commands' own paths (Client+Watch.swift) or by blockc-agent: shown as they come.
-        case .hello, .watch, .foreground: return out.generic(o)
+        case .hello, .watch, .foreground, .web: return out.generic(o)
         }
     }
 }

@@ -23,6 +23,7 @@ struct AuthorityTests {
         .more: "-+++", .requests: "++++", .approve: "--++", .deny: "--++", .cancel: "++++",
         .stats: "++++", .report: "++++", .watch: "++++", .reload: "--++", .hello: "++++",
         .foreground: "++++",  // R1: anyone's agent, for their own uid only
+        .web: "++++",  // B2: anyone's browser, for their own uid only
     ]
 
     @Test("A1: every command has a row, and the route says who may call it")
@@ -45,7 +46,7 @@ struct AuthorityTests {
         for command in Command.allCases {
             let r = command.route
             #expect(r.modifies == [.start, .stop, .scheduleAdd, .scheduleRemove, .failuresClear, .limitAdd, .limitRemove,
-                                   .more, .approve, .deny, .cancel, .reload, .foreground].contains(command), "\(command)")
+                                   .more, .approve, .deny, .cancel, .reload, .foreground, .web].contains(command), "\(command)")
             #expect((r.loosens == .delayed) == [.stop, .scheduleRemove, .limitRemove].contains(command), "\(command)")
             #expect((r.loosens == .moreTime) == [.more, .approve].contains(command), "\(command)")
             #expect(!(r.snapshot && r.modifies), "a change is never answered from the snapshot: \(command)")
@@ -197,6 +198,7 @@ struct AuthorityTests {
             case .hello: ("hello", "")
             case .failuresClear: ("failures-clear", "")
             case .foreground: (#"foreground {"app":"/usr/lib/steam/steam"}"#, "")
+            case .web: (#"web {"site":"store.steampowered.com"}"#, "")
             case .reload: ("reload", "")
             case .status, .failures, .stats, .limitList, .watch: nil
             }

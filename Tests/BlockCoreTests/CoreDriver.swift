@@ -114,6 +114,13 @@ struct CoreDriver {
         reconcile()
     }
 
+    /// B2: a native-messaging host's connection closed, as the server tells the engine.
+    mutating func webEnded(uid: UInt32, reporter: UInt64) {
+        core.observe(wall: now, boot: boot)
+        if core.webEnded(uid: uid, reporter: reporter, now: now) { _ = reconcile() }
+        take()
+    }
+
     /// R1: the usage monitor says which apps run, and for whom.
     mutating func appsRunning(_ running: Set<RunningApp>) {
         core.observe(wall: now, boot: boot)

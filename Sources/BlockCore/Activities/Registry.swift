@@ -7,6 +7,9 @@ public struct Peer: Hashable, Sendable {
     public var mayModify: Bool
     /// M1: root or a member of group `blockd-admin`: may approve and deny more-time requests.
     public var isAdmin = false
+    /// B2: the connection it speaks on (the server's number for it; nil: none known), so that
+    /// what a browser reported over one connection ends with it.
+    public var connection: UInt64?
     public init(uid: UInt32, mayModify: Bool) {
         self.uid = uid
         self.mayModify = mayModify

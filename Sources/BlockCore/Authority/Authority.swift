@@ -101,6 +101,8 @@ public struct Route: Equatable, Sendable {
         case .cancel: Route(callers: .anyone, modifies: true, loosens: .no, snapshot: false, perView: false, target: .waiting)
         // R1: anyone's agent reports their own foreground (the caller's uid, never another's).
         case .foreground: Route(callers: .anyone, modifies: true, loosens: .no, snapshot: false, perView: false, target: .nothing)
+        // B2: anyone's browser reports their own web time (the caller's uid, never another's).
+        case .web: Route(callers: .anyone, modifies: true, loosens: .no, snapshot: false, perView: false, target: .nothing)
         case .reload: Route(callers: .admins, modifies: true, loosens: .no, snapshot: false, perView: false, target: .nothing)
         }
     }

@@ -8,6 +8,20 @@ extension Core {
     /// running now (§9: each person's time counts against their own allowance). A reconcile
     /// follows.
     public mutating func usageChanged(running: Set<LimitUse>, now: Date) {
+        appLimitUses = running
+        applyLimitUses(now: now)
+    }
+
+    /// §9, B3: a person uses a limit while an app of its selections runs for them (the usage
+    /// monitor's word) or one of its selections' sites is in their browser's focused, visible
+    /// tab (the extension's word, `webSites`): one interval, counted once.
+    mutating func applyLimitUses(now: Date) {
+        var running = appLimitUses
+        for (uid, reporters) in webSites {
+            for site in Set(reporters.values) {
+                for l in registry.index.limits where limitCovers(l, site: site) { running.insert(LimitUse(limit: l.name, uid: uid)) }
+            }
+        }
         // Only the limits there are, and only the people each is for (the monitor judges that
         // too, when a process starts).
         let scopes = Dictionary(registry.index.limits.map { ($0.name, $0.users) }) { a, _ in a }
@@ -40,6 +54,12 @@ extension Core {
             open.insert(UsageHistory.Open(.used, user: user, name: UsageHistory.anyApp))
             for s in appSelections[r.app] ?? [] { open.insert(UsageHistory.Open(.used, user: user, name: s)) }
         }
+        // B2: a selection is in use while one of its sites is in the person's focused tab too.
+        for (uid, reporters) in webSites {
+            for site in Set(reporters.values) {
+                for s in webSelections(site) { open.insert(UsageHistory.Open(.used, user: String(uid), name: s)) }
+            }
+        }
         state.history.setOpen(open, kind: .used, at: now, clock: local)
     }
 
@@ -58,7 +78,7 @@ extension Core {
     /// allowance is used up (logged once, with an event) and gives `--warn` warnings once a day.
     mutating func refreshLimits(now: Date) {
         state.usage.checkpoint(at: now, clock: local)
-        if !appsRunning.isEmpty { state.history.checkpoint([.running, .used, .foreground], at: now, clock: local) }  // R1 (it walks the open intervals; a foreground is open only while its app runs)
+        if !appsRunning.isEmpty || !webSites.isEmpty { state.history.checkpoint([.running, .used, .foreground, .web], at: now, clock: local) }  // R1, B2 (it walks the open intervals; a foreground is open only while its app runs)
         state.usage.prune(keepingFrom: local.civil(of: now).date)
         state.history.keepLimits(state.usage)
         // Each person's limit (or an older blockd's pool for everyone) reached or warned of,
@@ -127,7 +147,7 @@ extension Core {
 
     /// Whether an app of a limit, or one the report counts (R1), is running: usage is
     /// checkpointed each minute meanwhile, so a crash loses at most a minute of it.
-    var anyCountedAppRunning: Bool { !state.usage.running.isEmpty || !appsRunning.isEmpty }
+    var anyCountedAppRunning: Bool { !state.usage.running.isEmpty || !appsRunning.isEmpty || !webSites.isEmpty }
 
     /// §9: the limits and their apps, for the usage monitor to follow.
     public mutating func followLimits() { emit(.followLimits(limitedApps)) }
@@ -183,6 +203,6 @@ extension Core {
     /// running, so the time since the last minute's checkpoint would be lost.
     public mutating func checkpointBeforeExit(now: Date) {
         state.usage.checkpoint(at: now, clock: local)
-        state.history.checkpoint([.running, .used, .foreground], at: now, clock: local)
+        state.history.checkpoint([.running, .used, .foreground, .web], at: now, clock: local)
     }
 }

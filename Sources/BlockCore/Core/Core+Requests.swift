@@ -57,7 +57,7 @@ extension Core {
         case .scheduleRemove(let n): .scheduleRemove(name: registry.resolve(n, for: peer))
         case .limitRemove(let n): .limitRemove(name: registry.resolve(n, for: peer))
         case .cancel(let n): .cancel(name: registry.resolve(n, for: peer))
-        case .hello, .status, .start, .scheduleAdd, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitAdd, .limitList, .more, .requests, .approve, .deny, .stats, .report, .foreground, .watch, .reload:
+        case .hello, .status, .start, .scheduleAdd, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitAdd, .limitList, .more, .requests, .approve, .deny, .stats, .report, .foreground, .web, .watch, .reload:
             request
         }
     }
@@ -89,6 +89,7 @@ extension Core {
                                                      user: uid.map(String.init), at: now, clock: local, limits: limits, usage: state.usage,
                                                      shieldHits: shieldHitDays(viewer: uid)).json))
         case .foreground(let app): return foreground(app, peer: peer, now: now)  // R1: the caller's own, by SO_PEERCRED
+        case .web(let site): return web(site, peer: peer, now: now)  // B2: the caller's own, by SO_PEERCRED
         case .start(let args): return try start(args, peer: peer, now: now)
         case .stop(let name): return try stop(name, peer: peer, now: now)
         case .scheduleAdd(let schedule): return try addSchedule(schedule, peer: peer, now: now)

@@ -68,6 +68,12 @@ public struct Core {
     var appSelections: [String: [String]] = [:]
     /// R1: the executable each user's session agent last said has the focus (Core+Foreground.swift).
     public internal(set) var foregroundApps: [UInt32: String] = [:]
+    /// B2: the site each user's browsers last said is in their focused, visible tab, by
+    /// reporter (a native-messaging host's connection), in memory only (Core+Web.swift).
+    public internal(set) var webSites: [UInt32: [UInt64: String]] = [:]
+    /// §9: the limits' apps the usage monitor last said run, for whom (the web's part is added
+    /// from `webSites`).
+    var appLimitUses: Set<LimitUse> = []
     /// M3: what grants lifted at the last reconcile: per selection, the activities whose
     /// reasons are lifted (U2: the askers' views; other users' reasons stay).
     var lifted: [String: Lift] = [:]

@@ -34,6 +34,9 @@ public struct UsageHistory: Codable, Equatable, Sendable {
         public var limits: [String: Double] = [:]
         /// Seconds an app had the focus while it ran, by user, by app (UsageHistory+Foreground.swift).
         public var foreground: [String: [String: Double]] = [:]
+        /// B2: seconds a site was in the focused window's visible tab while its user was
+        /// active, by user, by site (UsageHistory+Web.swift).
+        public var web: [String: [String: Double]] = [:]
 
         public init() {}
 
@@ -46,9 +49,10 @@ public struct UsageHistory: Codable, Equatable, Sendable {
             counts = try c.decodeIfPresent([String: [String: Int]].self, forKey: .counts) ?? [:]
             limits = try c.decodeIfPresent([String: Double].self, forKey: .limits) ?? [:]
             foreground = try c.decodeIfPresent([String: [String: Double]].self, forKey: .foreground) ?? [:]
+            web = try c.decodeIfPresent([String: [String: Double]].self, forKey: .web) ?? [:]
         }
 
-        public var isEmpty: Bool { running.isEmpty && blocked.isEmpty && used.isEmpty && counts.isEmpty && limits.isEmpty && foreground.isEmpty }
+        public var isEmpty: Bool { running.isEmpty && blocked.isEmpty && used.isEmpty && counts.isEmpty && limits.isEmpty && foreground.isEmpty && web.isEmpty }
 
         /// The figures of an interval kind.
         subscript(kind: Open.Kind) -> [String: [String: Double]] {
@@ -58,6 +62,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
                 case .blocked: blocked
                 case .used: used
                 case .foreground: foreground
+                case .web: web
                 }
             }
             set {
@@ -66,6 +71,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
                 case .blocked: blocked = newValue
                 case .used: used = newValue
                 case .foreground: foreground = newValue
+                case .web: web = newValue
                 }
             }
         }
@@ -80,6 +86,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
             d.counts = counts.filter { old.counts[$0.key] != $0.value }
             d.limits = limits == old.limits ? [:] : limits
             d.foreground = foreground.filter { old.foreground[$0.key] != $0.value }
+            d.web = web.filter { old.web[$0.key] != $0.value }
             return d
         }
 
@@ -91,6 +98,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
             counts.merge(change.counts) { $1 }
             if !change.limits.isEmpty { limits = change.limits }
             foreground.merge(change.foreground) { $1 }
+            web.merge(change.web) { $1 }
         }
     }
 
@@ -101,7 +109,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
 
     /// Something that runs or is blocked now.
     public struct Open: Hashable, Sendable {
-        public enum Kind: String, Codable, Sendable { case running, blocked, used, foreground }
+        public enum Kind: String, Codable, Sendable { case running, blocked, used, foreground, web }
         public var kind: Kind
         public var user: String
         public var name: String

@@ -25,6 +25,9 @@ public enum Command: String, CaseIterable, Sendable, CustomStringConvertible {
     case report
     // R1: the session agent's report of the app in the foreground.
     case foreground
+    // B2: the browser extension's report (through its native-messaging host) of the site in
+    // the focused window's visible tab.
+    case web
     case watch
     case reload
     case hello
@@ -46,6 +49,8 @@ public enum Command: String, CaseIterable, Sendable, CustomStringConvertible {
         case .failuresClear: nil
         // R1: sent by blockc-agent, not typed.
         case .foreground: nil
+        // B2: sent by the native-messaging host, not typed.
+        case .web: nil
         // `blockc version` prints the client's version and the daemon's answer to hello.
         case .hello: "version"
         case .start, .stop, .status, .selections, .failures, .stats, .report, .watch, .reload: rawValue

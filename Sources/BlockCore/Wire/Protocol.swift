@@ -35,6 +35,10 @@ public enum Request: Equatable, Sendable {
     /// R1: the app in the caller's foreground now, by executable path (nil: none), from the
     /// session agent (ProtocolForeground.swift).
     case foreground(app: String?)
+    /// B2: the site in the focused window's visible tab of one of the caller's browsers while
+    /// they are active (nil: none), from blockd's extension through its native-messaging host
+    /// (ProtocolWeb.swift).
+    case web(site: String?)
     case watch
     case reload
 
@@ -87,6 +91,7 @@ public enum Request: Equatable, Sendable {
         case .stats: .stats
         case .report: .report
         case .foreground: .foreground
+        case .web: .web
         case .watch: .watch
         case .reload: .reload
         }
@@ -149,6 +154,7 @@ extension Request {
         case .approve(let id, let seconds): try Request.validateApproval(id: id, seconds: seconds)
         case .deny(let id, let reason): try Request.validateDenial(id: id, reason: reason)
         case .foreground(let app): try Request.validateForeground(app)
+        case .web(let site): try Request.validateWeb(site)
         }
     }
 
@@ -168,6 +174,7 @@ extension Request {
         case .deny(let id, let reason): o = Request.denialArguments(id: id, reason: reason)
         case .report(let r): o = r.arguments
         case .foreground(let app): if let app { o["app"] = .string(app) }
+        case .web(let site): if let site { o["site"] = .string(site) }
         case .status(let all, let view):
             o = view.arguments
             if all { o["all"] = .bool(true) }
@@ -223,6 +230,7 @@ struct Arguments {
         case .stats: return .stats
         case .report: return .report(try report())
         case .foreground: return .foreground(app: try optionalString("app"))
+        case .web: return .web(site: try optionalString("site"))
         case .watch: return .watch
         case .reload: return .reload
         case .stop: return .stop(name: try string("name"))

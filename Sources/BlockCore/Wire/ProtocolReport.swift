@@ -134,6 +134,7 @@ extension UsageHistory {
                                         used: UsageHistory.figures(used),
                                         apps: UsageHistory.figures(seconds(.running, on: date, user: user, at: now, clock: clock)),
                                         foreground: UsageHistory.figures(seconds(.foreground, on: date, user: user, at: now, clock: clock)),
+                                        web: UsageHistory.figures(seconds(.web, on: date, user: user, at: now, clock: clock)),
                                         users: user == nil ? UsageHistory.figures(anyAppByUser(on: date, at: now, clock: clock)) : [:],
                                         counts: counts, shieldHits: shieldHits[date.description] ?? [:],
                                         limits: limitDays(limits, on: date, at: now, clock: clock, usage: usage, user: user)))

@@ -29,8 +29,9 @@ public struct ReportReply: Equatable, Sendable {
         public var date: String
         public var weekday: String
         /// Seconds each selection was blocked, each app ran (`apps`) and was in focus
-        /// (`foreground`), and on the machine's view each user's time in any counted app (`users`).
-        public var blocked, apps, foreground, users: Figures
+        /// (`foreground`), each site was in the focused window's visible tab while its user was
+        /// active (`web`, B2), and on the machine's view each user's time in any counted app (`users`).
+        public var blocked, apps, foreground, web, users: Figures
         /// Seconds each selection's apps were used; nil: not sent (a daemon from before it was,
         /// whose HTML page charts each app instead).
         public var used: Figures?
@@ -43,9 +44,9 @@ public struct ReportReply: Equatable, Sendable {
         public var limits: [String: LimitDay]
 
         public init(date: String, weekday: String, blocked: Figures = [:], used: Figures? = [:], apps: Figures = [:],
-                    foreground: Figures = [:], users: Figures = [:], counts: Figures = [:], shieldHits: Figures = [:],
+                    foreground: Figures = [:], web: Figures = [:], users: Figures = [:], counts: Figures = [:], shieldHits: Figures = [:],
                     limits: [String: LimitDay] = [:]) {
-            (self.date, self.weekday, self.blocked, self.used, self.apps) = (date, weekday, blocked, used, apps)
+            (self.date, self.weekday, self.blocked, self.used, self.apps, self.web) = (date, weekday, blocked, used, apps, web)
             (self.foreground, self.users, self.counts, self.shieldHits, self.limits) = (foreground, users, counts, shieldHits, limits)
         }
 
@@ -55,7 +56,7 @@ public struct ReportReply: Equatable, Sendable {
         /// `users` only on the machine's view (`machine`); `limits` only when a limit has the day.
         func json(machine: Bool) -> JSONObject {
             var o: JSONObject = ["date": .string(date), "weekday": .string(weekday), "blocked": ReportReply.json(blocked),
-                                 "apps": ReportReply.json(apps), "foreground": ReportReply.json(foreground)]
+                                 "apps": ReportReply.json(apps), "foreground": ReportReply.json(foreground), "web": ReportReply.json(web)]
             if let used { o["used"] = ReportReply.json(used) }
             if machine { o["users"] = ReportReply.json(users) }
             o["shieldHits"] = ReportReply.json(shieldHits)
@@ -69,7 +70,7 @@ public struct ReportReply: Equatable, Sendable {
         public init(_ o: JSONObject) {
             (date, weekday) = (o["date"]?.string ?? "", o["weekday"]?.string ?? "")
             (blocked, used, apps) = (ReportReply.figures(o["blocked"]), o["used"]?.object.map { ReportReply.figures(.object($0)) }, ReportReply.figures(o["apps"]))
-            (foreground, users) = (ReportReply.figures(o["foreground"]), ReportReply.figures(o["users"]))
+            (foreground, users, web) = (ReportReply.figures(o["foreground"]), ReportReply.figures(o["users"]), ReportReply.figures(o["web"]))
             (counts, shieldHits) = (ReportReply.figures(o["counts"]), ReportReply.figures(o["shieldHits"]))
             var limits: [String: LimitDay] = [:]
             for (name, value) in o["limits"]?.object ?? [:] { limits[name] = LimitDay(value.object ?? [:]) }

@@ -125,6 +125,13 @@ extension Engine {
         reconcile(now: now)
     }
 
+    /// B2: a native-messaging host's connection closed: what it reported for `uid` ends.
+    public func webEnded(uid: UInt32, reporter: UInt64) {
+        assertOnQueue()
+        let now = observedNow()
+        if core.webEnded(uid: uid, reporter: reporter, now: now) { reconcile(now: now) }
+    }
+
     /// R1: from the usage monitor, the apps of any selection running now and for whom.
     func appsRunning(_ running: Set<UsageMonitor.Running>) {
         assertOnQueue()

@@ -129,7 +129,7 @@ extension Engine {
         case .scheduleList: return ListReply(.schedules, every.filter { $0.kind == .schedule }.map { core.shapes.activityReply($0, at: now) }).json
         case .failures: return StatusSnapshot.only(uid, ListReply(.failures, snapshot.failureReplies).json)
         case .stats: return snapshot.stats(uid).json
-        case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .limitList, .more, .requests, .approve, .deny, .cancel, .report, .foreground, .watch, .reload:
+        case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .limitList, .more, .requests, .approve, .deny, .cancel, .report, .foreground, .web, .watch, .reload:
             return [:]
         }
     }

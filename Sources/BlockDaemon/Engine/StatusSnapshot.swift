@@ -112,7 +112,7 @@ public final class StatusSnapshot: Sendable {
         case .limitList: return ListReply(.limits, limits.map { shapes.activityReply(current($0, now), at: now) }).json
         case .failures: return StatusSnapshot.only(uid, ListReply(.failures, failureReplies).json)
         case .stats: return stats(uid).json
-        case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .scheduleList, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .more, .requests, .approve, .deny, .cancel, .report, .foreground, .watch, .reload:
+        case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .scheduleList, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .more, .requests, .approve, .deny, .cancel, .report, .foreground, .web, .watch, .reload:
             return nil
         }
     }

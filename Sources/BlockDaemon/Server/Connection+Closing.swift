@@ -105,6 +105,10 @@ extension Connection {
         lingerTimer?.cancel()
         lingerTimer = nil
         if let w = writeSource { writeSource = nil; w.cancel() }
+        if reportsWeb {  // B2: what the browser said on this connection no longer holds
+            let (engine, uid, reporter) = (server.engine, peer.uid, pollID)
+            engine.queue.async { engine.webEnded(uid: uid, reporter: reporter) }
+        }
         server.poller.remove(self)  // before the descriptor is closed, so its number can be reused
         closeWhenSourcesAreGone()  // after the write source's cancellation, not before
         let server = self.server

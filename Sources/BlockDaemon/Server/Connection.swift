@@ -58,6 +58,9 @@ final class Connection: @unchecked Sendable {
     var isClosed: Bool { state == .closed }
     var queuedEvents = 0
     var lastActivity = DispatchTime.now()
+    /// B2: a native-messaging host reports web time here: the connection stays open while the
+    /// browser runs (no idle time-out), and its reports end when it closes.
+    var reportsWeb = false
 
     /// Serial, of its own. Not one targeting the global pool: that pool's thread monitor reads
     /// /proc/PID/task/TID/stat, and in a PID namespace whose /proc is the host's (a container,
@@ -71,9 +74,11 @@ final class Connection: @unchecked Sendable {
 
     init(fd: Int32, peer: Peer, server: ControlServer) {
         self.fd = fd
-        self.peer = peer
         self.server = server
         pollID = server.poller.register()
+        var peer = peer
+        peer.connection = pollID  // B2: what a browser reports on this connection ends with it
+        self.peer = peer
     }
 
     /// Should a connection ever be dropped without `close()`, it must still let go of its
@@ -244,6 +249,10 @@ final class Connection: @unchecked Sendable {
         }
         pending.removeFirst()
         defer { resumeReadingIfPossible() }
+        if case .web = request, !reportsWeb {
+            reportsWeb = true
+            cancelIdleTimer()
+        }
         inFlight += 1
         let engine = server.engine
         let peer = self.peer
