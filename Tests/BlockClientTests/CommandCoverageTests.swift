@@ -57,6 +57,7 @@ struct CommandCoverageTests {
                      answer: ["schema": 1, "from": "2026-11-29", "to": "2026-11-29", "days": [ReportOutputTests.day("2026-11-29", "sun")]],
                      says: "Report, Sun 29 for the whole machine"),
         .foreground: nil,
+        .web: nil,
         .watch: Row(argv: ["watch"], answer: [:], says: "13:35 Unblocked instagram", stream: [unlock], status: BlockcRunner.unreachable),
         .reload: Row(argv: ["reload"], answer: ["reloaded": 4], says: "Reloaded the configuration (4 files)."),
         .hello: Row(argv: ["version"], answer: ["protocol": 1, "version": "0.1.0", "daemon": "blockd"], says: "blockd 0.1.0 (protocol 1)"),

@@ -9,13 +9,12 @@ import Testing
 struct CoreLimitTests {
     static let evening = "2026-11-29T20:00:00.000+09:00"
 
-    @Test("§9: a limit on selections without apps is refused, and nothing is registered")
-    func uncountable() {
+    @Test("§9, B3: a limit on sites alone is accepted from a client: web time counts it")
+    func sitesAlone() throws {
         var d = CoreDriver(at: Self.evening)
-        let r = d.run(#"limit-add {"name":"webonly","seconds":3600,"selections":["youtube"]}"#)
-        guard case .error(let e) = r else { Issue.record("accepted: \(r.line)"); return }
-        #expect(e.code == .usage && e.message.hasPrefix("limit 'webonly' could never be used up"), "\(e)")
-        #expect(ok(d.run("limit-list"))?["limits"]?.array?.isEmpty == true)
+        let added = try #require(ok(d.run(#"limit-add {"name":"webonly","seconds":3600,"selections":["youtube"]}"#)))
+        #expect(added["name"] == "webonly", "\(added)")
+        #expect(ok(d.run("limit-list"))?["limits"]?.array?.count == 1)
     }
 
     @Test("§9: a limit blocks at the exact instant the allowance runs out, until local midnight")

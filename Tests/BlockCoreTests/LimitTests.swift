@@ -124,22 +124,26 @@ struct LimitTests {
         }
     }
 
-    /// `limit add webonly 1h youtube` was accepted ("1h left") and could never fire, as only
-    /// apps are counted.
-    @Test("§9: a limit on selections without apps is refused, in limits.d and from a client")
+    /// A limit on selections that name neither an app nor a domain (URL prefixes only) could
+    /// never be used up: the extension reports sites, not pages.
+    @Test("§9, B3: a limit on selections with neither apps nor domains is refused, in limits.d and from a client; sites alone count")
     func uncountable() throws {
-        let web = ConfigSource(path: "/etc/blockd/selections.d/web.conf", text: "[Selection]\nName=web\nDomains=example.com\n")
-        let file = ConfigSource(path: "/etc/blockd/limits.d/web.conf", text: "[Limit]\nName=webonly\nDaily=1h\nSelections=web youtube\n")
-        #expect { try ConfigSet.load(daemonFile: nil, selectionFiles: [web], scheduleFiles: [], limitFiles: [file]) } throws: {
+        let shorts = ConfigSource(path: "/etc/blockd/selections.d/shorts.conf", text: "[Selection]\nName=shorts\nPaths=youtube.com/shorts\n")
+        let file = ConfigSource(path: "/etc/blockd/limits.d/shorts.conf", text: "[Limit]\nName=pagesonly\nDaily=1h\nSelections=shorts\n")
+        #expect { try ConfigSet.load(daemonFile: nil, selectionFiles: [shorts], scheduleFiles: [], limitFiles: [file]) } throws: {
             let e = $0 as? CoreError
-            return e?.code == .invalidConfig && e?.message == "/etc/blockd/limits.d/web.conf: limit 'webonly' could never be used up: "
-                + "a limit counts the time apps run, and 'web', 'youtube' name no app; limit a selection with apps (Apps= in selections.d), "
-                + "or block the sites at set times with 'blockc schedule add'"
+            return e?.code == .invalidConfig && e?.message == "/etc/blockd/limits.d/shorts.conf: limit 'pagesonly' could never be used up: "
+                + "a limit counts the time apps run and sites are open, and 'shorts' names no app and no domain; limit a selection with apps or domains "
+                + "(Apps= or Domains= in selections.d), or block its pages at set times with 'blockc schedule add'"
         }
-        // A mix counts the apps (and blocks the sites too once used up).
+        // B3: sites alone count (web time), and so does a mix.
+        let web = ConfigSource(path: "/etc/blockd/selections.d/web.conf", text: "[Selection]\nName=web\nDomains=example.com\n")
+        let sites = ConfigSource(path: "/etc/blockd/limits.d/web.conf", text: "[Limit]\nName=webonly\nDaily=1h\nSelections=web youtube\n")
+        #expect(try ConfigSet.load(daemonFile: nil, selectionFiles: [web], scheduleFiles: [], limitFiles: [sites]).limits.count == 1)
         let mixed = ConfigSource(path: "/etc/blockd/limits.d/mixed.conf", text: "[Limit]\nName=mixed\nDaily=1h\nSelections=web steam\n")
         #expect(try ConfigSet.load(daemonFile: nil, selectionFiles: [web], scheduleFiles: [], limitFiles: [mixed]).limits.count == 1)
-        #expect(throws: CoreError.self) { try Limit.checkCountable("x", [Selection(name: "youtube", domains: ["youtube.com"])]) }
+        #expect(throws: CoreError.self) { try Limit.checkCountable("x", [Selection(name: "shorts", paths: ["youtube.com/shorts"])]) }
+        try Limit.checkCountable("x", [Selection(name: "youtube", domains: ["youtube.com"])])
         try Limit.checkCountable("x", [Selection(name: "steam", apps: ["steam"])])
     }
 

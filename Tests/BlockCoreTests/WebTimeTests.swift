@@ -88,4 +88,54 @@ struct WebTimeTests {
         }
         #expect(d.core.webSites.isEmpty)
     }
+
+    @Test("B4: the web answer lists what is blocked for the caller alone, as enforced for them: sites, pages, the end of their view and what more time would get")
+    func blockedForTheCaller() throws {
+        var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.users)
+        _ = try #require(ok(d.run(#"start {"selections":["youtube"],"seconds":600,"name":"homework","users":["kid"]}"#)))
+        _ = try #require(ok(d.run(#"start {"selections":["reddit"],"seconds":1200}"#)))
+        let kid = try #require(Self.web(&d, nil, as: Self.kid()))
+        let blocked = try #require(kid["blocked"]?.array)
+        #expect(blocked.compactMap { $0["selection"]?.string } == ["reddit", "youtube"], "\(blocked)")
+        let youtube = try #require(blocked.first { $0["selection"] == "youtube" })
+        #expect(youtube["activities"] == ["homework"])
+        #expect(youtube["until"] == "2026-11-29T20:10:00.000+09:00")
+        #expect(youtube["domains"]?.array?.contains("youtube.com") == true && youtube["allowOnly"] == nil)
+        #expect(youtube["more"] != nil, "the key is always there (null: no button)")
+        let reddit = try #require(blocked.first { $0["selection"] == "reddit" })
+        #expect(reddit["until"] == "2026-11-29T20:20:00.000+09:00")
+        let other = try #require(Self.web(&d, nil, as: Self.kid2))
+        #expect(other["blocked"]?.array?.compactMap { $0["selection"]?.string } == ["reddit"], "kid's block is not kid2's")
+    }
+
+    @Test("B4, W2: an allow-only window is given as what stays open, for the people it is for")
+    func allowOnlyWindow() throws {
+        var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.users)
+        _ = try #require(ok(d.run(#"start {"selections":["only:school.example"],"seconds":600,"users":["kid"]}"#)))
+        let kid = try #require(Self.web(&d, nil, as: Self.kid()))
+        let window = try #require(kid["blocked"]?.array?.first)
+        #expect(window["allowOnly"] == ["school.example"], "\(window)")
+        #expect(try #require(Self.web(&d, nil, as: Self.kid2))["blocked"] == [])
+    }
+
+    @Test("B3: a limit on sites alone is used up by web time, for that person only, and the sites are then blocked for them until midnight; the answer says how much is left")
+    func webOnlyLimit() throws {
+        var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.users)
+        _ = try #require(ok(d.run(#"limit-add {"name":"social","seconds":20,"selections":["youtube"]}"#)))
+        let first = try #require(Self.web(&d, "www.youtube.com", as: Self.kid()))
+        let limit = try #require(first["limits"]?.array?.first)
+        #expect(limit["activity"] == "social" && limit["allowance"] == 20 && limit["left"] == 20 && limit["reached"] == false, "\(limit)")
+        d.advance(19.999)
+        #expect(d.enforced == [])
+        d.advance(0.001)
+        #expect(d.enforcedUsers == ["youtube": [1001]], "\(d.enforcedUsers)")
+        let after = try #require(Self.web(&d, "youtube.com", as: Self.kid()))
+        let blocked = try #require(after["blocked"]?.array?.first)
+        #expect(blocked["selection"] == "youtube" && blocked["activities"] == ["social"], "\(blocked)")
+        #expect(blocked["until"] == "2026-11-30T00:00:00.000+09:00")
+        #expect(after["limits"]?[0]?["reached"] == true && after["limits"]?[0]?["left"] == 0)
+        let other = try #require(Self.web(&d, nil, as: Self.kid2))
+        #expect(other["blocked"] == [] && other["limits"]?[0]?["left"] == 20, "kid2's own allowance is whole")
+    }
 }
+

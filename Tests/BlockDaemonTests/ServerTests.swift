@@ -185,3 +185,23 @@ struct ServerTests {
         #expect(try fourth.request("hello").hasPrefix("OK "), "root gets the reserved slot")
     }
 }
+
+/// B2 over the real socket: a native-messaging host's connection is the browser's lifetime.
+@Suite("B2: a web reporter's connection", .serialized)
+struct WebConnectionTests {
+    @Test("B2: a connection that reports web time outlives the idle time-out, and what it reported ends when it closes")
+    func endsWithTheConnection() throws {
+        let f = try ServerFixture { $0.idleTimeout = 0.3 }
+        let host = try RawClient(path: f.sandbox.socket)
+        #expect(try host.request(#"web {"site":"www.youtube.com"}"#).contains(#""site":"youtube.com""#))
+        // A plain connection opened after it is timed out first; the reporter is not.
+        let plain = try RawClient(path: f.sandbox.socket)
+        #expect(try plain.readLine()?.hasPrefix("ERR usage idle for") == true)
+        #expect(try host.request(#"web {"site":"youtube.com"}"#).hasPrefix("OK "), "still open past the idle time-out")
+        #expect(f.harness.run { f.harness.engine.core.webSites[getuid()]?.values.contains("youtube.com") } == true)
+        shutdown(host.fd, Int32(SHUT_RDWR))  // the browser quit: its host's end of the socket goes
+        let deadline = Date().addingTimeInterval(5)
+        while f.harness.run({ !f.harness.engine.core.webSites.isEmpty }) && Date() < deadline { usleep(10_000) }
+        #expect(f.harness.run { f.harness.engine.core.webSites.isEmpty }, "the browser is gone: nothing of it counts on")
+    }
+}

@@ -46,14 +46,15 @@ extension Limit {
         }
     }
 
-    /// §9: a limit counts the time its selections' apps run; one whose selections name no app
-    /// could never be used up, so it is refused instead of accepted and never firing. Sites are
-    /// not timed (blockd cannot tell a page in use from one left open): a schedule blocks them.
+    /// §9, B3: a limit counts the time its selections' apps run and the time their sites are in
+    /// the person's focused browser tab (blockd's extension reports it); one whose selections
+    /// name neither could never be used up, so it is refused instead of accepted and never
+    /// firing. A URL prefix alone is not counted: the extension reports sites, not pages.
     public static func checkCountable(_ name: String, _ selections: [Selection]) throws(CoreError) {
-        guard !selections.isEmpty, selections.allSatisfy({ $0.apps.isEmpty }) else { return }
+        guard !selections.isEmpty, selections.allSatisfy({ $0.apps.isEmpty && $0.domains.isEmpty }) else { return }
         let names = selections.map { "'\($0.name)'" }.joined(separator: ", ")
         let verb = selections.count == 1 ? "names" : "name"
-        throw CoreError(.usage, "limit '\(name)' could never be used up: a limit counts the time apps run, and \(names) \(verb) no app; "
-            + "limit a selection with apps (Apps= in selections.d), or block the sites at set times with 'blockc schedule add'")
+        throw CoreError(.usage, "limit '\(name)' could never be used up: a limit counts the time apps run and sites are open, and \(names) \(verb) no app and no domain; "
+            + "limit a selection with apps or domains (Apps= or Domains= in selections.d), or block its pages at set times with 'blockc schedule add'")
     }
 }
