@@ -218,6 +218,36 @@ private func excepting(_ selection: Selection, _ hosts: String...) -> Selection 
         #expect(try FirefoxPolicies.merge(out, record: merged.record, closePrivate: false, file: "p.json").bytes == nil)
     }
 
+    @Test("B1: the extension joins the administrator's ExtensionSettings and Preferences, and leaves them exactly as they were when it goes or at release")
+    func extensionEntries() throws {
+        let id = String(repeating: "abcdefghijklmnop", count: 2)
+        let host = Array(#"{"name":"com.blockd.host","allowed_origins":["chrome-extension://\#(id)/"]}"#.utf8)
+        let ext = try BrowserExtension(directory: "/usr/share/blockd/browser/", chromiumID: id + "\n", chromiumHost: host)
+        let merged = try FirefoxPolicies.merge(bytes(Self.admin), record: nil, closePrivate: false, browserExtension: ext, file: "p.json")
+        let json = try JSON.parse(bytes: try #require(merged.bytes))
+        #expect(json["policies"]?["ExtensionSettings"]?["*"] == ["installation_mode": "blocked"], "the administrator's own entry stays")
+        #expect(json["policies"]?["ExtensionSettings"]?["blockd@blockd.local"]?["install_url"] == "file:///usr/share/blockd/browser/blockd.xpi")
+        #expect(json["policies"]?["Preferences"]?["x.y"] == 1.5)
+        #expect(json["policies"]?["Preferences"]?["xpinstall.signatures.required"] == ["Value": false, "Status": "locked"])
+        // Merged again: nothing to write. Without the extension: the administrator's file back.
+        #expect(try FirefoxPolicies.merge(merged.bytes, record: merged.record, closePrivate: false, browserExtension: ext, file: "p.json").bytes == nil)
+        let off = try FirefoxPolicies.merge(merged.bytes, record: merged.record, closePrivate: false, file: "p.json")
+        #expect(off.record.lifts(from: merged.record) && off.record.extensionEntry == nil)
+        let back = try JSON.parse(bytes: try #require(off.bytes))
+        #expect(back["policies"]?["ExtensionSettings"] == (try JSON.parse(Self.admin))["policies"]?["ExtensionSettings"])
+        #expect(back["policies"]?["Preferences"] == (try JSON.parse(Self.admin))["policies"]?["Preferences"])
+        // Release with the extension in: the same, and a file blockd created goes whole.
+        guard case .rewrite(let released) = try FirefoxPolicies.restore(try #require(merged.bytes), record: merged.record, file: "p.json") else {
+            Issue.record("expected a write"); return
+        }
+        #expect(try JSON.parse(bytes: released) == (try JSON.parse(Self.admin)))
+        let created = try FirefoxPolicies.merge(nil, record: nil, closePrivate: false, browserExtension: ext, file: "p.json")
+        #expect(try FirefoxPolicies.restore(try #require(created.bytes), record: created.record, file: "p.json") == .remove)
+        // A record survives the state file.
+        #expect(FirefoxPolicies.Record(json: merged.record.json) == merged.record)
+        #expect(throws: CoreError.self) { try BrowserExtension(directory: "/x", chromiumID: "not-an-id", chromiumHost: host) }
+    }
+
     @Test("E7: release takes out only blockd's keys; an admin's own DNSOverHTTPS comes back as it was")
     func restoreOnlyOurs() throws {
         let merged = try FirefoxPolicies.merge(bytes(Self.admin), record: nil, closePrivate: false, file: "p.json")

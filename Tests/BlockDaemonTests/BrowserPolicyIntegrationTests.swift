@@ -173,4 +173,68 @@ import BlockTestTools
         #expect(prefix.status == 1 && (prefix.out + prefix.err).contains("turned off"), "\(prefix.out)\(prefix.err)")
         #expect(try off.status()["enforcement"]?["applied"] == ["reddit"])
     }
+
+    /// B1: an installed extension's directory, as `make install` leaves it (the package itself
+    /// is not read by blockd: only its ID and the host's manifest).
+    static func extensionDirectory(_ s: Sandbox, id: String = String(repeating: "abcdefghijklmnop", count: 2)) throws -> String {
+        let dir = s.dir + "/share/blockd/browser"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try (id + "\n").write(toFile: dir + "/chromium-id", atomically: true, encoding: .utf8)
+        let host = #"{"name": "com.blockd.host", "description": "blockd", "path": "/usr/libexec/blockd/blockd-nm-host", "type": "stdio", "#
+            + #""allowed_origins": ["chrome-extension://\#(id)/"]}"#
+        try host.write(toFile: dir + "/chromium-host.json", atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    @Test("B1: with the extension installed, blockd force-installs it in Chromium and Firefox whether or not anything is blocked, registers its host, and --release takes all of it out")
+    func browserExtension() throws {
+        let (s, chromium, firefox) = try sandbox()
+        let dir = try Self.extensionDirectory(s)
+        let id = String(repeating: "abcdefghijklmnop", count: 2)
+        s.write("[Daemon]\nBrowserExtension=\(dir)\n", to: "etc/blockd.conf")
+        try s.start()
+        let policy = s.policyRoot + "/etc/chromium/policies/managed/blockd-extension.json"
+        let host = s.policyRoot + "/etc/chromium/native-messaging-hosts/com.blockd.host.json"
+        #expect(Run.eventually { FileManager.default.fileExists(atPath: policy) }, "nothing blocked, and still installed: web time counts anyway")
+        let settings = try json(policy)
+        #expect(settings["ExtensionSettings"]?[id]?["installation_mode"] == "force_installed")
+        #expect(settings["ExtensionSettings"]?[id]?["update_url"] == .string("file://\(dir)/updates.xml"))
+        #expect(settings["NativeMessagingAllowlist"] == ["com.blockd.host"])
+        #expect(try json(host)["allowed_origins"] == [.string("chrome-extension://\(id)/")])
+        #expect(!FileManager.default.fileExists(atPath: chromium))
+        let ff = try json(firefox)["policies"]
+        #expect(ff?["ExtensionSettings"]?["blockd@blockd.local"]?["install_url"] == .string("file://\(dir)/blockd.xpi"))
+        #expect(ff?["ExtensionSettings"]?["blockd@blockd.local"]?["private_browsing"] == true)
+        #expect(ff?["Preferences"]?["xpinstall.signatures.required"] == ["Value": false, "Status": "locked"])
+        #expect(try s.status()["enforcement"]?["browserPolicies"]?["extension"]?["chromiumID"] == .string(id))
+        // A block adds blockd.json; its end removes it and leaves the extension.
+        #expect(try s.blockc(["start", "--for", "1h", "reddit"]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: chromium))
+        #expect(try s.blockc(["stop", "reddit"]).status == 0)
+        #expect(Run.eventually { !FileManager.default.fileExists(atPath: chromium) })
+        #expect(FileManager.default.fileExists(atPath: policy) && FileManager.default.fileExists(atPath: host))
+        s.stop()
+        let released = try s.launch(Repo.binDir + "/blockd", s.daemonArgs() + ["--release"], output: s.dir + "/release.log")
+        released.waitUntilExit()
+        #expect(released.terminationStatus == 0, "\((try? String(contentsOfFile: s.dir + "/release.log", encoding: .utf8)) ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: policy) && !FileManager.default.fileExists(atPath: host))
+        #expect(try json(firefox) == (try JSON.parse(Self.adminFirefox)), "--release leaves Firefox's file as the administrator wrote it")
+    }
+
+    @Test("B1: BrowserExtension=no, or a directory without the extension, installs nothing and status says why")
+    func browserExtensionOff() throws {
+        let (s, _, firefox) = try sandbox()
+        s.write("[Daemon]\nBrowserExtension=no\n", to: "etc/blockd.conf")
+        try s.start()
+        #expect(Run.eventually { (try? json(firefox)["policies"]?["DNSOverHTTPS"]) != nil })
+        #expect(try json(firefox)["policies"]?["ExtensionSettings"] == nil)
+        #expect(!FileManager.default.fileExists(atPath: s.policyRoot + "/etc/chromium/policies/managed/blockd-extension.json"))
+        #expect(try s.status()["enforcement"]?["browserPolicies"]?["extensionReason"] == "turned off (BrowserExtension=no)")
+        s.stop()
+        let (t, _, _) = try sandbox()
+        t.write("[Daemon]\nBrowserExtension=\(t.dir)/nowhere\n", to: "etc/blockd.conf")
+        try t.start()
+        #expect(try t.status()["enforcement"]?["browserPolicies"]?["extensionReason"]?.string?.hasPrefix("not installed (no \(t.dir)/nowhere/chromium-id") == true)
+    }
 }
+

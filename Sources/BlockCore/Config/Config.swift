@@ -24,6 +24,10 @@ public struct DaemonConfig: Equatable, Sendable {
     public var policyRoot = "/"
     /// E7: Firefox's policies.json; nil means `etc/firefox/policies/policies.json` under `policyRoot`.
     public var firefoxPolicies: String?
+    /// B1: where blockd's browser extension is (`BrowserExtension=`): `auto` (the default) for
+    /// `share/blockd/browser` beside the installed blockd's `bin`, `no` to install it in no
+    /// browser, or a directory.
+    public var browserExtension = "auto"
     /// U3: where the per-user tables go. The installed NSS module reads only its compiled-in
     /// /run/blockd/users; another directory keeps a sandboxed blockd off the live daemon's.
     public var userTablesDirectory = UserTable.directory
@@ -80,7 +84,7 @@ public struct DaemonConfig: Equatable, Sendable {
 
     public static let section = "Daemon"
     public static let keys = ["MaxActivities", "MaxActivitiesPerUser", "HostsFile", "KillGrace", "ConnectGrace", "Firewall", "CutSockets", "ResolvConf",
-                              "BrowserPolicies", "PolicyRoot", "FirefoxPolicies", "UserTablesDirectory", "AppShield", "MetricsDirectory", "AlwaysAllowed", "ReportDays"]
+                              "BrowserPolicies", "PolicyRoot", "FirefoxPolicies", "BrowserExtension", "UserTablesDirectory", "AppShield", "MetricsDirectory", "AlwaysAllowed", "ReportDays"]
 
     /// One layer of settings; nil means "not set here, keep what the layer below says".
     public struct Layer: Equatable, Sendable, Codable {
@@ -96,6 +100,7 @@ public struct DaemonConfig: Equatable, Sendable {
         public var browserPolicies: Bool?
         public var policyRoot: String?
         public var firefoxPolicies: String?
+        public var browserExtension: String?
         public var userTablesDirectory: String?
         public var metricsDirectory: String?
         public var alwaysAllowed: [String]?
@@ -120,6 +125,7 @@ public struct DaemonConfig: Equatable, Sendable {
                       resolvConf: felt.resolvConf)
         (l.browserPolicies, l.policyRoot, l.firefoxPolicies) = (browserPolicies, policyRoot, firefoxPolicies)
         l.userTablesDirectory = userTablesDirectory
+        l.browserExtension = browserExtension
         l.metricsDirectory = metricsDirectory
         l.reportDays = reportDays
         l.alwaysAllowed = alwaysAllowed
@@ -141,6 +147,7 @@ public struct DaemonConfig: Equatable, Sendable {
         c.policyRoot = layer.policyRoot ?? policyRoot
         c.firefoxPolicies = layer.firefoxPolicies ?? firefoxPolicies
         c.userTablesDirectory = layer.userTablesDirectory ?? userTablesDirectory
+        c.browserExtension = layer.browserExtension ?? browserExtension
         c.metricsDirectory = layer.metricsDirectory ?? metricsDirectory
         c.reportDays = layer.reportDays ?? reportDays
         c.alwaysAllowed = layer.alwaysAllowed ?? alwaysAllowed
@@ -184,6 +191,17 @@ public struct DaemonConfig: Equatable, Sendable {
                 layer.policyRoot = try e.value.isEmpty ? nil : reader.directory(e)
             case "FirefoxPolicies":
                 layer.firefoxPolicies = try e.value.isEmpty ? nil : reader.absolutePath(e)
+            case "BrowserExtension":
+                switch e.value.lowercased() {
+                case "": layer.browserExtension = nil
+                case "auto": layer.browserExtension = "auto"
+                case "no": layer.browserExtension = "no"
+                default:
+                    guard e.value.first == "/", e.value.count > 1, !e.value.hasControlCharacters else {
+                        throw reader.fail(e, "BrowserExtension= is auto, no or the absolute directory of blockd's browser files (such as /usr/share/blockd/browser), not '\(e.value)'")
+                    }
+                    layer.browserExtension = e.value.hasSuffix("/") ? String(e.value.dropLast()) : e.value
+                }
             case "UserTablesDirectory":
                 layer.userTablesDirectory = try e.value.isEmpty ? nil : reader.ownDirectory(e)
             case "MetricsDirectory":
@@ -326,7 +344,7 @@ extension DaemonConfig {
             "MaxActivities": String(maxActivities), "MaxActivitiesPerUser": String(maxActivitiesPerUser), "HostsFile": hostsFile,
             "KillGrace": "\(killGraceSeconds)s", "ConnectGrace": "\(felt.connectGraceSeconds)s", "Firewall": yes(felt.firewall),
             "CutSockets": yes(felt.cutSockets), "ResolvConf": felt.resolvConf, "BrowserPolicies": yes(browserPolicies),
-            "PolicyRoot": policyRoot, "FirefoxPolicies": firefoxPolicies ?? "", "UserTablesDirectory": userTablesDirectory,
+            "PolicyRoot": policyRoot, "FirefoxPolicies": firefoxPolicies ?? "", "BrowserExtension": browserExtension, "UserTablesDirectory": userTablesDirectory,
             "AppShield": yes(appShield), "MetricsDirectory": metricsDirectory ?? "", "AlwaysAllowed": alwaysAllowed.joined(separator: " "),
             "ReportDays": String(reportDays),
         ]

@@ -173,10 +173,37 @@ public enum FirefoxPolicies {
             public init(previous: JSON?) { self.previous = previous }
         }
 
-        public init(previous: JSON?, createdFile: Bool, privateBrowsing: Replaced? = nil) {
+        /// B1: set while blockd's extension entry is in `ExtensionSettings`, holding what the
+        /// administrator had under its ID (and whether there was an `ExtensionSettings` at all).
+        public var extensionEntry: Nested?
+        /// B1: the same for `Preferences`' `xpinstall.signatures.required`.
+        public var signatures: Nested?
+
+        /// A value blockd put under a key of a policy object (`ExtensionSettings`, `Preferences`).
+        public struct Nested: Equatable, Sendable {
+            /// What the administrator had under that key (nil: nothing).
+            public var previous: JSON?
+            /// Whether blockd created the policy object itself (then it goes when empty).
+            public var createdOuter: Bool
+            public init(previous: JSON?, createdOuter: Bool) { (self.previous, self.createdOuter) = (previous, createdOuter) }
+
+            var json: JSON {
+                var o: JSONObject = ["createdOuter": .bool(createdOuter)]
+                if let previous { o["previous"] = previous }
+                return .object(o)
+            }
+
+            init?(_ json: JSON?) {
+                guard let created = json?["createdOuter"]?.bool else { return nil }
+                self.init(previous: json?["previous"], createdOuter: created)
+            }
+        }
+
+        public init(previous: JSON?, createdFile: Bool, privateBrowsing: Replaced? = nil, extensionEntry: Nested? = nil, signatures: Nested? = nil) {
             self.previous = previous
             self.createdFile = createdFile
             self.privateBrowsing = privateBrowsing
+            (self.extensionEntry, self.signatures) = (extensionEntry, signatures)
         }
 
         public var json: JSON {
@@ -185,13 +212,25 @@ public enum FirefoxPolicies {
             if let privateBrowsing {
                 o["privateBrowsing"] = .object(privateBrowsing.previous.map { ["previous": $0] } ?? [:])
             }
+            if let extensionEntry { o["extensionEntry"] = extensionEntry.json }
+            if let signatures { o["signatures"] = signatures.json }
             return .object(o)
         }
 
         public init?(json: JSON) {
             guard let created = json["createdFile"]?.bool else { return nil }
             let replaced = json["privateBrowsing"]?.object.map { Replaced(previous: $0["previous"]) }
-            self.init(previous: json["previous"], createdFile: created, privateBrowsing: replaced)
+            self.init(previous: json["previous"], createdFile: created, privateBrowsing: replaced,
+                      extensionEntry: Nested(json["extensionEntry"]), signatures: Nested(json["signatures"]))
+        }
+
+        /// Whether this record holds less than `other` (something blockd put in is being taken
+        /// out): then the file is written before the record, so a crash between leaves a record
+        /// that puts the same values back.
+        public func lifts(from other: Record?) -> Bool {
+            guard let other else { return false }
+            return (other.privateBrowsing != nil && privateBrowsing == nil) || (other.extensionEntry != nil && extensionEntry == nil)
+                || (other.signatures != nil && signatures == nil)
         }
     }
 
@@ -207,7 +246,11 @@ public enum FirefoxPolicies {
     /// what blockd kept (nil: none yet, then the file as it is now is the administrator's). A
     /// file that is not a JSON object with an object `policies` is refused: rewriting it would
     /// lose what the administrator meant.
-    public static func merge(_ existing: [UInt8]?, record: Record?, closePrivate: Bool, file: String) throws(CoreError) -> Merged {
+    /// B1: with `browserExtension`, blockd's extension force-installed (`ExtensionSettings`) and
+    /// signatures not required (`Preferences`, locked), the administrator's own entries back when
+    /// it is nil again.
+    public static func merge(_ existing: [UInt8]?, record: Record?, closePrivate: Bool, browserExtension: BrowserExtension? = nil,
+                             file: String) throws(CoreError) -> Merged {
         var root = JSONObject()
         if let existing { root = try parseRoot(existing, file: file) }
         let original = root
@@ -227,8 +270,40 @@ public enum FirefoxPolicies {
         case (false, nil):
             break
         }
+        if let browserExtension {
+            try put(browserExtension.firefoxEntry, at: ("ExtensionSettings", BrowserExtension.firefoxID), in: &policies, kept: &record.extensionEntry, file: file)
+            try put(BrowserExtension.firefoxSignatures, at: ("Preferences", BrowserExtension.signaturesPreference), in: &policies,
+                    kept: &record.signatures, file: file)
+        } else {
+            putBack(record.extensionEntry, at: ("ExtensionSettings", BrowserExtension.firefoxID), in: &policies)
+            putBack(record.signatures, at: ("Preferences", BrowserExtension.signaturesPreference), in: &policies)
+            (record.extensionEntry, record.signatures) = (nil, nil)
+        }
         root["policies"] = .object(policies)
         return Merged(bytes: root == original && existing != nil ? nil : serialize(root), record: record)
+    }
+
+    /// B1: `value` under `policies[outer][inner]`, what was there kept in `kept` the first time.
+    static func put(_ value: JSON, at key: (outer: String, inner: String), in policies: inout JSONObject, kept: inout Record.Nested?,
+                    file: String) throws(CoreError) {
+        var object = JSONObject()
+        if let current = policies[key.outer] {
+            guard let o = current.object else {
+                throw CoreError(.invalidConfig, "\(file): \"policies\".\"\(key.outer)\" is not an object; fix it so that blockd can install its browser extension")
+            }
+            object = o
+        }
+        if kept == nil { kept = Record.Nested(previous: object[key.inner], createdOuter: policies[key.outer] == nil) }
+        object[key.inner] = value
+        policies[key.outer] = .object(object)
+    }
+
+    /// B1: the administrator's own value back under `policies[outer][inner]` (none: the key
+    /// removed, and the object too if blockd created it and it is empty now).
+    static func putBack(_ kept: Record.Nested?, at key: (outer: String, inner: String), in policies: inout JSONObject) {
+        guard let kept, var object = policies[key.outer]?.object else { return }
+        object[key.inner] = kept.previous
+        policies[key.outer] = object.isEmpty && kept.createdOuter ? nil : .object(object)
     }
 
     /// The administrator's `DNSOverHTTPS` object with blockd's keys set over it.
@@ -260,6 +335,8 @@ public enum FirefoxPolicies {
         if let record {
             policies[key] = record.previous
             if let replaced = record.privateBrowsing { policies[privateKey] = replaced.previous }
+            putBack(record.extensionEntry, at: ("ExtensionSettings", BrowserExtension.firefoxID), in: &policies)
+            putBack(record.signatures, at: ("Preferences", BrowserExtension.signaturesPreference), in: &policies)
         } else if policies[key] == .object(ours) {
             policies[key] = nil
         }

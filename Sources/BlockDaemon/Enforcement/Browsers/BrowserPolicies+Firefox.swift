@@ -16,12 +16,13 @@ extension BrowserPolicyEnforcer {
         do {
             let existing = FileManager.default.contents(atPath: firefoxPath).map { Array($0) }
             let kept = loadRecord()
-            let merged = try FirefoxPolicies.merge(existing, record: kept, closePrivate: closePrivate, file: firefoxPath)
+            let merged = try FirefoxPolicies.merge(existing, record: kept, closePrivate: closePrivate,
+                                                   browserExtension: enabled ? browserExtension : nil, file: firefoxPath)
             // The record is saved before the file changes while it gains what the file is about
             // to lose (a crash in between leaves a record of the original, never a changed file
             // without one), and after it when W3 is lifted: a crash in between then leaves the
             // old record, which puts the same value back at the next apply.
-            let lifting = kept?.privateBrowsing != nil && merged.record.privateBrowsing == nil
+            let lifting = merged.record.lifts(from: kept)
             if merged.record != kept && !lifting { try saveRecord(merged.record) }
             if let bytes = merged.bytes { try write(bytes, to: firefoxPath) }
             if merged.record != kept && lifting { try saveRecord(merged.record) }
@@ -29,9 +30,9 @@ extension BrowserPolicyEnforcer {
             firefoxPrivateClosed = merged.record.privateBrowsing != nil
             return nil
         } catch let error as CoreError {
-            return EnforcementFailure(selection: nil, message: "cannot update Firefox's policies (DNS over HTTPS off, private windows closed while blocked): \(error.message)")
+            return EnforcementFailure(selection: nil, message: "cannot update Firefox's policies (DNS over HTTPS off, private windows closed while blocked, blockd's extension): \(error.message)")
         } catch {
-            return EnforcementFailure(selection: nil, message: "cannot update Firefox's policies (DNS over HTTPS off, private windows closed while blocked) in \(firefoxPath): \(error)")
+            return EnforcementFailure(selection: nil, message: "cannot update Firefox's policies (DNS over HTTPS off, private windows closed while blocked, blockd's extension) in \(firefoxPath): \(error)")
         }
     }
 

@@ -81,7 +81,13 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
     /// (nil: no machine-wide allow-only selection is blocked).
     private var allowOnly: [String]? { didSet { notesVersion.bump() } }
 
+    /// B1: blockd's own extension, force-installed by the policies (nil: not installed here,
+    /// or `BrowserExtension=no`; `extensionProblem` says which, for `status`).
+    let browserExtension: BrowserExtension?
+    let extensionProblem: String?
+
     public init(config: DaemonConfig, stateDir: String, log: any LogSink, onChange: @escaping @Sendable () -> Void = {}) {
+        (browserExtension, extensionProblem) = Self.loadExtension(config.browserExtension)
         enabled = config.browserPolicies
         root = config.policyRoot.hasSuffix("/") ? config.policyRoot : config.policyRoot + "/"
         firefoxPath = config.firefoxPolicies ?? root + "etc/firefox/policies/policies.json"
@@ -202,6 +208,7 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
                 }
             }
             written = now
+            failures += extensionFiles(browsers: installed)
             // W3: closed while anything machine-wide is blocked, the administrator's value back after.
             if let failure = mergeFirefox(closePrivate: !blocked.isEmpty) { failures.append(failure) }
             return failures
@@ -219,6 +226,7 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
                 }
             }
             written = []
+            failures += extensionFiles(browsers: [])
             if let failure = restoreFirefox() { failures.append(failure) }
             asked = nil
             failing = false
@@ -240,6 +248,13 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
             o["firefoxPrivateClosed"] = .bool(enabled && firefoxPrivateClosed)
             // W2: only while a Chromium-family file holds an allow-only window.
             if let allowOnly, !written.isEmpty { o["allowOnly"] = .array(allowOnly.map { .string($0) }) }
+            // B1: the extension, where it is installed from, or why it is not.
+            if let browserExtension, enabled {
+                o["extension"] = .object(["chromiumID": .string(browserExtension.chromiumID), "firefoxID": .string(BrowserExtension.firefoxID),
+                                          "directory": .string(browserExtension.directory)])
+            } else {
+                o["extensionReason"] = .string(!enabled ? "browser policies are turned off (BrowserPolicies=no)" : extensionProblem ?? "not installed")
+            }
             var notes: JSONObject = ["browserPolicies": .object(o)]
             if !enabled {
                 notes["browsersReason"] = "browser policies are turned off (BrowserPolicies=no)"
