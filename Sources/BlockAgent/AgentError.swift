@@ -1,8 +1,8 @@
 import Glibc
 
 /// The agent's one error type: a failure at one of its edges, said one way. The session bus
-/// (sd-bus), the programs it starts, the focus it reads (R1) and the daemon it asks each have a
-/// case; every message says what failed.
+/// (sd-bus), the programs it starts, the focus it reads (R1), the daemon it asks and, as the
+/// native-messaging host, the browser (B1) each have a case; every message says what failed.
 enum AgentError: Error, Equatable, CustomStringConvertible {
     /// An sd-bus failure: the D-Bus error name when a peer sent one, else the errno's text.
     case bus(name: String?, message: String)
@@ -16,6 +16,12 @@ enum AgentError: Error, Equatable, CustomStringConvertible {
     /// blockd cannot be reached, or refused a request, and what it said.
     case unreachable
     case refused(String)
+    /// B1: a frame from the browser over what the host takes; the stream cannot be trusted after it.
+    case frameTooLong(Int)
+    /// B1: the browser closed stdin in the middle of a frame.
+    case frameCutShort(have: Int, want: Int)
+    /// B1: a whole frame that is not a JSON object, or not a message the host knows (skipped).
+    case badMessage(String)
 
     /// A negative return from sd-bus is `-errno`.
     static func bus(_ rc: Int32, _ what: String) -> AgentError {
@@ -25,8 +31,12 @@ enum AgentError: Error, Equatable, CustomStringConvertible {
     var description: String {
         switch self {
         case .bus(let name, let message): name.map { "\($0): \(message)" } ?? message
-        case .spawn(let why), .noFocus(let why), .permission(let why), .refused(let why): why
+        case .spawn(let why), .noFocus(let why), .permission(let why), .refused(let why), .badMessage(let why): why
         case .unreachable: "blockd cannot be reached"
+        case .frameTooLong(let n):
+            "the browser sent a message of \(n) bytes; the host takes at most \(NativeFraming.maxFromBrowser) (1 MiB); stopping"
+        case .frameCutShort(let have, let want):
+            "the browser closed its end in the middle of a message (\(have) of \(want) bytes); stopping"
         }
     }
 

@@ -100,7 +100,13 @@ public final class ControlConnection: Transport {
     }
 
     public func send(_ request: Request) throws(ClientError) -> Response {
-        if let code = try write(Array((request.line + "\n").utf8)) {
+        try send(line: request.line, command: request.command.rawValue)
+    }
+
+    /// One request line (without its LF) and its answer, for a command this build has no
+    /// `Request` case for yet; `command` names it in errors.
+    public func send(line: String, command: String) throws(ClientError) -> Response {
+        if let code = try write(Array((line + "\n").utf8)) {
             // §8: a daemon that refuses a connection (`ERR busy` over the per-user limit)
             // answers at accept and closes without reading, so the request's write fails;
             // what it said is already here, and is the answer to show, not the broken pipe.
@@ -110,7 +116,7 @@ public final class ControlConnection: Transport {
             throw .protocolError("blockd closed the connection (\(String(cString: strerror(code)))); see 'journalctl -u blockd'")
         }
         guard let line = try nextLine(waitForever: false) else {
-            throw .protocolError("blockd closed the connection without answering '\(request.command)'; see 'journalctl -u blockd'")
+            throw .protocolError("blockd closed the connection without answering '\(command)'; see 'journalctl -u blockd'")
         }
         do {
             return try Response.parse(line)

@@ -44,8 +44,27 @@ struct AgentExecutableTests {
 
         let agent = try AgentExecutableTests.loaded(AgentExecutableTests.bin + "/blockc-agent", arguments)
         #expect(agent.libraries.contains { $0.hasPrefix("libsystemd") }, "blockc-agent loaded \(agent.libraries)")
+        if arguments == ["--help"] {
+            #expect(agent.status == 0, "its own help, not blockc's")
+            #expect(agent.output.contains("usage: blockc-agent --socket PATH watch --notify"), "\(agent.output.suffix(500))")
+            return
+        }
         #expect(agent.status == 2)
         #expect(agent.output.contains("blockc: blockc-agent runs only 'watch --notify'"), "\(agent.output.suffix(500))")
+    }
+
+    @Test("blockc-agent --help and --version exit 0 and say what it is, also under the host's name", arguments: [
+        ("blockc-agent", ["--help"], "usage: blockc-agent --socket PATH watch --notify\n"),
+        ("blockc-agent", ["--version"], "blockc-agent "),
+        ("blockd-nm-host", ["--help"], "usage: blockc-agent --socket PATH watch --notify\n"),
+    ])
+    func helpAndVersion(name: String, arguments: [String], starts: String) throws {
+        let dir = try TempDir(prefix: "ba-help-")
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/" + name, withDestinationPath: AgentExecutableTests.bin + "/blockc-agent")
+        let r = try Run.capture(dir.path + "/" + name, arguments)
+        #expect(r.status == 0)
+        #expect(r.output.hasPrefix(starts), "\(r.output)")
+        if arguments == ["--help"] { #expect(r.output.contains("blockd-nm-host"), "the help names the host mode") }
     }
 
     @Test("without blockc-agent next to blockc or in ../libexec/blockd, watch --notify says where it looked (exit 2)")

@@ -5,8 +5,9 @@ import Synchronization
 import BlockTestTools
 
 /// A stand-in for blockd on a Unix socket, speaking the real protocol lines (§8):
-/// `hello`, `watch` (then `EVENT` lines the test sends) and `selection-show` from a table.
-/// `restart()` drops every connection, as a daemon restart does.
+/// `hello`, `watch` (then `EVENT` lines the test sends), `selection-show` from a table and
+/// `web` (the browser host's report, B1) with a fixed answer. `restart()` drops every
+/// connection, as a daemon restart does.
 final class FakeDaemon: Sendable {
     let path: String
     private let listener: Int32
@@ -22,6 +23,8 @@ final class FakeDaemon: Sendable {
         var reports: [Request] = []
         /// The selections the agent asked about (`selection-show`), in order.
         var shown: [String] = []
+        /// B1: each `web` request's argument object, in order.
+        var webs: [JSONObject] = []
     }
     private let state = Mutex(State())
 
@@ -29,10 +32,14 @@ final class FakeDaemon: Sendable {
     private let admin: Bool
     /// R3: what `report` answers (nil: it is refused, as by a daemon without reports).
     private let report: JSONObject?
+    /// B1: what `web` answers, whatever the site.
+    private let web: JSONObject
 
     /// `selections`: name → the selection object `selection-show` answers with.
-    init(path: String, selections: [String: JSONObject], admin: Bool = false, report: JSONObject? = nil) throws {
+    init(path: String, selections: [String: JSONObject], admin: Bool = false, report: JSONObject? = nil,
+         web: JSONObject = ["site": nil, "counted": [], "blocked": [], "limits": []]) throws {
         self.path = path
+        self.web = web
         self.selections = selections
         self.admin = admin
         self.report = report
@@ -69,6 +76,7 @@ final class FakeDaemon: Sendable {
     var received: [Request] { state.withLock { $0.received } }
     var reports: [Request] { state.withLock { $0.reports } }
     var shown: [String] { state.withLock { $0.shown } }
+    var webs: [JSONObject] { state.withLock { $0.webs } }
 
     /// Sends `EVENT {json}` to every watcher.
     func send(_ event: JSONObject) {
@@ -133,6 +141,13 @@ final class FakeDaemon: Sendable {
     }
 
     private func answer(_ line: String, fd: Int32) -> String {
+        // B1: `web` is the browser host's; this build's `Request` may not know it yet.
+        if line == "web" || line.hasPrefix("web ") {
+            let arguments = line.count > 4 ? (try? JSON.parse(String(line.dropFirst(4))))?.object : JSONObject()
+            guard let arguments else { return Response.error(CoreError(.usage, "web: the arguments must be a JSON object")).line }
+            state.withLock { $0.webs.append(arguments) }
+            return Response.ok(web).line
+        }
         let request: Request
         do { request = try Request.parse(line) } catch { return Response.error(error).line }
         switch request {

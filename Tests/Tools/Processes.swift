@@ -8,11 +8,14 @@ public final class Child: @unchecked Sendable {
     public let pid: pid_t
     private var status: Int32?
 
-    public init(_ path: String, _ arguments: [String], environment: [String: String], output: String, stdoutFD: Int32? = nil) throws {
+    /// `stdinFD`, `stdoutFD`: descriptors for its stdin (else /dev/null) and stdout (else its
+    /// stderr, the `output` file); they should be close-on-exec here, so only the child has them.
+    public init(_ path: String, _ arguments: [String], environment: [String: String], output: String, stdoutFD: Int32? = nil,
+                stdinFD: Int32? = nil) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let stdinFD { posix_spawn_file_actions_adddup2(&actions, stdinFD, 0) } else { posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) }
         posix_spawn_file_actions_addopen(&actions, 2, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         if let stdoutFD { posix_spawn_file_actions_adddup2(&actions, stdoutFD, 1) } else { posix_spawn_file_actions_adddup2(&actions, 2, 1) }
         var attr = posix_spawnattr_t()
@@ -67,10 +70,10 @@ public final class Processes: @unchecked Sendable {
 
     @discardableResult
     public func launch(_ path: String, _ arguments: [String], environment: [String: String] = [:], output: String,
-                       stdoutFD: Int32? = nil) throws -> Child {
+                       stdoutFD: Int32? = nil, stdinFD: Int32? = nil) throws -> Child {
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
-        let child = try Child(path, arguments, environment: env, output: output, stdoutFD: stdoutFD)
+        let child = try Child(path, arguments, environment: env, output: output, stdoutFD: stdoutFD, stdinFD: stdinFD)
         running.append(child)
         return child
     }
