@@ -47,7 +47,7 @@ enum BrowserMessage: Equatable {
 /// The one request the host sends on its long-lived connection, `web`, as the contract spells
 /// it: `web {"site":"www.youtube.com"}`, or `web {}` when no page counts.
 enum WebRequest {
-    static let command = "web"
+    static let command = Command.web.rawValue
 
     static func line(site: String?) -> String {
         var o = JSONObject()
