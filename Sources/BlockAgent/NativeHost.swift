@@ -65,6 +65,13 @@ public enum NativeHost {
                                           clock: LocalClock(SystemTimeZone.current(environment: environment)))
         var loop = Loop(session: NativeHostSession(words: NativeHostWords(planner: planner, uid: options.uid)),
                         path: options.socketPath, channel: channel, log: log)
+        let (presence, why) = LogindPresence.open(environment: environment)
+        if let presence {
+            loop.presence = presence
+            loop.perform(loop.session.presence(away: presence.away, now: Date()))
+        } else {
+            log("not following logind's idle and lock hints (\(why ?? "no session")); the browser's idle state alone counts")
+        }
         defer { loop.daemon.close() }
         return loop.run(queue: queue)
     }
@@ -108,6 +115,8 @@ public enum NativeHost {
         let log: @Sendable (String) -> Void
         let daemon: WebConnection
         var reader = NativeFraming.Reader()
+        /// B5: logind's idle and lock hints for the browser's session (nil: none to follow).
+        var presence: LogindPresence?
         /// The browser stopped reading (its end of stdout is closed): time to go.
         var browserGone = false
 
@@ -119,9 +128,10 @@ public enum NativeHost {
         mutating func run(queue: EventQueue) -> Int32 {
             var chunk = [UInt8](repeating: 0, count: 65_536)
             while !browserGone {
-                let timeout = session.deadline.map { max(0, Int32(min(3_600_000, ($0.timeIntervalSinceNow * 1000).rounded(.up)))) } ?? -1
+                let timeout = presence?.bus.hasQueued == true ? 0 : session.deadline.map { max(0, Int32(min(3_600_000, ($0.timeIntervalSinceNow * 1000).rounded(.up)))) } ?? -1
                 var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: queue.wakeDescriptor, events: Int16(POLLIN), revents: 0)]
+                if let presence { fds.append(presence.bus.pollDescriptor) }
                 if poll(&fds, nfds_t(fds.count), timeout) < 0 && errno != EINTR {
                     log("poll failed: \(String(cString: strerror(errno)))")
                     return 1
@@ -159,6 +169,14 @@ public enum NativeHost {
                     } catch {
                         log(error.description)
                         return 1
+                    }
+                }
+                if fds.count > 2, fds[2].revents != 0 || presence?.bus.hasQueued == true, let presence {
+                    do {
+                        if try presence.update() { perform(session.presence(away: presence.away, now: Date())) }
+                    } catch {
+                        log("stopped following logind's idle and lock hints: \(error)")
+                        self.presence = nil
                     }
                 }
                 for item in queue.take().items {

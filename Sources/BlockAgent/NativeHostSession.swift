@@ -24,6 +24,9 @@ struct NativeHostSession {
     private(set) var lastAttempt: Date?
     /// The last site blockd refused, said once.
     private var refusedSite: String?
+    /// B5: logind says the person's session is idle or locked: no page counts, whatever the
+    /// browser says (its own idle state may not know of a locked screen).
+    private(set) var away = false
 
     enum Action: Equatable {
         /// `web` on the long-lived connection; its outcome goes back to `answered(web:…)`.
@@ -54,7 +57,14 @@ struct NativeHostSession {
     private mutating func refresh(now: Date) -> [Action] {
         guard started else { return [] }
         lastAttempt = now
-        return [.web(site: site)]
+        return [.web(site: away ? nil : site)]
+    }
+
+    /// B5: logind's word on the session changed (idle or locked, or back).
+    mutating func presence(away: Bool, now: Date) -> [Action] {
+        guard away != self.away else { return [] }
+        self.away = away
+        return [.log(away ? "the session is idle or locked: no page counts" : "the session is in use again")] + refresh(now: now)
     }
 
     mutating func received(_ message: BrowserMessage, now: Date) -> [Action] {

@@ -88,10 +88,11 @@ final class BusMessage {
 final class SessionBus {
     let raw: OpaquePointer
 
-    init() throws {
+    /// `system`: the system bus instead (logind's, B5).
+    init(system: Bool = false) throws {
         var bus: OpaquePointer?
-        let rc = sd_bus_open_user(&bus)
-        guard rc >= 0, let bus else { throw AgentError.bus(rc < 0 ? rc : -EINVAL, "cannot connect to the session bus") }
+        let rc = system ? sd_bus_open_system(&bus) : sd_bus_open_user(&bus)
+        guard rc >= 0, let bus else { throw AgentError.bus(rc < 0 ? rc : -EINVAL, "cannot connect to the \(system ? "system" : "session") bus") }
         raw = bus
     }
 
@@ -151,6 +152,13 @@ final class SessionBus {
         }
     }
 
+    /// Whether messages wait in sd-bus's own queue (read from the socket while a call waited
+    /// for its reply), which poll(2) on the descriptor cannot see.
+    var hasQueued: Bool {
+        var n: UInt64 = 0
+        return sd_bus_get_n_queued_read(raw, &n) >= 0 && n > 0
+    }
+
     /// What to poll(2) for: the bus's fd and events.
     var pollDescriptor: pollfd {
         let events = sd_bus_get_events(raw)
@@ -163,4 +171,24 @@ final class BusSlot {
     let raw: OpaquePointer
     init(_ raw: OpaquePointer) { self.raw = raw }
     deinit { sd_bus_slot_unref(raw) }
+}
+
+extension BusMessage {
+    func readObjectPath() throws -> String {
+        var p: UnsafePointer<CChar>?
+        let rc = sd_bus_message_read_basic(raw, CChar(UInt8(ascii: "o")), &p)
+        guard rc > 0, let p else { throw rc < 0 ? AgentError.bus(rc, "reading an object path") : AgentError.bus(name: nil, message: "an object path was missing from the message") }
+        return String(cString: p)
+    }
+
+    /// A `v` holding a boolean (what `org.freedesktop.DBus.Properties.Get` answers for one).
+    func readVariantBool() throws -> Bool {
+        let rc = sd_bus_message_enter_container(raw, CChar(UInt8(ascii: "v")), "b")
+        guard rc > 0 else { throw rc < 0 ? AgentError.bus(rc, "reading a variant") : AgentError.bus(name: nil, message: "a boolean was missing from the message") }
+        var v: Int32 = 0
+        let r = sd_bus_message_read_basic(raw, CChar(UInt8(ascii: "b")), &v)
+        guard r > 0 else { throw r < 0 ? AgentError.bus(r, "reading a boolean") : AgentError.bus(name: nil, message: "a boolean was missing from the message") }
+        _ = sd_bus_message_exit_container(raw)
+        return v != 0
+    }
 }

@@ -307,6 +307,20 @@ import Testing
                 == [.web(site: "www.youtube.com")])
     }
 
+    @Test("B5: while logind says the session is idle or locked no page counts, whatever the extension says; back, the site counts again")
+    func presence() {
+        var s = NativeHostTests.started()
+        let now = NativeHostTests.now
+        #expect(s.presence(away: true, now: now).contains(.web(site: nil)))
+        #expect(s.received(.site("reddit.com"), now: now) == [.web(site: nil)], "the extension's word is kept, not counted")
+        #expect(s.received(.refresh, now: now) == [.web(site: nil)])
+        #expect(s.presence(away: true, now: now) == [], "no news")
+        #expect(s.presence(away: false, now: now).contains(.web(site: "reddit.com")))
+        var quiet = NativeHostTests.session()
+        #expect(quiet.presence(away: true, now: now).allSatisfy { if case .log = $0 { true } else { false } }, "nothing is asked before the extension speaks")
+        #expect(quiet.received(.hello(browser: "firefox", version: nil, lang: nil), now: now).contains(.web(site: nil)))
+    }
+
     @Test("B1: a selection's own texts word the warning, as they word the notification (S6)")
     func selectionTexts() {
         var s = NativeHostTests.started()
