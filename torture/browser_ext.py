@@ -31,6 +31,8 @@ each as a throwaway user with a fresh profile:
   (h) Chromium started with --lang=ja: hello says lang "ja" and the block page is in Japanese;
   (i) Chromium: when the host says blockd is gone, the block page says so, still shows what
       was blocked, with its button off, and what was blocked stays blocked;
+  (k) each kind of rule in each browser: a path prefix (case-sensitive), an exception under a
+      blocked domain, an allow-only window (the allowed site and the names under it load);
   (j) Chromium restarted on the same profile with no host to run: blocked.test still lands on
       the block page, which shows what blockd said last and that it cannot be reached.
 Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed."""
@@ -312,6 +314,10 @@ class Marionette:
 # ---- The checks -------------------------------------------------------------------------------
 
 BLOCK_TEXT = "document.body.innerText"
+# The address of the page that loaded: the site's (its body says PAGE) or the block page (its
+# heading), never an error page or one still loading.
+LOADED = ("document.readyState == 'complete' && (document.body.innerText.startsWith('PAGE ')"
+          " || document.querySelector('main h1') && document.querySelector('main h1').textContent) ? location.href : null")
 
 
 def hello_and_site(host, browser):
@@ -322,6 +328,30 @@ def hello_and_site(host, browser):
     sites = wait_for(lambda: [m.get("site") for m in host.received(browser) if m.get("type") == "site" and m.get("site") == "open.test"], 30, 0.2)
     t.check(bool(sites), f"(b) {browser}: a site report names the open page's host open.test (B2); sites sent: "
             f"{[m.get('site') for m in host.received(browser) if m.get('type') == 'site']}")
+
+
+# (k) Each kind of rule in the real browser: URL -> whether it lands on the block page.
+RULES = [
+    ("a path prefix", [dict(entry(), selection="shorts", domains=[], paths=["later.test/shorts"])],
+     {"http://www.later.test/shorts/1": True, "http://later.test/watch": False, "http://later.test/Shorts": False}),
+    ("an exception", [dict(entry("blocked.test"), exceptions=["help.blocked.test"])],
+     {"http://www.blocked.test/": True, "http://help.blocked.test/": False, "http://a.help.blocked.test/": False}),
+    ("an allow-only window", [dict(entry(), selection="only:open.test", domains=[], allowOnly=["open.test"])],
+     {"http://other.test/": True, "http://www.open.test/": False, "http://open.test/x": False}),
+]
+
+
+def rules_hold(host, browser, lands):
+    """(k) `lands(url)` -> the URL the tab settled on, for each URL of each kind of rule."""
+    for what, blocked, cases in RULES:
+        host.state(blocked)
+        time.sleep(0.5)  # the state reaches the extension in milliseconds (see the tab switch figures)
+        for url, want in cases.items():
+            got = lands(url)
+            is_block = got is not None and "/block.html#" in got and got.endswith("#" + url)
+            t.check(is_block == want and got is not None,
+                    f"(k) {browser}, {what}: {url} {'lands on the block page' if want else 'loads'}: it went to {got}")
+    host.state([entry("blocked.test")])
 
 
 def page_shows(text, browser, what):
@@ -390,6 +420,15 @@ def chromium(rig, host, ext_id, pw, host_dir):
         t.check(back is not None, f"(d) chromium: the block page of later.test goes back to it when the block ends; pages: {[x['url'] for x in c.targets('page')]}")
         rules = c.evaluate(worker["targetId"], "chrome.declarativeNetRequest.getDynamicRules().then(r => r.map(x => x.condition.requestDomains))")
         t.check(rules == [["blocked.test"]], f"(d) chromium: the redirect rules follow the state: {rules}")
+
+        def lands(url):
+            tab = c.call("Target.createTarget", {"url": url})["targetId"]
+            try:
+                # The page that loaded: the site's (its body says PAGE) or the block page (its h1).
+                return wait_for(lambda: c.peek(tab, LOADED), 15, 0.05)
+            finally:
+                c.call("Target.closeTarget", {"targetId": tab})
+        rules_hold(host, "chromium", lands)
     finally:
         c.quit()
 
@@ -486,6 +525,13 @@ def firefox(rig, host, pw, host_dir):
         host.state([entry("blocked.test")])
         back = wait_for(lambda: any(u == "http://later.test/" for u, _ in m.tab_urls()), 15, 0.05)
         t.check(back, f"(d) firefox: the block page of later.test goes back to it when the block ends: {m.tab_urls()}")
+
+        def lands(url):
+            m.context("content")
+            m.call("WebDriver:Navigate", {"url": url})
+            return wait_for(lambda: m.peek("return " + LOADED), 15, 0.05)
+        m.call("WebDriver:SwitchToWindow", {"handle": blocked_tab})
+        rules_hold(host, "firefox", lands)
 
         m.script("""const w = Services.wm.getMostRecentWindow("navigator:browser");
                     w.openTrustedLinkIn("http://blocked.test/private", "window", { private: true });""", chrome=True)
