@@ -26,7 +26,7 @@ each as a throwaway user with a fresh profile:
       back to later.test when the next state lets it go;
   (e) the button sends {"type": "more", ...} with the typed reason; the page shows the host's
       answer, then the approval that follows as a more-time event;
-  (f) Chromium: a warning puts the minutes left on the toolbar badge;
+  (f) Chromium: a warning puts the minutes left on the toolbar badge and shows a notification;
   (g) Firefox: a private window's navigation to blocked.test lands on the block page too;
   (h) Chromium started with --lang=ja: hello says lang "ja" and the block page is in Japanese;
   (i) Chromium: when the host says blockd is gone, the block page says so, still shows what
@@ -407,6 +407,8 @@ def chromium(rig, host, ext_id, pw, host_dir):
         host.warning({"activity": "social-limit", "selections": ["social"], "left": 300, "text": "5 minutes of social-limit left today"})
         badge = wait_for(lambda: c.peek(worker["targetId"], "chrome.action.getBadgeText({})"), 10, 0.1)
         t.check(badge == "5m", f"(f) chromium: a warning puts the minutes left on the badge: {badge!r}")
+        shown = c.peek(worker["targetId"], "chrome.notifications.getAll().then(n => Object.keys(n))")
+        t.check(shown == ["blockd-warning-social-limit"], f"(f) chromium: and shows it as a notification: {shown}")
 
         host.state(connected=False, message="blockd is not running: test")
         said = wait_for(lambda: (lambda s: s if s and "cannot be reached" in s else None)(c.peek(tab, BLOCK_TEXT)), 10, 0.1)
