@@ -6,7 +6,7 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 SWIFTFLAGS ?=
 
-.PHONY: all build release run check test clean install uninstall deb lint-man bench torture nss
+.PHONY: all build release run check test clean install uninstall deb lint-man bench torture nss browser
 
 all: build
 
@@ -30,6 +30,14 @@ $(NSS_OUT): nss/nss_blockd.c
 	@mkdir -p $(@D)
 	$(NSS_CC) -std=c11 -Wall -Wextra -Werror $(NSS_CFLAGS) -fPIC -fvisibility=hidden -shared \
 	  -Wl,-soname,libnss_blockd.so.2 -Wl,-z,relro,-z,now -o $@.$$$$ $< && mv -f $@.$$$$ $@
+
+# B1: blockd's browser extension (browser/) packed into .build/browser: blockd.crx (Chromium's
+# CRX3, signed), blockd.xpi (Firefox, unsigned), chromium-id, firefox-id and updates.xml, whose
+# codebase is file://$(PREFIX)/share/blockd/browser/blockd.crx. python3 and openssl only. The
+# key (EXTENSION_KEY=path, else .build/browser-key/blockd-extension.pem, made once) fixes the
+# Chromium ID; see docs/BROWSER.md.
+browser:
+	PREFIX='$(PREFIX)' scripts/pack-extension .build/browser
 
 # The main job: blockd in the foreground on its built-in defaults.
 run: build
