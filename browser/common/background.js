@@ -10,9 +10,11 @@ const api = globalThis.browser ?? globalThis.chrome;
 const HOST = "com.blockd.host";
 const IS_FIREFOX = api.runtime.getURL("").startsWith("moz-extension:");
 const BLOCK_PAGE = api.runtime.getURL("block.html");
-// B2: a person who has not touched keyboard or mouse for this long is idle (the shortest
-// interval the idle API takes).
-const IDLE_SECONDS = 15;
+// B2, B5: a person who has not touched keyboard or mouse for this long is idle: long enough
+// that reading a page is not idleness, as time trackers count it (ActivityWatch waits three
+// minutes). A tab that plays sound still counts while its person is idle (a video watched
+// without a touch); a locked screen never counts.
+const IDLE_SECONDS = 60;
 // Reconnecting to the host: 5 s after it went away, doubling up to a minute.
 const RETRY_FIRST = 5000, RETRY_MAX = 60000;
 const badge = api.action ?? api.browserAction;
@@ -242,10 +244,11 @@ let reporting = Promise.resolve();
 function reportSite(always) {
   reporting = reporting.then(async () => {
     let site = null;
-    if (idleState === "active" && focusedWindow !== api.windows.WINDOW_ID_NONE) {
+    if (idleState !== "locked" && focusedWindow !== api.windows.WINDOW_ID_NONE) {
       try {
         const [tab] = await api.tabs.query({ active: true, windowId: focusedWindow });
-        site = tab ? BlockMatch.siteOfURL(tab.url) : null;
+        const present = idleState === "active" || (tab && tab.audible);
+        site = tab && present ? BlockMatch.siteOfURL(tab.url) : null;
       } catch (e) {
         site = null;
       }
@@ -267,7 +270,7 @@ api.windows.onRemoved.addListener((id) => {
 });
 api.tabs.onActivated.addListener(() => reportSite(false));
 api.tabs.onUpdated.addListener((id, change) => {
-  if (change.url || change.status) reportSite(false);
+  if (change.url || change.status || change.audible !== undefined) reportSite(false);
 });
 api.tabs.onRemoved.addListener(() => reportSite(false));
 api.idle.setDetectionInterval(IDLE_SECONDS);
