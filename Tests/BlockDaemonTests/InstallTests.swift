@@ -47,7 +47,33 @@ struct InstallTests {
             "/etc/xdg/autostart/blockd-agent.desktop": (0o644, "systemd/user/blockd-agent.desktop"),
             // U3: where glibc finds its own NSS modules, whatever the PREFIX (scripts/install).
             "/usr/lib/\(multiarch)/libnss_blockd.so.2": (0o644, ".build/nss/libnss_blockd.so.2"),
+            // B1: the extension packed for this PREFIX, and the native-messaging host's
+            // manifests (written: they name installed paths) and its name (a symlink).
+            prefix + "/share/blockd/browser/blockd.crx": (0o644, packed(prefix) + "/blockd.crx"),
+            prefix + "/share/blockd/browser/blockd.xpi": (0o644, packed(prefix) + "/blockd.xpi"),
+            prefix + "/share/blockd/browser/updates.xml": (0o644, packed(prefix) + "/updates.xml"),
+            prefix + "/share/blockd/browser/chromium-id": (0o644, packed(prefix) + "/chromium-id"),
+            prefix + "/share/blockd/browser/firefox-id": (0o644, packed(prefix) + "/firefox-id"),
+            prefix + "/share/blockd/browser/chromium-host.json": (0o644, "@written"),
+            "/usr/lib/mozilla/native-messaging-hosts/com.blockd.host.json": (0o644, "@written"),
+            prefix + "/libexec/blockd/blockd-nm-host": (0o777, "@symlink blockc-agent"),
         ]
+    }
+
+    /// Where `make install` packs the extension for `prefix` (Makefile).
+    static func packed(_ prefix: String) -> String { ".build/browser-install" + prefix.replacingOccurrences(of: "/", with: "-") }
+
+    /// B1: the host's manifests name the installed host and, for Chromium, the packed ID.
+    static func checkWritten(_ path: String, _ data: Data, prefix: String) throws {
+        let json = try JSON.parse(bytes: Array(data))
+        #expect(json["name"] == "com.blockd.host" && json["type"] == "stdio")
+        #expect(json["path"] == .string(prefix + "/libexec/blockd/blockd-nm-host"), "\(path)")
+        if path.hasSuffix("chromium-host.json") {
+            let id = try String(contentsOfFile: Repo.root + "/" + packed(prefix) + "/chromium-id", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(json["allowed_origins"] == [.string("chrome-extension://\(id)/")])
+        } else {
+            #expect(json["allowed_extensions"] == ["blockd@blockd.local"])
+        }
     }
 
     @Test("make install puts every file where systemd, man and the shells look; make uninstall removes them", .enabled(if: Privileged.can(tools: [InstallTests.make]), Privileged.needsTools),
@@ -61,6 +87,14 @@ struct InstallTests {
         let expected = InstallTests.expectedTree(prefix: prefix)
         #expect(Set(dest.files()) == Set(expected.keys), "installed:\n\(dest.files().sorted().joined(separator: "\n"))")
         for (path, (mode, source)) in expected {
+            if source.hasPrefix("@symlink ") {
+                #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dest.path + path) == String(source.dropFirst(9)))
+                continue
+            }
+            if source == "@written" {
+                try InstallTests.checkWritten(path, try Data(contentsOf: URL(fileURLWithPath: dest.path + path)), prefix: prefix)
+                continue
+            }
             let attributes = try FileManager.default.attributesOfItem(atPath: dest.path + path)
             #expect((attributes[.posixPermissions] as? Int) == mode, "\(path) has mode \(mode)")
             let from = source.hasPrefix("@bin/") ? Repo.binDir + source.dropFirst(4) : Repo.root + "/" + source
