@@ -9,8 +9,8 @@ import Testing
 @Suite("Docs pages: one page per family of rules, as docs/README.md's index says")
 struct DocsPagesTests {
     /// Every § the rules have; the families are the letters `DocsTests.tags(in:)` reads.
-    static let sections = (1...11).map { "§\($0)" } + ["§9a", "§9b"]
-    static let families = "TSEMUAWRFP"
+    static let sections = (1...11).map { "§\($0)" } + ["§9a", "§9b", "§9f"]
+    static let families = "TSEMUAWRFPB"
 
     @Test("the index names one page for every § and every family, and every page of docs/ is in it")
     func indexComplete() throws {
@@ -109,7 +109,7 @@ struct DocsPagesTests {
         return lines.prefix { $0.hasPrefix("|") }.compactMap { line in
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             guard cells.count >= 4 else { return nil }
-            let sections = cells[1].matches(of: /§[0-9]{1,2}[ab]?/).map { String($0.0) }
+            let sections = cells[1].matches(of: /§[0-9]{1,2}[abf]?/).map { String($0.0) }
             let tags = DocsTests.tags(in: cells[2]).filter { !$0.hasPrefix("§") }
             let page = cells[3].hasPrefix("this page") ? "docs/README.md"
                 : links(in: cells[3], of: "docs/README.md").first?.path ?? cells[3]
@@ -138,7 +138,7 @@ struct DocsPagesTests {
 
     /// The tag a heading or a link text starts with: `T1`, `§9a`, `§7` in "§7 `blockd`: …".
     static func definedTag(atStartOf text: String) -> String? {
-        guard let match = text.prefixMatch(of: /([TSEMUAWRFP][0-9]{1,2}|§[0-9]{1,2}[ab]?)(?=$|[\s:,.)])/) else { return nil }
+        guard let match = text.prefixMatch(of: /([TSEMUAWRFPB][0-9]{1,2}|§[0-9]{1,2}[abf]?)(?=$|[\s:,.)])/) else { return nil }
         return String(match.1)
     }
 

@@ -210,7 +210,7 @@ struct DocsTests {
         var i = 0
         while i < chars.count {
             let c = chars[i]
-            if "TSEMUAWRFP".contains(c), !isWord(i - 1), let (n, end) = number(at: i + 1) {
+            if "TSEMUAWRFPB".contains(c), !isWord(i - 1), let (n, end) = number(at: i + 1) {
                 out.append("\(c)\(n)")
                 i = end
                 // A range: `S1-S4` or `S1-4` stands for every tag between.
