@@ -49,11 +49,10 @@ run: build
 # BINDIR_SRC=DIR installs already-built binaries from DIR instead of a release build (tests).
 # It also installs libnss_blockd.so.2 and puts `blockd` first on the hosts: line of
 # $(DESTDIR)/etc/nsswitch.conf (uninstall takes exactly that out again), and (B1) the browser
-# extension packed for $(PREFIX) (into .build/browser-install-PREFIX, one directory per PREFIX
-# since updates.xml names the installed path) with its native-messaging host.
+# extension, packed for $(PREFIX) (updates.xml names the installed path), with its
+# native-messaging host.
 install: $(if $(BINDIR_SRC),,release) nss
-	@PREFIX='$(PREFIX)' scripts/pack-extension .build/browser-install$(subst /,-,$(PREFIX))
-	@PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' NSS_SRC='$(CURDIR)/$(NSS_OUT)' BROWSER_SRC='$(CURDIR)/.build/browser-install$(subst /,-,$(PREFIX))' \
+	@PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' NSS_SRC='$(CURDIR)/$(NSS_OUT)' \
 	  BINDIR_SRC="$(or $(BINDIR_SRC),$$($(SWIFT) build -c release $(SWIFTFLAGS) --show-bin-path))" \
 	  scripts/install install
 
@@ -68,8 +67,7 @@ uninstall:
 # Install it with `sudo apt install ./blockd_*.deb` (docs/SHIPPING.md, "The Debian package").
 deb: release nss
 	@scripts/deps deb
-	PREFIX=/usr scripts/pack-extension .build/browser-deb
-	@deb=$$(BINDIR_SRC="$$($(SWIFT) build -c release $(SWIFTFLAGS) --show-bin-path)" NSS_SRC='$(CURDIR)/$(NSS_OUT)' BROWSER_SRC='$(CURDIR)/.build/browser-deb' \
+	@deb=$$(BINDIR_SRC="$$($(SWIFT) build -c release $(SWIFTFLAGS) --show-bin-path)" NSS_SRC='$(CURDIR)/$(NSS_OUT)' \
 	  scripts/deb | tee /dev/stderr | tail -n 1) && \
 	  echo "lintian --pedantic -I $$deb" && lintian --fail-on error,warning --pedantic -I "$$deb" && echo "built $$deb"
 

@@ -49,27 +49,31 @@ struct InstallTests {
             "/usr/lib/\(multiarch)/libnss_blockd.so.2": (0o644, ".build/nss/libnss_blockd.so.2"),
             // B1: the extension packed for this PREFIX, and the native-messaging host's
             // manifests (written: they name installed paths) and its name (a symlink).
-            prefix + "/share/blockd/browser/blockd.crx": (0o644, packed(prefix) + "/blockd.crx"),
-            prefix + "/share/blockd/browser/blockd.xpi": (0o644, packed(prefix) + "/blockd.xpi"),
-            prefix + "/share/blockd/browser/updates.xml": (0o644, packed(prefix) + "/updates.xml"),
-            prefix + "/share/blockd/browser/chromium-id": (0o644, packed(prefix) + "/chromium-id"),
-            prefix + "/share/blockd/browser/firefox-id": (0o644, packed(prefix) + "/firefox-id"),
+            prefix + "/share/blockd/browser/blockd.crx": (0o644, "@browser/blockd.crx"),
+            prefix + "/share/blockd/browser/blockd.xpi": (0o644, "@browser/blockd.xpi"),
+            prefix + "/share/blockd/browser/updates.xml": (0o644, "@browser/updates.xml"),
+            prefix + "/share/blockd/browser/chromium-id": (0o644, "@browser/chromium-id"),
+            prefix + "/share/blockd/browser/firefox-id": (0o644, "@browser/firefox-id"),
             prefix + "/share/blockd/browser/chromium-host.json": (0o644, "@written"),
             "/usr/lib/mozilla/native-messaging-hosts/com.blockd.host.json": (0o644, "@written"),
             prefix + "/libexec/blockd/blockd-nm-host": (0o777, "@symlink blockc-agent"),
         ]
     }
 
-    /// Where `make install` packs the extension for `prefix` (Makefile).
-    static func packed(_ prefix: String) -> String { ".build/browser-install" + prefix.replacingOccurrences(of: "/", with: "-") }
+    /// The extension packed for `prefix` into `dir`, as scripts/install packs it (the same key
+    /// gives the same bytes).
+    static func pack(prefix: String, into dir: String) throws {
+        let run = try Run.capture(Repo.root + "/scripts/pack-extension", [dir], environment: ["PREFIX": prefix, "PATH": "/usr/bin:/bin"])
+        guard run.status == 0 else { throw TestFailure("pack-extension: \(run.output)") }
+    }
 
     /// B1: the host's manifests name the installed host and, for Chromium, the packed ID.
-    static func checkWritten(_ path: String, _ data: Data, prefix: String) throws {
+    static func checkWritten(_ path: String, _ data: Data, prefix: String, packed: String) throws {
         let json = try JSON.parse(bytes: Array(data))
         #expect(json["name"] == "com.blockd.host" && json["type"] == "stdio")
         #expect(json["path"] == .string(prefix + "/libexec/blockd/blockd-nm-host"), "\(path)")
         if path.hasSuffix("chromium-host.json") {
-            let id = try String(contentsOfFile: Repo.root + "/" + packed(prefix) + "/chromium-id", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let id = try String(contentsOfFile: packed + "/chromium-id", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(json["allowed_origins"] == [.string("chrome-extension://\(id)/")])
         } else {
             #expect(json["allowed_extensions"] == ["blockd@blockd.local"])
@@ -85,6 +89,8 @@ struct InstallTests {
         #expect(installed.status == 0, "make install failed:\n\(installed.output)")
 
         let expected = InstallTests.expectedTree(prefix: prefix)
+        let packed = try TempDir()
+        try InstallTests.pack(prefix: prefix, into: packed.path)
         #expect(Set(dest.files()) == Set(expected.keys), "installed:\n\(dest.files().sorted().joined(separator: "\n"))")
         for (path, (mode, source)) in expected {
             if source.hasPrefix("@symlink ") {
@@ -92,12 +98,13 @@ struct InstallTests {
                 continue
             }
             if source == "@written" {
-                try InstallTests.checkWritten(path, try Data(contentsOf: URL(fileURLWithPath: dest.path + path)), prefix: prefix)
+                try InstallTests.checkWritten(path, try Data(contentsOf: URL(fileURLWithPath: dest.path + path)), prefix: prefix, packed: packed.path)
                 continue
             }
             let attributes = try FileManager.default.attributesOfItem(atPath: dest.path + path)
             #expect((attributes[.posixPermissions] as? Int) == mode, "\(path) has mode \(mode)")
-            let from = source.hasPrefix("@bin/") ? Repo.binDir + source.dropFirst(4) : Repo.root + "/" + source
+            let from = source.hasPrefix("@bin/") ? Repo.binDir + source.dropFirst(4)
+                : source.hasPrefix("@browser/") ? packed.path + source.dropFirst(8) : Repo.root + "/" + source
             // The executables and the NSS module are installed stripped (scripts/install).
             let elf = source.hasPrefix("@bin/") || source.hasSuffix(".so.2")
             let want = try elf ? InstallTests.stripped(from) : Data(contentsOf: URL(fileURLWithPath: from))
