@@ -162,6 +162,12 @@ extension Output {
         var line = " Browsers: \(b.browsers.map(Output.clean).joined(separator: ", "))"
         let files = b.files.map(Output.clean) + (b.firefox.map { [Output.clean($0)] } ?? [])
         if !files.isEmpty { line += " (\(files.joined(separator: ", ")))" }
+        // B1: web time and the block page come from the extension.
+        if b.extensionInstalled {
+            line += "; blockd's extension is installed in them (web time, the block page)"
+        } else if let why = b.extensionReason {
+            line += "; blockd's extension: \(Output.clean(why))"
+        }
         return line + "."
     }
 

@@ -207,6 +207,7 @@ import BlockTestTools
         #expect(ff?["ExtensionSettings"]?["blockd@blockd.local"]?["private_browsing"] == true)
         #expect(ff?["Preferences"]?["xpinstall.signatures.required"] == ["Value": false, "Status": "locked"])
         #expect(try s.status()["enforcement"]?["browserPolicies"]?["extension"]?["chromiumID"] == .string(id))
+        #expect(try s.blockc(["status"]).out.contains("blockd's extension is installed in them"))
         // A block adds blockd.json; its end removes it and leaves the extension.
         #expect(try s.blockc(["start", "--for", "1h", "reddit"]).status == 0)
         #expect(FileManager.default.fileExists(atPath: chromium))
@@ -230,6 +231,7 @@ import BlockTestTools
         #expect(try json(firefox)["policies"]?["ExtensionSettings"] == nil)
         #expect(!FileManager.default.fileExists(atPath: s.policyRoot + "/etc/chromium/policies/managed/blockd-extension.json"))
         #expect(try s.status()["enforcement"]?["browserPolicies"]?["extensionReason"] == "turned off (BrowserExtension=no)")
+        #expect(try s.blockc(["status"]).out.contains("blockd's extension: turned off (BrowserExtension=no)"))
         s.stop()
         let (t, _, _) = try sandbox()
         t.write("[Daemon]\nBrowserExtension=\(t.dir)/nowhere\n", to: "etc/blockd.conf")

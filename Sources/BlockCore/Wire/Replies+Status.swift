@@ -66,10 +66,14 @@ public struct EnforcementReply: Equatable, Sendable {
         public var firefox: String?
         public var closed: [String]
         public var firefoxPrivateClosed: Bool
+        /// B1: blockd's extension is installed in them (nil: not, and `extensionReason` says why).
+        public var extensionInstalled: Bool
+        public var extensionReason: String?
 
         init(_ o: JSONObject) {
             (browsers, files, firefox) = (Reply.strings(o["browsers"]), Reply.strings(o["files"]), o["firefox"]?.string)
             (closed, firefoxPrivateClosed) = (Reply.strings(o["closed"]), o["firefoxPrivateClosed"]?.bool == true)
+            (extensionInstalled, extensionReason) = (o["extension"]?.object != nil, o["extensionReason"]?.string)
         }
     }
 
