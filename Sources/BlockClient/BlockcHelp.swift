@@ -84,7 +84,7 @@ extension Command {
         case .foreground: nil  // R1: blockc-agent's, not typed
         case .web: nil  // B2: the native-messaging host's, not typed
         case .limitAdd: ("limit add NAME DURATION [--days DAYS] [--warn DURATION] [--user NAME]... [POLICY] SELECTION...",
-                         "block SELECTIONs' apps for the rest of the day for whoever used DURATION of them (each person their own)")
+                         "block SELECTIONs' apps and sites for the rest of the day for whoever used DURATION of them (each person their own)")
         case .limitRemove: ("limit remove NAME", "remove a daily limit")
         case .limitList: ("limit list [--json]", "list daily limits with today's use")
         case .more: ("more SELECTION (DURATION | --today) [--reason TEXT] [--json]",

@@ -137,5 +137,33 @@ struct WebTimeTests {
         let other = try #require(Self.web(&d, nil, as: Self.kid2))
         #expect(other["blocked"] == [] && other["limits"]?[0]?["left"] == 20, "kid2's own allowance is whole")
     }
+
+    @Test("B3: without --warn a limit warns 5 minutes and 1 minute before it is used up, each once; an allowance shorter than a warning has none of it")
+    func defaultWarnings() throws {
+        var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.users)
+        _ = try #require(ok(d.run(#"limit-add {"name":"social","seconds":1200,"selections":["youtube"]}"#)))
+        _ = Self.web(&d, "youtube.com", as: Self.kid())
+        d.advance(14 * 60 + 59)
+        #expect(d.entries(.warning).isEmpty)
+        d.advance(1)
+        #expect(d.entries(.warning).count == 1, "5 minutes before")
+        d.advance(3 * 60 + 59)
+        #expect(d.entries(.warning).count == 1)
+        d.advance(1)
+        #expect(d.entries(.warning).count == 2, "1 minute before")
+        d.advance(60)
+        #expect(d.enforcedUsers == ["youtube": [1001]])
+        #expect(d.entries(.warning).count == 2)
+
+        var short = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.users)
+        _ = try #require(ok(short.run(#"limit-add {"name":"social","seconds":180,"selections":["youtube"]}"#)))
+        _ = Self.web(&short, "youtube.com", as: Self.kid())
+        short.advance(119.999)
+        #expect(short.entries(.warning).isEmpty, "a 3-minute allowance has no 5-minute warning")
+        short.advance(0.001)
+        #expect(short.entries(.warning).count == 1, "and its 1-minute one")
+        short.advance(60)
+        #expect(short.entries(.warning).count == 1 && short.enforcedUsers == ["youtube": [1001]])
+    }
 }
 

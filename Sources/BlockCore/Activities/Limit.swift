@@ -30,6 +30,16 @@ public struct Limit: Hashable, Sendable, Codable {
         self.origin = origin
     }
 
+    /// The warnings before the allowance runs out, largest first, each with the suffix its
+    /// "warned" mark has in the ledger: `--warn`'s one (under the person's own key, as it always
+    /// was), else 5 minutes and 1 minute before (B3: like Screen Time), those shorter than the
+    /// allowance.
+    public var warnings: [(seconds: Int, mark: String)] {
+        if let warnSeconds { return [(warnSeconds, "")] }
+        return Limit.defaultWarnings.filter { $0.seconds < seconds }
+    }
+    public static let defaultWarnings: [(seconds: Int, mark: String)] = [(300, "#5m"), (60, "#1m")]
+
     /// `1h daily`, `30m mon-fri`.
     public var rule: String { "\(DurationText.format(seconds)) \(days)" }
 
@@ -74,10 +84,12 @@ public struct Limit: Hashable, Sendable, Codable {
                 let reach = now.addingTimeInterval(allowance - used)
                 if reach < dayEnd {
                     p.window = Window(start: reach, end: dayEnd)
-                    if let warn = warnSeconds {
-                        let at = reach.addingTimeInterval(-Double(warn))
-                        p.warnAt = at
-                        if at > now { recheck = at }
+                    // The largest warning not given yet today (a later refresh finds the next).
+                    let warnedKey = key ?? name
+                    if let warn = warnings.first(where: { !ledger.hasWarned(warnedKey + $0.mark, on: today) }) {
+                        let at = reach.addingTimeInterval(-Double(warn.seconds))
+                        (p.warnAt, p.warnMark) = (at, warn.mark)
+                        recheck = max(at, now)  // one already due (less time left than it) is given at once
                     }
                 } else {
                     recheck = dayEnd  // usage goes on into tomorrow's allowance
@@ -149,8 +161,11 @@ public struct LimitState: Hashable, Sendable {
         public var running: Bool
         /// When the limit blocks them: from the instant their allowance is used up to local midnight.
         public var window: Window?
-        /// When to warn them (`--warn`), if an app of theirs is running toward the limit.
+        /// When to warn them (`--warn`, else 5 and 1 minutes before), if an app or a site of
+        /// theirs is counting toward the limit.
         public var warnAt: Date?
+        /// Which warning `warnAt` is (`Limit.warnings`' mark).
+        public var warnMark = ""
 
         public init(used: TimeInterval, remaining: TimeInterval, running: Bool) {
             (self.used, self.remaining, self.running) = (used, remaining, running)

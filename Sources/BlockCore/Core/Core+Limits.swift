@@ -103,8 +103,11 @@ extension Core {
                     usage.markExhausted(key, on: s.day, at: w.start)
                     reached.append((l, uid))
                 } else if let warnAt = p.warnAt, warnAt <= now, p.window.map({ $0.start > now }) ?? false,
-                          !usage.hasWarned(key, on: s.day) {
-                    usage.markWarned(key, on: s.day)
+                          !usage.hasWarned(key + p.warnMark, on: s.day) {
+                    // One warning at a time: those the time left has passed too are given with it.
+                    for w in l.warnings where w.mark == p.warnMark || Double(w.seconds) >= p.remaining {
+                        if !usage.hasWarned(key + w.mark, on: s.day) { usage.markWarned(key + w.mark, on: s.day) }
+                    }
                     warnings.append((l, uid))
                 }
             }
