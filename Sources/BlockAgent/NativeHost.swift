@@ -14,8 +14,8 @@ import ZoneInfo
 ///
 /// Two threads: the subscriber reads blockd's events into a queue (as the notification agent's
 /// does), and the calling thread owns stdin, stdout, the `web` connection and the session,
-/// sleeping in poll(2) on stdin and the queue until the session's next deadline (a refresh
-/// each minute, or a retry every 5 seconds while blockd is away).
+/// sleeping in poll(2) on stdin, the queue and logind's bus; its only timer is the retry every
+/// 5 seconds while blockd is away.
 public enum NativeHost {
     public struct Options: Sendable {
         public var socketPath: String

@@ -7,7 +7,6 @@ import FoundationEssentials
 /// and the loop in NativeHost.swift carries them out and feeds blockd's answers back. Timers
 /// are data: `deadline` is when the loop must call `tick`.
 struct NativeHostSession {
-    static let refreshSeconds = 60.0
     static let retrySeconds = 5.0
 
     var words: NativeHostWords
@@ -41,11 +40,13 @@ struct NativeHostSession {
         self.words = words
     }
 
-    /// When the loop must wake for `tick`: a refresh every minute while blockd answers, a retry
-    /// every 5 seconds while it does not; nil before the extension has said anything.
+    /// When the loop must wake for `tick`: a retry every 5 seconds while blockd does not
+    /// answer; nil otherwise. While it answers nothing is asked on a timer: its events say when
+    /// what is blocked changed (and a restart of blockd, by the events' connection subscribing
+    /// again), so an idle host and an idle blockd sleep.
     var deadline: Date? {
-        guard started, let lastAttempt else { return nil }
-        return lastAttempt.addingTimeInterval(connected == false ? Self.retrySeconds : Self.refreshSeconds)
+        guard started, let lastAttempt, connected == false else { return nil }
+        return lastAttempt.addingTimeInterval(Self.retrySeconds)
     }
 
     mutating func tick(now: Date) -> [Action] {
