@@ -17,7 +17,7 @@ extension Output {
         let days = r.days
         guard let first = days.first, let last = days.last else { return "No days in the report." }
         let whose = r.user.map { uid in "for \(person(uid))" } ?? "for the whole machine"
-        let period = first.date == last.date ? label(first) : "\(label(first)) to \(label(last))"
+        let period = Output.period(first, last)
         var lines = [heading("Report, \(period) \(whose)")]
         let previous = r.previous
         let context = ChartContext(days: days, previousDays: Output.dayCount(previous), period: periodName(r, days: days.count))
@@ -101,7 +101,7 @@ extension Output {
     /// One chart: `title`, a bar per day of `values` (seconds), `limit` drawn, and the daily
     /// average (against `previous`, the seconds of the period before, when known).
     private func chart(_ title: String, values: [Int?], _ c: ChartContext, previous: Double? = nil, limit: Double? = nil) -> [String] {
-        let rows = zip(c.days, values).map { ReportChart.Row(label($0.0), Double($0.1 ?? 0)) }
+        let rows = zip(c.days, values).map { ReportChart.Row(Output.label($0.0), Double($0.1 ?? 0)) }
         let total = rows.reduce(0) { $0 + $1.seconds }
         return [title] + ReportChart.lines(rows, limit: limit, columns: columns - 2, ascii: ascii).map { "  " + $0 }
             + ["  " + ReportChart.summary(total: total, days: rows.count, previous: previous, previousDays: c.previousDays, period: c.period)]
@@ -176,8 +176,16 @@ extension Output {
         }
     }
 
+    /// The heading's days with their month and year (`Mon 23 Nov to Sun 29 Nov 2026`, as the
+    /// HTML page's), so that a month, or a week or day asked for by date, says which it is;
+    /// `Mon 23 to Sun 29` from an answer whose dates do not parse.
+    static func period(_ first: ReportReply.Day, _ last: ReportReply.Day) -> String {
+        if let a = try? CivilDate.parse(first.date), let b = try? CivilDate.parse(last.date), a <= b { return ReportChart.period(a, b) }
+        return first.date == last.date ? label(first) : "\(label(first)) to \(label(last))"
+    }
+
     /// `Mon 23`.
-    private func label(_ day: ReportReply.Day) -> String {
+    private static func label(_ day: ReportReply.Day) -> String {
         "\(Output.clean(day.weekday).capitalized) \(Output.clean(day.date).suffix(2))"
     }
 }

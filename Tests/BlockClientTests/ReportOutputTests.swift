@@ -33,7 +33,7 @@ struct ReportOutputTests {
                                       Self.day("2026-11-24", "tue", ["only:school": 1800], ["asked": 2, "granted": 1], shieldHits: ["games": 2, "only:school": 3])],
                              "previous": ["from": "2026-11-21", "to": "2026-11-22", "blocked": ["only:school": 7200]]]
         let lines = Self.lines(Self.output().report(o))
-        #expect(lines[0] == "Report, Mon 23 to Tue 24 for kid")
+        #expect(lines[0] == "Report, Mon 23 Nov to Tue 24 Nov 2026 for kid")
         #expect(lines[2...3] == ["Time in apps", "No counted app ran."])
         #expect(lines[5...6] == ["Blocked time", "everything but school"])
         #expect(lines[7].hasPrefix("  Mon 23 ████") && lines[7].hasSuffix(" 1 h"), "\(lines[7])")
@@ -46,7 +46,27 @@ struct ReportOutputTests {
     @Test("R2: nothing ran and nothing was blocked says so; the machine's report says whose it is")
     func empty() {
         let text = Self.output().report(["schema": 1, "from": "2026-11-29", "to": "2026-11-29", "days": [Self.day("2026-11-29", "sun")]])
-        #expect(text.hasPrefix("Report, Sun 29 for the whole machine\n\nTime in apps\nNo counted app ran.\n\nBlocked time\nNothing was blocked."))
+        #expect(text.hasPrefix("Report, Sun 29 Nov 2026 for the whole machine\n\nTime in apps\nNo counted app ran.\n\nBlocked time\nNothing was blocked."))
+    }
+
+    @Test("R2: the heading names the days with their month and year: a week, a month so far, a whole month, one day, a week across two years; an answer's dates that do not parse as they are",
+          arguments: [
+              ("2026-11-23", 7, "week", "Report, Mon 23 Nov to Sun 29 Nov 2026 for kid"),
+              ("2026-12-01", 5, "month", "Report, Tue 1 Dec to Sat 5 Dec 2026 for kid"),
+              ("2026-02-01", 28, "month", "Report, Sun 1 Feb to Sat 28 Feb 2026 for kid"),
+              ("2026-11-29", 1, "days", "Report, Sun 29 Nov 2026 for kid"),
+              ("2026-12-28", 7, "week", "Report, Mon 28 Dec 2026 to Sun 3 Jan 2027 for kid"),
+              ("29 November", 1, "days", "Report, Sun er for kid"),
+          ] as [(String, Int, String, String)])
+    func heading(from: String, count: Int, period: String, expected: String) {
+        let start = try? CivilDate.parse(from)
+        let days: [JSON] = (0..<count).map { i in
+            guard let d = start?.adding(days: i) else { return Self.day(from, "sun") }
+            return Self.day(d.description, d.weekday.description, used: ["games": 60])
+        }
+        let text = Self.output().report(["schema": 1, "period": .string(period), "user": 1001, "days": .array(days)])
+        #expect(Self.lines(text)[0] == expected)
+        #expect(Self.lines(text).allSatisfy { $0.count <= 50 }, "\(text)")
     }
 
     static let week: JSONObject = [
@@ -84,7 +104,7 @@ struct ReportOutputTests {
         machine["user"] = nil
         machine["days"] = [Self.day("2026-11-23", "mon", users: ["1000": 600, "1001": 5400]), Self.day("2026-11-24", "tue", users: ["1001": 60])]
         let users = Self.lines(Self.output().report(machine, by: .user))
-        #expect(users[0] == "Report, Mon 23 to Tue 24 for the whole machine")
+        #expect(users[0] == "Report, Mon 23 Nov to Tue 24 Nov 2026 for the whole machine")
         #expect(users[3] == "mum" && users[4].hasSuffix(" 10 min") && users[5].hasPrefix("  Tue 24 ") && users[5].hasSuffix(" 0 min"), "\(users)")
         #expect(users[7] == "kid" && users[8].hasSuffix(" 1 h 30 min"), "\(users)")
     }

@@ -105,7 +105,7 @@ extension ReportHTML {
             let width = min(40, max(1, (x1 - x0) * 11 / 20))
             let (x, h) = (x0 + (x1 - x0 - width) / 2, pixels(values[i]))
             let date = days[i].date
-            let label = Report.date(days[i]).map(Report.dayText) ?? date
+            let label = Report.date(days[i]).map(ReportChart.dayText) ?? date
             let centre = x0 + (x1 - x0) / 2
             var out = [#"<rect class="bar" id="\#(id)-d\#(i)" data-kind="\#(kind.rawValue)" data-name="\#(escape(name))" data-day="\#(escape(date))" data-seconds="\#(Int(values[i].rounded()))" x="\#(x)" y="\#(Self.base - h)" width="\#(width)" height="\#(h)" fill="\#(kind.colour)" shape-rendering="crispEdges"><title>\#(escape(label)): \#(ReportChart.figure(values[i]))</title></rect>"#]
             if x1 - x0 >= 60, values[i] > 0 {

@@ -79,25 +79,15 @@ extension ReportHTML {
         /// `week` for 7 days, else `N days`: the period the averages compare against.
         var periodWord: String { days.count == 7 ? "week" : "\(days.count) days" }
 
-        /// `Mon 23 Nov to Sun 29 Nov 2026`.
+        /// `Mon 23 Nov to Sun 29 Nov 2026` (`ReportChart.period`, as the text's heading says it).
         var periodText: String {
             guard let first = days.first, let last = days.last else { return "" }
-            let (a, b) = (Report.date(first), Report.date(last))
-            guard let a, let b else { return "\(first.date) to \(last.date)" }
-            if a == b { return Report.dayText(a) + " \(a.year)" }
-            let start = Report.dayText(a) + (a.year == b.year ? "" : " \(a.year)")
-            return "\(start) to \(Report.dayText(b)) \(b.year)"
+            guard let a = Report.date(first), let b = Report.date(last) else { return "\(first.date) to \(last.date)" }
+            return ReportChart.period(a, b)
         }
-
-        static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
         static func date(_ day: ReportReply.Day) -> CivilDate? {
             try? CivilDate.parse(day.date)
-        }
-
-        /// `Mon 23 Nov`.
-        static func dayText(_ d: CivilDate) -> String {
-            "\(d.weekday.description.prefix(1).uppercased())\(d.weekday.description.dropFirst()) \(d.day) \(months[d.month - 1])"
         }
     }
 }
