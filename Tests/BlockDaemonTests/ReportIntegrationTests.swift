@@ -32,4 +32,23 @@ struct ReportIntegrationTests {
         let bad = try s.blockc(["report", "--last", "0"])
         #expect(bad.status != 0 && bad.err.contains("--last takes a number of days from 1 to 366"), "\(bad.err)")
     }
+
+    @Test("R2, B2: a site a browser's host reports shows in report --json's web, as a top site with its bar in the text and as a web row in --csv")
+    func siteShows() throws {
+        let s = Sandbox()
+        try s.start()
+        let host = try RawClient(path: s.socket)
+        #expect(try host.request(#"web {"site":"www.youtube.com"}"#).hasPrefix("OK "))
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(try host.request("web {}").hasPrefix("OK "), "the person went idle")
+        let json = try s.blockc(["report", "--last", "1", "--json"])
+        let seconds = (try JSON.parse(json.out))["days"]?.array?.last?["web"]?["youtube.com"]?.int ?? 0
+        #expect((1...3).contains(seconds), "\(json.out)")
+        let text = try s.blockc(["report", "--last", "1"], environment: ["LANG": "C.UTF-8", "COLUMNS": "60"])
+        let lines = text.out.split(separator: "\n").map(String.init)
+        let at = try #require(lines.firstIndex(of: "Top sites"), "\(text.out)")
+        #expect(lines[at + 1].hasPrefix("  youtube.com █") && lines[at + 1].hasSuffix(" <1 min") && lines[at + 1].count <= 60, "\(text.out)")
+        let csv = try s.blockc(["report", "--last", "1", "--csv"])
+        #expect(csv.out.split(separator: "\n").contains { $0.hasSuffix(",web,youtube.com,\(seconds)") }, "\(csv.out)")
+    }
 }
