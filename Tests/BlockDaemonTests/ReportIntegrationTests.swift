@@ -33,7 +33,7 @@ struct ReportIntegrationTests {
         #expect(bad.status != 0 && bad.err.contains("--last takes a number of days from 1 to 366"), "\(bad.err)")
     }
 
-    @Test("R2, B2: a site a browser's host reports shows in report --json's web, as a top site with its bar in the text and as a web row in --csv")
+    @Test("R2, B2: a site a browser's host reports shows in report --json's web, as a top site with its bar in the text, as a web row in --csv, and as a Sites bar in --html")
     func siteShows() throws {
         let s = Sandbox()
         try s.start()
@@ -50,5 +50,7 @@ struct ReportIntegrationTests {
         #expect(lines[at + 1].hasPrefix("  youtube.com █") && lines[at + 1].hasSuffix(" <1 min") && lines[at + 1].count <= 60, "\(text.out)")
         let csv = try s.blockc(["report", "--last", "1", "--csv"])
         #expect(csv.out.split(separator: "\n").contains { $0.hasSuffix(",web,youtube.com,\(seconds)") }, "\(csv.out)")
+        let html = try s.blockc(["report", "--last", "1", "--html", "-"])
+        #expect(html.out.contains(#"data-kind="site" data-name="youtube.com" data-seconds="\#(seconds)""#), "\(html.out.suffix(2000))")
     }
 }

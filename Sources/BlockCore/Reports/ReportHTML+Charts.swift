@@ -3,7 +3,7 @@ import FoundationEssentials
 extension ReportHTML {
     /// What a bar counts, which names its colour, its element ids and its `data-kind`.
     enum Kind: String {
-        case used, blocked, app, user
+        case used, blocked, app, site, user
 
         /// What its bars measure in each day of the answer.
         var measure: Measure {
@@ -11,6 +11,7 @@ extension ReportHTML {
             case .used: .used
             case .blocked: .blocked
             case .app: .apps
+            case .site: .web
             case .user: .users
             }
         }
@@ -22,6 +23,7 @@ extension ReportHTML {
             case .used: "#3584e4"
             case .blocked: "#9141ac"
             case .app: "#2190a4"
+            case .site: "#26a269"
             case .user: "#c64600"
             }
         }
@@ -148,7 +150,7 @@ extension ReportHTML {
         }
     }
 
-    /// A horizontal bar per name, biggest first, scaled to the first: apps' or people's totals.
+    /// A horizontal bar per name, biggest first, scaled to the first: apps', sites' or people's totals.
     struct HBar {
         var kind: Kind, name: String, label: String, seconds: Double, note: String?
 

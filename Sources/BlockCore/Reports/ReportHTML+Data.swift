@@ -1,10 +1,10 @@
 import FoundationEssentials
 
 extension ReportHTML {
-    /// A day's seconds by name that the page reads: each selection's app time, blocked time,
-    /// each app's time and time in focus, each person's time.
+    /// A day's seconds by name that the page reads: each selection's app and site time, blocked
+    /// time, each app's time and time in focus, each site's time (B2), each person's time.
     enum Measure {
-        case used, blocked, apps, foreground, users
+        case used, blocked, apps, foreground, web, users
 
         /// The day's figures; none where the answer has none (`used` from an older daemon).
         func figures(of day: ReportReply.Day) -> ReportReply.Figures {
@@ -13,6 +13,7 @@ extension ReportHTML {
             case .blocked: day.blocked
             case .apps: day.apps
             case .foreground: day.foreground
+            case .web: day.web
             case .users: day.users
             }
         }
