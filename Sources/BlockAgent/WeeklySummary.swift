@@ -2,8 +2,8 @@ import BlockCore
 import FoundationEssentials
 
 /// R3: once a week, the first time the agent runs in it, one notification says how the week
-/// before went: the time in the selection whose apps ran most, against the week before it, and
-/// the more time asked and granted, with a button that opens the week's HTML report (R2).
+/// before went: the time in the selection whose apps and sites were used most, against the week
+/// before it, the site longest in the focused tab (B2), and the more time asked and granted, with a button that opens the week's HTML report (R2).
 /// Decided here without I/O; WeeklySummary+Agent.swift fetches, writes and remembers.
 public enum WeeklySummary {
     /// The notification's slot: one at a time, apart from every selection's (S2).
@@ -23,8 +23,8 @@ public enum WeeklySummary {
 
 extension NotificationPlanner {
     /// R3: the summary of `report` (the daemon's answer for a week, the user's own view, decoded
-    /// once where it arrived), or nil when the week had nothing to say (no app counted, nothing
-    /// blocked, nothing asked).
+    /// once where it arrived), or nil when the week had nothing to say (no app or site counted,
+    /// nothing blocked, nothing asked).
     /// `reportURL` (already a `file://` URL with S7 encoding) becomes the button when the server
     /// and an opener allow one (S4).
     public func planWeeklySummary(_ report: ReportReply, reportURL: String?, abilities: Abilities) -> PlannedNotification? {
@@ -33,21 +33,27 @@ extension NotificationPlanner {
             for day in report.days { for (name, s) in figures(day) { out[name, default: 0] += Double(s) } }
             return out
         }
-        let used = totals { $0.used ?? [:] }, blocked = totals(\.blocked)
+        func most(_ totals: [String: Double]) -> (key: String, value: Double)? {
+            totals.max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }).flatMap { $0.value >= 60 ? $0 : nil }
+        }
+        let used = totals { $0.used ?? [:] }, blocked = totals(\.blocked), web = totals(\.web)
         let asked = report.days.reduce(0) { $0 + $1.count(.asked) }, granted = report.days.reduce(0) { $0 + $1.count(.granted) }
-        guard used.values.contains(where: { $0 >= 60 }) || blocked.values.contains(where: { $0 >= 60 }) || asked > 0 else { return nil }
+        guard most(used) != nil || most(blocked) != nil || most(web) != nil || asked > 0 else { return nil }
         let en = language == .en
         var parts: [String] = []
-        if let top = used.max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }), top.value >= 60 {
+        if let top = most(used) {
             let name = AllowOnly.display(top.key)
             var text = en ? "\(amount(top.value)) on \(name)" : "\(name)に\(amount(top.value))"
             if let before = report.previous?.used.map({ Double($0[top.key] ?? 0) }) {
                 text += change(top.value - before)
             }
             parts.append(text)
-        } else if let top = blocked.max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }), top.value >= 60 {
+        } else if let top = most(blocked) {
             let name = AllowOnly.display(top.key)
             parts.append(en ? "\(name) blocked for \(amount(top.value))" : "\(name)を\(amount(top.value))ブロック")
+        }
+        if let site = most(web) {  // B2: a site, not a selection, so no comparison with the week before
+            parts.append(en ? "top site: \(site.key), \(amount(site.value))" : "一番見たサイトは\(site.key)（\(amount(site.value))）")
         }
         if asked > 0 {
             parts.append(en ? "\(asked) request\(asked == 1 ? "" : "s") for more time, \(granted) granted" : "延長のリクエスト\(asked)回、うち\(granted)回許可")

@@ -95,7 +95,7 @@ extension Command {
         case .cancel: ("cancel NAME", "keep an activity whose stop or removal waits for Delay=, or withdraw a request")
         case .stats: ("stats [--json]", "shield hits per selection per day")
         case .report: ("report [--last N [--to DATE] | --day DATE | --week [DATE] | --month [DATE]] [--user NAME | --all-users] [--by selection|app|user] [--json | --csv | --html FILE]",
-                       "per day, time in each selection's apps (limits drawn), the top apps, time blocked; blocks and more time (the last 7 days)")
+                       "per day, time in each selection's apps and sites (limits drawn), the top apps and sites, time blocked; blocks and more time (the last 7 days)")
         case .watch: ("watch [--json] [--notify]", "follow the daemon's events about you (an admin: everyone's; --notify: desktop notifications)")
         case .reload: ("reload", "reload the daemon's configuration")
         case .hello: ("version", "print the client and daemon versions")

@@ -1,15 +1,17 @@
 import BlockCore
 
-/// R2: how `blockc report` groups its charts: by selection (the time in each selection's apps,
-/// its limit drawn, then the top apps), by app (a chart per app) or by user (a chart per
-/// person, for the whole machine's view).
+/// R2: how `blockc report` groups its charts: by selection (the time in each selection's apps
+/// and sites, its limit drawn, then the top apps and the top sites), by app (a chart per app,
+/// then the top sites) or by user (a chart per person's time in apps, for the whole machine's
+/// view).
 public enum ReportGrouping: String, CaseIterable, Equatable, Sendable {
     case selection, app, user
 }
 
-/// R2: `blockc report` for people: the time in apps as a bar per day (ReportChart) with the
-/// limit drawn where one exists and the average against the period before; the top apps; the
-/// time each selection was blocked; then the blocks and more time.
+/// R2: `blockc report` for people: the time in apps and on sites as a bar per day (ReportChart)
+/// with the limit drawn where one exists and the average against the period before; the top
+/// apps and the top sites (B2); the time each selection was blocked; then the blocks and more
+/// time.
 extension Output {
     public func report(_ o: JSONObject, by grouping: ReportGrouping = .selection) -> String { report(ReportReply(o), by: grouping) }
 
@@ -17,7 +19,7 @@ extension Output {
         let days = r.days
         guard let first = days.first, let last = days.last else { return "No days in the report." }
         let whose = r.user.map { uid in "for \(person(uid))" } ?? "for the whole machine"
-        let period = first.date == last.date ? label(first) : "\(label(first)) to \(label(last))"
+        let period = Output.period(first, last)
         var lines = [heading("Report, \(period) \(whose)")]
         let previous = r.previous
         let context = ChartContext(days: days, previousDays: Output.dayCount(previous), period: periodName(r, days: days.count))
@@ -31,8 +33,12 @@ extension Output {
                 usage += chart(person(Int(uid) ?? -1), values: days.map { $0.users[uid] }, context)
             }
         }
-        lines += ["", heading("Time in apps")] + (usage.isEmpty ? ["No counted app ran."] : usage)
+        // A selection's time is its apps' and its sites' (B2); an app's or a person's is apps only.
+        let (title, none) = grouping == .selection ? ("Time in apps and on sites", "No selection's apps or sites were used.")
+                                                   : ("Time in apps", "No counted app ran.")
+        lines += ["", heading(title)] + (usage.isEmpty ? [none] : usage)
         if grouping == .selection { lines += topApps(days) }
+        if grouping != .user { lines += topSites(days) }
         lines += ["", heading("Blocked time")]
         let blocked = names(\.blocked, in: days)
         if blocked.isEmpty { lines.append("Nothing was blocked.") }
@@ -76,19 +82,41 @@ extension Output {
         return lines
     }
 
+    /// How many apps, and how many sites, the top lists name.
+    static let topCount = 5
+
     /// The apps that ran most over the period, biggest first, each with its total and a bar
     /// scaled to the first.
-    private func topApps(_ days: [ReportReply.Day], count: Int = 5) -> [String] {
-        var totals: [String: Double] = [:]
-        for day in days { for (app, s) in day.apps { totals[app, default: 0] += Double(s) } }
-        let top = totals.filter { $0.value > 0 }.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(count)
+    private func topApps(_ days: [ReportReply.Day]) -> [String] {
+        let top = Output.top(\.apps, in: days)
         guard !top.isEmpty else { return [] }
-        let rows = top.map { ReportChart.Row(Output.clean(Output.appName($0.key)), $0.value) }
+        let rows = top.map { ReportChart.Row(Output.clean(Output.appName($0.name)), $0.seconds) }
         var focus: [String: Double] = [:]
         for day in days { for (app, s) in day.foreground { focus[app, default: 0] += Double(s) } }
-        let focused = top.compactMap { app in focus[app.key].flatMap { $0 >= 30 ? "\(Output.clean(Output.appName(app.key))) \(ReportChart.figure($0))" : nil } }
+        let focused = top.compactMap { app in focus[app.name].flatMap { $0 >= 30 ? "\(Output.clean(Output.appName(app.name))) \(ReportChart.figure($0))" : nil } }
         return ["", heading("Top apps")] + ReportChart.lines(rows, columns: columns - 2, ascii: ascii).map { "  " + $0 }
             + (focused.isEmpty ? [] : ["  In focus: " + focused.joined(separator: ", ") + "."])
+    }
+
+    /// B2: the sites longest in the focused tab over the period, as the top apps; then how many
+    /// more sites there were and their time together, so the list adds up.
+    private func topSites(_ days: [ReportReply.Day]) -> [String] {
+        let all = Output.top(\.web, in: days, count: nil)
+        guard !all.isEmpty else { return [] }
+        let top = all.prefix(Output.topCount), rest = all.dropFirst(Output.topCount)
+        let rows = top.map { ReportChart.Row(Output.clean($0.name), $0.seconds) }
+        let more = rest.isEmpty ? [] : ["  \(rest.count) more site\(rest.count == 1 ? "" : "s"): \(ReportChart.figure(rest.reduce(0) { $0 + $1.seconds }))."]
+        return ["", heading("Top sites")] + ReportChart.lines(rows, columns: columns - 2, ascii: ascii).map { "  " + $0 } + more
+    }
+
+    /// The names of `figures` with time over the period, biggest first (ties by name), the
+    /// first `count` of them (nil: all).
+    static func top(_ figures: KeyPath<ReportReply.Day, ReportReply.Figures>, in days: [ReportReply.Day],
+                    count: Int? = topCount) -> [(name: String, seconds: Double)] {
+        var totals: [String: Double] = [:]
+        for day in days { for (name, s) in day[keyPath: figures] { totals[name, default: 0] += Double(s) } }
+        let sorted = totals.filter { $0.value > 0 }.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+        return sorted.prefix(count ?? sorted.count).map { ($0.key, $0.value) }
     }
 
     /// What every chart of one report shares.
@@ -101,14 +129,15 @@ extension Output {
     /// One chart: `title`, a bar per day of `values` (seconds), `limit` drawn, and the daily
     /// average (against `previous`, the seconds of the period before, when known).
     private func chart(_ title: String, values: [Int?], _ c: ChartContext, previous: Double? = nil, limit: Double? = nil) -> [String] {
-        let rows = zip(c.days, values).map { ReportChart.Row(label($0.0), Double($0.1 ?? 0)) }
+        let rows = zip(c.days, values).map { ReportChart.Row(Output.label($0.0), Double($0.1 ?? 0)) }
         let total = rows.reduce(0) { $0 + $1.seconds }
         return [title] + ReportChart.lines(rows, limit: limit, columns: columns - 2, ascii: ascii).map { "  " + $0 }
             + ["  " + ReportChart.summary(total: total, days: rows.count, previous: previous, previousDays: c.previousDays, period: c.period)]
     }
 
     /// R2: `report --csv`, RFC 4180: a header, then one row per figure of each day, `kind`
-    /// `blocked`, `used` (a selection's apps), `app`, `foreground` (an app's time in focus), `user`
+    /// `blocked`, `used` (a selection's apps and sites), `app`, `foreground` (an app's time in
+    /// focus), `web` (a site's time in the focused tab, B2), `user`
     /// (a person's time in apps), `shieldHits` (how many, per selection), `limit`
     /// (its used seconds) or `allowance` (seconds), or `count` (how many); names with a comma
     /// or a quote are quoted (an allow-only selection's name has commas).
@@ -119,7 +148,7 @@ extension Output {
         for day in r.days {
             let date = Output.clean(day.date)
             let figures: [(String, ReportReply.Figures)] = [("blocked", day.blocked), ("used", day.used ?? [:]), ("app", day.apps), ("foreground", day.foreground),
-                                                            ("user", day.users), ("count", day.counts), ("shieldHits", day.shieldHits)]
+                                                            ("web", day.web), ("user", day.users), ("count", day.counts), ("shieldHits", day.shieldHits)]
             for (kind, values) in figures {
                 for (name, value) in values.sorted(by: { $0.key < $1.key }) {
                     rows.append("\(date),\(kind),\(Output.csvField(Output.clean(name))),\(value)")
@@ -176,8 +205,16 @@ extension Output {
         }
     }
 
+    /// The heading's days with their month and year (`Mon 23 Nov to Sun 29 Nov 2026`, as the
+    /// HTML page's), so that a month, or a week or day asked for by date, says which it is;
+    /// `Mon 23 to Sun 29` from an answer whose dates do not parse.
+    static func period(_ first: ReportReply.Day, _ last: ReportReply.Day) -> String {
+        if let a = try? CivilDate.parse(first.date), let b = try? CivilDate.parse(last.date), a <= b { return ReportChart.period(a, b) }
+        return first.date == last.date ? label(first) : "\(label(first)) to \(label(last))"
+    }
+
     /// `Mon 23`.
-    private func label(_ day: ReportReply.Day) -> String {
+    private static func label(_ day: ReportReply.Day) -> String {
         "\(Output.clean(day.weekday).capitalized) \(Output.clean(day.date).suffix(2))"
     }
 }

@@ -10,15 +10,17 @@ import BlockTestTools
 struct WeeklySummaryTests {
     static func d(_ text: String) -> CivilDate { try! CivilDate.parse(text) }
 
-    static func day(_ date: String, used: JSON = [:], blocked: JSON = [:], counts: JSON = [:]) -> JSON {
-        ["date": .string(date), "weekday": "mon", "used": used, "blocked": blocked, "apps": [:], "counts": counts]
+    static func day(_ date: String, used: JSON = [:], blocked: JSON = [:], web: JSON = [:], counts: JSON = [:]) -> JSON {
+        ["date": .string(date), "weekday": "mon", "used": used, "blocked": blocked, "apps": [:], "web": web, "counts": counts]
     }
 
-    /// Last week: 9 h 20 min on games over two days, against 10 h 30 min the week before.
+    /// Last week: 9 h 20 min on games over two days, against 10 h 30 min the week before;
+    /// 3 h on youtube.com, less on two other sites.
     static let week: JSONObject = [
         "schema": 1, "from": "2026-11-23", "to": "2026-11-29", "period": "week", "user": 1001,
-        "days": [day("2026-11-23", used: ["games": 18000, "school": 600], counts: ["asked": 2, "granted": 1]),
-                 day("2026-11-24", used: ["games": 15600], blocked: ["games": 3600], counts: ["asked": 1, "granted": 1])],
+        "days": [day("2026-11-23", used: ["games": 18000, "school": 600], web: ["youtube.com": 7200, "wikipedia.org": 3000], counts: ["asked": 2, "granted": 1]),
+                 day("2026-11-24", used: ["games": 15600], blocked: ["games": 3600], web: ["youtube.com": 3600, "scratch.mit.edu": 9000],
+                     counts: ["asked": 1, "granted": 1])],
         "previous": ["from": "2026-11-16", "to": "2026-11-22", "blocked": [:], "used": ["games": 37800]],
     ]
 
@@ -35,19 +37,19 @@ struct WeeklySummaryTests {
 
     static let withButton = NotificationPlanner.Abilities(serverActions: true, opener: true)
 
-    @Test("R3: the text: the selection whose apps ran most against the week before, then more time asked and granted; the button only where S4 allows")
+    @Test("R3, B2: the text: the selection whose apps and sites were used most against the week before, the top site, then more time asked and granted; the button only where S4 allows")
     func text() throws {
         let en = NotificationPlanner(language: .en, clock: .utc)
         let plan = try #require(en.planWeeklySummary(ReportReply(Self.week), reportURL: "file:///home/kid/last-week.html", abilities: Self.withButton))
         #expect(plan.summary == "Last week")
-        #expect(plan.body == "9 h 20 min on games, 1 h 10 min less than the week before; 3 requests for more time, 2 granted.")
+        #expect(plan.body == "9 h 20 min on games, 1 h 10 min less than the week before; top site: youtube.com, 3 h; 3 requests for more time, 2 granted.")
         #expect(plan.action == .init(label: "Open report", url: "file:///home/kid/last-week.html") && plan.slotKey == WeeklySummary.slot)
         #expect(en.planWeeklySummary(ReportReply(Self.week), reportURL: "file:///x", abilities: .init(serverActions: true, opener: false))?.action == nil)
         #expect(en.planWeeklySummary(ReportReply(Self.week), reportURL: nil, abilities: Self.withButton)?.action == nil, "no page written, no button")
 
         let ja = NotificationPlanner(language: .ja, clock: .utc)
         #expect(ja.planWeeklySummary(ReportReply(Self.week), reportURL: nil, abilities: Self.withButton)?.body
-                == "gamesに9時間20分（前の週より1時間10分少ない）。延長のリクエスト3回、うち2回許可。")
+                == "gamesに9時間20分（前の週より1時間10分少ない）。一番見たサイトはyoutube.com（3時間）。延長のリクエスト3回、うち2回許可。")
 
         var first = Self.week
         first["previous"] = nil
@@ -63,7 +65,21 @@ struct WeeklySummaryTests {
         var mixed = Self.week
         mixed["previous"] = ["used": ["games": "10 h"]]
         #expect(en.planWeeklySummary(ReportReply(mixed), reportURL: nil, abilities: Self.withButton)?.body
-                == "9 h 20 min on games, 9 h 20 min more than the week before; 3 requests for more time, 2 granted.", "a wrong-typed figure before is 0")
+                == "9 h 20 min on games, 9 h 20 min more than the week before; top site: youtube.com, 3 h; 3 requests for more time, 2 granted.", "a wrong-typed figure before is 0")
+    }
+
+    @Test("R3, B2: the top site, the one longest in the focused tab over the week, in English and Japanese; a week with only sites is worth a summary; under a minute is nothing to say",
+          arguments: [
+              // over the week, not its biggest day: youtube.com's 25 and 25 min beat wikipedia.org's 45
+              ([["youtube.com": 1500, "wikipedia.org": 2700], ["youtube.com": 1500]] as [JSON], "top site: youtube.com, 50 min.", "一番見たサイトはyoutube.com（50分）。"),
+              ([["b.example": 600, "a.example": 600]], "top site: a.example, 10 min.", "一番見たサイトはa.example（10分）。"),  // a tie: the first by name
+              ([["youtube.com": 30], ["youtube.com": 20]], nil, nil),
+              ([[:]], nil, nil),
+          ] as [([JSON], String?, String?)])
+    func topSite(web: [JSON], en: String?, ja: String?) {
+        let report: JSONObject = ["schema": 1, "days": .array(web.enumerated().map { Self.day("2026-11-2\($0.offset + 3)", web: $0.element) })]
+        #expect(NotificationPlanner(language: .en, clock: .utc).planWeeklySummary(ReportReply(report), reportURL: nil, abilities: Self.withButton)?.body == en)
+        #expect(NotificationPlanner(language: .ja, clock: .utc).planWeeklySummary(ReportReply(report), reportURL: nil, abilities: Self.withButton)?.body == ja)
     }
 
     @Test("R3: the agent posts last week's summary once on dunst, its button opens the page it wrote; the next start posts none",
@@ -75,7 +91,7 @@ struct WeeklySummaryTests {
         try #require(Run.eventually { session.notifyCalls().count == 1 }, "no Notify: \(session.read("agent.log"))")
         let call = session.notifyCalls()[0]
         #expect(call.args[3] == "Last week")
-        #expect(call.args[4] == "9 h 20 min on games, 1 h 10 min less than the week before; 3 requests for more time, 2 granted.")
+        #expect(call.args[4] == "9 h 20 min on games, 1 h 10 min less than the week before; top site: youtube.com, 3 h; 3 requests for more time, 2 granted.")
         #expect(call.args[5] == ["open", "Open report"])
         let today = NotifyIntegrationTests.tokyo.civil(of: Date()).date
         let lastMonday = WeeklySummary.monday(of: today).adding(days: -7)

@@ -55,7 +55,7 @@ struct CommandCoverageTests {
         .stats: Row(argv: ["stats"], answer: ["shieldHits": [["day": "2026-11-29", "selection": "reddit", "hits": 3]]], says: "DAY"),
         .report: Row(argv: ["report", "--day", "2026-11-29"],
                      answer: ["schema": 1, "from": "2026-11-29", "to": "2026-11-29", "days": [ReportOutputTests.day("2026-11-29", "sun")]],
-                     says: "Report, Sun 29 for the whole machine"),
+                     says: "Report, Sun 29 Nov 2026 for the whole machine"),
         .foreground: nil,
         .web: nil,
         .watch: Row(argv: ["watch"], answer: [:], says: "13:35 Unblocked instagram", stream: [unlock], status: BlockcRunner.unreachable),

@@ -32,7 +32,39 @@ struct ReportChartTests {
         #expect(out[2].hasSuffix(" 0 min"))
     }
 
-    @Test("R2: figures to the nearest minute; some time that rounds to none is <1 min", arguments: [(0.0, "0 min"), (20, "<1 min"), (59, "1 min"), (2400, "40 min"), (3600, "1 h"), (5100, "1 h 25 min")] as [(Double, String)])
+    static let month = (1...30).map { ReportChart.Row("Day \($0 < 10 ? "0" : "")\($0)", $0 >= 27 ? Double($0 - 26) * 1500 : 0) }
+
+    @Test("R2: whatever the rows, every line fits the columns, no bar is wider than its cells or below nothing, and a limit of nothing or less is not drawn",
+          arguments: [
+              ("a month, limit drawn", month, 3600 as Double?, 38),
+              ("a site's long name", [ReportChart.Row(String(repeating: "a", count: 60) + ".example", 900), ReportChart.Row("b.example", 60)], nil, 78),
+              ("an app's long name, narrow", [ReportChart.Row(String(repeating: "x", count: 40), 86400)], 3600, 38),
+              ("seconds below nothing", [ReportChart.Row("Mon 23", -600), ReportChart.Row("Tue 24", 1200)], nil, 38),
+              ("a limit below nothing", [ReportChart.Row("Mon 23", 600)], -60, 38),
+              ("a limit of nothing, no time", [ReportChart.Row("Mon 23", 0)], 0, 38),
+              ("a limit far above the bars", [ReportChart.Row("Mon 23", 60)], 86400, 38),
+          ] as [(String, [ReportChart.Row], Double?, Int)])
+    func fits(what: String, rows: [ReportChart.Row], limit: Double?, columns: Int) {
+        for ascii in [false, true] {
+            let out = ReportChart.lines(rows, limit: limit, columns: columns, ascii: ascii)
+            #expect(out.allSatisfy { $0.count <= columns }, "\(what): \(out)")
+            #expect(!out.contains { $0.contains("-") }, "\(what): nothing below nothing: \(out)")
+            let bars = out.prefix(rows.count).map { line in line.filter { "█▉▊▋▌▍▎▏#".contains($0) }.count }
+            #expect(bars.allSatisfy { $0 <= columns - 3 - "0 min".count }, "\(what): \(bars)")
+            #expect(out.count == rows.count + ((limit ?? 0) > 0 ? 1 : 0), "\(what): the limit's line only for a limit above nothing: \(out)")
+        }
+        if what == "a site's long name" {
+            let out = ReportChart.lines(rows, columns: columns)
+            #expect(out[0].hasPrefix("aaaa") && out[0].contains("… ") && out[0].hasSuffix(" 15 min") && out[1].hasPrefix("b.example "), "cut, not dropped: \(out)")
+        }
+        if what == "a limit far above the bars" {
+            let out = ReportChart.lines(rows, limit: limit, columns: columns)
+            let column = { (line: String, c: Character) in line.firstIndex(of: c).map { line.distance(from: line.startIndex, to: $0) } }
+            #expect(out[1].hasSuffix("limit 24 h ┘") && column(out[1], "┘") == column(out[0], "│"), "named to the left of its line: \(out)")
+        }
+    }
+
+    @Test("R2: figures to the nearest minute; some time that rounds to none is <1 min", arguments: [(0.0, "0 min"), (-600, "0 min"), (20, "<1 min"), (59, "1 min"), (2400, "40 min"), (3600, "1 h"), (5100, "1 h 25 min")] as [(Double, String)])
     func figure(seconds: Double, expected: String) {
         #expect(ReportChart.figure(seconds) == expected)
     }

@@ -10,8 +10,8 @@ struct ReportHTMLTests {
     static let weekdays = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
     static let games: [Int64] = [0, 1800, 3600, 7200, 2700, 5400, 900]
 
-    /// A week of `games` time, a 1 h limit on weekdays only (none at the weekend), some apps,
-    /// blocks and counts, and the week before.
+    /// A week of `games` time, a 1 h limit on weekdays only (none at the weekend), some apps
+    /// and sites, blocks and counts, and the week before.
     static func week(used: Bool = true, user: Int64? = 1001) -> JSONObject {
         let days: [JSON] = dates.indices.map { i in
             var d: JSONObject = ["date": .string(dates[i]), "weekday": .string(weekdays[i]),
@@ -19,6 +19,7 @@ struct ReportHTMLTests {
                                  "apps": ["/usr/bin/steam": .int(games[i]), "/usr/games/tuxkart": .int(games[i] / 3)],
                                  "counts": ["started": 1, "stoppedEarly": i == 2 ? 1 : 0, "asked": 2, "granted": 1, "denied": 1]]
             if used {
+                d["web"] = ["youtube.com": .int(games[i] / 2), "wikipedia.org": 600]
                 d["used"] = ["games": .int(games[i])]
                 var limit: JSONObject = ["used": .int(games[i]), "selections": ["games"]]
                 if i < 5 { limit["allowance"] = 3600 }
@@ -54,7 +55,8 @@ struct ReportHTMLTests {
         ("no days", ["schema": 1, "from": "2026-11-29", "to": "2026-11-29", "days": []]),
         ("hostile names", ["schema": 1, "days": [["date": "2026-11-23", "weekday": "mon",
                                                    "used": [#"<script src="https://x.example/a.js">"#: 60],
-                                                   "apps": ["http://x.example/@import url(a)": 60]]]]),
+                                                   "apps": ["http://x.example/@import url(a)": 60],
+                                                   "web": [#"<img src=x onerror="a()">.example"#: 60]]]]),
     ]
 
     @Test("R2: the page is self-contained: no script, nothing fetched from anywhere",
@@ -105,12 +107,12 @@ struct ReportHTMLTests {
         #expect(ReportHTML.escape(raw) == expected)
     }
 
-    @Test("R2: every name from the answer is escaped: selections, apps, limits, people, the title")
+    @Test("R2, B2: every name from the answer is escaped: selections, apps, sites, limits, people, the title")
     func escaping() {
         let evil = #"<b>&"x'"#
         var o = Self.week(user: nil)
         o["days"] = [["date": "2026-11-23", "weekday": "mon", "used": [evil: 600],
-                      "apps": ["/opt/<x>/a&b": 600], "blocked": ["only:" + evil: 60],
+                      "apps": ["/opt/<x>/a&b": 600], "blocked": ["only:" + evil: 60], "web": [.init(stringLiteral: evil + ".example"): 60],
                       "users": ["1001": 600, "1002": 300],
                       "limits": [evil: ["allowance": 3600, "selections": [.string(evil)]]]]]
         let html = ReportHTML.page(ReportReply(o), title: "A & B <c>") { $0 == 1001 ? "<kid>" : nil }
@@ -118,6 +120,7 @@ struct ReportHTMLTests {
         #expect(html.contains("&lt;b&gt;&amp;&quot;x&#39;"), "the selection")
         #expect(html.contains("data-name=\"&lt;b&gt;&amp;&quot;x&#39;\""), "the selection in an attribute")
         #expect(html.contains("/opt/&lt;x&gt;/") && html.contains("a&amp;b"), "the app")
+        #expect(html.contains("data-kind=\"site\" data-name=\"&lt;b&gt;&amp;&quot;x&#39;.example\""), "the site")
         #expect(html.contains("data-limit=\"&lt;b&gt;&amp;&quot;x&#39;\""), "the limit")
         #expect(html.contains("&lt;kid&gt;") && html.contains("uid 1002"), "people, by name or uid")
         #expect(html.contains("<title>A &amp; B &lt;c&gt;</title>") && html.contains("<h1>A &amp; B &lt;c&gt;</h1>"))
@@ -229,6 +232,37 @@ struct ReportHTMLTests {
         #expect(!Self.page(Self.week()).contains("in focus"), "no focus figures from a daemon without them")
     }
 
+    static func sitesPage(_ web: [Int64]) -> String {
+        var o = week()
+        o["days"] = [["date": "2026-11-23", "weekday": "mon", "used": ["games": 600], "apps": ["/usr/bin/steam": 600],
+                      "web": .object(JSONObject(uniqueKeysWithValues: web.enumerated().map { ("s\($0.offset).example", JSON.int($0.element)) }))]]
+        return page(o)
+    }
+
+    @Test("R2, B2: sites biggest first with their totals over the period, in a card of their own after the apps, bars in the apps' style and scaled to the biggest; past ten, how many more and their time",
+          arguments: [
+              ([1800, 600, 3600] as [Int64], ["s2", "s0", "s1"], ["260", "130", "43"], nil as String?),
+              ([0, 60], ["s1"], ["260"], nil),
+              ((1...12).map { Int64($0) * 60 }, (3...12).reversed().map { "s\($0 - 1)" }, nil, "2 more sites: 3 min."),
+              ([], [], [], nil),
+          ] as [([Int64], [String], [String]?, String?)])
+    func sites(web: [Int64], order: [String], widths: [String]?, more: String?) throws {
+        let html = Self.sitesPage(web)
+        let bars = Self.bars(html, kind: "site")
+        #expect(bars.map { $0["data-name"] } == order.map { $0 + ".example" })
+        if let widths { #expect(bars.map { $0["width"] } == widths, "scaled to the biggest") }
+        #expect(bars.allSatisfy { $0["fill"] == ReportHTML.Kind.site.colour && $0["height"] == "14" }, "the apps' shape in its own colour")
+        let apps = try #require(html.range(of: "<h2>Apps, total over 1 days</h2>"))
+        if order.isEmpty {
+            #expect(!html.contains("<h2>Sites"), "no sites, no card")
+        } else {
+            let sites = try #require(html.range(of: "<h2>Sites, total over 1 days</h2>"))
+            #expect(apps.upperBound < sites.lowerBound, "after the apps")
+        }
+        #expect(html.contains("more site") == (more != nil))
+        if let more { #expect(html.contains("<p class=\"note\">\(more)</p>")) }
+    }
+
     @Test("R2: heading, averages against the week before as the terminal says them, counts")
     func summaryAndCounts() {
         let html = Self.page(Self.week())
@@ -254,15 +288,28 @@ struct ReportHTMLTests {
         #expect(!Self.page(Self.week()).contains("<h2>People</h2>"), "one person's view has no people")
     }
 
-    @Test("R2: an empty report says so", arguments: [
+    @Test("R2, B2: an empty report says so: no time in apps or on sites; only apps from an older daemon, which counts no sites", arguments: [
         ([], "No days in the report."),
         ([["date": "2026-11-29", "weekday": "sun"]], "Nothing was blocked."),
-        ([["date": "2026-11-29", "weekday": "sun"]], "No time in apps was counted."),
-        ([["date": "2026-11-29", "weekday": "sun", "used": [:]]], "No time in apps was counted."),
+        ([["date": "2026-11-29", "weekday": "sun"]], "<p class=\"note\">No time in apps was counted.</p>"),
+        ([["date": "2026-11-29", "weekday": "sun", "used": [:]]], "<p class=\"note\">No time in apps or on sites was counted.</p>"),
+        ([["date": "2026-11-29", "weekday": "sun", "used": [:], "web": [:]]], "<h2>Time in apps and on sites</h2>"),
     ] as [([JSON], String)])
     func empty(days: [JSON], says: String) {
         let html = Self.page(["schema": 1, "from": "2026-11-29", "to": "2026-11-29", "days": .array(days)])
         #expect(html.contains(says))
         #expect(!html.contains("class=\"bar\""))
+    }
+
+    @Test("R2, B2: a day with time on sites but none in a selection's apps or sites says there was no time in apps, and the sites are below",
+          arguments: [
+              ["date": "2026-11-29", "weekday": "sun", "used": [:], "web": ["youtube.com": 600]],
+              ["date": "2026-11-29", "weekday": "sun", "web": ["youtube.com": 600]],
+          ] as [JSON])
+    func sitesOnly(day: JSON) {
+        let says = "No time in apps was counted; the time on sites is below."
+        let html = Self.page(["schema": 1, "from": "2026-11-29", "to": "2026-11-29", "days": [day]])
+        #expect(html.contains("<p class=\"note\">\(says)</p>") && !html.contains("on sites was counted"), "\(html)")
+        #expect(Self.bars(html, kind: "site").map { $0["data-name"] } == ["youtube.com"])
     }
 }

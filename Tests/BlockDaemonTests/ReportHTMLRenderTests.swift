@@ -105,7 +105,7 @@ struct ReportHTMLRenderTests {
     }
 
     /// A week as a family might see it: two selections with limits (shorter on weekdays),
-    /// an allow-only window blocked on school days, apps with focus time, the week before.
+    /// an allow-only window blocked on school days, apps with focus time, sites, the week before.
     static var realistic: JSONObject {
         let previous: JSONObject = ["from": "2026-11-16", "to": "2026-11-22",
                                     "blocked": ["only:school.example,wikipedia.org": 90000, "games": 36000],
@@ -128,16 +128,17 @@ struct ReportHTMLRenderTests {
         return day(i, [
             "used": ["games": .int(games), "video": .int(video)], "limits": ["games": limit], "blocked": blocked, "apps": apps,
             "foreground": ["/usr/games/supertuxkart": .int(games / 2), "/usr/bin/firefox": .int(video)],
+            "web": ["youtube.com": .int(video), "wikipedia.org": .int(weekend ? 0 : 900), "scratch.mit.edu": 600],
             "counts": .object(JSONObject(uniqueKeysWithValues: counts.map { ($0.0, JSON.int(Int64($0.1))) })),
         ])
     }
 
-    @Test("R2: in Chromium a realistic week shows every kind of bar and its limit lines within the width; BLOCKD_REPORT_PNG keeps the picture",
+    @Test("R2, B2: in Chromium a realistic week shows every kind of bar (the sites' too) and its limit lines within the width; BLOCKD_REPORT_PNG keeps the picture",
           .enabled(if: Privileged.can(tools: ReportHTMLRenderTests.tools), Privileged.needsTools))
     func realisticWeek() throws {
         if Privileged.unavailable(tools: Self.tools) != nil { return }
         let kinds: [ReportHTML.Kind] = [.used, .blocked, .app]
-        let colours: [String] = kinds.map { String($0.colour.dropFirst()) } + [String(ReportHTML.limitColour.dropFirst())]
+        let colours: [String] = kinds.map { String($0.colour.dropFirst()) } + [String(ReportHTML.limitColour.dropFirst()), String(ReportHTML.Kind.site.colour.dropFirst())]
         let dir = try TempDir()
         let keep = ProcessInfo.processInfo.environment["BLOCKD_REPORT_PNG"].map { $0.hasPrefix("/") ? $0 : Repo.root + "/" + $0 } ?? dir.path + "/kept.png"
         let o = try Self.render(Self.realistic, width: 900, height: 2600, colours: colours, keep: keep)
@@ -148,6 +149,9 @@ struct ReportHTMLRenderTests {
         let apps = Self.boxes(o, colours[2], "bars")
         #expect(apps.count == 1 && apps.allSatisfy { $0.x1 < 900 }, "the apps' bars share their left edge, inside the page: \(apps)")
         #expect(Self.boxes(o, colours[3], "lines").count == 2, "the games limit: 1 h on weekdays, 2 h at the weekend")
+        let sites = Self.boxes(o, colours[4], "bars")
+        #expect(sites.count == 1 && sites.allSatisfy { $0.x1 < 900 } && sites.first.map { $0.x1 - $0.x0 } == apps.first.map { $0.x1 - $0.x0 },
+                "the sites' bars share their left edge, inside the page, as long as the apps' longest: \(sites), \(apps)")
         let cropped = try Run.capture(Self.python, [Self.script, "measure", keep])
         let height = try JSON.parse(cropped.output)["height"]?.int ?? 0
         #expect(height > 800 && height < 2600, "the whole page fits the window: \(height) px")

@@ -28,12 +28,18 @@ public enum ReportChart {
 
     /// The rows as lines of at most `columns` characters: label, bar, figure; with `limit`, a
     /// `│` in every row at the limit's column (over the bar where the bar goes past it) and a
-    /// last line naming it. The scale is the larger of the longest bar and the limit.
+    /// last line naming it (`└ limit 1 h`, or `limit 1 h ┘` where the name would not fit after). The scale is the larger of the longest bar and the limit.
+    /// A label too long for the columns (a site's name may be 253 characters) is cut to leave
+    /// the bar `minimumWidth` cells, ending in `…` (`~` without UTF-8). Seconds below nothing,
+    /// which no daemon sends but a lenient reader may get, are nothing, and a limit of nothing
+    /// or less is not drawn: a bar is never negative nor wider than its cells.
     public static func lines(_ rows: [Row], limit: Double? = nil, columns: Int, ascii: Bool = false) -> [String] {
-        let labelWidth = rows.map(\.label.count).max() ?? 0
+        let rows = rows.map { Row($0.label, max(0, $0.seconds)) }
+        let limit = limit.flatMap { $0 > 0 ? $0 : nil }
         let figures = rows.map { figure($0.seconds) }
         let figureWidth = figures.map(\.count).max() ?? 0
-        let width = max(10, columns - labelWidth - figureWidth - 3)
+        let labelWidth = min(rows.map(\.label.count).max() ?? 0, max(1, columns - figureWidth - 3 - minimumWidth))
+        let width = max(minimumWidth, columns - labelWidth - figureWidth - 3)
         let scale = max(rows.map(\.seconds).max() ?? 0, limit ?? 0)
         let mark: Int? = limit.flatMap { scale > 0 ? min(width - 1, Int(($0 / scale * Double(width)).rounded(.down))) : nil }
         var out: [String] = []
@@ -41,17 +47,34 @@ public enum ReportChart {
             var cells = Array(bar(row.seconds, scale: scale, width: width, ascii: ascii))
             cells += Array(repeating: " ", count: width - cells.count)
             if let mark { cells[mark] = ascii ? "|" : "│" }
-            out.append(pad(row.label, labelWidth) + " " + String(cells) + " " + pad(text, figureWidth, left: true))
+            out.append(pad(cut(row.label, labelWidth, ascii: ascii), labelWidth) + " " + String(cells) + " " + pad(text, figureWidth, left: true))
         }
         if let limit, let mark {
-            out.append(String(repeating: " ", count: labelWidth + 1 + mark) + (ascii ? "^" : "└") + " limit \(figure(limit))")
+            // Under the line, named to its right; to its left where that would pass the columns
+            // (a limit near the right edge, with short figures).
+            let name = "limit \(figure(limit))", at = labelWidth + 1 + mark
+            if at + 2 + name.count <= columns {
+                out.append(String(repeating: " ", count: at) + (ascii ? "^" : "└") + " " + name)
+            } else {
+                out.append(String(repeating: " ", count: max(0, at - name.count - 1)) + name + " " + (ascii ? "^" : "┘"))
+            }
         }
         return out
+    }
+
+    /// The fewest cells a bar is given, however long the labels.
+    static let minimumWidth = 10
+
+    /// `label` in at most `width` characters: cut, with `…` (`~`) as its last.
+    static func cut(_ label: String, _ width: Int, ascii: Bool) -> String {
+        guard label.count > width else { return label }
+        return String(label.prefix(max(0, width - 1))) + (ascii ? "~" : "…")
     }
 
     /// `1 h 25 min`, `40 min`, `0 min`, to the nearest minute; some time that rounds to none
     /// reads `<1 min`, so a bar that shows is never labelled nothing.
     public static func figure(_ seconds: Double) -> String {
+        let seconds = max(0, seconds)
         let minutes = Int((seconds / 60).rounded())
         if minutes == 0, seconds > 0 { return "<1 min" }
         if minutes < 60 { return "\(minutes) min" }
@@ -74,6 +97,21 @@ public enum ReportChart {
             }
         }
         return out + "."
+    }
+
+    /// The days from `first` to `last` as a heading says them: `Mon 23 Nov to Sun 29 Nov 2026`,
+    /// `Sun 29 Nov 2026` for one day, the first day's year too when the two years differ.
+    public static func period(_ first: CivilDate, _ last: CivilDate) -> String {
+        if first == last { return dayText(first) + " \(first.year)" }
+        let start = dayText(first) + (first.year == last.year ? "" : " \(first.year)")
+        return "\(start) to \(dayText(last)) \(last.year)"
+    }
+
+    static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// `Mon 23 Nov`.
+    public static func dayText(_ d: CivilDate) -> String {
+        "\(d.weekday.description.prefix(1).uppercased())\(d.weekday.description.dropFirst()) \(d.day) \(months[d.month - 1])"
     }
 
     static func pad(_ s: String, _ width: Int, left: Bool = false) -> String {

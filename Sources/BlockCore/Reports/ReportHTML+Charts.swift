@@ -3,7 +3,7 @@ import FoundationEssentials
 extension ReportHTML {
     /// What a bar counts, which names its colour, its element ids and its `data-kind`.
     enum Kind: String {
-        case used, blocked, app, user
+        case used, blocked, app, site, user
 
         /// What its bars measure in each day of the answer.
         var measure: Measure {
@@ -11,6 +11,7 @@ extension ReportHTML {
             case .used: .used
             case .blocked: .blocked
             case .app: .apps
+            case .site: .web
             case .user: .users
             }
         }
@@ -22,6 +23,7 @@ extension ReportHTML {
             case .used: "#3584e4"
             case .blocked: "#9141ac"
             case .app: "#2190a4"
+            case .site: "#26a269"
             case .user: "#c64600"
             }
         }
@@ -105,7 +107,7 @@ extension ReportHTML {
             let width = min(40, max(1, (x1 - x0) * 11 / 20))
             let (x, h) = (x0 + (x1 - x0 - width) / 2, pixels(values[i]))
             let date = days[i].date
-            let label = Report.date(days[i]).map(Report.dayText) ?? date
+            let label = Report.date(days[i]).map(ReportChart.dayText) ?? date
             let centre = x0 + (x1 - x0) / 2
             var out = [#"<rect class="bar" id="\#(id)-d\#(i)" data-kind="\#(kind.rawValue)" data-name="\#(escape(name))" data-day="\#(escape(date))" data-seconds="\#(Int(values[i].rounded()))" x="\#(x)" y="\#(Self.base - h)" width="\#(width)" height="\#(h)" fill="\#(kind.colour)" shape-rendering="crispEdges"><title>\#(escape(label)): \#(ReportChart.figure(values[i]))</title></rect>"#]
             if x1 - x0 >= 60, values[i] > 0 {
@@ -148,7 +150,7 @@ extension ReportHTML {
         }
     }
 
-    /// A horizontal bar per name, biggest first, scaled to the first: apps' or people's totals.
+    /// A horizontal bar per name, biggest first, scaled to the first: apps', sites' or people's totals.
     struct HBar {
         var kind: Kind, name: String, label: String, seconds: Double, note: String?
 

@@ -1,10 +1,10 @@
 import FoundationEssentials
 
 extension ReportHTML {
-    /// A day's seconds by name that the page reads: each selection's app time, blocked time,
-    /// each app's time and time in focus, each person's time.
+    /// A day's seconds by name that the page reads: each selection's app and site time, blocked
+    /// time, each app's time and time in focus, each site's time (B2), each person's time.
     enum Measure {
-        case used, blocked, apps, foreground, users
+        case used, blocked, apps, foreground, web, users
 
         /// The day's figures; none where the answer has none (`used` from an older daemon).
         func figures(of day: ReportReply.Day) -> ReportReply.Figures {
@@ -13,6 +13,7 @@ extension ReportHTML {
             case .blocked: day.blocked
             case .apps: day.apps
             case .foreground: day.foreground
+            case .web: day.web
             case .users: day.users
             }
         }
@@ -79,25 +80,15 @@ extension ReportHTML {
         /// `week` for 7 days, else `N days`: the period the averages compare against.
         var periodWord: String { days.count == 7 ? "week" : "\(days.count) days" }
 
-        /// `Mon 23 Nov to Sun 29 Nov 2026`.
+        /// `Mon 23 Nov to Sun 29 Nov 2026` (`ReportChart.period`, as the text's heading says it).
         var periodText: String {
             guard let first = days.first, let last = days.last else { return "" }
-            let (a, b) = (Report.date(first), Report.date(last))
-            guard let a, let b else { return "\(first.date) to \(last.date)" }
-            if a == b { return Report.dayText(a) + " \(a.year)" }
-            let start = Report.dayText(a) + (a.year == b.year ? "" : " \(a.year)")
-            return "\(start) to \(Report.dayText(b)) \(b.year)"
+            guard let a = Report.date(first), let b = Report.date(last) else { return "\(first.date) to \(last.date)" }
+            return ReportChart.period(a, b)
         }
-
-        static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
         static func date(_ day: ReportReply.Day) -> CivilDate? {
             try? CivilDate.parse(day.date)
-        }
-
-        /// `Mon 23 Nov`.
-        static func dayText(_ d: CivilDate) -> String {
-            "\(d.weekday.description.prefix(1).uppercased())\(d.weekday.description.dropFirst()) \(d.day) \(months[d.month - 1])"
         }
     }
 }

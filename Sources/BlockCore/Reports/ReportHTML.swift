@@ -5,8 +5,8 @@ import FoundationEssentials
 /// network), so it reads the same offline, in a mail attachment or with JavaScript off. Every
 /// name from the answer is escaped; figures and averages are the terminal view's
 /// (`ReportChart.figure`, `ReportChart.summary`). Fields added after schema 1's first answers
-/// (`used`, `limits`, `users`, `foreground`, `previous.used`) are optional: an older daemon's
-/// answer draws the apps' charts instead of the selections'.
+/// (`used`, `limits`, `users`, `foreground`, `web`, `previous.used`) are optional: an older
+/// daemon's answer draws the apps' charts instead of the selections'.
 public enum ReportHTML {
     /// The page for `report` (decoded once where it arrived), titled `title`; `userName` names a
     /// uid (nil: shown as `uid N`); `generated` (the caller's clock, such as `2026-11-29 18:04`)
@@ -81,13 +81,14 @@ public enum ReportHTML {
             """
     }
 
-    /// The main figure: each selection's app time (`used`) by day, its limits as a line; an
-    /// older answer without `used` gets a chart per app instead. Then the apps, biggest first.
+    /// The main figure: each selection's time in its apps and on its sites (`used`) by day, its
+    /// limits as a line; an older answer without `used` gets a chart per app instead. Then the
+    /// apps and the sites, biggest first.
     static func timeSections(_ r: Report) -> [String] {
         var out: [String] = []
         if r.hasUsed {
             let names = r.names(.used).filter { r.total(.used, $0) > 0 }
-            if names.isEmpty { out.append(card("Time in apps", #"<p class="note">No time in apps was counted.</p>"#)) }
+            if names.isEmpty { out.append(card("Time in apps and on sites", #"<p class="note">\#(noTime(r))</p>"#)) }
             for (i, name) in names.enumerated() {
                 let chart = WeekChart(kind: .used, index: i, name: name, days: r.days, limits: r.limits(for: name))
                 out.append(chartCard(AllowOnly.display(name), chart, r, previous: r.previous(\.used, name)))
@@ -99,13 +100,24 @@ public enum ReportHTML {
             }
         }
         out.append(appsBreakdown(r))
+        out.append(sitesBreakdown(r))
         return out
+    }
+
+    /// What the page says where no selection's time was counted: what there was none of. An
+    /// answer without `used` is an older daemon's, which does not count sites: only apps.
+    static func noTime(_ r: Report) -> String {
+        switch (r.ranked(.apps).isEmpty, r.ranked(.web).isEmpty) {
+        case (true, true): r.hasUsed ? "No time in apps or on sites was counted." : "No time in apps was counted."
+        case (true, false): "No time in apps was counted; the time on sites is below."
+        case (false, _): "No selection's apps or sites were used; the apps are below."
+        }
     }
 
     static func appsBreakdown(_ r: Report) -> String {
         let apps = r.ranked(.apps)
         guard !apps.isEmpty else {
-            return r.hasUsed ? "" : card("Time in apps", #"<p class="note">No time in apps was counted.</p>"#)
+            return r.hasUsed ? "" : card("Time in apps", #"<p class="note">\#(noTime(r))</p>"#)
         }
         // X11 only (R1): no figure rather than "0 min" for an app never seen with the focus.
         let focus = { (app: String) -> Double? in
@@ -118,6 +130,20 @@ public enum ReportHTML {
         }
         let head = "Apps, total over \(r.periodWord == "week" ? "the week" : r.periodWord)"
         return card(head, HBar.table(rows))
+    }
+
+    /// How many sites the page lists; the rest are counted together under them.
+    static let siteCount = 10
+
+    /// B2: the sites longest in the focused tab, biggest first, as the apps are; past
+    /// `siteCount`, how many more and their time together.
+    static func sitesBreakdown(_ r: Report) -> String {
+        let sites = r.ranked(.web)
+        guard !sites.isEmpty else { return "" }
+        let rows = sites.prefix(siteCount).map { HBar(kind: .site, name: $0.name, label: $0.name, seconds: $0.seconds, note: nil) }
+        let rest = sites.dropFirst(siteCount)
+        let more = rest.isEmpty ? "" : "\n<p class=\"note\">\(rest.count) more site\(rest.count == 1 ? "" : "s"): \(ReportChart.figure(rest.reduce(0) { $0 + $1.seconds })).</p>"
+        return card("Sites, total over \(r.periodWord == "week" ? "the week" : r.periodWord)", HBar.table(rows) + more)
     }
 
     /// The whole machine's view: each person's time in any counted app (`users`).
