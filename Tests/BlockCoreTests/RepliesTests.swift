@@ -145,7 +145,7 @@ struct RepliesTests {
                                   limits: ["zz": .init(used: 0, allowance: 60, selections: ["z"]), "games": .init(used: 120, allowance: nil, selections: ["games"])])
         let previous = ReportReply.Previous(from: "2026-11-26", to: "2026-11-27", blocked: ["games": 30], used: [:])
         let member = ReportReply(schema: 1, from: "2026-11-28", to: "2026-11-28", period: .known(.days), user: 1001, days: [day], previous: previous)
-        #expect(JSON.object(member.json).serialized() == #"{"schema":1,"from":"2026-11-28","to":"2026-11-28","period":"days","user":1001,"days":[{"date":"2026-11-28","weekday":"sat","blocked":{"games":60,"x":5},"apps":{"/usr/bin/steam":120},"foreground":{},"used":{"games":120},"shieldHits":{"games":2},"limits":{"games":{"used":120,"selections":["games"]},"zz":{"used":0,"selections":["z"],"allowance":60}},"counts":{"started":1}}],"previous":{"from":"2026-11-26","to":"2026-11-27","blocked":{"games":30},"used":{}}}"#)
+        #expect(JSON.object(member.json).serialized() == #"{"schema":1,"from":"2026-11-28","to":"2026-11-28","period":"days","user":1001,"days":[{"date":"2026-11-28","weekday":"sat","blocked":{"games":60,"x":5},"apps":{"/usr/bin/steam":120},"foreground":{},"web":{},"used":{"games":120},"shieldHits":{"games":2},"limits":{"games":{"used":120,"selections":["games"]},"zz":{"used":0,"selections":["z"],"allowance":60}},"counts":{"started":1}}],"previous":{"from":"2026-11-26","to":"2026-11-27","blocked":{"games":30},"used":{}}}"#)
         var machine = member
         machine.user = nil
         #expect(JSON.object(machine.json).serialized().contains(#""used":{"games":120},"users":{"1001":90},"shieldHits""#))

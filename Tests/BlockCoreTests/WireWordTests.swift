@@ -27,7 +27,7 @@ struct WireWordTests {
             case .startOutcome: #"{"name":"x","kind":"block","selections":["x"],"active":true,"start":"2026-11-29T13:05:00.000+09:00","end":"2026-11-29T13:35:00.000+09:00","locked":false,"remaining":1800,"origin":"client","uid":1000,"outcome":"WORD","enforced":true}"#
             case .delayedKind: #"{"pending":"work","kind":"WORD","uid":1000,"user":"kid","at":"2026-11-29T13:07:00.000+09:00"}"#
             case .cancelledKind: #"{"cancelled":"work","kind":"WORD"}"#
-            case .reportPeriod: #"{"schema":1,"from":"2026-11-23","to":"2026-11-23","period":"WORD","user":1001,"days":[{"date":"2026-11-23","weekday":"mon","blocked":{},"apps":{},"foreground":{},"used":{"games":60},"shieldHits":{},"counts":{"asked":1}}]}"#
+            case .reportPeriod: #"{"schema":1,"from":"2026-11-23","to":"2026-11-23","period":"WORD","user":1001,"days":[{"date":"2026-11-23","weekday":"mon","blocked":{},"apps":{},"foreground":{},"web":{},"used":{"games":60},"shieldHits":{},"counts":{"asked":1}}]}"#
             }
         }
 

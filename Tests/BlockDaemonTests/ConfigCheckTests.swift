@@ -24,7 +24,9 @@ struct ConfigCheckTests {
         "selections.d/web.conf": "[Selection]\nName=web\nDomains=example.com bad_domain!\n",
         "schedules.d/bed.conf": "[Schedule]\nName=bedtime\nWindow=25:00-07:00\nSelections=instagram\n",
         "schedules.d/hw.conf": "[Schedule]\nName=homework\nWindow=16:00-18:00\nSelections=nosuch\n",
-        "limits.d/w.conf": "[Limit]\nName=webonly\nDaily=1h\nSelections=youtube\n",
+        // B3: a limit on URL prefixes alone could never be used up (sites count, pages do not).
+        "selections.d/pages.conf": "[Selection]\nName=pages\nPaths=pages.example/page\n",
+        "limits.d/w.conf": "[Limit]\nName=pagesonly\nDaily=1h\nSelections=pages\n",
     ]
 
     @Test("§7: every broken file is named, in file order, and the good ones still load")

@@ -52,6 +52,21 @@ public struct UsageHistory: Codable, Equatable, Sendable {
             web = try c.decodeIfPresent([String: [String: Double]].self, forKey: .web) ?? [:]
         }
 
+        enum CodingKeys: String, CodingKey { case running, blocked, used, counts, limits, foreground, web }
+
+        /// `web` only when there is some (B2): a day from before it is written as it was, so
+        /// an older blockd's state log is written again to the same bytes (T8).
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(running, forKey: .running)
+            try c.encode(blocked, forKey: .blocked)
+            try c.encode(used, forKey: .used)
+            try c.encode(counts, forKey: .counts)
+            try c.encode(limits, forKey: .limits)
+            try c.encode(foreground, forKey: .foreground)
+            if !web.isEmpty { try c.encode(web, forKey: .web) }
+        }
+
         public var isEmpty: Bool { running.isEmpty && blocked.isEmpty && used.isEmpty && counts.isEmpty && limits.isEmpty && foreground.isEmpty && web.isEmpty }
 
         /// The figures of an interval kind.

@@ -91,7 +91,7 @@ struct StateRecordEncoder {
         key("limits", &first); try dictionary(day.limits) { try $0.double($1) }
         key("running", &first); try seconds(day.running)
         key("used", &first); try seconds(day.used)
-        key("web", &first); try seconds(day.web)
+        if !day.web.isEmpty { key("web", &first); try seconds(day.web) }  // B2: absent from a day without it, as Day encodes
         close()
     }
 
