@@ -10,6 +10,7 @@ namespace of torture/rig.py:
 
 It imports nothing of torture/ but lib."""
 import fcntl, json, os, select, socket, subprocess, time
+from http.server import BaseHTTPRequestHandler
 from lib import as_user, stop, wait_for
 
 
@@ -151,3 +152,21 @@ class Marionette:
 
     def close(self):
         self.sock.close()
+
+
+# ---- Pages ---------------------------------------------------------------------------------------
+
+class Page(BaseHTTPRequestHandler):
+    """Every *.test page: its host in the title and the body."""
+
+    def do_GET(self):
+        host = self.headers.get("Host", "").split(":")[0]
+        body = f"<html><head><title>{host}</title></head><body>PAGE {host}</body></html>".encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass

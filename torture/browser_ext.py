@@ -37,9 +37,8 @@ each as a throwaway user with a fresh profile:
       the block page, which shows what blockd said last and that it cannot be reached.
 Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed."""
 import json, os, pwd, shutil, subprocess, time
-from http.server import BaseHTTPRequestHandler
 from lib import Tally, as_user, sh, stop, wait_for
-from browser_drivers import Chromium, Marionette
+from browser_drivers import Chromium, Marionette, Page
 from rig import Rig, enter
 
 t = Tally("browser-ext")
@@ -52,22 +51,6 @@ with open(f"{REPO}/browser/chromium/manifest.json") as f:
     VERSION = json.load(f)["version"]
 enter(t, ["chromium", "firefox-esr", "dnsmasq", "ip", "openssl", "setpriv", "useradd"],
       "needs root for a private mount and network namespace", timeout=400)
-
-
-class Page(BaseHTTPRequestHandler):
-    """Every *.test page: its host in the title and the body."""
-
-    def do_GET(self):
-        host = self.headers.get("Host", "").split(":")[0]
-        body = f"<html><head><title>{host}</title></head><body>PAGE {host}</body></html>".encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
 
 
 # ---- The fake host's directory --------------------------------------------------------------

@@ -51,9 +51,8 @@ environment (the host finds blockd as blockc does); pages on *.test from a serve
 Each part's seconds are figures. About 65 s (a run within 150 s of local midnight waits for
 the new day). Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed."""
 import grp, json, os, pwd, shutil, subprocess, sys, threading, time
-from http.server import BaseHTTPRequestHandler
 from lib import Tally, as_user, sh, stop, wait_for
-from browser_drivers import Chromium, Marionette
+from browser_drivers import Chromium, Marionette, Page
 from rig import Rig, enter
 
 t = Tally("web-live")
@@ -79,22 +78,6 @@ def clear_of_midnight(margin=150):
     if left < margin:
         print(f"  (waiting {left + 5} s for local midnight: a limit's day ends there)", flush=True)
         time.sleep(left + 5)
-
-
-class Page(BaseHTTPRequestHandler):
-    """Every *.test page: its host in the title and the body."""
-
-    def do_GET(self):
-        host = self.headers.get("Host", "").split(":")[0]
-        body = f"<html><head><title>{host}</title></head><body>PAGE {host}</body></html>".encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
 
 
 # ---- Installing, as the machine does ----------------------------------------------------------
