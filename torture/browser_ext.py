@@ -253,7 +253,9 @@ def chromium(rig, host, ext_id, pw, host_dir):
         host.warning({"activity": "social-limit", "selections": ["social"], "left": 300, "text": "5 minutes of social-limit left today"})
         badge = wait_for(lambda: c.peek(worker["targetId"], "chrome.action.getBadgeText({})"), 10, 0.1)
         t.check(badge == "5m", f"(f) chromium: a warning puts the minutes left on the badge: {badge!r}")
-        shown = c.peek(worker["targetId"], "chrome.notifications.getAll().then(n => Object.keys(n))")
+        # the badge is set before the notification is created: wait for it rather than read once
+        shown = wait_for(lambda: (lambda n: n if n else None)(
+            c.peek(worker["targetId"], "chrome.notifications.getAll().then(n => Object.keys(n))")), 10, 0.1)
         t.check(shown == ["blockd-warning-social-limit"], f"(f) chromium: and shows it as a notification: {shown}")
 
         host.state(connected=False, message="blockd is not running: test")
