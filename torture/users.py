@@ -14,7 +14,8 @@ namespace's own).
 - As root: `blockc schedule add bedtime --daily HH:MM-HH:MM --user kid youtube steam`, with a
   window that holds now (21:00-07:00 when now is in it). Then `getent ahosts` as kid gives the
   sink, as parent and root 127.0.0.1; the hosts section does not name youtube.com; status as
-  root (--all-users), kid and parent shows each their view; headless Chromium as kid is
+  root (--all-users) and the parent (blockd-admin: plain status is everyone's, each block
+  with whom it is for) show every user's blocks, kid and `--user parent` each their own; headless Chromium as kid is
   refused and as parent loads the page.
 - §5 for a plain member: kid's `blockc start --user parent` is refused, kid's own start is
   scoped to kid; kid cannot see the others' blocks.
@@ -134,10 +135,17 @@ def bedtime(d, hours):
     t.check({"youtube", "steam"} <= set(blocked(kid)), f"kid's blockc status --json: youtube and steam blocked: {kid}")
     r = d.blockc("status", user=KID, check=False)
     t.check(r.rc == 0 and "youtube" in r.out and "steam" in r.out, f"kid's blockc status names youtube and steam: {r.out}")
+    # U2: an administrator's plain status is everyone's, each block with whom it is for;
+    # --user parent is what the parent sees (not blocked for them).
     parent = view(d, PARENT)
-    t.check("error" not in parent and not {"youtube", "steam"} & set(blocked(parent)), f"parent's blockc status: not blocked for them: {parent}")
+    t.check(blocked(parent).get("youtube") == [KID] and blocked(parent).get("steam") == [KID],
+            f"parent's (blockd-admin) blockc status --json: youtube and steam blocked for [kid]: {blocked(parent)}")
     r = d.blockc("status", user=PARENT, check=False)
-    t.check(r.rc == 0 and "youtube" not in r.out, f"parent's blockc status does not name youtube: {r.out}")
+    t.check(r.rc == 0 and "Blocked now for kid" in r.out and "youtube" in r.out, f"parent's blockc status shows kid's bedtime, for kid: {r.out}")
+    own = view(d, PARENT, "--user", PARENT)
+    t.check("error" not in own and not {"youtube", "steam"} & set(blocked(own)), f"parent's status --user parent: not blocked for them: {own}")
+    r = d.blockc("status", "--user", PARENT, user=PARENT, check=False)
+    t.check(r.rc == 0 and "youtube" not in r.out.split("Activities")[0], f"parent's blockc status --user parent does not list youtube as blocked: {r.out}")
     t.check("youtube" in blocked(view(d, PARENT, "--user", KID)), "parent (blockd-admin) sees kid's view with --user kid")
     for args in (("--all-users",), ("--user", PARENT)):
         r = d.blockc("status", *args, user=KID, check=False)

@@ -72,7 +72,7 @@ extension Command {
                       "block SELECTIONs now until the end (--allow-only: everything but them); starting again extends, never shortens")
         case .stop: ("stop NAME", "end a block early (not one started with --lock)")
         case .status: ("status [--json] [--watch] [--all] [--user NAME | --all-users]",
-                       "what is blocked for you (or NAME, or everyone), why, and until when; the active activities and counts (--all: every one)")
+                       "what is blocked, for whom, why, and until when (an administrator sees every user's; --user NAME: what NAME sees); the active activities and counts (--all: every one)")
         case .scheduleAdd: ("schedule add NAME (--daily HH:MM-HH:MM | --weekly DAYS HH:MM-HH:MM) [--allow-only] [--user NAME]... [POLICY] SELECTION...",
                             "block SELECTIONs (--allow-only: everything but them) every day (or on DAYS) in a window of local time")
         case .scheduleRemove: ("schedule remove NAME", "remove a schedule")

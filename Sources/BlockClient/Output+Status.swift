@@ -12,18 +12,7 @@ extension Output {
     public func status(_ o: JSONObject) -> String { status(StatusReply(o)) }
 
     public func status(_ s: StatusReply) -> String {
-        var lines: [String] = []
-        let blocked = s.blocked
-        if blocked.isEmpty {
-            lines.append("Nothing is blocked.")
-        } else {
-            lines.append(heading("Blocked now"))
-            lines += table(blocked.map { b in
-                let reasons = b.reasons.map(Output.clean)
-                return [Cell(Output.clean(AllowOnly.display(b.selection)), .red), Cell(until(b.until)),
-                        Cell((reasons.isEmpty ? "" : "by \(reasons.joined(separator: ", "))") + forWhom(b.users), .dim)]
-            })
-        }
+        var lines = blockedSection(s)
 
         let activities = s.activities
         lines.append("")
@@ -34,11 +23,11 @@ extension Output {
         if total == 0 {
             lines.append("  None. Start one with 'blockc start --minutes 30 SELECTION'.")
         } else if activities.isEmpty {
-            lines.append("  None active.")
+            if (s.counts["active"] ?? 0) == 0 { lines.append("  None active.") }  // else: active for others (idleLine)
         } else {
             lines += table(activities.map(activityRow))
         }
-        if let idle = idleLine(s.counts, shown: activities.count) { lines.append(idle) }
+        if let idle = idleLine(s.counts, shown: activities) { lines.append(idle) }
         lines += moreTimeStatus(s.moreTime)  // M2, M3
 
         // T4: a failure is never swallowed, so status shows the latest ones.
@@ -53,21 +42,82 @@ extension Output {
         }
 
         lines.append("")
-        lines.append(enforcementLine(s))
+        lines += enforcementSection(s)
         return lines.joined(separator: "\n")
+    }
+
+    /// §7 "Truth", U2: what is blocked, as enforced: for everyone first, then for each user (an
+    /// administrator's view holds every user's blocks); under a selection blocked in part, what
+    /// is not; then what should be blocked and is not yet, and what stays blocked because its
+    /// unblock could not be written yet.
+    func blockedSection(_ s: StatusReply) -> [String] {
+        let e = s.enforcement
+        let missing = Set(e.notEnforced.map(\.selection))
+        let enforced = s.blocked.filter { !missing.contains($0.selection) }
+        var lines: [String] = []
+        if enforced.isEmpty {
+            lines.append("Nothing is blocked.")
+        } else {
+            // Groups in order: everyone (nil), then each set of users as first met.
+            var groups: [(users: [String]?, rows: [BlockedReply])] = []
+            for b in enforced {
+                let key = b.users.flatMap { $0.isEmpty ? nil : $0 }
+                if let i = groups.firstIndex(where: { $0.users == key }) { groups[i].rows.append(b) } else { groups.append((key, [b])) }
+            }
+            groups.sort { ($0.users == nil ? 0 : 1) < ($1.users == nil ? 0 : 1) }
+            let perUser = groups.contains { $0.users != nil }
+            let partial = Dictionary(grouping: e.partial, by: \.selection)
+            // One table for every group, so that the columns line up across them.
+            let rendered = table(enforced.count > 0 ? groups.flatMap(\.rows).map { b in
+                let reasons = b.reasons.map(Output.clean)
+                return [Cell(Output.clean(AllowOnly.display(b.selection)), .red), Cell(until(b.until)),
+                        Cell(reasons.isEmpty ? "" : "by \(reasons.joined(separator: ", "))", .dim)]
+            } : [])
+            var row = 0
+            for group in groups {
+                if !lines.isEmpty { lines.append("") }
+                let whom = group.users.map { "Blocked now for " + $0.map(Output.clean).joined(separator: ", ") }
+                lines.append(heading(whom ?? (perUser ? "Blocked now for everyone" : "Blocked now")))
+                for b in group.rows {
+                    lines.append(rendered[row])
+                    row += 1
+                    for part in partial[b.selection] ?? [] {
+                        lines.append("    " + paint("in part: \(Output.clean(part.cause))", .yellow))
+                    }
+                }
+            }
+        }
+        let notYet = e.notEnforced.filter { n in s.blocked.contains { $0.selection == n.selection } }
+        if !notYet.isEmpty {
+            lines.append("")
+            lines.append(paint(heading("Not blocked yet"), .red) + " (blockd retries by itself)")
+            lines += table(notYet.map { [Cell(Output.clean(AllowOnly.display($0.selection)), .red), Cell(Output.clean($0.cause))] })
+        }
+        if !e.unblockPending.isEmpty {
+            lines.append("")
+            lines.append(paint(heading("Still blocked, unblock pending"), .red) + " (blockd retries by itself)")
+            lines += table(e.unblockPending.map { [Cell(Output.clean(AllowOnly.display($0.selection)), .red), Cell(Output.clean($0.cause))] })
+        }
+        return lines
     }
 
     /// "  12 schedules, 3 limits, 99,985 idle activities; ...": what a status without --all
     /// leaves out, so that 100,000 idle schedules take one line; nil when nothing is left out.
-    func idleLine(_ counts: [String: Int], shown: Int) -> String? {
-        guard let total = counts["activities"], total > shown else { return nil }
+    /// U2: in one user's view, the activities active for other users are said as such, never
+    /// as idle ones.
+    func idleLine(_ counts: [String: Int], shown: [ActivityReply]) -> String? {
+        guard let total = counts["activities"], total > shown.count else { return nil }
         var parts: [String] = []
         for (key, word) in [("schedules", "schedule"), ("limits", "limit")] {
             if let n = counts[key], n > 0 { parts.append(Output.grouped(n) + " " + word + (n == 1 ? "" : "s")) }
         }
-        let idle = total - shown
-        parts.append("\(Output.grouped(idle)) idle activit\(idle == 1 ? "y" : "ies")")
-        return "  " + parts.joined(separator: ", ") + "; 'blockc status --all' or 'blockc schedule list' lists them."
+        let shownActive = shown.filter(\.active).count
+        let others = max(0, min((counts["active"] ?? shownActive) - shownActive, total - shown.count))
+        let idle = total - shown.count - others
+        if idle > 0 { parts.append("\(Output.grouped(idle)) idle activit\(idle == 1 ? "y" : "ies")") }
+        if others > 0 { parts.append("\(Output.grouped(others)) active for other users") }
+        let how = others > 0 && idle == 0 ? "'blockc status --all-users' lists them" : "'blockc status --all' or 'blockc schedule list' lists them"
+        return "  " + parts.joined(separator: ", ") + "; " + how + "."
     }
 
     /// 99985 → "99,985".
@@ -81,70 +131,87 @@ extension Output {
         return (n < 0 ? "-" : "") + out
     }
 
-    func enforcementLine(_ s: StatusReply) -> String {
-        let e = s.enforcement
-        var line = "Enforcement: \(e.mode.map(Output.clean) ?? "unknown")"
-        if let hosts = e.hostsFile { line += " (hosts file \(Output.clean(hosts)))" }
-        line += "."
-        // What the mode line does not claim, and why (a part turned off or with nothing to act on).
-        let offs = e.off.map { "\(Output.clean($0.part)): \(Output.clean($0.why))" }
-        if !offs.isEmpty { line += " Off: " + offs.joined(separator: "; ") + "." }
-        if let apps = e.apps {
-            line += " Apps: \(Output.clean(apps))"
-            if let reason = e.appsReason { line += " (\(Output.clean(reason)))" }
-            line += "."
-        }
-        line += browsersNote(e)
-        if let next = instant(s.nextTransition) { line += " Next change \(at(next))." }
-        if let felt = feltLine(e) { line += "\n" + felt }
-        if let closed = closedLine(e) { line += "\n" + closed }
-        // §7 "Truth": say when the configuration in force is not the files, or the
-        // state file cannot be saved.
-        if let problem = e.configProblem { line += "\nConfiguration: \(Output.clean(problem))." }
-        if let problem = e.stateProblem { line += "\nState file not saved: \(Output.clean(problem))." }
-        // §7 "Truth": what should be blocked but is not, and why.
-        for missing in e.notEnforced {
-            line += "\n" + paint("Not enforced yet: \(Output.clean(missing.selection)): \(Output.clean(missing.cause))", .red)
-        }
-        for stuck in e.unblockPending {
-            line += "\n" + paint("Still blocked, unblock pending: \(Output.clean(stuck.selection)): \(Output.clean(stuck.cause))", .red)
-        }
-        if let paths = e.pathRules { line += "\nNote: \(Output.clean(paths))." }
-        return line
+    /// §7 "Truth", E5, E7: how blocking is done here, one row per part as a person names it
+    /// (websites, per-user websites, connections, apps, browsers), each part said once: on, with
+    /// what; or off, with why. Then the next change and what is not as it should be.
+    /// "off (AppShield=no)" for "turned off (AppShield=no)", else "off: WHY".
+    static func off(_ why: String) -> String {
+        why.hasPrefix("turned off (") ? "off" + why.dropFirst("turned off".count) : "off: " + why
     }
 
-    /// E5: whether open connections are cut, new ones refused, and where blocked names point.
-    func feltLine(_ e: EnforcementReply) -> String? {
+    func enforcementSection(_ s: StatusReply) -> [String] {
+        let e = s.enforcement
+        var offs: [String: String] = [:]
+        for off in e.off { offs[off.part] = Output.clean(off.why) }
+        var rows: [[Cell]] = []
+        func row(_ part: String, _ text: String, off: Bool = false) { rows.append([Cell(part), Cell(text, off ? .yellow : nil)]) }
+
+        var websites = e.hostsFile.map { "hosts file \(Output.clean($0))" } ?? "the hosts file"
+        if let sink = e.sink { websites += "; blocked names point at \(Output.clean(sink).split(separator: " ").joined(separator: " and "))" }
+        row("websites", websites)
+        if let why = offs.removeValue(forKey: "nss") {
+            row("per user", Output.off(why), off: true)
+        } else if let tables = e.userTables {
+            row("per user", "the NSS module, from the tables in \(Output.clean(tables))")
+        }
+        if let felt = connections(e) { row("connections", felt.text, off: felt.off) }
+        offs["cut"] = nil  // said by the connections row
+        if let apps = e.apps.map(Output.clean) {
+            let why = e.appsReason.map(Output.clean)
+            if apps == "off" { row("apps", why.map(Output.off) ?? "off", off: true) }
+            else { row("apps", "\(apps) exec shield" + (why.map { " (\($0))" } ?? "")) }
+        } else if let why = offs["apps"] {
+            row("apps", Output.off(why), off: true)
+        } else if let shield = e.mode?.split(separator: "+").first(where: { ["fanotify", "proc", "scan"].contains($0) }) {
+            row("apps", "\(shield) exec shield")  // an older daemon says it in the mode alone
+        }
+        offs["apps"] = nil
+        if let browsers = browsersRow(e) { row("browsers", browsers.text, off: browsers.off) }
+        offs["browsers"] = nil
+        for (part, why) in offs.sorted(by: { $0.key < $1.key }) { row(Output.clean(part), Output.off(why), off: true) }
+
+        var lines = [heading("Enforcement")] + table(rows)
+        if let closed = closedLine(e) { lines.append("  " + closed) }
+        if let paths = e.pathRules { lines.append("  Note: \(Output.clean(paths)).") }
+        if let next = instant(s.nextTransition) { lines.append("Next change \(at(next)).") }
+        // §7 "Truth": say when the configuration in force is not the files, or the
+        // state file cannot be saved.
+        if let problem = e.configProblem { lines.append(paint("Configuration: \(Output.clean(problem)).", .red)) }
+        if let problem = e.stateProblem { lines.append(paint("State file not saved: \(Output.clean(problem)).", .red)) }
+        return lines
+    }
+
+    /// E5: whether open connections are cut and new ones refused (with the allow-only windows'
+    /// rules and a DNS problem); nil when the daemon says nothing of them.
+    func connections(_ e: EnforcementReply) -> (text: String, off: Bool)? {
         guard let cut = e.cutSockets, let firewall = e.firewall else { return nil }
-        var line = "Open connections: "
-        line += cut ? "cut when a block starts (\(e.socketsCut ?? 0) so far)" : "not cut (CutSockets=no)"
-        if let problem = e.cutSocketsProblem { line += " (\(Output.clean(problem)))" }
-        line += ". New connections: "
+        var parts: [String] = []
+        var open = cut ? "open ones cut when a block starts (\(e.socketsCut ?? 0) so far)" : "open ones not cut (CutSockets=no)"
+        if let problem = e.cutSocketsProblem { open += " (\(Output.clean(problem)))" }
+        parts.append(open)
+        var new: String
         if firewall.enabled {
             // E5: the addresses DNS taught, not the sink's own, which are refused whatever DNS says.
             let count = firewall.learned ?? 0
-            line += "refused through nftables table \(Output.clean(firewall.table ?? "inet blockd")) (\(count) learned address\(count == 1 ? "" : "es")"
-            if let until = instant(firewall.until) { line += ", grace \(self.until(until))" }
-            line += ")"
+            new = "new ones refused through nftables table \(Output.clean(firewall.table ?? "inet blockd")) (\(count) learned address\(count == 1 ? "" : "es")"
+            if let until = instant(firewall.until) { new += ", grace \(self.until(until))" }
+            new += ")"
         } else {
-            line += "not refused"
+            new = "new ones not refused"
         }
-        if let problem = firewall.problem { line += " (\(Output.clean(problem)))" }
-        if let windows = allowOnlyNote(firewall) { line += ". " + windows }
+        if let problem = firewall.problem.map(Output.clean) { new += firewall.enabled ? " (\(problem))" : ": " + problem }
+        parts.append(new)
+        if let windows = allowOnlyNote(firewall) { parts.append(windows) }
         if let dns = e.dns, let problem = dns.problem {
-            line += ". " + paint("DNS lookups fail (\(dns.failed ?? 0) of \(dns.lookups ?? 0)): \(Output.clean(problem))", .red)
+            parts.append(paint("DNS lookups fail (\(dns.failed ?? 0) of \(dns.lookups ?? 0)): \(Output.clean(problem))", .red))
         }
-        if let sink = e.sink { line += ". Blocked names point at \(Output.clean(sink))" }
-        return line + "."
+        return (parts.joined(separator: "; "), !cut && !firewall.enabled)
     }
 
     /// W2: what the allow-only windows' rules let their users reach, or why connections are
     /// not refused during a window; nil without a window.
     func allowOnlyNote(_ firewall: EnforcementReply.Firewall) -> String? {
-        if let problem = firewall.allowOnlyProblem {
-            let text = Output.clean(problem)
-            return text.prefix(1).uppercased() + text.dropFirst()
-        }
+        if let problem = firewall.allowOnlyProblem { return Output.clean(problem) }
         guard let windows = firewall.allowOnly, !windows.isEmpty else { return nil }
         let parts = windows.map { w in
             let uids = w.uids.map { String($0) }
@@ -152,14 +219,14 @@ extension Output {
             let hosts = w.hosts ?? 0, addresses = w.addresses.count
             return "\(whose) only \(addresses) address\(addresses == 1 ? "" : "es") of \(hosts) allowed host\(hosts == 1 ? "" : "s")"
         }
-        return "Allow-only time: " + parts.joined(separator: "; ") + ", DNS and this machine"
+        return "allow-only time: " + parts.joined(separator: "; ") + ", DNS and this machine"
     }
 
-    /// E7: which browsers get blockd's policies, or why none do.
-    func browsersNote(_ e: EnforcementReply) -> String {
-        guard let b = e.browserPolicies else { return "" }
-        if let reason = e.browsersReason { return " Browsers: none (\(Output.clean(reason)))." }
-        var line = " Browsers: \(b.browsers.map(Output.clean).joined(separator: ", "))"
+    /// E7: which browsers get blockd's policies, or why none do; nil when not said.
+    func browsersRow(_ e: EnforcementReply) -> (text: String, off: Bool)? {
+        guard let b = e.browserPolicies else { return e.off.first { $0.part == "browsers" }.map { (Output.off(Output.clean($0.why)), true) } }
+        if let reason = e.browsersReason { return ("none: \(Output.clean(reason))", true) }
+        var line = "policies for \(b.browsers.map(Output.clean).joined(separator: ", "))"
         let files = b.files.map(Output.clean) + (b.firefox.map { [Output.clean($0)] } ?? [])
         if !files.isEmpty { line += " (\(files.joined(separator: ", ")))" }
         // B1: web time and the block page come from the extension.
@@ -168,7 +235,7 @@ extension Output {
         } else if let why = b.extensionReason {
             line += "; blockd's extension: \(Output.clean(why))"
         }
-        return line + "."
+        return (line, false)
     }
 
     /// W3: "Closed while blocked: private windows, guest profiles, new profiles (...)."; nil
@@ -261,13 +328,15 @@ extension Output {
         let named = selections == [name] ? "" : " (block '\(name)')"
         let end = until(a.end)
         let lock = a.locked ? " It is locked: nobody can stop it early." : ""
+        // §7 "Truth": what the configuration leaves off is said with the block.
+        let part = reply.partial.map { "\n  In part: \(Output.clean($0.cause))." }.joined()
         switch reply.outcome {
         case .known(.extended):
-            return "Extended the block on \(what) \(end)\(named).\(lock)"
+            return "Extended the block on \(what) \(end)\(named).\(lock)\(part)"
         case .known(.unchanged):
-            return "\(what) is already blocked \(end)\(named); a block is extended, never shortened."
+            return "\(what) is already blocked \(end)\(named); a block is extended, never shortened.\(part)"
         case .known(.created), .unknown:
-            return "Blocked \(what) \(end)\(named).\(lock)"
+            return "Blocked \(what) \(end)\(named).\(lock)\(part)"
         }
     }
 

@@ -62,7 +62,10 @@ struct OutputTests {
           12:58  activity-limit  at most 20 activities; stop a block or remove a schedule to free a slot
           Clear them with 'blockc failures --clear'.
 
-        Enforcement: hosts+fanotify (hosts file /etc/hosts). Next change at 13:35 (in 30m).
+        Enforcement
+          websites  hosts file /etc/hosts
+          apps      fanotify exec shield
+        Next change at 13:35 (in 30m).
         """)
     }
 
@@ -75,8 +78,11 @@ struct OutputTests {
                                  "learned": .int(1), "until": "2026-11-29T13:07:00+09:00"]),
         ])
         #expect(Fixture.output().status(status).hasSuffix("""
-            Enforcement: hosts+cut+fanotify. Next change at 13:35 (in 30m).
-            Open connections: cut when a block starts (3 so far). New connections: refused through nftables table inet blockd (1 learned address, grace until 13:07 (2m left)). Blocked names point at 127.0.0.253 100::1.
+            Enforcement
+              websites     the hosts file; blocked names point at 127.0.0.253 and 100::1
+              connections  open ones cut when a block starts (3 so far); new ones refused through nftables table inet blockd (1 learned address, grace until 13:07 (2m left))
+              apps         fanotify exec shield
+            Next change at 13:35 (in 30m).
             """))
         // E5 under a sandbox that forbids DNS: said, with the count, not hidden behind the sink.
         status["enforcement"] = .object([
@@ -85,14 +91,16 @@ struct OutputTests {
             "dns": .object(["lookups": .int(2), "failed": .int(2), "problem": "cannot send a DNS query to 10.0.0.1: Permission denied"]),
         ])
         #expect(Fixture.output(color: false).status(status).hasSuffix("""
-            Open connections: cut when a block starts (0 so far). New connections: refused through nftables table inet blockd (0 learned addresses). DNS lookups fail (2 of 2): cannot send a DNS query to 10.0.0.1: Permission denied. Blocked names point at 127.0.0.253 100::1.
+              connections  open ones cut when a block starts (0 so far); new ones refused through nftables table inet blockd (0 learned addresses); DNS lookups fail (2 of 2): cannot send a DNS query to 10.0.0.1: Permission denied
+            Next change at 13:35 (in 30m).
             """))
         status["enforcement"] = .object([
             "mode": "hosts+cut", "cutSockets": .bool(false), "socketsCut": .int(0), "sink": "0.0.0.0 ::",
             "firewall": .object(["enabled": .bool(false), "table": "inet blockd", "addresses": .array([]), "problem": "turned off (Firewall=no)"]),
         ])
         #expect(Fixture.output().status(status).hasSuffix("""
-            Open connections: not cut (CutSockets=no). New connections: not refused (turned off (Firewall=no)). Blocked names point at 0.0.0.0 ::.
+              connections  open ones not cut (CutSockets=no); new ones not refused: turned off (Firewall=no)
+            Next change at 13:35 (in 30m).
             """))
     }
 
@@ -106,7 +114,8 @@ struct OutputTests {
                                                       .object(["selection": "only:editor.test", "hosts": .int(2), "addresses": .array([]), "uids": .array([.int(1001)])])])]),
         ])
         #expect(Fixture.output().status(status).hasSuffix("""
-            Open connections: cut when a block starts (0 so far). New connections: refused through nftables table inet blockd (0 learned addresses). Allow-only time: login users reach only 2 addresses of 1 allowed host; uid 1001 reaches only 0 addresses of 2 allowed hosts, DNS and this machine. Blocked names point at 127.0.0.253 100::1.
+              connections  open ones cut when a block starts (0 so far); new ones refused through nftables table inet blockd (0 learned addresses); allow-only time: login users reach only 2 addresses of 1 allowed host; uid 1001 reaches only 0 addresses of 2 allowed hosts, DNS and this machine
+            Next change at 13:35 (in 30m).
             """))
         status["enforcement"] = .object([
             "mode": "hosts", "cutSockets": .bool(true), "socketsCut": .int(0), "sink": "0.0.0.0 ::",
@@ -114,11 +123,12 @@ struct OutputTests {
                                  "allowOnlyProblem": "allow-only time refuses only names, not connections to other addresses: turned off (Firewall=no)"]),
         ])
         #expect(Fixture.output().status(status).hasSuffix("""
-            New connections: not refused (turned off (Firewall=no)). Allow-only time refuses only names, not connections to other addresses: turned off (Firewall=no). Blocked names point at 0.0.0.0 ::.
+              connections  open ones cut when a block starts (0 so far); new ones not refused: turned off (Firewall=no); allow-only time refuses only names, not connections to other addresses: turned off (Firewall=no)
+            Next change at 13:35 (in 30m).
             """))
     }
 
-    @Test("status: the mode line claims only what acts, and says what is off and why")
+    @Test("status: each part of enforcement said once: what acts with what, what is off and why")
     func statusOff() {
         var status = Fixture.emptyStatus
         status["enforcement"] = .object([
@@ -126,9 +136,89 @@ struct OutputTests {
             "off": .array([["part": "nss", "why": "per-user tables go to /tmp/u, which the installed NSS module does not read"],
                            ["part": "apps", "why": "turned off (AppShield=no)"]]),
         ])
-        #expect(Fixture.output().status(status).contains("""
-            Enforcement: hosts (hosts file /tmp/hosts). Off: nss: per-user tables go to /tmp/u, which the installed NSS module does not read; apps: turned off (AppShield=no). Apps: off.
+        #expect(Fixture.output().status(status).hasSuffix("""
+            Enforcement
+              websites  hosts file /tmp/hosts
+              per user  off: per-user tables go to /tmp/u, which the installed NSS module does not read
+              apps      off
+            Next change at 13:35 (in 30m).
             """))
+        status["enforcement"] = .object([
+            "mode": "hosts+nss+cut+fanotify+browsers", "hostsFile": "/etc/hosts", "apps": "fanotify", "sink": "0.0.0.0 ::",
+            "userTables": .object(["directory": "/run/blockd/users", "readableBy": "their user"]),
+            "cutSockets": .bool(true), "socketsCut": .int(0),
+            "firewall": .object(["enabled": .bool(true), "table": "inet blockd", "addresses": .array([]), "learned": .int(4)]),
+            "browserPolicies": .object(["browsers": .array(["chromium"]), "files": .array(["/etc/chromium/policies/managed/blockd.json"]),
+                                        "closed": .array([]), "extension": .object([:])]),
+        ])
+        #expect(Fixture.output().status(status).hasSuffix("""
+            Enforcement
+              websites     hosts file /etc/hosts; blocked names point at 0.0.0.0 and ::
+              per user     the NSS module, from the tables in /run/blockd/users
+              connections  open ones cut when a block starts (0 so far); new ones refused through nftables table inet blockd (4 learned addresses)
+              apps         fanotify exec shield
+              browsers     policies for chromium (/etc/chromium/policies/managed/blockd.json); blockd's extension is installed in them (web time, the block page)
+            Next change at 13:35 (in 30m).
+            """))
+        let text = Fixture.output().status(status)
+        for part in ["websites", "per user", "connections", "apps", "browsers"] {
+            #expect(text.components(separatedBy: "\n  \(part) ").count == 2, "\(part) is said once")
+        }
+    }
+
+    @Test("U2: an administrator's status groups what is blocked by whom it is blocked for, everyone first, in one aligned table")
+    func statusPerUser() {
+        var kidsBlock = BlockedReply(selection: "youtube", until: "2026-11-29T21:00:00+09:00", reasons: ["bedtime"], users: ["kid"])
+        let status = Fixture.status(blocked: [.object(kidsBlock.json), Fixture.blocked("instagram", until: "2026-11-29T13:35:00+09:00", by: ["instagram"])],
+                                    activities: [Fixture.instagramBlock])
+        #expect(Fixture.output(color: false).status(status).hasPrefix("""
+            Blocked now for everyone
+              instagram  until 13:35 (30m left)    by instagram
+
+            Blocked now for kid
+              youtube    until 21:00 (7h55m left)  by bedtime
+
+            Activities
+            """))
+        kidsBlock.users = ["kid", "kid2"]
+        let two = Fixture.status(blocked: [.object(kidsBlock.json)], activities: [])
+        #expect(Fixture.output(color: false).status(two).hasPrefix("Blocked now for kid, kid2\n  youtube  until 21:00 (7h55m left)  by bedtime\n"))
+    }
+
+    @Test("§7 Truth: Blocked now lists what is enforced; a part left off is said under its selection; what is not enforced is listed apart, with why")
+    func statusTruth() {
+        var status = Fixture.busyStatus
+        status["enforcement"] = .object([
+            "mode": "hosts", "hostsFile": "/etc/hosts",
+            "partial": .array([["selection": "instagram", "cause": "its apps are not blocked: the app shield is turned off (AppShield=no)"]]),
+            "notEnforced": .array([["selection": "reddit", "cause": "cannot write /etc/hosts: Read-only file system"]]),
+        ])
+        #expect(Fixture.output(color: false).status(status).hasPrefix("""
+            Blocked now
+              instagram  until 13:35 (30m left)                by instagram
+                in part: its apps are not blocked: the app shield is turned off (AppShield=no)
+              youtube    until Mon 30 Nov 07:00 (17h55m left)  by study
+
+            Not blocked yet (blockd retries by itself)
+              reddit  cannot write /etc/hosts: Read-only file system
+
+            Activities (3 of 20)
+            """))
+        status["blocked"] = .array([Fixture.blocked("reddit", until: "2026-11-30T07:00:00+09:00", by: ["study"])])
+        #expect(Fixture.output(color: false).status(status).hasPrefix("Nothing is blocked.\n\nNot blocked yet (blockd retries by itself)\n  reddit  cannot"),
+                "nothing enforced is never 'Blocked now'")
+    }
+
+    @Test("U2: in one user's view the activities active for other users are said as such, never as idle", arguments: [
+        (active: 3, total: 5, shown: 1, says: "  2 idle activities, 2 active for other users; 'blockc status --all' or 'blockc schedule list' lists them."),
+        (active: 1, total: 5, shown: 1, says: "  4 idle activities; 'blockc status --all' or 'blockc schedule list' lists them."),
+        (active: 3, total: 3, shown: 1, says: "  2 active for other users; 'blockc status --all-users' lists them."),
+    ])
+    func idleAndOthers(active: Int, total: Int, shown: Int, says: String) {
+        var status = Fixture.status(blocked: [], activities: Array([Fixture.instagramBlock].prefix(shown)))
+        status["counts"] = .object(["activities": .int(Int64(total)), "active": .int(Int64(active))])
+        let text = Fixture.output(color: false).status(status)
+        #expect(text.contains("\n" + says + "\n"), "\(text)")
     }
 
     @Test("status: 'Nothing is blocked.' and no Failures section when there are none")

@@ -81,6 +81,40 @@ struct CoreTests {
         #expect(core.takeEffects().contains { if case .event(let e) = $0 { e.name == .lock } else { false } })
     }
 
+    @Test("§7 Truth: a part the configuration leaves off (AppShield=no) is said, and the rest of the selection is blocked and announced")
+    func blockedInPart() throws {
+        let t0 = at("2026-12-02T10:00:00Z")
+        var core = CoreTests.core(at: t0)
+        var report = EnforcementReport()
+        report.partOff("discord", .apps, "its apps are not blocked: the app shield is turned off (AppShield=no)")
+        let (reply, _) = try CoreTests.run(#"start {"name":"chat","selections":["discord"],"seconds":60}"#, on: &core, at: t0, report: report)
+        #expect(reply["enforced"] == .bool(true), "its websites are blocked: the block is enforced")
+        #expect(reply["partial"] == .array([["selection": "discord", "cause": "its apps are not blocked: the app shield is turned off (AppShield=no)"]]))
+        #expect(core.applied["discord"] != nil && core.notEnforced["discord"] == nil)
+        #expect(CoreTests.journal(core.takeEffects()).contains { $0.hasPrefix("Blocked discord") })
+        #expect(core.partialJSON(["discord"]) == .array([["selection": "discord", "cause": "its apps are not blocked: the app shield is turned off (AppShield=no)"]]))
+    }
+
+    @Test("§7 Truth: settled over a selection's parts, a part left off leaves it blocked in part; every part off, or a failure too, leaves it not enforced",
+          arguments: [
+              // (domains, apps, paths, parts off, failure) -> blocked in part?, not enforced?
+              (["a.test"], ["app"], [], [EnforcementReport.Part.apps], false, inPart: true, notEnforced: false),
+              ([], ["app"], [], [.apps], false, inPart: false, notEnforced: true),
+              ([], [], ["a.test/x"], [.pages], false, inPart: false, notEnforced: true),
+              (["a.test"], [], ["a.test/x"], [.pages], false, inPart: true, notEnforced: false),
+              ([], ["app"], ["a.test/x"], [.apps, .pages], false, inPart: false, notEnforced: true),
+              (["a.test"], ["app"], [], [.apps], true, inPart: false, notEnforced: true),
+          ] as [([String], [String], [String], [EnforcementReport.Part], Bool, inPart: Bool, notEnforced: Bool)])
+    func settleParts(domains: [String], apps: [String], paths: [String], off: [EnforcementReport.Part], fails: Bool, inPart: Bool, notEnforced: Bool) {
+        var report = EnforcementReport()
+        for part in off { report.partOff("s", part, "its \(part.rawValue) are off") }
+        if fails { report.notEnforced("s", "the hosts file is read-only") }
+        report.settle(targets: [Selection(name: "s", domains: domains, apps: apps, paths: paths)])
+        #expect((report.partsOff["s"] != nil) == inPart && (report.notEnforced["s"] != nil) == notEnforced, "\(report)")
+        if notEnforced && !fails { #expect(report.notEnforced["s"] == off.sorted().map { "its \($0.rawValue) are off" }.joined(separator: "; ")) }
+        if fails { #expect(report.notEnforced["s"] == "the hosts file is read-only") }
+    }
+
     @Test("T5: with nothing changed a reconcile plans no enforcement and announces nothing")
     func idempotent() throws {
         let t0 = at("2026-12-02T10:00:00Z")

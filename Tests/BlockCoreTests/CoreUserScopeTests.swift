@@ -46,6 +46,28 @@ struct CoreUserScopeTests {
         #expect(other.blocked.map(\.selection) == ["reddit"] && other.applied == ["reddit"])
     }
 
+    @Test("U2: whose view a plain status gives: an administrator's and root's is everyone's (the child's block shows), --user NAME is NAME's, a member's is their own",
+          arguments: [
+              (peer: "admin", view: StatusView.caller, sees: nil as UInt32?),
+              (peer: "root", view: .caller, sees: nil),
+              (peer: "admin", view: .user("kid"), sees: 1001),
+              (peer: "admin", view: .user("admin"), sees: 1003),
+              (peer: "admin", view: .allUsers, sees: nil),
+              (peer: "kid", view: .caller, sees: 1001),
+              (peer: "kid", view: .user("kid"), sees: 1001),
+          ])
+    func statusViewer(peer: String, view: StatusView, sees: UInt32?) throws {
+        let d = Self.driver()
+        let who = ["admin": Self.admin, "root": Peer.root, "kid": Self.kid][peer]!
+        #expect(try d.core.statusViewer(view, peer: who) == sees)
+    }
+
+    @Test("U2: a member may not ask for everyone's view or another user's", arguments: [StatusView.allUsers, .user("parent")])
+    func memberViewRefused(view: StatusView) {
+        let d = Self.driver()
+        #expect(throws: CoreError.self) { try d.core.statusViewer(view, peer: Self.kid) }
+    }
+
     @Test("U1 done-when: schedule add bedtime --user kid youtube steam blocks both for kid only")
     func bedtimeForKid() {
         var d = Self.driver()

@@ -189,15 +189,16 @@ struct AllowOnlyAppsTests {
         #expect((ShieldTarget.denying([target]) { ProcessUsers(real: real, login: login) } != nil) == denied)
     }
 
-    @Test("W2, §7: with AppShield=no an allow-only window's desktop applications are reported not enforced")
+    @Test("W2, §7: with AppShield=no an allow-only window's desktop applications are reported as the part left off")
     func shieldOff() {
         let shield = AppShield(killGrace: 1, log: MemorySink(), hits: { _ in }, enabled: false, desktop: DesktopDirs(
             applications: [], autostart: [], flatpakApps: "/nonexistent", userApplications: [], userAutostart: [], userFlatpakApps: "x", home: { _ in nil }))
         let report = shield.enforce(blocked: [DesktopScratch.window(allowing: [])])
-        #expect(report.notEnforced["only:editor"]?.contains("desktop applications are not denied") == true, "\(report)")
+        #expect(report.partsOff["only:editor"]?[.apps]?.contains("desktop applications are not denied") == true, "\(report)")
+        #expect(report.notEnforced.isEmpty, "the core decides from every part whether the window is enforced at all")
         var nobody = DesktopScratch.window(allowing: [])
         nobody.users = []
-        #expect(shield.enforce(blocked: [nobody]).notEnforced.isEmpty, "a window for nobody claims nothing")
+        #expect(shield.enforce(blocked: [nobody]).partsOff.isEmpty, "a window for nobody claims nothing")
     }
 }
 

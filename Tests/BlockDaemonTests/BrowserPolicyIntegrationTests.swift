@@ -44,7 +44,7 @@ import BlockTestTools
         #expect(status["enforcement"]?["browserPolicies"]?["files"] == [.string(chromium)])
         #expect(status["enforcement"]?["pathRules"] == nil)
         let shown = try s.blockc(["status"]).out
-        #expect(shown.contains("Browsers: chromium, firefox"), "\(shown)")
+        #expect(shown.contains("\n  browsers     policies for chromium, firefox ("), "\(shown)")
         // Atomic writes leave no temp files behind.
         let managed = (chromium as NSString).deletingLastPathComponent
         #expect(try FileManager.default.contentsOfDirectory(atPath: managed) == ["blockd.json"])

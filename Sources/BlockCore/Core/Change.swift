@@ -128,7 +128,7 @@ extension Core {
             // Truth (§7): the block is registered either way; the client says whether it
             // is enforced, and blockd retries what is not.
             return StartReply(block: shapes.activityReply(.block(block), at: now), outcome: outcome,
-                              notEnforced: notEnforcedReplies(block.selections)).json
+                              notEnforced: notEnforcedReplies(block.selections), partial: partialReplies(block.selections)).json
         case .status, .published: return nil  // rendered by the engine
         }
     }
@@ -141,5 +141,15 @@ extension Core {
 
     func notEnforcedReplies(_ selections: [String]) -> [NotEnforcedReply] {
         selections.filter { applied[$0] == nil && notEnforced[$0] != nil }.map { NotEnforcedReply(selection: $0, cause: notEnforced[$0]!) }
+    }
+
+    /// `[{"selection", "cause"}]` for those of `selections` blocked in part: one entry per part
+    /// the configuration leaves off (§7 "Truth").
+    public func partialJSON(_ selections: [String]) -> JSON {
+        .array(partialReplies(selections).map { .object($0.json) })
+    }
+
+    func partialReplies(_ selections: [String]) -> [NotEnforcedReply] {
+        selections.filter { applied[$0] != nil }.flatMap { name in (partsOff[name] ?? []).map { NotEnforcedReply(selection: name, cause: $0) } }
     }
 }

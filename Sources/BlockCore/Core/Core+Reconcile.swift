@@ -93,6 +93,7 @@ extension Core {
             effects.targets = plan.targetNames ?? Array(Set(targets.map(\.name))).sorted()  // W2: a per-user AlwaysAllowed= splits a target
             var report = enforced ?? EnforcementReport()
             for (name, cause) in plan.unresolved.sorted(by: { $0.key < $1.key }) { report.notEnforced(name, cause) }  // §7 Truth
+            report.settle(targets: targets)  // §7 Truth: a part left off is said; every part off is not enforced
             record(report, now: now)
             if report.failures.isEmpty && report.notEnforced.isEmpty { lastEnforced = now }  // F3
             candidates.formUnion(notEnforced.keys)
@@ -225,6 +226,7 @@ extension Core {
     /// (a retry that fails the same way is not a new failure).
     mutating func record(_ report: EnforcementReport, now: Date) {
         notEnforced = report.notEnforced
+        partsOff = report.partsOff.mapValues { $0.sorted { $0.key < $1.key }.map(\.value) }
         lingering = report.lingering.filter { applied[$0.key] != nil }
         var causes: Set<String> = []
         for failure in report.failures {

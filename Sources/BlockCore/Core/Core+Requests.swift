@@ -79,7 +79,7 @@ extension Core {
         // The read-only answers come from the published snapshot on the connection's side
         // (Engine+Snapshot.swift); they reach the engine when that cannot answer, and for
         // other users' views (per-user blocks).
-        case .status(let all, let view): return .read(.status(all: all, viewer: try viewer(view, peer: peer), peer: peer))
+        case .status(let all, let view): return .read(.status(all: all, viewer: try statusViewer(view, peer: peer), peer: peer))
         case .failures, .stats: return .read(.published(request, peer: peer))
         case .report(let args):  // R2: a member sees their own view (`viewer` refuses another's)
             let uid = try viewer(args.view, peer: peer)

@@ -93,6 +93,14 @@ extension Core {
         }
     }
 
+    /// U2: whose view a `status` gives. Without `--user`, root and administrators see every
+    /// user's blocks (a parent's plain `blockc status` shows the child's bedtime, for whom it
+    /// is); `--user NAME` gives what NAME sees, their own name included. A member sees theirs.
+    public func statusViewer(_ view: StatusView, peer: Peer) throws(CoreError) -> UInt32? {
+        if view == .caller && Core.privateView(peer) == nil { return nil }
+        return try viewer(view, peer: peer)
+    }
+
     public static let othersDenied = CoreError(.permissionDenied, "only root and members of group 'blockd-admin' may see other users' blocks; 'blockc status' shows yours")
 
     /// Whether `peer` may see `activity` in lists (schedule list, limit list).
@@ -108,6 +116,8 @@ extension Core {
         public var activities: [Activity]
         public var applied: [String]
         public var notEnforced: JSON
+        /// Of their selections, those blocked in part, and what is left off.
+        public var partial: JSON = .array([])
     }
 
     public func statusView(for viewer: UInt32, all: Bool, now: Date) -> UserStatus {
@@ -125,7 +135,8 @@ extension Core {
         return UserStatus(blocked: desired,
                           activities: every.filter { Scope.visible($0.scope, origin: $0.origin, to: viewer) && (all || active.contains($0.name)) }
                               .map { $0.seen(by: viewer) },
-                          applied: applied.keys.sorted().filter(mine.contains), notEnforced: notEnforcedJSON(desired.map(\.selection)))
+                          applied: applied.keys.sorted().filter(mine.contains), notEnforced: notEnforcedJSON(desired.map(\.selection)),
+                          partial: partialJSON(desired.map(\.selection)))
     }
 
     /// T5 with M3: what `every` blocks at `now`, less what grants lift; worked out from the

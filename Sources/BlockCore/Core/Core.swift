@@ -29,6 +29,9 @@ public struct Core {
     public var appliedSorted: [String] { state.applied.count == applied.count ? state.applied : applied.keys.sorted() }
     /// Desired selections the enforcer could not enforce at the last apply, with the cause.
     public internal(set) var notEnforced: [String: String] = [:]
+    /// §7 "Truth": selections enforced in part, with what the configuration leaves off (the app
+    /// shield turned off, ...), in the order websites, apps, pages.
+    public internal(set) var partsOff: [String: [String]] = [:]
     /// §7 "Truth": selections no longer blocked whose enforcement is still in place
     /// (a write that takes it away failed), with the cause; they stay applied, unannounced,
     /// until it lands.

@@ -74,9 +74,13 @@ public struct StartReply: Equatable, Sendable {
     /// False only when the daemon said so; an older daemon that did not say is taken at its word.
     public var enforced: Bool
     public var notEnforced: [NotEnforcedReply]
+    /// §7 "Truth": enforced in part: what the configuration leaves off (the app shield turned
+    /// off, ...), one entry per part; the block is enforced all the same.
+    public var partial: [NotEnforcedReply]
 
-    public init(block: ActivityReply, outcome: Outcome, notEnforced: [NotEnforcedReply]) {
+    public init(block: ActivityReply, outcome: Outcome, notEnforced: [NotEnforcedReply], partial: [NotEnforcedReply] = []) {
         (self.block, self.outcome, self.enforced, self.notEnforced) = (block, .known(outcome), notEnforced.isEmpty, notEnforced)
+        self.partial = partial
     }
 
     public var json: JSONObject {
@@ -84,6 +88,7 @@ public struct StartReply: Equatable, Sendable {
         o["outcome"] = .string(outcome.word)
         o["enforced"] = .bool(enforced)
         if !notEnforced.isEmpty { o["notEnforced"] = .array(notEnforced.map { .object($0.json) }) }
+        if !partial.isEmpty { o["partial"] = .array(partial.map { .object($0.json) }) }
         return o
     }
 
@@ -91,6 +96,7 @@ public struct StartReply: Equatable, Sendable {
         (block, outcome) = (ActivityReply(o), WireWord(o["outcome"]?.string ?? ""))
         enforced = o["enforced"]?.bool != false
         notEnforced = Reply.objects(o["notEnforced"]).map(NotEnforcedReply.init)
+        partial = Reply.objects(o["partial"]).map(NotEnforcedReply.init)
     }
 }
 

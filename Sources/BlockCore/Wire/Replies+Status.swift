@@ -42,6 +42,8 @@ public struct EnforcementReply: Equatable, Sendable {
     public var configProblem: String?
     public var stateProblem: String?
     public var notEnforced: [NotEnforcedReply]
+    /// §7 "Truth": blocked selections enforced in part, one entry per part left off.
+    public var partial: [NotEnforcedReply]
     public var unblockPending: [NotEnforcedReply]
     public var pathRules: String?
     /// E5: open connections cut (absent: the felt layer says nothing).
@@ -51,6 +53,8 @@ public struct EnforcementReply: Equatable, Sendable {
     public var firewall: Firewall?
     public var dns: DNS?
     public var sink: String?
+    /// U3: the directory of the per-user tables the NSS module reads.
+    public var userTables: String?
 
     public struct Off: Equatable, Sendable {
         public var part: String
@@ -121,11 +125,13 @@ public struct EnforcementReply: Equatable, Sendable {
         (browserPolicies, browsersReason) = (e["browserPolicies"]?.object.map(Browsers.init), e["browsersReason"]?.string)
         (configProblem, stateProblem, pathRules) = (e["configProblem"]?.string, e["stateProblem"]?.string, e["pathRules"]?.string)
         notEnforced = Reply.objects(e["notEnforced"]).map(NotEnforcedReply.init)
+        partial = Reply.objects(e["partial"]).map(NotEnforcedReply.init)
         unblockPending = Reply.objects(e["unblockPending"]).map(NotEnforcedReply.init)
         (cutSockets, socketsCut, cutSocketsProblem) = (e["cutSockets"]?.bool, e["socketsCut"]?.int, e["cutSocketsProblem"]?.string)
         firewall = e["firewall"]?.object.map(Firewall.init)
         dns = e["dns"]?.object.map { DNS(problem: $0["problem"]?.string, failed: $0["failed"]?.int, lookups: $0["lookups"]?.int) }
         sink = e["sink"]?.string
+        userTables = e["userTables"]?.object?["directory"]?.string
     }
 }
 

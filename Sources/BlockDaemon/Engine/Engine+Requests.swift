@@ -154,6 +154,7 @@ extension Engine {
         document.blocked = view.blocked.map(shapes.blockedReply)
         document.enforcement["applied"] = .array(view.applied.map { .string($0) })
         document.enforcement["notEnforced"] = view.notEnforced
+        document.enforcement["partial"] = view.partial == .array([]) ? nil : view.partial
         document.viewer = Int(viewer)
         return document.json
     }

@@ -93,6 +93,7 @@ extension Engine {
         if let problem = saveProblem { enforcement["stateProblem"] = .string(problem) }
         // Those of the blocked not enforced, found from the (usually few) not enforced.
         enforcement["notEnforced"] = core.notEnforcedJSON(core.notEnforced.keys.sorted().filter(isBlocked))
+        if !core.partsOff.isEmpty { enforcement["partial"] = core.partialJSON(core.partsOff.keys.sorted().filter(isBlocked)) }
         if !core.lingering.isEmpty {  // §7 Truth: no longer blocked, but still in force until a write lands
             enforcement["unblockPending"] = .array(core.lingering.sorted(by: { $0.key < $1.key }).map {
                 ["selection": .string($0.key), "cause": .string($0.value)]

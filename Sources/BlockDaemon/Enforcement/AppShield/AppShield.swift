@@ -95,8 +95,8 @@ public final class AppShield: Enforcer, @unchecked Sendable {
         guard enabled else {
             var report = EnforcementReport()
             for s in blocked where (!s.apps.isEmpty || s.isAllowOnly) && s.users?.isEmpty != true {
-                report.notEnforced(s.name, s.isAllowOnly ? "its desktop applications are not denied: the app shield is turned off (AppShield=no)"
-                                                         : "its apps are not blocked: the app shield is turned off (AppShield=no)")
+                report.partOff(s.name, .apps, s.isAllowOnly ? "its desktop applications are not denied: the app shield is turned off (AppShield=no)"
+                                                            : "its apps are not blocked: the app shield is turned off (AppShield=no)")
             }
             return report
         }

@@ -124,7 +124,7 @@ public final class BrowserPolicyEnforcer: Enforcer, @unchecked Sendable {
             : installed.isEmpty ? "no supported browser is installed to enforce URL prefixes"
             : lock.withLock { written.isEmpty } ? report.failures.first?.message ?? "no browser policy file holds them"
             : nil
-        if let cause { for name in pathOnly { report.notEnforced(name, cause) } }
+        if let cause { for name in pathOnly { report.partOff(name, .pages, cause) } }  // every part off: not enforced (settle)
         return report
     }
 
