@@ -6,7 +6,7 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 SWIFTFLAGS ?=
 
-.PHONY: all build release run check test clean install uninstall deb lint-man bench torture nss browser
+.PHONY: all build release run try check test clean install uninstall deb lint-man bench torture nss browser
 
 all: build
 
@@ -42,6 +42,12 @@ browser:
 # The main job: blockd in the foreground on its built-in defaults.
 run: build
 	$$($(SWIFT) build $(SWIFTFLAGS) --show-bin-path)/blockd $(ARGS)
+
+# blockd in the foreground in a sandbox of its own (scripts/try): its own socket, state,
+# configuration and hosts file, every machine-wide effect off, the log on the terminal; it
+# prints the `export BLOCKD_SOCKET=...` line for blockc. Any user; TRY_DIR= keeps the sandbox.
+try: build
+	@scripts/try "$$($(SWIFT) build $(SWIFTFLAGS) --show-bin-path)" $(ARGS)
 
 # Installs into $(DESTDIR)$(PREFIX) (binaries, stripped; man pages, completions) and systemd's
 # directories (units, sysusers.d, catalog); see scripts/install. On a live system with systemd

@@ -31,8 +31,14 @@ public enum ClientError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The sentence for a failed connect(2), naming the fix rather than the errno.
     public static func unreachable(path: String, errno code: Int32) -> ClientError {
         let reason = switch code {
+        case ENOENT where path == BlockcInvocation.defaultSocket, ECONNREFUSED where path == BlockcInvocation.defaultSocket,
+             ENOTDIR where path == BlockcInvocation.defaultSocket:
+            "blockd is not running (no daemon at \(path)); start it with 'sudo systemctl start blockd'. "
+                + "To talk to a sandboxed blockd ('make try' prints its socket), give blockc its socket: "
+                + "'export BLOCKD_SOCKET=PATH' or 'blockc --socket PATH'"
         case ENOENT, ECONNREFUSED, ENOTDIR:
-            "blockd is not running (no daemon at \(path)); start it with 'sudo systemctl start blockd' or, from a source checkout, 'sudo make run'"
+            "no blockd at \(path) (from --socket or BLOCKD_SOCKET); if it was a sandbox, start it again ('make try' prints the socket to use), "
+                + "or unset BLOCKD_SOCKET to talk to the system's blockd at \(BlockcInvocation.defaultSocket)"
         case EACCES, EPERM:
             "permission denied on \(path); join group 'blockd' ('sudo usermod -aG blockd $USER', then log in again)"
         case EAGAIN, EINPROGRESS:

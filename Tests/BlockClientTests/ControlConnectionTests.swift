@@ -66,13 +66,17 @@ struct ControlConnectionTests {
         done.wait()
     }
 
-    @Test("no daemon: ENOENT becomes 'blockd is not running' with how to start it")
+    @Test("no daemon: ENOENT becomes 'blockd is not running' with how to start it, and how to reach a sandbox; a sandbox's socket is named as one")
     func missing() {
         #expect(throws: ClientError.unreachable(path: "/nonexistent/blockd.sock", errno: ENOENT)) {
             _ = try ControlConnection(path: "/nonexistent/blockd.sock")
         }
         let text = ClientError.unreachable(path: "/run/blockd/blockd.sock", errno: ECONNREFUSED).description
-        #expect(text == "blockd is not running (no daemon at /run/blockd/blockd.sock); start it with 'sudo systemctl start blockd' or, from a source checkout, 'sudo make run'")
+        #expect(text == "blockd is not running (no daemon at /run/blockd/blockd.sock); start it with 'sudo systemctl start blockd'. "
+                + "To talk to a sandboxed blockd ('make try' prints its socket), give blockc its socket: 'export BLOCKD_SOCKET=PATH' or 'blockc --socket PATH'")
+        let sandbox = ClientError.unreachable(path: "/tmp/blockd-try.x/blockd.sock", errno: ENOENT).description
+        #expect(sandbox.hasPrefix("no blockd at /tmp/blockd-try.x/blockd.sock (from --socket or BLOCKD_SOCKET); if it was a sandbox, start it again ('make try'"))
+        #expect(!sandbox.contains("sudo"), "never 'sudo make run' (it edits the real /etc/hosts)")
     }
 
     @Test("a path longer than sun_path is refused up front, never truncated")

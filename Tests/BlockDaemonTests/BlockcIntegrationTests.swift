@@ -161,3 +161,36 @@ struct BlockcIntegrationTests {
         #expect(try s.blockc(["status"]).out.contains("play"))
     }
 }
+
+/// `make try` (scripts/try): a sandbox any user can run, which changes nothing on the machine.
+@Suite("make try: blockd in a sandbox of its own")
+struct TryTests {
+    @Test("scripts/try prints the BLOCKD_SOCKET line; blockc pointed there blocks in the sandbox's hosts file, with every machine-wide effect off; /etc/hosts is untouched")
+    func sandbox() throws {
+        let dir = "/tmp/bd-try-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let before = FileManager.default.contents(atPath: "/etc/hosts")
+        let processes = Processes()
+        defer { processes.stopAll() }
+        let log = dir + ".log"
+        defer { unlink(log) }
+        let child = try processes.launch(Repo.root + "/scripts/try", [Repo.binDir], environment: ["TRY_DIR": dir], output: log)
+        let socket = dir + "/blockd.sock"
+        #expect(Run.eventually(timeout: 20) { FileManager.default.fileExists(atPath: socket) }, "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        let printed = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(printed.contains("    export BLOCKD_SOCKET=\(socket)\n"), "\(printed)")
+        let start = try Run.capture(Repo.binDir + "/blockc", ["start", "--minutes", "1", "instagram"], environment: ["BLOCKD_SOCKET": socket])
+        #expect(start.status == 0, "\(start.output)")
+        let status = try Run.capture(Repo.binDir + "/blockc", ["status", "--json"], environment: ["BLOCKD_SOCKET": socket])
+        let o = try #require(try JSON.parse(status.output).object)
+        #expect(o["enforcement"]?["hostsFile"] == .string(dir + "/hosts"))
+        #expect(o["enforcement"]?["firewall"]?["enabled"] == .bool(false) && o["enforcement"]?["cutSockets"] == .bool(false))
+        #expect(o["enforcement"]?["apps"] == "off")
+        #expect(o["enforcement"]?["config"] == "files", "its own (empty) configuration directory, not /etc/blockd")
+        #expect(HostsFile.blockedDomains(in: Array(FileManager.default.contents(atPath: dir + "/hosts") ?? Data())).contains("instagram.com"))
+        #expect(FileManager.default.contents(atPath: "/etc/hosts") == before)
+        child.stop()
+        let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(said.contains("Blocked instagram") && !said.contains("<5>") && !said.contains("<6>"), "the log on the terminal, without journald's prefixes: \(said)")
+    }
+}

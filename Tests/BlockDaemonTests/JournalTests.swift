@@ -64,3 +64,24 @@ struct JournalTests {
         return (r?.output ?? "").split(separator: "\n").compactMap { try? JSON.parse(String($0)) }
     }
 }
+
+/// The `<N>` priority prefix is for journald only: a person reading a terminal, a pipe or a file
+/// never sees it (`make install`, `make try`, `blockd --release` print to those).
+@Suite("§7: blockd's stderr lines carry <N> only when stderr is the journal's stream")
+struct StderrPrefixTests {
+    @Test("JOURNAL_STREAM must name the descriptor's own device:inode; absent, garbage or another file's means plain lines")
+    func journalStream() throws {
+        let path = "/tmp/bd-prefix-\(getpid())"
+        let fd = open(path, O_CREAT | O_WRONLY, 0o600)
+        #expect(fd >= 0)
+        defer { close(fd); unlink(path) }
+        var st = stat()
+        #expect(fstat(fd, &st) == 0)
+        let mine = "\(st.st_dev):\(st.st_ino)"
+        #expect(StderrSink.isJournalStream(fd, environment: mine))
+        #expect(!StderrSink.isJournalStream(fd, environment: nil), "no JOURNAL_STREAM: a terminal, a pipe, a file")
+        #expect(!StderrSink.isJournalStream(fd, environment: "\(st.st_dev):\(st.st_ino + 1)"), "inherited, but stderr was redirected")
+        #expect(!StderrSink.isJournalStream(fd, environment: "garbage"))
+        #expect(!StderrSink.isJournalStream(fd, environment: "1:2:3"))
+    }
+}

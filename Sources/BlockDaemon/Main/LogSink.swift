@@ -16,12 +16,25 @@ extension LogSink {
     public func error(_ message: String) { log(JournalEntry(message, priority: .error)) }
 }
 
-/// Plain lines on stderr, with the `<N>` priority prefix that journald and systemd
-/// understand (sd-daemon(3)) when stderr is not a terminal.
+/// Plain lines on stderr, with the `<N>` priority prefix that journald understands
+/// (sd-daemon(3)) only when stderr is a journal stream: a person reading a terminal, a pipe
+/// or a file (`make install`, `make try`, `blockd --release`) never sees `<6>`.
 public struct StderrSink: LogSink {
     let prefixPriority: Bool
 
-    public init(prefixPriority: Bool = isatty(2) == 0) { self.prefixPriority = prefixPriority }
+    public init(prefixPriority: Bool = StderrSink.isJournalStream()) { self.prefixPriority = prefixPriority }
+
+    /// Whether descriptor `fd` is the stream systemd connected to the journal: `JOURNAL_STREAM`
+    /// holds its `device:inode` (systemd.exec(5)), compared with the descriptor's own, since a
+    /// child that redirected stderr inherits the variable but not the stream.
+    public static func isJournalStream(_ fd: Int32 = 2, environment value: String? = getenv("JOURNAL_STREAM").map { String(cString: $0) }) -> Bool {
+        guard let value else { return false }
+        let parts = value.split(separator: ":")
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return false }
+        return UInt64(st.st_dev) == device && UInt64(st.st_ino) == inode
+    }
 
     public func log(_ entry: JournalEntry) {
         var line = prefixPriority ? "<\(entry.priority.rawValue)>" : ""
