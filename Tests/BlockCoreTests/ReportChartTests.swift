@@ -64,6 +64,14 @@ struct ReportChartTests {
         }
     }
 
+    @Test("R2: a chart's full width stands for at least 15 minutes: a day of seconds is a sliver, not a full-width bar labelled <1 min")
+    func leastScale() {
+        let small = ReportChart.lines([ReportChart.Row("Mon", 20), ReportChart.Row("Tue", 10)], columns: 40)
+        #expect(small == ["Mon ▋                            <1 min", "Tue ▎                            <1 min"], "under one cell each: \(small)")
+        let quarter = ReportChart.lines([ReportChart.Row("Mon", 900)], columns: 40)
+        #expect(quarter == ["Mon " + String(repeating: "█", count: 28) + " 15 min"], "15 minutes fills the width: \(quarter)")
+    }
+
     @Test("R2: figures to the nearest minute; some time that rounds to none is <1 min", arguments: [(0.0, "0 min"), (-600, "0 min"), (20, "<1 min"), (59, "1 min"), (2400, "40 min"), (3600, "1 h"), (5100, "1 h 25 min")] as [(Double, String)])
     func figure(seconds: Double, expected: String) {
         #expect(ReportChart.figure(seconds) == expected)

@@ -28,11 +28,15 @@ public enum ReportChart {
 
     /// The rows as lines of at most `columns` characters: label, bar, figure; with `limit`, a
     /// `│` in every row at the limit's column (over the bar where the bar goes past it) and a
-    /// last line naming it (`└ limit 1 h`, or `limit 1 h ┘` where the name would not fit after). The scale is the larger of the longest bar and the limit.
+    /// last line naming it (`└ limit 1 h`, or `limit 1 h ┘` where the name would not fit after). The scale is the largest of the longest bar, the limit and `minimumScale`.
     /// A label too long for the columns (a site's name may be 253 characters) is cut to leave
     /// the bar `minimumWidth` cells, ending in `…` (`~` without UTF-8). Seconds below nothing,
     /// which no daemon sends but a lenient reader may get, are nothing, and a limit of nothing
     /// or less is not drawn: a bar is never negative nor wider than its cells.
+    /// The least a chart's full width stands for: 15 minutes, so that a day of 20 seconds is a
+    /// sliver, never a full-width bar labelled "<1 min".
+    public static let minimumScale: Double = 15 * 60
+
     public static func lines(_ rows: [Row], limit: Double? = nil, columns: Int, ascii: Bool = false) -> [String] {
         let rows = rows.map { Row($0.label, max(0, $0.seconds)) }
         let limit = limit.flatMap { $0 > 0 ? $0 : nil }
@@ -40,7 +44,7 @@ public enum ReportChart {
         let figureWidth = figures.map(\.count).max() ?? 0
         let labelWidth = min(rows.map(\.label.count).max() ?? 0, max(1, columns - figureWidth - 3 - minimumWidth))
         let width = max(minimumWidth, columns - labelWidth - figureWidth - 3)
-        let scale = max(rows.map(\.seconds).max() ?? 0, limit ?? 0)
+        let scale = max(rows.map(\.seconds).max() ?? 0, limit ?? 0, minimumScale)
         let mark: Int? = limit.flatMap { scale > 0 ? min(width - 1, Int(($0 / scale * Double(width)).rounded(.down))) : nil }
         var out: [String] = []
         for (row, text) in zip(rows, figures) {
