@@ -73,4 +73,16 @@ struct CoreReconcileTests {
         #expect(d.entries(.unlock).count == 1 && d.entries(.unlock)[0].message.hasPrefix("Unblocked reddit"), "\(d.entries(.unlock).map(\.message))")
         #expect(d.core.applied.isEmpty && d.core.lingering.isEmpty)
     }
+
+    @Test("§6: the journal and watch name instants as people read them: the time to the second today, the day before it otherwise, the year when it is another; the exact instant stays in the fields",
+          arguments: [
+              ("2026-11-29T13:35:00.400+09:00", "13:35:00"),
+              ("2026-11-29T13:35:00.600+09:00", "13:35:01"),
+              ("2026-11-30T07:00:00+09:00", "Mon 30 Nov 07:00:00"),
+              ("2027-01-02T07:00:00+09:00", "Sat 2 Jan 2027 07:00:00"),
+          ])
+    func spokenInstants(instant: String, says: String) throws {
+        let now = try TimeText.parseISO8601WithOffset("2026-11-29T13:05:00+09:00")
+        #expect(CoreReconcileTests.clock.spoken(try TimeText.parseISO8601WithOffset(instant), from: now) == says)
+    }
 }

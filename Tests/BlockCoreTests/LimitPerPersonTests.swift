@@ -32,7 +32,7 @@ struct LimitPerPersonTests {
         Self.use(&d, [])
         let reached = try #require(d.events("limit").first)
         #expect(reached["users"] == [1001], "the event is kid's: \(reached)")
-        #expect(d.entries(.limit).first?.message == "Daily limit 'shared' reached (20s of use): steam blocked for kid until 2026-11-30T00:00:00.000+09:00")
+        #expect(d.entries(.limit).first?.message == "Daily limit 'shared' reached (20s of use): steam blocked for kid until Mon 30 Nov 00:00:00")
         // kid2 goes on with kid2's own 14 s left; the parent, who ran nothing, has all 20.
         Self.use(&d, [1003])
         d.advance(13.999)

@@ -23,7 +23,7 @@ extension Core {
         book.loosenings.append(l)
         var change = Change(saves: true, answer: .reply(looseningJSON(l)))
         change.reports = [.moreTime(MoreTimeNote(event: .delayed, kind: nil, id: name, selection: activity.selections.joined(separator: " "), until: due,
-                                                 message: "The \(kind.rawValue) of '\(name)' asked by \(who(peer.uid)) takes effect at \(local.iso8601(due)) (Delay=); 'blockc cancel \(name)' keeps it",
+                                                 message: "The \(kind.rawValue) of '\(name)' asked by \(who(peer.uid)) takes effect at \(local.spoken(due, from: now)) (Delay=); 'blockc cancel \(name)' keeps it",
                                                  uid: peer.uid))]
         change.reconciles = true
         return change
@@ -50,7 +50,7 @@ extension Core {
     mutating func settleMoreTime(now: Date) {
         for g in book.grants where g.end <= now {
             publish(.moreTime(MoreTimeNote(event: .moreEnded, kind: .ended, id: g.id, selection: g.selection, until: g.end,
-                                           message: "More time for \(g.selection) (\(g.id)) ended at \(local.iso8601(g.end))", uid: g.uid)), now: now)
+                                           message: "More time for \(g.selection) (\(g.id)) ended at \(local.spoken(g.end, from: now))", uid: g.uid)), now: now)
         }
         for r in book.requests where r.expires <= now {
             publish(.moreTime(MoreTimeNote(event: .moreExpired, kind: .expired, id: r.id, selection: r.selection, until: nil,
@@ -60,7 +60,7 @@ extension Core {
         book.grants.removeAll { $0.end <= now }
         book.requests.removeAll { $0.expires <= now }
         for g in book.grants where g.window.contains(now) && applied[g.selection] != nil {
-            pendingUnlockNotes[g.selection] = "more time (\(g.id)) until \(local.iso8601(g.end))"
+            pendingUnlockNotes[g.selection] = "more time (\(g.id)) until \(local.spoken(g.end, from: now))"
         }
         book.prune(keepingFrom: local.civil(of: now).date)
         (registry.reserved, registry.reservedBy) = (book.count, book.countByUid)

@@ -141,11 +141,11 @@ extension Core {
         switch outcome {
         case .created:
             change.answer = .started(block, outcome: .created)
-            change.entries = [JournalEntry("Block '\(block.name)' started by \(who(peer.uid)) until \(local.iso8601(block.end))\(block.locked ? " (locked)" : "")",
+            change.entries = [JournalEntry("Block '\(block.name)' started by \(who(peer.uid)) until \(local.spoken(block.end, from: now))\(block.locked ? " (locked)" : "")",
                                            priority: .info, event: .start, fields: [(.activity, block.name), (.end, local.iso8601(block.end)), (.uid, String(peer.uid))])]
         case .extended(let from, _):
             change.answer = .started(block, outcome: .extended)
-            change.entries = [JournalEntry("Block '\(block.name)' extended by \(who(peer.uid)) from \(local.iso8601(from.end)) to \(local.iso8601(block.end)); a block is extended, never shortened",
+            change.entries = [JournalEntry("Block '\(block.name)' extended by \(who(peer.uid)) from \(local.spoken(from.end, from: now)) to \(local.spoken(block.end, from: now)); a block is extended, never shortened",
                                            priority: .info, event: .start, fields: [(.activity, block.name), (.end, local.iso8601(block.end))])]
         case .unchanged: break
         }

@@ -104,7 +104,7 @@ extension Core {
             }
             let holders = registry.index.activities(covering: name).filter { $0.activeWindow(at: now, clock: local) != nil }
             let who = holders.map { "\($0.kind.rawValue) '\($0.name)'" }.joined(separator: " and ")
-            let until = registry.index.until(name, from: now).map { " at \(local.iso8601($0))" } ?? ""
+            let until = registry.index.until(name, from: now).map { " at \(local.spoken($0, from: now))" } ?? ""
             let keeps = holders.count > 1 ? "keep its targets until they end" : "keeps its targets until it ends"
             emit(.journal(JournalEntry("\(what); \(who.isEmpty ? "it" : who) \(keeps)\(until)", priority: .notice, event: .reload,
                              fields: [(.selection, name), (.activity, holders.map(\.name).joined(separator: " "))])))

@@ -50,7 +50,7 @@ extension Core {
             guard let (instant, isStart) = missed else { continue }
             let lateMS = Int((now.timeIntervalSince(instant) * 1000).rounded())
             let what = isStart ? "started" : "ended"
-            emit(.journal(JournalEntry("Catching up: \(activity.kind.rawValue) '\(activity.name)' \(what) at \(local.iso8601(instant)) while blockd was not running; applied \(DurationText.formatRemaining(now.timeIntervalSince(instant))) late",
+            emit(.journal(JournalEntry("Catching up: \(activity.kind.rawValue) '\(activity.name)' \(what) at \(local.spoken(instant, from: now)) while blockd was not running; applied \(DurationText.formatRemaining(now.timeIntervalSince(instant))) late",
                                        priority: .notice, event: .catchUp,
                                        fields: [(.activity, activity.name), (.lateMS, String(lateMS)),
                                                 (.selection, activity.selections.joined(separator: " "))])))

@@ -210,7 +210,7 @@ public struct Core {
 
     /// The one place a report reaches people: the journal, then every watcher.
     mutating func publish(_ report: Report, now: Date) {
-        emit(.journal(report.entry(clock: local)))
+        emit(.journal(report.entry(clock: local, now: now)))
         for event in report.events(clock: local, now: now) { emit(.event(offeringMoreTime(event, now: now))) }  // M4
     }
 
@@ -234,7 +234,7 @@ public struct Core {
     }
 
     public func statusLine(now: Date, blocked: Int) -> String {
-        let next = nextTransition.map { "next change \(local.iso8601($0))" } ?? "nothing scheduled"
+        let next = nextTransition.map { "next change \(local.spoken($0, from: now))" } ?? "nothing scheduled"
         return "\(blocked) selection\(blocked == 1 ? "" : "s") blocked, \(registry.index.count) of \(registry.maxActivities) activities; \(next)"
     }
 }

@@ -37,12 +37,14 @@ public enum Report: Sendable {
         }
     }
 
-    /// The journal entry.
-    public func entry(clock: LocalClock) -> JournalEntry {
+    /// The journal entry. Its message names instants as people read them, from `now` (the
+    /// exact instant is in the fields); without `now`, in ISO 8601.
+    public func entry(clock: LocalClock, now: Date? = nil) -> JournalEntry {
+        func spoken(_ instant: Date) -> String { now.map { clock.spoken(instant, from: $0) } ?? clock.iso8601(instant) }
         switch self {
         case .lock(let b, let audience, let whom):
             let why = b.reasons.map { "\($0.kind.rawValue) '\($0.activity)'" }.joined(separator: ", ")
-            let until = b.until.map { "until \(clock.iso8601($0))" } ?? "with no end in sight"
+            let until = b.until.map { "until \(spoken($0))" } ?? "with no end in sight"
             var fields: [(JournalField, String)] = [(.selection, b.selection), (.activity, b.reasons.map(\.activity).joined(separator: " "))]
             if let end = b.until { fields.append((.end, clock.iso8601(end))) }
             return JournalEntry("Blocked \(AllowOnly.display(b.selection))\(whom.map { " \($0)" } ?? ""): \(why), \(until)", priority: .notice, event: logEvent,
@@ -65,7 +67,8 @@ public enum Report: Sendable {
             // §9: a person's own allowance (the limit comes scoped to them); an older pool's has none.
             let whose = l.users.map { " for \($0)" } ?? ""
             let users: [(JournalField, String)] = l.users.map { [(.users, $0.uids.map(String.init).joined(separator: " "))] } ?? []
-            return JournalEntry("Daily limit '\(l.name)' reached (\(DurationText.format(l.seconds)) of use): \(l.selections.joined(separator: ", ")) blocked\(whose) until \(until)",
+            let end = (try? TimeText.parseISO8601WithOffset(until)).map(spoken) ?? until
+            return JournalEntry("Daily limit '\(l.name)' reached (\(DurationText.format(l.seconds)) of use): \(l.selections.joined(separator: ", ")) blocked\(whose) until \(end)",
                             priority: .notice, event: logEvent,
                             fields: [(.activity, l.name), (.selection, l.selections.joined(separator: " ")), (.end, until)] + users)
         case .limitWarning(let l, let remaining, _):

@@ -81,6 +81,20 @@ public struct LocalClock: Sendable {
         return [hi]
     }
 
+    /// An instant as people read it in the journal and in `watch`, to the nearest second:
+    /// `13:05:00` on the day of `now`, `Mon 30 Nov 07:00:00` on another day, with the year
+    /// when it is another year's. The exact instant goes in the entry's fields (`iso8601`).
+    public func spoken(_ instant: Date, from now: Date) -> String {
+        let c = civil(of: Date(timeIntervalSince1970: instant.timeIntervalSince1970.rounded()))
+        let sod = c.secondsOfDay
+        let time = "\(pad(sod / 3600, 2)):\(pad(sod / 60 % 60, 2)):\(pad(sod % 60, 2))"
+        let today = civil(of: now).date
+        guard c.date != today else { return time }
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let year = c.date.year == today.year ? "" : " \(c.date.year)"
+        return "\(c.date.weekday.description.capitalized) \(c.date.day) \(months[c.date.month - 1])\(year) \(time)"
+    }
+
     /// `2026-11-29T13:05:00.250+09:00`: RFC 3339 with milliseconds and the zone's offset then,
     /// so that an instant on the wire or in `--json` is exact to the millisecond (a `--for 90s`
     /// block ends 90 s after its start, not at a rounded second). Rounded to the nearest
