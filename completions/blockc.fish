@@ -139,8 +139,8 @@ complete -c blockc -n '__blockc_in more' -l today -d 'the rest of the local day'
 complete -c blockc -n '__blockc_in more; or __blockc_in deny' -l reason -x -d 'why, shown to whoever answers'
 
 complete -c blockc -n '__blockc_in start' -l minutes -x -d 'whole minutes'
-complete -c blockc -n '__blockc_in start' -l for -x -d 'a duration such as 1h30m'
-complete -c blockc -n '__blockc_in start' -l until -x -d 'HH:MM or an ISO 8601 date-time'
+complete -c blockc -n '__blockc_in start' -l for -x -d 'a duration such as 1h30m or "2 hours"'
+complete -c blockc -n '__blockc_in start' -l until -x -d 'HH:MM, 10pm, tomorrow 07:00 or an ISO 8601 date-time'
 complete -c blockc -n '__blockc_in start' -l lock -d 'cannot be stopped early by anyone'
 complete -c blockc -n '__blockc_in start' -l name -x -d 'name of the block'
 complete -c blockc -n '__blockc_at stop' -a '(__blockc_names blocks)' -d block

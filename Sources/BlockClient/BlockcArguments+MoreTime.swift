@@ -6,11 +6,11 @@ extension CommandParser {
         let reason = value("--reason"), today = take("--today")
         guard !words.isEmpty else { throw scanner.usage("more needs a SELECTION and a DURATION (or --today)") }
         let selection = words.removeFirst()
-        guard today != (words.count == 1) else {
+        let duration = words.isEmpty ? nil : takeDuration()
+        guard today != (duration != nil && words.isEmpty) else {
             throw scanner.usage(today ? "give a DURATION or --today, not both" : "more needs a DURATION such as 15m, or --today")
         }
-        let seconds = try words.first.map { text throws(CoreError) in try DurationText.parse(text) }
-        words = []
+        let seconds = try duration.map { text throws(CoreError) in try DurationText.parse(text) }
         let more = Request.MoreArguments(selection: selection, seconds: seconds, today: today, reason: reason)
         try more.validate()
         return more
@@ -18,10 +18,12 @@ extension CommandParser {
 
     /// `approve ID [DURATION]` (M2).
     mutating func approve() throws(CoreError) -> Request {
-        guard (1...2).contains(words.count) else { throw scanner.usage("approve needs ID and optionally a DURATION") }
+        let needs = "approve needs ID and optionally a DURATION"
+        guard !words.isEmpty else { throw scanner.usage(needs) }
         let id = words.removeFirst()
-        let seconds = try words.first.map { text throws(CoreError) in try DurationText.parse(text) }
-        words = []
+        let duration = words.isEmpty ? nil : takeDuration()
+        guard words.isEmpty else { throw scanner.usage(needs) }
+        let seconds = try duration.map { text throws(CoreError) in try DurationText.parse(text) }
         try Request.validateApproval(id: id, seconds: seconds)
         return .approve(id: id, seconds: seconds)
     }

@@ -89,7 +89,7 @@ extension BlockcInvocation {
                 }
                 if name == "--socket" || BlockcInvocation.valued.contains(name) {
                     do {
-                        let value = try scanner.value(for: name, inline: inline)
+                        let value = joined(try scanner.value(for: name, inline: inline), for: name, scanner: &scanner)
                         if name == "--socket" { socket = value } else { flags.append((name, value)) }
                     } catch {
                         mistake = mistake ?? error
@@ -118,6 +118,21 @@ extension BlockcInvocation {
         if words.count > 1, BlockcHelp.help(for: "\(first) \(words[1])") != nil { return "\(first) \(words[1])" }
         return first
     }
+
+    /// `--for 2 hours`, `--until tomorrow 07:00`: the value of a flag that takes a DURATION or
+    /// a TIME, with the words after it that belong to it as people type them unquoted
+    /// (`DurationText.wordsContinuing`, `TimeText.wordsContinuing` say which).
+    static func joined(_ value: String, for flag: String, scanner: inout ArgumentScanner) -> String {
+        let following = scanner.upcoming
+        let n = durationFlags.contains(flag) ? DurationText.wordsContinuing(value, in: following)
+            : flag == "--until" ? TimeText.wordsContinuing(value, in: following) : 0
+        guard n > 0 else { return value }
+        scanner.skip(n)
+        return ([value] + following.prefix(n)).joined(separator: " ")
+    }
+
+    /// The flags whose value is a DURATION.
+    static let durationFlags: Set<String> = ["--for", "--warn", "--delay", "--more-time-per-day"]
 
     static let valued: Set<String> = ["--minutes", "--for", "--until", "--name", "--daily", "--weekly", "--days", "--warn", "--reason",
                                       "--more-time", "--delay", "--more-time-per-day", "--user", "--last", "--to",
@@ -310,9 +325,12 @@ struct CommandParser {
 
     private mutating func limitAdd() throws(CoreError) -> Limit {
         let users = try takeUsers()
-        guard words.count >= 3 else { throw scanner.usage("limit add needs NAME DURATION SELECTION...") }
+        let needs = "limit add needs NAME DURATION SELECTION..."
+        guard words.count >= 2 else { throw scanner.usage(needs) }
         let name = words.removeFirst()
-        let seconds = try DurationText.parse(words.removeFirst())
+        let duration = takeDuration()
+        guard !words.isEmpty else { throw scanner.usage(needs) }
+        let seconds = try DurationText.parse(duration)
         let days = try value("--days").map { text throws(CoreError) in try WeekdaySet.parse(text) } ?? .all
         let warn = try value("--warn").map { text throws(CoreError) in try DurationText.parse(text) }
         let policy = try moreTimeFlags()
@@ -321,6 +339,15 @@ struct CommandParser {
         var limit = Limit(name: name, selections: readAddresses(words), seconds: seconds, days: days, warnSeconds: warn)
         (limit.moreTime, limit.users) = (policy, users)
         return limit
+    }
+
+    /// The DURATION at the front of `words`, with the words after it that belong to it as
+    /// people type them unquoted (`limit add games 1 hour steam`, `more reddit 10 minutes`).
+    mutating func takeDuration() -> String {
+        let first = words.removeFirst()
+        let n = DurationText.wordsContinuing(first, in: words)
+        defer { words.removeFirst(n) }
+        return ([first] + words.prefix(n)).joined(separator: " ")
     }
 
     mutating func take(_ flag: String) -> Bool {

@@ -15,8 +15,10 @@ public enum BlockcHelp {
     site: www.example.com and every other name under it too), a URL prefix such as
     youtube.com/shorts (blocked in Chromium-family browsers only), or an address pasted from
     a browser (https://www.youtube.com/ is read as youtube.com, with a path as its prefix).
-    DURATION: 90s, 25m, 1h30m, 2d (1s to 366d).  TIME: HH:MM (the next one after now) or an
-    ISO 8601 date-time such as 2026-11-29T22:00.  DAYS: mon,wed or ranges such as mon-fri.
+    DURATION: 90s, 25m, 1h30m, 2d, or in words: 2 hours, 90 min, 1h 30m, 1.5h (1s to 366d).
+    TIME: HH:MM or 10pm (the next one after now), tomorrow 07:00, sat 9am, or an ISO 8601
+    date-time such as 2026-11-29T22:00.  Quotes are not needed: --for 2 hours, --until
+    tomorrow 7am.  DAYS: mon,wed or ranges such as mon-fri.
     POLICY (more time, see 'blockc help more'): --more-time no|self|approval, --delay DURATION
     (every stop, removal or grant waits this long), --more-time-per-day DURATION.
 

@@ -70,6 +70,55 @@ struct BlockcArgumentsTests {
         #expect(try BlockcInvocation.parse(args).action == expected)
     }
 
+    @Test("T1, T3: a DURATION or a TIME typed in words, quoted or not, is one value wherever blockc takes one", arguments: [
+        (["start", "--for", "2", "hours", "reddit"], start(["reddit"], seconds: 7200)),
+        (["start", "--for", "2 hours", "reddit"], start(["reddit"], seconds: 7200)),
+        (["start", "--for=2", "hours", "reddit"], start(["reddit"], seconds: 7200)),
+        (["start", "reddit", "--for", "1", "hour", "30", "minutes"], start(["reddit"], seconds: 5400)),
+        (["start", "--for", "1h", "30m", "x.com"], start(["x.com"], seconds: 5400)),
+        (["start", "--for", "1h30", "x.com"], start(["x.com"], seconds: 5400)),
+        (["start", "--for", "90min", "x.com"], start(["x.com"], seconds: 5400)),
+        (["start", "--for", "1.5h", "x.com"], start(["x.com"], seconds: 5400)),
+        (["start", "--for", "2h", "hours"], start(["hours"], seconds: 7200)),
+        (["start", "--until", "tomorrow", "07:00", "reddit"], start(["reddit"], until: Fixture.at("2026-11-30T07:00:00+09:00"))),
+        (["start", "--until", "tomorrow 7am", "reddit"], start(["reddit"], until: Fixture.at("2026-11-30T07:00:00+09:00"))),
+        (["start", "--until", "7am", "tomorrow", "reddit"], start(["reddit"], until: Fixture.at("2026-11-30T07:00:00+09:00"))),
+        (["start", "--until", "10", "pm", "reddit"], start(["reddit"], until: Fixture.at("2026-11-29T22:00:00+09:00"))),
+        (["start", "--until", "10pm", "reddit"], start(["reddit"], until: Fixture.at("2026-11-29T22:00:00+09:00"))),
+        (["start", "--until", "sat", "9", "am", "reddit"], start(["reddit"], until: Fixture.at("2026-12-05T09:00:00+09:00"))),
+        (["start", "--until", "2026-11-30", "22:00", "reddit"], start(["reddit"], until: Fixture.at("2026-11-30T22:00:00+09:00"))),
+        (["start", "--until", "22:00", "9gag"], start(["9gag"], until: Fixture.at("2026-11-29T22:00:00+09:00"))),
+        (["limit", "add", "games", "1", "hour", "steam"], .limitAdd(Limit(name: "games", selections: ["steam"], seconds: 3600))),
+        (["limit", "add", "games", "1h", "--warn", "5", "min", "steam"],
+         .limitAdd(Limit(name: "games", selections: ["steam"], seconds: 3600, warnSeconds: 300))),
+        (["more", "reddit", "10", "minutes"], .more(.init(selection: "reddit", seconds: 600))),
+        (["more", "reddit", "10 minutes"], .more(.init(selection: "reddit", seconds: 600))),
+        (["approve", "m3", "10", "minutes"], .approve(id: "m3", seconds: 600)),
+    ] as [([String], Request)])
+    func typedInWords(args: [String], expected: Request) throws {
+        #expect(try BlockcInvocation.parse(args).request == expected)
+    }
+
+    @Test("T1, T3: a DURATION or TIME refused on the command line says what to write, from what was typed", arguments: [
+        (["start", "--for", "90", "reddit"], "'90' is not a duration: it has no unit; write 90m for minutes or 90s for seconds"),
+        (["start", "--for", "2", "hourz", "reddit"], "'2 hourz' is not a duration: 'hourz' is not a unit (s, m, h or d, or a word such as minutes); did you mean '2 hours'?"),
+        (["start", "--for", "2", "weeks", "reddit"], "did you mean '14d'?"),
+        (["limit", "add", "games", "1", "hour"], "limit add needs NAME DURATION SELECTION..."),
+        (["more", "reddit", "10", "minutes", "extra"], "more needs a DURATION such as 15m, or --today"),
+        (["approve", "m3", "10", "minutes", "extra"], "approve needs ID and optionally a DURATION"),
+        (["start", "--until", "tomorrow", "reddit"], "'tomorrow' is not a time: 'tomorrow' needs a time of day; write one after it, as in tomorrow 07:00"),
+        (["start", "--until", "tomorow", "07:00", "reddit"], "'tomorow 07:00' is not a time: 'tomorow' is neither a day nor a time of day; did you mean 'tomorrow 07:00'?"),
+        (["start", "--until", "today", "09:00", "reddit"], "'today 09:00' has passed (it is 13:05 now); write 'tomorrow 09:00'"),
+    ])
+    func typedInWordsRefused(args: [String], message: String) {
+        do {
+            let parsed = try BlockcInvocation.parse(args)
+            Issue.record("accepted \(args) as \(parsed)")
+        } catch {
+            #expect(error.message.contains(message), "\(error.message)")
+        }
+    }
+
     @Test("W1: a pasted address is read as the site it names in the parser, with a note for stderr")
     func pastedAddress() throws {
         let invocation = try BlockcInvocation.parse(["start", "--for", "1h", "https://www.youtube.com/", "reddit"])

@@ -12,6 +12,8 @@ struct MoreTimeFlagsTests {
         (["schedule", "add", "bedtime", "--daily", "22:00-07:00", "--more-time=no", "instagram"], MoreTimePolicy(mode: .no)),
         (["limit", "add", "games", "1h", "--more-time-per-day", "15m", "steam"], MoreTimePolicy(perDay: 900)),
         (["start", "--for", "1h", "--delay", "0", "reddit"], MoreTimePolicy(delay: 0)),
+        // T1: a DURATION typed in words, unquoted, is one value.
+        (["start", "--for", "1h", "--delay", "10", "minutes", "--more-time-per-day", "1", "hour", "reddit"], MoreTimePolicy(delay: 600, perDay: 3600)),
     ])
     func parsed(arguments: [String], expected: MoreTimePolicy) throws {
         #expect(MoreTimeFlagsTests.policy(try BlockcInvocation.parse(arguments).request) == expected)
@@ -32,7 +34,8 @@ struct MoreTimeFlagsTests {
 
     @Test("a bad value or a command that takes no policy is a usage error that says what is wrong", arguments: [
         (["start", "--for", "1h", "--more-time", "maybe", "x"], "--more-time: must be no, self or approval, not 'maybe'"),
-        (["start", "--for", "1h", "--delay", "2 days", "x"], "--delay: must be a duration such as 2m or 1h30m, not '2 days'"),
+        (["start", "--for", "1h", "--delay", "2 dayz", "x"], "--delay: must be a duration such as 2m or 1h30m: '2 dayz' is not a duration: 'dayz' is not a unit (s, m, h or d, or a word such as minutes); did you mean '2 days'?"),
+        (["start", "--for", "1h", "--delay", "2", "days", "x"], "--delay: must be at most 1d, not '2 days'"),
         (["stop", "x", "--delay", "2m"], "'--delay' is not an option of 'stop'"),
     ])
     func refused(arguments: [String], message: String) {

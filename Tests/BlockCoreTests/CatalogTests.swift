@@ -126,4 +126,13 @@ private func resolveError(_ argument: String, in catalog: Catalog = .standard) -
         #expect(Suggest.closest(to: "zzzz", among: Catalog.standard.names) == nil)
         #expect(Suggest.closest(to: "instagrm", among: ["instagram", "telegram"]) == "instagram")
     }
+
+    @Test("Suggest: among names in no order, equally close ones go to the first in name order, whatever the order given")
+    func suggestUnordered() {
+        #expect(Suggest.closest(to: "cat", amongUnordered: ["cot", "bat"]) == "bat")
+        #expect(Suggest.closest(to: "cat", amongUnordered: ["bat", "cot"]) == "bat")
+        #expect(Suggest.closest(to: "redit", amongUnordered: ["rebit", "reddit", "zzz"]) == "rebit")
+        #expect(Suggest.closest(to: "homewrk", amongUnordered: Set(["homework", "games"])) == "homework")
+        #expect(Suggest.closest(to: "zzzz", amongUnordered: ["homework"]) == nil)
+    }
 }

@@ -76,7 +76,7 @@ struct ConfigTests {
         Named(name: "HostsFile= relative", text: "[Daemon]\nHostsFile=hosts\n",
               expected: "/etc/blockd/blockd.conf:2: HostsFile= must be an absolute path to a file, such as /etc/hosts, not 'hosts'"),
         Named(name: "KillGrace= without unit", text: "[Daemon]\nKillGrace=3\n",
-              expected: "/etc/blockd/blockd.conf:2: KillGrace= must be a duration from 1s to 1m, e.g. 3s: '3' is not a duration: '3' has no unit; add one, e.g. 3m or 3s; write e.g. 90s, 25m, 1h30m or 2d"),
+              expected: "/etc/blockd/blockd.conf:2: KillGrace= must be a duration from 1s to 1m, e.g. 3s: '3' is not a duration: it has no unit; write 3m for minutes or 3s for seconds"),
         Named(name: "KillGrace= too long", text: "[Daemon]\nKillGrace=2m\n",
               expected: "/etc/blockd/blockd.conf:2: KillGrace= must be a duration from 1s to 1m, e.g. 3s, not '2m'"),
         Named(name: "key before any section", text: "MaxActivities=5\n",

@@ -77,6 +77,41 @@ struct OutsiderTests {
         _ = try #require(ok(d.run(#"stop {"name":"k2"}"#, as: Self.parent)))
     }
 
+    @Test("§6, A1: stop, schedule remove, limit remove, cancel and approve of a name nobody holds suggest the nearest name the caller may know of, never another's; the code stays not-found")
+    func didYouMeanOnlyWhatIsYours() throws {
+        var d = Self.driver()
+        _ = try #require(ok(d.run(#"start {"selections":["reddit"],"seconds":3600,"name":"secret-plans"}"#, as: Self.kid2)))
+        _ = try #require(ok(d.run(#"start {"selections":["reddit"],"seconds":3600,"name":"reddit"}"#, as: Self.kid)))
+        _ = try #require(ok(d.run(#"start {"selections":["reddit"],"seconds":3600,"name":"reddit"}"#, as: Self.kid2)))  // kid2/reddit
+        _ = try #require(ok(d.run(#"schedule-add {"name":"homework","window":"19:00-23:00","selections":["steam"]}"#, as: Self.kid)))
+        _ = try #require(ok(d.run(#"limit-add {"name":"games","seconds":3600,"selections":["steam"]}"#, as: Self.parent)))
+        _ = try #require(ok(d.run(#"schedule-add {"name":"chat","window":"19:00-23:00","selections":["discord"],"users":["kid"]}"#, as: Self.parent)))
+        let asked = try #require(ok(d.run(#"more {"selection":"discord","seconds":300}"#, as: Self.kid)))
+        let id = try #require(asked["id"]?.string)
+        let typo = String(id.dropLast()) + (id.last == "x" ? "y" : "x")
+        let cases: [(line: String, peer: Peer, message: String)] = [
+            (#"stop {"name":"redit"}"#, Self.kid, "no block named 'redit'; did you mean 'reddit'? 'blockc status' lists the active ones"),
+            // kid2's own is kid2/reddit, which kid2 types as reddit.
+            (#"stop {"name":"redit"}"#, Self.kid2, "no block named 'redit'; did you mean 'reddit'? 'blockc status' lists the active ones"),
+            (#"schedule-remove {"name":"homewrk"}"#, Self.kid, "no schedule named 'homewrk'; did you mean 'homework'? 'blockc schedule list' lists them"),
+            (#"limit-remove {"name":"gmes"}"#, Self.kid, "no limit named 'gmes'; did you mean 'games'? 'blockc limit list' lists them"),
+            (#"stop {"name":"secret-plan"}"#, Self.kid, "no block named 'secret-plan'; 'blockc status' lists the active ones"),
+            (#"stop {"name":"secret-plan"}"#, Self.parent, "no block named 'secret-plan'; did you mean 'secret-plans'? 'blockc status' lists the active ones"),
+            (#"schedule-remove {"name":"homewrk"}"#, Self.kid2, "no schedule named 'homewrk'; 'blockc schedule list' lists them"),
+            (#"stop {"name":"homework"}"#, Self.kid, "'homework' is a schedule; remove it with 'blockc schedule remove homework'"),
+            (#"stop {"name":"zzzz"}"#, Self.parent, "no block named 'zzzz'; 'blockc status' lists the active ones"),
+            (#"cancel {"name":"\#(typo)"}"#, Self.kid, "did you mean '\(id)'?"),
+            (#"cancel {"name":"\#(typo)"}"#, Self.kid2, "nothing named '\(typo)' is waiting: no delayed stop or removal and no pending request; 'blockc status' shows what waits"),
+            (#"approve {"id":"\#(typo)"}"#, Self.parent, "no pending request '\(typo)'; did you mean '\(id)'? 'blockc requests' lists them"),
+        ]
+        for c in cases {
+            guard case .error(let e) = d.run(c.line, as: c.peer) else { Issue.record("\(c.line) was done"); continue }
+            #expect(e.message.contains(c.message), "\(c.line) as \(c.peer.uid): \(e.message)")
+            #expect(e.code == (c.message.contains("is a schedule") ? .usage : .notFound), "\(e)")
+            if c.peer.uid != 1000 { #expect(!e.message.contains("secret-plans") && !e.message.contains("kid2"), "\(e.message)") }
+        }
+    }
+
     @Test("A1: with the daemon's key, request ids are ten characters of a keyed hash, unique, and not a count (they were m1, m2, ...)")
     func requestIDsAreNotGuessable() {
         var book = MoreTimeBook()

@@ -78,7 +78,7 @@ public struct MoreTimePolicy: Codable, Hashable, Sendable {
         if value == "0" && range.contains(0) { return 0 }
         let n: Int
         do throws(CoreError) { n = try DurationText.parse(value) } catch {
-            throw CoreError(.invalidConfig, "must be a duration such as 2m or 1h30m, not '\(value)'")
+            throw CoreError(.invalidConfig, "must be a duration such as 2m or 1h30m: \(error.message)")
         }
         guard range.contains(n) else {
             throw CoreError(.invalidConfig, "must be at most \(DurationText.format(range.upperBound)), not '\(value)'")

@@ -230,7 +230,9 @@ public struct Registry: Sendable {
 
     /// Removes a limit a client added: root or the uid that added it.
     public mutating func removeLimit(named name: String, by peer: Peer) throws(CoreError) -> Limit {
-        guard let found = known(name, to: actor(peer)) else { throw Authority.unknown("limit", name) }
+        guard let found = known(name, to: actor(peer)) else {
+            throw Authority.unknown("limit", name, near: nearest(name, kind: .limit, to: actor(peer)))
+        }
         guard case .limit(let limit) = found else {
             throw CoreError(.usage, "'\(name)' is a \(found.kind.rawValue), not a limit")
         }
@@ -253,7 +255,9 @@ public struct Registry: Sendable {
 
     /// Ends a block early (§5): root or the uid that started it, and never a `--lock` block.
     public mutating func stopBlock(named name: String, by peer: Peer, now: Date) throws(CoreError) -> Block {
-        guard let found = known(name, to: actor(peer)) else { throw Authority.unknown("block", name) }
+        guard let found = known(name, to: actor(peer)) else {
+            throw Authority.unknown("block", name, near: nearest(name, kind: .block, to: actor(peer), now: now))
+        }
         guard case .block(let block) = found, block.end > now else {
             if case .schedule = found {
                 throw CoreError(.usage, "'\(name)' is a schedule; remove it with 'blockc schedule remove \(name)'")
@@ -269,7 +273,9 @@ public struct Registry: Sendable {
     /// Removes a schedule a client added: root or the uid that added it. Schedules from
     /// `schedules.d/` belong to the configuration and are removed by deleting their file.
     public mutating func removeSchedule(named name: String, by peer: Peer) throws(CoreError) -> Schedule {
-        guard let found = known(name, to: actor(peer)) else { throw Authority.unknown("schedule", name) }
+        guard let found = known(name, to: actor(peer)) else {
+            throw Authority.unknown("schedule", name, near: nearest(name, kind: .schedule, to: actor(peer)))
+        }
         guard case .schedule(let schedule) = found else {
             throw CoreError(.usage, "'\(name)' is a block, not a schedule; stop it with 'blockc stop \(name)'")
         }

@@ -202,13 +202,16 @@ public enum Authority {
     }
 
     /// The refusal for a name nobody holds, by kind: also what a member is told of what they
-    /// may not know of (`mayKnow`), so the two cannot be told apart.
-    public static func unknown(_ kind: String, _ name: String) -> CoreError {
-        switch kind {
-        case "block": CoreError(.notFound, "no block named '\(name)'; 'blockc status' lists the active ones")
-        case "schedule": CoreError(.notFound, "no schedule named '\(name)'; 'blockc schedule list' lists them")
-        case "limit": CoreError(.notFound, "no limit named '\(name)'; 'blockc limit list' lists them")
-        default: CoreError(.notFound, "nothing named '\(name)' is waiting: no delayed stop or removal and no pending request; 'blockc status' shows what waits")
+    /// may not know of (`mayKnow`), so the two cannot be told apart. `near` is the name the
+    /// caller may have meant, found among those they may know of only (`Registry.nearest`):
+    /// the suggestion tells nobody of another's activity.
+    public static func unknown(_ kind: String, _ name: String, near: String? = nil) -> CoreError {
+        let meant = near.map { "; did you mean '\($0)'?" } ?? ";"
+        return switch kind {
+        case "block": CoreError(.notFound, "no block named '\(name)'\(meant) 'blockc status' lists the active ones")
+        case "schedule": CoreError(.notFound, "no schedule named '\(name)'\(meant) 'blockc schedule list' lists them")
+        case "limit": CoreError(.notFound, "no limit named '\(name)'\(meant) 'blockc limit list' lists them")
+        default: CoreError(.notFound, "nothing named '\(name)' is waiting: no delayed stop or removal and no pending request\(meant) 'blockc status' shows what waits")
         }
     }
 

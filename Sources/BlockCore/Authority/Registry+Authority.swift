@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// A1 in the registry: who acts (`actor`), what they act on (`subject`), whose names are whose
 /// (`key`, `resolve`) and a member's quota. The decisions themselves are `Authority.decide`.
 
@@ -80,6 +82,22 @@ extension Registry {
     /// other check could say whose it is, that it is locked or what kind it is.
     func known(_ name: String, to actor: Authority.Actor) -> Activity? {
         activity(named: name).flatMap { Authority.mayKnow(subject($0), by: actor) ? $0 : nil }
+    }
+
+    /// A1, did you mean: the name of a `kind` nearest to `typed` among the activities `actor`
+    /// may know of (as `known` finds them), written as they would type it: a member's own
+    /// `kid/youtube` as `youtube`, which `resolve` takes back to it. Blocks count while they
+    /// run (`now`). Nil when none is close. O(activities), on a refusal's path only.
+    func nearest(_ typed: String, kind: Activity.Kind, to actor: Authority.Actor, now: Date? = nil) -> String? {
+        let own = actor.rank <= .member ? Names.qualified(owner: actor.name, "") : nil
+        let names = index.entries.values.lazy.compactMap { entry -> String? in
+            let a = entry.activity
+            guard a.kind == kind, Authority.mayKnow(self.subject(a), by: actor) else { return nil }
+            if case .block(let b) = a, let now, b.end <= now { return nil }
+            if let own, a.name.hasPrefix(own) { return String(a.name.dropFirst(own.count)) }
+            return a.name
+        }
+        return Suggest.closest(to: typed, amongUnordered: names)
     }
 
     func owns(_ activity: Activity, _ uid: UInt32) -> Bool {

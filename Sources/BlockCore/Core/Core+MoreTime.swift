@@ -96,7 +96,9 @@ extension Core {
 
     private mutating func answer(_ id: String, approve: Bool, seconds: Int?, reason: String?, peer: Peer, now: Date) throws(CoreError) -> Change {
         guard let index = book.requests.firstIndex(where: { $0.id == id }) else {
-            throw CoreError(.notFound, "no pending request '\(id)'; 'blockc requests' lists them")
+            // Only administrators get here (approve and deny are theirs), and they see every request.
+            let meant = Suggest.closest(to: id, amongUnordered: book.requests.map(\.id)).map { "; did you mean '\($0)'?" } ?? ";"
+            throw CoreError(.notFound, "no pending request '\(id)'\(meant) 'blockc requests' lists them")
         }
         let r = book.requests[index]
         let dayEnd = MoreTimeBook.endOfDay(now, clock: local)
@@ -139,7 +141,10 @@ extension Core {
                                      message: "Request \(name) for more time for \(r.selection) withdrawn by \(who(peer.uid))", uid: peer.uid),
                         answer: CancelledReply(name: name, kind: .request).json)
         }
-        throw Authority.unknown("request", name)
+        // Did you mean: among what this caller may know of only, as above.
+        let mine = book.loosenings.filter { Authority.mayKnow(asked($0.uid, "delayed"), by: actor) }.map(\.name)
+            + book.requests.filter { Authority.mayKnow(asked($0.uid, "request"), by: actor) }.map(\.id)
+        throw Authority.unknown("request", name, near: Suggest.closest(to: name, amongUnordered: mine))
     }
 
     /// A1: whether `peer` may cancel what waits.

@@ -42,6 +42,15 @@ public struct ArgumentScanner {
         return tokens[index - 1]
     }
 
+    /// The arguments not read yet, as typed: what may follow an option's value and belong to
+    /// it (`--for 2 hours`, `--until tomorrow 07:00`).
+    public var upcoming: [String] { Array(tokens[index...]) }
+
+    /// Takes `count` of the upcoming arguments as read.
+    public mutating func skip(_ count: Int) {
+        index = min(index + count, tokens.count)
+    }
+
     public func usage(_ message: String) -> CoreError {
         CoreError(.usage, "\(message); see '\(program) --help'")
     }

@@ -6,6 +6,17 @@ public enum Suggest {
     /// wrong suggestion is never offered for a word that shares almost nothing with it.
     /// Among equally close candidates the first one in `candidates` wins.
     public static func closest(to input: String, among candidates: [String]) -> String? {
+        closest(to: input, in: candidates, ordered: true)
+    }
+
+    /// The same for candidates in no particular order (a dictionary's keys, as the names of
+    /// the activities a `stop` could have meant): among equally close ones the first in name
+    /// order wins, so the answer does not depend on the order they come in.
+    public static func closest<S: Sequence<String>>(to input: String, amongUnordered candidates: S) -> String? {
+        closest(to: input, in: candidates, ordered: false)
+    }
+
+    private static func closest<S: Sequence<String>>(to input: String, in candidates: S, ordered: Bool) -> String? {
         let typed = Array(input.lowercased())
         guard !typed.isEmpty else { return nil }
         var best: (score: Int, name: String)?
@@ -21,7 +32,7 @@ public enum Suggest {
             }
             guard let score else { continue }
             // Ties go to the earlier candidate: callers list the likelier names first.
-            if best == nil || score < best!.score {
+            if best == nil || score < best!.score || (!ordered && score == best!.score && candidate < best!.name) {
                 best = (score, candidate)
             }
         }
