@@ -137,7 +137,7 @@ struct RunnerTests {
     func unreachable() {
         let h = Harness(nil, connectError: Self.down)
         #expect(h.run(["status"]) == 3)
-        #expect(h.err.contains("blockd is not running (no daemon at /tmp/test.sock); start it with 'sudo systemctl start blockd'"))
+        #expect(h.err.contains("no blockd at /tmp/test.sock (from --socket or BLOCKD_SOCKET); if it was a sandbox, start it again ('make try'"))
         let denied = Harness(nil, connectError: .unreachable(path: "/tmp/test.sock", errno: EACCES))
         #expect(denied.run(["status"]) == 3)
         #expect(denied.err.contains("join group 'blockd' ('sudo usermod -aG blockd $USER', then log in again)"))
