@@ -132,7 +132,7 @@ struct LimitTests {
         let file = ConfigSource(path: "/etc/blockd/limits.d/shorts.conf", text: "[Limit]\nName=pagesonly\nDaily=1h\nSelections=shorts\n")
         #expect { try ConfigSet.load(daemonFile: nil, selectionFiles: [shorts], scheduleFiles: [], limitFiles: [file]) } throws: {
             let e = $0 as? CoreError
-            return e?.code == .invalidConfig && e?.message == "/etc/blockd/limits.d/shorts.conf: limit 'pagesonly' could never be used up: "
+            return e?.code == .invalidConfig && e?.message == "/etc/blockd/limits.d/shorts.conf:4: limit 'pagesonly' could never be used up: "
                 + "a limit counts the time apps run and sites are open, and 'shorts' names no app and no domain; limit a selection with apps or domains "
                 + "(Apps= or Domains= in selections.d), or block its pages at set times with 'blockc schedule add'"
         }

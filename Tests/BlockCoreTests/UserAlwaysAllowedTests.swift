@@ -12,7 +12,7 @@ import Testing
               ("[Users]\nUsers=kid\nUsers=@kids\nAlwaysAllowed=school khan\nAlwaysAllowed=school\n", nil),
               ("[Users]\nAlwaysAllowed=school\n", "/etc/blockd/users.d/kids.conf:1: [Users] has no Users=; name whom it is for, e.g. Users=kid or Users=@kids"),
               ("[Users]\nUsers=kid\n", "/etc/blockd/users.d/kids.conf:1: [Users] has no AlwaysAllowed=; name what is always allowed for kid, e.g. AlwaysAllowed=school"),
-              ("[Users]\nUsers=kid\nAlwaysAllowed=school\nMode=allow-only\n", "/etc/blockd/users.d/kids.conf:4: unknown key Mode= in [Users]; valid keys are Users=, AlwaysAllowed="),
+              ("[Users]\nUsers=kid\nAlwaysAllowed=school\nMode=allow-only\n", "/etc/blockd/users.d/kids.conf:4: Mode= belongs in a schedule file (schedules.d/*.conf, [Schedule]), not in [Users]; move it there"),
               ("[Users]\nUsers=-kid\nAlwaysAllowed=school\n", "/etc/blockd/users.d/kids.conf:2: Users=: '-kid' is not a user name; give a user name such as kid, or a group as @kids"),
               ("# nothing\n", "/etc/blockd/users.d/kids.conf: has no [Users] section; a users file needs one with Users= and AlwaysAllowed="),
           ] as [(String, String?)])

@@ -110,7 +110,7 @@ struct ConfigLayersTests {
         case "fifo": #expect(mkfifo(path, 0o644) == 0)
         default: try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
         }
-        let problems = dir.check().1.map(\.message)
+        let problems = dir.check().1.errors.map(\.message)
         #expect(problems == ["\(path): cannot be read: \(why); make it a regular file, a symlink to one, or a symlink to /dev/null to mask the file of its name, or remove it"],
                 "\(problems)")
         #expect(throws: CoreError.self, "the daemon's start and reload refuse it, and keep the last good configuration") { try dir.load() }
@@ -123,7 +123,7 @@ struct ConfigLayersTests {
         let path = root.path + "/etc/schedules.d"
         try FileManager.default.removeItem(atPath: path)
         #expect(symlink(root.path + "/nonexistent", path) == 0)
-        #expect(dir.check().1.map(\.message) == ["\(path): cannot be read: No such file or directory (it is a symlink to \(root.path)/nonexistent); make it a directory or a symlink to one, or remove it"])
+        #expect(dir.check().1.errors.map(\.message) == ["\(path): cannot be read: No such file or directory (it is a symlink to \(root.path)/nonexistent); make it a directory or a symlink to one, or remove it"])
     }
 
     @Test("§7: a symlink to /dev/null masks, also written relative or through another link; a symlink to another device is no mask and cannot be read")
@@ -136,11 +136,11 @@ struct ConfigLayersTests {
             _ = symlink("/dev/null", root.path + "/null-link")
             #expect(symlink(target, path) == 0)
             #expect(try dir.load().schedules.map(\.name) == ["exam"], "\(target) masks the vendor's bedtime")
-            #expect(dir.check().1.isEmpty)
+            #expect(dir.check().1.errors.isEmpty)
         }
         try FileManager.default.removeItem(atPath: path)
         #expect(symlink("/dev/zero", path) == 0)
-        #expect(dir.check().1.map(\.message) == ["\(path): cannot be read: it is not a regular file; make it a regular file, a symlink to one, or a symlink to /dev/null to mask the file of its name, or remove it"])
+        #expect(dir.check().1.errors.map(\.message) == ["\(path): cannot be read: it is not a regular file; make it a regular file, a symlink to one, or a symlink to /dev/null to mask the file of its name, or remove it"])
     }
 
     @Test("§7: blockd without --config-dir reads the standard layers, /etc/blockd last")

@@ -225,7 +225,10 @@ extension ConfigReader {
     /// One of `MoreTimePolicy.keys` in a schedule or limit file; unset keys keep their defaults.
     func moreTime(_ e: INIEntry, adding so_far: MoreTimePolicy?) throws(CoreError) -> MoreTimePolicy {
         var policy = so_far ?? .standard
-        _ = try checked(e) { () throws(CoreError) in try policy.set(e.key, e.value) }
+        do throws(CoreError) { _ = try policy.set(e.key, e.value) } catch {
+            let hint = e.key == "MoreTime" ? ConfigReader.didYouMean(e.value, among: MoreTimeMode.allCases.map(\.rawValue)) : ""
+            throw fail(e, "\(e.key)=: \(error.message)\(hint)")
+        }
         return policy
     }
 }

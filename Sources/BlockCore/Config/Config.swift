@@ -162,65 +162,119 @@ public struct DaemonConfig: Equatable, Sendable {
     /// What one `blockd.conf` sets. A later assignment wins; an empty one (`KillGrace=`)
     /// forgets earlier ones in the file, as systemd does, so the default applies again.
     public static func parseLayer(file: String, text: String) throws(CoreError) -> Layer {
+        let (layer, problems) = readLayer(file: file, text: text)
+        if let first = problems.first { throw first.error }
+        return layer
+    }
+
+    /// What one `blockd.conf` sets, and every problem it has, by line (§7: `--check-config`
+    /// says them all in one run). A key whose value is refused is left unset.
+    public static func readLayer(file: String, text: String) -> (Layer, [ConfigProblem]) {
         let reader = ConfigReader(file: file, what: "blockd.conf")
-        let entries = try reader.entries(of: try INIDocument.parse(file: file, text: text), section: section)
+        var list = ProblemList()
+        let (doc, malformed) = INIDocument.read(file: file, text: text)
+        list.errors = malformed
+        let entries = reader.entries(of: doc, section: section, problems: &list.errors).entries
         var layer = Layer()
         for e in entries {
-            switch e.key {
-            case "MaxActivities":
-                layer.maxActivities = try e.value.isEmpty ? nil : reader.integer(e, in: maxActivitiesRange)
-            case "MaxActivitiesPerUser":
-                layer.maxActivitiesPerUser = try e.value.isEmpty ? nil : reader.integer(e, in: maxActivitiesPerUserRange)
-            case "HostsFile":
-                layer.hostsFile = try e.value.isEmpty ? nil : reader.absolutePath(e)
-            case "KillGrace":
-                layer.killGraceSeconds = try e.value.isEmpty ? nil : reader.duration(e, in: killGraceRange)
-            case "ConnectGrace":
-                layer.connectGraceSeconds = try e.value.isEmpty ? nil : reader.duration(e, in: connectGraceRange)
-            case "Firewall":
-                layer.firewall = try e.value.isEmpty ? nil : reader.boolean(e)
-            case "CutSockets":
-                layer.cutSockets = try e.value.isEmpty ? nil : reader.boolean(e)
-            case "ResolvConf":
-                layer.resolvConf = try e.value.isEmpty ? nil : reader.absolutePath(e)
-            case "AppShield":
-                layer.appShield = try e.value.isEmpty ? nil : reader.boolean(e)
-            case "BrowserPolicies":
-                layer.browserPolicies = try e.value.isEmpty ? nil : reader.boolean(e)
-            case "PolicyRoot":
-                layer.policyRoot = try e.value.isEmpty ? nil : reader.directory(e)
-            case "FirefoxPolicies":
-                layer.firefoxPolicies = try e.value.isEmpty ? nil : reader.absolutePath(e)
-            case "BrowserExtension":
-                switch e.value.lowercased() {
-                case "": layer.browserExtension = nil
-                case "auto": layer.browserExtension = "auto"
-                case "no": layer.browserExtension = "no"
-                default:
-                    guard e.value.first == "/", e.value.count > 1, !e.value.hasControlCharacters else {
-                        throw reader.fail(e, "BrowserExtension= is auto, no or the absolute directory of blockd's browser files (such as /usr/share/blockd/browser), not '\(e.value)'")
-                    }
-                    layer.browserExtension = e.value.hasSuffix("/") ? String(e.value.dropLast()) : e.value
-                }
-            case "UserTablesDirectory":
-                layer.userTablesDirectory = try e.value.isEmpty ? nil : reader.ownDirectory(e)
-            case "MetricsDirectory":
-                layer.metricsDirectory = try e.value.isEmpty ? nil : reader.directory(e)
-            case "AlwaysAllowed":
-                layer.alwaysAllowed = try e.value.isEmpty ? nil : reader.selections(e, adding: layer.alwaysAllowed ?? [])
-            case "ReportDays":
-                layer.reportDays = try e.value.isEmpty ? nil : reader.integer(e, in: reportDaysRange)
-            default:
-                throw reader.unknownKey(e, section: section, valid: keys)
-            }
+            list.check(e) { () throws(CoreError) in try Self.read(e, into: &layer, reader: reader) }
         }
-        return layer
+        return (layer, list.problems(file: file))
+    }
+
+    static func read(_ e: INIEntry, into layer: inout Layer, reader: ConfigReader) throws(CoreError) {
+        switch e.key {
+        case "MaxActivities":
+            layer.maxActivities = try e.value.isEmpty ? nil : reader.integer(e, in: maxActivitiesRange)
+        case "MaxActivitiesPerUser":
+            layer.maxActivitiesPerUser = try e.value.isEmpty ? nil : reader.integer(e, in: maxActivitiesPerUserRange)
+        case "HostsFile":
+            layer.hostsFile = try e.value.isEmpty ? nil : reader.absolutePath(e)
+        case "KillGrace":
+            layer.killGraceSeconds = try e.value.isEmpty ? nil : reader.duration(e, in: killGraceRange)
+        case "ConnectGrace":
+            layer.connectGraceSeconds = try e.value.isEmpty ? nil : reader.duration(e, in: connectGraceRange)
+        case "Firewall":
+            layer.firewall = try e.value.isEmpty ? nil : reader.boolean(e)
+        case "CutSockets":
+            layer.cutSockets = try e.value.isEmpty ? nil : reader.boolean(e)
+        case "ResolvConf":
+            layer.resolvConf = try e.value.isEmpty ? nil : reader.absolutePath(e)
+        case "AppShield":
+            layer.appShield = try e.value.isEmpty ? nil : reader.boolean(e)
+        case "BrowserPolicies":
+            layer.browserPolicies = try e.value.isEmpty ? nil : reader.boolean(e)
+        case "PolicyRoot":
+            layer.policyRoot = try e.value.isEmpty ? nil : reader.directory(e)
+        case "FirefoxPolicies":
+            layer.firefoxPolicies = try e.value.isEmpty ? nil : reader.absolutePath(e)
+        case "BrowserExtension":
+            switch e.value.lowercased() {
+            case "": layer.browserExtension = nil
+            case "auto": layer.browserExtension = "auto"
+            case "no": layer.browserExtension = "no"
+            default:
+                guard e.value.first == "/", e.value.count > 1, !e.value.hasControlCharacters else {
+                    let hint = ConfigReader.didYouMean(e.value, among: ["auto", "no"])
+                    throw reader.fail(e, "BrowserExtension= is auto, no or the absolute directory of blockd's browser files (such as /usr/share/blockd/browser), not '\(e.value)'\(hint)")
+                }
+                layer.browserExtension = e.value.hasSuffix("/") ? String(e.value.dropLast()) : e.value
+            }
+        case "UserTablesDirectory":
+            layer.userTablesDirectory = try e.value.isEmpty ? nil : reader.ownDirectory(e)
+        case "MetricsDirectory":
+            layer.metricsDirectory = try e.value.isEmpty ? nil : reader.directory(e)
+        case "AlwaysAllowed":
+            layer.alwaysAllowed = try e.value.isEmpty ? nil : reader.selections(e, adding: layer.alwaysAllowed ?? [])
+        case "ReportDays":
+            layer.reportDays = try e.value.isEmpty ? nil : reader.integer(e, in: reportDaysRange)
+        default:
+            throw reader.unknownKey(e, section: section, valid: keys)
+        }
     }
 }
 
 /// Readers for the files under `selections.d/` and `schedules.d/` (§1, §7). They take
 /// file contents, never paths to open: BlockCore does no I/O.
-public enum ConfigFiles {}
+public enum ConfigFiles {
+    /// One kind of file blockd reads: its one section, where such files go, and its keys.
+    public struct Kind: Sendable {
+        public var section: String
+        /// Where it goes, for "X= belongs in ...": `a schedule file (schedules.d/*.conf, [Schedule])`.
+        public var home: String
+        public var keys: [String]
+    }
+
+    /// Every kind, in the order blockd reads them; a key or a section in the wrong kind of file
+    /// is told where it belongs (§7).
+    public static let kinds: [Kind] = [
+        Kind(section: DaemonConfig.section, home: "blockd.conf ([Daemon])", keys: DaemonConfig.keys),
+        Kind(section: selectionSection, home: "a selection file (selections.d/*.conf, [Selection])", keys: selectionKeys + textKeys),
+        Kind(section: scheduleSection, home: "a schedule file (schedules.d/*.conf, [Schedule])", keys: scheduleKeys),
+        Kind(section: limitSection, home: "a limit file (limits.d/*.conf, [Limit])", keys: limitKeys),
+        Kind(section: usersSection, home: "a users file (users.d/*.conf, [Users])", keys: usersKeys),
+    ]
+}
+
+/// A file's problems, gathered as it is read so that one run says them all (§7): each entry
+/// is checked on its own, and a key whose value was refused is remembered, so that the file
+/// is not also said to lack it.
+struct ProblemList {
+    var errors: [CoreError] = []
+    var refused: Set<String> = []
+
+    mutating func check(_ e: INIEntry, _ body: () throws(CoreError) -> Void) {
+        do throws(CoreError) { try body() } catch {
+            errors.append(error)
+            refused.insert(e.key)
+        }
+    }
+
+    /// The problems as `ConfigProblem`s of `file`, by line.
+    func problems(file: String) -> [ConfigProblem] {
+        errors.map { ConfigProblem($0, file: file) }.inFileOrder([file])
+    }
+}
 
 /// Error wording and value checks shared by the config readers, so every message has the
 /// same `file:line: ...` shape and says what is accepted.
@@ -235,19 +289,69 @@ public struct ConfigReader {
 
     func fail(_ e: INIEntry, _ why: String) -> CoreError { fail(e.line, why) }
 
-    /// The entries of the one section this kind of file may hold (repeated headers merge).
-    func entries(of doc: INIDocument, section: String) throws(CoreError) -> [INIEntry] {
-        if let other = doc.sections.first(where: { $0.name != section }) {
-            throw fail(other.line, "unknown section [\(other.name)]; \(what) may contain only [\(section)]")
+    /// The entries of the one section this kind of file may hold (repeated headers merge);
+    /// every other section is a problem, each said once with its line, and its entries are
+    /// not read (§7). A near miss of the section's name (`[Selections]`, `[selection]`) is read
+    /// as the section all the same, so its keys are checked in the same run.
+    /// `misplaced` is true when the file holds another kind's section and none of its own:
+    /// then the file's missing keys are not worth saying, its place is.
+    func entries(of doc: INIDocument, section: String, problems: inout [CoreError]) -> (entries: [INIEntry], misplaced: Bool) {
+        var entries: [INIEntry] = []
+        var own = false, elsewhere = false
+        for s in doc.sections {
+            if s.name == section {
+                own = true
+                entries += s.entries
+                continue
+            }
+            if Suggestion.nearest(to: s.name, among: [section]) != nil {
+                own = true
+                entries += s.entries
+                let hint = s.name.lowercased() == section.lowercased() ? "section names are case-sensitive: write [\(section)]" : "did you mean [\(section)]?"
+                problems.append(fail(s.line, "unknown section [\(s.name)]; \(hint)"))
+                continue
+            }
+            let others = ConfigFiles.kinds.filter { $0.section != section }
+            if let near = Suggestion.nearest(to: s.name, among: others.map(\.section)), let kind = others.first(where: { $0.section == near }) {
+                elsewhere = true
+                let meant = near == s.name ? "[\(near)] belongs in \(kind.home)" : "unknown section [\(s.name)]; did you mean [\(near)]? That section belongs in \(kind.home)"
+                problems.append(fail(s.line, "\(meant); \(what) may contain only [\(section)]: move it to a file of its own there"))
+                continue
+            }
+            problems.append(fail(s.line, "unknown section [\(s.name)]; \(what) may contain only [\(section)]"))
         }
-        return doc.entries(inSectionsNamed: section)
+        return (entries, elsewhere && !own)
     }
 
+    /// An unknown key, with what was probably meant (§7): a key of this section in another
+    /// case (keys are case-sensitive, as systemd's) or a letter or two away (`Apss=`); else a
+    /// key of another kind of file, with where it belongs (`Window=` in a selection file); else
+    /// the list of the valid keys.
     func unknownKey(_ e: INIEntry, section: String, valid: [String]) -> CoreError {
-        // Keys are case-sensitive like systemd's; a near miss gets a hint instead of a guess.
-        let hint = valid.first { $0.lowercased() == e.key.lowercased() }.map { " (keys are case-sensitive: did you mean \($0)=?)" } ?? ""
+        // A text key's language suffix is kept: `ShieldBdy[ja]=` is `ShieldBody[ja]=`.
+        let open = e.key.firstIndex(of: "[") ?? e.key.endIndex
+        let (base, suffix) = (String(e.key[..<open]), String(e.key[open...]))
+        let unknown = "unknown key \(e.key)= in [\(section)]"
+        if let near = Suggestion.nearest(to: base, among: valid) {
+            return near.lowercased() == base.lowercased()
+                ? fail(e, "\(unknown); keys are case-sensitive: write \(near)\(suffix)=")
+                : fail(e, "\(unknown); did you mean \(near)\(suffix)=?")
+        }
+        let others = ConfigFiles.kinds.filter { $0.section != section }
+        if let near = Suggestion.nearest(to: base, among: others.flatMap(\.keys)) {
+            let homes = others.filter { $0.keys.contains(near) }.map(\.home)
+            let there = homes.count == 1 ? homes[0] : homes.dropLast().joined(separator: ", ") + " or " + homes[homes.count - 1]
+            return near == base
+                ? fail(e, "\(e.key)= belongs in \(there), not in [\(section)]; move it there")
+                : fail(e, "\(unknown); did you mean \(near)\(suffix)=? It belongs in \(there), not here")
+        }
         let list = valid.map { "\($0)=" }.joined(separator: ", ")
-        return fail(e, "unknown key \(e.key)= in [\(section)]\(hint); valid keys are \(list)")
+        return fail(e, "\(unknown); valid keys are \(list)")
+    }
+
+    /// `value` was none of `choices`: a near one, as "; did you mean X?", else nothing.
+    static func didYouMean(_ value: String, among choices: [String]) -> String {
+        Suggestion.nearest(to: value, among: choices).map { "; did you mean \($0)?" } ?? ""
     }
 
     /// Runs a validator from elsewhere in BlockCore (or the integrator) and puts the entry's
@@ -289,7 +393,8 @@ public struct ConfigReader {
     /// systemd's booleans (systemd.syntax(7)).
     func boolean(_ e: INIEntry) throws(CoreError) -> Bool {
         if let b = ConfigReader.boolean(e.value) { return b }
-        throw fail(e, "\(e.key)= must be yes or no (also true/false, on/off, 1/0), not '\(e.value)'")
+        let hint = ConfigReader.didYouMean(e.value, among: ["yes", "no", "true", "false", "on", "off"])
+        throw fail(e, "\(e.key)= must be yes or no (also true/false, on/off, 1/0), not '\(e.value)'\(hint)")
     }
 
     public static func boolean(_ text: String) -> Bool? {

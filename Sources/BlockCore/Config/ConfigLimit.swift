@@ -7,9 +7,18 @@ extension ConfigFiles {
     /// (default daily) and `Warn=` (a DURATION shorter than `Daily=`, optional). List and
     /// reset rules are those of schedule files.
     public static func parseLimit(file: String, text: String) throws(CoreError) -> Limit {
+        let (limit, problems) = readLimit(file: file, text: text)
+        if let first = problems.first { throw first.error }
+        return limit!
+    }
+
+    /// `parseLimit`, with every problem of the file, by line (§7); nil when there is any.
+    public static func readLimit(file: String, text: String) -> (Limit?, [ConfigProblem]) {
         let reader = ConfigReader(file: file, what: "a limit file")
-        let doc = try INIDocument.parse(file: file, text: text)
-        let entries = try reader.entries(of: doc, section: limitSection)
+        var list = ProblemList()
+        let (doc, malformed) = INIDocument.read(file: file, text: text)
+        list.errors = malformed
+        let (entries, misplaced) = reader.entries(of: doc, section: limitSection, problems: &list.errors)
         var name: String?
         var daily: Int?
         var warn: Int?
@@ -19,43 +28,54 @@ extension ConfigFiles {
         var users: [String] = []
         for e in entries {
             let v = e.value
-            switch e.key {
-            case "Name":
-                if !v.isEmpty { try reader.checked(e) { () throws(CoreError) in try Names.validate(v, what: "limit name") } }
-                name = v.isEmpty ? nil : v
-            case "Daily":
-                daily = try v.isEmpty ? nil : reader.duration(e, in: 1...86_400)
-            case "Warn":
-                warn = try v.isEmpty ? nil : reader.duration(e, in: 1...86_400)
-            case "Days":
-                days = try reader.days(e)
-            case "Selections":
-                selections = try reader.selections(e, adding: selections)
-            case "Users":
-                users = try reader.users(e, adding: users)
-            case _ where MoreTimePolicy.keys.contains(e.key):
-                moreTime = try reader.moreTime(e, adding: moreTime)
-            default:
-                throw reader.unknownKey(e, section: limitSection, valid: limitKeys)
+            list.check(e) { () throws(CoreError) in
+                switch e.key {
+                case "Name":
+                    if !v.isEmpty { try reader.checked(e) { () throws(CoreError) in try Names.validate(v, what: "limit name") } }
+                    name = v.isEmpty ? nil : v
+                case "Daily":
+                    daily = try v.isEmpty ? nil : reader.duration(e, in: 1...86_400)
+                case "Warn":
+                    warn = try v.isEmpty ? nil : reader.duration(e, in: 1...86_400)
+                case "Days":
+                    days = try reader.days(e)
+                case "Selections":
+                    selections = try reader.selections(e, adding: selections)
+                case "Users":
+                    users = try reader.users(e, adding: users)
+                case _ where MoreTimePolicy.keys.contains(e.key):
+                    moreTime = try reader.moreTime(e, adding: moreTime)
+                default:
+                    throw reader.unknownKey(e, section: limitSection, valid: limitKeys)
+                }
             }
         }
-        guard let header = doc.sections.first else {
-            throw CoreError(.invalidConfig, "\(file): has no [\(limitSection)] section; a limit file needs one with Name=, Daily= and Selections=")
+        if doc.sections.isEmpty {
+            if malformed.isEmpty {
+                list.errors.append(CoreError(.invalidConfig, "\(file): has no [\(limitSection)] section; a limit file needs one with Name=, Daily= and Selections="))
+            }
+        } else if !misplaced {
+            let header = doc.sections[0].line
+            let called = name.map { " '\($0)'" } ?? ""
+            if name == nil, !list.refused.contains("Name") {
+                list.errors.append(reader.fail(header, "[\(limitSection)] has no Name=; add one, e.g. Name=games"))
+            }
+            if daily == nil, !list.refused.contains("Daily") {
+                list.errors.append(reader.fail(header, "[\(limitSection)]\(called) has no Daily=; add the allowance per day, e.g. Daily=1h"))
+            }
+            if selections.isEmpty, !list.refused.contains("Selections") {
+                list.errors.append(reader.fail(header, "[\(limitSection)]\(called) has no Selections=; add the selections it limits, e.g. Selections=steam"))
+            }
+            if let warn, let daily, warn >= daily {
+                list.errors.append(reader.fail(header, "[\(limitSection)]\(called) has Warn= not shorter than Daily=; warn before the allowance runs out"))
+            }
         }
-        guard let name else { throw reader.fail(header.line, "[\(limitSection)] has no Name=; add one, e.g. Name=games") }
-        guard let daily else {
-            throw reader.fail(header.line, "[\(limitSection)] '\(name)' has no Daily=; add the allowance per day, e.g. Daily=1h")
-        }
-        guard !selections.isEmpty else {
-            throw reader.fail(header.line, "[\(limitSection)] '\(name)' has no Selections=; add the selections it limits, e.g. Selections=steam")
-        }
-        if let warn, warn >= daily {
-            throw reader.fail(header.line, "[\(limitSection)] '\(name)' has Warn= not shorter than Daily=; warn before the allowance runs out")
-        }
+        let problems = list.problems(file: file)
+        guard problems.isEmpty, let name, let daily else { return (nil, problems) }
         var limit = Limit(name: name, selections: Registry.unique(selections), seconds: daily, days: days, warnSeconds: warn,
-                         origin: .config(file: file))
+                          origin: .config(file: file))
         limit.moreTime = moreTime
         limit.users = users.isEmpty ? nil : Scope(names: users)
-        return limit
+        return (limit, [])
     }
 }

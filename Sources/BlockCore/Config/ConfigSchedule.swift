@@ -13,9 +13,18 @@ extension ConfigFiles {
     ///   it, duplicates are dropped. Whether the names exist is for the caller to check
     ///   against the catalog and `selections.d/`, which this file cannot see.
     public static func parseSchedule(file: String, text: String) throws(CoreError) -> Schedule {
+        let (schedule, problems) = readSchedule(file: file, text: text)
+        if let first = problems.first { throw first.error }
+        return schedule!
+    }
+
+    /// `parseSchedule`, with every problem of the file, by line (§7); nil when there is any.
+    public static func readSchedule(file: String, text: String) -> (Schedule?, [ConfigProblem]) {
         let reader = ConfigReader(file: file, what: "a schedule file")
-        let doc = try INIDocument.parse(file: file, text: text)
-        let entries = try reader.entries(of: doc, section: scheduleSection)
+        var list = ProblemList()
+        let (doc, malformed) = INIDocument.read(file: file, text: text)
+        list.errors = malformed
+        let (entries, misplaced) = reader.entries(of: doc, section: scheduleSection, problems: &list.errors)
         var name: String?
         var window: (start: WallTime, end: WallTime)?
         var days = WeekdaySet.all
@@ -26,49 +35,59 @@ extension ConfigFiles {
 
         for e in entries {
             let v = e.value
-            switch e.key {
-            case "Name":
-                if !v.isEmpty { try reader.checked(e) { () throws(CoreError) in try Names.validate(v, what: "schedule name") } }
-                name = v.isEmpty ? nil : v
-            case "Window":
-                window = try v.isEmpty ? nil : reader.window(e)
-            case "Days":
-                days = try reader.days(e)
-            case "Selections":
-                selections = try reader.selections(e, adding: selections)
-            case "Users":
-                users = try reader.users(e, adding: users)
-            case "Mode":
-                // W2: `allow-only`: Selections= is what stays allowed during the window.
-                guard ["", "block", "allow-only"].contains(v) else {
-                    throw reader.fail(e, "Mode= must be block (the default: the selections are blocked) or allow-only (only the selections are allowed), not '\(v)'")
+            list.check(e) { () throws(CoreError) in
+                switch e.key {
+                case "Name":
+                    if !v.isEmpty { try reader.checked(e) { () throws(CoreError) in try Names.validate(v, what: "schedule name") } }
+                    name = v.isEmpty ? nil : v
+                case "Window":
+                    window = try v.isEmpty ? nil : reader.window(e)
+                case "Days":
+                    days = try reader.days(e)
+                case "Selections":
+                    selections = try reader.selections(e, adding: selections)
+                case "Users":
+                    users = try reader.users(e, adding: users)
+                case "Mode":
+                    // W2: `allow-only`: Selections= is what stays allowed during the window.
+                    guard ["", "block", "allow-only"].contains(v) else {
+                        let hint = ConfigReader.didYouMean(v, among: ["block", "allow-only"])
+                        throw reader.fail(e, "Mode= must be block (the default: the selections are blocked) or allow-only (only the selections are allowed), not '\(v)'\(hint)")
+                    }
+                    allowOnly = v == "allow-only"
+                case _ where MoreTimePolicy.keys.contains(e.key):
+                    moreTime = try reader.moreTime(e, adding: moreTime)
+                default:
+                    throw reader.unknownKey(e, section: scheduleSection, valid: scheduleKeys)
                 }
-                allowOnly = v == "allow-only"
-            case _ where MoreTimePolicy.keys.contains(e.key):
-                moreTime = try reader.moreTime(e, adding: moreTime)
-            default:
-                throw reader.unknownKey(e, section: scheduleSection, valid: scheduleKeys)
             }
         }
 
-        guard let header = doc.sections.first else {
-            throw CoreError(.invalidConfig, "\(file): has no [\(scheduleSection)] section; a schedule file needs one with Name=, Window= and Selections=")
+        if doc.sections.isEmpty {
+            if malformed.isEmpty {
+                list.errors.append(CoreError(.invalidConfig, "\(file): has no [\(scheduleSection)] section; a schedule file needs one with Name=, Window= and Selections="))
+            }
+        } else if !misplaced {
+            let header = doc.sections[0].line
+            let called = name.map { " '\($0)'" } ?? ""
+            if name == nil, !list.refused.contains("Name") {
+                list.errors.append(reader.fail(header, "[\(scheduleSection)] has no Name=; add one, e.g. Name=bedtime"))
+            }
+            if window == nil, !list.refused.contains("Window") {
+                list.errors.append(reader.fail(header, "[\(scheduleSection)]\(called) has no Window=; add one, e.g. Window=22:00-07:00"))
+            }
+            if selections.isEmpty, !list.refused.contains("Selections") {
+                list.errors.append(reader.fail(header, "[\(scheduleSection)]\(called) has no Selections=; add the selections it blocks, e.g. Selections=social video"))
+            }
         }
-        guard let name else {
-            throw reader.fail(header.line, "[\(scheduleSection)] has no Name=; add one, e.g. Name=bedtime")
-        }
-        guard let window else {
-            throw reader.fail(header.line, "[\(scheduleSection)] '\(name)' has no Window=; add one, e.g. Window=22:00-07:00")
-        }
-        guard !selections.isEmpty else {
-            throw reader.fail(header.line, "[\(scheduleSection)] '\(name)' has no Selections=; add the selections it blocks, e.g. Selections=social video")
-        }
+        let problems = list.problems(file: file)
+        guard problems.isEmpty, let name, let window else { return (nil, problems) }
         let listed = Registry.unique(selections)
         var schedule = Schedule(name: name, selections: allowOnly ? [AllowOnly.expression(allowing: listed)] : listed, days: days,
                                 start: window.start, end: window.end, origin: .config(file: file))
         schedule.moreTime = moreTime
         schedule.users = users.isEmpty ? nil : Scope(names: users)
-        return schedule
+        return (schedule, [])
     }
 }
 
@@ -94,7 +113,35 @@ extension ConfigReader {
 
     /// `Days=`: what `WeekdaySet.parse` takes; empty means daily again.
     func days(_ e: INIEntry) throws(CoreError) -> WeekdaySet {
-        e.value.isEmpty ? .all : try checked(e) { () throws(CoreError) in try WeekdaySet.parse(e.value) }
+        guard !e.value.isEmpty else { return .all }
+        do throws(CoreError) { return try WeekdaySet.parse(e.value) } catch {
+            let hint = ConfigReader.days(nearest: e.value).map { "; did you mean \(e.key)=\($0)?" } ?? ""
+            throw fail(e, "\(e.key)=: \(error.message)\(hint)")
+        }
+    }
+
+    /// `Days=` with each word that is no day put right (`mon-fir` → `mon-fri`, `wekends` →
+    /// `weekends`); nil when some word is near no day, or the result still does not parse.
+    static func days(nearest text: String) -> String? {
+        if !text.contains(","), !text.contains("-"), let word = Suggestion.nearest(to: text, among: ["daily", "weekdays", "weekends"]) {
+            return word
+        }
+        let names = Weekday.names + Weekday.longNames
+        var changed = false, lost = false
+        let out = text.split(separator: ",", omittingEmptySubsequences: false).map { item in
+            item.split(separator: "-", omittingEmptySubsequences: false).map { raw -> String in
+                let part = String(raw).trimmingINISpace()
+                if Weekday.parse(part) != nil { return part }
+                guard let near = Suggestion.nearest(to: part, among: names) else {
+                    lost = true
+                    return part
+                }
+                changed = true
+                return near
+            }.joined(separator: "-")
+        }.joined(separator: ",")
+        guard changed, !lost, (try? WeekdaySet.parse(out)) != nil else { return nil }
+        return out
     }
 
     func window(_ e: INIEntry) throws(CoreError) -> (start: WallTime, end: WallTime) {

@@ -26,30 +26,44 @@ extension ConfigFiles {
     /// - Domains are validated and normalised by `Domain.normalize` (E1), text overrides and
     ///   `OpenURL=` are parsed as templates (S6), so a bad file fails here, at load time.
     public static func parseSelection(file: String, text: String) throws(CoreError) -> Selection {
+        let (selection, problems) = readSelection(file: file, text: text)
+        if let first = problems.first { throw first.error }
+        return selection!
+    }
+
+    /// `parseSelection`, with every problem of the file, by line (§7: one run says them all);
+    /// nil when there is any.
+    public static func readSelection(file: String, text: String) -> (Selection?, [ConfigProblem]) {
         let reader = ConfigReader(file: file, what: "a selection file")
-        let doc = try INIDocument.parse(file: file, text: text)
+        var list = ProblemList()
+        let (doc, malformed) = INIDocument.read(file: file, text: text)
+        list.errors = malformed
+        let (entries, misplaced) = reader.entries(of: doc, section: selectionSection, problems: &list.errors)
         var selection = Selection(name: "")
         var name: String?
-        for e in try reader.entries(of: doc, section: selectionSection) {
-            guard e.key == "Name" else {
-                try readSelectionKey(e, into: &selection, reader: reader)
-                continue
+        for e in entries {
+            list.check(e) { () throws(CoreError) in
+                guard e.key == "Name" else {
+                    try readSelectionKey(e, into: &selection, reader: reader)
+                    return
+                }
+                if !e.value.isEmpty { try reader.checked(e) { () throws(CoreError) in try Names.validate(e.value, what: "selection name") } }
+                name = e.value.isEmpty ? nil : e.value
             }
-            if !e.value.isEmpty { try reader.checked(e) { () throws(CoreError) in try Names.validate(e.value, what: "selection name") } }
-            name = e.value.isEmpty ? nil : e.value
         }
-        guard let header = doc.sections.first else {
-            throw CoreError(.invalidConfig, "\(file): has no [\(selectionSection)] section; a selection file needs one with at least Name=, e.g. [Selection] Name=social")
+        if doc.sections.isEmpty {
+            if malformed.isEmpty { list.errors.append(CoreError(.invalidConfig, "\(file): has no [\(selectionSection)] section; a selection file needs one with at least Name=, e.g. [Selection] Name=social")) }
+        } else if name == nil, !misplaced, !list.refused.contains("Name") {
+            list.errors.append(reader.fail(doc.sections[0].line, "[\(selectionSection)] has no Name=; add one, e.g. Name=social"))
         }
-        guard let name else {
-            throw reader.fail(header.line, "[\(selectionSection)] has no Name=; add one, e.g. Name=social")
-        }
+        let problems = list.problems(file: file)
+        guard problems.isEmpty, let name else { return (nil, problems) }
         selection.name = name
         selection.domains = Registry.unique(selection.domains)
         selection.apps = Registry.unique(selection.apps)
         selection.paths = Registry.unique(selection.paths)
         if selection.firewall != true { selection.firewall = nil }
-        return selection
+        return (selection, [])
     }
 
     /// One key of a `[Selection]` other than `Name=`. An empty list value clears the list.

@@ -21,25 +21,45 @@ extension ConfigFiles {
     /// Reads one file of `users.d/`: `[Users]` with `Users=` and `AlwaysAllowed=`, both
     /// required, both lists that may repeat (an empty assignment empties it).
     public static func parseUsers(file: String, text: String) throws(CoreError) -> UserSettings {
+        let (settings, problems) = readUsers(file: file, text: text)
+        if let first = problems.first { throw first.error }
+        return settings!
+    }
+
+    /// `parseUsers`, with every problem of the file, by line (§7); nil when there is any.
+    public static func readUsers(file: String, text: String) -> (UserSettings?, [ConfigProblem]) {
         let reader = ConfigReader(file: file, what: "a users file")
-        let doc = try INIDocument.parse(file: file, text: text)
-        let entries = try reader.entries(of: doc, section: usersSection)
+        var list = ProblemList()
+        let (doc, malformed) = INIDocument.read(file: file, text: text)
+        list.errors = malformed
+        let (entries, misplaced) = reader.entries(of: doc, section: usersSection, problems: &list.errors)
         var users: [String] = [], always: [String] = []
         for e in entries {
-            switch e.key {
-            case "Users": users = try reader.users(e, adding: users)
-            case "AlwaysAllowed": always = try reader.selections(e, adding: always)
-            default: throw reader.unknownKey(e, section: usersSection, valid: usersKeys)
+            list.check(e) { () throws(CoreError) in
+                switch e.key {
+                case "Users": users = try reader.users(e, adding: users)
+                case "AlwaysAllowed": always = try reader.selections(e, adding: always)
+                default: throw reader.unknownKey(e, section: usersSection, valid: usersKeys)
+                }
             }
         }
-        guard let header = doc.sections.first else {
-            throw CoreError(.invalidConfig, "\(file): has no [\(usersSection)] section; a users file needs one with Users= and AlwaysAllowed=")
+        if doc.sections.isEmpty {
+            if malformed.isEmpty {
+                list.errors.append(CoreError(.invalidConfig, "\(file): has no [\(usersSection)] section; a users file needs one with Users= and AlwaysAllowed="))
+            }
+        } else if !misplaced {
+            let header = doc.sections[0].line
+            if users.isEmpty, !list.refused.contains("Users") {
+                list.errors.append(reader.fail(header, "[\(usersSection)] has no Users=; name whom it is for, e.g. Users=kid or Users=@kids"))
+            }
+            if always.isEmpty, !list.refused.contains("AlwaysAllowed") {
+                let whom = users.isEmpty ? "them" : users.joined(separator: ", ")
+                list.errors.append(reader.fail(header, "[\(usersSection)] has no AlwaysAllowed=; name what is always allowed for \(whom), e.g. AlwaysAllowed=school"))
+            }
         }
-        guard !users.isEmpty else { throw reader.fail(header.line, "[\(usersSection)] has no Users=; name whom it is for, e.g. Users=kid or Users=@kids") }
-        guard !always.isEmpty else {
-            throw reader.fail(header.line, "[\(usersSection)] has no AlwaysAllowed=; name what is always allowed for \(users.joined(separator: ", ")), e.g. AlwaysAllowed=school")
-        }
-        return UserSettings(users: users, alwaysAllowed: always, file: file)
+        let problems = list.problems(file: file)
+        guard problems.isEmpty else { return (nil, problems) }
+        return (UserSettings(users: users, alwaysAllowed: always, file: file), [])
     }
 }
 

@@ -55,7 +55,20 @@ public struct INIDocument: Hashable, Sendable {
     ///   is reported as an unknown section rather than silently accepted.
     /// - Values are not unquoted here; list keys do that with `INI.words(_:)`.
     public static func parse(file: String, text: String) throws(CoreError) -> INIDocument {
+        let (doc, problems) = Self.read(file: file, text: text)
+        if let first = problems.first { throw first }
+        return doc
+    }
+
+    /// Like `parse`, but a line that does not parse is a problem and is skipped, and the rest is
+    /// still read: every malformed line of a file in one run (§7, `--check-config`), in line
+    /// order.
+    public static func read(file: String, text: String) -> (INIDocument, [CoreError]) {
         var sections: [INISection] = []
+        var problems: [CoreError] = []
+        func finish(_ line: Int, _ raw: String) {
+            do throws(CoreError) { try Self.finish(line, raw, file: file, into: &sections) } catch { problems.append(error) }
+        }
         // A pending continued value: the key line's number and the text so far.
         var pending: (line: Int, text: String)?
         var lineNumber = 0
@@ -66,7 +79,7 @@ public struct INIDocument: Hashable, Sendable {
             if trimmed.isEmpty {
                 if let p = pending {
                     pending = nil
-                    try finish(p.line, p.text, file: file, into: &sections)
+                    finish(p.line, p.text)
                 }
                 continue
             }
@@ -77,10 +90,10 @@ public struct INIDocument: Hashable, Sendable {
                 continue
             }
             pending = nil
-            try finish(start, sofar + trimmed, file: file, into: &sections)
+            finish(start, sofar + trimmed)
         }
-        if let p = pending { try finish(p.line, p.text, file: file, into: &sections) }
-        return INIDocument(sections: sections)
+        if let p = pending { finish(p.line, p.text) }
+        return (INIDocument(sections: sections), problems)
     }
 
     /// One logical line (continuations joined): a section header or a `Key=Value` entry.

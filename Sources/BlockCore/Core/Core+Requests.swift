@@ -206,6 +206,8 @@ extension Core {
         change.reconfigured = true
         change.refollowsLimitsOnFailure = true
         change.entries = [JournalEntry("Configuration reloaded (\(fresh.files.count) file\(fresh.files.count == 1 ? "" : "s"))", priority: .info, event: .reload)]
+        // §7: what loads but deserves a word (an app that is not installed), once per reload.
+        change.entries += fresh.warnings.map { JournalEntry($0.text, priority: .warning) }
         change.reconciles = true
         return change
     }

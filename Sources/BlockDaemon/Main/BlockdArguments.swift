@@ -165,8 +165,10 @@ public struct BlockdOptions: Equatable, Sendable {
                              force with its file and line, flag or default, and exit
       -n, --check-config [DIR | FILE]
                              check the configuration (or DIR; or FILE with it, in place of
-                             the file that defines its name), print every problem or a
-                             summary, and exit 1 or 0; nothing is changed
+                             the file that defines its name) and print every problem of
+                             every file as FILE:LINE, with did-you-mean, or a summary;
+                             an app that is not installed is only a warning; exit 1 on
+                             any error, else 0; nothing is changed
       --release              remove all enforcement (for uninstalling) and exit; refused
                              while a block started with --lock runs
       --force-members        with --release: release despite members' --lock blocks (not
@@ -177,8 +179,9 @@ public struct BlockdOptions: Equatable, Sendable {
       --version              print the version and exit
       -h, --help             print this help and exit
 
-    Exit status: 0 success, 1 failure (configuration error found by --check-config, another
-    blockd running on the state directory, refused release), 2 usage error.
+    Exit status: 0 success (--check-config: no errors, warnings alone included), 1 failure
+    (configuration error found by --check-config, another blockd running on the state
+    directory, refused release), 2 usage error.
     A broken configuration at start does not stop blockd: it runs on the last good one.
     See blockd(8) and blockd.conf(5).
     """

@@ -61,11 +61,16 @@ public enum BlockdMain {
         }
         let (config, problems) = directory.check(flags: flags(options), candidate: candidate)
         let places = directory.layers.joined(separator: ", ")
-        guard problems.isEmpty else {
-            for problem in problems { printError("blockd: \(problem.message)") }
-            printError("blockd: \(problems.count == 1 ? "1 problem" : "\(problems.count) problems") in the configuration\(candidate.map { " with \($0.path)" } ?? " in \(places)"); nothing was changed")
+        let what = "the configuration\(candidate.map { " with \($0.path)" } ?? " in \(places)")"
+        // Each problem as FILE:LINE: what is wrong; what to do, in file and line order.
+        for problem in problems { printError(problem.text) }
+        guard problems.errors.isEmpty else {
+            printError("blockd: \(problems.summary): \(what) would not load; nothing was changed")
             return 1
         }
+        // Warnings alone: said, and the configuration loads (the summary comes before the
+        // report on stdout, so it stays next to the warnings).
+        if !problems.isEmpty { printError("blockd: \(problems.summary): \(what) loads all the same") }
         let clock = LocalClock(SystemTimeZone.current())
         let now = RealClock().wallNow()
         print("Configuration in \(places)\(candidate.map { " with \($0.path)" } ?? "") is valid.")
@@ -262,6 +267,8 @@ final class Daemon: @unchecked Sendable {
             for problem in loaded.problems { engine.recordFailure(problem, uid: nil, activity: nil, now: now) }
             log.log(JournalEntry("blockd \(BlockdVersion.version) starting: socket \(options.socketPath), state \(loaded.store.path), enforcement \(engine.enforcer.mode), time zone \(engine.core.local.zone.identifier)",
                              priority: .info))
+            // §7: what loads but deserves a word (an app that is not installed), once per load.
+            for warning in loaded.config.warnings { log.log(JournalEntry(warning.text, priority: .warning)) }
             engine.startUp()
             Systemd.ready(status: engine.statusLine(now: now, blocked: engine.core.applied.count))
         }
@@ -292,7 +299,7 @@ final class Daemon: @unchecked Sendable {
         do {
             return (try directory.load(flags: flags), .files)
         } catch {
-            let fix = "fix it ('blockd --check-config' shows the problem) and run 'blockc reload'"
+            let fix = "fix it ('blockd --check-config' shows every problem) and run 'blockc reload'"
             guard let lastGood else {
                 var fallback = ConfigSet.builtIn
                 fallback.daemon = fallback.daemon.applying(flags)

@@ -16,7 +16,14 @@ public struct ConfigDirectory: Sendable {
     /// The administrator's directory, the last layer.
     public var path: String { layers[layers.count - 1] }
 
-    public init(_ path: String) { layers = [path] }
+    /// Where the `Apps=` entries are looked up for the not-installed warnings (§7); nil: as the
+    /// app shield looks, under the configuration's `PolicyRoot=`.
+    public var apps: InstalledApps?
+
+    public init(_ path: String, apps: InstalledApps? = nil) {
+        layers = [path]
+        self.apps = apps
+    }
     public init(layers: [String]) {
         precondition(!layers.isEmpty, "a configuration needs a directory")
         self.layers = layers
@@ -32,14 +39,14 @@ public struct ConfigDirectory: Sendable {
         layers.reversed().map { $0 + "/blockd.conf" }.first { exists($0) } ?? path + "/blockd.conf"
     }
 
+    /// The configuration, all or nothing (§7): any error refuses it, naming the first and how
+    /// many more there are. What only deserves a warning (an app that is not installed) is in
+    /// the set's `warnings`, for the journal.
     public func load(flags: DaemonConfig.Layer = .init()) throws(CoreError) -> ConfigSet {
-        var problems: [CoreError] = []
-        let files = gather(problems: &problems)
-        if let first = problems.first { throw first }
-        return try ConfigSet.load(daemonFile: files.daemon, selectionFiles: files.kinds["selections.d"] ?? [],
-                                  scheduleFiles: files.kinds["schedules.d"] ?? [], limitFiles: files.kinds["limits.d"] ?? [],
-                                  userFiles: files.kinds["users.d"] ?? [],
-                                  flags: flags)
+        var (set, problems) = check(flags: flags)
+        if let error = problems.loadError { throw error }
+        set.warnings = problems.warnings
+        return set
     }
 
     /// The files in force after layering and masking, and what could not be read.
@@ -137,14 +144,17 @@ public struct ConfigDirectory: Sendable {
         return out
     }
 
-    /// `blockd --check-config`: every problem in the directory, unreadable files included, and
+    /// `blockd --check-config`: every problem in the directory, unreadable files included, each
+    /// once with its file and line, in the order the files are read, errors and warnings alike,
+    /// and
     /// with `candidate` (a file about to be installed, such as Ansible's `validate: blockd
     /// --check-config %s`) checked as part of it: put in by its section (`[Daemon]`,
     /// `[Selection]`, `[Schedule]`, `[Limit]`) in place of the file that defines the same name,
     /// a `[Users]` file in place of the file of its name.
-    public func check(flags: DaemonConfig.Layer = .init(), candidate: ConfigSource? = nil) -> (ConfigSet, [CoreError]) {
-        var problems: [CoreError] = []
-        let files = gather(problems: &problems)
+    public func check(flags: DaemonConfig.Layer = .init(), candidate: ConfigSource? = nil) -> (ConfigSet, [ConfigProblem]) {
+        var unreadable: [CoreError] = []
+        let files = gather(problems: &unreadable)
+        var problems = unreadable.map { ConfigProblem($0) }
         var daemon = files.daemon
         var kinds: [String: [ConfigSource]] = [:]
         for kind in ["selections", "schedules", "limits", "users"] { kinds[kind] = files.kinds[kind + ".d"] ?? [] }
@@ -166,13 +176,16 @@ public struct ConfigDirectory: Sendable {
             case ConfigFiles.usersSection:
                 kinds["users"] = ConfigDirectory.replacing(kinds["users"] ?? [], with: candidate) { Path.lastComponent($0.path) }
             default:
-                problems.append(CoreError(.invalidConfig, "\(candidate.path): has no [Daemon], [Selection], [Schedule], [Limit] or [Users] section, so it is none of blockd's files"))
+                problems.append(ConfigProblem(file: candidate.path, line: nil, "has no [Daemon], [Selection], [Schedule], [Limit] or [Users] section, so it is none of blockd's files"))
             }
         }
         let (set, more) = ConfigSet.assemble(daemonFile: daemon, selectionFiles: kinds["selections"] ?? [],
                                              scheduleFiles: kinds["schedules"] ?? [], limitFiles: kinds["limits"] ?? [],
                                              userFiles: kinds["users"] ?? [], flags: flags)
-        return (set, problems + more)
+        let apps = self.apps ?? .standard(policyRoot: set.daemon.policyRoot)
+        let order = ConfigSet.order(daemonFile: daemon, selectionFiles: kinds["selections"] ?? [], scheduleFiles: kinds["schedules"] ?? [],
+                                    limitFiles: kinds["limits"] ?? [], userFiles: kinds["users"] ?? [])
+        return (set, problems + (more + apps.warnings(kinds["selections"] ?? [])).inFileOrder(order))
     }
 
     /// The first `[Section]` of an INI text.

@@ -83,6 +83,12 @@ struct AppResolver {
     /// Absolute PATH directories only: a daemon's working directory means nothing to the user.
     let searchDirs: [String]
 
+    /// PATH as the daemon has it (systemd's for the service), where bare `Apps=` names are
+    /// looked up: the app shield's default (`AppShield.init`'s `path`).
+    static var environmentPATH: String {
+        ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    }
+
     init(path: String) {
         var seen = Set<String>()
         searchDirs = path.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") && seen.insert($0).inserted }
