@@ -51,8 +51,8 @@ struct ConfigProblemsTests {
                         "\(sched):3: Window=: '25:00' is not a time of day; write HH:MM from 00:00 to 23:59, e.g. 22:00",
                         "\(sched):4: Mode= must be block (the default: the selections are blocked) or allow-only (only the selections are allowed), not 'allowonly'; did you mean allow-only?"]),
         Case(name: "a limit: two bad values and a key of a schedule file", file: lim,
-             text: "[Limit]\nName=games\nDaily=1 hour\nSelections=steam\nMoreTime=aproval\nWindow=22:00-07:00\n",
-             expected: ["\(lim):3: Daily= must be a duration from 1s to 1d, e.g. 3s: '1 hour' is not a duration: ' ' is not a unit (s, m, h, d); write e.g. 90s, 25m, 1h30m or 2d",
+             text: "[Limit]\nName=games\nDaily=1 hourz\nSelections=steam\nMoreTime=aproval\nWindow=22:00-07:00\n",
+             expected: ["\(lim):3: Daily= must be a duration from 1s to 1d, e.g. 3s: '1 hourz' is not a duration: 'hourz' is not a unit (s, m, h or d, or a word such as minutes); did you mean '1 hours'?",
                         "\(lim):5: MoreTime=: must be no, self or approval, not 'aproval'; did you mean approval?",
                         "\(lim):6: Window= belongs in a schedule file (schedules.d/*.conf, [Schedule]), not in [Limit]; move it there"]),
     ])

@@ -40,29 +40,9 @@ public enum Suggest {
     }
 
     /// Optimal string alignment distance (Levenshtein plus adjacent transpositions), or nil
-    /// once it is certain to exceed `limit`.
+    /// once it is certain to exceed `limit`: the one function, shared with the configuration's
+    /// suggestions (Suggestion.swift).
     static func distance(_ a: [Character], _ b: [Character], atMost limit: Int) -> Int? {
-        if abs(a.count - b.count) > limit { return nil }
-        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
-        var previous2 = [Int](repeating: 0, count: b.count + 1)
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            var rowMin = current[0]
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                var value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-                    value = min(value, previous2[j - 2] + 1)
-                }
-                current[j] = value
-                rowMin = min(rowMin, value)
-            }
-            if rowMin > limit { return nil }
-            (previous2, previous, current) = (previous, current, previous2)
-        }
-        let result = previous[b.count]
-        return result <= limit ? result : nil
+        Suggestion.distance(a, b, atMost: limit)
     }
 }
