@@ -49,10 +49,11 @@ run: build
 try: build
 	@scripts/try "$$($(SWIFT) build $(SWIFTFLAGS) --show-bin-path)" $(ARGS)
 
-# Installs into $(DESTDIR)$(PREFIX) (binaries, stripped; man pages, completions) and systemd's
+# Installs into $(DESTDIR)$(PREFIX) (blockd, stripped, with blockc and blockc-agent as symbolic
+# links to it, P1; man pages, completions) and systemd's
 # directories (units, sysusers.d, catalog); see scripts/install. On a live system with systemd
 # as PID 1 it also creates group blockd and enables blockd.socket and blockd.service.
-# BINDIR_SRC=DIR installs already-built binaries from DIR instead of a release build (tests).
+# BINDIR_SRC=DIR installs the blockd already built in DIR instead of a release build (tests).
 # It also installs libnss_blockd.so.2 and puts `blockd` first on the hosts: line of
 # $(DESTDIR)/etc/nsswitch.conf (uninstall takes exactly that out again), and (B1) the browser
 # extension, packed for $(PREFIX) (updates.xml names the installed path), with its
@@ -66,8 +67,8 @@ uninstall:
 	@PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' scripts/install uninstall
 
 # The Debian package blockd_VERSION_ARCH.deb in the repository's root (scripts/deb, debian/):
-# the release binaries staged by scripts/install with PREFIX=/usr, packed by dpkg-deb (xz: a
-# few minutes on 2 cores), then lintian, which must find no error or warning
+# the release blockd and its links staged by scripts/install with PREFIX=/usr, packed by
+# dpkg-deb (xz: 5 MB, about 15 s on 2 cores), then lintian, which must find no error or warning
 # (debian/blockd.lintian-overrides says why each remaining finding stays). VERSION is
 # BlockdVersion.version; DEB_VERSION=... and DEB_COMPRESS=gzip|none are passed to scripts/deb.
 # Install it with `sudo apt install ./blockd_*.deb` (docs/SHIPPING.md, "The Debian package").

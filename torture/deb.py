@@ -3,7 +3,7 @@
 blockd_*.deb as an administrator would, in a throwaway systemd booted as PID 1 on an overlay of
 this machine (torture/sysrig.py says how, and why that way), with the Swift toolchain hidden:
 
-    python3 torture/deb.py BIN_DIR      (BIN_DIR: blockd, blockc, blockc-agent; the NSS module is
+    python3 torture/deb.py BIN_DIR      (BIN_DIR: blockd, the one executable; the NSS module is
                                          the repository's .build/nss/libnss_blockd.so.2, `make nss`)
 
 Outside the rig, scripts/deb builds two packages from BIN_DIR into a temp dir: VERSION (what
@@ -19,8 +19,11 @@ the overlay, so that postinst starts blockd as on a real machine, and so is man-
     loopback, so a fetch would fail (apt 2.6's --no-download cannot install a local file:
     "Pathname to install is not absolute"); dpkg says installed; blockd.socket and
     blockd.service enabled and active, the service Type=notify; groups blockd and blockd-admin; the socket 0660 group blockd; blockd first on
-    the hosts: line; the catalog has blockd's entries; the binaries are stripped and load
-    nothing from the toolchain (ldd), and blockd --version runs;
+    the hosts: line; the catalog has blockd's entries; /usr/bin/blockd is stripped and loads
+    nothing from the toolchain (ldd); blockc, blockc-agent and blockd-nm-host are symbolic
+    links to it, and each of the four names answers --version and --help (exit 0) as its own
+    program, while another name runs nothing (exit 2); the package is at most 25 MB, packed
+    uncompressed and installed (P1);
   2 use: `blockc start --minutes 5 site.test`: the rig's /etc/hosts has it, the nftables table
     inet blockd exists, status says it is blocked; a per-user block (`--user KID`) makes
     `getent ahosts other.test` the sink for KID alone, through the packaged NSS module;
@@ -52,6 +55,14 @@ SINK = {"127.0.0.253", "100::1"}
 KID = "bddebkid"
 SUITE_SECONDS = 240
 APT_ENV = ["env", "DEBIAN_FRONTEND=noninteractive"]
+# P1: blockd is the one executable; its other names are symbolic links to it (scripts/install),
+# and each answers --version and --help (what their output starts with) as its own program.
+LINKS = {"/usr/bin/blockc": "blockd", "/usr/libexec/blockd/blockc-agent": "../../bin/blockd",
+         "/usr/libexec/blockd/blockd-nm-host": "blockc-agent"}
+NAMES = {"/usr/bin/blockd": ("blockd ", "Usage: blockd"), "/usr/bin/blockc": ("blockc ", "Usage: blockc"),
+         "/usr/libexec/blockd/blockc-agent": ("blockc-agent ", "usage: blockc-agent"),
+         "/usr/libexec/blockd/blockd-nm-host": ("blockc-agent ", "usage: blockc-agent")}
+MAX_MB = 25  # the package, and what it installs (P1)
 
 t = Tally("deb")
 bindir, NSS = suite.begin(t, ["dpkg-deb", "dpkg-gencontrol", "dpkg-shlibdeps", "apt-get", "strip", "getent", "useradd", "nft"], SUITE_SECONDS, REPO)
@@ -146,6 +157,7 @@ def build():
         debs[v] = stdout.strip().splitlines()[-1]
         t.check(os.path.basename(debs[v]) == f"blockd_{v}_{arch}.deb", f"scripts/deb named the package blockd_VERSION_ARCH.deb: {debs[v]}")
     t.figures["debMB"] = round(os.path.getsize(debs[version]) / 1e6, 1)
+    t.check(t.figures["debMB"] <= MAX_MB, f"P1: the package, uncompressed, is at most {MAX_MB} MB: {t.figures['debMB']} MB")
     return version
 
 
@@ -186,16 +198,26 @@ def install(version):
     t.check(line and line[0].split(":", 1)[1].split()[0] == "blockd", f"1 U3: blockd is first on the hosts: line: {line}")
     catalog = run("journalctl", "--list-catalog").stdout
     t.check("blockd: Blocked @BLOCKD_SELECTION@" in catalog, "1 postinst updated the journal catalog: blockd's entries are listed")
-    for path in ("/usr/bin/blockd", "/usr/bin/blockc", "/usr/libexec/blockd/blockc-agent"):
-        ldd = run("ldd", path).out
-        t.check("not found" not in ldd and TOOLCHAIN not in ldd and "libswift" not in ldd,
-                f"1 {path} loads nothing from the toolchain (ldd): {ldd}")
-        sections = run("readelf", "-S", "-W", path).stdout
-        t.check(".symtab" not in sections and ".debug_info" not in sections and ".comment" not in sections,
-                f"1 {path} is stripped (no .symtab, .debug_info, .comment)")
-    p = run("blockd", "--version")
-    t.check(p.rc == 0 and p.stdout.startswith("blockd "), f"1 blockd --version runs without the toolchain: {p.out}")
+    ldd = run("ldd", "/usr/bin/blockd").out
+    t.check("not found" not in ldd and TOOLCHAIN not in ldd and "libswift" not in ldd,
+            f"1 /usr/bin/blockd loads nothing from the toolchain (ldd): {ldd}")
+    sections = run("readelf", "-S", "-W", "/usr/bin/blockd").stdout
+    t.check(".symtab" not in sections and ".debug_info" not in sections and ".comment" not in sections,
+            "1 /usr/bin/blockd is stripped (no .symtab, .debug_info, .comment)")
+    # P1: one executable; every other name is a symbolic link to it and runs as that program.
+    for path, target in LINKS.items():
+        p = run("readlink", path)
+        t.check(p.rc == 0 and p.stdout.strip() == target and run("realpath", path).stdout.strip() == "/usr/bin/blockd",
+                f"1 P1: {path} is a symbolic link to {target}, that is to /usr/bin/blockd: {p.out}")
+    for path, want in NAMES.items():
+        for flag, first in (("--version", want[0]), ("--help", want[1])):
+            p = run(path, flag)
+            t.check(p.rc == 0 and p.stdout.startswith(first), f"1 P1: {path} {flag} exits 0 as its own program, without the toolchain: {p.out[:300]}")
+    p = run("sh", "-c", "ln -s /usr/bin/blockd /tmp/foo && /tmp/foo --version; echo \"exit $?\"; rm -f /tmp/foo")
+    t.check(p.stdout.rstrip().endswith("exit 2") and "blockc-agent" in p.stderr and not p.stdout.startswith("blockd "),
+            f"1 P1: under another name it runs nothing, names the names it answers to and exits 2: {p.out}")
     t.figures["installedMB"] = round(int(run("dpkg-query", "-W", "-f", "${Installed-Size}", "blockd").stdout or 0) / 1024, 1)
+    t.check(t.figures["installedMB"] <= MAX_MB, f"1 P1: the package installs at most {MAX_MB} MB: {t.figures['installedMB']} MiB")
 
 
 def use():

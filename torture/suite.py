@@ -38,7 +38,7 @@ def require(t, tools, needs):
 
 
 def binaries(t, bindir, repo):
-    """The NSS module the rig installs, after checking that it and the three binaries exist
+    """The NSS module the rig installs, after checking that it and the built executables exist
     and that the module is not older than its source (the repository is read-only in the
     rig, which cannot build it); otherwise ends the suite, failed, with what to run."""
     nss = f"{repo}/.build/nss/libnss_blockd.so.2"

@@ -9,7 +9,8 @@ Installed as a machine installs it: scripts/pack-extension with PREFIX=/usr, the
 scripts/install into a staging DESTDIR (BIN_DIR's binaries, `make nss`), and its browser part
 copied into the /usr overlay: /usr/share/blockd/browser (blockd.crx, blockd.xpi, updates.xml,
 chromium-id, firefox-id, chromium-host.json), /usr/libexec/blockd/blockc-agent with
-blockd-nm-host, the symlink both manifests name, and Firefox's host manifest in
+blockd-nm-host, the symlink both manifests name (both links to /usr/bin/blockd, the one
+executable, which is copied too), and Firefox's host manifest in
 /usr/lib/mozilla/native-messaging-hosts. The real blockd from BIN_DIR runs with
 `BrowserExtension=/usr/share/blockd/browser` (and `AppShield=no`: no fanotify marks on the
 machine's executables), its socket in the work directory (mode and group blockd: the users
@@ -95,6 +96,8 @@ def install(rig):
         raise RuntimeError("/usr is not the overlay: refusing to go on")
     for part in ("share/blockd/browser", "libexec/blockd", "lib/mozilla/native-messaging-hosts"):
         shutil.copytree(f"{dest}/usr/{part}", f"/usr/{part}", symlinks=True, dirs_exist_ok=True)
+    # P1: the agent's names there are links to the one executable, /usr/bin/blockd.
+    shutil.copy2(f"{dest}/usr/bin/blockd", "/usr/bin/blockd")
     host = "/usr/libexec/blockd/blockd-nm-host"
     t.check(os.readlink(host) == "blockc-agent" and os.access(host, os.X_OK),
             f"(e) the host {host} is a symlink to blockc-agent, as scripts/install makes it: {os.readlink(host)}")
@@ -262,12 +265,15 @@ def ff_go(m, url):
 
 
 def host_pids():
-    """The blockc-agent processes (the hosts) running as kid."""
+    """The native-messaging hosts running as kid: started by the name blockd-nm-host, their
+    process name (P1: the file itself is /usr/bin/blockd, as for every name of it)."""
     uid = pwd.getpwnam(KID).pw_uid
     out = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            if os.stat(f"/proc/{pid}").st_uid == uid and os.readlink(f"/proc/{pid}/exe").endswith("/blockc-agent"):
+            with open(f"/proc/{pid}/comm") as f:
+                comm = f.read().strip()
+            if os.stat(f"/proc/{pid}").st_uid == uid and comm == "blockd-nm-host":
                 out.append(int(pid))
         except OSError:
             pass

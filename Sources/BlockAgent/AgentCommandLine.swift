@@ -5,7 +5,7 @@ import BlockCore
 /// that the choice is tested without starting either.
 public enum AgentCommandLine {
     /// The name the native-messaging manifests point at: a symlink to blockc-agent.
-    public static let hostName = "blockd-nm-host"
+    public static let hostName = Program.nativeHost.rawValue
 
     public enum Mode: Equatable, Sendable {
         case help

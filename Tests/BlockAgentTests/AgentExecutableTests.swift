@@ -4,21 +4,12 @@ import Glibc
 import Testing
 import BlockTestTools
 
-/// Only `watch --notify` loads libsystemd: the agent is its own executable, blockc-agent, which
-/// `blockc watch --notify` execs (found next to blockc, or in ../libexec/blockd/ once installed).
-@Suite("blockc-agent: the notification agent's own executable, the only one that loads libsystemd", .serialized)
+/// `blockc watch --notify` execs the notification agent, blockc-agent: blockd's one executable
+/// (P1) under the agent's name, found next to blockc, or in ../libexec/blockd/ once installed,
+/// else blockc's own file. (What each name loads: MultiCallTests.)
+@Suite("blockc-agent: the notification agent, run by its own name", .serialized)
 struct AgentExecutableTests {
     static let bin = Repo.binDir
-
-    /// The libraries one run loads, from the dynamic loader's own trace (LD_DEBUG=libs).
-    static func loaded(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String, libraries: [String]) {
-        let r = try Run.capture(path, arguments, environment: ["LD_DEBUG": "libs", "BLOCKD_SOCKET": "/nonexistent/blockd.sock"])
-        let libraries = r.output.split(separator: "\n").compactMap { line -> String? in
-            guard let range = line.range(of: "find library=") else { return nil }
-            return String(line[range.upperBound...].prefix { $0 != " " })
-        }
-        return (r.status, r.output, libraries)
-    }
 
     /// A temp dir that is removed afterwards, holding copies of the built executables. Copied
     /// by cp(1), not in this process: a write descriptor held here while another test thread
@@ -35,24 +26,6 @@ struct AgentExecutableTests {
         return dir
     }
 
-    @Test("blockc's commands load no libsystemd; blockc-agent does, and runs nothing but watch --notify",
-          arguments: [["status"], ["watch"], ["--help"], ["start", "--minutes", "5", "instagram"]])
-    func onlyTheAgentLoadsLibsystemd(arguments: [String]) throws {
-        let client = try AgentExecutableTests.loaded(AgentExecutableTests.bin + "/blockc", arguments)
-        #expect(!client.libraries.isEmpty, "no loader trace:\n\(client.output)")
-        #expect(!client.libraries.contains { $0.hasPrefix("libsystemd") }, "blockc \(arguments) loaded \(client.libraries)")
-
-        let agent = try AgentExecutableTests.loaded(AgentExecutableTests.bin + "/blockc-agent", arguments)
-        #expect(agent.libraries.contains { $0.hasPrefix("libsystemd") }, "blockc-agent loaded \(agent.libraries)")
-        if arguments == ["--help"] {
-            #expect(agent.status == 0, "its own help, not blockc's")
-            #expect(agent.output.contains("usage: blockc-agent --socket PATH watch --notify"), "\(agent.output.suffix(500))")
-            return
-        }
-        #expect(agent.status == 2)
-        #expect(agent.output.contains("blockc: blockc-agent runs only 'watch --notify'"), "\(agent.output.suffix(500))")
-    }
-
     @Test("blockc-agent --help and --version exit 0 and say what it is, also under the host's name", arguments: [
         ("blockc-agent", ["--help"], "usage: blockc-agent --socket PATH watch --notify\n"),
         ("blockc-agent", ["--version"], "blockc-agent "),
@@ -67,19 +40,17 @@ struct AgentExecutableTests {
         if arguments == ["--help"] { #expect(r.output.contains("blockd-nm-host"), "the help names the host mode") }
     }
 
-    @Test("without blockc-agent next to blockc or in ../libexec/blockd, watch --notify says where it looked (exit 2)")
-    func missingAgent() throws {
-        let dir = try AgentExecutableTests.copy(["blockc": "bin/blockc"])
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let r = try Run.capture(dir + "/bin/blockc", ["--socket", dir + "/blockd.sock", "watch", "--notify"])
-        #expect(r.status == 2)
-        #expect(r.output == "blockc: the notification agent blockc-agent is missing: looked for \(dir)/bin/blockc-agent and \(dir)/libexec/blockd/blockc-agent; reinstall blockd (make install), or use blockc watch\n")
+    /// (argv[0], the process name) of a running process, from /proc.
+    static func identity(_ pid: pid_t) -> (argv0: String, comm: String) {
+        let cmdline = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+        let argv0 = String(decoding: cmdline.prefix { $0 != 0 }, as: UTF8.self)
+        let comm = ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        return (argv0, comm)
     }
 
-    @Test("installed layout: blockc in bin/ execs libexec/blockd/blockc-agent, which subscribes on blockc's socket")
-    func installedLayout() throws {
-        let dir = try AgentExecutableTests.copy(["blockc": "bin/blockc", "blockc-agent": "libexec/blockd/blockc-agent"])
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+    /// Runs `dir/bin/blockc watch --notify` against a fake blockd until it subscribes; returns
+    /// the agent's /proc/PID/exe and identity, then stops it (SIGTERM: exit 0).
+    static func runAgent(in dir: String) throws -> (exe: String?, argv0: String, comm: String) {
         let processes = Processes()
         defer { processes.stopAll() }
         let daemon = try FakeDaemon(path: dir + "/blockd.sock", selections: [:])
@@ -89,8 +60,31 @@ struct AgentExecutableTests {
         let log = { (try? String(contentsOfFile: dir + "/agent.log", encoding: .utf8)) ?? "" }
         #expect(Run.eventually { daemon.watcherCount == 1 }, "no subscription: \(log())")
         let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(agent.pid)/exe")
-        #expect(exe == dir + "/libexec/blockd/blockc-agent", "the same process now runs the agent")
+        let (argv0, comm) = identity(agent.pid)
         agent.stop()
         #expect(agent.exitStatus == 0, "SIGTERM ends the agent cleanly: \(log())")
+        return (exe, argv0, comm)
+    }
+
+    @Test("installed layout (P1): bin/blockc, a link to bin/blockd, execs libexec/blockd/blockc-agent, a link to it too, which subscribes on blockc's socket")
+    func installedLayout() throws {
+        let dir = try AgentExecutableTests.copy(["blockd": "bin/blockd"])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createSymbolicLink(atPath: dir + "/bin/blockc", withDestinationPath: "blockd")
+        try FileManager.default.createDirectory(atPath: dir + "/libexec/blockd", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: dir + "/libexec/blockd/blockc-agent", withDestinationPath: "../../bin/blockd")
+        let agent = try AgentExecutableTests.runAgent(in: dir)
+        #expect(agent.exe == dir + "/bin/blockd", "the same process, the one file")
+        #expect(agent.argv0 == dir + "/libexec/blockd/blockc-agent" && agent.comm == "blockc-agent",
+                "started by the agent's name, and named so: \(agent)")
+    }
+
+    @Test("P1: with no blockc-agent next to blockc or in ../libexec/blockd, watch --notify runs the agent from blockc's own file")
+    func loneCopy() throws {
+        let dir = try AgentExecutableTests.copy(["blockc": "bin/blockc"])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let agent = try AgentExecutableTests.runAgent(in: dir)
+        #expect(agent.exe == dir + "/bin/blockc")
+        #expect(agent.argv0 == "blockc-agent", "run by the agent's name: \(agent)")
     }
 }

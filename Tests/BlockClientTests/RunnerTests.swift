@@ -277,13 +277,17 @@ struct RunnerTests {
         #expect(bare.err.hasPrefix("blockc: this blockc was built without the notification agent; use blockc watch"))
     }
 
-    @Test("watch --notify looks for blockc-agent next to blockc, then in ../libexec/blockd (make install)")
+    @Test("watch --notify looks for blockc-agent next to blockc, then in ../libexec/blockd (make install), else runs blockc's own file by the agent's name (P1)")
     func agentCandidates() {
+        // Installed, /proc/self/exe is the one file, /usr/local/bin/blockd (blockc is a link to it).
+        #expect(AgentLauncher.candidates(executable: "/usr/local/bin/blockd") == ["/usr/local/bin/blockc-agent", "/usr/local/libexec/blockd/blockc-agent"])
         #expect(AgentLauncher.candidates(executable: "/usr/local/bin/blockc") == ["/usr/local/bin/blockc-agent", "/usr/local/libexec/blockd/blockc-agent"])
         #expect(AgentLauncher.candidates(executable: "/work/.build/debug/blockc") == ["/work/.build/debug/blockc-agent", "/work/.build/libexec/blockd/blockc-agent"])
         #expect(AgentLauncher.candidates(executable: "/blockc") == ["/blockc-agent", "/libexec/blockd/blockc-agent"])
         #expect(AgentLauncher.candidates(executable: "blockc").isEmpty, "only an absolute path (from /proc/self/exe) is searched")
         #expect(AgentLauncher.arguments(agent: "/a/blockc-agent", socketPath: "/run/x.sock") == ["/a/blockc-agent", "--socket", "/run/x.sock", "watch", "--notify"])
+        let fallback = AgentLauncher.fallback(executable: "/home/u/bin/blockc", socketPath: "/run/x.sock")
+        #expect(fallback.path == "/home/u/bin/blockc" && fallback.argv == ["blockc-agent", "--socket", "/run/x.sock", "watch", "--notify"])
     }
 
     @Test("status --watch re-queries every frame; a TTY is redrawn in place, a pipe gets a new block")

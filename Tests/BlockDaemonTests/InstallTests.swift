@@ -30,9 +30,10 @@ struct InstallTests {
         let lib = ["/usr", "/usr/local"].contains(prefix) ? prefix + "/lib" : "/usr/local/lib"
         let zsh = prefix == "/usr" ? "/usr/share/zsh/vendor-completions" : prefix + "/share/zsh/site-functions"
         return [
+            // P1: the one executable, and its other names as symbolic links to it.
             prefix + "/bin/blockd": (0o755, "@bin/blockd"),
-            prefix + "/bin/blockc": (0o755, "@bin/blockc"),
-            prefix + "/libexec/blockd/blockc-agent": (0o755, "@bin/blockc-agent"),
+            prefix + "/bin/blockc": (0o777, "@symlink blockd"),
+            prefix + "/libexec/blockd/blockc-agent": (0o777, "@symlink ../../bin/blockd"),
             lib + "/systemd/system/blockd.service": (0o644, "systemd/blockd.service"),
             lib + "/systemd/system/blockd.socket": (0o644, "systemd/blockd.socket"),
             lib + "/sysusers.d/blockd.conf": (0o644, "systemd/sysusers.d/blockd.conf"),
@@ -95,6 +96,9 @@ struct InstallTests {
         for (path, (mode, source)) in expected {
             if source.hasPrefix("@symlink ") {
                 #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dest.path + path) == String(source.dropFirst(9)))
+                // Each name leads to the one installed file (relative links, so also below DESTDIR).
+                let resolved = URL(fileURLWithPath: dest.path + path).resolvingSymlinksInPath().path
+                #expect(resolved == URL(fileURLWithPath: dest.path + prefix + "/bin/blockd").resolvingSymlinksInPath().path, "\(path) leads to \(resolved)")
                 continue
             }
             if source == "@written" {

@@ -10,8 +10,9 @@ public enum Repo {
         return url.path
     }()
 
-    /// The directory holding the built executables (`blockd`, `blockc`, `blockc-agent`): the
-    /// test bundle's own, or the nearest one above it that has them.
+    /// The directory holding the built executables (`blockd`, and the same program linked as
+    /// `blockc` and `blockc-agent`, Package.swift): the test bundle's own, or the nearest one
+    /// above it that has them.
     public static let binDir: String = {
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var dir = (exe as NSString).deletingLastPathComponent

@@ -181,8 +181,10 @@ public struct BlockdOptions: Equatable, Sendable {
 
     Exit status: 0 success (--check-config: no errors, warnings alone included), 1 failure
     (configuration error found by --check-config, another blockd running on the state
-    directory, refused release), 2 usage error.
+    directory, refused release, libsystemd missing), 2 usage error.
     A broken configuration at start does not stop blockd: it runs on the last good one.
+    blockd, blockc and blockc-agent are one executable, run as the name it is started by
+    (blockc and blockc-agent are symbolic links to blockd).
     See blockd(8) and blockd.conf(5).
     """
 }

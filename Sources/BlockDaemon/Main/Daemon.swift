@@ -1,5 +1,6 @@
 import BlockCore
 import CLinux
+import CSystemd
 import Dispatch
 import FoundationEssentials
 import Glibc
@@ -29,7 +30,14 @@ public enum BlockdMain {
             return problems.isEmpty ? 0 : 1
         case .release: return release(options)
         case .mergeFirefoxPolicies: return mergeFirefoxPolicies(options)
-        case .run: return Daemon(options: options).run()
+        case .run:
+            // libsystemd is loaded when first called (Sources/CSystemd): say at once, not at the
+            // first journal entry, that it cannot be, as the dynamic loader used to.
+            if let problem = blockd_systemd_load_error() {
+                printError("blockd: cannot load libsystemd (\(String(cString: problem))); install libsystemd0, which blockd's package depends on")
+                return 1
+            }
+            return Daemon(options: options).run()
         }
     }
 

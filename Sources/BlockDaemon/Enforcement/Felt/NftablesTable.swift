@@ -26,7 +26,9 @@ public final class NftablesTable: FirewallTable, @unchecked Sendable {
     /// nf_tables in the kernel, no CAP_NET_ADMIN): blockd then falls back to 0.0.0.0 and ::.
     public static func open() -> (table: NftablesTable?, problem: String?) {
         guard let ctx = nft_ctx_new(UInt32(NFT_CTX_DEFAULT)) else {
-            return (nil, "libnftables could not create a context")
+            // libnftables is loaded when first called (Sources/CNftables): it may be missing.
+            let missing = blockd_nftables_load_error().map { String(cString: $0) }
+            return (nil, missing.map { "libnftables cannot be loaded (\($0)); install libnftables1" } ?? "libnftables could not create a context")
         }
         let table = NftablesTable(ctx: ctx)
         if let problem = table.run("list tables") {
