@@ -79,7 +79,7 @@ extension Command {
         case .scheduleList: ("schedule list [--json]", "list schedules with their current or next window")
         case .selections: ("selections [--json]", "list the selections (built-in catalog and selections.d)")
         case .selectionShow: ("selections show NAME [--json]", "the domains, apps and paths of one selection")
-        case .failures: ("failures [--json] [--clear]", "refused registrations and enforcement errors")
+        case .failures: ("failures [--json] [--clear]", "broken configuration, enforcement errors and other failures (resolved ones marked)")
         case .failuresClear: nil
         case .foreground: nil  // R1: blockc-agent's, not typed
         case .web: nil  // B2: the native-messaging host's, not typed

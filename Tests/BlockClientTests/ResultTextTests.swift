@@ -164,6 +164,22 @@ struct ResultTextTests {
         """)
     }
 
+    @Test("T4: failures marks each resolved one with when its cause was gone, and counts the current ones")
+    func resolvedFailures() {
+        let out = Fixture.output()
+        let broken: JSONObject = ["time": "2026-11-29T12:40:00+09:00", "code": "invalid-config",
+                                  "message": "reload failed, the previous configuration stays in force: blockd.conf:3: nonsense",
+                                  "resolved": "2026-11-29T12:55:00+09:00"]
+        let hook: JSONObject = ["time": "2026-11-29T12:58:00+09:00", "code": "hook-failed", "message": "ExecOnBlock= of 'reddit' (false) exited 1",
+                                "activity": "reddit"]
+        #expect(out.failures(["failures": [.object(broken), .object(hook)]]) == """
+        12:40  invalid-config  resolved 12:55            reload failed, the previous configuration stays in force: blockd.conf:3: nonsense
+        12:58  hook-failed                     'reddit'  ExecOnBlock= of 'reddit' (false) exited 1
+
+        1 current failure, 1 resolved (their cause is gone; kept as history). Clear the list with 'blockc failures --clear'.
+        """)
+    }
+
     @Test("stats: shield hits grouped by day")
     func stats() {
         let out = Fixture.output()
