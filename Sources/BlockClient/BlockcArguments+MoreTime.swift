@@ -1,10 +1,11 @@
 import BlockCore
 
 extension CommandParser {
-    /// `more SELECTION (DURATION | --today) [--reason TEXT]` (M1), checked as blockd checks it.
+    /// `more NAME (DURATION | --today) [--reason TEXT]` (M1: a selection or a limit's name),
+    /// checked as blockd checks it.
     mutating func more() throws(CoreError) -> Request.MoreArguments {
         let reason = value("--reason"), today = take("--today")
-        guard !words.isEmpty else { throw scanner.usage("more needs a SELECTION and a DURATION (or --today)") }
+        guard !words.isEmpty else { throw scanner.usage("more needs a NAME (a selection or a limit) and a DURATION (or --today)") }
         let selection = words.removeFirst()
         guard today != (words.count == 1) else {
             throw scanner.usage(today ? "give a DURATION or --today, not both" : "more needs a DURATION such as 15m, or --today")

@@ -159,7 +159,7 @@ struct ConfigTests {
         Named(name: "invalid Name=", text: "[Selection]\nName=my social\n",
               expected: "\(sel):2: Name=: 'my social' is not a valid selection name: use 1 to 255 letters, digits, '-', '_', '.' or '+', not starting with '-' or '.'"),
         Named(name: "unknown key lists the valid ones", text: "[Selection]\nName=a\nDomain=x.com\n",
-              expected: "\(sel):3: unknown key Domain= in [Selection]; valid keys are Name=, Domains=, Apps=, Paths=, OpenURL=, ExecOnBlock=, ExecOnUnblock=, Firewall=, ShieldTitle=, ShieldBody=, OpenLabel=, BlockStartedTitle=, BlockStartedBody=, UnblockedTitle=, UnblockedBody=, WarningTitle=, WarningBody=, MoreLabel=, AskLabel=, MinuteLabel=, AskedTitle=, AskedBody=, GrantedTitle=, GrantedBody=, DeniedTitle=, DeniedBody=, ExpiredTitle=, ExpiredBody=, RequestTitle=, RequestBody=, ApproveLabel=, DenyLabel="),
+              expected: "\(sel):3: unknown key Domain= in [Selection]; valid keys are Name=, Domains=, Apps=, Paths=, OpenURL=, ExecOnBlock=, ExecOnUnblock=, Firewall=, ShieldTitle=, ShieldBody=, OpenLabel=, BlockStartedTitle=, BlockStartedBody=, UnblockedTitle=, UnblockedBody=, WarningTitle=, WarningBody=, MoreLabel=, AskLabel=, MinuteLabel=, AskedTitle=, AskedBody=, GrantedTitle=, GrantedBody=, HeldBody=, PartHeldBody=, DeniedTitle=, DeniedBody=, ExpiredTitle=, ExpiredBody=, RequestTitle=, RequestBody=, ApproveLabel=, DenyLabel="),
         Named(name: "unsupported text language", text: "[Selection]\nName=a\nShieldBody[fr]=Pause\n",
               expected: "\(sel):3: ShieldBody[fr]= names no supported language; write ShieldBody[en]= or ShieldBody[ja]=, or ShieldBody= for every language"),
         Named(name: "relative app path", text: "[Selection]\nName=a\nApps=bin/app\n",
