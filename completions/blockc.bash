@@ -131,7 +131,7 @@ _blockc() {
         cancel) ((${#words[@]} == 1)) && names=cancellable ;;
         more)
             flags="--today --reason --json"
-            ((${#words[@]} == 1)) && names=selections ;;
+            ((${#words[@]} == 1)) && names=more ;;
         requests) flags="--json" ;;
         approve)
             flags="--json"
@@ -180,6 +180,9 @@ _blockc() {
         COMPREPLY+=($(compgen -W "$flags --help" -- "$cur"))
     elif [[ $names == selections ]]; then
         COMPREPLY+=($(compgen -W "$(_blockc_selections "${client[@]}")" -- "$cur"))
+    elif [[ $names == more ]]; then
+        # `more NAME`: a selection, or a limit's name (more use of its allowance).
+        COMPREPLY+=($(compgen -W "$(_blockc_selections "${client[@]}") $(_blockc_names limits "${client[@]}")" -- "$cur"))
     elif [[ -n $names ]]; then
         COMPREPLY+=($(compgen -W "$(_blockc_names "$names" "${client[@]}")" -- "$cur"))
     fi

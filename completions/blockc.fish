@@ -120,9 +120,9 @@ complete -c blockc -n __blockc_needs_command -a stop -d 'end a block early'
 complete -c blockc -n __blockc_needs_command -a status -d 'what is blocked, why, and until when'
 complete -c blockc -n __blockc_needs_command -a schedule -d 'add, remove or list schedules'
 complete -c blockc -n __blockc_needs_command -a selections -d 'list the selections or show one'
-complete -c blockc -n __blockc_needs_command -a failures -d 'refused registrations and enforcement errors'
+complete -c blockc -n __blockc_needs_command -a failures -d 'broken configuration, enforcement errors and other failures (resolved ones marked)'
 complete -c blockc -n __blockc_needs_command -a limit -d 'add, remove or list daily usage limits'
-complete -c blockc -n __blockc_needs_command -a more -d 'ask for more time for a blocked selection'
+complete -c blockc -n __blockc_needs_command -a more -d 'ask for more time for a blocked selection or a used-up limit'
 complete -c blockc -n __blockc_needs_command -a requests -d 'pending more-time requests, grants and delayed changes'
 complete -c blockc -n __blockc_needs_command -a approve -d 'grant a more-time request'
 complete -c blockc -n __blockc_needs_command -a deny -d 'refuse a more-time request'
@@ -175,6 +175,9 @@ complete -c blockc -n '__blockc_in failures' -l clear -d 'empty the failure list
 
 complete -c blockc -n '__blockc_at limit' -a 'add remove list'
 complete -c blockc -n '__blockc_at limit remove' -a '(__blockc_names limits)' -d limit
+# `more NAME`: a selection, or a limit's name (more use of its allowance).
+complete -c blockc -n '__blockc_at more' -a '(__blockc_selections)' -d selection
+complete -c blockc -n '__blockc_at more' -a '(__blockc_names limits)' -d limit
 complete -c blockc -n '__blockc_in limit add' -l days -x -a 'mon tue wed thu fri sat sun mon-fri sat-sun' -d 'the days it counts'
 complete -c blockc -n '__blockc_in limit add' -l warn -x -d 'warn this long before the end'
 

@@ -287,7 +287,8 @@ def configured_names():
     kid2s = js(KID2, "failures")
     t.check(isinstance(kid2s, list) and not any("kid/bedtime" in f.get("message", "") for f in kid2s),
             f"A1 views: kid2 is not told of kid's schedule: {kid2s}")
-    t.check(len(kids_own) >= 1, f"A1 configured: root's failures --json show kid's refused removal with kid's uid: {failures}")
+    t.check(not any("delete that file" in f.get("message", "") for f in failures),
+            f"T4: kid's refused removal is the rules working, not a failure: {failures}")
     r = blockc("failures", "--clear", user=KID)
     t.check(r.rc == 0 and r.out == f"Cleared {len(kids_own)} failure{'s' if len(kids_own) != 1 else ''}.",
             f"A1 views: kid's blockc failures --clear clears kid's own {len(kids_own)} only: {r.rc} {r.out!r}")
@@ -420,9 +421,8 @@ def views():
     r = blockc("stop", "focus", user=KID)  # a failure only kid has: its words are in nobody else's
     t.check(r.rc != 0 and "(permission-denied)" in r.out and "belongs to root" in r.out, f"A1 views: kid cannot stop root's focus: {r.rc} {r.out!r}")
     every = listing(js(None, "failures"))
-    kids_failures = [f for f in every if f.get("uid") == kid_uid]
-    t.check(len(kids_failures) >= 2 and any("belongs to root" in f.get("message", "") for f in kids_failures),
-            f"A1 views: root sees kid's refused blockc more and stop among the failures: {every}")
+    t.check(not any("belongs to root" in f.get("message", "") for f in every),
+            f"T4: kid's refused blockc more and stop are refusals, not failures, even for root: {every}")
     seen = listing(js(KID2, "failures"))
     t.check(not [f for f in seen if f.get("uid") == kid_uid or "belongs to root" in f.get("message", "")],
             f"A1 views: kid2's failures --json: none of kid's: {seen}")

@@ -138,6 +138,10 @@ def case_full():
         t.check(outside_section(read(sb.hosts)) == ORIGINAL, "full: user bytes changed after the retry")
         # The retry writes the file, then tells the engine: status may lag the file by a moment.
         t.check(wait_for(lambda: "reddit" in applied(sb)), f"full: applied does not list reddit within {DEADLINE} s of it being written")
+        # T4: the failure clears when its cause is gone: status no longer lists it, failures keeps it resolved.
+        t.check(wait_for(lambda: not failures_about(sb, "No space")), f"full: the written file leaves the failure in status: {sb.ok('status')['failures']}")
+        listed = sb.ok("failures")["failures"]
+        t.check(any("No space" in f["message"] and f.get("resolved") for f in listed), f"full: blockc failures keeps it, resolved: {listed}")
         t.check(sb.read_log().count("written again") == 1, "full: 'written again' was not logged exactly once")
         # §7 Truth: a stop whose write fails is an unblock pending, not "Unblocked", until it lands.
         fill(fs)

@@ -160,6 +160,17 @@ def bad_config_at_restart():
     r = sb.blockc("status")
     t.check(r.rc == 0 and "Configuration:" in r.out and "last good configuration" in r.out,
             f"bad config: blockc status does not say it runs on the last good configuration: {r.out[-400:]}")
+    # T4: the failure clears when its cause is gone: the file fixed and reloaded.
+    with open(f"{sb.config_dir}/selections.d/b.conf", "w") as f:
+        f.write("[Selection]\nName=b\nDomains=b.example\n")
+    r = sb.blockc("reload")
+    s = sb.ok("status")
+    t.check(r.rc == 0 and not any(f["code"] == "invalid-config" for f in s["failures"]),
+            f"bad config: the fixed, reloaded file leaves the failure in status: {r.out[:200]} {s['failures']}")
+    listed = sb.ok("failures")
+    listed = listed.get("failures", []) if isinstance(listed, dict) else listed
+    t.check(any(f["code"] == "invalid-config" and f.get("resolved") for f in listed),
+            f"bad config: blockc failures keeps it as resolved: {listed}")
 
 
 def reload_removes_selection():

@@ -142,10 +142,14 @@ struct NativeHostWords {
             case .unknown(let o): (o["state"]?.string ?? "", o["id"]?.string ?? "", nil, nil)
             }
             var text = answer
-            if let kind, case .moreTime(let m) = WatchEvent.moreTime(time: "", kind: kind, id: id.isEmpty ? "-" : id, selection: selection,
-                                                                     until: until, message: "", uid: uid >= 0 ? UInt32(uid) : nil),
-               let note = self.answer(m, nil, now) {
-                text = note
+            if let kind, case .moreTime(var m) = WatchEvent.moreTime(time: "", kind: kind, id: id.isEmpty ? "-" : id, selection: selection,
+                                                                     until: until, message: "", uid: uid >= 0 ? UInt32(uid) : nil) {
+                // M5: a grant another activity still holds is worded as the agent words it.
+                if case .granted(let g) = MoreReply(o), let held = g.held, !held.isEmpty {
+                    let ends = held.map(\.until)
+                    (m.lifts, m.heldUntil) = (g.lifts, ends.contains(nil) ? nil : ends.compactMap { $0 }.max())
+                }
+                if let note = self.answer(m, nil, now) { text = note }
             }
             return ["type": "more", "ok": true, "answer": .string(answer), "id": .string(id),
                     "until": until.map(JSON.string) ?? .null, "text": .string(text)]

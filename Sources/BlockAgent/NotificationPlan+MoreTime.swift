@@ -65,17 +65,17 @@ extension NotificationPlanner {
         let until = instant(event.until)
         let values = TemplateValues(selection: selection, until: until.map { display($0, now: now) },
                                     remaining: until.flatMap { remaining(from: now, to: $0) })
-        func note(_ title: TextKey, _ body: TextKey, slot: String?, urgency: UInt8 = 1) -> PlannedNotification {
-            PlannedNotification(selection: selection, summary: text(title, texts, values), body: text(body, texts, values),
+        func note(_ title: TextKey, _ body: TextKey, slot: String?, urgency: UInt8 = 1, bodyValues: TemplateValues? = nil) -> PlannedNotification {
+            PlannedNotification(selection: selection, summary: text(title, texts, values), body: text(body, texts, bodyValues ?? values),
                                 action: nil, urgency: urgency, slot: slot)
         }
         let mine = event.uid == viewer.uid
         let adminSlot = "more-time \(id)"
         var out: [PlannedNotification] = []
         // The answer replaces the asker's "Asked for more time" and an administrator's request.
-        func answered(_ title: TextKey, _ body: TextKey) {
-            if mine { out.append(note(title, body, slot: nil, urgency: 0)) }
-            if viewer.requests.contains(id) { out.append(note(title, body, slot: adminSlot, urgency: 0)) }
+        func answered(_ title: TextKey, _ body: TextKey, bodyValues: TemplateValues? = nil) {
+            if mine { out.append(note(title, body, slot: nil, urgency: 0, bodyValues: bodyValues)) }
+            if viewer.requests.contains(id) { out.append(note(title, body, slot: adminSlot, urgency: 0, bodyValues: bodyValues)) }
         }
         switch kind {
         case .known(.asked):
@@ -88,7 +88,16 @@ extension NotificationPlanner {
                 }
                 out.append(request)
             }
-        case .known(.granted): answered(.grantedTitle, .grantedBody)
+        case .known(.granted):
+            // M5: a grant that another activity still holds says so, with when that ends.
+            switch event.lifts {
+            case .known(.nothing)?, .known(.some)?:
+                let held = instant(event.heldUntil)
+                let heldValues = TemplateValues(selection: selection, until: held.map { display($0, now: now) },
+                                                remaining: held.flatMap { remaining(from: now, to: $0) })
+                answered(.grantedTitle, event.lifts == .known(.nothing) ? .heldBody : .partHeldBody, bodyValues: heldValues)
+            case .known(.all)?, .unknown?, nil: answered(.grantedTitle, .grantedBody)
+            }
         case .known(.denied): answered(.deniedTitle, .deniedBody)
         case .known(.expired): answered(.expiredTitle, .expiredBody)
         case .known(.ended), .known(.cancelled), .unknown:

@@ -1,10 +1,11 @@
 import BlockCore
 
 extension CommandParser {
-    /// `more SELECTION (DURATION | --today) [--reason TEXT]` (M1), checked as blockd checks it.
+    /// `more NAME (DURATION | --today) [--reason TEXT]` (M1: a selection or a limit's name),
+    /// checked as blockd checks it.
     mutating func more() throws(CoreError) -> Request.MoreArguments {
         let reason = value("--reason"), today = take("--today")
-        guard !words.isEmpty else { throw scanner.usage("more needs a SELECTION and a DURATION (or --today)") }
+        guard !words.isEmpty else { throw scanner.usage("more needs a NAME (a selection or a limit) and a DURATION (or --today)") }
         let selection = words.removeFirst()
         let duration = words.isEmpty ? nil : takeDuration()
         guard today != (duration != nil && words.isEmpty) else {

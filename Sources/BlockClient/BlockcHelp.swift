@@ -81,7 +81,7 @@ extension Command {
         case .scheduleList: ("schedule list [--json]", "list schedules with their current or next window")
         case .selections: ("selections [--json]", "list the selections (built-in catalog and selections.d)")
         case .selectionShow: ("selections show NAME [--json]", "the domains, apps and paths of one selection")
-        case .failures: ("failures [--json] [--clear]", "refused registrations and enforcement errors")
+        case .failures: ("failures [--json] [--clear]", "broken configuration, enforcement errors and other failures (resolved ones marked)")
         case .failuresClear: nil
         case .foreground: nil  // R1: blockc-agent's, not typed
         case .web: nil  // B2: the native-messaging host's, not typed
@@ -89,8 +89,8 @@ extension Command {
                          "block SELECTIONs' apps and sites for the rest of the day for whoever used DURATION of them (each person their own)")
         case .limitRemove: ("limit remove NAME", "remove a daily limit")
         case .limitList: ("limit list [--json]", "list daily limits with today's use")
-        case .more: ("more SELECTION (DURATION | --today) [--reason TEXT] [--json]",
-                     "ask for more time for a blocked SELECTION (granted, or a request for an admin)")
+        case .more: ("more NAME (DURATION | --today) [--reason TEXT] [--json]",
+                     "ask for more time for a blocked selection, or more use of a used-up limit NAME (granted, or a request for an admin)")
         case .requests: ("requests [--json]", "pending more-time requests, grants, and changes waiting for Delay=")
         case .approve: ("approve ID [DURATION] [--json]", "grant a more-time request (root and group blockd-admin)")
         case .deny: ("deny ID [--reason TEXT] [--json]", "refuse a more-time request (root and group blockd-admin)")

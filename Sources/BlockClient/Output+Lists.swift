@@ -75,19 +75,27 @@ extension Output {
         return lines.joined(separator: "\n")
     }
 
-    /// `failures`: `{"failures": [{time, code, message, uid?, activity?}...]}`, oldest first.
+    /// `failures`: `{"failures": [{time, code, message, uid?, activity?, resolved?}...]}`,
+    /// oldest first. T4: a resolved one says when its cause was gone ("resolved 16:40").
     public func failures(_ o: JSONObject) -> String {
         let items = ListReply<FailureReply>(.failures, from: o).items
         guard !items.isEmpty else { return "No failures recorded." }
+        let resolved = items.filter { $0.resolved != nil }.count
         let rows = items.map { f in
             var cells = failureRow(f)
             var who: [String] = []
             if let uid = f.uid { who.append(person(uid)) }
             if let activity = f.activity { who.append("'\(Output.clean(activity))'") }
             cells.insert(Cell(who.joined(separator: " "), .dim), at: 2)
+            if resolved > 0 {
+                let when = f.resolved.map { text in "resolved " + (instant(text).map(time) ?? Output.clean(text)) } ?? ""
+                cells.insert(Cell(when, .dim), at: 2)
+            }
             return cells
         }
-        return (table(rows, indent: "") + ["", "Clear them with 'blockc failures --clear'."]).joined(separator: "\n")
+        let footer = resolved == 0 ? "Clear them with 'blockc failures --clear'."
+            : "\(items.count == resolved ? "No current failures" : plural(items.count - resolved, "current failure")), \(resolved) resolved (their cause is gone; kept as history). Clear the list with 'blockc failures --clear'."
+        return (table(rows, indent: "") + ["", footer]).joined(separator: "\n")
     }
 
     /// `stats`: `{"shieldHits": [{day, selection, hits}...]}`, by day then selection.

@@ -42,7 +42,8 @@ extension Output {
     }
 
     /// A window over blocks and schedules ("until 18:51 (15m left)"), and over a used-up daily
-    /// limit an amount of use (M3: not a window; unused, it keeps until midnight).
+    /// limit an amount of use (M3: not a window; unused, it keeps until midnight). M1: what the
+    /// name was taken as, when it names a limit; M5: what the grant cannot lift, and why.
     func granted(_ g: GrantReply) -> String {
         let start = instant(g.start), end = instant(g.end)
         let from = start.map { $0 > now ? " from \(time($0)) (after the delay)" : "" } ?? ""
@@ -50,12 +51,64 @@ extension Output {
         let head = "More time for \(Output.clean(g.selection)) (\(Output.clean(g.id)))\(by)\(from)"
         let window = "\(end.map { until($0) } ?? ""); blocked again at its end if a reason still holds."
         let allowance = g.allowance ?? []
-        guard !allowance.isEmpty, let start, let end else { return "\(head) \(window)" }
-        let amount = DurationText.format(Int(end.timeIntervalSince(start).rounded()))
-        let limits = allowance.map { "'\(Output.clean($0))'" }.joined(separator: ", ")
-        let use = "\(amount) more use today under limit\(allowance.count == 1 ? "" : "s") \(limits); blocked again when it is used up."
-        let others = g.activities.filter { !allowance.contains($0) }
-        return others.isEmpty ? "\(head): \(use)" : "\(head) \(window.dropLast()), and \(use)"
+        var text: String
+        if !allowance.isEmpty, let start, let end {
+            let amount = DurationText.format(Int(end.timeIntervalSince(start).rounded()))
+            let limits = allowance.map { "'\(Output.clean($0))'" }.joined(separator: ", ")
+            let use = "\(amount) more use today under limit\(allowance.count == 1 ? "" : "s") \(limits); blocked again when it is used up."
+            let others = g.activities.filter { !allowance.contains($0) }
+            text = others.isEmpty ? "\(head): \(use)" : "\(head) \(window.dropLast()), and \(use)"
+        } else {
+            text = "\(head) \(window)"
+        }
+        if let named = naming(g) { text = "\(named) \(text)" }
+        if let held = holding(g, asked: start.flatMap { s in end.map { Int($0.timeIntervalSince(s).rounded()) } }) { text += "\n" + held }
+        return text
+    }
+
+    /// M1: a sentence when the name was taken as a limit, or names a limit and a selection.
+    func naming(_ g: GrantReply) -> String? {
+        let selection = Output.clean(g.selection)
+        switch (g.named, g.also) {
+        case (.known(.limit)?, let also):
+            let limit = (g.allowance?.first).map(Output.clean) ?? selection
+            let too = also == .known(.selection) ? " ('\(limit)' is also a selection, which is not blocked for you.)" : ""
+            return "'\(limit)' is a limit: more time is more use of its allowance today.\(too)"
+        case (.known(.selection)?, .known(.limit)?):
+            return "'\(selection)' is a selection and a limit: this is more time for the selection (blocked for you now)."
+        case (.known(.selection)?, _), (.unknown?, _), (nil, _):
+            return nil
+        }
+    }
+
+    /// M5: what still blocks the selection after the grant, each with why and what to do
+    /// ("reddit stays blocked by block 'focus' (locked: nobody can lift it) until 17:22").
+    func holding(_ g: GrantReply, asked seconds: Int?) -> String? {
+        guard let held = g.held, !held.isEmpty else { return nil }
+        let selection = Output.clean(g.selection)
+        let ask = seconds.map(DurationText.format) ?? "15m"
+        let each = held.map { h in
+            let other = Output.clean(h.selection)
+            let on = other == selection ? "" : " on \(AllowOnly.display(other))"
+            let why: String = if h.locked {
+                "locked: nobody can lift it"
+            } else {
+                switch h.moreTime {
+                case .known(.no): "MoreTime=no: it gives no more time"
+                case .known(.approval): "'blockc more \(other) \(ask)' asks an administrator"
+                case .known(.selfService): "'blockc more \(other) \(ask)' asks for it too"
+                case .unknown(let word): "MoreTime=\(Output.clean(word))"
+                }
+            }
+            let kind = Output.clean(h.kind.word)
+            let until = instant(h.until).map { " until \(time($0))" } ?? " with no end in sight"
+            return "\(kind) '\(Output.clean(h.activity))'\(on)\(until) (\(why))"
+        }
+        let list = each.count == 1 ? " " + each[0] : ":\n" + each.map { "  " + $0 }.joined(separator: "\n")
+        switch g.lifts {
+        case .known(.some)?: return "Part of \(selection) stays blocked by\(list)."
+        case .known(.nothing)?, .known(.all)?, .unknown?, nil: return "It lifts nothing now: \(selection) stays blocked by\(list)."
+        }
     }
 
     /// `stop`, `schedule remove` or `limit remove` of an activity with `Delay=` (M2).

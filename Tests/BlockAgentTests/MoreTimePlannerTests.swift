@@ -88,6 +88,23 @@ import Testing
         #expect(plan.buttons.isEmpty)
     }
 
+    @Test("M5, S2, S6: a grant another activity still holds says so in the answer's slot, with when that ends; one that lifts all does not", arguments: [
+        (Language.en, "nothing", "2026-11-29T14:30:00+09:00", "It lifts nothing yet: discord stays blocked by another activity until 14:30."),
+        (.en, "some", "2026-11-29T14:30:00+09:00", "Part of discord stays blocked by another activity until 14:30."),
+        (.en, "nothing", nil, "It lifts nothing yet: discord stays blocked by another activity until later."),
+        (.en, "all", nil, "Available until 13:50 — 44 min left."),
+        (.ja, "nothing", "2026-11-29T14:30:00+09:00", "まだ何も解除されません。discordは別のブロックにより14:30までブロックされたままです。"),
+        (.ja, "some", "2026-11-29T14:30:00+09:00", "discordの一部は別のブロックにより14:30までブロックされたままです。"),
+    ] as [(Language, String, String?, String)])
+    func heldGrant(language: Language, lifts: String, heldUntil: String?, body: String) throws {
+        var event = MoreTimePlannerTests.note("granted", uid: MoreTimePlannerTests.me)
+        (event.lifts, event.heldUntil) = (WireWord(lifts), heldUntil)
+        let plans = planner(language).planMoreTime(event, selection: nil, now: MoreTimePlannerTests.now, abilities: MoreTimePlannerTests.all,
+                                                   viewer: .init(uid: MoreTimePlannerTests.me))
+        let plan = try #require(plans.first)
+        #expect(plans.count == 1 && plan.body == body && plan.slotKey == "discord")
+    }
+
     @Test("M4: someone else's request or answer is not shown to a plain user")
     func othersNotShown() {
         for kind in ["asked", "granted", "denied", "expired", "ended", "cancelled"] {

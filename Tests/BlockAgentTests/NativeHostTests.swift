@@ -335,10 +335,18 @@ import Testing
 
     // MARK: more
 
-    @Test("B1: the answer to the extension's more, worded as the agent words the same news", arguments: [
+    @Test("B1, M5: the answer to the extension's more, worded as the agent words the same news", arguments: [
         (DaemonOutcome.ok(GrantReply(id: "m7", selection: "social", start: t, end: "2026-11-29T13:21:00+09:00", uid: 1000).json), Language.en,
          ["type": "more", "ok": true, "answer": "granted", "id": "m7", "until": "2026-11-29T13:21:00+09:00",
           "text": "More time for social. Available until 13:21 — 15 min left."] as JSONObject, true),
+        // M5: a grant another activity still holds says so on the block page too.
+        (.ok({ var g = GrantReply(id: "m9", selection: "social", start: t, end: "2026-11-29T13:21:00+09:00", uid: 1000)
+               g.lifts = .known(.nothing)
+               g.held = [HeldReply(selection: "social", activity: "bedtime", kind: .known(.schedule), moreTime: .known(.no), locked: false,
+                                   until: "2026-11-29T21:00:00+09:00")]
+               return g.json }()), .en,
+         ["type": "more", "ok": true, "answer": "granted", "id": "m9", "until": "2026-11-29T13:21:00+09:00",
+          "text": "More time for social. It lifts nothing yet: social stays blocked by another activity until 21:00."] as JSONObject, true),
         (.ok(MoreTimeRequestReply(id: "m8", selection: "social", asked: t, expires: "2026-11-29T13:36:00+09:00", uid: 1000).json), .en,
          ["type": "more", "ok": true, "answer": "asked", "id": "m8", "until": "2026-11-29T13:36:00+09:00",
           "text": "Asked for more time. You will be told the answer for social."] as JSONObject, true),

@@ -55,6 +55,33 @@ struct ResultTextTests {
         #expect(Fixture.output().more(MoreReply(reply.object!)) == expected)
     }
 
+    @Test("M1, M5: more says when it took the name as a limit, which kind a name of both was, and what still blocks the selection, why and what to do",
+          arguments: [
+        (["state": "granted", "id": "m4", "selection": "steam", "start": "2026-11-29T13:05:00+09:00", "end": "2026-11-29T13:10:00+09:00",
+          "activities": ["games"], "allowance": ["games"], "grantedBy": .null, "named": "limit", "lifts": "all", "held": []] as JSON,
+         "'games' is a limit: more time is more use of its allowance today. More time for steam (m4): 5m more use today under limit 'games'; blocked again when it is used up."),
+        (["state": "granted", "id": "m5", "selection": "youtube", "start": "2026-11-29T13:05:00+09:00", "end": "2026-11-29T13:20:00+09:00",
+          "activities": ["focus"], "grantedBy": .null, "named": "selection", "also": "limit", "lifts": "all", "held": []] as JSON,
+         "'youtube' is a selection and a limit: this is more time for the selection (blocked for you now). More time for youtube (m5) until 13:20 (15m left); blocked again at its end if a reason still holds."),
+        (["state": "granted", "id": "m6", "selection": "reddit", "start": "2026-11-29T13:05:00+09:00", "end": "2026-11-29T13:06:00+09:00",
+          "activities": ["reddit"], "grantedBy": .null, "named": "selection", "lifts": "some",
+          "held": [["selection": "reddit.com", "activity": "focus", "kind": "block", "moreTime": "no", "locked": true, "until": "2026-11-29T14:00:00+09:00"]]] as JSON,
+         "More time for reddit (m6) until 13:06 (1m left); blocked again at its end if a reason still holds.\nPart of reddit stays blocked by block 'focus' on reddit.com until 14:00 (locked: nobody can lift it)."),
+        (["state": "granted", "id": "m7", "selection": "steam", "start": "2026-11-29T13:05:00+09:00", "end": "2026-11-29T13:10:00+09:00",
+          "activities": ["games"], "allowance": ["games"], "grantedBy": .null, "named": "limit", "lifts": "nothing",
+          "held": [["selection": "steam", "activity": "bedtime", "kind": "schedule", "moreTime": "approval", "locked": false, "until": "2026-11-30T07:00:00+09:00"],
+                   ["selection": "games", "activity": "study", "kind": "block", "moreTime": "self", "locked": false, "until": nil]]] as JSON,
+         """
+         'games' is a limit: more time is more use of its allowance today. More time for steam (m7): 5m more use today under limit 'games'; blocked again when it is used up.
+         It lifts nothing now: steam stays blocked by:
+           schedule 'bedtime' until Mon 30 Nov 07:00 ('blockc more steam 5m' asks an administrator)
+           block 'study' on games with no end in sight ('blockc more games 5m' asks for it too).
+         """),
+    ])
+    func grantsNamedAndHeld(reply: JSON, expected: String) {
+        #expect(Fixture.output().more(MoreReply(reply.object!)) == expected)
+    }
+
     @Test("watch: one line per event, in local time",
           arguments: [
               // Built by the daemon's own constructors (WatchEvent), so they cannot drift from what it sends.
@@ -161,6 +188,22 @@ struct ResultTextTests {
         12:58  activity-limit  kid  at most 20 activities; stop a block or remove a schedule to free a slot
 
         Clear them with 'blockc failures --clear'.
+        """)
+    }
+
+    @Test("T4: failures marks each resolved one with when its cause was gone, and counts the current ones")
+    func resolvedFailures() {
+        let out = Fixture.output()
+        let broken: JSONObject = ["time": "2026-11-29T12:40:00+09:00", "code": "invalid-config",
+                                  "message": "reload failed, the previous configuration stays in force: blockd.conf:3: nonsense",
+                                  "resolved": "2026-11-29T12:55:00+09:00"]
+        let hook: JSONObject = ["time": "2026-11-29T12:58:00+09:00", "code": "hook-failed", "message": "ExecOnBlock= of 'reddit' (false) exited 1",
+                                "activity": "reddit"]
+        #expect(out.failures(["failures": [.object(broken), .object(hook)]]) == """
+        12:40  invalid-config  resolved 12:55            reload failed, the previous configuration stays in force: blockd.conf:3: nonsense
+        12:58  hook-failed                     'reddit'  ExecOnBlock= of 'reddit' (false) exited 1
+
+        1 current failure, 1 resolved (their cause is gone; kept as history). Clear the list with 'blockc failures --clear'.
         """)
     }
 

@@ -23,6 +23,9 @@ struct CoreDriver {
     private(set) var changes: [Set<String>?] = []
     /// Selections whose unlock cannot land (a full disk): reported lingering while unwanted.
     var stuck: [String: String] = [:]
+    /// T4: selections the enforcer cannot hold while blocked (a file that cannot be written),
+    /// with the failure's message: reported at every apply that holds them.
+    var failing: [String: String] = [:]
     /// What `reload` finds in the configuration files (nil: a reload is a test mistake).
     var files: Result<ConfigSet, CoreError>?
     /// Every effect the core decided since the driver began, in order.
@@ -72,8 +75,8 @@ struct CoreDriver {
             }
             return .ok(reply)
         } catch {
-            // T4: as the engine does, refusals of well-formed changes are recorded.
-            if request.modifies && Core.recordedCodes.contains(error.code) { core.recordFailure(error, uid: peer.uid, activity: nil, now: now) }
+            // T4: as the engine does: refusals are told, failures recorded.
+            core.refused(request, with: error, uid: peer.uid, now: now)
             take()
             return .error(error)
         }
@@ -159,8 +162,9 @@ struct CoreDriver {
 
     private mutating func enforce(_ blocked: [Selection]) -> EnforcementReport {
         enforcements.append(blocked)
-        var report = EnforcementReport(failures: [])
         let names = Set(blocked.map(\.name))
+        var report = EnforcementReport(failures: failing.filter { names.contains($0.key) }.sorted { $0.key < $1.key }
+            .map { EnforcementFailure(selection: $0.key, message: $0.value) })
         for (selection, cause) in stuck where !names.contains(selection) { report.lingering[selection] = cause }
         return report
     }

@@ -15,14 +15,14 @@ import Testing
         ],
     ]
 
-    @Test("F3: every family has HELP and TYPE; gauges come from status, counters from events")
+    @Test("F3, T4: every family has HELP and TYPE; gauges come from status, counters from events (refusals counted by code, not failures)")
     func rendersStatus() {
         var counters = Metrics.Counters()
         for event: JSONObject in [
             ["event": "lock", "selection": "youtube"], ["event": "lock", "selection": "reddit"], ["event": "unlock", "selection": "x"],
             ["event": "shield-hit", "kind": "denied-launch"], ["event": "shield-hit", "kind": "killed"], ["event": "tamper", "kind": "tamper"],
             ["event": "more-time", "kind": "asked"], ["event": "more-time", "kind": "granted"], ["event": "more-time", "kind": "expired"],
-            ["event": "refusal", "code": "permissionDenied"], ["event": "something-newer"],
+            ["event": "refusal", "code": "permission-denied"], ["event": "something-newer"],
         ] { counters.count(WatchEvent(event)) }
         let text = Metrics.render(status: Self.status, counters: counters, version: "0.1.0",
                                   lastEnforcement: Date(timeIntervalSince1970: 1_764_640_000.25))
@@ -61,7 +61,14 @@ import Testing
             blockd_more_time_total{outcome="asked"} 1
             blockd_more_time_total{outcome="denied"} 0
             blockd_more_time_total{outcome="granted"} 1
-            # HELP blockd_failures Failures recorded now (blockc failures), by error code
+            # HELP blockd_refusals_total Requests refused since blockd started (permissions, locks, the cap), by error code
+            # TYPE blockd_refusals_total counter
+            blockd_refusals_total{code="activity-limit"} 0
+            blockd_refusals_total{code="busy"} 0
+            blockd_refusals_total{code="exists"} 0
+            blockd_refusals_total{code="locked"} 0
+            blockd_refusals_total{code="permission-denied"} 1
+            # HELP blockd_failures Current failures (blockc status; resolved ones and refusals are not counted), by error code
             # TYPE blockd_failures gauge
             blockd_failures{code="enforcementFailed"} 2
             blockd_failures{code="hookFailed"} 1

@@ -55,10 +55,16 @@ struct RepliesTests {
 
     /// The lines blockd writes today (Engine+Delay.swift: grantJSON, requestJSON, looseningJSON;
     /// Engine+MoreTime.swift: deny's and cancel's answers), key for key and in order.
-    @Test("M1-M3: the more-time answers encode as blockd sends them, and decode to what was encoded", arguments: [
+    @Test("M1-M3, M5: the more-time answers encode as blockd sends them, and decode to what was encoded", arguments: [
         (MoreReply.granted(grant).json, #"{"id":"m1","selection":"steam","state":"granted","start":"2026-11-29T13:05:00.000+09:00","end":"2026-11-29T13:20:00.000+09:00","uid":1000,"activities":["focus","games"],"allowance":["games"],"grantedBy":0,"user":"kid","grantedByUser":"root","reason":"homework"}"#),
         (GrantReply(id: "m3", selection: "x", start: "s", end: "e", uid: 7, user: "u").json,
          #"{"id":"m3","selection":"x","state":"granted","start":"s","end":"e","uid":7,"activities":[],"grantedBy":null,"user":"u"}"#),
+        // M1, M5: the answer to `more` says what NAME was taken as and what still holds the selection.
+        ({ var g = GrantReply(id: "m4", selection: "steam", start: "s", end: "e", activities: ["games"], allowance: ["games"])
+           (g.named, g.also, g.lifts) = (.known(.limit), .known(.selection), .known(.nothing))
+           g.held = [HeldReply(selection: "steam", activity: "bedtime", kind: .known(.schedule), moreTime: .known(.no), locked: false, until: "u")]
+           return MoreReply.granted(g).json }(),
+         #"{"id":"m4","selection":"steam","state":"granted","start":"s","end":"e","activities":["games"],"allowance":["games"],"grantedBy":null,"named":"limit","also":"selection","lifts":"nothing","held":[{"selection":"steam","activity":"bedtime","kind":"schedule","moreTime":"no","locked":false,"until":"u"}]}"#),
         (MoreReply.pending(request).json, #"{"id":"m2","selection":"steam","state":"pending","asked":"2026-11-29T13:00:00.000+09:00","expires":"2026-11-29T14:00:00.000+09:00","uid":1000,"activities":["games"],"seconds":900,"user":"kid"}"#),
         (RemovalReply.delayed(delayed).json, #"{"pending":"work","kind":"stop","uid":1000,"user":"kid","at":"2026-11-29T13:07:00.000+09:00"}"#),
         (RemovalReply.stopped("work").json, #"{"stopped":"work"}"#),

@@ -12,6 +12,7 @@ struct WireWordTests {
     /// the order it writes them.
     enum Field: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case moreTimeKind, shieldHitKind, tamperKind, lockOffer, hitOffer, activityKind, activityOrigin, startOutcome, delayedKind, cancelledKind, reportPeriod
+        case moreTimeLifts, grantNamed, grantAlso, grantLifts, heldKind, heldMoreTime
 
         var testDescription: String { rawValue }
 
@@ -27,6 +28,12 @@ struct WireWordTests {
             case .startOutcome: #"{"name":"x","kind":"block","selections":["x"],"active":true,"start":"2026-11-29T13:05:00.000+09:00","end":"2026-11-29T13:35:00.000+09:00","locked":false,"remaining":1800,"origin":"client","uid":1000,"outcome":"WORD","enforced":true}"#
             case .delayedKind: #"{"pending":"work","kind":"WORD","uid":1000,"user":"kid","at":"2026-11-29T13:07:00.000+09:00"}"#
             case .cancelledKind: #"{"cancelled":"work","kind":"WORD"}"#
+            case .moreTimeLifts: #"{"event":"more-time","time":"2026-11-29T13:05:00+09:00","kind":"granted","activity":"m1","selection":"steam","until":"2026-11-29T13:10:00+09:00","message":"m","uid":1001,"lifts":"WORD","heldUntil":"2026-11-29T23:00:00+09:00"}"#
+            case .grantNamed: #"{"id":"m1","selection":"steam","state":"granted","start":null,"end":null,"activities":["games"],"grantedBy":null,"named":"WORD"}"#
+            case .grantAlso: #"{"id":"m1","selection":"steam","state":"granted","start":null,"end":null,"activities":["games"],"grantedBy":null,"named":"limit","also":"WORD"}"#
+            case .grantLifts: #"{"id":"m1","selection":"steam","state":"granted","start":null,"end":null,"activities":["games"],"grantedBy":null,"lifts":"WORD","held":[]}"#
+            case .heldKind: #"{"selection":"reddit.com","activity":"focus","kind":"WORD","moreTime":"no","locked":true,"until":null}"#
+            case .heldMoreTime: #"{"selection":"reddit.com","activity":"focus","kind":"block","moreTime":"WORD","locked":false,"until":null}"#
             case .reportPeriod: #"{"schema":1,"from":"2026-11-23","to":"2026-11-23","period":"WORD","user":1001,"days":[{"date":"2026-11-23","weekday":"mon","blocked":{},"apps":{},"foreground":{},"web":{},"used":{"games":60},"shieldHits":{},"counts":{"asked":1}}]}"#
             }
         }
@@ -43,6 +50,10 @@ struct WireWordTests {
             case .delayedKind: PendingLoosening.Kind.allCases.map(\.rawValue)
             case .cancelledKind: ["request"] + PendingLoosening.Kind.allCases.map(\.rawValue)
             case .reportPeriod: ReportReply.Period.allCases.map(\.rawValue)
+            case .moreTimeLifts, .grantLifts: MoreTimeLift.allCases.map(\.rawValue)
+            case .grantNamed, .grantAlso: MoreTimeNamed.allCases.map(\.rawValue)
+            case .heldKind: Activity.Kind.allCases.map(\.rawValue)
+            case .heldMoreTime: MoreTimeMode.allCases.map(\.rawValue)
             }
         }
 
@@ -63,6 +74,12 @@ struct WireWordTests {
             case (.delayedKind, _): got = (DelayedReply(o).json, typed(DelayedReply(o).kind))
             case (.cancelledKind, _): got = (CancelledReply(o).json, typed(CancelledReply(o).kind))
             case (.reportPeriod, _): got = (ReportReply(o).json, typed(ReportReply(o).period))
+            case (.moreTimeLifts, .moreTime(let m)): got = (event.json, typed(m.lifts))
+            case (.grantNamed, _): got = (GrantReply(o).json, typed(GrantReply(o).named))
+            case (.grantAlso, _): got = (GrantReply(o).json, typed(GrantReply(o).also))
+            case (.grantLifts, _): got = (GrantReply(o).json, typed(GrantReply(o).lifts))
+            case (.heldKind, _): got = (HeldReply(o).json, typed(HeldReply(o).kind))
+            case (.heldMoreTime, _): got = (HeldReply(o).json, typed(HeldReply(o).moreTime))
             default: return nil  // the line is not the event the field is in
             }
             return got.1.map { (got.0, $0.0, $0.1) }
@@ -94,7 +111,7 @@ struct WireWordTests {
 
     /// The words are the wire's: a case renamed must not rename its word (the state file keeps
     /// the loosenings' words too).
-    @Test("§8, M2, M3, S5, T10: the words are those the daemon has always sent", arguments: [
+    @Test("§8, M1-M3, M5, S5, T10: the words are those the daemon has always sent", arguments: [
         (Field.moreTimeKind, ["asked", "granted", "denied", "expired", "ended", "cancelled"]),
         (.shieldHitKind, ["denied-launch", "killed", "tamper"]),
         (.lockOffer, ["grant", "ask", "minute"]),
@@ -104,6 +121,9 @@ struct WireWordTests {
         (.delayedKind, ["stop", "schedule-remove", "limit-remove"]),
         (.cancelledKind, ["request", "stop", "schedule-remove", "limit-remove"]),
         (.reportPeriod, ["days", "week", "month"]),
+        (.grantNamed, ["selection", "limit"]),
+        (.grantLifts, ["all", "some", "nothing"]),
+        (.heldMoreTime, ["self", "approval", "no"]),
     ])
     func words(field: Field, words: [String]) {
         #expect(field.knownWords == words)

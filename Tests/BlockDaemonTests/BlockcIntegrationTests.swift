@@ -59,7 +59,7 @@ struct BlockcIntegrationTests {
         #expect(list[1]?["days"] == "mon-fri")
         #expect(try s.blockc(["schedule", "remove", "school"]).status == 0)
         let failures = try JSON.parse(try s.blockc(["failures", "--json"]).out)
-        #expect(failures.array?.map { $0["code"] } == ["locked"])
+        #expect(failures.array == [], "T4: the refused stop is the lock working, not a failure")
     }
 
     @Test("T3: --until HH:MM is the next occurrence, and ends the block there")

@@ -92,7 +92,7 @@ struct CompletionNamesTests {
         }
     }
 
-    @Test("§6: stop, schedule remove, limit remove, approve, deny and cancel complete what the daemon holds",
+    @Test("§6, M1: stop, schedule remove, limit remove, more, approve, deny and cancel complete what the daemon holds",
           .enabled(if: Privileged.can(tools: [Shell.bash.path, Shell.zsh.path, Shell.fish.path, "/usr/bin/timeout"]), Privileged.needsTools),
           arguments: Shell.allCases)
     func daemonNames(shell: Shell) throws {
@@ -130,6 +130,7 @@ struct CompletionNamesTests {
             ("stop ", ["work", "focus", "slow", "chill"]),
             ("schedule remove ", ["bedtime", "homework"]),
             ("limit remove ", ["games", "chat"]),
+            ("more ", Set(InstallTests.selections).union(["games", "chat"])),  // M1: a selection or a limit's name
             ("approve ", pending),
             ("deny ", pending),
             ("cancel ", pending.union(["slow"])),

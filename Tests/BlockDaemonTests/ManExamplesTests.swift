@@ -14,7 +14,7 @@ struct ManExamplesTests {
         "systemctl --user enable --now blockd-agent.service": "changes the real user session's units",
         // M1: need a selection blocked now, or a pending request or delayed stop by that name;
         // MoreTimeEngineTests and the approval round trip in BlockcIntegrationTests run them.
-        "blockc more games 15m --reason \"finish the level\"": "needs games to be blocked",
+        "blockc more games 15m --reason \"finish the level\"": "needs the limit games to be used up",
         "blockc more instagram --today": "needs instagram to be blocked",
         "blockc approve m3 30m": "needs a pending request m3",
         "blockc deny m3 --reason \"not on a school night\"": "needs a pending request m3",

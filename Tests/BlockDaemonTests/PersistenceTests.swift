@@ -69,7 +69,7 @@ struct PersistenceTests {
         #expect(h.run { h.engine.core.registry.maxActivities } == ConfigSet.builtIn.daemon.maxActivities)
     }
 
-    @Test("§7: a save no request waits for is recorded once per cause, retried with backoff, and its recovery logged once")
+    @Test("§7, T4: a save no request waits for is recorded once per cause, retried with backoff, and its recovery logged once and resolves it")
     func timerSaveRetries() throws {
         let h = Harness()
         h.run { h.engine.saveRetryBase = 0.05 }
@@ -90,6 +90,9 @@ struct PersistenceTests {
         h.saveFault.code = nil
         #expect(Run.eventually(timeout: 10) { h.run { h.engine.saveProblem == nil } }, "the retry saved the state without any request")
         #expect(onDisk(h)?.failures.filter { $0.code == "not-saved" }.count == 2)
+        #expect(Run.eventually { onDisk(h)?.failures.filter { $0.code == "not-saved" }.allSatisfy { $0.resolved != nil } == true },
+                "T4: a save that works resolves both, and the resolution is saved")
+        #expect(h.run { h.engine.status(now: h.clock.wallNow()) }["failures"] == .array([]), "T4: status shows current failures only")
         #expect(h.log.entries.filter { $0.message.contains("is saved again") }.count == 1)
         #expect(h.run { h.engine.status(now: h.clock.wallNow()) }["enforcement"]?["stateProblem"] == nil)
     }

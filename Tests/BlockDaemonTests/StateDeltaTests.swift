@@ -54,6 +54,28 @@ struct StateDeltaTests {
         }
     }
 
+    @Test("T4, §7: the failure list replays to what it was: appended (over the bound too), resolved in place, cleared in part",
+          arguments: ["append", "appendOverBound", "resolve", "clearOwn"])
+    func failuresReplay(change: String) {
+        let t = Date(timeIntervalSince1970: 1_800_000_000)
+        func failure(_ i: Int, uid: UInt32? = nil) -> FailureRecord {
+            FailureRecord(time: t + Double(i), code: "internal", message: "f\(i)", uid: uid, cause: i % 2 == 0 ? "config" : nil)
+        }
+        var old = DaemonState()
+        old.failures = (0..<(change == "appendOverBound" ? FailureRecord.limit : 5)).map { failure($0, uid: $0 == 3 ? 1000 : nil) }
+        var new = old
+        switch change {
+        case "append", "appendOverBound": new.failures = FailureRecord.bounded(new.failures + [failure(200), failure(201)])
+        case "resolve": new.failures[2].resolved = t + 500  // used to be taken for five appended records: a duplicated list
+        default: new.failures.removeAll { $0.uid == 1000 }  // a member's failures --clear
+        }
+        let delta = StateDelta(from: old, to: new)
+        var replayed = old
+        delta.apply(to: &replayed)
+        #expect(replayed.failures == new.failures)
+        #expect((delta.failuresAdd != nil) == change.hasPrefix("append"), "appended records are written alone; any other change whole")
+    }
+
     @Test("§7: a list of changed selections that misses one added or removed is not trusted: the parts are compared whole")
     func missedIsCompared() {
         var old = DaemonState()

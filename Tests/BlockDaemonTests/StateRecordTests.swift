@@ -191,6 +191,8 @@ struct RecordRandom {
         if chance(30) { d.targets = dictionary { $0.selection() } }
         if chance(20) { d.targetsRemove = strings() }
         if chance(20) { d.failuresAdd = [FailureRecord(time: date(), code: string(), message: string(), uid: chance(50) ? 1000 : nil)] }
+        // T4: a failure's cause and resolution, absent from a record without them (an older blockd's bytes).
+        if chance(10) { d.failures = [FailureRecord(time: date(), code: string(), message: string(), cause: string(), resolved: chance(50) ? date() : nil)] }
         if chance(10) { d.failures = [] }
         if chance(30) { d.shieldHits = dictionary { r in r.dictionary { $0.int(0...1000) } } }
         if chance(40) { d.historyDays = dictionary { $0.day() } }

@@ -300,8 +300,10 @@ public struct Registry: Sendable {
             let what = "configured \(activity.kind.rawValue) '\(activity.name)'"
             // A1: a configured name is reserved; a client activity holding it moves aside.
             if let clash = self.activity(named: activity.name) {
-                refused.append(Refusal(moveAside(clash, for: what), about: clash.origin))
-                if self.activity(named: activity.name) != nil { continue }
+                let error = moveAside(clash, for: what)
+                let held = self.activity(named: activity.name) != nil
+                refused.append(Refusal(error, about: clash.origin, moved: !held))
+                if held { continue }
             }
             do throws(CoreError) {
                 try checkCap(adding: what, by: nil, now: now)
@@ -320,8 +322,12 @@ public struct Registry: Sendable {
     public struct Refusal: Equatable, Sendable {
         public var error: CoreError
         public var uid: UInt32?
-        public init(_ error: CoreError, about origin: Origin? = nil) {
+        /// A client activity moved aside and the configured one is in force: news for its
+        /// owner, not a condition that lasts (T4: kept until cleared, never resolved).
+        public var moved: Bool
+        public init(_ error: CoreError, about origin: Origin? = nil, moved: Bool = false) {
             self.error = error
+            self.moved = moved
             if case .client(let uid)? = origin { self.uid = uid }
         }
     }

@@ -92,11 +92,26 @@ extension Core {
 
     /// The answers are typed once, in Wire/Replies+MoreTime.swift, and encoded there: blockc and
     /// the agent read them with the same types. A1: people are named; the uid stays a field.
-    func grantJSON(_ g: Grant) -> JSONObject {
+    func grantJSON(_ g: Grant) -> JSONObject { grantReply(g).json }
+
+    func grantReply(_ g: Grant) -> GrantReply {
         GrantReply(id: g.id, selection: g.selection, start: local.iso8601(g.start), end: local.iso8601(g.end), uid: Int(g.uid),
                    user: who(g.uid), activities: g.activities + (g.limits ?? []),
                    allowance: g.limits,  // M3: limits given allowance, not a window
-                   grantedBy: g.grantedBy.map { Int($0) }, grantedByUser: g.grantedBy.map(who), reason: g.reason).json
+                   grantedBy: g.grantedBy.map { Int($0) }, grantedByUser: g.grantedBy.map(who), reason: g.reason)
+    }
+
+    /// The answer to `more` and `approve`: the grant, what NAME was taken as (M1; nil for
+    /// `approve`), how much it lifts and what still holds the selection (M5).
+    func grantJSON(_ g: Grant, target: MoreTarget?, held: (lifts: MoreTimeLift, holds: [MoreTimeHold])) -> JSONObject {
+        var r = grantReply(g)
+        if let target { (r.named, r.also) = (.known(target.named), target.also.map(WireWord.known)) }
+        r.lifts = .known(held.lifts)
+        r.held = held.holds.map { h in
+            HeldReply(selection: h.selection, activity: h.activity, kind: .known(h.kind), moreTime: .known(h.mode), locked: h.locked,
+                      until: h.until.map(local.iso8601))
+        }
+        return r.json
     }
 
     func requestJSON(_ r: MoreTimeRequest) -> JSONObject {

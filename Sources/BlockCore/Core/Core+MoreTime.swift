@@ -20,16 +20,12 @@ extension Core {
     }
 
     private mutating func more(_ m: Request.MoreArguments, peer: Peer, now: Date) throws(CoreError) -> Change {
-        let name = try config.catalog.resolve(m.selection).name
         registry.advance(to: now)
-        guard let whole = registry.index.blocked(name) else {
-            throw CoreError(.notFound, "\(name) is not blocked now; there is nothing to ask more time for")
-        }
         // U2: what the asker asks about is their own view: their reasons and the machine-wide
-        // ones. Other users' activities neither decide the answer nor appear in it.
-        guard let blocked = whole.seen(by: peer.uid) else {
-            throw CoreError(.notFound, "\(name) is not blocked for you now; there is nothing to ask more time for")
-        }
+        // ones. Other users' activities neither decide the answer nor appear in it. M1: NAME is
+        // a selection, or a limit's name (its own reason alone).
+        let target = try moreTarget(m.selection, peer: peer, now: now)
+        let blocked = target.blocked, name = blocked.selection
         // A1: a block for everyone cannot be lifted for one user without lifting it for all,
         // and that is not a member's to do.
         if peer.rank <= .member, let wide = blocked.reasons.first(where: { $0.scope == nil }) {
@@ -41,7 +37,9 @@ extension Core {
             }
             throw CoreError(.permissionDenied, "'\(wide.activity)' blocks \(name) for everyone\(by), and more time cannot lift a block for everyone for one person; ask an administrator to stop it or to make it yours only")
         }
-        if let g = book.grants.first(where: { $0.lifts(blocked, at: now) || ($0.selection == name && $0.start > now) }) {
+        let limits = Set(blocked.reasons.filter { $0.kind == .limit }.map(\.activity))
+        if let g = book.grants.first(where: { $0.lifts(blocked, at: now) || ($0.selection == name && $0.start > now)
+                                             || ($0.uid == peer.uid && $0.allowanceAdded == false && !limits.isDisjoint(with: $0.limits ?? [])) }) {
             throw CoreError(.exists, "\(name) already has more time (\(g.id)) until \(local.iso8601(g.end))")
         }
         if let r = book.requests.first(where: { $0.selection == name && $0.uid == peer.uid }) {
@@ -59,9 +57,12 @@ extension Core {
             book.grants.append(grant)
             state.history.count(.granted, user: String(peer.uid), at: now, clock: local)  // R1
             let when = start > now ? "from \(local.iso8601(start)) (Delay=) " : ""
+            let what = target.named == .limit ? "\(name) under limit '\(blocked.reasons[0].activity)'" : name
+            let held = holds(of: grant, now: now)  // M5
             return told(MoreTimeNote(event: .moreGranted, kind: .granted, id: id, selection: name, until: end,
-                                     message: "More time for \(name) granted to \(who(peer.uid)) \(when)until \(local.iso8601(end))\(minute ? " (one more minute)" : "")",
-                                     uid: peer.uid), answer: grantJSON(grant))
+                                     message: "More time for \(what) granted to \(who(peer.uid)) \(when)until \(local.iso8601(end))\(minute ? " (one more minute)" : "")\(holdsText(name, held.lifts, held.holds))",
+                                     uid: peer.uid, held: held),
+                        answer: grantJSON(grant, target: target, held: held))
         case .pending(let expires):
             let r = MoreTimeRequest(id: id, selection: name, seconds: m.seconds, activities: over, uid: peer.uid, reason: m.reason,
                                     asked: now, expires: expires)
@@ -113,9 +114,11 @@ extension Core {
         let grant = makeGrant(id: id, selection: r.selection, start: now, end: end, over: r.activities, uid: r.uid,
                               grantedBy: peer.uid, reason: r.reason)
         book.grants.append(grant)
+        let held = holds(of: grant, now: now)  // M5: what the administrator's grant still leaves blocked
         return told(MoreTimeNote(event: .moreGranted, kind: .granted, id: id, selection: r.selection, until: end,
-                                 message: "More time for \(r.selection) granted to \(who(r.uid)) by \(who(peer.uid)) until \(local.iso8601(end))",
-                                 uid: peer.uid, asker: r.uid), answer: grantJSON(grant))
+                                 message: "More time for \(r.selection) granted to \(who(r.uid)) by \(who(peer.uid)) until \(local.iso8601(end))\(holdsText(r.selection, held.lifts, held.holds))",
+                                 uid: peer.uid, asker: r.uid, held: held),
+                    answer: grantJSON(grant, target: nil, held: held))
     }
 
     private mutating func cancel(_ name: String, peer: Peer, now: Date) throws(CoreError) -> Change {

@@ -223,19 +223,16 @@ extension Core {
     }
 
     /// Keeps what an apply could not enforce, and records each failure once while it persists
-    /// (a retry that fails the same way is not a new failure).
+    /// (a retry that fails the same way is not a new failure); T4: a failure the apply no
+    /// longer reports is resolved, and so is a selection's missing targets once it is enforced
+    /// or no longer blocked.
     mutating func record(_ report: EnforcementReport, now: Date) {
         notEnforced = report.notEnforced
         partsOff = report.partsOff.mapValues { $0.sorted { $0.key < $1.key }.map(\.value) }
         lingering = report.lingering.filter { applied[$0.key] != nil }
-        var causes: Set<String> = []
-        for failure in report.failures {
-            let key = "\(failure.selection ?? "")\n\(failure.message)"
-            causes.insert(key)
-            if !enforcementCauses.contains(key) {
-                recordFailure(CoreError(.internal, failure.message), uid: nil, activity: failure.selection, now: now)
-            }
-        }
-        enforcementCauses = causes
+        settleFailures(.enforcement, report.failures.map { (CoreError(.internal, $0.message), nil, $0.selection) }, now: now)
+        let missing = state.failures.filter { $0.isCurrent && $0.cause == FailureCause.target.rawValue }.compactMap(\.activity)
+        let found = Set(missing.filter { !isBlockedNow($0) || state.targets[$0] != nil })
+        if !found.isEmpty { resolveFailures(.target, now: now) { $0.activity.map(found.contains) ?? false } }
     }
 }

@@ -19,10 +19,9 @@ extension Core {
         return try dispatch(request, peer: peer, now: now, fresh: fresh)
     }
 
-    /// T4: refusals of well-formed changes are recorded (the cap, permissions, locks); input
-    /// mistakes are answered on the spot and not kept, so they cannot push real failures out of
-    /// the bounded list.
-    public static let recordedCodes: Set<ErrorCode> = [.activityLimit, .permissionDenied, .locked, .exists, .invalidConfig, .internal, .busy]
+    /// T4: refusals of well-formed changes are told (the journal, the watchers): the cap,
+    /// permissions, locks, a name clash. Input mistakes are answered on the spot and not told.
+    public static let toldCodes: Set<ErrorCode> = [.activityLimit, .permissionDenied, .locked, .exists, .invalidConfig, .internal, .busy]
 
     /// A1: the activities that moved aside for another's name since the last call; the
     /// more-time book follows each (before they are saved).
@@ -41,11 +40,16 @@ extension Core {
         }
     }
 
-    /// T4: `request` from `uid` was refused with `error`: a refused change of a kind that is
-    /// kept (`recordedCodes`) goes to the failure list, the journal and the watchers, and is saved.
+    /// T4: `request` from `uid` was refused with `error`. A refusal is the rules working, not a
+    /// failure: it goes to the journal and the watchers (`refusal`), and its asker had the
+    /// answer. Only what is blockd's to fix (a configuration that does not load, an internal
+    /// error: `Report.logEvent` is `failure`) goes to the failure list too, and is saved; a
+    /// failed reload is resolved by the next reload that loads.
     public mutating func refused(_ request: Request, with error: CoreError, uid: UInt32?, now: Date) {
-        guard request.modifies && Core.recordedCodes.contains(error.code) else { return }
-        recordFailure(error, uid: uid, activity: nil, now: now)
+        guard request.modifies && Core.toldCodes.contains(error.code) else { return }
+        let report = Report.problem(error, uid: uid, activity: nil)
+        guard report.logEvent == .failure else { return publish(report, now: now) }
+        recordFailure(error, uid: uid, activity: nil, cause: request.command == .reload ? .config : nil, now: now)
         emit(.persist)
     }
 
@@ -200,6 +204,7 @@ extension Core {
         config = fresh
         configProvenance = .files
         state.lastGoodConfig = StoredConfig(fresh, at: now)
+        resolveFailures(.config, now: now)  // T4: the configuration loads again
         let problems = installConfigSchedules(now: now)
         // A1, T4: what is not in force as written is part of the answer, not only a failure.
         var change = Change(saves: true, answer: .reply(ReloadReply(files: fresh.files.count, problems: problems.map(\.message)).json))

@@ -66,7 +66,9 @@ extension Core {
         case (.failure, let p?): return .success(p)
         case (.failure(let problem), nil):
             let cause = "it is not in the configuration and was never enforced, so blockd does not know what it blocks: \(problem.message)"
-            if notEnforced[name] != cause { recordFailure(CoreError(.internal, "cannot enforce '\(name)': \(cause)"), uid: nil, activity: nil, now: now) }
+            if notEnforced[name] != cause {
+                recordFailure(CoreError(.internal, "cannot enforce '\(name)': \(cause)"), uid: nil, activity: name, cause: .target, now: now)
+            }
             return .failure(CoreError(.unknownSelection, cause))
         }
     }

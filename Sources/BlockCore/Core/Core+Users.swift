@@ -23,7 +23,8 @@ extension Core {
 
     /// Declared activities with their `Users=` resolved; one whose users cannot be resolved is
     /// not put in force, and the failure says why (T4: never swallowed).
-    mutating func resolvingScopes(_ declared: [Activity], now: Date, problems: inout [CoreError]) -> [Activity] {
+    mutating func resolvingScopes(_ declared: [Activity], now: Date,
+                                  problems: inout [(error: CoreError, uid: UInt32?, activity: String?)]) -> [Activity] {
         declared.compactMap { activity in
             guard let scope = activity.scope else { return activity }
             do throws(CoreError) {
@@ -34,8 +35,7 @@ extension Core {
                 return activity.scoped(resolved).defaultingMoreTime(MoreTimePolicy.familyDefault(scope: resolved, setBy: nil))  // A1
             } catch {
                 let message = "the configured \(activity.kind.rawValue) '\(activity.name)' is not in force: Users=\(scope.names.joined(separator: " ")): \(error.message)"
-                recordFailure(CoreError(.invalidConfig, message), uid: nil, activity: activity.name, now: now)
-                problems.append(CoreError(.invalidConfig, message))
+                problems.append((CoreError(.invalidConfig, message), nil, activity.name))  // recorded by the caller (T4)
                 return nil
             }
         }

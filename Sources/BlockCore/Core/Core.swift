@@ -36,8 +36,6 @@ public struct Core {
     /// (a write that takes it away failed), with the cause; they stay applied, unannounced,
     /// until it lands.
     public internal(set) var lingering: [String: String] = [:]
-    /// The enforcement failures of the last apply, each recorded once while it persists.
-    var enforcementCauses: Set<String> = []
     /// T6: wall minus boot clock at the last observation; a change means the wall clock stepped.
     public internal(set) var wallMinusBoot: TimeInterval?
     /// Apply even if the set of names did not change: at start-up (the hosts file may have
@@ -166,7 +164,10 @@ public struct Core {
         state.usage.forgetRunning()
         state.history.forgetRunning()  // R1: the same for the report's running time
         // §7: what loaded is the configuration to fall back on next time.
-        if configProvenance.kind == .files { state.lastGoodConfig = StoredConfig(config, at: now) }
+        if configProvenance.kind == .files {
+            state.lastGoodConfig = StoredConfig(config, at: now)
+            resolveFailures(.config, now: now)  // T4: a configuration that did not load before does now
+        }
         installConfigSchedules(now: now)
         catchUp(now: now)
     }
@@ -190,22 +191,59 @@ public struct Core {
     public mutating func installConfigSchedules(now: Date) -> [CoreError] {
         registry.maxActivities = config.daemon.maxActivities
         registry.maxPerMember = config.daemon.maxActivitiesPerUser
-        var problems: [CoreError] = []
+        var found: [(error: CoreError, uid: UInt32?, activity: String?)] = []
         let declared = resolvingScopes(config.schedules.map(Activity.schedule) + config.limits.map(Activity.limit), now: now,
-                                       problems: &problems)  // Users=
+                                       problems: &found)  // Users=
+        var problems = found.map(\.error)
+        var moves: [Registry.Refusal] = []
         for refusal in registry.replaceConfigActivities(declared, now: now) {
-            recordFailure(refusal.error, uid: refusal.uid, activity: nil, now: now)  // A1: a move is its owner's news
             problems.append(refusal.error)
+            if refusal.moved { moves.append(refusal) } else { found.append((refusal.error, refusal.uid, nil)) }
         }
+        // T4: what is not in force is a condition: resolved by the install that puts it in force.
+        settleFailures(.configActivity, found, now: now)
+        for move in moves { recordFailure(move.error, uid: move.uid, activity: nil, now: now) }  // A1: a move is its owner's news
         followLimits()
         return problems
     }
 
     // MARK: Failures (T4: never swallowed)
 
-    public mutating func recordFailure(_ error: CoreError, uid: UInt32?, activity: String?, now: Date) {
-        state.record(FailureRecord(time: now, code: error.code.rawValue, message: error.message, uid: uid, activity: activity))
+    /// Records a failure, tells the journal and the watchers. With a `cause` (a condition that
+    /// can pass) it is recorded once while it lasts: the same failure still current is not
+    /// recorded or told again, and `resolveFailures` marks it resolved once the cause is gone.
+    public mutating func recordFailure(_ error: CoreError, uid: UInt32?, activity: String?, cause: FailureCause? = nil, now: Date) {
+        if let cause, state.failures.contains(where: {
+            $0.isCurrent && $0.cause == cause.rawValue && $0.message == error.message && $0.activity == activity && $0.uid == uid
+        }) { return }
+        state.record(FailureRecord(time: now, code: error.code.rawValue, message: error.message, uid: uid, activity: activity, cause: cause?.rawValue))
         publish(.problem(error, uid: uid, activity: activity), now: now)
+    }
+
+    /// T4: the current failures of `cause` for which `gone` holds are resolved at `now` (kept
+    /// in `failures` as history, no longer in `status`), each said once in the journal.
+    /// Returns how many; the caller saves (every caller's change is saved anyway).
+    @discardableResult
+    public mutating func resolveFailures(_ cause: FailureCause, now: Date, where gone: (FailureRecord) -> Bool = { _ in true }) -> Int {
+        var count = 0
+        for i in state.failures.indices where state.failures[i].isCurrent && state.failures[i].cause == cause.rawValue && gone(state.failures[i]) {
+            state.failures[i].resolved = now
+            count += 1
+            let f = state.failures[i]
+            var fields: [(JournalField, String)] = [(.code, f.code)]
+            if let activity = f.activity { fields.append((.activity, activity)) }
+            emit(.journal(JournalEntry("Resolved (recorded \(local.iso8601(f.time))): \(f.message)", priority: .notice, fields: fields)))
+        }
+        return count
+    }
+
+    /// T4: the failures of `cause` are exactly `problems` now: each new one is recorded, and
+    /// each current one no longer among them is resolved.
+    mutating func settleFailures(_ cause: FailureCause, _ problems: [(error: CoreError, uid: UInt32?, activity: String?)], now: Date) {
+        resolveFailures(cause, now: now) { f in
+            !problems.contains { $0.error.message == f.message && $0.activity == f.activity && $0.uid == f.uid }
+        }
+        for p in problems { recordFailure(p.error, uid: p.uid, activity: p.activity, cause: cause, now: now) }
     }
 
     /// The one place a report reaches people: the journal, then every watcher.

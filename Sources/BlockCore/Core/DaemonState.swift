@@ -7,7 +7,9 @@ public struct DaemonState: Codable, Equatable, Sendable {
     public var version = DaemonState.currentVersion
     /// Activities clients registered (configured schedules come from schedules.d instead).
     public var activities: [StoredActivity] = []
-    /// T4: refusals and enforcement errors, newest last, at most `FailureRecord.limit`.
+    /// T4: failures (enforcement errors, a broken configuration, a state file that cannot be
+    /// saved, ...), newest last, at most `FailureRecord.limit`; resolved ones stay listed until
+    /// the bound or `failures --clear` drops them. Refusals are not kept here (the journal has them).
     public var failures: [FailureRecord] = []
     /// S5: shield hits per local day (`2026-11-29`) per selection.
     public var shieldHits: [String: [String: Int]] = [:]
@@ -98,6 +100,9 @@ public enum StoredActivity: Codable, Equatable, Sendable {
     }
 }
 
+/// T4: one failure. `cause` and `resolved` are left out of the state file while nil, so a record
+/// without them is written to the same bytes as an older blockd wrote it (T8), and an older
+/// blockd reads a newer file (it sees a resolved failure as a current one).
 public struct FailureRecord: Codable, Equatable, Sendable {
     public static let limit = 100
     /// A longer message is cut (with an ellipsis) so that the bounded list stays small.
@@ -107,22 +112,63 @@ public struct FailureRecord: Codable, Equatable, Sendable {
     public var message: String
     public var uid: UInt32?
     public var activity: String?
+    /// T4: what the failure is about when it is a condition that can pass (`FailureCause`): a
+    /// later success of the same thing resolves it. Nil: an event (a hook that failed, a
+    /// repaired edit, a state log cut at start), listed until it is cleared.
+    public var cause: String?
+    /// When its cause was gone (nil: it is current). `status` shows current failures only.
+    public var resolved: Date?
 
-    public init(time: Date, code: String, message: String, uid: UInt32? = nil, activity: String? = nil) {
+    public init(time: Date, code: String, message: String, uid: UInt32? = nil, activity: String? = nil, cause: String? = nil,
+                resolved: Date? = nil) {
         self.time = time
         self.code = code
         self.message = message
         self.uid = uid
         self.activity = activity
+        self.cause = cause
+        self.resolved = resolved
     }
 
-    /// The newest `limit` records, each message at most `messageLimit` characters.
+    public var isCurrent: Bool { resolved == nil }
+
+    /// The newest `limit` records, each message at most `messageLimit` characters. Over the
+    /// bound the oldest resolved records go first, so that history never pushes out a current
+    /// failure.
     public static func bounded(_ records: [FailureRecord]) -> [FailureRecord] {
-        records.suffix(limit).map { record in
+        var records = records
+        if records.count > limit {
+            var over = records.count - limit
+            records.removeAll { r in
+                guard over > 0, !r.isCurrent else { return false }
+                over -= 1
+                return true
+            }
+        }
+        return records.suffix(limit).map { record in
             guard record.message.count > messageLimit else { return record }
             var cut = record
             cut.message = String(record.message.prefix(messageLimit)) + "…"
             return cut
         }
     }
+}
+
+/// T4: the conditions a failure can be about, each resolved by a later success of the same
+/// thing (its word is kept in the state file).
+public enum FailureCause: String, CaseIterable, Sendable {
+    /// The configuration could not be loaded (at start or at a reload): resolved by a start or
+    /// a reload that loads it.
+    case config
+    /// A configured schedule or limit is not in force (the cap, `Users=`): resolved by a start
+    /// or reload that puts it in force, or that no longer declares it.
+    case configActivity = "config-activity"
+    /// An enforcer could not do its part (a file that cannot be written, the nftables table):
+    /// resolved by an apply that no longer reports it.
+    case enforcement
+    /// A blocked selection has no targets to enforce: resolved once it is enforced, or no
+    /// longer blocked.
+    case target
+    /// The state file could not be saved: resolved by the next save that works.
+    case save
 }

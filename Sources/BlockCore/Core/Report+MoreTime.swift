@@ -15,9 +15,19 @@ public struct MoreTimeNote: Sendable {
     public var uid: UInt32?
     /// Who asked, when not `uid` (an administrator's answer): M4's agent finds its own answers.
     public var asker: UInt32? = nil
+    /// M5: for a grant, how much it lifts, and when what still holds the selection ends (nil:
+    /// it lifts all, or a hold has no end in sight).
+    public var lifts: MoreTimeLift? = nil
+    public var heldUntil: Date? = nil
 
-    public init(event: LogEvent, kind: WatchEvent.MoreTime.Kind?, id: String, selection: String, until: Date?, message: String, uid: UInt32?, asker: UInt32? = nil) {
+    public init(event: LogEvent, kind: WatchEvent.MoreTime.Kind?, id: String, selection: String, until: Date?, message: String, uid: UInt32?,
+                asker: UInt32? = nil, held: (lifts: MoreTimeLift, holds: [MoreTimeHold])? = nil) {
         (self.event, self.kind, self.id, self.selection, self.until, self.message, self.uid, self.asker) = (event, kind, id, selection, until, message, uid, asker)
+        if let held {
+            lifts = held.lifts
+            let ends = held.holds.map(\.until)
+            heldUntil = ends.contains(nil) ? nil : ends.compactMap { $0 }.max()
+        }
     }
 
     public func entry(clock: LocalClock) -> JournalEntry {
@@ -29,7 +39,10 @@ public struct MoreTimeNote: Sendable {
 
     public func events(clock: LocalClock, now: Date) -> [WatchEvent] {
         guard let kind else { return [] }
-        return [.moreTime(time: clock.iso8601(now), kind: kind, id: id, selection: selection, until: until.map(clock.iso8601), message: message,
-                              uid: asker ?? uid)]
+        var event = WatchEvent.MoreTime(time: clock.iso8601(now), kind: .known(kind), id: id, selection: selection, until: until.map(clock.iso8601),
+                                        message: message, uid: (asker ?? uid).map(Int.init))
+        event.lifts = lifts.map(WireWord.known)
+        event.heldUntil = heldUntil.map(clock.iso8601)
+        return [.moreTime(event)]
     }
 }

@@ -19,6 +19,10 @@ public enum Metrics {
         public var shieldHits: [ShieldHit.Kind: Int] = [.deniedLaunch: 0, .killed: 0, .tamper: 0]
         /// Requests asked, and their answers (`outcome="asked"`).
         public var moreTime: [WatchEvent.MoreTime.Kind: Int] = [.asked: 0, .granted: 0, .denied: 0]
+        /// T4: refused requests by error code (`code="locked"`): the rules working, not failures.
+        /// Seeded with the codes a refusal of a well-formed change has (`Core.toldCodes` less
+        /// the failures), so each series is there from the start.
+        public var refusals: [String: Int] = ["activity-limit": 0, "busy": 0, "exists": 0, "locked": 0, "permission-denied": 0]
 
         public init() {}
 
@@ -43,7 +47,8 @@ public enum Metrics {
                     }
                 case .unknown: break
                 }
-            case .refusal, .failure, .limit, .warning, .dropped, .unknown: break
+            case .refusal(let r): refusals[r.code, default: 0] += 1
+            case .failure, .limit, .warning, .dropped, .unknown: break
             }
         }
     }
@@ -73,9 +78,11 @@ public enum Metrics {
                    counters.shieldHits.map { ($0.key.rawValue, $0.value) }.sorted { $0.0 < $1.0 }.map { (["kind": $0.0], Double($0.1)) })
         out.family("blockd_more_time_total", "counter", "More-time requests asked, granted and denied since blockd started",
                    counters.moreTime.map { ($0.key.rawValue, $0.value) }.sorted { $0.0 < $1.0 }.map { (["outcome": $0.0], Double($0.1)) })
+        out.family("blockd_refusals_total", "counter", "Requests refused since blockd started (permissions, locks, the cap), by error code",
+                   counters.refusals.sorted { $0.key < $1.key }.map { (["code": $0.key], Double($0.value)) })
         var failures: [String: Int] = [:]
         for failure in status["failures"]?.array ?? [] { failures[failure["code"]?.string ?? "unknown", default: 0] += 1 }
-        out.family("blockd_failures", "gauge", "Failures recorded now (blockc failures), by error code",
+        out.family("blockd_failures", "gauge", "Current failures (blockc status; resolved ones and refusals are not counted), by error code",
                    failures.sorted { $0.key < $1.key }.map { (["code": $0.key], Double($0.value)) })
         let enforcement = status["enforcement"]?.object ?? [:]
         let off = enforcement["off"]?.array?.compactMap { $0["part"]?.string } ?? []

@@ -59,6 +59,10 @@ public enum TextKey: String, CaseIterable, Sendable, Hashable {
     case askedBody = "AskedBody"
     case grantedTitle = "GrantedTitle"
     case grantedBody = "GrantedBody"
+    /// M5: the body of a grant that lifts nothing now, or only part of the selection: another
+    /// activity still holds it; `{until}` is when that ends.
+    case heldBody = "HeldBody"
+    case partHeldBody = "PartHeldBody"
     case deniedTitle = "DeniedTitle"
     case deniedBody = "DeniedBody"
     case expiredTitle = "ExpiredTitle"
@@ -164,6 +168,10 @@ public struct Texts: Sendable, Hashable {
         case (.grantedTitle, .ja): "{selection}の時間が延長されました"
         case (.grantedBody, .en): "Available until {until} — {remaining} left."
         case (.grantedBody, .ja): "{until}まで使えます（残り{remaining}）。"
+        case (.heldBody, .en): "It lifts nothing yet: {selection} stays blocked by another activity until {until}."
+        case (.heldBody, .ja): "まだ何も解除されません。{selection}は別のブロックにより{until}までブロックされたままです。"
+        case (.partHeldBody, .en): "Part of {selection} stays blocked by another activity until {until}."
+        case (.partHeldBody, .ja): "{selection}の一部は別のブロックにより{until}までブロックされたままです。"
         case (.deniedTitle, .en): "No more time for {selection}"
         case (.deniedTitle, .ja): "{selection}の延長は認められませんでした"
         case (.deniedBody, .en): "The request was denied."

@@ -23,6 +23,14 @@ public struct GrantReply: Equatable, Sendable {
     public var grantedBy: Int?
     public var grantedByUser: String?
     public var reason: String?
+    /// M1: in the answer to `more`, what NAME was taken as (`selection` or `limit`), and the
+    /// other kind it names too (nil: none). Absent elsewhere (and from older daemons).
+    public var named: WireWord<MoreTimeNamed>?
+    public var also: WireWord<MoreTimeNamed>?
+    /// M5: in the answer to `more` and `approve`, how much the grant lifts now (`all`, `some`,
+    /// `nothing`) and what still holds the selection.
+    public var lifts: WireWord<MoreTimeLift>?
+    public var held: [HeldReply]?
 
     public init(id: String, selection: String, start: String?, end: String?, uid: Int? = nil, user: String? = nil,
                 activities: [String] = [], allowance: [String]? = nil, grantedBy: Int? = nil, grantedByUser: String? = nil,
@@ -42,6 +50,10 @@ public struct GrantReply: Equatable, Sendable {
         if let user { o["user"] = .string(user) }
         if let grantedByUser { o["grantedByUser"] = .string(grantedByUser) }
         if let reason { o["reason"] = .string(reason) }
+        if let named { o["named"] = .string(named.word) }
+        if let also { o["also"] = .string(also.word) }
+        if let lifts { o["lifts"] = .string(lifts.word) }
+        if let held { o["held"] = .array(held.map { .object($0.json) }) }
         return o
     }
 
@@ -50,6 +62,35 @@ public struct GrantReply: Equatable, Sendable {
                   end: o["end"]?.string, uid: o["uid"]?.int, user: o["user"]?.string, activities: Reply.strings(o["activities"]),
                   allowance: o["allowance"] == nil ? nil : Reply.strings(o["allowance"]), grantedBy: o["grantedBy"]?.int,
                   grantedByUser: o["grantedByUser"]?.string, reason: o["reason"]?.string)
+        (named, also, lifts) = (o["named"]?.string.map(WireWord.init), o["also"]?.string.map(WireWord.init), o["lifts"]?.string.map(WireWord.init))
+        held = o["held"] == nil ? nil : Reply.objects(o["held"]).map(HeldReply.init)
+    }
+}
+
+/// M5: what still holds a granted selection: a reason of its own the grant was not given over,
+/// or another blocked selection (`selection`) covering some of its sites or apps, with that
+/// activity's more-time policy (`moreTime`: `self`, `approval`, `no`), whether it is a
+/// `--lock` block, and when it ends (nil: no end in sight).
+public struct HeldReply: Equatable, Sendable {
+    public var selection: String
+    public var activity: String
+    public var kind: WireWord<Activity.Kind>
+    public var moreTime: WireWord<MoreTimeMode>
+    public var locked: Bool
+    public var until: String?
+
+    public init(selection: String, activity: String, kind: WireWord<Activity.Kind>, moreTime: WireWord<MoreTimeMode>, locked: Bool, until: String?) {
+        (self.selection, self.activity, self.kind, self.moreTime, self.locked, self.until) = (selection, activity, kind, moreTime, locked, until)
+    }
+
+    public var json: JSONObject {
+        ["selection": .string(selection), "activity": .string(activity), "kind": .string(kind.word), "moreTime": .string(moreTime.word),
+         "locked": .bool(locked), "until": Reply.text(until)]
+    }
+
+    public init(_ o: JSONObject) {
+        self.init(selection: o["selection"]?.string ?? "", activity: o["activity"]?.string ?? "", kind: WireWord(o["kind"]?.string ?? ""),
+                  moreTime: WireWord(o["moreTime"]?.string ?? ""), locked: o["locked"]?.bool ?? false, until: o["until"]?.string)
     }
 }
 

@@ -132,28 +132,33 @@ public struct BlockedReply: Equatable, Sendable {
     }
 }
 
-/// A refused registration or enforcement error (T4), in `status` and `failures`.
+/// A failure (T4): an enforcement error, a configuration that does not load, a state file that
+/// cannot be saved, ... `status` lists the current ones; `failures` lists them all, a resolved
+/// one with when its cause was gone (`resolved`).
 public struct FailureReply: Equatable, Sendable {
     public var time: String?
     public var code: String
     public var message: String
     public var uid: Int?
     public var activity: String?
+    /// When its cause was gone (nil: current).
+    public var resolved: String?
 
-    public init(time: String?, code: String, message: String, uid: Int? = nil, activity: String? = nil) {
-        (self.time, self.code, self.message, self.uid, self.activity) = (time, code, message, uid, activity)
+    public init(time: String?, code: String, message: String, uid: Int? = nil, activity: String? = nil, resolved: String? = nil) {
+        (self.time, self.code, self.message, self.uid, self.activity, self.resolved) = (time, code, message, uid, activity, resolved)
     }
 
     public var json: JSONObject {
         var o: JSONObject = ["time": Reply.text(time), "code": .string(code), "message": .string(message)]
         if let uid { o["uid"] = .int(Int64(uid)) }
         if let activity { o["activity"] = .string(activity) }
+        if let resolved { o["resolved"] = .string(resolved) }
         return o
     }
 
     public init(_ o: JSONObject) {
         self.init(time: o["time"]?.string, code: o["code"]?.string ?? "", message: o["message"]?.string ?? "",
-                  uid: o["uid"]?.int, activity: o["activity"]?.string)
+                  uid: o["uid"]?.int, activity: o["activity"]?.string, resolved: o["resolved"]?.string)
     }
 }
 

@@ -56,8 +56,13 @@ public struct Shapes: Sendable {
         .object(failureReply(time: time, code: code, message: message, uid: uid, activity: activity).json)
     }
 
-    public func failureReply(time: Date, code: String, message: String, uid: UInt32?, activity: String?) -> FailureReply {
-        FailureReply(time: text(time), code: code, message: message, uid: uid.map(Int.init), activity: activity)
+    public func failureReply(time: Date, code: String, message: String, uid: UInt32?, activity: String?, resolved: Date? = nil) -> FailureReply {
+        FailureReply(time: text(time), code: code, message: message, uid: uid.map(Int.init), activity: activity, resolved: resolved.flatMap { text($0) })
+    }
+
+    /// T4: a recorded failure, with when it was resolved.
+    public func failureReply(_ f: FailureRecord) -> FailureReply {
+        failureReply(time: f.time, code: f.code, message: f.message, uid: f.uid, activity: f.activity, resolved: f.resolved)
     }
 
     /// S6: with the selection's own texts (keys as in its file, e.g. ShieldBody[ja]), so that a

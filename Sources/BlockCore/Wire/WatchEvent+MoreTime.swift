@@ -28,16 +28,24 @@ extension WatchEvent {
         public var message: String
         /// M4: who asked, so that an agent knows its own request's answer.
         public var uid: Int?
+        /// M5: a grant's `lifts` (`all`, `some`, `nothing`), and when what still holds the
+        /// selection ends (`heldUntil`); both absent on other kinds and from older daemons.
+        public var lifts: WireWord<MoreTimeLift>?
+        public var heldUntil: String?
         public var extra = JSONObject()
 
         var fields: [(String, JSON?)] {
-            [("time", .string(time)), ("kind", .string(kind.word)), ("activity", .string(id)), ("selection", .string(selection)),
-             ("until", WatchEvent.text(until)), ("message", .string(message)), ("uid", WatchEvent.number(uid))]
+            var out: [(String, JSON?)] = [("time", .string(time)), ("kind", .string(kind.word)), ("activity", .string(id)), ("selection", .string(selection)),
+                                          ("until", WatchEvent.text(until)), ("message", .string(message)), ("uid", WatchEvent.number(uid))]
+            if let lifts { out.append(("lifts", .string(lifts.word))) }
+            if let heldUntil { out.append(("heldUntil", .string(heldUntil))) }
+            return out
         }
 
         init(_ o: JSONObject) {
             (time, kind, id, selection) = (o["time"]?.string ?? "", WireWord(o["kind"]?.string ?? ""), o["activity"]?.string ?? "", o["selection"]?.string ?? "")
-            (until, message, uid, extra) = (o["until"]?.string, o["message"]?.string ?? "", o["uid"]?.int, WatchEvent.extra(o))
+            (until, message, uid) = (o["until"]?.string, o["message"]?.string ?? "", o["uid"]?.int)
+            (lifts, heldUntil, extra) = (o["lifts"]?.string.map(WireWord.init), o["heldUntil"]?.string, WatchEvent.extra(o))
         }
 
         init(time: String, kind: WireWord<Kind>, id: String, selection: String, until: String?, message: String, uid: Int?) {

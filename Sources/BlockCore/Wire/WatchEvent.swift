@@ -89,7 +89,7 @@ extension WatchEvent {
     /// Every key a known event may have; a known event's other keys (from a newer daemon) are
     /// kept in its payload's `extra`, and written back after its own.
     static let allKeys: Set<String> = ["time", "kind", "activity", "selection", "selections", "path", "app", "until", "starts",
-                                       "remaining", "reasons", "why", "code", "message", "count", "more", "uid", "users", "except"]
+                                       "remaining", "reasons", "why", "code", "message", "count", "more", "uid", "users", "except", "lifts", "heldUntil"]
 
     /// The one encoder: the `EVENT` line's object, keys in the order the daemon has always
     /// written them, absent ones left out.

@@ -220,13 +220,23 @@ extension Engine {
         saveProblem = cause
         let error = store.notSaved(failure)
         core.recordFailure(CoreError(.notSaved, "\(error.message); until then changes are refused and blockd retries on its own"),
-                           uid: nil, activity: nil, now: now)
+                           uid: nil, activity: nil, cause: .save, now: now)
     }
 
     private func saveSucceeded() {
         saveRetry?.cancel()
         saveRetry = nil
         saveRetryDelay = saveRetryBase
+        // T4: a save works again, so a not-saved failure (this run's or one kept from before a
+        // restart) is resolved; the resolution is saved in turn, after this save is done.
+        if core.resolveFailures(.save, now: clock.wallNow()) > 0 {
+            queue.async { [weak self] in
+                guard let self else { return }
+                self.persist()
+                self.carryOut()
+                self.publishSnapshot()
+            }
+        }
         guard saveProblem != nil else { return }
         saveProblem = nil
         log.log(JournalEntry("The state file \(store.path) is saved again; nothing acknowledged was lost", priority: .notice))

@@ -111,7 +111,7 @@ extension Engine {
         do throws(CoreError) { _ = try perform(.reload, from: .root, now: now, delaying: true) } catch {
             carryOut()
             guard error.code != .notSaved else { return }  // recorded once by the failed save
-            recordFailure(error, uid: nil, activity: nil, now: now)
+            recordFailure(error, uid: nil, activity: nil, cause: error.code == .invalidConfig ? .config : nil, now: now)
             persist()
             publishSnapshot()
         }

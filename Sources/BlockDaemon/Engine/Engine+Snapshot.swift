@@ -128,7 +128,7 @@ extension Engine {
         switch request {
         case .status(let all, _): return StatusSnapshot.only(uid, snapshot.document(all: all, every: all ? every : nil, now: now).json)
         case .scheduleList: return ListReply(.schedules, every.filter { $0.kind == .schedule }.map { core.shapes.activityReply($0, at: now) }).json
-        case .failures: return StatusSnapshot.only(uid, ListReply(.failures, snapshot.failureReplies).json)
+        case .failures: return StatusSnapshot.only(uid, ListReply(.failures, snapshot.failures.map(snapshot.shapes.failureReply)).json)
         case .stats: return snapshot.stats(uid).json
         case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .limitList, .more, .requests, .approve, .deny, .cancel, .report, .foreground, .web, .watch, .reload:
             return [:]

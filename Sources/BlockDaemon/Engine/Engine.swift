@@ -100,8 +100,8 @@ public final class Engine: @unchecked Sendable {
 
     /// T4: a failure found at the edge (a configuration problem at start-up, a hook) is
     /// recorded and told like every other.
-    public func recordFailure(_ error: CoreError, uid: UInt32?, activity: String?, now: Date) {
-        core.recordFailure(error, uid: uid, activity: activity, now: now)
+    public func recordFailure(_ error: CoreError, uid: UInt32?, activity: String?, cause: FailureCause? = nil, now: Date) {
+        core.recordFailure(error, uid: uid, activity: activity, cause: cause, now: now)
         carryOut()
     }
 

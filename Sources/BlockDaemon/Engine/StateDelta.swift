@@ -179,13 +179,16 @@ public struct StateDelta: Codable, Equatable, Sendable {
         if let moreTime { state.moreTime = moreTime }
     }
 
-    /// How many records `new` has that were appended to `old` (which the bound may have cut
-    /// at the front); nil when `new` is not `old` plus appended records.
+    /// How many records `new` has that were appended to `old` (which the bound may have cut);
+    /// nil when `new` is not `old` plus appended records, as `apply` would make it: a record
+    /// changed in place (resolved, T4) or removed from the middle (a member's `failures --clear`)
+    /// is written as the whole list.
     static func appended(_ old: [FailureRecord], _ new: [FailureRecord]) -> Int? {
         guard !new.isEmpty else { return nil }
         for added in 1...new.count {
             let kept = new.count - added
-            if kept <= old.count && new.prefix(kept).elementsEqual(old.suffix(kept)) { return added }
+            guard kept <= old.count, new.prefix(kept).elementsEqual(old.suffix(kept)) else { continue }
+            if FailureRecord.bounded(old + new.suffix(added)) == new { return added }
         }
         return nil
     }

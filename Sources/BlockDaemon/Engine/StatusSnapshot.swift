@@ -110,7 +110,7 @@ public final class StatusSnapshot: Sendable {
             return StatusSnapshot.only(uid, document(all: false, now: now).json)
         case .limitList where scoped: return nil
         case .limitList: return ListReply(.limits, limits.map { shapes.activityReply(current($0, now), at: now) }).json
-        case .failures: return StatusSnapshot.only(uid, ListReply(.failures, failureReplies).json)
+        case .failures: return StatusSnapshot.only(uid, ListReply(.failures, failures.map(shapes.failureReply)).json)
         case .stats: return stats(uid).json
         case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .scheduleList, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .more, .requests, .approve, .deny, .cancel, .report, .foreground, .web, .watch, .reload:
             return nil
@@ -144,8 +144,9 @@ public final class StatusSnapshot: Sendable {
                               server: server ?? serverStats(), moreTime: moreTime)
     }
 
+    /// T4: `status` shows the current failures; `failures` lists the resolved ones too.
     var failureReplies: [FailureReply] {
-        failures.map { shapes.failureReply(time: $0.time, code: $0.code, message: $0.message, uid: $0.uid, activity: $0.activity) }
+        failures.filter(\.isCurrent).map(shapes.failureReply)
     }
 
     /// `stats`: every hit by day and selection, or (`uid`, A1) only that user's own.

@@ -180,7 +180,9 @@ final class Daemon: @unchecked Sendable {
         let state: DaemonState
         let config: ConfigSet
         let provenance: ConfigProvenance
-        let problems: [CoreError]
+        /// With the cause each is about: the configuration's is resolved by the next reload that
+        /// loads it (T4); the state file's are events, kept until cleared.
+        let problems: [(error: CoreError, cause: FailureCause?)]
         let directory: ConfigDirectory
         let flags: DaemonConfig.Layer
     }
@@ -196,7 +198,7 @@ final class Daemon: @unchecked Sendable {
         let directory = options.configDirectory
         let flags = BlockdMain.flags(options)
         let (config, provenance) = Daemon.loadConfig(directory, flags: flags, lastGood: state.lastGoodConfig)
-        let problems = stateProblems + (provenance.problem.map { [CoreError(.invalidConfig, $0)] } ?? [])
+        let problems = stateProblems.map { ($0, nil) } + (provenance.problem.map { [(CoreError(.invalidConfig, $0), FailureCause.config)] } ?? [])
         return Loaded(store: store, state: state, config: config, provenance: provenance, problems: problems,
                       directory: directory, flags: flags)
     }
@@ -272,7 +274,7 @@ final class Daemon: @unchecked Sendable {
         installSignals(engine: engine)
         engine.queue.sync {
             let now = clock.wallNow()
-            for problem in loaded.problems { engine.recordFailure(problem, uid: nil, activity: nil, now: now) }
+            for problem in loaded.problems { engine.recordFailure(problem.error, uid: nil, activity: nil, cause: problem.cause, now: now) }
             log.log(JournalEntry("blockd \(BlockdVersion.version) starting: socket \(options.socketPath), state \(loaded.store.path), enforcement \(engine.enforcer.mode), time zone \(engine.core.local.zone.identifier)",
                              priority: .info))
             // §7: what loads but deserves a word (an app that is not installed), once per load.
