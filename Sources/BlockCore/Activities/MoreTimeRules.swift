@@ -72,7 +72,7 @@ public struct MoreTimeBook: Codable, Equatable, Sendable {
         let dayEnd = MoreTimeBook.endOfDay(now, clock: clock)
         let end = seconds.map { now.addingTimeInterval(TimeInterval($0)) } ?? dayEnd
         guard end <= dayEnd else {
-            throw CoreError(.invalidDuration, "more time runs at most until the end of the day (\(clock.iso8601(dayEnd))); ask for less, or use --today")
+            throw CoreError(.invalidDuration, "more time runs at most until the end of the day (\(clock.spoken(dayEnd, from: now))); ask for less, or use --today")
         }
         if seconds == MoreTimeBook.oneMinute, blocking.allSatisfy({ !oneMoreMinute.contains(MoreTimeBook.minuteKey($0, now: now, clock: clock)) }) {
             return .grant(start: now, end: end, oneMoreMinute: true)

@@ -40,7 +40,7 @@ extension Core {
         let limits = Set(blocked.reasons.filter { $0.kind == .limit }.map(\.activity))
         if let g = book.grants.first(where: { $0.lifts(blocked, at: now) || ($0.selection == name && $0.start > now)
                                              || ($0.uid == peer.uid && $0.allowanceAdded == false && !limits.isDisjoint(with: $0.limits ?? [])) }) {
-            throw CoreError(.exists, "\(name) already has more time (\(g.id)) until \(local.iso8601(g.end))")
+            throw CoreError(.exists, "\(name) already has more time (\(g.id)) until \(local.spoken(g.end, from: now))")
         }
         if let r = book.requests.first(where: { $0.selection == name && $0.uid == peer.uid }) {
             throw CoreError(.exists, "you already asked for more time for \(name) (\(r.id)); wait for the answer or withdraw it with 'blockc cancel \(r.id)'")
@@ -56,11 +56,11 @@ extension Core {
             book.charge(grant, oneMoreMinute: minute, activities: registry.index.activities(covering: name), now: now, clock: local)
             book.grants.append(grant)
             state.history.count(.granted, user: String(peer.uid), at: now, clock: local)  // R1
-            let when = start > now ? "from \(local.iso8601(start)) (Delay=) " : ""
+            let when = start > now ? "from \(local.spoken(start, from: now)) (Delay=) " : ""
             let what = target.named == .limit ? "\(name) under limit '\(blocked.reasons[0].activity)'" : name
             let held = holds(of: grant, now: now)  // M5
             return told(MoreTimeNote(event: .moreGranted, kind: .granted, id: id, selection: name, until: end,
-                                     message: "More time for \(what) granted to \(who(peer.uid)) \(when)until \(local.iso8601(end))\(minute ? " (one more minute)" : "")\(holdsText(name, held.lifts, held.holds))",
+                                     message: "More time for \(what) granted to \(who(peer.uid)) \(when)until \(local.spoken(end, from: now))\(minute ? " (one more minute)" : "")\(holdsText(name, held.lifts, held.holds))",
                                      uid: peer.uid, held: held),
                         answer: grantJSON(grant, target: target, held: held))
         case .pending(let expires):
@@ -116,7 +116,7 @@ extension Core {
         book.grants.append(grant)
         let held = holds(of: grant, now: now)  // M5: what the administrator's grant still leaves blocked
         return told(MoreTimeNote(event: .moreGranted, kind: .granted, id: id, selection: r.selection, until: end,
-                                 message: "More time for \(r.selection) granted to \(who(r.uid)) by \(who(peer.uid)) until \(local.iso8601(end))\(holdsText(r.selection, held.lifts, held.holds))",
+                                 message: "More time for \(r.selection) granted to \(who(r.uid)) by \(who(peer.uid)) until \(local.spoken(end, from: now))\(holdsText(r.selection, held.lifts, held.holds))",
                                  uid: peer.uid, asker: r.uid, held: held),
                     answer: grantJSON(grant, target: nil, held: held))
     }
@@ -133,7 +133,7 @@ extension Core {
             try waiting(asked(l.uid, "delayed \(l.kind.rawValue)"), peer: peer)
             book.loosenings.remove(at: i)
             return told(MoreTimeNote(event: .delayed, kind: nil, id: name, selection: name, until: nil,
-                                     message: "The \(l.kind.rawValue) of '\(name)' due at \(local.iso8601(l.due)) was cancelled by \(who(peer.uid)); it stays",
+                                     message: "The \(l.kind.rawValue) of '\(name)' due at \(local.spoken(l.due, from: now)) was cancelled by \(who(peer.uid)); it stays",
                                      uid: peer.uid), answer: CancelledReply(name: name, kind: .loosening(l.kind)).json)
         }
         if let i = book.requests.firstIndex(where: { $0.id == name && Authority.mayKnow(asked($0.uid, "request"), by: actor) }) {

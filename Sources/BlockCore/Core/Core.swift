@@ -232,7 +232,7 @@ public struct Core {
             let f = state.failures[i]
             var fields: [(JournalField, String)] = [(.code, f.code)]
             if let activity = f.activity { fields.append((.activity, activity)) }
-            emit(.journal(JournalEntry("Resolved (recorded \(local.iso8601(f.time))): \(f.message)", priority: .notice, fields: fields)))
+            emit(.journal(JournalEntry("Resolved (recorded \(local.spoken(f.time, from: now))): \(f.message)", priority: .notice, fields: fields)))
         }
         return count
     }
