@@ -41,7 +41,7 @@ struct BlockcIntegrationTests {
         s.stop()
         let unreachable = try s.blockc(["status"])
         #expect(unreachable.status == 3)
-        #expect(unreachable.err.contains("blockd is not running"))
+        #expect(unreachable.err.contains("no blockd at \(s.socket)"), "a sandbox's socket: \(unreachable.err)")
     }
 
     @Test("--lock blocks cannot be stopped; schedules list as arrays in --json")

@@ -94,7 +94,7 @@ struct ConfigFallbackTests {
         #expect(h.enforcer.current == ["foo"])
         #expect(h.run { h.engine.core.resolved["foo"]?.domains } == ["foo.example", "www.foo.example"])
         let note = h.log.entries.first { $0.message.contains("was removed from the configuration") }
-        #expect(note?.message == "Selection 'foo' was removed from the configuration; block 'focus' keeps its targets until it ends at 2026-11-29T14:05:00.000+09:00")
+        #expect(note?.message == "Selection 'foo' was removed from the configuration; block 'focus' keeps its targets until it ends at 14:05:00")
         // A restart on a configuration without foo still enforces its domains (they are in the state file).
         h.engine = h.makeEngine(config: .builtIn)
         h.run { h.engine.startUp() }
