@@ -203,7 +203,7 @@ def everyone(d, a, b):
     rules = window_rules(d, "w")
     t.check(rules and "uids" not in rules[0], f"(w) a window for everyone holds for login users, no uid list: {rules}")
     human = d.blockc("status").stdout
-    t.check("Allow-only time: login users reach only 2 addresses of 1 allowed host" in human, f"(w) blockc status says it:\n{human}")
+    t.check("allow-only time: login users reach only 2 addresses of 1 allowed host" in human, f"(w) blockc status says it:\n{human}")
     got = a.ask("connect", ALLOWED, "80")
     t.check(got[0] == "ok", f"(w) A connects to the allowed site: {got}")
     got = a.ask("connect", OTHER, "80")

@@ -92,9 +92,13 @@ def refused_then_recovers(sb, label, spoil, heal, advice, must_refuse):
     heal()
     if problem:
         t.check(wait_for(lambda: "is saved again" in sb.read_log(), 70), f"{label}: the timer save did not recover on its own")
-        failures = [f for f in sb.ok("status")["failures"] if f["code"] == "not-saved"]
+        # T4: the failure is resolved once saved again: status no longer lists it, failures keeps it.
+        failures = [f for f in sb.ok("failures")["failures"] if f["code"] == "not-saved"]
         figures[f"{label}NotSavedFailures"] = len(failures)
         t.check(1 <= len(failures) <= 2, f"{label}: not-saved recorded {len(failures)} times (once per distinct cause expected)")
+        t.check(all(f.get("resolved") for f in failures), f"{label}: saved again, each not-saved failure is resolved: {failures}")
+        current = [f for f in sb.ok("status")["failures"] if f["code"] == "not-saved"]
+        t.check(not current, f"{label}: saved again, status lists no not-saved failure: {current}")
     r = sb.blockc("start", "--for", "1h", "--name", "yt", "youtube")
     t.check(r.rc == 0, f"{label}: the next change after recovery failed: {r.out[:300]}")
     acked.add("yt")
