@@ -23,7 +23,8 @@ the overlay, so that postinst starts blockd as on a real machine, and so is man-
     nothing from the toolchain (ldd); blockc, blockc-agent and blockd-nm-host are symbolic
     links to it, and each of the four names answers --version and --help (exit 0) as its own
     program, while another name runs nothing (exit 2); the package is at most 25 MB, packed
-    uncompressed and installed (P1);
+    uncompressed and installed (P1), for a release build (`make torture`, `make deb`); from a
+    debug build (`make check`'s --quick run) the sizes are figures only, -Onone code being larger;
   2 use: `blockc start --minutes 5 site.test`: the rig's /etc/hosts has it, the nftables table
     inet blockd exists, status says it is blocked; a per-user block (`--user KID`) makes
     `getent ahosts other.test` the sink for KID alone, through the packaged NSS module;
@@ -62,7 +63,8 @@ LINKS = {"/usr/bin/blockc": "blockd", "/usr/libexec/blockd/blockc-agent": "../..
 NAMES = {"/usr/bin/blockd": ("blockd ", "Usage: blockd"), "/usr/bin/blockc": ("blockc ", "Usage: blockc"),
          "/usr/libexec/blockd/blockc-agent": ("blockc-agent ", "usage: blockc-agent"),
          "/usr/libexec/blockd/blockd-nm-host": ("blockc-agent ", "usage: blockc-agent")}
-MAX_MB = 25  # the package, and what it installs (P1)
+MAX_MB = 25  # the package, and what it installs (P1), for a release build: what ships
+RELEASE = os.sep + "release" in os.path.realpath(sys.argv[1] if len(sys.argv) > 1 else "")
 
 t = Tally("deb")
 bindir, NSS = suite.begin(t, ["dpkg-deb", "dpkg-gencontrol", "dpkg-shlibdeps", "apt-get", "strip", "getent", "useradd", "nft"], SUITE_SECONDS, REPO)
@@ -157,7 +159,8 @@ def build():
         debs[v] = stdout.strip().splitlines()[-1]
         t.check(os.path.basename(debs[v]) == f"blockd_{v}_{arch}.deb", f"scripts/deb named the package blockd_VERSION_ARCH.deb: {debs[v]}")
     t.figures["debMB"] = round(os.path.getsize(debs[version]) / 1e6, 1)
-    t.check(t.figures["debMB"] <= MAX_MB, f"P1: the package, uncompressed, is at most {MAX_MB} MB: {t.figures['debMB']} MB")
+    if RELEASE:
+        t.check(t.figures["debMB"] <= MAX_MB, f"P1: the package, uncompressed, is at most {MAX_MB} MB: {t.figures['debMB']} MB")
     return version
 
 
@@ -217,7 +220,9 @@ def install(version):
     t.check(p.stdout.rstrip().endswith("exit 2") and "blockc-agent" in p.stderr and not p.stdout.startswith("blockd "),
             f"1 P1: under another name it runs nothing, names the names it answers to and exits 2: {p.out}")
     t.figures["installedMB"] = round(int(run("dpkg-query", "-W", "-f", "${Installed-Size}", "blockd").stdout or 0) / 1024, 1)
-    t.check(t.figures["installedMB"] <= MAX_MB, f"1 P1: the package installs at most {MAX_MB} MB: {t.figures['installedMB']} MiB")
+    if RELEASE:
+        t.check(t.figures["installedMB"] <= MAX_MB, f"1 P1: the package installs at most {MAX_MB} MB: {t.figures['installedMB']} MiB")
+    t.figures["build"] = "release" if RELEASE else "debug (size bound not applied)"
 
 
 def use():
