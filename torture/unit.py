@@ -24,7 +24,8 @@ rig's /etc/nsswitch.conf. Then, each a named check:
     dnsmasq's answer;
   4 `systemctl reload blockd`: same process, a reload entry in the journal;
   5 T8 across restarts: `systemctl restart blockd`, then `systemctl kill -s KILL blockd`
-    (Restart=on-failure brings it back): both blocks in status, in the hosts file, for USER;
+    (Restart=on-failure brings it back): both blocks in status, in the hosts file, for USER,
+    and no unlock in the journal (U2: not "for everyone but USER" for USER's block);
   6 `systemd-analyze security blockd.service`: its exposure figure, no worse than EXPOSURE_BOUND;
   7 `systemctl stop blockd blockd.socket` keeps the hosts section (E4), then `make uninstall`
     (blockd --release) leaves /etc/hosts and /etc/nsswitch.conf byte for byte as before install
@@ -207,6 +208,8 @@ def kept(when):
     t.check(SITE in blocked(s) and {SITE, "kidsite"} <= named(s), f"5 T8 {when}: status --all-users still has both blocks: {s}")
     t.check(SITE in hosts_section(), f"5 T8 {when}: the rig's /etc/hosts still has {SITE}: {hosts_section()!r}")
     t.check(getent(OTHER, KID) == SINK, f"5 T8 {when}: {OTHER} is still the sink for {KID}: {getent(OTHER, KID)}")
+    unlocks = [e.get("MESSAGE") for e in events("unlock")]
+    t.check(not unlocks, f"5 U2 {when}: no unlock in the journal while both blocks run on (not 'for everyone but {KID}'): {unlocks}")
 
 
 def restarts():

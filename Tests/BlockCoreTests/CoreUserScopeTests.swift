@@ -174,4 +174,36 @@ struct CoreUserScopeTests {
         let untils = d.events("lock").map { $0["until"]?.string ?? "none" }
         #expect(untils == ["2026-11-29T23:10:00.000+09:00", "2026-11-30T07:00:00.000+09:00"])
     }
+
+    /// The state as the engine saves it (client activities in it), then a new core on it at
+    /// `later`: a restart of blockd.
+    static func restarted(_ d: CoreDriver, at later: String) -> CoreDriver {
+        var state = d.core.state
+        state.activities = d.core.registry.activities.compactMap { if case .client = $0.origin { StoredActivity($0) } else { nil } }
+        return CoreDriver(at: later, users: users, state: state)
+    }
+
+    @Test("U2, T8: after a restart the news is about whom a selection was blocked for: nothing while kid's block runs on, 'for kid' when it ended while blockd was down, 'for everyone but kid' when only the machine-wide block ended",
+          arguments: [
+              (blocks: [("kidsite", 3600, ["kid"])], news: [String](), journal: [String](), stillOpen: ["1001"]),
+              (blocks: [("kidsite", 300, ["kid"])], news: ["unlock for [1001]"],
+               journal: ["Unblocked other.test for kid: timed block 'kidsite' ended (5m)"], stillOpen: []),
+              (blocks: [("kidsite", 3600, ["kid"]), ("all", 300, [])], news: ["unlock for everyone but [1001]"],
+               journal: ["Unblocked other.test for everyone but kid: timed block 'all' ended (5m)"], stillOpen: ["1001"]),
+          ])
+    func restartNews(blocks: [(String, Int, [String])], news: [String], journal: [String], stillOpen: [String]) throws {
+        var d = Self.driver()
+        for (name, seconds, users) in blocks {
+            let whom = users.isEmpty ? "" : #","users":["# + users.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+            _ = try #require(ok(d.run(#"start {"selections":["other.test"],"seconds":"# + "\(seconds)" + #","name":"# + "\"\(name)\"" + whom + "}")))
+        }
+        var after = Self.restarted(d, at: "2026-11-29T23:10:00+09:00")
+        #expect(Self.news(after, "other.test") == news)
+        // T8: what ended while blockd was down is named, though the reasons before the restart are not known.
+        #expect(after.entries(.unlock).map(\.message) == journal)
+        let open = after.core.state.history.open.keys.compactMap(UsageHistory.Open.init(key:)).filter { $0.kind == .blocked && $0.name == "other.test" }
+        #expect(open.map(\.user).sorted() == stillOpen, "R1: the report's blocked interval of whom it is no longer blocked for is closed")
+        after.advance(60)
+        #expect(Self.news(after, "other.test") == news, "nothing more to tell a minute later")
+    }
 }

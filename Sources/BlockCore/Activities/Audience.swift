@@ -58,17 +58,25 @@ extension Policy {
     /// becomes blocked, one unlock when it stops being blocked, both for everyone.
     ///
     /// `before` empty (not nil) means blocked for reasons not known: what a daemon applied
-    /// before it restarted. Every view counts as blocked then.
-    public static func viewChanges(before: [Reason]?, after: [Reason]?, until: (UInt32?) -> Date?) -> [ViewChange] {
+    /// before it restarted. Every view counts as blocked then, or, with `unknownFor`, the views
+    /// of those uids alone (what was applied for some users only, as the report's open
+    /// intervals kept it).
+    public static func viewChanges(before: [Reason]?, after: [Reason]?, unknownFor: [UInt32]? = nil,
+                                   until: (UInt32?) -> Date?) -> [ViewChange] {
         let old = before ?? [], new = after ?? []
         let unknown = before?.isEmpty == true
-        var named = Set<UInt32>()
+        var named = Set<UInt32>(unknown ? unknownFor ?? [] : [])
         for reason in old + new { if let scope = reason.scope { named.formUnion(scope.uids) } }
         let others = named.sorted()
         var locks: [ViewChange] = [], unlocks: [ViewChange] = []
+        func wasBlocked(_ viewer: UInt32?) -> Bool {
+            guard unknown else { return false }
+            guard let unknownFor else { return true }
+            return viewer.map(unknownFor.contains) ?? false
+        }
         func note(_ viewer: UInt32?) {
             let was = old.filter { $0.applies(to: viewer) }, now = new.filter { $0.applies(to: viewer) }
-            guard (unknown || !was.isEmpty) == now.isEmpty else { return }
+            guard (wasBlocked(viewer) || !was.isEmpty) == now.isEmpty else { return }
             let whom = viewer.map { Audience(users: [$0]) } ?? Audience(users: nil, except: others)
             if now.isEmpty {
                 // Users who lost the same reasons are told together.

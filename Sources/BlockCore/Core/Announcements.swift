@@ -18,9 +18,14 @@ public struct Announcements {
         public var notEnforced = false
         /// It is no longer blocked, but its enforcement could not be taken away yet.
         public var lingering = false
+        /// With `before` empty: the uids it was applied for, when that was some users only (nil:
+        /// the whole machine, or not known).
+        public var beforeFor: [UInt32]?
 
-        public init(before: [Reason]?, current: [Reason]?, notEnforced: Bool = false, lingering: Bool = false) {
+        public init(before: [Reason]?, current: [Reason]?, notEnforced: Bool = false, lingering: Bool = false,
+                    beforeFor: [UInt32]? = nil) {
             (self.before, self.current, self.notEnforced, self.lingering) = (before, current, notEnforced, lingering)
+            self.beforeFor = beforeFor
         }
 
         /// What people are told holds after this reconcile: a lock that failed is no news yet,
@@ -52,7 +57,9 @@ public struct Announcements {
                         now: Date) -> [Report] {
         var locks: [Report] = [], unlocks: [Report] = []
         for (selection, outcome) in outcomes.sorted(by: { $0.key < $1.key }) where outcome.before != outcome.shown {
-            let changes = Policy.viewChanges(before: outcome.before, after: outcome.shown) { viewer in until(selection, viewer) }
+            let changes = Policy.viewChanges(before: outcome.before, after: outcome.shown, unknownFor: outcome.beforeFor) { viewer in
+                until(selection, viewer)
+            }
             for change in changes {
                 switch change.kind {
                 case .lock:

@@ -113,6 +113,7 @@ extension Core {
             recordBlocked(selection, from: applied[selection], to: reasons, now: now)  // R1
             if (applied[selection] == nil) != (reasons == nil) { setApplied(selection, reasons != nil) }
             applied[selection] = reasons
+            restoredFor[selection] = nil
         }
         pendingUnlockNotes = [:]
         state.history.prune(keeping: config.daemon.reportDays, today: local.civil(of: now).date)  // R1: bounded
@@ -143,6 +144,7 @@ extension Core {
     private mutating func recordBlocked(_ selection: String, from before: [Reason]?, to after: [Reason]?, now: Date) {
         func users(_ reasons: [Reason]?) -> Set<String> {
             guard let reasons else { return [] }
+            if reasons.isEmpty { return restoredFor[selection] ?? [UsageHistory.everyone] }  // after a restart
             return Core.users(reasons).map { Set($0.map(String.init)) } ?? [UsageHistory.everyone]
         }
         let (was, now_) = (users(before), users(after))
@@ -153,7 +155,17 @@ extension Core {
     /// whether the apply failed to enforce it or to take its enforcement away.
     func outcome(_ selection: String) -> Announcements.Outcome {
         Announcements.Outcome(before: applied[selection], current: blockedReasons(selection),
-                              notEnforced: notEnforced[selection] != nil, lingering: lingering[selection] != nil)
+                              notEnforced: notEnforced[selection] != nil, lingering: lingering[selection] != nil,
+                              beforeFor: restoredUsers(selection))
+    }
+
+    /// U2: the uids a selection applied before a restart was blocked for, when that was some
+    /// users only (nil: the whole machine, not known, or its reasons are known again).
+    func restoredUsers(_ selection: String) -> [UInt32]? {
+        guard applied[selection]?.isEmpty == true, let users = restoredFor[selection],
+              !users.contains(UsageHistory.everyone) else { return nil }
+        let uids = users.compactMap { UInt32($0) }
+        return uids.count == users.count && !uids.isEmpty ? uids.sorted() : nil
     }
 
     /// What people are told, decided in the core from what the engine knows.

@@ -24,6 +24,11 @@ public struct Core {
 
     /// What is enforced now, with the reasons that held at the last reconcile.
     public internal(set) var applied: [String: [Reason]] = [:]
+    /// After a restart, until the first reconcile looks at them: whom each applied selection was
+    /// blocked for (the report's open blocked intervals, `UsageHistory.everyone` for the whole
+    /// machine), as its reasons are not known then (U2: no "Unblocked for everyone" for what was
+    /// blocked for kid alone).
+    var restoredFor: [String: Set<String>] = [:]
     /// The names in `applied`, sorted: the state's list, which a reconcile keeps in order
     /// (sorted again only if it ever holds other names).
     public var appliedSorted: [String] { state.applied.count == applied.count ? state.applied : applied.keys.sorted() }
@@ -100,6 +105,10 @@ public struct Core {
         rest.activities = []
         self.state = rest
         for name in state.applied { applied[name] = [] }
+        for key in state.history.open.keys {
+            guard let open = UsageHistory.Open(key: key), open.kind == .blocked, applied[open.name] != nil else { continue }
+            restoredFor[open.name, default: []].insert(open.user)
+        }
     }
 
     public var policy: Policy { Policy(clock: local) }
