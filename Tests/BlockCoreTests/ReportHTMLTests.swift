@@ -149,7 +149,7 @@ struct ReportHTMLTests {
         let start = CivilDate(year: 2026, month: 1, day: 1)
         let days: [JSON] = (0..<count).map { i in
             let d = start.adding(days: i)
-            return ["date": .string(d.description), "weekday": .string(d.weekday.description), "used": ["games": .int(Int64(i % 5) * 900 + 60)]]
+            return ["date": .string(d.description), "weekday": .string(d.weekday.description), "used": ["games": .int(Int64(i % 5) * 900 + 960)]]
         }
         let html = Self.page(["schema": 1, "days": .array(days)])
         let bars = Self.bars(html, kind: "used")
@@ -185,6 +185,31 @@ struct ReportHTMLTests {
         #expect(!none.contains("class=\"limit\"") && !none.contains("Limit "), "no allowance, or another selection's: no line")
     }
 
+    @Test("R2: a selection with less than 15 min on every day and no limit gets no near-empty chart: it is a row of one table of totals, biggest first, after the charts",
+          arguments: [
+              (used: ["games": [0, 1800, 0], "video": [60, 0, 120], "news": [300, 0, 0]], charts: ["games"], rows: ["news", "video"]),
+              (used: ["video": [60, 0, 120], "news": [300, 0, 0]], charts: [String](), rows: ["news", "video"]),
+              (used: ["games": [900, 0, 0]], charts: ["games"], rows: [String]()),
+          ])
+    func smallSelections(used: [String: [Int64]], charts: [String], rows: [String]) throws {
+        let days: [JSON] = (0..<3).map { i in
+            let figures = JSONObject(uniqueKeysWithValues: used.map { ($0.key, JSON.int($0.value[i])) })
+            return ["date": .string(Self.dates[i]), "weekday": .string(Self.weekdays[i]), "used": .object(figures), "blocked": .object(figures)]
+        }
+        let html = Self.page(["schema": 1, "from": "2026-11-23", "to": "2026-11-25", "days": .array(days)])
+        for kind in ["used", "blocked"] {
+            let weekCharts = html.matches(of: try Regex(#"<svg class="week" id="\#(kind)-\d+" data-kind="\#(kind)" data-name="([^"]*)""#, as: (Substring, Substring).self))
+                .map { String($0.output.1) }
+            #expect(weekCharts == charts, "\(kind): a chart only where a day reaches 15 min")
+            let tableRows = Self.bars(html, kind: kind).filter { $0["data-day"] == nil }
+            #expect(tableRows.map { $0["data-name"] ?? "" } == rows, "\(kind): the rest, biggest first")
+            let ids = Self.bars(html, kind: kind).compactMap { $0["id"] } + weekCharts.indices.map { "\(kind)-\($0)" }
+            #expect(Set(ids).count == ids.count, "element ids stay unique: \(ids)")
+        }
+        #expect(html.contains("Less than 15 min on every day; totals over 3 days:") == !rows.isEmpty)
+        #expect(html.contains("Other selections") == (!rows.isEmpty && !charts.isEmpty))
+    }
+
     @Test("R2: an older answer without used: a chart per app instead, no selection charts")
     func olderAnswer() {
         let html = Self.page(Self.week(used: false))
@@ -197,7 +222,7 @@ struct ReportHTMLTests {
     @Test("R2: another version's answer with figures of the wrong type still renders: each such figure is 0, a map that is not one is empty")
     func wrongTypes() throws {
         let o: JSONObject = ["schema": 1, "from": "2026-11-23", "to": "2026-11-24", "user": 1001, "period": "fortnight",
-                             "days": [1, ["date": "2026-11-23", "weekday": "mon", "used": ["games": "lots", "video": 600],
+                             "days": [1, ["date": "2026-11-23", "weekday": "mon", "used": ["games": "lots", "video": 1200],
                                           "apps": ["/usr/bin/steam": "7"], "blocked": [1, 2], "counts": ["asked": "2", "granted": 1],
                                           "shieldHits": ["games": "3"], "limits": ["games": ["allowance": "3600", "selections": ["games"]], "x": 5]],
                                       ["date": 20261124, "weekday": "tue", "used": "none", "counts": [1]]],
@@ -205,7 +230,7 @@ struct ReportHTMLTests {
         let html = Self.page(o)
         #expect(html.hasSuffix("</html>\n"))
         let used = Self.bars(html, kind: "used")
-        #expect(used.map { $0["data-name"] } == ["video", "video"] && used.map { $0["data-seconds"] } == ["600", "0"],
+        #expect(used.map { $0["data-name"] } == ["video", "video"] && used.map { $0["data-seconds"] } == ["1200", "0"],
                 "games' figure is 0 (no chart), the day without a map has none: \(used)")
         #expect(used.map { $0["data-day"] } == ["2026-11-23", ""], "a date of the wrong type is empty")
         #expect(html.contains("than the 2 days before"), "previous.used read with video's figure as 0")

@@ -156,9 +156,11 @@ extension ReportHTML {
 
         static let width = 260
 
-        static func table(_ rows: [HBar]) -> String {
+        /// `firstIndex`: the first row's number in its element id, after the charts of its kind.
+        static func table(_ rows: [HBar], firstIndex: Int = 0) -> String {
             let most = rows.map(\.seconds).max() ?? 0
-            let lines = rows.enumerated().map { i, row in
+            let lines = rows.enumerated().map { n, row in
+                let i = firstIndex + n
                 let w = row.seconds <= 0 || most <= 0 ? 0 : max(2, Int((row.seconds / most * Double(width)).rounded()))
                 let note = row.note.map { #"<span class="note">\#(escape($0))</span>"# } ?? ""
                 return #"<tr><th scope="row">\#(labelHTML(row))</th><td class="hbar"><svg width="\#(width)" height="14" viewBox="0 0 \#(width) 14" preserveAspectRatio="none"><rect class="bar" id="\#(row.kind.rawValue)-\#(i)" data-kind="\#(row.kind.rawValue)" data-name="\#(escape(row.name))" data-seconds="\#(Int(row.seconds.rounded()))" x="0" y="0" width="\#(w)" height="14" fill="\#(row.kind.colour)" shape-rendering="crispEdges"/></svg></td><td class="fig">\#(ReportChart.figure(row.seconds))\#(note)</td></tr>"#

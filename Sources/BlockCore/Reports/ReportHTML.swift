@@ -89,9 +89,14 @@ public enum ReportHTML {
         if r.hasUsed {
             let names = r.names(.used).filter { r.total(.used, $0) > 0 }
             if names.isEmpty { out.append(card("Time in apps and on sites", #"<p class="note">\#(noTime(r))</p>"#)) }
-            for (i, name) in names.enumerated() {
+            let (charted, small) = split(names, .used, r)
+            for (i, name) in charted.enumerated() {
                 let chart = WeekChart(kind: .used, index: i, name: name, days: r.days, limits: r.limits(for: name))
                 out.append(chartCard(AllowOnly.display(name), chart, r, previous: r.previous(\.used, name)))
+            }
+            if !small.isEmpty {
+                let heading = charted.isEmpty ? "Time in apps and on sites" : "Other selections"
+                out.append(card(heading, smallTable(small, .used, r, firstIndex: charted.count)))
             }
         } else {
             let apps = r.names(.apps)
@@ -161,11 +166,40 @@ public enum ReportHTML {
         let names = r.names(.blocked).filter { r.total(.blocked, $0) > 0 }
         guard !names.isEmpty else { return card("Blocked time", #"<p class="note">Nothing was blocked.</p>"#) }
         var parts: [String] = []
-        for (i, name) in names.enumerated() {
+        let (charted, small) = split(names, .blocked, r)
+        for (i, name) in charted.enumerated() {
             let chart = WeekChart(kind: .blocked, index: i, name: name, days: r.days, limits: [])
             parts.append("<h3>\(escape(AllowOnly.display(name)))</h3>\n" + chart.svg + "\n" + summary(chart, r, previous: r.previous(\.blocked, name)))
         }
+        if !small.isEmpty {
+            parts.append((charted.isEmpty ? "" : "<h3>Other selections</h3>\n") + smallTable(small, .blocked, r, firstIndex: charted.count))
+        }
         return card("Blocked time", parts.joined(separator: "\n"))
+    }
+
+    /// A chart's smallest scale: a selection whose busiest day is shorter, and that has no
+    /// limit to draw, would be a near-empty chart; it is a row of one table instead.
+    static let chartMinimum: Double = 900
+
+    /// The selections worth a chart of their own (a day of at least `chartMinimum`, or a
+    /// limit), and the others, each list in the answer's order.
+    static func split(_ names: [String], _ kind: Kind, _ r: Report) -> (charted: [String], small: [String]) {
+        var charted: [String] = [], small: [String] = []
+        for name in names {
+            let busiest = r.days.map { kind.measure.seconds(name, on: $0) }.max() ?? 0
+            let limited = kind == .used && !r.limits(for: name).isEmpty
+            if busiest >= chartMinimum || limited { charted.append(name) } else { small.append(name) }
+        }
+        return (charted, small)
+    }
+
+    /// The small selections as one table of totals over the period, biggest first.
+    static func smallTable(_ names: [String], _ kind: Kind, _ r: Report, firstIndex: Int) -> String {
+        let rows = names.map { HBar(kind: kind, name: $0, label: AllowOnly.display($0), seconds: r.total(kind.measure, $0), note: nil) }
+            .sorted { $0.seconds > $1.seconds }
+        let word = r.periodWord == "week" ? "the week" : r.periodWord
+        return "<p class=\"note\">Less than \(ReportChart.figure(chartMinimum)) on every day; totals over \(escape(word)):</p>\n"
+            + HBar.table(rows, firstIndex: firstIndex)
     }
 
     static func counts(_ r: Report) -> String {
