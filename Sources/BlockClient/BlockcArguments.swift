@@ -137,6 +137,11 @@ extension BlockcInvocation {
     static let valued: Set<String> = ["--minutes", "--for", "--until", "--name", "--daily", "--weekly", "--days", "--warn", "--reason",
                                       "--more-time", "--delay", "--more-time-per-day", "--user", "--last", "--to",
                                       "--day", "--by", "--html"]
+    /// The flags some command takes without a value.
+    static let switches: Set<String> = ["--all", "--all-users", "--allow-only", "--clear", "--csv", "--json", "--lock", "--month",
+                                        "--notify", "--today", "--watch", "--week"]
+    /// Every option of some command, and the global ones: a flag past these is a typo.
+    static var options: Set<String> { valued.union(switches).union(["--socket", "--help", "-h", "--version"]) }
 }
 
 /// Parses one command's words and flags into its request; every flag must be used by the
@@ -154,14 +159,30 @@ struct CommandParser {
     var notes: [String] = []
 
     mutating func parse() throws(CoreError) -> BlockcInvocation.Action {
-        let action = try dispatch()
+        let action: BlockcInvocation.Action
+        do throws(CoreError) {
+            action = try dispatch()
+        } catch {
+            // A typo'd option is the mistake to tell, not the option it kept from being seen
+            // (`start --minuts 5 x` is not "start needs --minutes").
+            if let typo = flags.first(where: { !BlockcInvocation.options.contains($0.name) }) { throw notAnOption(typo.name) }
+            throw error
+        }
         try noFlagsLeft()
         return action
     }
 
     /// Every flag was taken by the command.
     func noFlagsLeft() throws(CoreError) {
-        if let extra = flags.first { throw scanner.usage("'\(extra.name)' is not an option of '\(verb)'") }
+        if let extra = flags.first { throw notAnOption(extra.name) }
+    }
+
+    /// `'--minuts' is not an option of 'start'`, with the nearest option when it is a typo.
+    func notAnOption(_ name: String) -> CoreError {
+        let options = BlockcInvocation.options
+        let said = "'\(name)' is not an option of '\(verb)'"
+        guard !options.contains(name), let near = Suggest.closest(to: name, amongUnordered: options) else { return scanner.usage(said) }
+        return CoreError(.usage, "\(said); did you mean '\(near)'? See 'blockc --help'.")
     }
 
     private mutating func dispatch() throws(CoreError) -> BlockcInvocation.Action {

@@ -137,6 +137,29 @@ struct BlockcArgumentsTests {
         }
     }
 
+    @Test("§6: a mistyped option is the mistake told, before what it kept from being seen, with the nearest option; an option of another command gets no guess",
+          arguments: [
+              (["start", "--minuts", "5", "x"], "'--minuts' is not an option of 'start'; did you mean '--minutes'? See 'blockc --help'."),
+              (["start", "--fro", "1h", "x"], "'--fro' is not an option of 'start'; did you mean '--for'? See 'blockc --help'."),
+              (["status", "--all-user"], "'--all-user' is not an option of 'status'; did you mean '--all-users'? See 'blockc --help'."),
+              (["status", "--minutes", "5"], "'--minutes' is not an option of 'status'; see 'blockc --help'"),
+          ])
+    func mistypedOption(arguments: [String], message: String) {
+        do {
+            let parsed = try BlockcInvocation.parse(arguments)
+            Issue.record("accepted as \(parsed)")
+        } catch {
+            #expect(error.message == message)
+        }
+    }
+
+    @Test("§6: the options blockc knows are exactly those its help names")
+    func optionsAreTheHelps() {
+        let texts = [BlockcHelp.usage] + BlockcInvocation.commandNames.compactMap { BlockcHelp.help(for: $0) }
+        let named = Set(texts.flatMap { $0.matches(of: /--[a-z][a-z-]*[a-z]/).map { String($0.output) } }).union(["-h"])
+        #expect(BlockcInvocation.options == named, "only in the parser: \(BlockcInvocation.options.subtracting(named).sorted()); only in the help: \(named.subtracting(BlockcInvocation.options).sorted())")
+    }
+
     @Test("blockc --socket anywhere, then BLOCKD_SOCKET, then the default")
     func socket() throws {
         #expect(try BlockcInvocation.parse(["status", "--socket", "/tmp/s"]).socket(environment: ["BLOCKD_SOCKET": "/e"]) == "/tmp/s")

@@ -52,7 +52,7 @@ struct ConfigProblemsTests {
                         "\(sched):4: Mode= must be block (the default: the selections are blocked) or allow-only (only the selections are allowed), not 'allowonly'; did you mean allow-only?"]),
         Case(name: "a limit: two bad values and a key of a schedule file", file: lim,
              text: "[Limit]\nName=games\nDaily=1 hourz\nSelections=steam\nMoreTime=aproval\nWindow=22:00-07:00\n",
-             expected: ["\(lim):3: Daily= must be a duration from 1s to 1d, e.g. 3s: '1 hourz' is not a duration: 'hourz' is not a unit (s, m, h or d, or a word such as minutes); did you mean '1 hours'?",
+             expected: ["\(lim):3: Daily= must be a duration from 1s to 1d, e.g. 3s: '1 hourz' is not a duration: 'hourz' is not a unit (s, m, h or d, or a word such as minutes); did you mean '1 hour'?",
                         "\(lim):5: MoreTime=: must be no, self or approval, not 'aproval'; did you mean approval?",
                         "\(lim):6: Window= belongs in a schedule file (schedules.d/*.conf, [Schedule]), not in [Limit]; move it there"]),
     ])

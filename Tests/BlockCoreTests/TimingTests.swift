@@ -55,6 +55,8 @@ struct TimingTests {
         ("0.999999999999999999s", "'0.999999999999999999' is not a number"),
         ("2 hourz", "'2 hourz' is not a duration: 'hourz' is not a unit (s, m, h or d, or a word such as minutes); did you mean '2 hours'?"),
         ("10 minuts", "did you mean '10 minutes'?"),
+        ("1 hourz", "did you mean '1 hour'?"),
+        ("1 minz", "did you mean '1 min'?"),
         ("5 secnds", "did you mean '5 seconds'?"),
         ("for 2 hours", "did you mean '2 hours'?"),
         ("1 hour and 30 minutes", "did you mean '1 hour 30 minutes'?"),

@@ -287,7 +287,10 @@ public enum DurationText {
         }
         let why = "'\(p.text)' is not a unit (s, m, h or d, or a word such as minutes)"
         guard repairing else { return .refused(why: why, fix: .examples) }
-        if let unit = Suggest.closest(to: word, among: unitWords.map(\.word)) {
+        if var unit = Suggest.closest(to: word, among: unitWords.map(\.word)) {
+            // `1 hourz` is "1 hour", not "1 hours".
+            let one = i > 0 && pieces[i - 1].kind == .number && Number(pieces[i - 1].text)?.text == "1"
+            if one, unit.hasSuffix("s"), unitWords.contains(where: { $0.word == String(unit.dropLast()) }) { unit.removeLast() }
             let fixed = replacing(text, p.range, with: unit)
             if case .seconds = reading(fixed, repairing: false) { return .refused(why: why, fix: .meant(fixed)) }
         }
