@@ -60,7 +60,7 @@ struct AnnouncementsTests {
          ["Blocked a: block 'y', until 2026-12-01T11:00:00.000+00:00", "Blocked c: block 'z', until 2026-12-01T11:00:00.000+00:00",
           "Unblocked b: block 'x' ended [late 250 ms]"]),
         ("a block that ended before it was ever enforced: nothing to unlock, said so",
-         [:], [focus], [], ["Block 'focus' ended at 2026-12-01T10:00:00.000+00:00 before it was enforced; nothing to unlock"]),
+         [:], [focus], [], ["Block 'focus' ended at 10:00:00 before it was enforced; nothing to unlock"]),
         ("a block that unlocked its selection is told through that unlock only",
          ["youtube": Outcome(before: [r("focus")], current: nil)], [focus], ["youtube"],
          ["Unblocked youtube: timed block 'focus' ended (30m) [late 250 ms]"]),
@@ -76,9 +76,9 @@ struct AnnouncementsTests {
     @Test("T8: a block ended while another activity holds its selections: they stay blocked, and by what")
     func endedCovered() {
         let applied: [String: [Reason]] = ["youtube": [AnnouncementsTests.r("evenings", .schedule)], "reddit": [AnnouncementsTests.r("evenings", .schedule)]]
-        let all = Self.announcements.endedReport(Self.both, applied: { applied[$0] })
+        let all = Self.announcements.endedReport(Self.both, applied: { applied[$0] }, now: Self.now)
         #expect(Self.lines([all]) == ["Block 'both' ended; its selections stay blocked by 'evenings'"])
-        let some = Self.announcements.endedReport(Self.both, applied: { $0 == "reddit" ? applied[$0] : nil })
+        let some = Self.announcements.endedReport(Self.both, applied: { $0 == "reddit" ? applied[$0] : nil }, now: Self.now)
         #expect(Self.lines([some]) == ["Block 'both' ended; reddit stay blocked by 'evenings'"])
     }
 

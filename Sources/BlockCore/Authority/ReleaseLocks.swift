@@ -31,15 +31,16 @@ public enum ReleaseLocks {
     }
 
     /// What `--release` says (each line after `blockd: `), and whether it goes ahead: refused
-    /// while any lock holds, unless every one is a member's and `forceMembers` is given.
-    public static func judge(_ held: [Held], forceMembers: Bool, clock: LocalClock) -> (lines: [String], proceed: Bool) {
+    /// while any lock holds, unless every one is a member's and `forceMembers` is given. Ends
+    /// are said in local time, as from `now`.
+    public static func judge(_ held: [Held], forceMembers: Bool, clock: LocalClock, now: Date) -> (lines: [String], proceed: Bool) {
         guard !held.isEmpty else { return ([], true) }
         let binding = held.filter { !$0.member }
         if forceMembers && binding.isEmpty {
-            return (held.map { "releasing despite the --lock of the block '\($0.name)' of \($0.owner) (until \(clock.iso8601($0.end))): --force-members; it stays registered, and blockd enforces it again when it starts" }, true)
+            return (held.map { "releasing despite the --lock of the block '\($0.name)' of \($0.owner) (until \(clock.spoken($0.end, from: now))): --force-members; it stays registered, and blockd enforces it again when it starts" }, true)
         }
         var lines = held.map { h in
-            "refusing to release: the block '\(h.name)' of \(h.owner) was started with --lock and lasts until \(clock.iso8601(h.end))"
+            "refusing to release: the block '\(h.name)' of \(h.owner) was started with --lock and lasts until \(clock.spoken(h.end, from: now))"
                 + (h.member ? "" : "; a lock that root or an administrator set binds root too, so it must end first")
         }
         let members = held.filter(\.member)

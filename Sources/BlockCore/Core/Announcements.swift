@@ -72,7 +72,7 @@ public struct Announcements {
             }
         }
         let quiet = ended.filter { !$0.selections.contains(where: unlocked.contains) }
-        return locks + unlocks + quiet.map { endedReport($0, applied: applied) }
+        return locks + unlocks + quiet.map { endedReport($0, applied: applied, now: now) }
     }
 
     /// U2: whom a lock or an unlock is about, in words for the journal (nil: everyone).
@@ -104,7 +104,7 @@ public struct Announcements {
     /// A block ended without unlocking anything. Said truthfully: only selections another
     /// activity still covers "stay blocked"; the others were never enforced by this daemon
     /// (the block began and ended while it was not looking, e.g. while it was down).
-    public func endedReport(_ block: Block, applied: (String) -> [Reason]?) -> Report {
+    public func endedReport(_ block: Block, applied: (String) -> [Reason]?, now: Date) -> Report {
         let covered = block.selections.filter { applied($0) != nil }
         let others = Set(covered.flatMap { applied($0)?.map(\.activity) ?? [] }).subtracting([block.name]).sorted()
         let by = others.map { "'\($0)'" }.joined(separator: ", ")
@@ -112,7 +112,7 @@ public struct Announcements {
         if covered.count == block.selections.count {
             message = "Block '\(block.name)' ended; its selections stay blocked by \(by)"
         } else if covered.isEmpty {
-            message = "Block '\(block.name)' ended at \(clock.iso8601(block.end)) before it was enforced; nothing to unlock"
+            message = "Block '\(block.name)' ended at \(clock.spoken(block.end, from: now)) before it was enforced; nothing to unlock"
         } else {
             message = "Block '\(block.name)' ended; \(covered.joined(separator: ", ")) stay blocked by \(by)"
         }

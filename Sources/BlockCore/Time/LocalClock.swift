@@ -81,6 +81,10 @@ public struct LocalClock: Sendable {
         return [hi]
     }
 
+    /// `instant` with its whole date, for text read long after it was written ("loaded Sat 5
+    /// Dec 2026 14:05:00").
+    public func dated(_ instant: Date) -> String { spoken(instant, from: .distantPast) }
+
     /// An instant as people read it in the journal and in `watch`, to the nearest second:
     /// `13:05:00` on the day of `now`, `Mon 30 Nov 07:00:00` on another day, with the year
     /// when it is another year's. The exact instant goes in the entry's fields (`iso8601`).

@@ -90,7 +90,7 @@ public enum BlockdMain {
         print("  selections: \(config.catalog.names.joined(separator: " "))")
         for s in config.schedules {
             let next = Activity.schedule(s).currentOrNextWindow(at: now, clock: clock)
-            let when = next.map { "\(clock.iso8601($0.start)) to \(clock.iso8601($0.end))" } ?? "never"
+            let when = next.map { "\(clock.spoken($0.start, from: now)) to \(clock.spoken($0.end, from: now))" } ?? "never"
             print("  schedule \(s.name): \(s.rule) [\(s.selections.joined(separator: " "))], window \(when)")
         }
         return 0
@@ -115,7 +115,7 @@ public enum BlockdMain {
         var state = DaemonState()
         if case .loaded(let s) = store.load(now: now) { state = s }
         let held = ReleaseLocks.held(in: state, now: now, users: .system)
-        let (lines, proceed) = ReleaseLocks.judge(held, forceMembers: options.forceMembers, clock: LocalClock(SystemTimeZone.current()))
+        let (lines, proceed) = ReleaseLocks.judge(held, forceMembers: options.forceMembers, clock: LocalClock(SystemTimeZone.current()), now: now)
         for line in lines { printError("blockd: \(line)") }
         guard proceed else { return 1 }
         let daemon = (try? options.configDirectory.load(flags: flags(options)))?.daemon
@@ -315,7 +315,7 @@ final class Daemon: @unchecked Sendable {
                 fallback.daemon = fallback.daemon.applying(flags)
                 return (fallback, ConfigProvenance(kind: .builtIn, problem: "\(error.message); no good configuration was saved before, so blockd runs on the built-in defaults until you \(fix)"))
             }
-            let when = LocalClock(SystemTimeZone.current()).iso8601(lastGood.savedAt)
+            let when = LocalClock(SystemTimeZone.current()).dated(lastGood.savedAt)
             return (lastGood.configSet(flags: flags), ConfigProvenance(kind: .lastGood, problem: "\(error.message); blockd runs on the last good configuration (loaded \(when)) until you \(fix)"))
         }
     }
