@@ -39,10 +39,10 @@ struct CoreDriver {
 
     /// A core started at `start` in Asia/Tokyo (the harness's defaults), with what start-up
     /// decided carried out: due loosenings, then the first reconcile.
-    init(at start: String = "2026-11-29T13:05:00+09:00", config: ConfigSet = .builtIn, users: UserDirectory = CoreDriver.users(),
+    init(at start: String = "2026-11-29T13:05:00+09:00", config: ConfigSet = .builtIn, users: UsersTable = CoreDriver.users(),
          state: DaemonState = DaemonState()) {
         now = at(start)
-        core = Core(config: config, state: state, timeZone: CoreDriver.tokyo, configPath: "/etc/blockd/blockd.conf", directory: users,
+        core = Core(config: config, state: state, timeZone: CoreDriver.tokyo, configPath: "/etc/blockd/blockd.conf", users: users,
                     executableApps: { CoreDriver.executables[$0] ?? [] })
         core.observe(wall: now, boot: boot)
         core.startUp(now: now)
@@ -217,31 +217,10 @@ struct CoreDriver {
 }
 
 extension CoreDriver {
-    /// A user database holding only what a test gives it, failing closed: root, `users` by
-    /// name, `groups` with their members, `admins` besides root, `nameless` uids (shown as
-    /// `#1000`) and `absent` names (`@name` for a group) looked up on purpose.
-    static func users(_ users: [String: UInt32] = [:], groups: [String: [UInt32]] = [:], admins: Set<UInt32> = [],
-                      absent: Set<String> = [], nameless: Set<UInt32> = []) -> UserDirectory {
-        let users = users.merging(["root": 0]) { given, _ in given }
-        let names = Dictionary(users.map { ($0.value, $0.key) }) { a, b in min(a, b) }
-        let known = Set(names.keys).union(nameless)
-        return UserDirectory(
-            uid: { name in
-                if users[name] == nil && !absent.contains(name) { Issue.record("the core looked up user '\(name)', which this test does not give") }
-                return users[name]
-            },
-            members: { group in
-                if groups[group] == nil && !absent.contains("@" + group) { Issue.record("the core looked up group '\(group)', which this test does not give") }
-                return groups[group]
-            },
-            name: { uid in
-                if names[uid] == nil && !nameless.contains(uid) { Issue.record("the core looked up uid \(uid), which this test does not give") }
-                return names[uid]
-            },
-            isAdmin: { uid in
-                if !known.contains(uid) { Issue.record("the core asked whether uid \(uid) is an administrator, which this test does not give") }
-                return uid == 0 || admins.contains(uid) || groups[UserDirectory.adminGroup]?.contains(uid) == true
-            })
+    /// A users table holding only what a test gives it: root, `users` by name, `groups` with
+    /// their members, `admins` besides root. Anyone else is unknown (`#1000` for a uid).
+    static func users(_ users: [String: UInt32] = [:], groups: [String: [UInt32]] = [:], admins: Set<UInt32> = []) -> UsersTable {
+        UsersTable.only(users: users, groups: groups, admins: admins)
     }
 }
 

@@ -97,7 +97,7 @@ struct CoreEngineTests {
     func capRefusal() throws {
         var config = ConfigSet.builtIn
         config.daemon.maxActivities = 1
-        var d = CoreDriver(config: config, users: CoreDriver.users(nameless: [1000]))
+        var d = CoreDriver(config: config, users: CoreDriver.users())
         _ = ok(d.run(#"start {"selections":["instagram"],"seconds":60}"#))
         guard case .error(let e) = d.run(#"start {"selections":["reddit"],"seconds":60}"#, as: Peer(uid: 1000, mayModify: true)) else {
             Issue.record("not refused"); return
@@ -113,7 +113,7 @@ struct CoreEngineTests {
 
     @Test("§5: locked blocks cannot be stopped; others only by root or their creator")
     func permissions() throws {
-        var d = CoreDriver(users: CoreDriver.users(nameless: [1000, 1001, 1002]))
+        var d = CoreDriver(users: CoreDriver.users())
         let alice = Peer(uid: 1000, mayModify: true), bob = Peer(uid: 1001, mayModify: true), eve = Peer(uid: 1002, mayModify: false)
         _ = ok(d.run(#"start {"selections":["instagram"],"seconds":600}"#, as: alice))
         _ = ok(d.run(#"start {"selections":["reddit"],"seconds":600,"lock":true}"#, as: alice))

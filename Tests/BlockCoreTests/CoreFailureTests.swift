@@ -19,7 +19,7 @@ struct CoreFailureTests {
               (#"start {"selections":["youtube"],"seconds":60}"#, Peer(uid: 1002, mayModify: false), .permissionDenied),
           ])
     func refusalsAreNotFailures(line: String, peer: Peer, code: ErrorCode) {
-        var d = CoreDriver(users: CoreDriver.users(nameless: [1000, 1002]))
+        var d = CoreDriver(users: CoreDriver.users())
         _ = ok(d.run(#"start {"selections":["reddit"],"seconds":3600,"name":"focus","lock":true}"#))
         _ = ok(d.run(#"start {"selections":["instagram"],"seconds":3600,"name":"open"}"#))
         guard case .error(let e) = d.run(line, as: peer) else { Issue.record("\(line) was not refused"); return }
@@ -52,7 +52,7 @@ struct CoreFailureTests {
 
     @Test("T4: a configured schedule not in force (Users= names nobody) is a failure until a reload puts it in force or drops it")
     func configuredActivityResolves() throws {
-        var d = CoreDriver(users: CoreDriver.users(["kid": 1001], absent: ["nosuchuser"]))
+        var d = CoreDriver(users: CoreDriver.users(["kid": 1001]))
         var ghost = Schedule(name: "ghost", selections: ["reddit"], start: WallTime(hour: 19, minute: 0), end: WallTime(hour: 7, minute: 0),
                              origin: .config(file: "/etc/blockd/schedules.d/ghost.conf"))
         ghost.users = Scope(names: ["nosuchuser"])

@@ -9,7 +9,7 @@ struct CoreMoreTimeTests {
     static let asker = Peer(uid: 1000, mayModify: true)
     static var admin: Peer { var p = Peer(uid: 1001, mayModify: false); p.isAdmin = true; return p }
     /// The asker and the admin as the user database has them: accounts without names.
-    static let users = CoreDriver.users(nameless: [1000, 1001])
+    static let users = CoreDriver.users()
 
     static func driver(at start: String = "2026-11-29T13:05:00+09:00", config: ConfigSet = .builtIn) -> CoreDriver {
         CoreDriver(at: start, config: config, users: users)
@@ -195,7 +195,7 @@ struct CoreMoreTimeOfferTests {
         (#"{"selections":["instagram"],"seconds":3600,"moreTime":{"mode":"no"}}"#, nil),
     ] as [(String, String?)])
     func modes(start: String, expected: String?) throws {
-        var d = CoreDriver(users: CoreDriver.users(nameless: [1000]))
+        var d = CoreDriver(users: CoreDriver.users())
         _ = ok(d.run("start " + start, as: Self.asker))
         #expect(!d.events("lock").isEmpty)
         #expect(Self.offer(d, "instagram") == expected)
@@ -203,7 +203,7 @@ struct CoreMoreTimeOfferTests {
 
     @Test("M4: with less than 15 min of MoreTimePerDay= left only the one more minute is offered, and after it nothing")
     func allowance() throws {
-        var d = CoreDriver(users: CoreDriver.users(nameless: [1000]))
+        var d = CoreDriver(users: CoreDriver.users())
         _ = ok(d.run(#"start {"selections":["instagram"],"seconds":3600,"moreTime":{"mode":"self","perDay":600}}"#, as: Self.asker))
         #expect(Self.offer(d, "instagram") == "minute")
         _ = ok(d.run(#"more {"selection":"instagram","seconds":60}"#, as: Self.asker))

@@ -7,11 +7,11 @@ import Testing
 /// clock, no files: what the engine would carry out is read back from `takeEffects()`.
 @Suite("Core: decisions as values, effects as data")
 struct CoreTests {
-    /// Root alone; any other lookup is a test mistake.
-    static let directory = UserDirectory(uid: { $0 == "root" ? 0 : nil }, members: { _ in nil }, name: { $0 == 0 ? "root" : nil })
+    /// Root alone.
+    static let directory = UsersTable.only()
 
     static func core(at now: Date = at("2026-12-02T10:00:00Z")) -> Core {
-        var c = Core(config: .builtIn, state: DaemonState(), timeZone: .utc, configPath: "/etc/blockd/blockd.conf", directory: directory)
+        var c = Core(config: .builtIn, state: DaemonState(), timeZone: .utc, configPath: "/etc/blockd/blockd.conf", users: directory)
         c.observe(wall: now, boot: 1000)
         c.startUp(now: now)
         _ = c.takeEffects()

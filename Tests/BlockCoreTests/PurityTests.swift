@@ -37,6 +37,51 @@ struct PurityTests {
         }
     }
 
+    /// What BlockCore's compiled code may call in the C library: memory and rounding. A user
+    /// database lookup (getpwnam, getgrent...), a file, a socket or a clock read is none of
+    /// these, so it cannot be reached from the core however it is spelled in the source.
+    static let allowedC: Set<String> = ["ceil", "floor", "free", "malloc", "malloc_usable_size", "memcmp", "memcpy", "memmove",
+                                        "memset", "rint", "round", "trunc", "strlen", "__stack_chk_fail"]
+
+    /// The directory of BlockCore's object files, beside this test bundle's.
+    static var objectDirectory: String? {
+        guard let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+        var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        while dir.path != "/" {
+            let candidate = dir.appendingPathComponent("BlockCore.build").path
+            if FileManager.default.fileExists(atPath: candidate) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return nil
+    }
+
+    @Test("U1, A1 by the linker: BlockCore's object files call nothing in the C library but memory and rounding (no getpw*, getgr*, file, socket or clock)",
+          .enabled(if: PurityTests.objectDirectory != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/nm"),
+                   "needs the build's BlockCore.build directory beside the test bundle and /usr/bin/nm (binutils)"))
+    func linked() throws {
+        let dir = try #require(PurityTests.objectDirectory)
+        let objects = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".o") }.map { dir + "/" + $0 }
+        #expect(objects.count > 80, "found BlockCore's objects: \(objects.count)")
+        let nm = Process()
+        nm.executableURL = URL(fileURLWithPath: "/usr/bin/nm")
+        nm.arguments = ["-u"] + objects
+        let pipe = Pipe()
+        nm.standardOutput = pipe
+        try nm.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        nm.waitUntilExit()
+        #expect(nm.terminationStatus == 0)
+        let symbols = Set(output.split(separator: "\n").compactMap { line -> String? in
+            let fields = line.split(separator: " ")
+            guard fields.count == 2, fields[0] == "U" else { return nil }
+            return String(fields[1])
+        })
+        #expect(symbols.contains("memcpy"), "nm read the undefined symbols: \(symbols.count)")
+        let c = symbols.filter { !$0.hasPrefix("$s") && !$0.hasPrefix("_$s") && !$0.contains("swift") && !$0.hasPrefix("_T") }
+        let outside = c.subtracting(PurityTests.allowedC).sorted()
+        #expect(outside.isEmpty, "BlockCore calls into the C library beyond memory and rounding: \(outside)")
+    }
+
     @Test("the purity check itself catches a clock read")
     func catches() {
         func flagged(_ line: String) -> Bool {

@@ -26,7 +26,7 @@ struct EngineTests {
     func capRefusal() throws {
         var config = ConfigSet.builtIn
         config.daemon.maxActivities = 1
-        let h = Harness(config: config, users: .only(nameless: [1000]))
+        let h = Harness(config: config, users: .only())
         _ = ok(h.send(#"start {"selections":["instagram"],"seconds":60}"#))
         guard case .error(let e) = h.send(#"start {"selections":["reddit"],"seconds":60}"#, as: Peer(uid: 1000, mayModify: true)) else {
             Issue.record("not refused"); return
@@ -115,24 +115,17 @@ struct DoubleTests {
         }
     }
 
-    @Test("U3, A1: a user or uid the test's user database does not hold fails the test when the engine looks it up; one it names as absent is refused quietly")
-    func unlistedUserFailsLoudly() throws {
+    @Test("U3, A1: the engine knows the test's users table and nothing else: a user it lacks is refused by name, a uid it lacks is #UID; an unsupplied database fails the test when read")
+    func usersTableOnly() throws {
         let h = Harness()  // root alone
-        withKnownIssue("the default user database holds root alone") {
-            _ = h.send(#"start {"selections":["reddit"],"seconds":60,"users":["alice"]}"#)
-        }
-        withKnownIssue("uid 1000 is no account the test gave") {
-            _ = h.send(#"start {"selections":["reddit"],"seconds":60}"#, as: Peer(uid: 1000, mayModify: true))
-        }
-        let given = Harness(users: .only(absent: ["alice"], nameless: [1000]))
-        guard case .error(let e) = given.send(#"start {"selections":["reddit"],"seconds":60,"users":["alice"]}"#) else {
-            Issue.record("a start for an absent user was accepted")
+        guard case .error(let e) = h.send(#"start {"selections":["reddit"],"seconds":60,"users":["alice"]}"#) else {
+            Issue.record("a start for a user the table lacks was accepted")
             return
         }
         #expect(e.message.contains("no user named 'alice'"), "\(e.message)")
-        #expect(ok(given.send(#"start {"selections":["reddit"],"seconds":60}"#, as: Peer(uid: 1000, mayModify: true)))?["users"] == ["#1000"])
+        #expect(ok(h.send(#"start {"selections":["reddit"],"seconds":60}"#, as: Peer(uid: 1000, mayModify: true)))?["users"] == ["#1000"])
         withKnownIssue("Engine.Collaborators.unsupplied has no user database") {
-            _ = Engine.Collaborators.unsupplied(clock: h.clock, store: StateStore(directory: h.dir)).users.uid("root")
+            _ = Engine.Collaborators.unsupplied(clock: h.clock, store: StateStore(directory: h.dir)).users.read()
         }
     }
 }

@@ -31,14 +31,13 @@ final class Harness: @unchecked Sendable {
     let saveFault = SaveFault()
 
     /// Per-user blocks: the user database the engine resolves names with.
-    let users: UserDirectory
+    let users: UsersTable
 
-    /// `users`: root alone unless a test gives more, failing closed (`UserDirectory.only`), and
-    /// never the machine's database: a test's outcome must not depend on who has an account
-    /// where it runs (uid 1000 may be an administrator on one machine and absent on the next).
-    /// A test about the machine's own database asks for `.system`.
+    /// `users`: root alone unless a test gives more (`UsersTable.only`), and never the
+    /// machine's database: a test's outcome must not depend on who has an account where it
+    /// runs (uid 1000 may be an administrator on one machine and absent on the next).
     init(now: String = "2026-11-29T13:05:00+09:00", dir: String? = nil, config: ConfigSet = .builtIn, persistent: Bool = true,
-         hookTimeout: TimeInterval? = nil, users: UserDirectory = .only()) {
+         hookTimeout: TimeInterval? = nil, users: UsersTable = .only()) {
         clock = ManualClock(wall: iso(now))
         log = MemorySink(clock: clock)
         self.users = users
@@ -62,7 +61,7 @@ final class Harness: @unchecked Sendable {
         inbox = EngineInbox()
         let store = StateStore(directory: dir, io: persistent ? saveFault.io : SaveFault.discard)
         var c = Engine.Collaborators.unsupplied(clock: clock, store: store)
-        (c.enforcer, c.log, c.users) = (enforcer, log, users)
+        (c.enforcer, c.log, c.users) = (enforcer, log, .fixed(users))
         if let loader { c.loadConfig = loader }
         if let hookTimeout { c.hooks = HookRunner(timeout: hookTimeout, inbox: inbox) }
         let (hub, events, arms) = (hub, events, timerArms)

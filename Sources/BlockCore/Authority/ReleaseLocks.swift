@@ -19,7 +19,7 @@ public enum ReleaseLocks {
     }
 
     /// The locked blocks still running at `now`, in the state's order.
-    public static func held(in state: DaemonState, now: Date, users: UserDirectory) -> [Held] {
+    public static func held(in state: DaemonState, now: Date, users: UsersTable) -> [Held] {
         let root = Authority.Actor(uid: 0, rank: .root, name: "root")
         var out: [Held] = []
         for case .block(let b) in state.activities where b.locked && b.end > now {

@@ -39,6 +39,12 @@ public struct ConfigSet: Sendable {
     /// without any configuration).
     public static let builtIn = ConfigSet(daemon: .defaults, catalog: .standard, schedules: [], files: [])
 
+    /// U1, W2: the user and `@group` names the files give (`Users=`), which the edge looks up
+    /// in the user database before the core resolves them.
+    public var userNames: [String] {
+        schedules.flatMap { $0.users?.names ?? [] } + limits.flatMap { $0.users?.names ?? [] } + userAlwaysAllowed.flatMap(\.users)
+    }
+
     public static func load(daemonFile: ConfigSource?, selectionFiles: [ConfigSource], scheduleFiles: [ConfigSource],
                             limitFiles: [ConfigSource] = [], userFiles: [ConfigSource] = [],
                             flags: DaemonConfig.Layer = .init()) throws(CoreError) -> ConfigSet {

@@ -90,8 +90,8 @@ extension Core {
         var usage = UsageLedger()
         swap(&usage, &state.usage)
         let local = local
-        let directory = directory
-        let name = { (uid: UInt32) in directory.person(uid).name }
+        let users = users
+        let name = { (uid: UInt32) in users.person(uid).name }
         let people = usage.people(on: local.civil(of: now).date)
         registry.updateLimits { limit in
             let l = limit.refreshed(ledger: usage, at: now, clock: local, names: name, people: people)

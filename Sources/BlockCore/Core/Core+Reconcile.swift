@@ -170,8 +170,8 @@ extension Core {
 
     /// What people are told, decided in the core from what the engine knows.
     func announcements(now: Date) -> Announcements {
-        let (index, directory) = (registry.index, directory)
-        return Announcements(clock: local, notes: pendingUnlockNotes, name: { directory.name($0) },
+        let (index, users) = (registry.index, users)
+        return Announcements(clock: local, notes: pendingUnlockNotes, name: { users.name($0) },
                              until: { selection, viewer in index.until(selection, from: now, viewer: viewer) })
     }
 

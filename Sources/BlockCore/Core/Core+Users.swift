@@ -5,18 +5,18 @@ import FoundationEssentials
 /// the reasons of the union, which itself stays per selection (T5).
 extension Core {
     /// A1: a user as texts name them: `kid`, `root`, or `#1001` for a uid without a name.
-    public func who(_ uid: UInt32) -> String { directory.person(uid).name }
+    public func who(_ uid: UInt32) -> String { users.person(uid).name }
 
     /// A1: `uid` as a peer with its rank now.
-    func peerNow(_ uid: UInt32) -> Peer { directory.peer(uid) }
+    func peerNow(_ uid: UInt32) -> Peer { users.peer(uid) }
 
     /// The scope a client's new activity gets: `requested` resolved to uids and checked
     /// against the caller's rights (a plain member of `blockd` gets themselves); a selection
     /// with URL paths cannot be scoped (E8: browser policies are machine-wide).
     func grantedScope(_ requested: Scope?, selections: [String], peer: Peer) throws(CoreError) -> Scope? {
         var asked: Scope?
-        if let requested { asked = try directory.resolve(requested.names) }
-        let scope = try Scope.authorize(asked, peer: peer, own: directory.own(peer.uid))
+        if let requested { asked = try users.resolve(requested.names) }
+        let scope = try Scope.authorize(asked, peer: peer, own: users.own(peer.uid))
         for name in selections { try config.catalog.resolve(name).checkScopable(scope) }
         return scope
     }
@@ -28,7 +28,7 @@ extension Core {
         declared.compactMap { activity in
             guard let scope = activity.scope else { return activity }
             do throws(CoreError) {
-                let resolved = try directory.resolve(scope.names)
+                let resolved = try users.resolve(scope.names)
                 for name in activity.selections {
                     if let selection = try? config.catalog.resolve(name) { try selection.checkScopable(resolved) }
                 }
@@ -50,7 +50,7 @@ extension Core {
             s.users = Core.users(reasons(target.name))
             guard let uids = s.users, !config.userAlwaysAllowed.isEmpty else { return [s] }
             let groups = UserAlwaysAllowed.groups(uids, files: config.userAlwaysAllowed, everyone: config.alwaysAllowed) { name in
-                Set((try? directory.resolve([name]))?.uids ?? [])  // a name gone from the machine names no one
+                Set((try? users.resolve([name]))?.uids ?? [])  // a name gone from the machine names no one
             }
             return groups.map { group in
                 var each = group.always == config.alwaysAllowed ? s : group.always.applied(to: s)
@@ -87,7 +87,7 @@ extension Core {
             return nil
         case .user(let name):
             guard !name.hasPrefix("@") else { throw CoreError(.usage, "status --user takes a user name, not a group") }
-            let uid = try directory.resolve([name]).uids[0]
+            let uid = try users.resolve([name]).uids[0]
             guard admin || uid == peer.uid else { throw Core.othersDenied }
             return uid
         }

@@ -13,8 +13,9 @@ public struct Core {
     /// The state other than the activities (those live in the registry).
     public var state: DaemonState
     public var local: LocalClock
-    /// Per-user blocks: user and group names to uids, and who a uid is (A1).
-    public let directory: UserDirectory
+    /// Per-user blocks and A1: the user database as the edge last read it (`UsersTable`):
+    /// names and groups to uids, and each uid's rank. Replaced whole (`usersChanged`).
+    public private(set) var users: UsersTable
     /// R1: the `Apps=` entries the usage monitor counts the executable at a path as, for the
     /// foreground a session agent reports (given by the daemon; none by default).
     public let executableApps: @Sendable (String) -> Set<String>
@@ -90,15 +91,15 @@ public struct Core {
     /// What the core decided that is not carried out yet, in order (`takeEffects`).
     var effects: [Effect] = []
 
-    public init(config: ConfigSet, state: DaemonState, timeZone: Zone, configPath: String, directory: UserDirectory,
+    public init(config: ConfigSet, state: DaemonState, timeZone: Zone, configPath: String, users: UsersTable,
                 executableApps: @escaping @Sendable (String) -> Set<String> = { _ in [] }) {
         self.config = config
-        self.directory = directory
+        self.users = users
         self.executableApps = executableApps
         self.local = LocalClock(timeZone)
         self.registry = Registry(maxActivities: config.daemon.maxActivities, configPath: configPath,
                                  activities: state.activities.map(\.activity), clock: LocalClock(timeZone))
-        self.registry.people = { directory.person($0) }  // A1
+        self.registry.people = { users.person($0) }  // A1
         self.registry.maxPerMember = config.daemon.maxActivitiesPerUser
         // The activities live in the registry from here on; the state keeps the rest.
         var rest = state
@@ -109,6 +110,15 @@ public struct Core {
             guard let open = UsageHistory.Open(key: key), open.kind == .blocked, applied[open.name] != nil else { continue }
             restoredFor[open.name, default: []].insert(open.user)
         }
+    }
+
+    /// The edge read the user database again, or looked up names it lacked: from here on
+    /// names, groups and ranks are this table's (A1). What is in force is not re-resolved
+    /// (configured `Users=` are, at the next reload).
+    public mutating func usersChanged(_ table: UsersTable) {
+        guard table != users else { return }
+        users = table
+        registry.people = { table.person($0) }
     }
 
     public var policy: Policy { Policy(clock: local) }

@@ -99,6 +99,20 @@ public enum Request: Equatable, Sendable {
 
     /// Whether the request changes state (and so needs §5's write permission).
     public var modifies: Bool { command.modifies }
+
+    /// U1: the user and `@group` names the request gives, which the edge looks up in the user
+    /// database before the core decides (`UsersTable.lacking`).
+    public var userNames: [String] {
+        func named(_ view: StatusView) -> [String] { if case .user(let name) = view { [name] } else { [] } }
+        switch self {
+        case .status(_, let view): return named(view)
+        case .report(let r): return named(r.view)
+        case .start(let s): return s.users?.names ?? []
+        case .scheduleAdd(let s): return s.users?.names ?? []
+        case .limitAdd(let l): return l.users?.names ?? []
+        default: return []
+        }
+    }
 }
 
 extension Request {

@@ -38,9 +38,9 @@ extension Engine {
         public var serverStats: @Sendable () -> JSONObject
         /// A one-line status for systemd (`STATUS=`).
         public var status: @Sendable (String) -> Void
-        /// Per-user blocks: user and group names to uids. Given, never defaulted: the daemon
-        /// gives the system's database, a test its own (which fails on any other lookup).
-        public var users: UserDirectory
+        /// Per-user blocks and A1: where the users table comes from. Given, never defaulted:
+        /// the daemon gives the system's database, a test a table of its own people.
+        public var users: UserDatabase
         /// R1: the `Apps=` entries of the selections some activity names, for the usage monitor
         /// to follow for the report (nothing by default).
         public var appsChanged: @Sendable (Set<String>) -> Void = { _ in }
@@ -56,7 +56,7 @@ extension Engine {
                     limitsChanged: @escaping @Sendable ([String: LimitedApps]) -> Void,
                     enforcementNotes: @escaping @Sendable (LocalClock) -> JSONObject,
                     serverStats: @escaping @Sendable () -> JSONObject, status: @escaping @Sendable (String) -> Void,
-                    users: UserDirectory) {
+                    users: UserDatabase) {
             (self.clock, self.enforcer, self.log, self.store) = (clock, enforcer, log, store)
             (self.loadConfig, self.hooks, self.armTimer, self.events) = (loadConfig, hooks, armTimer, events)
             (self.limitsChanged, self.enforcementNotes, self.serverStats, self.status) = (limitsChanged, enforcementNotes, serverStats, status)
@@ -70,6 +70,7 @@ extension Engine {
         switch message {
         case .wake: wake()
         case .timeZone(let zone): timeZoneChanged(to: zone)
+        case .usersChanged: readUsers(naming: core.config.userNames)
         case .shieldHit(let hit): recordShieldHit(hit)
         case .enforcementChanged: enforcementChanged()
         case .usage(let running): usageChanged(running: running)
@@ -104,6 +105,8 @@ public final class EngineInbox: @unchecked Sendable {
         case apps(Set<UsageMonitor.Running>)
         /// E3: a hook failed.
         case hookFailed(CoreError, selection: String)
+        /// A1, U1: /etc/passwd or /etc/group changed: the users table is read again.
+        case usersChanged
     }
 
     public let queue: DispatchQueue

@@ -57,6 +57,7 @@ extension Engine {
     /// One request through the core: authorized, made in memory, saved (undone and refused
     /// `not-saved` if that fails), told, enforced, and answered.
     private func perform(_ request: Request, from peer: Peer, now: Date, delaying: Bool) throws(CoreError) -> JSONObject {
+        lookUpUsers(names: request.userNames, uids: [peer.uid])  // at the edge, before the core decides (U1, A1)
         try core.authorize(request, by: peer)
         let before = request.modifies ? snapshot() : nil
         let change = try core.prepare(request, from: peer, now: now, delaying: delaying, fresh: freshConfig(for: request))
@@ -76,7 +77,31 @@ extension Engine {
     /// `reload` reads the configuration files here, at the edge; the core decides what to do with them.
     private func freshConfig(for request: Request) -> Result<ConfigSet, CoreError>? {
         guard request.command == .reload else { return nil }
-        do throws(CoreError) { return .success(try collaborators.loadConfig()) } catch { return .failure(error) }
+        do throws(CoreError) {
+            let config = try collaborators.loadConfig()
+            readUsers(naming: config.userNames)  // a user added before the reload is known to it
+            return .success(config)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The users table read again whole (start, reload, /etc/passwd or /etc/group changed),
+    /// with the names `naming` gives looked up where it lacks them.
+    func readUsers(naming names: [String]) {
+        let table = collaborators.users.lookUp(collaborators.users.read(), names, [])
+        core.usersChanged(table)
+        usersNow.write { $0 = table }
+    }
+
+    /// The names and uids the core is about to decide with, looked up where the table lacks
+    /// them (a directory that does not enumerate, a user added a moment ago).
+    func lookUpUsers(names: [String], uids: [UInt32]) {
+        let lacking = core.users.lacking(names: names, uids: uids)
+        guard !lacking.names.isEmpty || !lacking.uids.isEmpty else { return }
+        let table = collaborators.users.lookUp(core.users, lacking.names, lacking.uids)
+        core.usersChanged(table)
+        usersNow.write { $0 = table }
     }
 
     /// The answers rendered from what the engine publishes (status, failures, stats).

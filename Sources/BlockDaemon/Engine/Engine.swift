@@ -53,6 +53,8 @@ public final class Engine: @unchecked Sendable {
     var saveRetryDelay: TimeInterval = 1
     /// What the read-only requests are answered from, off the queue (Engine+Snapshot.swift).
     let published = ReadMostly<StatusSnapshot?>(nil)
+    /// A1: the users table the core decides with, for the server's ranks off the queue.
+    let usersNow: ReadMostly<UsersTable>
     /// The state log and what saving keeps between changes (Engine+Persistence).
     var saving: Saving
 
@@ -61,8 +63,10 @@ public final class Engine: @unchecked Sendable {
                 inbox: EngineInbox, collaborators: Collaborators) {
         self.queue = inbox.queue
         self.collaborators = collaborators
-        self.core = Core(config: config, state: state, timeZone: timeZone, configPath: configPath, directory: collaborators.users,
+        let users = collaborators.users.lookUp(collaborators.users.read(), config.userNames, [])
+        self.core = Core(config: config, state: state, timeZone: timeZone, configPath: configPath, users: users,
                          executableApps: collaborators.executableApps)
+        self.usersNow = ReadMostly(users)
         self.saving = Saving(journal: StateJournal(store: collaborators.store, generation: state.generation, seq: state.seq),
                              persisted: core.state.withoutLogged)
         if core.book.idKey == nil {  // A1: request ids drawn with a secret of the daemon's, kept with the book (saved with the next change)

@@ -90,7 +90,8 @@ public enum BlockdMain {
         print("  selections: \(config.catalog.names.joined(separator: " "))")
         for s in config.schedules {
             let next = Activity.schedule(s).currentOrNextWindow(at: now, clock: clock)
-            let when = next.map { "\(clock.spoken($0.start, from: now)) to \(clock.spoken($0.end, from: now))" } ?? "never"
+            // T7: the zone and its offset then, so that a wrong zone shows.
+            let when = next.map { "\(clock.spoken($0.start, from: now)) to \(clock.spoken($0.end, from: now)) (\(clock.zone.identifier), UTC\(clock.iso8601($0.start).suffix(6)))" } ?? "never"
             print("  schedule \(s.name): \(s.rule) [\(s.selections.joined(separator: " "))], window \(when)")
         }
         return 0
@@ -114,7 +115,7 @@ public enum BlockdMain {
         let now = RealClock().wallNow()
         var state = DaemonState()
         if case .loaded(let s) = store.load(now: now) { state = s }
-        let held = ReleaseLocks.held(in: state, now: now, users: .system)
+        let held = ReleaseLocks.held(in: state, now: now, users: .system())
         let (lines, proceed) = ReleaseLocks.judge(held, forceMembers: options.forceMembers, clock: LocalClock(SystemTimeZone.current()), now: now)
         for line in lines { printError("blockd: \(line)") }
         guard proceed else { return 1 }
@@ -255,6 +256,9 @@ final class Daemon: @unchecked Sendable {
         keep = [server, timer, usage]
         if let watcher = TimeZoneWatcher(queue: inbox.queue, onChange: { inbox.post(.timeZone(SystemTimeZone.current())) }) {
             keep.append(watcher)  // T7
+        }
+        if let watch = FileWatch(paths: UserDatabase.files, queue: inbox.queue, onChange: { _ in inbox.post(.usersChanged) }) {
+            keep.append(watch)  // A1, U1: a user or group added, removed or changed
         }
         return (engine, server)
     }

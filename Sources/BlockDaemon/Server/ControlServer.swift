@@ -43,9 +43,6 @@ public final class ControlServer: @unchecked Sendable {
     let log: any LogSink
     let limits: Limits
     let listenFD: Int32
-    let blockdGroup: UInt32?
-    /// M1: looked up on every connection, so a group created after start counts.
-    let adminGroup: String
     var acceptSource: DispatchSourceRead?
     /// Reads every connection from one thread (ReadPoller.swift).
     let poller = ReadPoller()
@@ -56,15 +53,12 @@ public final class ControlServer: @unchecked Sendable {
     var credentials: ((Int32) -> Peer)?
 
     /// `hub` is the one the engine publishes its events into.
-    public init(listenFD: Int32, engine: Engine, hub: EventHub, log: any LogSink, limits: Limits = Limits(), group: String = "blockd") {
+    public init(listenFD: Int32, engine: Engine, hub: EventHub, log: any LogSink, limits: Limits = Limits()) {
         self.listenFD = listenFD
         self.engine = engine
         self.hub = hub
         self.log = log
         self.limits = limits
-        var gid: UInt32 = 0
-        blockdGroup = blockd_group_id(group, &gid) == 0 ? gid : nil
-        adminGroup = "\(group)-admin"
     }
 
     public func start() {
@@ -140,18 +134,15 @@ public final class ControlServer: @unchecked Sendable {
         return nil
     }
 
-    /// §5: SO_PEERCRED decides. Root, the daemon's own user (an unprivileged sandbox) and
-    /// members of group blockd may modify; everyone who can connect may read.
+    /// §5: SO_PEERCRED says who; the users table decides the rank (`UsersTable.peer`, the one
+    /// place): root, the daemon's own user (an unprivileged sandbox) and members of group
+    /// blockd may modify, root, the daemon's user and members of blockd-admin administer;
+    /// everyone who can connect may read. A uid the table lacks is looked up here (getpwuid_r).
     func peer(of fd: Int32) -> Peer {
         var uid: UInt32 = UInt32.max, gid: UInt32 = UInt32.max, pid: Int32 = 0
         guard blockd_peer_credentials(fd, &uid, &gid, &pid) == 0 else { return Peer(uid: UInt32.max, mayModify: false) }
-        var may = uid == 0 || uid == geteuid()
-        if !may, let group = blockdGroup { may = blockd_user_in_group(uid, gid, group) == 1 }
-        var peer = Peer(uid: uid, mayModify: may)
-        // M1: root, the daemon's own user and members of group blockd-admin answer more-time requests.
-        var admin: UInt32 = 0
-        peer.isAdmin = uid == 0 || uid == geteuid() || (blockd_group_id(adminGroup, &admin) == 0 && blockd_user_in_group(uid, gid, admin) == 1)
-        return peer
+        let table = engine.usersNow.read { $0 }
+        return table.lookingUp(names: [], uids: [uid]).peer(uid, processGID: gid)
     }
 
     /// `status` from the engine's published snapshot as the bytes of its line, on the
