@@ -32,15 +32,18 @@ final class Harness: @unchecked Sendable {
 
     /// Per-user blocks: the user database the engine resolves names with.
     let users: UsersTable
+    /// Where the engine reads its users table instead (nil: exactly `users`).
+    let database: UserDatabase?
 
     /// `users`: root alone unless a test gives more (`UsersTable.only`), and never the
     /// machine's database: a test's outcome must not depend on who has an account where it
     /// runs (uid 1000 may be an administrator on one machine and absent on the next).
     init(now: String = "2026-11-29T13:05:00+09:00", dir: String? = nil, config: ConfigSet = .builtIn, persistent: Bool = true,
-         hookTimeout: TimeInterval? = nil, users: UsersTable = .only()) {
+         hookTimeout: TimeInterval? = nil, users: UsersTable = .only(), database: UserDatabase? = nil) {
         clock = ManualClock(wall: iso(now))
         log = MemorySink(clock: clock)
         self.users = users
+        self.database = database
         self.persistent = persistent
         self.hookTimeout = hookTimeout
         self.dir = dir ?? Harness.tempDir()
@@ -61,7 +64,7 @@ final class Harness: @unchecked Sendable {
         inbox = EngineInbox()
         let store = StateStore(directory: dir, io: persistent ? saveFault.io : SaveFault.discard)
         var c = Engine.Collaborators.unsupplied(clock: clock, store: store)
-        (c.enforcer, c.log, c.users) = (enforcer, log, .fixed(users))
+        (c.enforcer, c.log, c.users) = (enforcer, log, database ?? .fixed(users))
         if let loader { c.loadConfig = loader }
         if let hookTimeout { c.hooks = HookRunner(timeout: hookTimeout, inbox: inbox) }
         let (hub, events, arms) = (hub, events, timerArms)

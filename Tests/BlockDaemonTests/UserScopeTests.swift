@@ -168,4 +168,32 @@ struct UserTablesEnforcerTests {
         #expect(sandbox.enforce(blocked: [youtube]).notEnforced.isEmpty)
         #expect(sandbox.off?.contains("which the installed NSS module does not read") == true)
     }
+
+    @Test("A1, U1: when /etc/passwd or /etc/group change the engine reads the users table again: a user added after start can be blocked, and a parent added to blockd-admin administers at once")
+    func usersRead() throws {
+        let system = TableBox(UsersTable.only(users: ["kid": 1001, "parent": 1002]))
+        let h = Harness(database: UserDatabase(read: { system.value }, lookUp: { table, _, _ in table }))
+        guard case .error(let e) = h.send(#"start {"selections":["reddit"],"seconds":600,"users":["newkid"]}"#) else {
+            Issue.record("a start for a user no one added was accepted")
+            return
+        }
+        #expect(e.message.contains("no user named 'newkid'"))
+        #expect(h.run { h.engine.core.users.isAdmin(1002) } == false)
+        system.value = UsersTable.only(users: ["kid": 1001, "parent": 1002, "newkid": 1003], admins: [1002])
+        h.inbox.post(.usersChanged)
+        h.run {}
+        #expect(ok(h.send(#"start {"selections":["reddit"],"seconds":600,"users":["newkid"]}"#))?["userIds"] == [1003])
+        #expect(h.run { h.engine.core.users.person(1002) } == Person(rank: .admin, name: "parent"))
+    }
+}
+
+/// A users table another thread may replace (the system's, as a test gives it).
+final class TableBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var table: UsersTable
+    init(_ table: UsersTable) { self.table = table }
+    var value: UsersTable {
+        get { lock.lock(); defer { lock.unlock() }; return table }
+        set { lock.lock(); table = newValue; lock.unlock() }
+    }
 }
