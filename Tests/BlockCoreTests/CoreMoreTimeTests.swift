@@ -104,9 +104,9 @@ struct CoreMoreTimeTests {
         let g = try #require(ok(d.run(#"approve {"id":"m1","seconds":300}"#, as: Self.admin)))
         #expect(g["grantedBy"] == 1001)
         #expect(d.enforced == [])
-        let grants = d.core.requestsJSON()["grants"]  // status's more-time keys
-        #expect(grants?[0]?["grantedBy"] == 1001)
-        #expect(grants?[0]?["uid"] == 1000)
+        let grants = d.core.requestsReply().grants  // status's more-time lists
+        #expect(grants.first?.grantedBy == 1001)
+        #expect(grants.first?.uid == 1000)
         d.usage(running: ["games"], as: Self.asker.uid)  // M3: allowance, used up by running
         d.advance(300)
         #expect(d.enforced == ["steam"])
@@ -145,7 +145,7 @@ struct CoreMoreTimeTests {
         let pending = try #require(ok(d.run(#"stop {"name":"work"}"#, as: Self.asker)))
         #expect(pending["pending"] == "work")
         #expect(d.core.nextTransition == d.now + 120)
-        #expect(d.core.requestsJSON()["delayed"]?[0]?["pending"] == "work")
+        #expect(d.core.requestsReply().delayed.first?.name == "work")
         d.advance(60)
         _ = ok(d.run(#"cancel {"name":"work"}"#, as: Self.asker))
         d.advance(120)

@@ -233,7 +233,7 @@ struct RepliesTests {
         var d = StatusDocument(answeredAt: "2026-11-29T13:05:00.000+09:00", timeZone: "Asia/Tokyo",
                                blocked: [BlockedReply(selection: "x", until: nil, reasons: ["a"])], activities: [], failures: [],
                                all: false, counts: counts, enforcement: ["mode": "hosts"], nextTransition: nil, maxActivities: 100,
-                               server: ["connections": 1], moreTime: ["requests": [], "grants": [], "delayed": []])
+                               server: ["connections": 1], moreTime: RequestsReply())
         #expect(JSON.object(d.json).serialized() == #"{"schema":1,"now":"2026-11-29T13:05:00.000+09:00","timeZone":"Asia/Tokyo","blocked":[{"selection":"x","until":null,"reasons":["a"]}],"activities":[],"failures":[],"all":false,"counts":{"activities":3,"active":1,"blocks":1,"schedules":2,"limits":0},"enforcement":{"mode":"hosts"},"nextTransition":null,"maxActivities":100,"server":{"connections":1},"requests":[],"grants":[],"delayed":[]}"#)
         d.viewer = 1001
         #expect(JSON.object(d.json).serialized().hasSuffix(#""delayed":[],"viewer":1001}"#))

@@ -11,7 +11,7 @@ extension Core {
         guard request.command.route.loosens == .delayed, let (kind, name) = PendingLoosening.asked(by: request) else { return nil }
         // A1: what a member may not know of goes on to be answered as a name nobody holds.
         guard let activity = registry.known(name, to: registry.actor(peer)), activity.moreTime.delay > 0 else { return nil }
-        if let pending = book.loosenings.first(where: { $0.name == name }) { return .read(.reply(looseningJSON(pending))) }
+        if let pending = book.loosenings.first(where: { $0.name == name }) { return .read(.reply(looseningReply(pending).json)) }
         var trial = registry
         switch kind {
         case .stop: _ = try trial.stopBlock(named: name, by: peer, now: now)
@@ -21,7 +21,7 @@ extension Core {
         let due = now.addingTimeInterval(TimeInterval(activity.moreTime.delay))
         let l = PendingLoosening(kind: kind, name: name, uid: peer.uid, asked: now, due: due)
         book.loosenings.append(l)
-        var change = Change(saves: true, answer: .reply(looseningJSON(l)))
+        var change = Change(saves: true, answer: .reply(looseningReply(l).json))
         change.reports = [.moreTime(MoreTimeNote(event: .delayed, kind: nil, id: name, selection: activity.selections.joined(separator: " "), until: due,
                                                  message: "The \(kind.rawValue) of '\(name)' asked by \(who(peer.uid)) takes effect at \(local.spoken(due, from: now)) (Delay=); 'blockc cancel \(name)' keeps it",
                                                  uid: peer.uid))]
@@ -114,19 +114,21 @@ extension Core {
         return r.json
     }
 
-    func requestJSON(_ r: MoreTimeRequest) -> JSONObject {
+    func requestJSON(_ r: MoreTimeRequest) -> JSONObject { requestReply(r).json }
+
+    func requestReply(_ r: MoreTimeRequest) -> MoreTimeRequestReply {
         MoreTimeRequestReply(id: r.id, selection: r.selection, asked: local.iso8601(r.asked), expires: local.iso8601(r.expires),
-                             uid: Int(r.uid), user: who(r.uid), activities: r.activities, seconds: r.seconds, reason: r.reason).json
+                             uid: Int(r.uid), user: who(r.uid), activities: r.activities, seconds: r.seconds, reason: r.reason)
     }
 
-    func looseningJSON(_ l: PendingLoosening) -> JSONObject {
-        DelayedReply(name: l.name, kind: l.kind, uid: Int(l.uid), user: who(l.uid), at: local.iso8601(l.due)).json
+    func looseningReply(_ l: PendingLoosening) -> DelayedReply {
+        DelayedReply(name: l.name, kind: l.kind, uid: Int(l.uid), user: who(l.uid), at: local.iso8601(l.due))
     }
 
-    /// `requests`, and the more-time keys of `status`.
-    public func requestsJSON() -> JSONObject {
-        ["requests": .array(book.requests.map { .object(requestJSON($0)) }),
-         "grants": .array(book.grants.map { .object(grantJSON($0)) }),
-         "delayed": .array(book.loosenings.map { .object(looseningJSON($0)) })]
+    /// `requests`, and the more-time members of `status`: everyone's (`Authority.view` cuts them
+    /// to what a caller may see).
+    public func requestsReply() -> RequestsReply {
+        RequestsReply(requests: book.requests.map(requestReply), grants: book.grants.map(grantReply),
+                      delayed: book.loosenings.map(looseningReply))
     }
 }

@@ -11,9 +11,9 @@ extension Core {
         case .deny(let id, let reason): return try answer(id, approve: false, seconds: nil, reason: reason, peer: peer, now: now)
         case .cancel(let name): return try cancel(name, peer: peer, now: now)
         case .requests:
-            var o = Core.only(Core.privateView(peer), requestsJSON())  // A1: a member sees their own
-            o["admin"] = .bool(peer.isAdmin)  // M4: the agent offers Approve/Deny only to those who may
-            return .read(.reply(o))
+            var r = Authority.view(Core.privateView(peer), requestsReply())  // A1: a member sees their own
+            r.admin = peer.isAdmin  // M4: the agent offers Approve/Deny only to those who may
+            return .read(.reply(r.json))
         case .hello, .status, .start, .stop, .scheduleAdd, .scheduleRemove, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitAdd, .limitRemove, .limitList, .stats, .report, .foreground, .web, .watch, .reload:
             throw CoreError(.internal, "\(request.command.rawValue) is not a more-time request; this is a bug in blockd, please report it")
         }

@@ -158,19 +158,4 @@ extension Core {
     /// A1: the uid whose own things a caller sees (a member, or a user in neither group); nil
     /// for root and administrators, who see everyone's.
     public static func privateView(_ peer: Peer) -> UInt32? { peer.rank >= .admin ? nil : peer.uid }
-
-    /// A1: an answer's lists of failures, requests, grants and delayed loosenings cut to those
-    /// of `uid` (nil: all of them); a failure that is no one's (the daemon's own) stays.
-    public static func only(_ uid: UInt32?, _ o: JSONObject) -> JSONObject {
-        guard let uid else { return o }
-        var out = o
-        for key in ["failures", "requests", "grants", "delayed"] {
-            guard let items = o[key]?.array else { continue }
-            out[key] = .array(items.filter { item in
-                guard let owner = item.object?["uid"], owner != .null else { return key == "failures" }
-                return owner.int == Int(uid)
-            })
-        }
-        return out
-    }
 }

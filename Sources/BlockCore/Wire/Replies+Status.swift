@@ -159,13 +159,13 @@ public struct StatusDocument: Equatable, Sendable {
     /// The control server's counters (S3).
     public var server: JSONObject
     /// M2, M3: `requests`, `grants` and `delayed`, members of the document itself.
-    public var moreTime: JSONObject
+    public var moreTime: RequestsReply
     /// U2: the uid whose view it is, when it is one user's.
     public var viewer: Int?
 
     public init(answeredAt: String, timeZone: String, blocked: [BlockedReply], activities: [ActivityReply], failures: [FailureReply],
                 all: Bool, counts: StatusCounts, enforcement: JSONObject, nextTransition: String?, maxActivities: Int,
-                server: JSONObject, moreTime: JSONObject, viewer: Int? = nil) {
+                server: JSONObject, moreTime: RequestsReply, viewer: Int? = nil) {
         (self.answeredAt, self.timeZone, self.blocked, self.activities, self.failures) = (answeredAt, timeZone, blocked, activities, failures)
         (self.all, self.counts, self.enforcement, self.nextTransition) = (all, counts, enforcement, nextTransition)
         (self.maxActivities, self.server, self.moreTime, self.viewer) = (maxActivities, server, moreTime, viewer)
@@ -179,7 +179,7 @@ public struct StatusDocument: Equatable, Sendable {
             "enforcement": .object(enforcement), "nextTransition": Reply.text(nextTransition),
             "maxActivities": .int(Int64(maxActivities)), "server": .object(server),
         ]
-        for (key, value) in moreTime { o[key] = value }
+        for (key, value) in moreTime.json { o[key] = value }
         if let viewer { o["viewer"] = .int(Int64(viewer)) }
         return o
     }

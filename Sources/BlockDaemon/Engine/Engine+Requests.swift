@@ -108,9 +108,12 @@ extension Engine {
     private func published(_ answer: Change.Answer, now: Date) -> JSONObject {
         switch answer {
         case .status(let all, let viewer, let peer):
-            var o = status(now: now, viewer: viewer, all: all)
-            if let own = Core.privateView(peer) { o = Core.only(own, o); o["counts"] = .object(core.counts(visibleTo: own, now: now).json) }  // A1
-            return o
+            var document = statusDocument(now: now, viewer: viewer, all: all)
+            if let own = Core.privateView(peer) {  // A1
+                document = Authority.view(own, document)
+                document.counts = core.counts(visibleTo: own, now: now)
+            }
+            return document.json
         case .published(let request, let peer): return answerNow(request, now: now, private: Core.privateView(peer))
         case .reply, .activity, .started: return core.reply(answer, now: now) ?? [:]
         }
@@ -170,9 +173,9 @@ extension Engine {
     /// `status` for `viewer` (nil: everyone): the activities they see and what blocks them.
     /// While no activity has a scope every view is the whole one (and the snapshot answers);
     /// with scopes the engine works the view out here, over every activity.
-    func status(now: Date, viewer: UInt32?, all: Bool) -> JSONObject {
-        guard let viewer, core.registry.index.scopedCount > 0 else { return answerNow(.status(all: all), now: now) }
+    func statusDocument(now: Date, viewer: UInt32?, all: Bool) -> StatusDocument {
         let (every, blocked, snapshot) = snapshotNow(now)
+        guard let viewer, core.registry.index.scopedCount > 0 else { return snapshot.document(all: all, every: all ? every : nil, now: now) }
         let (view, shapes) = (core.statusView(for: viewer, all: all, now: now, every: every, blocked: blocked), core.shapes)
         var document = snapshot.document(all: all, every: [], now: now)  // the activities are the view's
         document.activities = view.activities.map { shapes.activityReply($0, at: now) }
@@ -181,6 +184,6 @@ extension Engine {
         document.enforcement["notEnforced"] = view.notEnforced
         document.enforcement["partial"] = view.partial == .array([]) ? nil : view.partial
         document.viewer = Int(viewer)
-        return document.json
+        return document
     }
 }

@@ -103,7 +103,7 @@ extension Engine {
                               failures: core.state.failures, shieldHits: core.state.shieldHits, enforcement: enforcement,
                               nextTransition: core.nextTransition, maxActivities: core.registry.maxActivities,
                               wallMinusBoot: core.wallMinusBoot, saveFailing: saveProblem != nil,
-                              moreTime: core.requestsJSON(), lastEnforced: core.lastEnforced,
+                              moreTime: core.requestsReply(), lastEnforced: core.lastEnforced,
                               enforcementNotes: collaborators.enforcementNotes, notesVersion: collaborators.notesVersion,
                               serverStats: collaborators.serverStats, applied: core.appliedSorted)
     }
@@ -126,9 +126,9 @@ extension Engine {
     func answerNow(_ request: Request, now: Date, private uid: UInt32? = nil) -> JSONObject {
         let (every, _, snapshot) = snapshotNow(now)
         switch request {
-        case .status(let all, _): return StatusSnapshot.only(uid, snapshot.document(all: all, every: all ? every : nil, now: now).json)
+        case .status(let all, _): return Authority.view(uid, snapshot.document(all: all, every: all ? every : nil, now: now)).json
         case .scheduleList: return ListReply(.schedules, every.filter { $0.kind == .schedule }.map { core.shapes.activityReply($0, at: now) }).json
-        case .failures: return StatusSnapshot.only(uid, ListReply(.failures, snapshot.failures.map(snapshot.shapes.failureReply)).json)
+        case .failures: return ListReply(.failures, Authority.view(uid, snapshot.failures.map(snapshot.shapes.failureReply))).json
         case .stats: return snapshot.stats(uid).json
         case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .limitList, .more, .requests, .approve, .deny, .cancel, .report, .foreground, .web, .watch, .reload:
             return [:]

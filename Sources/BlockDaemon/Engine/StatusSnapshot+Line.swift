@@ -106,7 +106,7 @@ extension StatusSnapshot {
     /// the two cannot drift apart; only `now`, `activities`, `enforcement` and `server` are
     /// written member by member.
     func makeLine(now: Date, private uid: UInt32?) -> StatusLine {
-        let o = StatusSnapshot.only(uid, document(all: false, now: now, notes: [:], server: [:]).json)
+        let o = Authority.view(uid, document(all: false, now: now, notes: [:], server: [:])).json
         var b = LineBuilder()
         b.bytes.append(UInt8(ascii: "{"))
         var until = Date.distantFuture

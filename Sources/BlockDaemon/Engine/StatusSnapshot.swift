@@ -44,7 +44,7 @@ public final class StatusSnapshot: Sendable {
     /// Whether the state file's last save failed (see `answers(at:boot:)`).
     let saveFailing: Bool
     /// M3: the grants, pending requests and delayed loosenings (`grants`, `requests`, `delayed`).
-    let moreTime: JSONObject
+    let moreTime: RequestsReply
     /// Per-user blocks exist: `status` and `limit list` depend on who asks (the engine answers).
     let scoped: Bool
     /// F3: when the enforcers last converged with no failure and every selection enforced.
@@ -69,7 +69,7 @@ public final class StatusSnapshot: Sendable {
 
     init(local: LocalClock, parts: Parts, usage: UsageLedger, failures: [FailureRecord],
          shieldHits: [String: [String: Int]], enforcement: JSONObject, nextTransition: Date?, maxActivities: Int,
-         wallMinusBoot: TimeInterval?, saveFailing: Bool, moreTime: JSONObject = [:], lastEnforced: Date? = nil,
+         wallMinusBoot: TimeInterval?, saveFailing: Bool, moreTime: RequestsReply = RequestsReply(), lastEnforced: Date? = nil,
          enforcementNotes: @escaping @Sendable (LocalClock) -> JSONObject, notesVersion: (@Sendable () -> UInt64)? = nil,
          serverStats: @escaping @Sendable () -> JSONObject, applied: [String] = []) {
         self.applied = applied
@@ -107,19 +107,15 @@ public final class StatusSnapshot: Sendable {
         switch request {
         case .status(let all, let view):
             guard !(all || view != .caller || scoped || active == nil) else { return nil }
-            return StatusSnapshot.only(uid, document(all: false, now: now).json)
+            return Authority.view(uid, document(all: false, now: now)).json
         case .limitList where scoped: return nil
         case .limitList: return ListReply(.limits, limits.map { shapes.activityReply(current($0, now), at: now) }).json
-        case .failures: return StatusSnapshot.only(uid, ListReply(.failures, failures.map(shapes.failureReply)).json)
+        case .failures: return ListReply(.failures, Authority.view(uid, failures.map(shapes.failureReply))).json
         case .stats: return stats(uid).json
         case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .scheduleList, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .more, .requests, .approve, .deny, .cancel, .report, .foreground, .web, .watch, .reload:
             return nil
         }
     }
-
-    /// A1's view of an answer for a member: failures, requests, grants and delayed loosenings
-    /// are kept when they are the member's own (`uid`) or nobody's (the daemon's own failures).
-    static func only(_ uid: UInt32?, _ o: JSONObject) -> JSONObject { Core.only(uid, o) }
 
     var shapes: Shapes { Shapes(clock: local) }
 
