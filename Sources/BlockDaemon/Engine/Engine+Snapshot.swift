@@ -80,7 +80,7 @@ extension Engine {
 
     /// `isBlocked` says whether a selection is blocked in the view `parts` was made from
     /// (without a walk over it; `parts.desired` may leave the view out, see `snapshotParts`).
-    func makeSnapshot(parts: StatusSnapshot.Parts, isBlocked: (String) -> Bool) -> StatusSnapshot {
+    func makeSnapshot(parts: StatusSnapshot.Parts, isBlocked: (String) -> Bool, every: [Activity]? = nil) -> StatusSnapshot {
         // `applied` is filled in when a status is written (StatusSnapshot.applied).
         var enforcement: JSONObject = ["mode": .string(enforcer.mode), "applied": .array([])]
         if let composite = enforcer as? CompositeEnforcer, case .array(let offs) = composite.offs, !offs.isEmpty {
@@ -105,7 +105,7 @@ extension Engine {
                               wallMinusBoot: core.wallMinusBoot, saveFailing: saveProblem != nil,
                               moreTime: core.requestsReply(), lastEnforced: core.lastEnforced,
                               enforcementNotes: collaborators.enforcementNotes, notesVersion: collaborators.notesVersion,
-                              serverStats: collaborators.serverStats, applied: core.appliedSorted)
+                              serverStats: collaborators.serverStats, applied: core.appliedSorted, every: every)
     }
 
     /// A read-only request answered from the published snapshot, on the caller's thread; nil
@@ -115,7 +115,7 @@ extension Engine {
     public func answerFromSnapshot(_ request: Request, peer: Peer = .root) -> Response? {
         guard let snapshot = published.read({ $0 }) else { return nil }
         let now = clock.wallNow()
-        guard snapshot.answers(at: now, boot: clock.bootNow()),
+        guard request.command.route.snapshot, snapshot.answers(at: now, boot: clock.bootNow()),
               let reply = snapshot.answer(request, now: now, private: Core.privateView(peer)) else { return nil }
         return .ok(reply)
     }
@@ -124,15 +124,7 @@ extension Engine {
     /// every read goes when the snapshot cannot answer, and `status --all` and `schedule list`,
     /// which list every activity).
     func answerNow(_ request: Request, now: Date, private uid: UInt32? = nil) -> JSONObject {
-        let (every, _, snapshot) = snapshotNow(now)
-        switch request {
-        case .status(let all, _): return Authority.view(uid, snapshot.document(all: all, every: all ? every : nil, now: now)).json
-        case .scheduleList: return ListReply(.schedules, every.filter { $0.kind == .schedule }.map { core.shapes.activityReply($0, at: now) }).json
-        case .failures: return ListReply(.failures, Authority.view(uid, snapshot.failures.map(snapshot.shapes.failureReply))).json
-        case .stats: return snapshot.stats(uid).json
-        case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .limitList, .more, .requests, .approve, .deny, .cancel, .report, .foreground, .web, .watch, .reload:
-            return [:]
-        }
+        snapshotNow(now).snapshot.answer(request, now: now, private: uid) ?? [:]
     }
 
     /// Every activity, what they block at `now` (grants considered, M3), and a snapshot of what
@@ -140,7 +132,8 @@ extension Engine {
     func snapshotNow(_ now: Date) -> (every: [Activity], blocked: [Policy.Blocked], snapshot: StatusSnapshot) {
         let every = core.activitiesForDisplay(at: now)
         let blocked = core.blocked(at: now, every: every)
-        return (every, blocked, makeSnapshot(parts: snapshotParts(desired: blocked, bounded: false), isBlocked: Set(blocked.map(\.selection)).contains))
+        return (every, blocked, makeSnapshot(parts: snapshotParts(desired: blocked, bounded: false), isBlocked: Set(blocked.map(\.selection)).contains,
+                                             every: every))
     }
 
     /// `status` with every activity, on the engine's queue.

@@ -57,6 +57,10 @@ public final class StatusSnapshot: Sendable {
     let serverStats: @Sendable () -> JSONObject
     /// `status` rendered once per view (nil: everyone's, else a member's uid), on first ask.
     let lines = ReadMostly<[UInt32?: StatusLine]>([:])
+    /// Every activity, in a snapshot the engine makes on its queue for one answer
+    /// (`Engine.snapshotNow`) and never publishes: with it `status --all` and `schedule list`
+    /// are answered here too, by the same renderer.
+    let every: [Activity]?
 
     struct Parts {
         var active: [Activity]?
@@ -71,8 +75,9 @@ public final class StatusSnapshot: Sendable {
          shieldHits: [String: [String: Int]], enforcement: JSONObject, nextTransition: Date?, maxActivities: Int,
          wallMinusBoot: TimeInterval?, saveFailing: Bool, moreTime: RequestsReply = RequestsReply(), lastEnforced: Date? = nil,
          enforcementNotes: @escaping @Sendable (LocalClock) -> JSONObject, notesVersion: (@Sendable () -> UInt64)? = nil,
-         serverStats: @escaping @Sendable () -> JSONObject, applied: [String] = []) {
+         serverStats: @escaping @Sendable () -> JSONObject, applied: [String] = [], every: [Activity]? = nil) {
         self.applied = applied
+        self.every = every
         (self.local, self.active, self.limits, self.counts, self.desired) = (local, parts.active, parts.limits, parts.counts, parts.desired)
         self.scoped = parts.scoped
         (self.usage, self.failures, self.shieldHits, self.enforcement) = (usage, failures, shieldHits, enforcement)
@@ -100,19 +105,26 @@ public final class StatusSnapshot: Sendable {
 
     // MARK: Answers
 
-    /// `private`: the uid of a caller who sees only their own and the machine-wide things (a
-    /// member, A1); nil for an administrator or root, who see everything.
+    /// The one renderer of the read-only answers, for the published snapshot (off the engine's
+    /// queue) and for the one the engine makes for an answer (`every` given) alike; nil when
+    /// this snapshot cannot give it (the engine then works it out: a view of one user, more
+    /// than `maxActive` active, every activity asked of a published snapshot). `private`: the
+    /// uid of a caller who sees only their own and the machine-wide things (a member, A1); nil
+    /// for an administrator or root, who see everything.
     func answer(_ request: Request, now: Date, private uid: UInt32? = nil) -> JSONObject? {
-        guard request.command.route.snapshot else { return nil }
         switch request {
         case .status(let all, let view):
+            if let every { return Authority.view(uid, document(all: all, every: all ? every : nil, now: now)).json }
             guard !(all || view != .caller || scoped || active == nil) else { return nil }
             return Authority.view(uid, document(all: false, now: now)).json
+        case .scheduleList:
+            guard let every else { return nil }
+            return ListReply(.schedules, every.filter { $0.kind == .schedule }.map { shapes.activityReply($0, at: now) }).json
         case .limitList where scoped: return nil
         case .limitList: return ListReply(.limits, limits.map { shapes.activityReply(current($0, now), at: now) }).json
         case .failures: return ListReply(.failures, Authority.view(uid, failures.map(shapes.failureReply))).json
         case .stats: return stats(uid).json
-        case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .scheduleList, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .more, .requests, .approve, .deny, .cancel, .report, .foreground, .web, .watch, .reload:
+        case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .more, .requests, .approve, .deny, .cancel, .report, .foreground, .web, .watch, .reload:
             return nil
         }
     }
