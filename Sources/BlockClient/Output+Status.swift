@@ -101,23 +101,34 @@ extension Output {
         return lines
     }
 
-    /// "  12 schedules, 3 limits, 99,985 idle activities; ...": what a status without --all
+    /// "  Not listed: 99,982 idle schedules, 3 idle limits; ...": what a status without --all
     /// leaves out, so that 100,000 idle schedules take one line; nil when nothing is left out.
-    /// U2: in one user's view, the activities active for other users are said as such, never
-    /// as idle ones.
+    /// Each kind is counted as idle only (the active ones are listed above it). U2: in one
+    /// user's view, the activities active for other users are said as such, never as idle ones
+    /// (their kinds are not known then, so the idle ones are counted together).
     func idleLine(_ counts: [String: Int], shown: [ActivityReply]) -> String? {
         guard let total = counts["activities"], total > shown.count else { return nil }
-        var parts: [String] = []
-        for (key, word) in [("schedules", "schedule"), ("limits", "limit")] {
-            if let n = counts[key], n > 0 { parts.append(Output.grouped(n) + " " + word + (n == 1 ? "" : "s")) }
-        }
         let shownActive = shown.filter(\.active).count
         let others = max(0, min((counts["active"] ?? shownActive) - shownActive, total - shown.count))
         let idle = total - shown.count - others
-        if idle > 0 { parts.append("\(Output.grouped(idle)) idle activit\(idle == 1 ? "y" : "ies")") }
+        func n(_ count: Int, _ word: String) -> String { Output.grouped(count) + " " + word + (count == 1 ? "" : "s") }
+        var parts: [String] = []
+        let kinds = [("schedules", "schedule", "idle schedule"), ("limits", "limit", "idle limit")].compactMap { key, kind, word -> String? in
+            guard let all = counts[key] else { return nil }
+            let count = all - shown.filter { $0.kind.known?.rawValue == kind }.count
+            return count > 0 ? n(count, word) : nil
+        }
+        let byKind = [("schedules", "schedule"), ("limits", "limit")].reduce(0) { sum, pair in
+            sum + max(0, (counts[pair.0] ?? 0) - shown.filter { $0.kind.known?.rawValue == pair.1 }.count)
+        }
+        if idle > 0 {
+            parts += others == 0 && byKind == idle ? kinds : ["\(Output.grouped(idle)) idle activit\(idle == 1 ? "y" : "ies")"]
+        }
         if others > 0 { parts.append("\(Output.grouped(others)) active for other users") }
-        let how = others > 0 && idle == 0 ? "'blockc status --all-users' lists them" : "'blockc status --all' or 'blockc schedule list' lists them"
-        return "  " + parts.joined(separator: ", ") + "; " + how + "."
+        let many = idle + others > 1
+        let how = others > 0 && idle == 0 ? "'blockc status --all-users' lists \(many ? "them" : "it")"
+            : "'blockc status --all' lists \(many ? "them" : "it")"
+        return "  Not listed: " + parts.joined(separator: ", ") + "; " + how + "."
     }
 
     /// 99985 → "99,985".

@@ -210,9 +210,9 @@ struct OutputTests {
     }
 
     @Test("U2: in one user's view the activities active for other users are said as such, never as idle", arguments: [
-        (active: 3, total: 5, shown: 1, says: "  2 idle activities, 2 active for other users; 'blockc status --all' or 'blockc schedule list' lists them."),
-        (active: 1, total: 5, shown: 1, says: "  4 idle activities; 'blockc status --all' or 'blockc schedule list' lists them."),
-        (active: 3, total: 3, shown: 1, says: "  2 active for other users; 'blockc status --all-users' lists them."),
+        (active: 3, total: 5, shown: 1, says: "  Not listed: 2 idle activities, 2 active for other users; 'blockc status --all' lists them."),
+        (active: 1, total: 5, shown: 1, says: "  Not listed: 4 idle activities; 'blockc status --all' lists them."),
+        (active: 3, total: 3, shown: 1, says: "  Not listed: 2 active for other users; 'blockc status --all-users' lists them."),
     ])
     func idleAndOthers(active: Int, total: Int, shown: Int, says: String) {
         var status = Fixture.status(blocked: [], activities: Array([Fixture.instagramBlock].prefix(shown)))
@@ -318,7 +318,7 @@ extension OutputTests {
         status["counts"] = ["activities": 99_986, "active": 1, "blocks": 1, "schedules": 99_982, "limits": 3]
         let text = Fixture.output().status(status)
         #expect(text.contains("Activities (99,986 of 100,000)\n  instagram  block  instagram  active, until 13:35 (30m left)\n"))
-        #expect(text.contains("\n  99,982 schedules, 3 limits, 99,985 idle activities; 'blockc status --all' or 'blockc schedule list' lists them.\n"))
+        #expect(text.contains("\n  Not listed: 99,982 idle schedules, 3 idle limits; 'blockc status --all' lists them.\n"))
         status["all"] = true
         status["counts"] = ["activities": 1, "active": 1, "blocks": 1, "schedules": 0, "limits": 0]
         #expect(!Fixture.output().status(status).contains("idle"))
