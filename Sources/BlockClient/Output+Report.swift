@@ -42,10 +42,14 @@ extension Output {
         lines += ["", heading("Blocked time")]
         let blocked = names(\.blocked, in: days)
         if blocked.isEmpty { lines.append("Nothing was blocked.") }
+        var smallBlocked: [String] = []
         for name in blocked {
-            lines += chart(Output.clean(AllowOnly.display(name)), values: days.map { $0.blocked[name] }, context,
+            let values = days.map { $0.blocked[name] }
+            if Output.small(values) { smallBlocked.append(name); continue }
+            lines += chart(Output.clean(AllowOnly.display(name)), values: values, context,
                            previous: previous?.blocked.map { Double($0[name] ?? 0) })
         }
+        lines += small(smallBlocked, charted: smallBlocked.count < blocked.count) { name in days.map { $0.blocked[name] } }
         let count = { (count: UsageHistory.Count) in days.reduce(0) { $0 + $1.count(count) } }
         lines.append("")
         lines.append("Blocks started: \(count(.started)), stopped early: \(count(.stoppedEarly)).")
@@ -67,8 +71,11 @@ extension Output {
         var lines: [String] = []
         let limits = Set(days.flatMap(\.limits.keys)).sorted()
         var drawn: Set<String> = []
-        for name in names({ $0.used ?? [:] }, in: days) {
+        var smallUsed: [String] = []
+        let used = names({ $0.used ?? [:] }, in: days)
+        for name in used {
             let limit = limits.first { limit in days.contains { Output.limitSelections($0, limit) == [name] } }
+            if limit == nil, Output.small(days.map { $0.used?[name] }) { smallUsed.append(name); continue }
             if let limit { drawn.insert(limit) }
             let title = AllowOnly.display(name) + (limit.map { $0 == name ? "" : " (limit \($0))" } ?? "")
             lines += chart(Output.clean(title), values: days.map { $0.used?[name] }, context,
@@ -79,7 +86,23 @@ extension Output {
             lines += chart(Output.clean("limit \(limit)"), values: days.map { $0.limits[limit]?.used }, context,
                            limit: Output.allowance(days, limit))
         }
-        return lines
+        return lines + small(smallUsed, charted: smallUsed.count < used.count || !limits.isEmpty) { name in days.map { $0.used?[name] } }
+    }
+
+    /// A chart's smallest scale (ReportChart's, 15 min): a selection whose busiest day is
+    /// shorter, and that has no limit to draw, is a row of one table instead of a near-empty chart.
+    static let chartMinimum = 900
+
+    static func small(_ values: [Int?]) -> Bool { (values.compactMap { $0 }.max() ?? 0) < chartMinimum }
+
+    /// The small selections as one table of totals over the period, biggest first (after the
+    /// charts, under "Other selections" when there are some).
+    private func small(_ names: [String], charted: Bool, values: (String) -> [Int?]) -> [String] {
+        guard !names.isEmpty else { return [] }
+        let rows = names.map { name in ReportChart.Row(Output.clean(AllowOnly.display(name)), Double(values(name).compactMap { $0 }.reduce(0, +))) }
+            .sorted { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.label < $1.label }
+        let head = (charted ? "Other selections, less than " : "Less than ") + "\(ReportChart.figure(Double(Output.chartMinimum))) on every day; totals:"
+        return [head] + ReportChart.lines(rows, columns: columns - 2, ascii: ascii).map { "  " + $0 }
     }
 
     /// How many apps, and how many sites, the top lists name.

@@ -44,6 +44,24 @@ struct ReportOutputTests {
                                     "Shield: 5 launches denied, apps stopped or edits undone (everything but school 3, games 2)."])
     }
 
+    @Test("R2: a selection with less than 15 min on every day and no limit gets no near-empty chart: one table of totals after the charts, biggest first")
+    func smallSelections() {
+        let o: JSONObject = ["schema": 1, "from": "2026-11-23", "to": "2026-11-24", "user": 1001,
+                             "days": [Self.day("2026-11-23", "mon", ["youtube": 60, "reddit": 1800], used: ["games": 1800, "video": 60, "news": 300]),
+                                      Self.day("2026-11-24", "tue", ["youtube": 120], used: ["video": 120])]]
+        let lines = Self.lines(Self.output().report(o))
+        #expect(lines.contains("games") && !lines.contains("video") && !lines.contains("news"), "\(lines)")
+        let other = lines.firstIndex(of: "Other selections, less than 15 min on every day; totals:")
+        #expect(other.map { lines[$0 + 1].hasPrefix("  news ") && lines[$0 + 2].hasPrefix("  video ") && lines[$0 + 2].hasSuffix(" 3 min") } == true, "\(lines)")
+        let blocked = lines.firstIndex(of: "Blocked time")
+        #expect(blocked.map { lines[$0 + 1] == "reddit" } == true, "reddit has a day of 30 min: a chart")
+        let shortBlocked = lines.lastIndex(of: "Other selections, less than 15 min on every day; totals:")
+        #expect(shortBlocked.map { $0 > (blocked ?? 0) && lines[$0 + 1].hasPrefix("  youtube ") } == true, "\(lines)")
+        let only = Self.output().report(["schema": 1, "from": "2026-11-23", "to": "2026-11-23",
+                                         "days": [Self.day("2026-11-23", "mon", ["youtube": 60])]])
+        #expect(only.contains("Blocked time\nLess than 15 min on every day; totals:\n  youtube "), "\(only)")
+    }
+
     @Test("R2: nothing ran and nothing was blocked says so; the machine's report says whose it is")
     func empty() {
         let text = Self.output().report(["schema": 1, "from": "2026-11-29", "to": "2026-11-29", "days": [Self.day("2026-11-29", "sun")]])
