@@ -264,6 +264,16 @@ struct CommandParser {
         let minutes = value("--minutes"), duration = value("--for"), until = value("--until")
         let given = [minutes, duration, until].compactMap { $0 }
         guard given.count == 1 else {
+            // `start 10m reddit`, `start 2 hours reddit`: the duration is there, without its flag.
+            if given.isEmpty, let first = words.first, words.count > 1 {
+                let n = DurationText.wordsContinuing(first, in: Array(words.dropFirst()))
+                let typed = words.prefix(n + 1).joined(separator: " ")
+                if words.count > n + 1, (try? DurationText.parse(typed)) != nil {
+                    func word(_ w: String) -> String { w.contains(" ") ? "\"\(w)\"" : w }
+                    let rest = words.dropFirst(n + 1).map(word).joined(separator: " ")
+                    throw CoreError(.usage, "start needs --minutes N, --for DURATION or --until TIME; did you mean 'blockc start --for \(word(typed)) \(rest)'? See 'blockc --help'.")
+                }
+            }
             throw scanner.usage(given.isEmpty ? "start needs --minutes N, --for DURATION or --until TIME"
                                               : "give only one of --minutes, --for and --until")
         }

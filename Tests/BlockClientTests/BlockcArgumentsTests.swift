@@ -153,6 +153,19 @@ struct BlockcArgumentsTests {
         }
     }
 
+    @Test("§6: a duration typed without its flag is told with the command meant", arguments: [
+        (["start", "10m", "reddit"], "did you mean 'blockc start --for 10m reddit'?"),
+        (["start", "2", "hours", "reddit", "youtube"], "did you mean 'blockc start --for \"2 hours\" reddit youtube'?"),
+    ])
+    func durationWithoutFlag(arguments: [String], says: String) {
+        do {
+            let parsed = try BlockcInvocation.parse(arguments)
+            Issue.record("accepted as \(parsed)")
+        } catch {
+            #expect(error.message.hasPrefix("start needs --minutes N, --for DURATION or --until TIME; ") && error.message.contains(says), "\(error.message)")
+        }
+    }
+
     @Test("§6: the options blockc knows are exactly those its help names")
     func optionsAreTheHelps() {
         let texts = [BlockcHelp.usage] + BlockcInvocation.commandNames.compactMap { BlockcHelp.help(for: $0) }
