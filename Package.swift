@@ -80,6 +80,8 @@ let package = Package(
         .testTarget(name: "BlockDaemonTests", dependencies: ["BlockCore", "ZoneInfo", "BlockDaemon", "BlockClient", "BlockTestSupport", "BlockTestTools"]),
         .testTarget(name: "BlockClientTests", dependencies: ["BlockCore", "ZoneInfo", "BlockClient"]),
         .testTarget(name: "BlockAgentTests", dependencies: ["BlockCore", "ZoneInfo", "BlockClient", "BlockAgent", "BlockTestTools"]),
+        // Tests about the repository rather than the code: docs, man pages, the installed files.
+        .testTarget(name: "BlockMetaTests", dependencies: ["BlockCore", "BlockDaemon", "BlockClient", "BlockTestTools"]),
     ],
     swiftLanguageModes: [.v6]
 )
