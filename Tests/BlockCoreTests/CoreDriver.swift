@@ -117,6 +117,14 @@ struct CoreDriver {
         reconcile()
     }
 
+    /// Screen time: the edge reports the login sessions now (logind), as the engine hands them over.
+    mutating func sessions(_ sessions: [LoginSession]) {
+        core.observe(wall: now, boot: boot)
+        core.sessionsObserved(sessions, now: now)
+        core.armNextTransition(now: now)
+        take()
+    }
+
     /// B2: a native-messaging host's connection closed, as the server tells the engine.
     mutating func webEnded(uid: UInt32, reporter: UInt64) {
         core.observe(wall: now, boot: boot)

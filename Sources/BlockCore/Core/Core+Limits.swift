@@ -78,7 +78,9 @@ extension Core {
     /// allowance is used up (logged once, with an event) and gives `--warn` warnings once a day.
     mutating func refreshLimits(now: Date) {
         state.usage.checkpoint(at: now, clock: local)
-        if !appsRunning.isEmpty || !webSites.isEmpty { state.history.checkpoint([.running, .used, .foreground, .web], at: now, clock: local) }  // R1, B2 (it walks the open intervals; a foreground is open only while its app runs)
+        if !appsRunning.isEmpty || !webSites.isEmpty || !loginSessions.isEmpty {
+            state.history.checkpoint([.running, .used, .foreground, .web, .screen], at: now, clock: local)
+        }  // R1, B2 (it walks the open intervals; a foreground is open only while its app runs)
         state.usage.prune(keepingFrom: local.civil(of: now).date)
         state.history.keepLimits(state.usage)
         // Each person's limit (or an older blockd's pool for everyone) reached or warned of,
@@ -206,6 +208,6 @@ extension Core {
     /// running, so the time since the last minute's checkpoint would be lost.
     public mutating func checkpointBeforeExit(now: Date) {
         state.usage.checkpoint(at: now, clock: local)
-        state.history.checkpoint([.running, .used, .foreground, .web], at: now, clock: local)
+        state.history.checkpoint([.running, .used, .foreground, .web, .screen], at: now, clock: local)
     }
 }

@@ -43,6 +43,7 @@ extension Core {
     public mutating func planReconcile(now: Date, shown: some Sequence<String> = [String]()) -> ReconcilePlan {
         settleMoreTime(now: now)  // M3
         let ended = registry.expire(now: now)
+        if !loginSessions.isEmpty { settleScreen(now: now) }  // before the checkpoint: an idle grace ends at its own instant
         refreshLimits(now: now)
         // A rebuild (first look, time zone, clock stepped back) does not know what was
         // blocked before it: every applied selection is looked at again.
@@ -225,7 +226,8 @@ extension Core {
     public mutating func armNextTransition(now: Date) {
         nextTransition = registry.index.nextTransition  // T9: the top of the boundary queue
         if let m = book.nextBoundary(after: now), nextTransition.map({ m < $0 }) ?? true { nextTransition = m }  // M3, T9
-        if anyCountedAppRunning {
+        if let idle = screenDeadline, nextTransition.map({ idle < $0 }) ?? true { nextTransition = idle }  // screen time: an idle grace ends
+        if anyCountedAppRunning || anyoneAtScreen {
             // Checkpoint running usage at least once a minute (only while a limited app, or an
             // app the report counts, runs).
             let checkpoint = now.addingTimeInterval(60)

@@ -66,6 +66,12 @@ public struct Core {
     public internal(set) var targetUndo = UndoLog<Selection>()
     var targetsSaved = 0
     var openSaved = 0
+    /// Screen time: the login sessions the edge last reported, and when an idle one of them
+    /// stops counting (Core+Screen.swift).
+    var loginSessions: [LoginSession] = []
+    var screenDeadline: Date?
+    /// Some person was at the screen at the last count (their interval is checkpointed each minute).
+    var anyoneAtScreen = false
     /// Why a selection is about to be unlocked, when a request (not time) lifts it.
     var pendingUnlockNotes: [String: String] = [:]
     /// R1: what the usage monitor last said runs of the apps the report counts, the apps it

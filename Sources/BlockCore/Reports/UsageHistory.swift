@@ -37,6 +37,10 @@ public struct UsageHistory: Codable, Equatable, Sendable {
         /// B2: seconds a site was in the focused window's visible tab while its user was
         /// active, by user, by site (UsageHistory+Web.swift).
         public var web: [String: [String: Double]] = [:]
+        /// Seconds a person was at the screen: some local login session of theirs active,
+        /// unlocked and not idle for long (ScreenTime.swift), by user (`screen`): sessions at
+        /// once count once.
+        public var screen: [String: [String: Double]] = [:]
 
         public init() {}
 
@@ -50,9 +54,10 @@ public struct UsageHistory: Codable, Equatable, Sendable {
             limits = try c.decodeIfPresent([String: Double].self, forKey: .limits) ?? [:]
             foreground = try c.decodeIfPresent([String: [String: Double]].self, forKey: .foreground) ?? [:]
             web = try c.decodeIfPresent([String: [String: Double]].self, forKey: .web) ?? [:]
+            screen = try c.decodeIfPresent([String: [String: Double]].self, forKey: .screen) ?? [:]
         }
 
-        enum CodingKeys: String, CodingKey { case running, blocked, used, counts, limits, foreground, web }
+        enum CodingKeys: String, CodingKey { case running, blocked, used, counts, limits, foreground, web, screen }
 
         /// `web` only when there is some (B2): a day from before it is written as it was, so
         /// an older blockd's state log is written again to the same bytes (T8).
@@ -65,9 +70,12 @@ public struct UsageHistory: Codable, Equatable, Sendable {
             try c.encode(limits, forKey: .limits)
             try c.encode(foreground, forKey: .foreground)
             if !web.isEmpty { try c.encode(web, forKey: .web) }
+            if !screen.isEmpty { try c.encode(screen, forKey: .screen) }
         }
 
-        public var isEmpty: Bool { running.isEmpty && blocked.isEmpty && used.isEmpty && counts.isEmpty && limits.isEmpty && foreground.isEmpty && web.isEmpty }
+        public var isEmpty: Bool {
+            running.isEmpty && blocked.isEmpty && used.isEmpty && counts.isEmpty && limits.isEmpty && foreground.isEmpty && web.isEmpty && screen.isEmpty
+        }
 
         /// The figures of an interval kind.
         subscript(kind: Open.Kind) -> [String: [String: Double]] {
@@ -78,6 +86,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
                 case .used: used
                 case .foreground: foreground
                 case .web: web
+                case .screen: screen
                 }
             }
             set {
@@ -87,6 +96,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
                 case .used: used = newValue
                 case .foreground: foreground = newValue
                 case .web: web = newValue
+                case .screen: screen = newValue
                 }
             }
         }
@@ -102,6 +112,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
             d.limits = limits == old.limits ? [:] : limits
             d.foreground = foreground.filter { old.foreground[$0.key] != $0.value }
             d.web = web.filter { old.web[$0.key] != $0.value }
+            d.screen = screen.filter { old.screen[$0.key] != $0.value }
             return d
         }
 
@@ -114,6 +125,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
             if !change.limits.isEmpty { limits = change.limits }
             foreground.merge(change.foreground) { $1 }
             web.merge(change.web) { $1 }
+            screen.merge(change.screen) { $1 }
         }
     }
 
@@ -124,7 +136,7 @@ public struct UsageHistory: Codable, Equatable, Sendable {
 
     /// Something that runs or is blocked now.
     public struct Open: Hashable, Sendable {
-        public enum Kind: String, Codable, Sendable { case running, blocked, used, foreground, web }
+        public enum Kind: String, Codable, Sendable { case running, blocked, used, foreground, web, screen }
         public var kind: Kind
         public var user: String
         public var name: String

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+@testable import BlockCore
+
+/// Screen time: a person is at the screen while some local session of theirs is active,
+/// unlocked and not idle for longer than ScreenTime.idleSeconds; sessions at once count once;
+/// remote sessions and the greeter's do not count. Counted per person and local day.
+@Suite("Screen time: login sessions counted per person and day")
+struct ScreenTimeTests {
+    static let t0 = at("2026-11-29T13:00:00+09:00")
+
+    @Test("one session: active and unlocked counts; locked or in the background does not; idle counts for its grace, then stops at its end; ssh and the greeter are nobody at the screen",
+          arguments: [
+              (LoginSession(id: "1", uid: 1001, active: true), ScreenTime.Presence(counting: true, stoppedAt: nil, until: nil) as ScreenTime.Presence?),
+              (LoginSession(id: "1", uid: 1001, active: true, locked: true), ScreenTime.Presence(counting: false, stoppedAt: t0, until: nil)),
+              (LoginSession(id: "1", uid: 1001, active: false), ScreenTime.Presence(counting: false, stoppedAt: t0, until: nil)),
+              (LoginSession(id: "1", uid: 1001, active: true, idleSince: t0 - 100), ScreenTime.Presence(counting: true, stoppedAt: nil, until: t0 + 200)),
+              (LoginSession(id: "1", uid: 1001, active: true, idleSince: t0 - 400), ScreenTime.Presence(counting: false, stoppedAt: t0 - 100, until: nil)),
+              (LoginSession(id: "1", uid: 1001, active: true, remote: true), nil),
+              (LoginSession(id: "1", uid: 1001, active: true, isUser: false), nil),
+          ])
+    func oneSession(session: LoginSession, presence: ScreenTime.Presence?) {
+        #expect(ScreenTime.presence([session], now: Self.t0)[1001] == presence)
+    }
+
+    @Test("two sessions of one person count once: at the screen if either is, until the later grace; stopped since the later stop; another person is apart")
+    func union() {
+        let locked = LoginSession(id: "a", uid: 1001, active: true, locked: true)
+        let idle1 = LoginSession(id: "b", uid: 1001, active: true, idleSince: Self.t0 - 100)
+        let idle2 = LoginSession(id: "c", uid: 1001, active: true, idleSince: Self.t0 - 50)
+        let gone = LoginSession(id: "d", uid: 1001, active: true, idleSince: Self.t0 - 500)
+        let other = LoginSession(id: "e", uid: 1002, active: true)
+        let p = ScreenTime.presence([locked, idle1, idle2, other], now: Self.t0)
+        #expect(p[1001] == ScreenTime.Presence(counting: true, stoppedAt: nil, until: Self.t0 + 250))
+        #expect(p[1002]?.counting == true && p[1002]?.until == nil)
+        #expect(ScreenTime.presence([gone, locked], now: Self.t0)[1001] == ScreenTime.Presence(counting: false, stoppedAt: Self.t0, until: nil))
+        #expect(ScreenTime.presence([idle1, LoginSession(id: "f", uid: 1001, active: true)], now: Self.t0)[1001]?.until == nil,
+                "a session in use keeps the person at the screen with no end in sight")
+    }
+
+    static func screen(_ d: CoreDriver, _ day: String, _ uid: UInt32 = 1001) -> Double {
+        d.core.state.history.days[day]?.screen[String(uid)]?[UsageHistory.screenName] ?? 0
+    }
+
+    @Test("the ledger: two overlapping sessions count their union once; a lock stops the count at once; an idle session stops at its grace's end, by the timer, with no new report")
+    func ledger() {
+        var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")
+        d.sessions([LoginSession(id: "x11", uid: 1001, active: true)])
+        d.advance(300)
+        d.sessions([LoginSession(id: "x11", uid: 1001, active: true), LoginSession(id: "tty2", uid: 1001, active: true)])
+        d.advance(300)
+        #expect(Self.screen(d, "2026-11-29") == 600, "10 minutes, not 15: the second session overlapped")
+        d.sessions([LoginSession(id: "x11", uid: 1001, active: true, locked: true)])
+        d.advance(600)
+        #expect(Self.screen(d, "2026-11-29") == 600, "locked: nothing more")
+        d.sessions([LoginSession(id: "x11", uid: 1001, active: true, idleSince: d.now)])
+        #expect(d.core.screenDeadline == d.now + ScreenTime.idleSeconds && d.arms.last.map { $0! <= d.now + ScreenTime.idleSeconds } == true,
+                "the timer is armed no later than the grace's end")
+        d.advance(ScreenTime.idleSeconds + 120)
+        #expect(Self.screen(d, "2026-11-29") == 600 + ScreenTime.idleSeconds, "the grace counts, the rest of the idle time does not")
+    }
+
+    @Test("T7, R1: the count is split at local midnight; a checkpoint each minute keeps all but the last minute across a kill")
+    func midnight() {
+        var d = CoreDriver(at: "2026-11-29T23:50:00+09:00")
+        d.sessions([LoginSession(id: "x11", uid: 1001, active: true)])
+        #expect(d.arms.last.map { $0! <= d.now + 60 } == true, "a checkpoint within the minute while someone is at the screen")
+        d.advance(60)
+        #expect(d.core.state.history.open[UsageHistory.Open(.screen, user: "1001", name: UsageHistory.screenName).key] == d.now,
+                "checkpointed: a kill -9 now loses nothing before this instant")
+        d.advance(1140)
+        d.sessions([])
+        #expect(Self.screen(d, "2026-11-29") == 600 && Self.screen(d, "2026-11-30") == 600)
+    }
+}
