@@ -59,6 +59,7 @@ extension UsersTable {
         for name in Set(members) where getpwnam_r(name, &pw, &buffer, buffer.count, &result) == 0 && result != nil {
             found.add(uid: pw.pw_uid, name: name, gid: pw.pw_gid)
         }
+        guard !found.users.isEmpty || !found.groups.isEmpty else { return self }  // nobody by those names: nothing to merge
         var out = self
         out.merge(found)
         return out
