@@ -83,7 +83,7 @@ lint-man:
 	mandoc -Tlint -W warning man/blockd.8 man/blockc.1 man/blockd.conf.5
 
 # The whole test suite (what CI runs). Privileged tests run when BLOCKD_PRIVILEGED_TESTS=1.
-# InstallTests and ManPageTests cover the DESTDIR install, systemd-analyze verify, the journal
+# InstallTests and ManPageTests (BlockMetaTests) cover the DESTDIR install, systemd-analyze verify, the journal
 # catalog, the completions and the man pages' lint. The last step is the bounded fast subset
 # of the fault and abuse suite (`make torture` runs the whole of it). With
 # BLOCKD_PRIVILEGED_TESTS=1 a skipped test fails the check (scripts/no-skips).

@@ -73,15 +73,16 @@ let package = Package(
                           swiftSettings: staticStdlib.swift, linkerSettings: staticStdlib.linker),
         // Test doubles (manual clock, memory log, recording enforcer, unsupplied collaborators):
         // only test targets depend on it.
-        .target(name: "BlockTestSupport", dependencies: ["BlockCore", "BlockDaemon"], path: "Tests/Support"),
+        .target(name: "BlockTestSupport", dependencies: ["BlockCore", "BlockDaemon", "BlockTestTools"], path: "Tests/Support"),
         // Running programs and waiting with a deadline, for every integration test target.
         .target(name: "BlockTestTools", path: "Tests/Tools"),
         .testTarget(name: "BlockCoreTests", dependencies: ["BlockCore", "ZoneInfo"]),
         .testTarget(name: "BlockDaemonTests", dependencies: ["BlockCore", "ZoneInfo", "BlockDaemon", "BlockClient", "BlockTestSupport", "BlockTestTools"]),
         .testTarget(name: "BlockClientTests", dependencies: ["BlockCore", "ZoneInfo", "BlockClient"]),
         .testTarget(name: "BlockAgentTests", dependencies: ["BlockCore", "ZoneInfo", "BlockClient", "BlockAgent", "BlockTestTools"]),
-        // Tests about the repository rather than the code: docs, man pages, the installed files.
-        .testTarget(name: "BlockMetaTests", dependencies: ["BlockCore", "BlockDaemon", "BlockClient", "BlockTestTools"]),
+        // Tests about the repository rather than the code: docs, man pages, completions, the
+        // installed files (those run the built binaries, in BlockTestSupport's sandbox).
+        .testTarget(name: "BlockMetaTests", dependencies: ["BlockCore", "BlockDaemon", "BlockClient", "BlockTestSupport", "BlockTestTools"]),
     ],
     swiftLanguageModes: [.v6]
 )

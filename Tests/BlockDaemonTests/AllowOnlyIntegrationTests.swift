@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestSupport
 import BlockTestTools
 
 /// W2 through the real binaries: `blockc start --allow-only`, what status says, the tables.

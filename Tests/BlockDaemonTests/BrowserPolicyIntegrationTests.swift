@@ -1,6 +1,7 @@
 import BlockCore
 import Foundation
 import Testing
+import BlockTestSupport
 import BlockTestTools
 
 /// E7/E8 against the real binaries, with every policy path under the sandbox's `--policy-root`

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BlockTestSupport
 import BlockTestTools
 
 /// docs/PROTOCOL.md, "Compliance": the script printed there is run as printed, against a real

@@ -1,6 +1,7 @@
 import BlockCore
 import Foundation
 import Testing
+import BlockTestSupport
 @testable import BlockDaemon
 import BlockTestTools
 

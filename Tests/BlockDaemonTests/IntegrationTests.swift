@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestSupport
 @testable import BlockDaemon
 import ZoneInfo
 import BlockTestTools

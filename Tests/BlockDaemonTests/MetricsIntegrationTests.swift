@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestSupport
 import BlockTestTools
 
 /// F3 through the real daemon: `--metrics-dir` (or `MetricsDirectory=`) gets `blockd.prom`,

@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestSupport
 import BlockTestTools
 
 /// More time on the real binaries: a stop that waits for `--delay` and is cancelled (M2), and

@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestSupport
 import BlockTestTools
 
 /// P1: blockd, blockc and blockc-agent are one executable. The built `blockd` is run here as it

@@ -1,6 +1,7 @@
 import BlockCore
 import Foundation
 import Testing
+import BlockTestSupport
 import BlockTestTools
 
 /// blockd on its default hosts path, /etc/hosts, inside a private

@@ -1,6 +1,7 @@
 import BlockCore
 import Foundation
 import Testing
+import BlockTestSupport
 
 /// R1, R2 through the real binaries: a block's time in `blockc report`, kept across a restart.
 @Suite("R2: blockc report through blockc and blockd")

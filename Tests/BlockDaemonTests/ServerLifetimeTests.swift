@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestSupport
 @testable import BlockDaemon
 
 /// A server let go of right after it answered. The connection's last steps after sending an

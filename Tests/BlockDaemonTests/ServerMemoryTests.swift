@@ -1,6 +1,7 @@
 import BlockCore
 import Foundation
 import Testing
+import BlockTestSupport
 @testable import BlockDaemon
 
 /// §8 and blockd's memory: a connection keeps the buffer of an ordinary answer for the next

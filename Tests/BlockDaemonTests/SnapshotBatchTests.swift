@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Glibc
 import Testing
+import BlockTestSupport
 @testable import BlockDaemon
 
 /// §7 "OK means on disk", with the snapshot the read-only requests are answered from

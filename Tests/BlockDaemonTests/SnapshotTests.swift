@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Glibc
 import Testing
+import BlockTestSupport
 @testable import BlockDaemon
 
 /// The read-only requests are answered from the snapshot the engine publishes, on the

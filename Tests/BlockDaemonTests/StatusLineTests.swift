@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+import BlockTestSupport
 @testable import BlockDaemon
 
 /// `status` is rendered to bytes once per snapshot and view (StatusSnapshot+Line.swift); an

@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestSupport
 import BlockTestTools
 
 /// §5: the control socket's directory and the socket get their modes from blockd, not from

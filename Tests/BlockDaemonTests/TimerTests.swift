@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Glibc
 import Testing
+import BlockTestSupport
 import ZoneInfo
 @testable import BlockDaemon
 import BlockTestTools

@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestSupport
 import BlockTestTools
 
 /// U3 for real, as root: the real blockd and blockc, the NSS module built from nss/nss_blockd.c
@@ -19,7 +20,9 @@ struct UserTablesAccessTests {
 
     /// The module, built by `make nss` (as `make` and the torture suites build it).
     static func module() throws -> (path: String, libdir: String) {
-        let built = try Run.capture(InstallTests.make, ["-s", "-C", Repo.root, "nss"], environment: InstallTests.cleanMakeEnvironment)
+        // make, with none of an outer make's variables (a test run under `make check`).
+        let clean: [String: String?] = ["MAKEFLAGS": nil, "MAKELEVEL": nil, "MFLAGS": nil, "DESTDIR": nil, "PREFIX": nil]
+        let built = try Run.capture("/usr/bin/make", ["-s", "-C", Repo.root, "nss"], environment: clean)
         guard built.status == 0 else { throw TestFailure("make nss failed:\n\(built.output)") }
         let triplet = try Run.capture("/usr/bin/gcc", ["-print-multiarch"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
         return (Repo.root + "/.build/nss/libnss_blockd.so.2", "/usr/lib/\(triplet)")

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import BlockTestSupport
 import BlockTestTools
 
 /// U3: scripts/nsswitch, which `make install` and `make uninstall` run on the hosts: line of

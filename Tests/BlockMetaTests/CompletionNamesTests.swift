@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestSupport
 import BlockTestTools
 
 /// blockc's shell completions complete every argument that names something (blockc(1),

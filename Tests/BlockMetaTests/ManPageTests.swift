@@ -3,6 +3,7 @@ import BlockCore
 import BlockDaemon
 import Foundation
 import Testing
+import BlockTestSupport
 import BlockTestTools
 
 /// The man pages lint clean and document exactly what the code implements: the

@@ -2,6 +2,7 @@ import BlockCore
 import Foundation
 import Glibc
 import Testing
+import BlockTestSupport
 import BlockTestTools
 
 /// blockc(1) is the API for scripts: every example command on the page must work as printed,

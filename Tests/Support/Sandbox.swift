@@ -7,35 +7,35 @@ import BlockTestTools
 /// A temp directory with the real `blockd` running in it (unprivileged: its own socket,
 /// state and config dirs; a hosts file of its own). Every process it starts is stopped when the
 /// sandbox goes away, whether the test passed or not.
-final class Sandbox: @unchecked Sendable {
+public final class Sandbox: @unchecked Sendable {
     /// Short (`/tmp/bd-XXXXXX`): the socket's path must fit sun_path's 108 bytes.
     private let temp = try! TempDir()
-    var dir: String { temp.path }
-    var socket: String { dir + "/s.sock" }
-    var stateDir: String { dir + "/state" }
-    var configDir: String { dir + "/etc" }
-    var logPath: String { dir + "/blockd.log" }
+    public var dir: String { temp.path }
+    public var socket: String { dir + "/s.sock" }
+    public var stateDir: String { dir + "/state" }
+    public var configDir: String { dir + "/etc" }
+    public var logPath: String { dir + "/blockd.log" }
     /// The sandbox's own hosts file. Every blockd a test starts gets `--hosts-file` pointing
     /// here: no test ever touches the real /etc/hosts.
-    var hostsPath: String { dir + "/hosts" }
+    public var hostsPath: String { dir + "/hosts" }
     /// Browser policies (E7) go under here, never into the machine's /etc.
-    var policyRoot: String { dir + "/root" }
+    public var policyRoot: String { dir + "/root" }
     /// Per-user tables (U3) go here, never into the machine's /run/blockd/users.
-    var userTablesDir: String { dir + "/users" }
-    static let hostsTemplate = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n# a user's own line, no final newline\n10.0.0.7 nas"
+    public var userTablesDir: String { dir + "/users" }
+    public static let hostsTemplate = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n# a user's own line, no final newline\n10.0.0.7 nas"
 
     /// The flags that keep blockd inside this sandbox (E5's socket cuts and nftables table act
     /// on the whole network namespace, so they are off here).
-    func daemonArgs(socket: String? = nil, stateDir: String? = nil, logTarget: String = "console") -> [String] {
+    public func daemonArgs(socket: String? = nil, stateDir: String? = nil, logTarget: String = "console") -> [String] {
         ["--socket", socket ?? self.socket, "--state-dir", stateDir ?? self.stateDir, "--config-dir", configDir,
          "--hosts-file", hostsPath, "--log-target", logTarget, "--policy-root", policyRoot, "--user-tables-dir", userTablesDir]
             + Sandbox.machineWideOff
     }
-    static let machineWideOff = ["--firewall", "no", "--cut-sockets", "no"]
-    private(set) var daemon: Process?
+    public static let machineWideOff = ["--firewall", "no", "--cut-sockets", "no"]
+    public private(set) var daemon: Process?
     private var processes: [Process] = []
 
-    init() {
+    public init() {
         try? FileManager.default.createDirectory(atPath: configDir + "/selections.d", withIntermediateDirectories: true)
         try? FileManager.default.createDirectory(atPath: configDir + "/schedules.d", withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: hostsPath, contents: Data(Sandbox.hostsTemplate.utf8))
@@ -48,14 +48,14 @@ final class Sandbox: @unchecked Sendable {
         }
     }
 
-    func write(_ text: String, to relative: String) {
+    public func write(_ text: String, to relative: String) {
         _ = FileManager.default.createFile(atPath: dir + "/" + relative, contents: Data(text.utf8))
     }
 
     /// Starts blockd and waits until it answers `hello`; `wrapper` is a command that runs it
     /// (`setpriv ... --`), or none.
     @discardableResult
-    func start(extraArgs: [String] = [], environment: [String: String] = [:], waitForSocket: Bool = true,
+    public func start(extraArgs: [String] = [], environment: [String: String] = [:], waitForSocket: Bool = true,
                wrapper: [String] = []) throws -> Process {
         let command = wrapper + [Repo.binDir + "/blockd"] + daemonArgs() + extraArgs
         let p = try launch(command[0], Array(command.dropFirst()), environment: environment, output: logPath)
@@ -64,7 +64,7 @@ final class Sandbox: @unchecked Sendable {
         return p
     }
 
-    func launch(_ path: String, _ arguments: [String], environment: [String: String] = [:], output: String? = nil) throws -> Process {
+    public func launch(_ path: String, _ arguments: [String], environment: [String: String] = [:], output: String? = nil) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
         p.arguments = arguments
@@ -84,7 +84,7 @@ final class Sandbox: @unchecked Sendable {
         return p
     }
 
-    func waitUntilServing(timeout: TimeInterval = 15) throws {
+    public func waitUntilServing(timeout: TimeInterval = 15) throws {
         var gone = false
         let serving = Run.eventually(timeout: timeout) {
             if let c = try? RawClient(path: socket), (try? c.request("hello"))?.hasPrefix("OK ") == true { return true }
@@ -95,16 +95,16 @@ final class Sandbox: @unchecked Sendable {
         throw TestFailure("blockd did not start serving on \(socket); its log:\n\(log)")
     }
 
-    func stop(signal sig: Int32 = SIGTERM) {
+    public func stop(signal sig: Int32 = SIGTERM) {
         guard let d = daemon, d.isRunning else { return }
         kill(d.processIdentifier, sig)
         d.waitUntilExit()
     }
 
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// Runs the real blockc against this sandbox's daemon: exit status, stdout, stderr.
-    func blockc(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
+    public func blockc(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Repo.binDir + "/blockc")
         p.arguments = arguments
@@ -126,9 +126,9 @@ final class Sandbox: @unchecked Sendable {
     }
 
     /// One request on a fresh connection.
-    func request(_ line: String) throws -> String { try RawClient(path: socket).request(line) }
+    public func request(_ line: String) throws -> String { try RawClient(path: socket).request(line) }
 
-    func status() throws -> JSON {
+    public func status() throws -> JSON {
         let line = try request("status")
         guard line.hasPrefix("OK ") else { throw TestFailure("status failed: \(line)") }
         return try JSON.parse(String(line.dropFirst(3)))
@@ -136,11 +136,11 @@ final class Sandbox: @unchecked Sendable {
 }
 
 /// A minimal blocking client speaking raw protocol lines (so the tests also check the wire).
-final class RawClient: @unchecked Sendable {  // one thread writes, another reads: the fd is safe for that
-    private(set) var fd: Int32
-    var buffer: [UInt8] = []
+public final class RawClient: @unchecked Sendable {  // one thread writes, another reads: the fd is safe for that
+    public private(set) var fd: Int32
+    public var buffer: [UInt8] = []
 
-    init(path: String) throws {
+    public init(path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
@@ -163,17 +163,17 @@ final class RawClient: @unchecked Sendable {  // one thread writes, another read
 
     deinit { if fd >= 0 { close(fd) } }
 
-    func send(raw: [UInt8]) {
+    public func send(raw: [UInt8]) {
         _ = raw.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
-    func request(_ line: String) throws -> String {
+    public func request(_ line: String) throws -> String {
         send(raw: Array((line + "\n").utf8))
         guard let answer = try readLine() else { throw TestFailure("connection closed before an answer to \(line.prefix(40))") }
         return answer
     }
 
-    func readLine() throws -> String? {
+    public func readLine() throws -> String? {
         while true {
             if let lf = buffer.firstIndex(of: 10) {
                 let line = String(decoding: buffer[..<lf], as: UTF8.self)
