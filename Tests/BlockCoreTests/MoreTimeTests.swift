@@ -103,7 +103,28 @@ struct MoreTimeTests {
         let d = try MoreTimeBook().decide(b, seconds: nil, activities: acts, now: t, clock: ny)
         #expect(d == .grant(start: t, end: at("2026-03-09T00:00:00-04:00"), oneMoreMinute: false))
         #expect(at("2026-03-09T00:00:00-04:00").timeIntervalSince(t) == 22.5 * 3600)
-        #expect(throws: CoreError.self) { try MoreTimeBook().decide(b, seconds: 23 * 3600, activities: acts, now: t, clock: ny) }
+        let longer = try MoreTimeBook().decide(b, seconds: 23 * 3600, activities: acts, now: t, clock: ny)
+        #expect(longer == .grant(start: t, end: at("2026-03-09T00:00:00-04:00"), oneMoreMinute: false),
+                "an ask past the day's end gets the rest of the day")
+    }
+
+    @Test("M1, M4: 15 more minutes asked near midnight gets the rest of the day; the button still asks under approval")
+    func nearMidnight() throws {
+        let t = at("2026-12-05T23:56:00+09:00")
+        var limit = Limit(name: "web", selections: ["limited"], seconds: 20)
+        limit.state = LimitState(day: tokyo.civil(of: t).date, used: 20, remaining: 0, running: false)
+        limit.state?.window = Window(start: t - 10, end: at("2026-12-06T00:00:00+09:00"))
+        for (mode, offer) in [(MoreTimeMode.approval, MoreTimeOffer.ask), (.selfService, .grant)] {
+            limit.moreTime = MoreTimePolicy(mode: mode, perDay: 1800)
+            let acts = [Activity.limit(limit)]
+            let b = blocked("limited", acts, at: t, clock: tokyo)
+            #expect(MoreTimeBook().offer(b, activities: acts, now: t, clock: tokyo) == offer,
+                    "four minutes before midnight the button is still '\(offer)', not only one more minute")
+            if mode == .selfService {
+                let d = try MoreTimeBook().decide(b, seconds: MoreTimeOffer.buttonSeconds, activities: acts, now: t, clock: tokyo)
+                #expect(d == .grant(start: t, end: at("2026-12-06T00:00:00+09:00"), oneMoreMinute: false))
+            }
+        }
     }
 
     @Test("M3: a grant lifts a selection only while every reason is one it was given over, and only in its window")

@@ -70,10 +70,9 @@ public struct MoreTimeBook: Codable, Equatable, Sendable {
             throw CoreError(.locked, "\(strict.joined(separator: ", ")) gives no more time to \(blocked.selection) (MoreTime=no or --lock); wait until it ends")
         }
         let dayEnd = MoreTimeBook.endOfDay(now, clock: clock)
-        let end = seconds.map { now.addingTimeInterval(TimeInterval($0)) } ?? dayEnd
-        guard end <= dayEnd else {
-            throw CoreError(.invalidDuration, "more time runs at most until the end of the day (\(clock.spoken(dayEnd, from: now))); ask for less, or use --today")
-        }
+        // More time ends with the local day (T7): a longer ask gets what is left of the day, as
+        // an approval does, so that "15 more minutes" at 23:50 is ten and not a refusal.
+        let end = seconds.map { min(now.addingTimeInterval(TimeInterval($0)), dayEnd) } ?? dayEnd
         if seconds == MoreTimeBook.oneMinute, blocking.allSatisfy({ !oneMoreMinute.contains(MoreTimeBook.minuteKey($0, now: now, clock: clock)) }) {
             return .grant(start: now, end: end, oneMoreMinute: true)
         }
