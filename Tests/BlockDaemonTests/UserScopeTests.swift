@@ -66,6 +66,25 @@ struct UserScopeTests {
         #expect(ok(h.send("status", as: Self.kid))?["blocked"]?.array?.isEmpty == true)
         #expect(ok(h.send(#"status {"user":"kid2"}"#, as: Self.admin))?["blocked"]?.array?.count == 1)
     }
+
+    @Test("M3: during more time the lifted block is still listed as active in plain status (not counted idle), for everyone and per user",
+          arguments: [(#"{"selections":["steam"],"seconds":3600,"name":"gaming"}"#, "for everyone: the published snapshot"),
+                      (#"{"selections":["steam"],"seconds":3600,"name":"gaming","users":["kid"]}"#, "for kid: the engine's view")])
+    func grantKeepsActivityActive(start: String, what: String) {
+        let h = harness()
+        _ = ok(h.send("start " + start))
+        _ = ok(h.send(#"schedule-add {"name":"later","window":"06:00-07:00","selections":["reddit"]}"#))
+        let asker = start.contains("users") ? Self.kid : Self.admin  // A1: a lock for everyone is lifted by an administrator
+        let asked = ok(h.send(#"more {"selection":"steam","seconds":600}"#, as: asker))
+        if asked?["state"] == "pending", let id = asked?["id"]?.string {  // A1: root's block for kid waits for an administrator
+            _ = ok(h.send(#"approve {"id":"\#(id)"}"#, as: Self.admin))
+        }
+        let status = ok(h.send("status", as: asker))
+        #expect(status?["blocked"]?.array?.isEmpty == true, "\(what): the grant lifts steam for its asker: \(String(describing: status?["blocked"]))")
+        #expect(status?["activities"]?.array?.compactMap { $0["name"]?.string } == ["gaming"], "\(what): \(String(describing: status?["activities"]))")
+        #expect(status?["counts"]?["active"] == 1, "\(what): one active, the idle schedule alone left out")
+        #expect(status?["moreTime"] != nil || status?["grants"] != nil, "\(what): the grant is shown with it")
+    }
 }
 
 @Suite("Per-user blocks: the per-user tables as an enforcer (§7 truth)")

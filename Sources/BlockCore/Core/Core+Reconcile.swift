@@ -196,6 +196,12 @@ extension Core {
         return b
     }
 
+    /// M3: the activities blocking a selection that a grant lifts now. They are still active
+    /// (status lists them, with the grant under them), only not felt by the grant's asker.
+    public var liftedActivities: Set<String> {
+        Set(lifted.keys.flatMap { registry.index.reasons(for: $0)?.map(\.activity) ?? [] })
+    }
+
     /// How many selections are blocked now, grants considered.
     public var blockedNowCount: Int { registry.index.blockedCount - lifted.keys.filter { !isBlockedNow($0) }.count }
 

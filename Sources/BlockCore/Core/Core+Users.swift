@@ -130,7 +130,9 @@ extension Core {
     public func statusView(for viewer: UInt32, all: Bool, now: Date, every: [Activity], blocked: [Policy.Blocked]) -> UserStatus {
         let theirs = every.filter { a in a.scope.map { $0.contains(viewer) } ?? true }
         let desired = blocked.compactMap { $0.seen(by: viewer) { policy.until($0, from: now, activities: theirs) } }
-        let active = Set(desired.flatMap { $0.reasons.map(\.activity) })
+        // M3: what a grant lifts stays active (`liftedActivities`), for its asker too.
+        let theirNames = Set(theirs.map(\.name))
+        let active = Set(desired.flatMap { $0.reasons.map(\.activity) }).union(liftedActivities.filter(theirNames.contains))
         let mine = Set(desired.map(\.selection))
         return UserStatus(blocked: desired,
                           activities: every.filter { Scope.visible($0.scope, origin: $0.origin, to: viewer) && (all || active.contains($0.name)) }

@@ -66,7 +66,7 @@ extension Engine {
         // Only the first `maxActive` are kept (in registration order); with more, status goes to
         // the engine: a change never pays for listing a hundred thousand active blocks.
         let active = bounded && !snapshotShowsView ? nil
-            : core.registry.index.activities(named: Set(desired.flatMap { $0.reasons.map(\.activity) }))
+            : core.registry.index.activities(named: Set(desired.flatMap { $0.reasons.map(\.activity) }).union(core.liftedActivities))
         let n = core.registry.index.kindCounts
         let counts = StatusCounts(activities: core.registry.index.count, active: active?.count ?? core.registry.index.activeCount,
                                   blocks: n[.block] ?? 0, schedules: n[.schedule] ?? 0, limits: n[.limit] ?? 0)
