@@ -68,7 +68,7 @@ def refused_then_recovers(sb, label, spoil, heal, advice, must_refuse):
             acked.add(f"g{i}")
             continue
         refused = f"g{i}"
-        t.check("not-saved" in r.out and advice in r.out and sb.state_dir in r.out,
+        t.check("the change was not made" in r.out and advice in r.out and sb.state_dir in r.out,
                 f"{label}: a refused start does not say not-saved and what to do: {r.out[:300]}")
         break
     figures[f"{label}AckedBeforeRefusal"] = len(acked) - 1
@@ -78,7 +78,7 @@ def refused_then_recovers(sb, label, spoil, heal, advice, must_refuse):
     if r.rc == 0:
         acked.discard("keep")
     else:
-        t.check("not-saved" in r.out, f"{label}: a failed stop does not say not-saved (exit {r.rc}): {r.out[:300]}")
+        t.check("the change was not made" in r.out, f"{label}: a failed stop does not say not-saved (exit {r.rc}): {r.out[:300]}")
     now = names(sb) - {"short"}
     t.check(now == acked, f"{label}: the registry {sorted(now)[:6]} is not what was acknowledged {sorted(acked)[:6]}")
     hosts = section_domains(sb.read_hosts())

@@ -39,7 +39,7 @@ extension BlockcRunner {
             // The daemon answers `watch` like any request; an event may already follow.
             switch try transport.send(.watch) {
             case .ok: break
-            case .error(let e): return refused(e)
+            case .error(let e): return refused(e, json: json)
             case .event(let e): if !show(e, json: json) { return BlockcRunner.ok }
             }
             while let line = try transport.readLine() {
@@ -93,7 +93,7 @@ extension BlockcRunner {
                 if transport == nil { transport = try connect(path) }
                 switch try transport!.send(request) {
                 case .ok(let o): frame = json ? JSON.object(o).serialized() : output.status(StatusReply(o))
-                case .error(let e): frame = "blockc: \(Output.clean(e.message)) (\(e.code.rawValue))"
+                case .error(let e): frame = "blockc: \(Output.clean(e.message))"
                 case .event: frame = "blockc: blockd sent an event instead of the status"
                 }
             } catch {

@@ -107,8 +107,13 @@ public struct BlockcRunner {
         return BlockcRunner.refused
     }
 
-    func refused(_ error: CoreError) -> Int32 {
-        stderr("blockc: \(Output.clean(error.message)) (\(error.code.rawValue))\n")
+    /// The daemon's refusal: its message for people; with `--json` the error object on stdout
+    /// too (`{"error":{"code":"locked","message":…}}`), the code being for scripts.
+    func refused(_ error: CoreError, json: Bool = false) -> Int32 {
+        if json {
+            say(JSON.object(["error": .object(["code": .string(error.code.rawValue), "message": .string(error.message)])]).serialized())
+        }
+        stderr("blockc: \(Output.clean(error.message))\n")
         return BlockcRunner.refused
     }
 
@@ -144,7 +149,7 @@ public struct BlockcRunner {
         case .start, .stop, .status, .scheduleAdd, .scheduleRemove, .scheduleList, .selections, .selectionShow, .failures,
              .failuresClear, .limitAdd, .limitRemove, .limitList, .more, .requests, .approve, .deny, .cancel, .stats, .report,
              .foreground, .web, .reload:
-            switch exchange(request, path: path) {
+            switch exchange(request, path: path, json: options.json) {
             case .answer(let o): return show(request, options, o)
             case .failed(let status): return status
             }
@@ -167,7 +172,7 @@ public struct BlockcRunner {
     }
 
     /// One request, one answer; a failure is already reported and carries the exit status.
-    func exchange(_ request: Request, path: String) -> Exchanged {
+    func exchange(_ request: Request, path: String, json: Bool = false) -> Exchanged {
         let transport: any Transport
         do {
             transport = try connect(path)
@@ -178,7 +183,7 @@ public struct BlockcRunner {
         do {
             switch try transport.send(request) {
             case .ok(let o): return .answer(o)
-            case .error(let e): return .failed(status: refused(e))
+            case .error(let e): return .failed(status: refused(e, json: json))
             case .event:
                 return .failed(status: report(.protocolError("blockd sent an event instead of an answer to '\(request.command)'")))
             }

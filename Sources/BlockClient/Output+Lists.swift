@@ -130,9 +130,9 @@ extension Output {
         case .unlock(let u):
             body = paint("Unblocked", .green) + " \(shown(u.selection))\(forWhom(e)): \(Output.clean(u.why))"
         case .refusal(let p):
-            body = paint("Refused", .yellow) + " (\(Output.clean(p.code))): \(Output.clean(p.message))"
+            body = paint("Refused", .yellow) + ": \(Output.clean(p.message))"
         case .failure(let p):
-            body = paint("Failure", .red) + " (\(Output.clean(p.code))): \(Output.clean(p.message))"
+            body = paint("Failure", .red) + ": \(Output.clean(p.message))"
         case .dropped(let d):
             // S3: the daemon's queue for this watcher overflowed; the count says how much is missing.
             body = paint("(\(plural(d.count, "event")) \(d.count == 1 ? "was" : "were") dropped: this watcher fell behind)", .yellow)
@@ -172,7 +172,7 @@ extension Output {
     /// `message` is the journal's, with instants in ISO 8601; it stays for unknown kinds).
     func moreTimeLine(_ e: WatchEvent.MoreTime, selection: String) -> String {
         let head = paint("More time", .cyan)
-        let id = e.id.isEmpty ? "" : " (\(Output.clean(e.id)))"
+        let id = e.id.isEmpty ? "" : " (request \(Output.clean(e.id)))"
         switch e.kind {
         case .known(.asked): return head + " asked for \(selection)\(id)" + (instant(e.until).map { ", unanswered it expires at \(time($0))" } ?? "")
         case .known(.granted): return head + " for \(selection) granted\(id): \(until(e.until))"

@@ -48,7 +48,7 @@ extension Output {
         let start = instant(g.start), end = instant(g.end)
         let from = start.map { $0 > now ? " from \(time($0)) (after the delay)" : "" } ?? ""
         let by = g.grantedBy.map { " by \(g.grantedByUser.map(Output.clean) ?? person($0))" } ?? ""
-        let head = "More time for \(Output.clean(g.selection)) (\(Output.clean(g.id)))\(by)\(from)"
+        let head = "More time for \(Output.clean(g.selection))\(by)\(from)"
         let window = "\(end.map { until($0) } ?? ""); blocked again at its end if a reason still holds."
         let allowance = g.allowance ?? []
         var text: String
@@ -118,12 +118,15 @@ extension Output {
         return "The \(Output.clean(d.kind.word)) of '\(name)' takes effect \(at) (Delay=); 'blockc cancel \(name)' keeps it."
     }
 
+    /// A table's header row, dim, so that a column of ids and times says what it is.
+    static func columns(_ names: String...) -> [Cell] { names.map { Cell($0, .dim) } }
+
     public func requests(_ reply: RequestsReply) -> String {
         if reply.requests.isEmpty && reply.grants.isEmpty && reply.delayed.isEmpty { return "No requests, grants or delayed changes." }
         var lines: [String] = []
         if !reply.requests.isEmpty {
             lines.append(heading("Requests"))
-            lines += table(reply.requests.map { r in
+            lines += table([Output.columns("ID", "SELECTION", "ASKED FOR", "BY", "REASON")] + reply.requests.map { r in
                 let asked = r.seconds.map(DurationText.format) ?? "rest of the day"
                 return [Cell(Output.clean(r.id), .bold), Cell(Output.clean(r.selection)), Cell(asked), Cell(person(user: r.user, uid: r.uid)),
                         Cell(Output.clean(r.reason ?? ""))]
@@ -131,7 +134,7 @@ extension Output {
         }
         if !reply.grants.isEmpty {
             lines.append(heading("More time"))
-            lines += table(reply.grants.map { g in
+            lines += table([Output.columns("ID", "SELECTION", "UNTIL", "FOR", "GIVEN")] + reply.grants.map { g in
                 [Cell(Output.clean(g.id), .bold), Cell(Output.clean(g.selection)), Cell(until(g.end)), Cell(person(user: g.user, uid: g.uid)),
                  Cell(g.grantedBy.map { "granted by \(g.grantedByUser.map(Output.clean) ?? person($0))" } ?? "by policy")]
             })

@@ -49,7 +49,7 @@ struct CommandCoverageTests {
         .more: Row(argv: ["more", "steam", "15m"], answer: MoreReply.pending(request).json, says: "Asked for more time for steam (request m2)"),
         .requests: Row(argv: ["requests"], answer: RequestsReply(requests: [request], grants: [grant], admin: true).json,
                        says: "Requests"),
-        .approve: Row(argv: ["approve", "m1"], answer: grant.json, says: "More time for steam (m1) by root until 13:20"),
+        .approve: Row(argv: ["approve", "m1"], answer: grant.json, says: "More time for steam by root until 13:20"),
         .deny: Row(argv: ["deny", "m2"], answer: DeniedReply(id: "m2", selection: "steam").json, says: "Denied request m2 for steam."),
         .cancel: Row(argv: ["cancel", "work"], answer: CancelledReply(name: "work", kind: .loosening(.stop)).json, says: "Cancelled the stop of 'work'; it stays."),
         .stats: Row(argv: ["stats"], answer: ["shieldHits": [["day": "2026-11-29", "selection": "reddit", "hits": 3]]], says: "DAY"),

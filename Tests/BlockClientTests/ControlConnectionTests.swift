@@ -147,6 +147,6 @@ struct ControlConnectionTests {
                                   sleep: { _ in false })
         let status = runner.run(try BlockcInvocation.parse(["status"], now: Date()))
         #expect(status == BlockcRunner.refused)
-        #expect(err == "blockc: \(Self.busy) (busy)\n", "\(err)")
+        #expect(err == "blockc: \(Self.busy)\n", "\(err)")
     }
 }

@@ -9,17 +9,17 @@ import Testing
 struct NewerWordsTests {
     @Test("M3, S5, §8: an event with a kind blockc does not know is still a line, in the daemon's words where it has them", arguments: [
         // M3: a more-time kind of a newer daemon: its own message, as the journal says it.
-        (#"{"event":"more-time","time":"2026-11-29T13:00:00+09:00","kind":"paused","activity":"r1","selection":"steam","message":"More time for steam (r1) paused by root"}"#,
-         "13:00 More time: More time for steam (r1) paused by root"),
+        (#"{"event":"more-time","time":"2026-11-29T13:00:00+09:00","kind":"paused","activity":"r1","selection":"steam","message":"More time for steam (request mq3v8k2x1fd) paused by root"}"#,
+         "13:00 More time: More time for steam (request mq3v8k2x1fd) paused by root"),
         (#"{"event":"more-time","time":"2026-11-29T13:00:00+09:00","activity":"r1","selection":"steam","message":"m"}"#,
          "13:00 More time: m"),
         // Every known kind keeps its sentence.
         (#"{"event":"more-time","time":"2026-11-29T13:00:00+09:00","kind":"expired","activity":"r1","selection":"steam","message":"m"}"#,
-         "13:00 More time for steam: the request (r1) expired unanswered"),
+         "13:00 More time for steam: the request (request r1) expired unanswered"),
         (#"{"event":"more-time","time":"2026-11-29T13:00:00+09:00","kind":"cancelled","activity":"r1","selection":"steam","message":"m"}"#,
-         "13:00 More time for steam: the request (r1) was cancelled"),
+         "13:00 More time for steam: the request (request r1) was cancelled"),
         (#"{"event":"more-time","time":"2026-11-29T13:00:00+09:00","kind":"ended","activity":"g1","selection":"steam","message":"m"}"#,
-         "13:00 More time for steam ended (g1)"),
+         "13:00 More time for steam ended (request g1)"),
         // S5: a hit of a newer kind is still a hit on a blocked selection.
         (#"{"event":"shield-hit","time":"2026-11-29T13:00:00+09:00","kind":"throttled","selection":"games","path":"/usr/games/steam","app":"Steam","until":"2026-11-29T14:05:00+09:00"}"#,
          "13:00 Denied Steam (/usr/games/steam): games is blocked until 14:05 (1h left)"),

@@ -43,13 +43,13 @@ struct ResultTextTests {
     @Test("M3: more time over a block is a window; over a used-up daily limit it is an amount of use, not a window", arguments: [
         (["state": "granted", "id": "m1", "selection": "instagram", "start": "2026-11-29T13:05:00+09:00",
           "end": "2026-11-29T13:20:00+09:00", "activities": ["focus"], "grantedBy": .null] as JSON,
-         "More time for instagram (m1) until 13:20 (15m left); blocked again at its end if a reason still holds."),
+         "More time for instagram until 13:20 (15m left); blocked again at its end if a reason still holds."),
         (["state": "granted", "id": "m2", "selection": "steam", "start": "2026-11-29T13:05:00+09:00",
           "end": "2026-11-29T13:20:00+09:00", "activities": ["games"], "allowance": ["games"], "grantedBy": .null] as JSON,
-         "More time for steam (m2): 15m more use today under limit 'games'; blocked again when it is used up."),
+         "More time for steam: 15m more use today under limit 'games'; blocked again when it is used up."),
         (["state": "granted", "id": "m3", "selection": "steam", "start": "2026-11-29T13:05:00+09:00",
           "end": "2026-11-29T13:20:00+09:00", "activities": ["focus", "games"], "allowance": ["games"], "grantedBy": .null] as JSON,
-         "More time for steam (m3) until 13:20 (15m left); blocked again at its end if a reason still holds, and 15m more use today under limit 'games'; blocked again when it is used up."),
+         "More time for steam until 13:20 (15m left); blocked again at its end if a reason still holds, and 15m more use today under limit 'games'; blocked again when it is used up."),
     ])
     func grants(reply: JSON, expected: String) {
         #expect(Fixture.output().more(MoreReply(reply.object!)) == expected)
@@ -59,20 +59,20 @@ struct ResultTextTests {
           arguments: [
         (["state": "granted", "id": "m4", "selection": "steam", "start": "2026-11-29T13:05:00+09:00", "end": "2026-11-29T13:10:00+09:00",
           "activities": ["games"], "allowance": ["games"], "grantedBy": .null, "named": "limit", "lifts": "all", "held": []] as JSON,
-         "'games' is a limit: more time is more use of its allowance today. More time for steam (m4): 5m more use today under limit 'games'; blocked again when it is used up."),
+         "'games' is a limit: more time is more use of its allowance today. More time for steam: 5m more use today under limit 'games'; blocked again when it is used up."),
         (["state": "granted", "id": "m5", "selection": "youtube", "start": "2026-11-29T13:05:00+09:00", "end": "2026-11-29T13:20:00+09:00",
           "activities": ["focus"], "grantedBy": .null, "named": "selection", "also": "limit", "lifts": "all", "held": []] as JSON,
-         "'youtube' is a selection and a limit: this is more time for the selection (blocked for you now). More time for youtube (m5) until 13:20 (15m left); blocked again at its end if a reason still holds."),
+         "'youtube' is a selection and a limit: this is more time for the selection (blocked for you now). More time for youtube until 13:20 (15m left); blocked again at its end if a reason still holds."),
         (["state": "granted", "id": "m6", "selection": "reddit", "start": "2026-11-29T13:05:00+09:00", "end": "2026-11-29T13:06:00+09:00",
           "activities": ["reddit"], "grantedBy": .null, "named": "selection", "lifts": "some",
           "held": [["selection": "reddit.com", "activity": "focus", "kind": "block", "moreTime": "no", "locked": true, "until": "2026-11-29T14:00:00+09:00"]]] as JSON,
-         "More time for reddit (m6) until 13:06 (1m left); blocked again at its end if a reason still holds.\nPart of reddit stays blocked by block 'focus' on reddit.com until 14:00 (locked: nobody can lift it)."),
+         "More time for reddit until 13:06 (1m left); blocked again at its end if a reason still holds.\nPart of reddit stays blocked by block 'focus' on reddit.com until 14:00 (locked: nobody can lift it)."),
         (["state": "granted", "id": "m7", "selection": "steam", "start": "2026-11-29T13:05:00+09:00", "end": "2026-11-29T13:10:00+09:00",
           "activities": ["games"], "allowance": ["games"], "grantedBy": .null, "named": "limit", "lifts": "nothing",
           "held": [["selection": "steam", "activity": "bedtime", "kind": "schedule", "moreTime": "approval", "locked": false, "until": "2026-11-30T07:00:00+09:00"],
                    ["selection": "games", "activity": "study", "kind": "block", "moreTime": "self", "locked": false, "until": nil]]] as JSON,
          """
-         'games' is a limit: more time is more use of its allowance today. More time for steam (m7): 5m more use today under limit 'games'; blocked again when it is used up.
+         'games' is a limit: more time is more use of its allowance today. More time for steam: 5m more use today under limit 'games'; blocked again when it is used up.
          It lifts nothing now: steam stays blocked by:
            schedule 'bedtime' until Mon 30 Nov 07:00 ('blockc more steam 5m' asks an administrator)
            block 'study' on games with no end in sight ('blockc more games 5m' asks for it too).
@@ -93,9 +93,9 @@ struct ResultTextTests {
                "13:05 Blocked instagram until 13:35 (30m left): instagram, bedtime"),
               (.object(WatchEvent.refusal(time: "2026-11-29T12:58:00+09:00", code: "activity-limit",
                                           message: "at most 20 activities").json),
-               "12:58 Refused (activity-limit): at most 20 activities"),
+               "12:58 Refused: at most 20 activities"),
               (.object(WatchEvent.failure(time: "2026-11-28T09:00:00+09:00", code: "invalid-config", message: "reload failed").json),
-               "Sat 28 Nov 09:00 Failure (invalid-config): reload failed"),
+               "Sat 28 Nov 09:00 Failure: reload failed"),
               // What a newer daemon might send: shown as it came.
               (["event": "future-thing", "time": "2026-11-29T13:00:00+09:00", "selection": "reddit"] as JSON,
                "13:00 future-thing {\"selection\":\"reddit\"}"),
@@ -115,15 +115,15 @@ struct ResultTextTests {
               (.object(WatchEvent.warning(time: "2026-11-29T13:00:00+09:00", activity: "games", selection: "steam",
                                           starts: "2026-11-29T13:10:00+09:00", remaining: "5m").json),
                "13:00 Daily limit 'games': 5m of use left for steam, blocked at 13:10 if it keeps running"),
-              (.object(WatchEvent.moreTime(time: "2026-11-29T13:00:00+09:00", kind: .granted, id: "r1", selection: "steam",
+              (.object(WatchEvent.moreTime(time: "2026-11-29T13:00:00+09:00", kind: .granted, id: "mq3v8k2x1fd", selection: "steam",
                                            until: "2026-11-29T13:20:00+09:00", message: "More time for steam until 2026-11-29T13:20:00.000+09:00").json),
-               "13:00 More time for steam granted (r1): until 13:20 (15m left)"),
-              (.object(WatchEvent.moreTime(time: "2026-11-29T13:00:00+09:00", kind: .asked, id: "r1", selection: "steam",
+               "13:00 More time for steam granted (request mq3v8k2x1fd): until 13:20 (15m left)"),
+              (.object(WatchEvent.moreTime(time: "2026-11-29T13:00:00+09:00", kind: .asked, id: "mq3v8k2x1fd", selection: "steam",
                                            until: "2026-11-29T13:30:00+09:00", message: "kid asks").json),
-               "13:00 More time asked for steam (r1), unanswered it expires at 13:30"),
-              (.object(WatchEvent.moreTime(time: "2026-11-29T13:00:00+09:00", kind: .denied, id: "r1", selection: "steam",
+               "13:00 More time asked for steam (request mq3v8k2x1fd), unanswered it expires at 13:30"),
+              (.object(WatchEvent.moreTime(time: "2026-11-29T13:00:00+09:00", kind: .denied, id: "mq3v8k2x1fd", selection: "steam",
                                            until: nil, message: "denied").json),
-               "13:00 More time for steam denied (r1)"),
+               "13:00 More time for steam denied (request mq3v8k2x1fd)"),
               // S3: a watcher that fell behind is told how much it missed.
               (.object(WatchEvent.dropped(count: 37, time: "2026-11-29T13:01:00+09:00").json),
                "13:01 (37 events were dropped: this watcher fell behind)"),

@@ -107,12 +107,19 @@ struct RunnerTests {
         }
     }
 
-    @Test("refused: 'blockc: <message> (<code>)' on stderr, with the daemon's text cleaned")
-    func refusedMessage() {
-        let h = Harness(FakeTransport([.success(.error(CoreError(.unknownSelection, "no selection 'instagarm'\u{1B}[2J; did you mean 'instagram'?")))]))
+    @Test("refused: 'blockc: <message>' on stderr, with the daemon's text cleaned; with --json the code for scripts on stdout too")
+    func refusedMessage() throws {
+        let error = CoreError(.unknownSelection, "no selection 'instagarm'\u{1B}[2J; did you mean 'instagram'?")
+        let h = Harness(FakeTransport([.success(.error(error))]))
         #expect(h.run(["start", "--minutes", "30", "instagarm"]) == 1)
-        #expect(h.err == "blockc: no selection 'instagarm'[2J; did you mean 'instagram'? (unknown-selection)\n")
+        #expect(h.err == "blockc: no selection 'instagarm'[2J; did you mean 'instagram'?\n", "people read the message, not the code")
         #expect(h.out.isEmpty)
+        let j = Harness(FakeTransport([.success(.error(error))]))
+        #expect(j.run(["start", "--minutes", "30", "--json", "instagarm"]) == 1)
+        let o = try JSON.parse(j.out)
+        #expect(o["error"]?["code"] == "unknown-selection")
+        #expect(o["error"]?["message"]?.string == error.message)
+        #expect(j.err == h.err)
     }
 
     @Test("§7 Truth: a start accepted but not enforced says so, that the block is registered, and exits 1",
@@ -217,7 +224,7 @@ struct RunnerTests {
     func limitRefused() {
         let h = Harness(FakeTransport([.success(.error(CoreError(.usage, "usage limits are not available in this version of blockd (0.1.0)")))]))
         #expect(h.run(["limit", "list"]) == 1)
-        #expect(h.err == "blockc: usage limits are not available in this version of blockd (0.1.0) (usage)\n")
+        #expect(h.err == "blockc: usage limits are not available in this version of blockd (0.1.0)\n")
     }
 
     @Test("version: the client's, then the daemon's from hello; without a daemon still the client's, exit 3; --version needs no daemon")

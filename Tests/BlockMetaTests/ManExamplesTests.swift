@@ -17,8 +17,8 @@ struct ManExamplesTests {
         // MoreTimeEngineTests and the approval round trip in BlockcIntegrationTests run them.
         "blockc more games 15m --reason \"finish the level\"": "needs the limit games to be used up",
         "blockc more instagram --today": "needs instagram to be blocked",
-        "blockc approve m3 30m": "needs a pending request m3",
-        "blockc deny m3 --reason \"not on a school night\"": "needs a pending request m3",
+        "blockc approve mq3v8k2x1fd 30m": "needs a pending request",
+        "blockc deny mq3v8k2x1fd --reason \"not on a school night\"": "needs a pending request",
         "blockc cancel work": "needs a stop of 'work' waiting for its Delay=",
         // Per-user blocks: the sandbox has no user named kid; UserScopeTests and torture/users.py run them.
         "blockc schedule add bedtime-kid --daily 21:00-07:00 --user kid youtube steam": "needs a user named kid",
