@@ -187,7 +187,7 @@ struct ReportHTMLTests {
 
     @Test("R2: a selection with less than 15 min on every day and no limit gets no near-empty chart: it is a row of one table of totals, biggest first, after the charts",
           arguments: [
-              (used: ["games": [0, 1800, 0], "video": [60, 0, 120], "news": [300, 0, 0]], charts: ["games"], rows: ["news", "video"]),
+              (used: ["games": [0, 1800, 0], "video": [60, 0, 120], "news": [300, 0, 0], "tiny": [20, 0, 0]], charts: ["games"], rows: ["news", "video", "tiny"]),
               (used: ["video": [60, 0, 120], "news": [300, 0, 0]], charts: [String](), rows: ["news", "video"]),
               (used: ["games": [900, 0, 0]], charts: ["games"], rows: [String]()),
           ])
@@ -208,6 +208,8 @@ struct ReportHTMLTests {
         }
         #expect(html.contains("Less than 15 min on every day; totals over 3 days:") == !rows.isEmpty)
         #expect(html.contains("Other selections") == (!rows.isEmpty && !charts.isEmpty))
+        #expect(!html.contains("<1 min"), "a figure under a minute is text, escaped: '&lt;1 min'")
+        #expect(html.contains("&lt;1 min") == rows.contains("tiny"))
     }
 
     @Test("R2: an older answer without used: a chart per app instead, no selection charts")

@@ -94,7 +94,7 @@ extension ReportHTML {
             for k in 1...Int(top / step) {
                 let y = Self.base - pixels(Double(k) * step)
                 out.append(#"<rect class="grid" x="\#(Self.left)" y="\#(y)" width="\#(slot(days.count) - Self.left)" height="1"/>"#)
-                out.append(#"<text class="axis" x="\#(Self.left - 8)" y="\#(y + 4)" text-anchor="end">\#(ReportChart.figure(Double(k) * step))</text>"#)
+                out.append(#"<text class="axis" x="\#(Self.left - 8)" y="\#(y + 4)" text-anchor="end">\#(figureHTML(Double(k) * step))</text>"#)
             }
             out.append(#"<rect class="baseline" x="\#(Self.left)" y="\#(Self.base)" width="\#(slot(days.count) - Self.left)" height="1"/>"#)
             return out
@@ -109,9 +109,9 @@ extension ReportHTML {
             let date = days[i].date
             let label = Report.date(days[i]).map(ReportChart.dayText) ?? date
             let centre = x0 + (x1 - x0) / 2
-            var out = [#"<rect class="bar" id="\#(id)-d\#(i)" data-kind="\#(kind.rawValue)" data-name="\#(escape(name))" data-day="\#(escape(date))" data-seconds="\#(Int(values[i].rounded()))" x="\#(x)" y="\#(Self.base - h)" width="\#(width)" height="\#(h)" fill="\#(kind.colour)" shape-rendering="crispEdges"><title>\#(escape(label)): \#(ReportChart.figure(values[i]))</title></rect>"#]
+            var out = [#"<rect class="bar" id="\#(id)-d\#(i)" data-kind="\#(kind.rawValue)" data-name="\#(escape(name))" data-day="\#(escape(date))" data-seconds="\#(Int(values[i].rounded()))" x="\#(x)" y="\#(Self.base - h)" width="\#(width)" height="\#(h)" fill="\#(kind.colour)" shape-rendering="crispEdges"><title>\#(escape(label)): \#(figureHTML(values[i]))</title></rect>"#]
             if x1 - x0 >= 60, values[i] > 0 {
-                out.append(#"<text class="fig" x="\#(centre)" y="\#(Self.base - h - 7)" text-anchor="middle">\#(ReportChart.figure(values[i]))</text>"#)
+                out.append(#"<text class="fig" x="\#(centre)" y="\#(Self.base - h - 7)" text-anchor="middle">\#(figureHTML(values[i]))</text>"#)
             }
             let every = days.count <= 14 ? 1 : (days.count + 9) / 10
             if i % every == 0 {
@@ -132,7 +132,7 @@ extension ReportHTML {
                 limit.allowances.enumerated().compactMap { i, allowance -> String? in
                     guard let allowance, i < days.count else { return nil }
                     let date = escape(days[i].date)
-                    return #"<rect class="limit" data-limit="\#(escape(limit.name))" data-day="\#(date)" data-seconds="\#(Int(allowance.rounded()))" x="\#(slot(i))" y="\#(Self.base - pixels(allowance) - 1)" width="\#(slot(i + 1) - slot(i))" height="2" fill="\#(limitColour)" shape-rendering="crispEdges"><title>Limit \#(escape(limit.name)): \#(ReportChart.figure(allowance))</title></rect>"#
+                    return #"<rect class="limit" data-limit="\#(escape(limit.name))" data-day="\#(date)" data-seconds="\#(Int(allowance.rounded()))" x="\#(slot(i))" y="\#(Self.base - pixels(allowance) - 1)" width="\#(slot(i + 1) - slot(i))" height="2" fill="\#(limitColour)" shape-rendering="crispEdges"><title>Limit \#(escape(limit.name)): \#(figureHTML(allowance))</title></rect>"#
                 }
             }
         }
@@ -163,7 +163,7 @@ extension ReportHTML {
                 let i = firstIndex + n
                 let w = row.seconds <= 0 || most <= 0 ? 0 : max(2, Int((row.seconds / most * Double(width)).rounded()))
                 let note = row.note.map { #"<span class="note">\#(escape($0))</span>"# } ?? ""
-                return #"<tr><th scope="row">\#(labelHTML(row))</th><td class="hbar"><svg width="\#(width)" height="14" viewBox="0 0 \#(width) 14" preserveAspectRatio="none"><rect class="bar" id="\#(row.kind.rawValue)-\#(i)" data-kind="\#(row.kind.rawValue)" data-name="\#(escape(row.name))" data-seconds="\#(Int(row.seconds.rounded()))" x="0" y="0" width="\#(w)" height="14" fill="\#(row.kind.colour)" shape-rendering="crispEdges"/></svg></td><td class="fig">\#(ReportChart.figure(row.seconds))\#(note)</td></tr>"#
+                return #"<tr><th scope="row">\#(labelHTML(row))</th><td class="hbar"><svg width="\#(width)" height="14" viewBox="0 0 \#(width) 14" preserveAspectRatio="none"><rect class="bar" id="\#(row.kind.rawValue)-\#(i)" data-kind="\#(row.kind.rawValue)" data-name="\#(escape(row.name))" data-seconds="\#(Int(row.seconds.rounded()))" x="0" y="0" width="\#(w)" height="14" fill="\#(row.kind.colour)" shape-rendering="crispEdges"/></svg></td><td class="fig">\#(figureHTML(row.seconds))\#(note)</td></tr>"#
             }
             return "<table class=\"hbars\">\n" + lines.joined(separator: "\n") + "\n</table>"
         }

@@ -47,6 +47,9 @@ public enum ReportHTML {
             """
     }
 
+    /// A figure ("1 h 5 min", "<1 min") as HTML text.
+    static func figureHTML(_ seconds: Double) -> String { escape(ReportChart.figure(seconds)) }
+
     /// Text for HTML, in an element or a quoted attribute: `& < > " '` as references, and
     /// control characters (other than tab and newline) dropped, as the text view drops them.
     public static func escape(_ text: String) -> String {
@@ -147,7 +150,7 @@ public enum ReportHTML {
         guard !sites.isEmpty else { return "" }
         let rows = sites.prefix(siteCount).map { HBar(kind: .site, name: $0.name, label: $0.name, seconds: $0.seconds, note: nil) }
         let rest = sites.dropFirst(siteCount)
-        let more = rest.isEmpty ? "" : "\n<p class=\"note\">\(rest.count) more site\(rest.count == 1 ? "" : "s"): \(ReportChart.figure(rest.reduce(0) { $0 + $1.seconds })).</p>"
+        let more = rest.isEmpty ? "" : "\n<p class=\"note\">\(rest.count) more site\(rest.count == 1 ? "" : "s"): \(figureHTML(rest.reduce(0) { $0 + $1.seconds })).</p>"
         return card("Sites, total over \(r.periodWord == "week" ? "the week" : r.periodWord)", HBar.table(rows) + more)
     }
 
@@ -198,7 +201,7 @@ public enum ReportHTML {
         let rows = names.map { HBar(kind: kind, name: $0, label: AllowOnly.display($0), seconds: r.total(kind.measure, $0), note: nil) }
             .sorted { $0.seconds > $1.seconds }
         let word = r.periodWord == "week" ? "the week" : r.periodWord
-        return "<p class=\"note\">Less than \(ReportChart.figure(chartMinimum)) on every day; totals over \(escape(word)):</p>\n"
+        return "<p class=\"note\">Less than \(figureHTML(chartMinimum)) on every day; totals over \(escape(word)):</p>\n"
             + HBar.table(rows, firstIndex: firstIndex)
     }
 
@@ -224,7 +227,7 @@ public enum ReportHTML {
 
     static func chartCard(_ heading: String, _ chart: WeekChart, _ r: Report, previous: Double?) -> String {
         let legend = chart.limitLegend.map { "\n<p class=\"legend\"><span class=\"key-limit\"></span>\(escape($0))</p>" } ?? ""
-        return card(heading, "<p class=\"total\">\(ReportChart.figure(chart.total))</p>\n" + chart.svg + legend + "\n" + summary(chart, r, previous: previous))
+        return card(heading, "<p class=\"total\">\(figureHTML(chart.total))</p>\n" + chart.svg + legend + "\n" + summary(chart, r, previous: previous))
     }
 
     static func summary(_ chart: WeekChart, _ r: Report, previous: Double?) -> String {
