@@ -74,9 +74,9 @@ struct CoreMoreTimeHoldTests {
 
     @Test("M5: a grant over a selection whose sites another, locked block covers says what stays blocked, by what, until when", arguments: [
         // `more reddit`: reddit.com's block holds reddit.com and its subdomains, not redd.it: part of it.
-        ("reddit", "some", "; part of reddit stays blocked by block 'reddit.com' on reddit.com (locked) until 2026-11-29T21:00:00.000+09:00"),
+        ("reddit", "some", "; part of reddit stays blocked by block 'reddit.com' on reddit.com (locked) until 21:00:00"),
         // An ad-hoc selection under reddit.com: every site it has is held, so nothing is lifted.
-        ("old.reddit.com", "nothing", "; it lifts nothing now: old.reddit.com stays blocked by block 'reddit.com' on reddit.com (locked) until 2026-11-29T21:00:00.000+09:00"),
+        ("old.reddit.com", "nothing", "; it lifts nothing now: old.reddit.com stays blocked by block 'reddit.com' on reddit.com (locked) until 21:00:00"),
     ])
     func heldByAnotherSelection(selection: String, lifts: String, journal: String) throws {
         var d = Self.driver()
@@ -91,6 +91,8 @@ struct CoreMoreTimeHoldTests {
         let event = try #require(d.events("more-time").last)
         #expect(event["lifts"] == .string(lifts) && event["heldUntil"] == "2026-11-29T21:00:00.000+09:00")
         #expect(d.enforced == ["reddit.com"], "the grant lifts \(selection) itself; the locked block stays enforced")
+        let unlock = d.entries(.unlock).last { $0.message.hasPrefix("Unblocked \(selection) ") }?.message ?? ""
+        #expect(unlock.hasSuffix(journal), "the unlock says what still holds it: \(unlock)")
     }
 
     @Test("M5: 'more games 5m' gives the limit allowance and leaves bedtime (MoreTime=no) on steam, and says so; 'more steam' is refused by it")

@@ -60,7 +60,10 @@ extension Core {
         book.grants.removeAll { $0.end <= now }
         book.requests.removeAll { $0.expires <= now }
         for g in book.grants where g.window.contains(now) && applied[g.selection] != nil {
+            // M5: the unlock says so when another block still holds the selection's sites.
+            let held = holds(of: g, now: now)
             pendingUnlockNotes[g.selection] = "more time (\(g.id)) until \(local.spoken(g.end, from: now))"
+                + holdsText(g.selection, held.lifts, held.holds, now: now)
         }
         book.prune(keepingFrom: local.civil(of: now).date)
         (registry.reserved, registry.reservedBy) = (book.count, book.countByUid)

@@ -60,7 +60,7 @@ extension Core {
             let what = target.named == .limit ? "\(name) under limit '\(blocked.reasons[0].activity)'" : name
             let held = holds(of: grant, now: now)  // M5
             return told(MoreTimeNote(event: .moreGranted, kind: .granted, id: id, selection: name, until: end,
-                                     message: "More time for \(what) granted to \(who(peer.uid)) \(when)until \(local.spoken(end, from: now))\(minute ? " (one more minute)" : "")\(holdsText(name, held.lifts, held.holds))",
+                                     message: "More time for \(what) granted to \(who(peer.uid)) \(when)until \(local.spoken(end, from: now))\(minute ? " (one more minute)" : "")\(holdsText(name, held.lifts, held.holds, now: now))",
                                      uid: peer.uid, held: held),
                         answer: grantJSON(grant, target: target, held: held))
         case .pending(let expires):
@@ -116,7 +116,7 @@ extension Core {
         book.grants.append(grant)
         let held = holds(of: grant, now: now)  // M5: what the administrator's grant still leaves blocked
         return told(MoreTimeNote(event: .moreGranted, kind: .granted, id: id, selection: r.selection, until: end,
-                                 message: "More time for \(r.selection) granted to \(who(r.uid)) by \(who(peer.uid)) until \(local.spoken(end, from: now))\(holdsText(r.selection, held.lifts, held.holds))",
+                                 message: "More time for \(r.selection) granted to \(who(r.uid)) by \(who(peer.uid)) until \(local.spoken(end, from: now))\(holdsText(r.selection, held.lifts, held.holds, now: now))",
                                  uid: peer.uid, asker: r.uid, held: held),
                     answer: grantJSON(grant, target: nil, held: held))
     }

@@ -93,14 +93,14 @@ extension Core {
         resolved[name] ?? state.targets[name] ?? (try? config.catalog.resolve(name))
     }
 
-    /// M5: the holds in the journal's words: "; reddit stays blocked by block 'focus' (locked)
-    /// until 2026-11-29T07:00:00+09:00" (nothing when it lifts all).
-    func holdsText(_ selection: String, _ lifts: MoreTimeLift, _ holds: [MoreTimeHold]) -> String {
+    /// M5: the holds in the journal's words, in local time as the rest of the message: "; reddit
+    /// stays blocked by block 'focus' (locked) until 21:00" (nothing when it lifts all).
+    func holdsText(_ selection: String, _ lifts: MoreTimeLift, _ holds: [MoreTimeHold], now: Date) -> String {
         guard lifts != .all else { return "" }
         let each = holds.map { h in
             let via = h.selection == selection ? "" : " on \(AllowOnly.display(h.selection))"
             let why = h.locked ? "locked" : "MoreTime=\(h.mode.rawValue)"
-            return "\(h.kind.rawValue) '\(h.activity)'\(via) (\(why)) until \(h.until.map(local.iso8601) ?? "no end in sight")"
+            return "\(h.kind.rawValue) '\(h.activity)'\(via) (\(why)) until \(h.until.map { local.spoken($0, from: now) } ?? "no end in sight")"
         }.joined(separator: ", ")
         return lifts == .nothing ? "; it lifts nothing now: \(selection) stays blocked by \(each)"
                                  : "; part of \(selection) stays blocked by \(each)"
