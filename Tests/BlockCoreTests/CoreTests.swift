@@ -170,6 +170,21 @@ struct CoreTests {
         #expect(core.takeEffects().isEmpty, "the same offset is no step")
     }
 
+    @Test("§5: a name typed in another case than the activity's finds it when only its lower case does ('stop Pinterest' after 'start Pinterest')")
+    func stopInAnyCase() throws {
+        let t0 = at("2026-12-02T10:00:00Z")
+        var core = CoreTests.core(at: t0)
+        let (started, _) = try CoreTests.run(#"start {"selections":["Instagram"],"seconds":600}"#, on: &core, at: t0)
+        #expect(started["name"] == "instagram", "the block is named after the selection: \(started)")
+        let (stopped, _) = try CoreTests.run(#"stop {"name":"Instagram"}"#, on: &core, at: t0 + 10)
+        #expect(stopped["stopped"] == "instagram")
+        _ = try CoreTests.run(#"start {"name":"Focus","selections":["reddit"],"seconds":600}"#, on: &core, at: t0 + 20)
+        _ = try CoreTests.run(#"start {"name":"focus","selections":["reddit"],"seconds":600}"#, on: &core, at: t0 + 20)
+        let (exact, _) = try CoreTests.run(#"stop {"name":"Focus"}"#, on: &core, at: t0 + 30)
+        #expect(exact["stopped"] == "Focus", "a name that matches as typed is taken as typed")
+        #expect(core.registry.activity(named: "focus") != nil)
+    }
+
     @Test("M2: a stop of a block with Delay= waits; at its due instant the core hands it back as the asker's request")
     func delayedStop() throws {
         let t0 = at("2026-12-02T10:00:00Z")

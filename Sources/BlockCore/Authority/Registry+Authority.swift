@@ -113,8 +113,18 @@ extension Registry {
     }
 
     /// The activity a name typed by `peer` means: a qualified name as given; otherwise, for a
-    /// member, their own of that name when they have one, else the plain name.
+    /// member, their own of that name when they have one, else the plain name. A name that
+    /// matches nothing as typed is taken in lower case when that matches (`stop Pinterest`
+    /// after `start Pinterest`, whose block is named after the selection, `pinterest`).
     public func resolve(_ typed: String, for peer: Peer) -> String {
+        let exact = resolveExactly(typed, for: peer)
+        let folded = typed.lowercased()
+        guard activity(named: exact) == nil, folded != typed else { return exact }
+        let lower = resolveExactly(folded, for: peer)
+        return activity(named: lower) != nil ? lower : exact
+    }
+
+    private func resolveExactly(_ typed: String, for peer: Peer) -> String {
         guard !typed.contains("/") else { return typed }
         let actor = actor(peer)
         guard actor.rank <= .member else { return typed }
