@@ -28,6 +28,16 @@ extension CommandParser {
         return args
     }
 
+    /// A DATE: YYYY-MM-DD, or `today` or `yesterday` (local).
+    func date(_ text: String) throws(CoreError) -> CivilDate {
+        let today = clock.civil(of: now).date
+        switch text.lowercased() {
+        case "today": return today
+        case "yesterday": return today.adding(days: -1)
+        default: return try CivilDate.parse(text)
+        }
+    }
+
     /// One of `--last N` (with `--to DATE`), `--day DATE`, `--week [DATE]`, `--month [DATE]`.
     private mutating func reportPeriod(_ args: inout ReportArguments) throws(CoreError) {
         let last = value("--last"), to = value("--to"), day = value("--day")
@@ -41,13 +51,13 @@ extension CommandParser {
             }
             args.period = .days(n)
         }
-        if let to { args.to = try CivilDate.parse(to) }
-        if let day { (args.period, args.to) = (.days(1), try CivilDate.parse(day)) }
+        if let to { args.to = try date(to) }
+        if let day { (args.period, args.to) = (.days(1), try date(day)) }
         if week || month {
             args.period = week ? .week : .month
             if !words.isEmpty {
                 let text = words.removeFirst()
-                args.to = try CivilDate.parse(month && text.count == 7 ? text + "-01" : text)
+                args.to = try date(month && text.count == 7 ? text + "-01" : text)
             }
         }
     }

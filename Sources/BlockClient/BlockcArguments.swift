@@ -75,6 +75,7 @@ extension BlockcInvocation {
         var words: [String] = []
         var flags: [(name: String, value: String?)] = []
         var help = false, version = false
+        var valueless: (name: String, error: CoreError)?
         // A mistake seen before or after -h/--help does not hide the help asked for.
         var mistake: CoreError?
         // Global options may stand anywhere; everything else is gathered for the command.
@@ -92,7 +93,12 @@ extension BlockcInvocation {
                         let value = joined(try scanner.value(for: name, inline: inline), for: name, scanner: &scanner)
                         if name == "--socket" { socket = value } else { flags.append((name, value)) }
                     } catch {
-                        mistake = mistake ?? error
+                        // `report --weekly`: whether the flag lacks its value or is not the
+                        // command's at all is known once the command is.
+                        if name == "--socket" || valueless != nil { mistake = mistake ?? error } else {
+                            valueless = (name, error)
+                            flags.append((name, nil))
+                        }
                     }
                 } else {
                     if inline != nil { mistake = mistake ?? scanner.usage("\(name) takes no value") }
@@ -106,8 +112,36 @@ extension BlockcInvocation {
         if let s = socket, s.isEmpty { throw scanner.usage("--socket needs a non-empty path") }
         guard let verb = words.first else { throw scanner.usage("no command given") }
         var p = CommandParser(scanner: scanner, words: Array(words.dropFirst()), flags: flags, verb: verb, now: now, clock: clock)
-        let action = try p.parse()
+        let action: Action
+        do throws(CoreError) {
+            action = try p.parse()
+        } catch {
+            // The command did not take the flag: that is the mistake, not its missing value.
+            if let valueless, p.flags.contains(where: { $0.name == valueless.name }) || p.command?.takes(valueless.name) == false {
+                throw p.notAnOption(valueless.name)
+            }
+            throw valueless?.error ?? error
+        }
+        if let valueless { throw valueless.error }  // taken without its value
         return BlockcInvocation(socketPath: socket, action: action, notes: p.notes)
+    }
+
+    /// The command `arguments` name, as a help topic ("start", "schedule add"), for a usage
+    /// error's pointer; nil when they name none. Option values are not words.
+    public static func topic(of arguments: [String]) -> String? {
+        var words: [String] = []
+        var i = 0
+        while i < arguments.count {
+            let a = arguments[i]
+            if a.hasPrefix("-") {
+                if (valued.contains(a) || a == "--socket") && !a.contains("=") { i += 1 }
+            } else {
+                words.append(a)
+            }
+            i += 1
+        }
+        guard let topic = helpTopic(words), topic != "help", BlockcHelp.help(for: topic) != nil else { return nil }
+        return topic
     }
 
     /// `blockc -h schedule add` and `blockc schedule add --help` both ask about "schedule add";
@@ -155,6 +189,8 @@ struct CommandParser {
     let now: Date
     let clock: LocalClock
     var options = OutputOptions()
+    /// The command the words name, once known.
+    var command: Command?
     /// W1: what pasted addresses were read as.
     var notes: [String] = []
 
@@ -165,7 +201,8 @@ struct CommandParser {
         } catch {
             // A typo'd option is the mistake to tell, not the option it kept from being seen
             // (`start --minuts 5 x` is not "start needs --minutes").
-            if let typo = flags.first(where: { !BlockcInvocation.options.contains($0.name) }) { throw notAnOption(typo.name) }
+            let own = command.map(\.blockcOptions) ?? BlockcInvocation.options
+            if let typo = flags.first(where: { !own.contains($0.name) }) { throw notAnOption(typo.name) }
             throw error
         }
         try noFlagsLeft()
@@ -177,17 +214,39 @@ struct CommandParser {
         if let extra = flags.first { throw notAnOption(extra.name) }
     }
 
-    /// `'--minuts' is not an option of 'start'`, with the nearest option when it is a typo.
+    /// `'--minuts' is not an option of 'start'`, with the option meant when one of the
+    /// command's is: the nearest in spelling, the word's usual meaning (`--time` is `--for`),
+    /// or for a one-letter flag the command's shortest option of that letter (`-m` is
+    /// `--minutes`); never an option the command does not take.
     func notAnOption(_ name: String) -> CoreError {
-        let options = BlockcInvocation.options
         let said = "'\(name)' is not an option of '\(verb)'"
-        guard !options.contains(name), let near = Suggest.closest(to: name, amongUnordered: options) else { return scanner.usage(said) }
-        return CoreError(.usage, "\(said); did you mean '\(near)'? See 'blockc --help'.")
+        let see = command.map { "See 'blockc help \($0.cliWords ?? verb)'." } ?? "See 'blockc --help'."
+        guard let near = meantOption(name) else { return CoreError(.usage, "\(said). \(see)") }
+        return CoreError(.usage, "\(said); did you mean '\(near)'? \(see)")
+    }
+
+    /// What people type for an option, and the option it is.
+    static let optionSynonyms: [String: String] = [
+        "--time": "--for", "--duration": "--for", "--length": "--for", "--hours": "--for", "--mins": "--minutes", "--min": "--minutes",
+        "--till": "--until", "--end": "--until", "--ends": "--until", "--at": "--until", "--weekdays": "--days", "--for-user": "--user",
+        "--users": "--user", "--everyone": "--all-users", "--locked": "--lock", "--weekly": "--week", "--monthly": "--month",
+        "--daily": "--day", "--date": "--day", "--from": "--to",
+    ]
+
+    func meantOption(_ name: String) -> String? {
+        let own = command.map(\.blockcOptions) ?? BlockcInvocation.options
+        guard !own.contains(name) else { return nil }
+        if let synonym = CommandParser.optionSynonyms[name], own.contains(synonym) { return synonym }
+        if name.count == 2, name.hasPrefix("-"), let letter = name.last {
+            return own.filter { $0.hasPrefix("--\(letter)") }.min { ($0.count, $0) < ($1.count, $1) }
+        }
+        return Suggest.closest(to: name, amongUnordered: own)
     }
 
     private mutating func dispatch() throws(CoreError) -> BlockcInvocation.Action {
         if verb == "help" { return .help(topic: BlockcInvocation.helpTopic(words)) }
         guard let (command, consumed) = Command.named(by: [verb] + words) else { throw unknown() }
+        self.command = command
         words.removeFirst(consumed - 1)
         verb = command.cliWords ?? verb
         // §6: `--json` is an option of exactly the commands with a JSON shape (Client+JSON.swift);
@@ -205,9 +264,20 @@ struct CommandParser {
             guard let sub = words.first else { return scanner.usage("\(verb) needs \(choices)") }
             return scanner.usage("unknown \(verb) command '\(sub)'; use \(choices)")
         }
-        let hint = Suggest.closest(to: verb, among: Command.cliGroups + ["help"]).map { "; did you mean '\($0)'?" } ?? ""
-        return CoreError(.usage, "unknown command '\(verb)'\(hint) See 'blockc --help'")
+        let hint = (CommandParser.commandSynonyms[verb.lowercased()] ?? Suggest.closest(to: verb, among: Command.cliGroups + ["help"]).map { "'\($0)'" })
+            .map { "; did you mean \($0)?" } ?? ""
+        return CoreError(.usage, "unknown command '\(verb)'\(hint.isEmpty ? "." : hint) See 'blockc --help'.")
     }
+
+    /// What people call blockc's commands, and the commands they mean.
+    static let commandSynonyms: [String: String] = [
+        "block": "'start' (blockc start --for 30m SELECTION)", "unblock": "'stop' (blockc stop NAME)",
+        "end": "'stop'", "remove": "'stop', 'schedule remove' or 'limit remove'", "rm": "'stop', 'schedule remove' or 'limit remove'",
+        "list": "'status', 'schedule list' or 'limit list'", "ls": "'status', 'schedule list' or 'limit list'",
+        "show": "'status' or 'selections show NAME'", "add": "'start', 'schedule add' or 'limit add'",
+        "extend": "'start' (starting again extends a block)", "ask": "'more'", "grant": "'approve'", "refuse": "'deny'",
+        "events": "'watch'", "log": "'watch' or 'report'", "schedules": "'schedule list'", "limits": "'limit list'",
+    ]
 
     /// The request for `command`, whole: nothing is added to it after the parser.
     private mutating func build(_ command: Command) throws(CoreError) -> Request {
@@ -332,7 +402,7 @@ struct CommandParser {
         let policy = try moreTimeFlags()
         let daily = value("--daily"), weekly = value("--weekly")
         var days = WeekdaySet.all
-        let window: String
+        var window: String
         switch (daily, weekly) {
         case (let d?, nil): window = d
         case (nil, let w?):
@@ -342,6 +412,7 @@ struct CommandParser {
         default:
             throw scanner.usage("schedule add needs exactly one of --daily HH:MM-HH:MM and --weekly DAYS HH:MM-HH:MM")
         }
+        window = spacedWindow(window)
         guard let (start, end) = try WallTime.window(window) else {
             throw CoreError(.invalidTime, "'\(window)' is not a window; write HH:MM-HH:MM, e.g. 22:00-07:00")
         }
@@ -352,6 +423,17 @@ struct CommandParser {
         var schedule = Schedule(name: name, selections: readAddresses(selections), days: days, start: start, end: end)
         (schedule.moreTime, schedule.users) = (policy, users)
         return schedule
+    }
+
+    /// `--daily 12:00 - 13:00` and `12:00- 13:00` as typed: the window's words after the flag
+    /// (a lone `-` is never an option), joined.
+    mutating func spacedWindow(_ first: String) -> String {
+        if first.hasSuffix("-"), !first.hasSuffix("--"), let next = words.first, next.first?.isNumber == true {
+            return first + words.removeFirst()
+        }
+        guard words.count >= 2, words[0] == "-", words[1].first?.isNumber == true else { return first }
+        defer { words.removeFirst(2) }
+        return first + "-" + words[1]
     }
 
     private mutating func limitAdd() throws(CoreError) -> Limit {

@@ -15,12 +15,16 @@ public enum BlockcHelp {
     site: www.example.com and every other name under it too), a URL prefix such as
     youtube.com/shorts (blocked in Chromium-family browsers only), or an address pasted from
     a browser (https://www.youtube.com/ is read as youtube.com, with a path as its prefix).
-    DURATION: 90s, 25m, 1h30m, 2d, or in words: 2 hours, 90 min, 1h 30m, 1.5h (1s to 366d).
+    DURATION: 90s, 25m, 1h30m, 2d, or in words: 2 hours, 90 min, 1h 30m, 1.5h (1s to 366d);
+    quotes are not needed: --for 2 hours.
     TIME: HH:MM or 10pm (the next one after now), tomorrow 07:00, sat 9am, or an ISO 8601
-    date-time such as 2026-11-29T22:00.  Quotes are not needed: --for 2 hours, --until
-    tomorrow 7am.  DAYS: mon,wed or ranges such as mon-fri.
-    POLICY (more time, see 'blockc help more'): --more-time no|self|approval, --delay DURATION
-    (every stop, removal or grant waits this long), --more-time-per-day DURATION.
+    date-time such as 2026-11-29T22:00; quotes are not needed: --until tomorrow 7am.
+    DAYS: mon,wed or ranges such as mon-fri.
+    DATE: YYYY-MM-DD, today or yesterday.
+    POLICY (more time, see 'blockc help more'): --more-time no|self|approval (no: none at all;
+    self: granted at once, up to --more-time-per-day DURATION a day, 30m unless given; approval:
+    a request that root or a blockd-admin member answers, the default for a block set for
+    someone else), --delay DURATION (every stop, removal or grant waits this long).
 
     Options (anywhere on the line, each at most once):
       --socket PATH    the daemon's socket (default $BLOCKD_SOCKET or /run/blockd/blockd.sock)
@@ -28,8 +32,8 @@ public enum BlockcHelp {
                        (as 'blockc help COMMAND')
       --version        print blockc's version (no daemon needed; 'blockc version' adds the daemon's)
 
-    Exit status: 0 ok, 1 refused by the daemon, with its code and message (busy too), or a
-    start accepted but not enforced yet, 2 usage error, 3 daemon unreachable.
+    Exit status: 0 ok, 1 refused by the daemon, with its message (busy too; with --json its
+    code too), or a start accepted but not enforced yet, 2 usage error, 3 daemon unreachable.
     See blockc(1), blockd(8) and blockd.conf(5).
     """
 
@@ -61,11 +65,73 @@ public enum BlockcHelp {
             }
             i += 1
         }
-        return out.isEmpty ? nil : "Usage:\n" + out.joined(separator: "\n")
+        guard !out.isEmpty else { return nil }
+        // The words the usage lines use, as the full help defines them, and examples.
+        let commands = Command.allCases.filter { c in c.cliWords.map { $0 == topic || $0.hasPrefix(topic + " ") } ?? false }
+        let terms = glossary.filter { term, _ in
+            out.contains { $0.contains(term) } || (term == "POLICY" && commands.contains { [.more, .approve, .deny, .requests].contains($0) })
+        }
+        let examples = commands.flatMap(\.blockcExamples)
+        return "Usage:\n" + out.joined(separator: "\n")
+            + (terms.isEmpty ? "" : "\n\n" + terms.map(\.text).joined(separator: "\n"))
+            + (examples.isEmpty ? "" : "\n\nExamples:\n" + examples.map { "  $ " + $0 }.joined(separator: "\n"))
+    }
+
+    /// The paragraphs of `usage` that define a word of the usage lines (SELECTION, DURATION…),
+    /// each with the word it defines.
+    static var glossary: [(term: String, text: String)] {
+        let lines = usage.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let terms = ["SELECTION", "DURATION", "TIME", "DAYS", "DATE", "POLICY"]
+        var out: [(term: String, text: String)] = []
+        for line in lines {
+            if let term = terms.first(where: { line.hasPrefix($0 + " ") || line.hasPrefix($0 + ":") }) {
+                out.append((term, line))
+            } else if !out.isEmpty, !line.isEmpty, !line.hasPrefix(" "), !line.hasPrefix("Options") {
+                out[out.count - 1].text += "\n" + line
+            } else if line.isEmpty || line.hasPrefix("Options") {
+                if !out.isEmpty && out.count == terms.count { break }
+            }
+        }
+        return out
     }
 }
 
 extension Command {
+    /// The options blockc takes for the command, read off its usage line (POLICY standing for
+    /// the more-time flags): what a mistyped option is matched against.
+    var blockcOptions: Set<String> {
+        guard let usage = blockcHelp?.usage else { return [] }
+        var out = Set(usage.matches(of: /--[a-z][a-z-]*/).map { String($0.output) })
+        if usage.contains("POLICY") { out.formUnion(["--more-time", "--delay", "--more-time-per-day"]) }
+        return out
+    }
+
+    /// What `blockc help COMMAND` shows as examples.
+    var blockcExamples: [String] {
+        switch self {
+        case .start: ["blockc start --for 30m instagram", "blockc start --until 17:00 --lock youtube reddit",
+                      "blockc start --for 2 hours --allow-only wikipedia.org", "blockc start --minutes 45 --user kid games"]
+        case .stop: ["blockc stop instagram"]
+        case .status: ["blockc status", "blockc status --user kid", "blockc status --watch"]
+        case .scheduleAdd: ["blockc schedule add bedtime --daily 22:00-07:00 youtube",
+                            "blockc schedule add school --weekly mon-fri 08:30-15:00 --user kid games"]
+        case .scheduleRemove: ["blockc schedule remove bedtime"]
+        case .limitAdd: ["blockc limit add games 1h steam", "blockc limit add social 30m --days mon-fri --warn 5m instagram tiktok"]
+        case .limitRemove: ["blockc limit remove games"]
+        case .more: ["blockc more instagram 15m --reason \"group chat about homework\"", "blockc more games 10m", "blockc more youtube --today"]
+        case .approve: ["blockc approve mq3v8k2x1fd 30m"]
+        case .deny: ["blockc deny mq3v8k2x1fd --reason \"not on a school night\""]
+        case .selectionShow: ["blockc selections show social"]
+        case .report: ["blockc report --week", "blockc report --day yesterday --by app", "blockc report --last 30 --html month.html"]
+        case .watch: ["blockc watch", "blockc watch --notify"]
+        case .scheduleList, .selections, .failures, .failuresClear, .foreground, .web, .limitList, .requests, .cancel, .stats,
+             .reload, .hello: []
+        }
+    }
+
+    /// Whether blockc takes `option` for the command.
+    func takes(_ option: String) -> Bool { blockcOptions.contains(option) }
+
     /// blockc's usage line and one-line summary of the command; nil for a command blockc
     /// reaches through another's flag. A new command does not compile until it has its help.
     var blockcHelp: (usage: String, summary: String)? {

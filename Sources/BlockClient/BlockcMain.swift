@@ -16,7 +16,7 @@ public enum BlockcMain {
         do {
             return runner.run(try BlockcInvocation.parse(arguments, now: runner.now(), clock: runner.clock))
         } catch {
-            return runner.usageError(error)
+            return runner.usageError(error, topic: BlockcInvocation.topic(of: arguments))
         }
     }
 }

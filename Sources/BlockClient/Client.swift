@@ -93,11 +93,16 @@ public struct BlockcRunner {
     @discardableResult
     func say(_ text: String) -> Bool { stdout(text + "\n") }
 
-    /// A usage error (exit 2): the parser's or ours. Parser messages already end in
-    /// "see 'blockc --help'"; the rest get the pointer added.
-    public func usageError(_ error: CoreError) -> Int32 {
-        let hint = error.message.lowercased().contains("blockc --help") ? "" : "\nSee 'blockc --help'."
-        stderr("blockc: \(error.message)\(hint)\n")
+    /// A usage error (exit 2): the parser's or ours, with a pointer to the help: the command's
+    /// own (`blockc help start`, with its examples) when the arguments name one, else
+    /// `blockc --help`. A message that points somewhere already keeps its pointer.
+    public func usageError(_ error: CoreError, topic: String? = nil) -> Int32 {
+        var message = error.message
+        let generic = "; see 'blockc --help'"
+        if topic != nil, message.hasSuffix(generic) { message.removeLast(generic.count) }
+        let points = message.contains("blockc --help") || message.contains("blockc help ")
+        let hint = points ? "" : "\nSee " + (topic.map { "'blockc help \($0)'" } ?? "'blockc --help'") + "."
+        stderr("blockc: \(message)\(hint)\n")
         return BlockcRunner.usage
     }
 

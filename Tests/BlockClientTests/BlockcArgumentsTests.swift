@@ -137,12 +137,17 @@ struct BlockcArgumentsTests {
         }
     }
 
-    @Test("§6: a mistyped option is the mistake told, before what it kept from being seen, with the nearest option; an option of another command gets no guess",
+    @Test("§6: a mistyped option is the mistake told, before what it kept from being seen, with the command's own option meant (by spelling, by its usual word, by its letter) and its help; an option of another command gets no guess",
           arguments: [
-              (["start", "--minuts", "5", "x"], "'--minuts' is not an option of 'start'; did you mean '--minutes'? See 'blockc --help'."),
-              (["start", "--fro", "1h", "x"], "'--fro' is not an option of 'start'; did you mean '--for'? See 'blockc --help'."),
-              (["status", "--all-user"], "'--all-user' is not an option of 'status'; did you mean '--all-users'? See 'blockc --help'."),
-              (["status", "--minutes", "5"], "'--minutes' is not an option of 'status'; see 'blockc --help'"),
+              (["start", "--minuts", "5", "x"], "'--minuts' is not an option of 'start'; did you mean '--minutes'? See 'blockc help start'."),
+              (["start", "--fro", "1h", "x"], "'--fro' is not an option of 'start'; did you mean '--for'? See 'blockc help start'."),
+              (["status", "--all-user"], "'--all-user' is not an option of 'status'; did you mean '--all-users'? See 'blockc help status'."),
+              (["status", "--minutes", "5"], "'--minutes' is not an option of 'status'. See 'blockc help status'."),
+              (["start", "-m", "10", "x"], "'-m' is not an option of 'start'; did you mean '--minutes'? See 'blockc help start'."),
+              (["start", "--time", "10m", "x"], "'--time' is not an option of 'start'; did you mean '--for'? See 'blockc help start'."),
+              (["report", "--weekly"], "'--weekly' is not an option of 'report'; did you mean '--week'? See 'blockc help report'."),
+              (["schedule", "add", "b", "--week", "mon", "22:00-07:00", "x"],
+               "'--week' is not an option of 'schedule add'; did you mean '--weekly'? See 'blockc help schedule add'."),
           ])
     func mistypedOption(arguments: [String], message: String) {
         do {
@@ -151,6 +156,42 @@ struct BlockcArgumentsTests {
         } catch {
             #expect(error.message == message)
         }
+    }
+
+    @Test("§6: what people call a command, and a time or a window typed another way, are told with what blockc takes", arguments: [
+        (["block", "reddit"], "unknown command 'block'; did you mean 'start' (blockc start --for 30m SELECTION)?"),
+        (["unblock", "reddit"], "unknown command 'unblock'; did you mean 'stop' (blockc stop NAME)?"),
+        (["list"], "unknown command 'list'; did you mean 'status', 'schedule list' or 'limit list'?"),
+        (["frob"], "unknown command 'frob'. See 'blockc --help'."),
+        (["start", "--until", "2200", "x"], "'2200' is not a time of day; did you mean '22:00'?"),
+        (["start", "--until", "22h", "x"], "'22h' is not a time of day; did you mean '22:00'?"),
+        (["start", "--until", "7.30", "x"], "'7.30' is not a time of day; did you mean '07:30'?"),
+    ])
+    func saidAnotherWay(arguments: [String], says: String) {
+        do {
+            let parsed = try BlockcInvocation.parse(arguments)
+            Issue.record("accepted as \(parsed)")
+        } catch {
+            #expect(error.message.contains(says), "\(error.message)")
+        }
+    }
+
+    @Test("§6: a window typed with spaces, and today and yesterday as a report's DATE, are taken")
+    func typedWithSpaces() throws {
+        for argv in [["schedule", "add", "lunch", "--daily", "12:00", "-", "13:00", "x"], ["schedule", "add", "lunch", "--daily", "12:00-", "13:00", "x"]] {
+            guard case .send(.scheduleAdd(let s), _) = try BlockcInvocation.parse(argv).action else { Issue.record("\(argv)"); continue }
+            #expect(s.start == WallTime(hour: 12, minute: 0) && s.end == WallTime(hour: 13, minute: 0) && s.selections == ["x"], "\(argv)")
+        }
+        guard case .send(.report(let r), _) = try BlockcInvocation.parse(["report", "--day", "yesterday"]).action else { Issue.record("report"); return }
+        #expect(r.to != nil && r.period == .days(1))
+    }
+
+    @Test("§6: a usage error points at the command's own help when the arguments name one", arguments: [
+        (["start", "--minutes"], "start"), (["schedule", "add", "x"], "schedule add"), (["--socket", "/s", "report", "--weekly"], "report"),
+        (["frob"], nil), ([], nil),
+    ])
+    func usageTopic(arguments: [String], topic: String?) {
+        #expect(BlockcInvocation.topic(of: arguments) == topic)
     }
 
     @Test("§6: a duration typed without its flag is told with the command meant", arguments: [

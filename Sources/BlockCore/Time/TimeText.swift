@@ -111,6 +111,7 @@ public enum TimeText {
                 return .refused(why, fix: .instead("\(pad(h, 2)):00, \(h)am or \(h)pm"))
             }
             do throws(CoreError) { return .wall(try WallTime.parse(w)) } catch {
+                if let meant = meantClock(w) { return .refused("'\(word)' is not a time of day", fix: .meant(meant)) }
                 return .refused("'\(word)' is not a time of day (00:00 to 23:59)", fix: .examples)
             }
         }
@@ -125,6 +126,24 @@ public enum TimeText {
             return .refused(why, fix: h <= 23 ? .meant("\(pad(h, 2)):\(pad(m, 2))") : .examples)
         }
         return .wall(WallTime(hour: h % 12 + (pm ? 12 : 0), minute: m))
+    }
+
+    /// The HH:MM a time written another way means: `2200`, `730` (no colon), `22h`, `22h30`,
+    /// `22.30`; nil for anything else, or for a time that is not on the clock.
+    static func meantClock(_ w: String) -> String? {
+        let digits: (Substring) -> Bool = { !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } }
+        var hour: Substring, minute: Substring
+        if let sep = w.firstIndex(where: { $0 == "h" || $0 == "." }) {
+            (hour, minute) = (w[..<sep], w[w.index(after: sep)...])
+            if minute.isEmpty && w[sep] == "h" { minute = "00" }
+        } else if digits(Substring(w)), (3...4).contains(w.count) {
+            (hour, minute) = (w.dropLast(2), w.suffix(2))
+        } else {
+            return nil
+        }
+        guard digits(hour), digits(minute), hour.count <= 2, minute.count == 2,
+              let h = Int(hour), let m = Int(minute), h <= 23, m <= 59 else { return nil }
+        return "\(pad(h, 2)):\(pad(m, 2))"
     }
 
     /// `10pm` → (`10`, true); nil without am or pm.
