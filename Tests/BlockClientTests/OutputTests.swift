@@ -310,6 +310,15 @@ extension OutputTests {
         #expect(text.contains("\n  instagram  block  instagram  active, until 13:35 (30m left)\n"))
     }
 
+    @Test("W2: an allow-only activity's selection is said as people read it, 'everything but …', not as its wire form")
+    func allowOnlyActivity() {
+        let block = Fixture.shapes.activity(.block(Block(
+            name: "only_wikipedia.org", selections: ["only:wikipedia.org"], start: Fixture.at("2026-11-29T13:05:00+09:00"), end: Fixture.at("2026-11-29T13:35:00+09:00"),
+            origin: .client(uid: 1000))), at: Fixture.now)
+        let text = Fixture.output().status(Fixture.status(blocked: [], activities: [block]))
+        #expect(text.contains("\n  only_wikipedia.org  block  everything but wikipedia.org  active, until 13:35 (30m left)\n"), "\(text)")
+    }
+
     @Test("status without --all: the active activities, then one line for 99,985 idle ones")
     func idleActivitiesOneLine() {
         var status = Fixture.status(blocked: [], activities: [Fixture.instagramBlock])
