@@ -38,7 +38,9 @@ extension BlockcRunner {
         do {
             // The daemon answers `watch` like any request; an event may already follow.
             switch try transport.send(.watch) {
-            case .ok: break
+            case .ok:
+                // On a terminal, a word that it follows: nothing else may come for hours.
+                if isTerminal && !json { stderr("Following blockd's events as they happen (Ctrl-C stops).\n") }
             case .error(let e): return refused(e, json: json)
             case .event(let e): if !show(e, json: json) { return BlockcRunner.ok }
             }

@@ -262,9 +262,15 @@ struct RunnerTests {
         #expect(h.out == String(repeating: "13:35 Unblocked instagram: timed block 'instagram' ended (30m)\n", count: 2))
         #expect(h.err.contains("skipped a line"))
 
+        #expect(!h.err.contains("Following"), "piped, nothing but the events")
+
         let j = Harness(FakeTransport([.success(.ok([:]))], stream: [unlock]))
         _ = j.run(["watch", "--json"])
         #expect(j.out == String(unlock.dropFirst(6)) + "\n")
+
+        let t = Harness(FakeTransport([.success(.ok([:]))], stream: []))
+        _ = t.run(["watch"], tty: true)
+        #expect(t.err.hasPrefix("Following blockd's events as they happen (Ctrl-C stops).\n"), "on a terminal it says it follows: \(t.err)")
     }
 
     @Test("watch --notify hands the socket path to the agent and exits with its status; without one, exit 2")
