@@ -35,7 +35,8 @@ extension Output {
     /// `limit add`: the limit's activity object.
     public func limitAdded(_ o: JSONObject) -> String {
         let a = ActivityReply(o)
-        return "Added limit '\(Output.clean(a.name))': \(DurationText.format(a.limit ?? 0)) of use a day (\(Output.clean(a.days ?? ""))) for "
+        let days = a.days.map(Output.clean).flatMap { $0 == "daily" || $0.isEmpty ? nil : " (\($0))" } ?? ""
+        return "Added limit '\(Output.clean(a.name))': \(DurationText.format(a.limit ?? 0)) of use a day\(days) for "
             + "\(a.selections.map(Output.clean).joined(separator: ", "))\(onlyFor(a.users)); \(limitUse(a))."
     }
 

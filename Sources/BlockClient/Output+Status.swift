@@ -18,7 +18,8 @@ extension Output {
         lines.append("")
         // Without --all the daemon sends the active activities and `counts` of all of them.
         let total = s.counts["activities"] ?? activities.count
-        let cap = s.maxActivities.map { " (\(Output.grouped(total)) of \(Output.grouped($0)))" } ?? ""
+        // The cap matters once something counts against it.
+        let cap = total == 0 ? "" : s.maxActivities.map { " (\(Output.grouped(total)) of \(Output.grouped($0)))" } ?? ""
         lines.append(heading("Activities") + cap)
         if total == 0 {
             lines.append("  None. Start one with 'blockc start --minutes 30 SELECTION'.")

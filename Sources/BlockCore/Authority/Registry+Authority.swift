@@ -109,7 +109,8 @@ extension Registry {
         let (key, displace) = try place(name, command: command, by: actor)
         guard displace == nil, let found = activity(named: key) else { return (key, displace) }
         try Registry.check(Authority.decide(command, by: actor, on: subject(found)))
-        throw CoreError(.exists, "you already have a \(found.kind.rawValue) named '\(key)'; remove it first or choose another name")
+        let remove = found.kind == .block ? "blockc stop \(name)" : "blockc \(found.kind.rawValue) remove \(name)"
+        throw CoreError(.exists, "you already have a \(found.kind.rawValue) named '\(key)'; to change it, remove it first ('\(remove)') and add it again, or choose another name")
     }
 
     /// The activity a name typed by `peer` means: a qualified name as given; otherwise, for a

@@ -42,7 +42,7 @@ extension Limit {
             throw CoreError(.invalidDuration, "a daily limit is from 1s to 24h (86400 seconds), not \(seconds) seconds")
         }
         if let warn = warnSeconds, !(1..<seconds).contains(warn) {
-            throw CoreError(.invalidDuration, "the warning must be at least 1s and shorter than the limit itself")
+            throw CoreError(.invalidDuration, "the warning (\(DurationText.format(warn))) must be at least 1s and shorter than the limit itself (\(DurationText.format(seconds)))")
         }
     }
 
