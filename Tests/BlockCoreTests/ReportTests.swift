@@ -79,6 +79,28 @@ struct ReportTests {
         #expect([r.from, r.to, r.previous.from, r.previous.to].map(\.description) == [from, end, before, beforeEnd])
     }
 
+    @Test("R2: a limit added on Sunday is not drawn on the days before it (no 0-minute charts under an allowance it did not have); a ledger that never noted it has it on every day")
+    func limitFromItsFirstDay() throws {
+        let limit = Limit(name: "social", selections: ["instagram"], seconds: 1800)
+        var h = UsageHistory()
+        h.keepLimits(UsageLedger(), inForce: ["social"], today: Self.d("2026-11-29"))
+        let now = at("2026-11-29T09:30:00+09:00")
+        let days = try #require(h.report(from: Self.d("2026-11-27"), to: Self.d("2026-11-29"), user: "1001", at: now, clock: tokyo,
+                                         limits: [limit]).json["days"]?.array)
+        #expect(days[0]["limits"] == nil && days[1]["limits"] == nil, "before it was added: \(days)")
+        #expect(days[2]["limits"] == ["social": ["used": 0, "allowance": 1800, "selections": ["instagram"]]])
+        #expect(h.limitsSince() == ["social": "2026-11-29"])
+        h.keepLimits(UsageLedger(), inForce: ["social"], today: Self.d("2026-11-30"))
+        #expect(h.limitsSince() == ["social": "2026-11-29"], "the first day stays the first")
+        let marked = h
+        h.keepLimits(UsageLedger(), inForce: ["social"], today: Self.d("2026-11-30"))
+        #expect(h == marked, "noted once: a refresh that changes nothing changes no day (nothing to save)")
+        let older = UsageHistory()
+        let all = try #require(older.report(from: Self.d("2026-11-27"), to: Self.d("2026-11-29"), user: "1001", at: now, clock: tokyo,
+                                            limits: [limit]).json["days"]?.array)
+        #expect(all.allSatisfy { $0["limits"]?["social"]?["allowance"] == 1800 })
+    }
+
     @Test("R2: the answer's time in apps: each selection's (its apps together, not added up), each person's on the machine's view, and each limit's with its allowance on the days it limits")
     func used() throws {
         var h = UsageHistory()

@@ -82,7 +82,7 @@ extension Core {
             state.history.checkpoint([.running, .used, .foreground, .web, .screen], at: now, clock: local)
         }  // R1, B2 (it walks the open intervals; a foreground is open only while its app runs)
         state.usage.prune(keepingFrom: local.civil(of: now).date)
-        state.history.keepLimits(state.usage)
+        state.history.keepLimits(state.usage, inForce: registry.index.limits.map(\.name), today: local.civil(of: now).date)
         // Each person's limit (or an older blockd's pool for everyone) reached or warned of,
         // once a day: as the limit seen by that person, scoped to them (nil uid: the pool).
         var reached: [(Limit, UInt32?)] = []

@@ -228,9 +228,33 @@ public struct UsageHistory: Codable, Equatable, Sendable {
     }
 
     /// §9: keeps the limits' used seconds of each day the limits' ledger folded (it keeps a
-    /// week) for as long as the report's days; a day changes only when its figures did.
-    public mutating func keepLimits(_ usage: UsageLedger) {
-        for (day, used) in usage.used where days[day]?.limits != used { days[day, default: Day()].limits = used }
+    /// week) for as long as the report's days; a day changes only when its figures did. R2:
+    /// `inForce`, the limits there are on `today`, are noted on that day (a 0 under the
+    /// limit's own name, where nothing was used), so that a report draws a limit only from
+    /// the first day it was in force (`limitsSince`), not on the days before it was added.
+    public mutating func keepLimits(_ usage: UsageLedger, inForce: [String] = [], today: CivilDate? = nil) {
+        let today = today?.description
+        var dates = Set(usage.used.keys)
+        if let today, !inForce.isEmpty { dates.insert(today) }
+        for day in dates {
+            var kept = usage.used[day] ?? [:]
+            for (key, seconds) in days[day]?.limits ?? [:] where seconds == 0 && kept[key] == nil { kept[key] = 0 }  // the notes
+            if day == today { for name in inForce where kept[name] == nil { kept[name] = 0 } }
+            if (days[day]?.limits ?? [:]) != kept { days[day, default: Day()].limits = kept }
+        }
+    }
+
+    /// R2: for each limit this ledger has a day of (its use, or its note that it was in force),
+    /// the first such day.
+    public func limitsSince() -> [String: String] {
+        var out: [String: String] = [:]
+        for (day, d) in days {
+            for key in d.limits.keys {
+                let name = key.firstIndex(of: "@").map { String(key[..<$0]) } ?? key
+                if out[name].map({ day < $0 }) ?? true { out[name] = day }
+            }
+        }
+        return out
     }
 
     /// After a restart: no app is known to run until it is seen again (time nobody observed is

@@ -122,6 +122,7 @@ extension UsageHistory {
                        shieldHits: [String: [String: Int]] = [:]) -> ReportReply {
         var days: [ReportReply.Day] = []
         var date = from
+        let since = limitsSince()
         while date <= to {
             var used = seconds(.used, on: date, user: user, at: now, clock: clock)
             used[UsageHistory.anyApp] = nil
@@ -137,7 +138,7 @@ extension UsageHistory {
                                         web: UsageHistory.figures(seconds(.web, on: date, user: user, at: now, clock: clock)),
                                         users: user == nil ? UsageHistory.figures(anyAppByUser(on: date, at: now, clock: clock)) : [:],
                                         counts: counts, shieldHits: shieldHits[date.description] ?? [:],
-                                        limits: limitDays(limits, on: date, at: now, clock: clock, usage: usage, user: user)))
+                                        limits: limitDays(limits, on: date, at: now, clock: clock, usage: usage, user: user, since: since)))
             date = date.adding(days: 1)
         }
         var reply = ReportReply(schema: UsageHistory.schema, from: from.description, to: to.description, period: .known(period),
@@ -175,12 +176,13 @@ extension UsageHistory {
     }
 
     /// Each limit used or in force on `date` (`{"games": {"used": 3600, "selections": ["games"],
-    /// "allowance": 3600}}` on the wire). The limits' ledger (a week, with the running part) has
+    /// "allowance": 3600}}` on the wire); in force from the first day `since` has of it. The limits' ledger (a week, with the running part) has
     /// the day's figure while it keeps it; this ledger's copy is the figure after that.
     /// §9: each person has their own allowance, so a user's view shows their own use and
     /// allowance, and the machine's view the most any one person used (with an older blockd's
     /// pool for everyone added to each).
-    func limitDays(_ limits: [Limit], on date: CivilDate, at now: Date, clock: LocalClock, usage: UsageLedger, user: String? = nil) -> [String: ReportReply.LimitDay] {
+    func limitDays(_ limits: [Limit], on date: CivilDate, at now: Date, clock: LocalClock, usage: UsageLedger, user: String? = nil,
+                   since: [String: String] = [:]) -> [String: ReportReply.LimitDay] {
         var out: [String: ReportReply.LimitDay] = [:]
         func used(_ key: String) -> Double { max(usage.used(key, on: date, at: now, clock: clock), day(date).limits[key] ?? 0) }
         let people = usage.people(on: date)
@@ -195,7 +197,9 @@ extension UsageHistory {
             }
             let nearest = keys.max(by: { used($0) < used($1) })
             let total = used(l.name) + (nearest.map(used) ?? 0)
-            let applies = l.days.contains(date.weekday)
+            // A limit applies on its days from the first one it was in force (a ledger without
+            // that note, from an older blockd, has it on every day).
+            let applies = l.days.contains(date.weekday) && since[l.name].map { date.description >= $0 } ?? true
             guard applies || total > 0 else { continue }
             let extra = usage.extra(l.name, on: date) + (user == nil ? 0 : keys.first.map { usage.extra($0, on: date) } ?? 0)
             out[l.name] = ReportReply.LimitDay(used: Int(total.rounded()), allowance: applies ? Int((Double(l.seconds) + extra).rounded()) : nil,
