@@ -3,7 +3,8 @@ import PackageDescription
 
 // Dependencies point one way (docs §11): BlockCore (pure) <- BlockDaemon, BlockClient <- BlockAgent
 // <- the executable. Only BlockDaemon uses the kernel shims (CLinux) and libnftables (CNftables);
-// CSystemd is used by BlockDaemon and by BlockAgent, the user-session notification agent (sd-bus, S1).
+// CSystemd is used by BlockDaemon and by BlockAgent, the user-session notification agent, and
+// through BlockBus (sd-bus) by both: the agent's notifications (S1), the daemon's logind sessions.
 //
 // One executable, three names (P1): blockd, blockc and blockc-agent are one program, the target
 // `blockd` (Sources/blockd/main.swift), which runs as the one its argv[0] names (BlockCore's
@@ -65,9 +66,11 @@ let package = Package(
         .target(name: "CLinux", cSettings: [.define("_FORTIFY_SOURCE", to: "2", .when(configuration: .release))]),
         // The system's time zone from tzdata's files: the daemon, blockc and the agent all need it.
         .target(name: "ZoneInfo", dependencies: ["BlockCore"]),
-        .target(name: "BlockDaemon", dependencies: ["BlockCore", "ZoneInfo", "CSystemd", "CLinux", "CNftables"]),
+        // D-Bus through sd-bus: the agent's notifications and logind hints, the daemon's logind sessions.
+        .target(name: "BlockBus", dependencies: ["CSystemd"]),
+        .target(name: "BlockDaemon", dependencies: ["BlockCore", "ZoneInfo", "BlockBus", "CSystemd", "CLinux", "CNftables"]),
         .target(name: "BlockClient", dependencies: ["BlockCore", "ZoneInfo"]),
-        .target(name: "BlockAgent", dependencies: ["BlockCore", "BlockClient", "ZoneInfo", "CSystemd"]),
+        .target(name: "BlockAgent", dependencies: ["BlockCore", "BlockClient", "ZoneInfo", "BlockBus", "CSystemd"]),
         // The one executable: blockd, blockc and blockc-agent by the name it is run as.
         .executableTarget(name: "blockd", dependencies: ["BlockCore", "BlockDaemon", "BlockClient", "BlockAgent"],
                           swiftSettings: staticStdlib.swift, linkerSettings: staticStdlib.linker),

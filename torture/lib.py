@@ -289,7 +289,9 @@ class Sandbox:
         return [self.blockd, "--socket", self.socket, "--state-dir", self.state_dir, "--config-dir", self.config_dir, "--policy-root", self.dir + "/root",
                 "--hosts-file", self.hosts, "--log-target", "console", "--firewall", "no", "--cut-sockets", "no",
                 # U3: the per-user tables in the sandbox too, never the machine's /run/blockd/users.
-                "--user-tables-dir", self.dir + "/users"]
+                "--user-tables-dir", self.dir + "/users",
+                # Screen time: the machine's logins are not the sandbox's to count.
+                "--screen-time", "no"]
 
     def start(self, prefix=(), env=None, timeout=30):
         """Starts blockd (after `prefix`, a wrapper such as faketime), its output going to

@@ -1,11 +1,7 @@
-import Glibc
-
-/// The agent's one error type: a failure at one of its edges, said one way. The session bus
-/// (sd-bus), the programs it starts, the focus it reads (R1), the daemon it asks and, as the
+/// The agent's one error type: a failure at one of its edges, said one way (the bus's are
+/// BlockBus's `BusError`). The programs it starts, the focus it reads (R1), the daemon it asks and, as the
 /// native-messaging host, the browser (B1) each have a case; every message says what failed.
 enum AgentError: Error, Equatable, CustomStringConvertible {
-    /// An sd-bus failure: the D-Bus error name when a peer sent one, else the errno's text.
-    case bus(name: String?, message: String)
     /// A program the agent starts (the URL opener) could not be started.
     case spawn(String)
     /// This session cannot tell which window has the focus (R1), and why.
@@ -23,14 +19,8 @@ enum AgentError: Error, Equatable, CustomStringConvertible {
     /// B1: a whole frame that is not a JSON object, or not a message the host knows (skipped).
     case badMessage(String)
 
-    /// A negative return from sd-bus is `-errno`.
-    static func bus(_ rc: Int32, _ what: String) -> AgentError {
-        .bus(name: nil, message: "\(what): \(String(cString: strerror(-rc)))")
-    }
-
     var description: String {
         switch self {
-        case .bus(let name, let message): name.map { "\($0): \(message)" } ?? message
         case .spawn(let why), .noFocus(let why), .permission(let why), .refused(let why), .badMessage(let why): why
         case .unreachable: "blockd cannot be reached"
         case .frameTooLong(let n):
@@ -38,17 +28,5 @@ enum AgentError: Error, Equatable, CustomStringConvertible {
         case .frameCutShort(let have, let want):
             "the browser closed its end in the middle of a message (\(have) of \(want) bytes); stopping"
         }
-    }
-
-    /// The D-Bus error name a peer sent (nil: none, or not a bus failure).
-    var busName: String? {
-        if case .bus(let name, _) = self { return name }
-        return nil
-    }
-
-    /// Nobody owns the name and nothing can activate it: there is no notification server
-    /// (S4: log once, keep running).
-    var isNoServer: Bool {
-        busName == "org.freedesktop.DBus.Error.ServiceUnknown" || busName == "org.freedesktop.DBus.Error.NameHasNoOwner"
     }
 }

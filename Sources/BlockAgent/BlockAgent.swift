@@ -5,4 +5,4 @@
 // extension's native-messaging host, which reports the focused tab's site to blockd (B1). It
 // asks blockd; it decides nothing blockd holds.
 //
-// May import: BlockClient, BlockCore, ZoneInfo, CSystemd, Dispatch, FoundationEssentials, Glibc, Synchronization
+// May import: BlockBus, BlockClient, BlockCore, ZoneInfo, CSystemd, Dispatch, FoundationEssentials, Glibc, Synchronization

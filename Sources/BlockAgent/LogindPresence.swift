@@ -1,3 +1,4 @@
+import BlockBus
 import CSystemd
 import Glibc
 
@@ -9,7 +10,7 @@ import Glibc
 /// the browser's own idle state counts.
 final class LogindPresence {
     static let logind = "org.freedesktop.login1"
-    let bus: SessionBus
+    let bus: Bus
     let path: String
     private var slot: BusSlot?
     private(set) var away = false
@@ -17,7 +18,7 @@ final class LogindPresence {
     /// nil, with the reason, when there is no logind session to follow.
     static func open(environment: [String: String]) -> (LogindPresence?, String?) {
         do {
-            let bus = try SessionBus(system: true)
+            let bus = try Bus(system: true)
             let reply: BusMessage
             if let id = environment["XDG_SESSION_ID"], !id.isEmpty {
                 reply = try bus.call(logind, "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "GetSession") { try $0.append(id) }
@@ -33,7 +34,7 @@ final class LogindPresence {
         }
     }
 
-    private init(bus: SessionBus, path: String) throws {
+    private init(bus: Bus, path: String) throws {
         (self.bus, self.path) = (bus, path)
         let changed: sd_bus_message_handler_t = { _, _, _ in 0 }  // read again after processing
         slot = try bus.matchSignal(sender: Self.logind, path: path, interface: "org.freedesktop.DBus.Properties",

@@ -1,3 +1,4 @@
+import BlockBus
 import BlockCore
 import CSystemd
 import Dispatch
@@ -27,7 +28,7 @@ final class Notifier {
     let lookup: (String) -> SelectionInfo?
     let log: (String) -> Void
     let now: () -> Date
-    private var bus: SessionBus?
+    private var bus: Bus?
     private var server: Server?
     private(set) var slots = NotificationSlots()
     private var selections: [String: SelectionInfo] = [:]
@@ -118,7 +119,7 @@ final class Notifier {
         return counts.shown > shown
     }
 
-    private func deliver(_ plan: PlannedNotification, bus: SessionBus, markup: Bool) {
+    private func deliver(_ plan: PlannedNotification, bus: Bus, markup: Bool) {
         do {
             let reply = try bus.call(Notifier.service, Notifier.path, Notifier.service, "Notify") { m in
                 try m.append("blockd")
@@ -163,10 +164,10 @@ final class Notifier {
         return info
     }
 
-    private func openBus() -> SessionBus? {
+    private func openBus() -> Bus? {
         if let bus { return bus }
         do {
-            bus = try SessionBus()
+            bus = try Bus()
             if logged.remove("no-bus") != nil { log("connected to the session bus") }
         } catch {
             once("no-bus", "no session bus (\(error)); is DBUS_SESSION_BUS_ADDRESS or XDG_RUNTIME_DIR set? Events are counted but not shown")
@@ -176,7 +177,7 @@ final class Notifier {
 
     /// The notification server now. A new owner (a restarted or replaced server) gets fresh
     /// capabilities and matches, and our old ids are forgotten: they were the old server's.
-    private func currentServer(_ bus: SessionBus) -> Server? {
+    private func currentServer(_ bus: Bus) -> Server? {
         do {
             var owner = try bus.owner(of: Notifier.service)
             if owner == nil {
@@ -218,10 +219,10 @@ final class Notifier {
     /// A D-Bus error name is the peer's answer; anything else means the connection itself is
     /// gone, and the next event reconnects.
     private func lost(_ error: Error, doing what: String) {
-        if let e = error as? AgentError, e.isNoServer {
+        if let e = error as? BusError, e.isNoServer {
             server = nil
             once("no-server", "no notification server on the session bus (\(Notifier.service)); events are counted but not shown until one starts")
-        } else if let e = error as? AgentError, e.busName != nil {
+        } else if let e = error as? BusError, e.name != nil {
             once("notify-failed", "\(what) failed: \(e)")
         } else {
             server = nil  // its match slots go before the bus they belong to

@@ -23,6 +23,7 @@ extension Output {
         var lines = [heading("Report, \(period) \(whose)")]
         let previous = r.previous
         let context = ChartContext(days: days, previousDays: Output.dayCount(previous), period: periodName(r, days: days.count))
+        lines += screenTime(r, context)
         var usage: [String] = []
         switch grouping {
         case .selection: usage = bySelection(days, previous: previous, context)
@@ -151,6 +152,20 @@ extension Output {
 
     /// One chart: `title`, a bar per day of `values` (seconds), `limit` drawn, and the daily
     /// average (against `previous`, the seconds of the period before, when known).
+    /// Screen time first, as Screen Time says it: a chart for the person (each person's on the
+    /// machine's view); nothing from a daemon that does not count it.
+    private func screenTime(_ r: ReportReply, _ c: ChartContext) -> [String] {
+        guard r.days.contains(where: { $0.screen != nil }) else { return [] }
+        let people = Set(r.days.flatMap { ($0.screen ?? [:]).filter { $0.value > 0 }.keys }).sorted { (Int($0) ?? 0) < (Int($1) ?? 0) }
+        guard !people.isEmpty else { return ["", heading("Screen time"), "None was counted (blockd reads logind's sessions)."] }
+        var lines = ["", heading("Screen time")]
+        for uid in people {
+            let title = r.user != nil ? "At the screen" : person(Int(uid) ?? -1)
+            lines += chart(title, values: r.days.map { $0.screen?[uid] }, c)
+        }
+        return lines
+    }
+
     private func chart(_ title: String, values: [Int?], _ c: ChartContext, previous: Double? = nil, limit: Double? = nil) -> [String] {
         let rows = zip(c.days, values).map { ReportChart.Row(Output.label($0.0), Double($0.1 ?? 0)) }
         let total = rows.reduce(0) { $0 + $1.seconds }
@@ -161,7 +176,7 @@ extension Output {
     /// R2: `report --csv`, RFC 4180: a header, then one row per figure of each day, `kind`
     /// `blocked`, `used` (a selection's apps and sites), `app`, `foreground` (an app's time in
     /// focus), `web` (a site's time in the focused tab, B2), `user`
-    /// (a person's time in apps), `shieldHits` (how many, per selection), `limit`
+    /// (a person's time in apps), `screen` (a person's time at the screen, by uid), `shieldHits` (how many, per selection), `limit`
     /// (its used seconds) or `allowance` (seconds), or `count` (how many); names with a comma
     /// or a quote are quoted (an allow-only selection's name has commas).
     public func reportCSV(_ o: JSONObject) -> String { reportCSV(ReportReply(o)) }
@@ -171,7 +186,8 @@ extension Output {
         for day in r.days {
             let date = Output.clean(day.date)
             let figures: [(String, ReportReply.Figures)] = [("blocked", day.blocked), ("used", day.used ?? [:]), ("app", day.apps), ("foreground", day.foreground),
-                                                            ("web", day.web), ("user", day.users), ("count", day.counts), ("shieldHits", day.shieldHits)]
+                                                            ("web", day.web), ("user", day.users), ("screen", day.screen ?? [:]), ("count", day.counts),
+                                                            ("shieldHits", day.shieldHits)]
             for (kind, values) in figures {
                 for (name, value) in values.sorted(by: { $0.key < $1.key }) {
                     rows.append("\(date),\(kind),\(Output.csvField(Output.clean(name))),\(value)")

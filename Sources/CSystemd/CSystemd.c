@@ -23,7 +23,7 @@
 #define FUNCTIONS(X) \
     X(sd_notify) X(sd_listen_fds) X(sd_is_socket_unix) X(sd_watchdog_enabled) X(sd_journal_sendv) \
     X(sd_bus_open_system) X(sd_bus_open_user) X(sd_bus_flush_close_unref) X(sd_bus_call) X(sd_bus_process) \
-    X(sd_bus_get_fd) X(sd_bus_get_events) X(sd_bus_get_n_queued_read) X(sd_bus_match_signal) X(sd_bus_slot_unref) \
+    X(sd_bus_get_fd) X(sd_bus_get_events) X(sd_bus_get_n_queued_read) X(sd_bus_match_signal) X(sd_bus_add_match) X(sd_bus_slot_unref) \
     X(sd_bus_error_free) X(sd_bus_message_new_method_call) X(sd_bus_message_unref) X(sd_bus_message_append_basic) \
     X(sd_bus_message_open_container) X(sd_bus_message_close_container) X(sd_bus_message_enter_container) \
     X(sd_bus_message_exit_container) X(sd_bus_message_read_basic) X(sd_bus_message_get_member) \
@@ -107,6 +107,9 @@ int sd_bus_get_n_queued_read(sd_bus *bus, uint64_t *ret) {
 int sd_bus_match_signal(sd_bus *bus, sd_bus_slot **ret, const char *sender, const char *path, const char *interface,
                         const char *member, sd_bus_message_handler_t callback, void *userdata) {
     return FN(sd_bus_match_signal) ? lib.sd_bus_match_signal(bus, ret, sender, path, interface, member, callback, userdata) : -ELIBACC;
+}
+int sd_bus_add_match(sd_bus *bus, sd_bus_slot **slot, const char *match, sd_bus_message_handler_t callback, void *userdata) {
+    return FN(sd_bus_add_match) ? lib.sd_bus_add_match(bus, slot, match, callback, userdata) : -ELIBACC;
 }
 sd_bus_slot *sd_bus_slot_unref(sd_bus_slot *slot) {
     return FN(sd_bus_slot_unref) ? lib.sd_bus_slot_unref(slot) : NULL;

@@ -44,6 +44,31 @@ struct ReportOutputTests {
                                     "Shield: 5 launches denied, apps stopped or edits undone (everything but school 3, games 2)."])
     }
 
+    @Test("R2, screen time: first a chart of the time at the screen (each person's on the machine's view), in CSV too; nothing from a daemon that does not count it, and a word when it counted none")
+    func screenTime() {
+        func withScreen(_ day: JSON, _ screen: JSON) -> JSON {
+            var o = day.object!
+            o["screen"] = screen
+            return .object(o)
+        }
+        let mine: JSONObject = ["schema": 1, "from": "2026-11-23", "to": "2026-11-24", "user": 1001,
+                                "days": [withScreen(Self.day("2026-11-23", "mon"), ["1001": 7800]), withScreen(Self.day("2026-11-24", "tue"), [:])]]
+        let lines = Self.lines(Self.output().report(mine))
+        #expect(lines[2...3] == ["Screen time", "At the screen"], "\(lines)")
+        #expect(lines[4].hasPrefix("  Mon 23 ") && lines[4].hasSuffix(" 2 h 10 min"), "\(lines[4])")
+        #expect(lines.firstIndex(of: "Screen time")! < lines.firstIndex(of: "Time in apps and on sites")!, "screen time comes first")
+        #expect(Self.lines(Self.output().reportCSV(mine)).contains("2026-11-23,screen,1001,7800"))
+        let machine: JSONObject = ["schema": 1, "from": "2026-11-23", "to": "2026-11-23",
+                                   "days": [withScreen(Self.day("2026-11-23", "mon"), ["1001": 600, "1000": 3600])]]
+        let both = Self.lines(Self.output().report(machine))
+        #expect(both[2...3] == ["Screen time", "mum"] && both.contains("kid"), "each person, by uid: \(both)")
+        let none = Self.output().report(["schema": 1, "from": "2026-11-23", "to": "2026-11-23", "user": 1001,
+                                         "days": [withScreen(Self.day("2026-11-23", "mon"), [:])]])
+        #expect(none.contains("Screen time\nNone was counted"))
+        let older = Self.output().report(["schema": 1, "from": "2026-11-23", "to": "2026-11-23", "user": 1001, "days": [Self.day("2026-11-23", "mon")]])
+        #expect(!older.contains("Screen time") && !older.contains("screen"))
+    }
+
     @Test("R2: a selection with less than 15 min on every day and no limit gets no near-empty chart: one table of totals after the charts, biggest first")
     func smallSelections() {
         let o: JSONObject = ["schema": 1, "from": "2026-11-23", "to": "2026-11-24", "user": 1001,

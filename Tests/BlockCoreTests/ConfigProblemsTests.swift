@@ -70,7 +70,7 @@ struct ConfigProblemsTests {
         (sched, "KillGrace=3s", "KillGrace= belongs in blockd.conf ([Daemon]), not in [Schedule]; move it there"),
         (conf, "Users=kid", "Users= belongs in a schedule file (schedules.d/*.conf, [Schedule]), a limit file (limits.d/*.conf, [Limit]) or a users file (users.d/*.conf, [Users]), not in [Daemon]; move it there"),
         (sched, "Dailly=1h", "unknown key Dailly= in [Schedule]; did you mean Daily=? It belongs in a limit file (limits.d/*.conf, [Limit]), not here"),
-        (conf, "Socket=/run/x.sock", "unknown key Socket= in [Daemon]; valid keys are MaxActivities=, MaxActivitiesPerUser=, HostsFile=, KillGrace=, ConnectGrace=, Firewall=, CutSockets=, ResolvConf=, BrowserPolicies=, PolicyRoot=, FirefoxPolicies=, BrowserExtension=, UserTablesDirectory=, AppShield=, MetricsDirectory=, AlwaysAllowed=, ReportDays="),
+        (conf, "Socket=/run/x.sock", "unknown key Socket= in [Daemon]; valid keys are MaxActivities=, MaxActivitiesPerUser=, HostsFile=, KillGrace=, ConnectGrace=, Firewall=, CutSockets=, ResolvConf=, BrowserPolicies=, PolicyRoot=, FirefoxPolicies=, BrowserExtension=, UserTablesDirectory=, AppShield=, ScreenTime=, MetricsDirectory=, AlwaysAllowed=, ReportDays="),
     ])
     func keys(file: String, line: String, expected: String) {
         let section = file == conf ? "[Daemon]" : file == sel ? "[Selection]\nName=x" : "[Schedule]\nName=x\nWindow=22:00-07:00\nSelections=social"

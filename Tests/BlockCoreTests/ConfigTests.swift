@@ -68,7 +68,7 @@ struct ConfigTests {
         Named(name: "MaxActivities= negative", text: "[Daemon]\nMaxActivities=-1\n",
               expected: "/etc/blockd/blockd.conf:2: MaxActivities= must be a whole number from 1 to 1000000, not '-1'"),
         Named(name: "unknown key lists the valid ones", text: "[Daemon]\nSocket=/run/blockd.sock\n",
-              expected: "/etc/blockd/blockd.conf:2: unknown key Socket= in [Daemon]; valid keys are MaxActivities=, MaxActivitiesPerUser=, HostsFile=, KillGrace=, ConnectGrace=, Firewall=, CutSockets=, ResolvConf=, BrowserPolicies=, PolicyRoot=, FirefoxPolicies=, BrowserExtension=, UserTablesDirectory=, AppShield=, MetricsDirectory=, AlwaysAllowed=, ReportDays="),
+              expected: "/etc/blockd/blockd.conf:2: unknown key Socket= in [Daemon]; valid keys are MaxActivities=, MaxActivitiesPerUser=, HostsFile=, KillGrace=, ConnectGrace=, Firewall=, CutSockets=, ResolvConf=, BrowserPolicies=, PolicyRoot=, FirefoxPolicies=, BrowserExtension=, UserTablesDirectory=, AppShield=, ScreenTime=, MetricsDirectory=, AlwaysAllowed=, ReportDays="),
         Named(name: "keys are case-sensitive, with a hint", text: "[Daemon]\nmaxactivities=5\n",
               expected: "/etc/blockd/blockd.conf:2: unknown key maxactivities= in [Daemon]; keys are case-sensitive: write MaxActivities="),
         Named(name: "unknown section", text: "[Daemon]\nKillGrace=3s\n[Sandbox]\n",

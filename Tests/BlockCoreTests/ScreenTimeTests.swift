@@ -42,6 +42,22 @@ struct ScreenTimeTests {
         d.core.state.history.days[day]?.screen[String(uid)]?[UsageHistory.screenName] ?? 0
     }
 
+    @Test("R2: the report gives each person's screen time per day, the running session included; a person's view has theirs alone")
+    func inTheReport() throws {
+        var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")
+        d.sessions([LoginSession(id: "x11", uid: 1001, active: true), LoginSession(id: "tty3", uid: 1002, active: true)])
+        d.advance(600)
+        d.sessions([LoginSession(id: "x11", uid: 1001, active: true)])
+        d.advance(300)  // kid's session still runs: its open interval counts up to now
+        let machine = try #require(ok(d.run(#"report {"days":1,"allUsers":true}"#)))
+        #expect(machine["days"]?[0]?["screen"] == ["1001": 900, "1002": 600], "\(String(describing: machine["days"]?[0]))")
+        let asKid = Peer(uid: 1001, mayModify: true)
+        let kid = try #require(ok(d.run(#"report {"days":1}"#, as: asKid)))
+        #expect(kid["days"]?[0]?["screen"] == ["1001": 900])
+        let yesterday = try #require(ok(d.run(#"report {"days":2}"#, as: asKid)))
+        #expect(yesterday["days"]?[0]?["screen"] == [:] as JSON, "a day without sessions has none, and says so")
+    }
+
     @Test("the ledger: two overlapping sessions count their union once; a lock stops the count at once; an idle session stops at its grace's end, by the timer, with no new report")
     func ledger() {
         var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")

@@ -8,7 +8,7 @@ import BlockTestTools
 /// BlockDaemon links the kernel shims) is written down once and cannot drift.
 @Suite("Module docs: what each target owns and may import")
 struct ModuleDocsTests {
-    static let targets = ["BlockCore", "BlockDaemon", "BlockClient", "BlockAgent", "ZoneInfo"]
+    static let targets = ["BlockCore", "BlockDaemon", "BlockClient", "BlockAgent", "BlockBus", "ZoneInfo"]
 
     /// The modules a line imports (`import X`, `@preconcurrency import X`, `import struct X.Y`).
     static func imported(in text: String) -> Set<String> {
@@ -42,7 +42,8 @@ struct ModuleDocsTests {
 
     @Test("each layer has one error type: a failure is said one way (add a case there, not a new type)",
           arguments: [("BlockCore", "CoreError.swift: CoreError"), ("BlockDaemon", "DaemonError.swift: DaemonError"),
-                      ("BlockClient", "ControlConnection.swift: ClientError"), ("BlockAgent", "AgentError.swift: AgentError")])
+                      ("BlockClient", "ControlConnection.swift: ClientError"), ("BlockAgent", "AgentError.swift: AgentError"),
+                      ("BlockBus", "BusError.swift: BusError")])
     func oneErrorType(_ target: String, _ only: String) throws {
         var found: [String] = []
         for file in try DocsTests.files(under: "Sources/" + target) where file.hasSuffix(".swift") {

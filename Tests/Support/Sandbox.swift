@@ -25,13 +25,14 @@ public final class Sandbox: @unchecked Sendable {
     public static let hostsTemplate = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n# a user's own line, no final newline\n10.0.0.7 nas"
 
     /// The flags that keep blockd inside this sandbox (E5's socket cuts and nftables table act
-    /// on the whole network namespace, so they are off here).
+    /// on the whole network namespace, so they are off here; the machine's logins are not the
+    /// sandbox's to count as screen time).
     public func daemonArgs(socket: String? = nil, stateDir: String? = nil, logTarget: String = "console") -> [String] {
         ["--socket", socket ?? self.socket, "--state-dir", stateDir ?? self.stateDir, "--config-dir", configDir,
          "--hosts-file", hostsPath, "--log-target", logTarget, "--policy-root", policyRoot, "--user-tables-dir", userTablesDir]
             + Sandbox.machineWideOff
     }
-    public static let machineWideOff = ["--firewall", "no", "--cut-sockets", "no"]
+    public static let machineWideOff = ["--firewall", "no", "--cut-sockets", "no", "--screen-time", "no"]
     public private(set) var daemon: Process?
     private var processes: [Process] = []
 

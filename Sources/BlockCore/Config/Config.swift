@@ -17,6 +17,9 @@ public struct DaemonConfig: Equatable, Sendable {
     /// E2: whether the app shield runs at all (`AppShield=no`: a sandbox that must not put
     /// fanotify marks on the machine's executables).
     public var appShield = true
+    /// Screen time: whether blockd follows logind's login sessions on the system bus
+    /// (`ScreenTime=no`: a sandbox, or a machine without logind).
+    public var screenTime = true
     /// E7: whether blockd writes the browsers' managed policies at all.
     public var browserPolicies = true
     /// E7: prepended to every default browser policy path (`/` on a real system), so that a
@@ -84,13 +87,14 @@ public struct DaemonConfig: Equatable, Sendable {
 
     public static let section = "Daemon"
     public static let keys = ["MaxActivities", "MaxActivitiesPerUser", "HostsFile", "KillGrace", "ConnectGrace", "Firewall", "CutSockets", "ResolvConf",
-                              "BrowserPolicies", "PolicyRoot", "FirefoxPolicies", "BrowserExtension", "UserTablesDirectory", "AppShield", "MetricsDirectory", "AlwaysAllowed", "ReportDays"]
+                              "BrowserPolicies", "PolicyRoot", "FirefoxPolicies", "BrowserExtension", "UserTablesDirectory", "AppShield", "ScreenTime", "MetricsDirectory", "AlwaysAllowed", "ReportDays"]
 
     /// One layer of settings; nil means "not set here, keep what the layer below says".
     public struct Layer: Equatable, Sendable, Codable {
         public var maxActivities: Int?
         public var maxActivitiesPerUser: Int?
         public var appShield: Bool?
+        public var screenTime: Bool?
         public var hostsFile: String?
         public var killGraceSeconds: Int?
         public var connectGraceSeconds: Int?
@@ -131,6 +135,7 @@ public struct DaemonConfig: Equatable, Sendable {
         l.alwaysAllowed = alwaysAllowed
         l.maxActivitiesPerUser = maxActivitiesPerUser
         l.appShield = appShield
+        l.screenTime = screenTime
         return l
     }
 
@@ -143,6 +148,7 @@ public struct DaemonConfig: Equatable, Sendable {
                             killGraceSeconds: layer.killGraceSeconds ?? killGraceSeconds, felt: f)
         c.maxActivitiesPerUser = layer.maxActivitiesPerUser ?? maxActivitiesPerUser
         c.appShield = layer.appShield ?? appShield
+        c.screenTime = layer.screenTime ?? screenTime
         c.browserPolicies = layer.browserPolicies ?? browserPolicies
         c.policyRoot = layer.policyRoot ?? policyRoot
         c.firefoxPolicies = layer.firefoxPolicies ?? firefoxPolicies
@@ -202,6 +208,8 @@ public struct DaemonConfig: Equatable, Sendable {
             layer.resolvConf = try e.value.isEmpty ? nil : reader.absolutePath(e)
         case "AppShield":
             layer.appShield = try e.value.isEmpty ? nil : reader.boolean(e)
+        case "ScreenTime":
+            layer.screenTime = try e.value.isEmpty ? nil : reader.boolean(e)
         case "BrowserPolicies":
             layer.browserPolicies = try e.value.isEmpty ? nil : reader.boolean(e)
         case "PolicyRoot":
@@ -244,7 +252,7 @@ extension DaemonConfig {
             "KillGrace": "\(killGraceSeconds)s", "ConnectGrace": "\(felt.connectGraceSeconds)s", "Firewall": yes(felt.firewall),
             "CutSockets": yes(felt.cutSockets), "ResolvConf": felt.resolvConf, "BrowserPolicies": yes(browserPolicies),
             "PolicyRoot": policyRoot, "FirefoxPolicies": firefoxPolicies ?? "", "BrowserExtension": browserExtension, "UserTablesDirectory": userTablesDirectory,
-            "AppShield": yes(appShield), "MetricsDirectory": metricsDirectory ?? "", "AlwaysAllowed": alwaysAllowed.joined(separator: " "),
+            "AppShield": yes(appShield), "ScreenTime": yes(screenTime), "MetricsDirectory": metricsDirectory ?? "", "AlwaysAllowed": alwaysAllowed.joined(separator: " "),
             "ReportDays": String(reportDays),
         ]
         return DaemonConfig.keys.map { ($0, values[$0] ?? "") }

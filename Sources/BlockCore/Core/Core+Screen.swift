@@ -10,6 +10,7 @@ extension Core {
     @discardableResult
     public mutating func sessionsObserved(_ sessions: [LoginSession], now: Date) -> Bool {
         loginSessions = sessions
+        defer { armNextTransition(now: now) }  // an idle grace ends at its own instant
         return settleScreen(now: now)
     }
 

@@ -138,7 +138,8 @@ extension UsageHistory {
                                         web: UsageHistory.figures(seconds(.web, on: date, user: user, at: now, clock: clock)),
                                         users: user == nil ? UsageHistory.figures(anyAppByUser(on: date, at: now, clock: clock)) : [:],
                                         counts: counts, shieldHits: shieldHits[date.description] ?? [:],
-                                        limits: limitDays(limits, on: date, at: now, clock: clock, usage: usage, user: user, since: since)))
+                                        limits: limitDays(limits, on: date, at: now, clock: clock, usage: usage, user: user, since: since),
+                                        screen: UsageHistory.figures(screenByUser(on: date, at: now, clock: clock).filter { user == nil || $0.key == user })))
             date = date.adding(days: 1)
         }
         var reply = ReportReply(schema: UsageHistory.schema, from: from.description, to: to.description, period: .known(period),
@@ -161,6 +162,18 @@ extension UsageHistory {
                                                   used: UsageHistory.figures(totals[.used] ?? [:]))
         }
         return reply
+    }
+
+    /// Screen time: each person's seconds at the screen on `date`, the open interval included.
+    func screenByUser(on date: CivilDate, at now: Date, clock: LocalClock) -> [String: Double] {
+        var out: [String: Double] = [:]
+        for (who, names) in day(date).screen { if let s = names[UsageHistory.screenName] { out[who, default: 0] += s } }
+        for (key, since) in open {
+            guard let o = Open(key: key), o.kind == .screen else { continue }
+            let s = clock.seconds(from: since, to: now, on: date)
+            if s > 0 { out[o.user, default: 0] += s }
+        }
+        return out
     }
 
     /// Each user's seconds in any counted app on `date`.

@@ -42,12 +42,17 @@ public struct ReportReply: Equatable, Sendable {
         public var shieldHits: Figures
         /// Each daily limit's day.
         public var limits: [String: LimitDay]
+        /// Screen time: seconds each person was at the screen (a local login session of theirs
+        /// active, unlocked, not idle for long), by uid; a person's view has theirs alone. nil:
+        /// not sent (a daemon from before it counted screen time).
+        public var screen: Figures?
 
         public init(date: String, weekday: String, blocked: Figures = [:], used: Figures? = [:], apps: Figures = [:],
                     foreground: Figures = [:], web: Figures = [:], users: Figures = [:], counts: Figures = [:], shieldHits: Figures = [:],
-                    limits: [String: LimitDay] = [:]) {
+                    limits: [String: LimitDay] = [:], screen: Figures? = nil) {
             (self.date, self.weekday, self.blocked, self.used, self.apps, self.web) = (date, weekday, blocked, used, apps, web)
             (self.foreground, self.users, self.counts, self.shieldHits, self.limits) = (foreground, users, counts, shieldHits, limits)
+            self.screen = screen
         }
 
         /// How many of `count` the day had (0 when not sent).
@@ -58,6 +63,7 @@ public struct ReportReply: Equatable, Sendable {
             var o: JSONObject = ["date": .string(date), "weekday": .string(weekday), "blocked": ReportReply.json(blocked),
                                  "apps": ReportReply.json(apps), "foreground": ReportReply.json(foreground), "web": ReportReply.json(web)]
             if let used { o["used"] = ReportReply.json(used) }
+            if let screen { o["screen"] = ReportReply.json(screen) }
             if machine { o["users"] = ReportReply.json(users) }
             o["shieldHits"] = ReportReply.json(shieldHits)
             if !limits.isEmpty {
@@ -75,6 +81,7 @@ public struct ReportReply: Equatable, Sendable {
             var limits: [String: LimitDay] = [:]
             for (name, value) in o["limits"]?.object ?? [:] { limits[name] = LimitDay(value.object ?? [:]) }
             self.limits = limits
+            screen = o["screen"]?.object.map { ReportReply.figures(.object($0)) }
         }
     }
 

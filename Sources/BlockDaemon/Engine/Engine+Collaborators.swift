@@ -75,6 +75,7 @@ extension Engine {
         case .enforcementChanged: enforcementChanged()
         case .usage(let running): usageChanged(running: running)
         case .apps(let running): appsRunning(running)
+        case .sessions(let sessions): sessionsObserved(sessions)
         case .hookFailed(let error, let selection):
             recordFailure(error, uid: nil, activity: selection, now: observedNow())
             persist()
@@ -107,6 +108,8 @@ public final class EngineInbox: @unchecked Sendable {
         case hookFailed(CoreError, selection: String)
         /// A1, U1: /etc/passwd or /etc/group changed: the users table is read again.
         case usersChanged
+        /// Screen time: logind's login sessions, after any change.
+        case sessions([LoginSession])
     }
 
     public let queue: DispatchQueue

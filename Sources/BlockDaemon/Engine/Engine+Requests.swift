@@ -167,6 +167,13 @@ extension Engine {
         carryOut()
     }
 
+    /// Screen time: logind's login sessions, after any change (LogindSessions).
+    func sessionsObserved(_ sessions: [LoginSession]) {
+        assertOnQueue()
+        _ = core.sessionsObserved(sessions, now: observedNow())
+        carryOut()
+    }
+
     /// The limits' apps, for the usage monitor (§9).
     public var limitedApps: [String: LimitedApps] { core.limitedApps }
 

@@ -22,6 +22,8 @@ public struct BlockdOptions: Equatable, Sendable {
     public var firewall: Bool?
     /// E2: `--app-shield`; nil keeps `AppShield=`.
     public var appShield: Bool?
+    /// Screen time: `--screen-time`; nil keeps `ScreenTime=`.
+    public var screenTime: Bool?
     public var resolvConf: String?
     /// E7: `--browser-policies`, `--policy-root`, `--firefox-policies`; nil: blockd.conf or the default.
     public var browserPolicies: Bool?
@@ -60,12 +62,13 @@ public struct BlockdOptions: Equatable, Sendable {
                 case "--socket": o.socketPath = try scanner.value(for: name, inline: inline)
                 case "--hosts-file": o.hostsFile = try scanner.value(for: name, inline: inline)
                 case "--resolv-conf": o.resolvConf = try scanner.value(for: name, inline: inline)
-                case "--cut-sockets", "--firewall", "--app-shield":
+                case "--cut-sockets", "--firewall", "--app-shield", "--screen-time":
                     let v = try scanner.value(for: name, inline: inline)
                     guard let b = ConfigReader.boolean(v) else { throw scanner.usage("\(name) must be yes or no, not '\(v)'") }
                     switch name {
                     case "--firewall": o.firewall = b
                     case "--app-shield": o.appShield = b
+                    case "--screen-time": o.screenTime = b
                     default: o.cutSockets = b
                     }
                 case "--browser-policies":
@@ -144,6 +147,8 @@ public struct BlockdOptions: Equatable, Sendable {
                              sink that refuses at once (default Firewall= or yes)
       --app-shield yes|no    deny launches of blocked apps and stop running ones with fanotify
                              marks (default AppShield= or yes); no for a sandbox
+      --screen-time yes|no   follow logind's login sessions on the system bus and count each
+                             person's time at the screen (default ScreenTime= or yes)
       --resolv-conf PATH     where the nameservers asked for those addresses are listed
                              (default ResolvConf= or /etc/resolv.conf)
       --log-target TARGET    auto, journal or console (default auto)

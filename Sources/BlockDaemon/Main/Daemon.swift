@@ -47,6 +47,7 @@ public enum BlockdMain {
         layer.userTablesDirectory = options.userTablesDirectory
         layer.metricsDirectory = options.metricsDirectory
         layer.appShield = options.appShield
+        layer.screenTime = options.screenTime
         return layer
     }
 
@@ -259,6 +260,11 @@ final class Daemon: @unchecked Sendable {
         }
         if let watch = FileWatch(paths: UserDatabase.files, queue: inbox.queue, onChange: { _ in inbox.post(.usersChanged) }) {
             keep.append(watch)  // A1, U1: a user or group added, removed or changed
+        }
+        if daemon.screenTime {
+            let log = log
+            keep.append(LogindSessions(report: { inbox.post(.sessions($0)) },
+                                       say: { log.log(JournalEntry($0, priority: $1 ? .warning : .info)) }))  // screen time
         }
         return (engine, server)
     }

@@ -1,0 +1,132 @@
+import BlockBus
+import BlockCore
+import CSystemd
+import FoundationEssentials
+import Glibc
+import Synchronization
+
+/// Screen time's edge: every login session as logind describes it, read on the system bus and
+/// read again whenever logind says something changed (a session new or removed, a session's
+/// `Active`, `IdleHint` or `LockedHint`: its signals, nothing polled), handed to the engine as
+/// values (`LoginSession`); what counts is decided in BlockCore (`ScreenTime`). The bus is
+/// owned by one thread of its own (sd-bus objects are not thread-safe) that sleeps in poll(2).
+/// Without a system bus or logind, screen time is not counted: said once, tried again with
+/// backoff (logind may start after blockd), and nobody is taken to be at the screen meanwhile.
+public final class LogindSessions: @unchecked Sendable {
+    static let logind = "org.freedesktop.login1"
+    static let managerPath = "/org/freedesktop/login1"
+    static let sessionPrefix = "/org/freedesktop/login1/session"
+
+    private let report: @Sendable ([LoginSession]) -> Void
+    private let say: @Sendable (String, Bool) -> Void
+    private let stopped = Atomic(false)
+    /// How long to wait before trying the bus again, at first and at most.
+    let retry: (first: Double, most: Double)
+
+    /// `report` gets every change of the sessions; `say` a line for the journal (true: a
+    /// warning). Starts following at once, on a thread of its own.
+    public init(retry: (first: Double, most: Double) = (5, 300), report: @escaping @Sendable ([LoginSession]) -> Void,
+                say: @escaping @Sendable (String, Bool) -> Void) {
+        (self.retry, self.report, self.say) = (retry, report, say)
+        startThread(name: "blockd-logind") { [self] in follow() }
+    }
+
+    public func stop() { stopped.store(true, ordering: .relaxed) }
+
+    private func follow() {
+        var wait = retry.first
+        var failing: String?
+        while !stopped.load(ordering: .relaxed) {
+            do {
+                let bus = try Bus(system: true)
+                // Signals only mark that something changed; the sessions are read whole after.
+                let noted: sd_bus_message_handler_t = { _, _, _ in 0 }
+                let slots = try [
+                    bus.addMatch("type='signal',sender='\(Self.logind)',path='\(Self.managerPath)',interface='org.freedesktop.login1.Manager'",
+                                 userdata: nil, callback: noted),
+                    bus.addMatch("type='signal',sender='\(Self.logind)',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path_namespace='\(Self.sessionPrefix)'",
+                                 userdata: nil, callback: noted),
+                    // logind stopping (or starting again) is a change too: read at once.
+                    bus.addMatch("type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.logind)'",
+                                 userdata: nil, callback: noted),
+                ]
+                var last = try Self.sessions(on: bus)
+                report(last)
+                if failing != nil { say("Screen time is counted again: logind answers on the system bus", false) }
+                (failing, wait) = (nil, retry.first)
+                while !stopped.load(ordering: .relaxed) {
+                    var fd = bus.pollDescriptor
+                    // A signal read while a call waited sits in sd-bus's queue, where poll cannot
+                    // see it; a minute's timeout reads the sessions again regardless.
+                    if !bus.hasQueued { _ = poll(&fd, 1, 60_000) }
+                    try bus.processPending()
+                    let now = try Self.sessions(on: bus)
+                    if now != last {
+                        report(now)
+                        last = now
+                    }
+                }
+                withExtendedLifetime(slots) {}
+            } catch {
+                report([])  // nobody is known to be at the screen
+                let why = "\(error)"
+                if failing != why {
+                    say("Screen time is not counted: \(why); blockd tries again in \(Int(wait)) s and then with backoff", true)
+                    failing = why
+                }
+                var slept = 0.0
+                while slept < wait && !stopped.load(ordering: .relaxed) {
+                    usleep(200_000)
+                    slept += 0.2
+                }
+                wait = min(wait * 2, retry.most)
+            }
+        }
+    }
+
+    /// Every session logind knows, with the properties screen time reads.
+    static func sessions(on bus: Bus) throws -> [LoginSession] {
+        let reply = try bus.call(logind, managerPath, "org.freedesktop.login1.Manager", "ListSessions")
+        var paths: [String] = []
+        guard try reply.enter("a", "(susso)") else { return [] }
+        while try reply.enter("r", "susso") {
+            _ = try reply.readString()  // id
+            _ = try reply.readUInt32()  // uid
+            _ = try reply.readString()  // user name
+            _ = try reply.readString()  // seat
+            paths.append(try reply.readObjectPath())
+            try reply.exit()
+        }
+        try reply.exit()
+        var out: [LoginSession] = []
+        for path in paths {
+            do {
+                out.append(try session(at: path, on: bus))
+            } catch let error as BusError where error.name == "org.freedesktop.DBus.Error.UnknownObject"
+                || error.name == "org.freedesktop.DBus.Error.UnknownMethod" {
+                continue  // it ended between the list and the read
+            }
+        }
+        return out.sorted { $0.id < $1.id }
+    }
+
+    static func session(at path: String, on bus: Bus) throws -> LoginSession {
+        func get(_ name: String) throws -> BusMessage {
+            try bus.call(logind, path, "org.freedesktop.DBus.Properties", "Get") { m in
+                try m.append("org.freedesktop.login1.Session")
+                try m.append(name)
+            }
+        }
+        let id = try get("Id").readVariantString()
+        let user = try get("User")
+        guard try user.enter("v", "(uo)"), try user.enter("r", "uo") else { throw BusError(name: nil, message: "\(path) has no User") }
+        let uid = try user.readUInt32()
+        let idle = try get("IdleHint").readVariantBool()
+        let since = idle ? try get("IdleSinceHint").readVariantUInt64() : 0
+        // IdleSinceHint is CLOCK_REALTIME in microseconds; 0 when the desktop did not say.
+        let idleSince: Date? = idle ? (since > 0 ? Date(timeIntervalSince1970: Double(since) / 1_000_000) : Date()) : nil
+        return LoginSession(id: id, uid: uid, active: try get("Active").readVariantBool(), locked: try get("LockedHint").readVariantBool(),
+                            idleSince: idleSince, remote: try get("Remote").readVariantBool(),
+                            isUser: try get("Class").readVariantString().hasPrefix("user"))
+    }
+}
