@@ -102,9 +102,8 @@ public final class LogindSessions: @unchecked Sendable {
         for path in paths {
             do {
                 out.append(try session(at: path, on: bus))
-            } catch let error as BusError where error.name == "org.freedesktop.DBus.Error.UnknownObject"
-                || error.name == "org.freedesktop.DBus.Error.UnknownMethod" {
-                continue  // it ended between the list and the read
+            } catch let error as BusError where error.name != nil {
+                continue  // logind's answer for a session that ended between the list and the read
             }
         }
         return out.sorted { $0.id < $1.id }
