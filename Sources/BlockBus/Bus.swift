@@ -39,6 +39,11 @@ public final class BusMessage {
         try check(sd_bus_message_append_basic(raw, CChar(UInt8(ascii: "i")), &v), "appending an int32")
     }
 
+    public func append(bool: Bool) throws {
+        var v: Int32 = bool ? 1 : 0
+        try check(sd_bus_message_append_basic(raw, CChar(UInt8(ascii: "b")), &v), "appending a boolean")
+    }
+
     public func append(byte: UInt8) throws {
         var v = byte
         try check(sd_bus_message_append_basic(raw, CChar(UInt8(ascii: "y")), &v), "appending a byte")

@@ -168,12 +168,12 @@ extension BlockcInvocation {
     /// The flags whose value is a DURATION.
     static let durationFlags: Set<String> = ["--for", "--warn", "--delay", "--more-time-per-day"]
 
-    static let valued: Set<String> = ["--minutes", "--for", "--until", "--name", "--daily", "--weekly", "--days", "--warn", "--reason",
+    static let valued: Set<String> = ["--minutes", "--for", "--until", "--name", "--daily", "--weekly", "--days", "--warn", "--reason", "--action",
                                       "--more-time", "--delay", "--more-time-per-day", "--user", "--last", "--to",
                                       "--day", "--by", "--html"]
     /// The flags some command takes without a value.
     static let switches: Set<String> = ["--all", "--all-users", "--allow-only", "--clear", "--csv", "--json", "--lock", "--month",
-                                        "--notify", "--today", "--watch", "--week"]
+                                        "--notify", "--session", "--today", "--watch", "--week"]
     /// Every option of some command, and the global ones: a flag past these is a typo.
     static var options: Set<String> { valued.union(switches).union(["--socket", "--help", "-h", "--version"]) }
 }
@@ -438,19 +438,36 @@ struct CommandParser {
 
     private mutating func limitAdd() throws(CoreError) -> Limit {
         let users = try takeUsers()
-        let needs = "limit add needs NAME DURATION SELECTION..."
-        guard words.count >= 2 else { throw scanner.usage(needs) }
+        let session = take("--session")
+        let action = value("--action")
+        let needs = session ? "limit add --session needs NAME DURATION" : "limit add needs NAME DURATION SELECTION... (or --session for screen time)"
+        guard words.count >= 2 || session && words.count >= 1 else { throw scanner.usage(needs) }
         let name = words.removeFirst()
-        let duration = takeDuration()
         guard !words.isEmpty else { throw scanner.usage(needs) }
+        let duration = takeDuration()
+        guard !words.isEmpty || session else { throw scanner.usage(needs) }
+        var sessionAction: SessionAction?
+        if session {
+            sessionAction = .lock
+            if let action {
+                guard let a = SessionAction(rawValue: action) else {
+                    throw scanner.usage("--action takes \(SessionAction.allCases.map(\.rawValue).joined(separator: ", ")), not '\(action)'")
+                }
+                sessionAction = a
+            }
+        } else if action != nil {
+            throw scanner.usage("--action is what a screen-time limit does: give it with --session")
+        }
         let seconds = try DurationText.parse(duration)
         let days = try value("--days").map { text throws(CoreError) in try WeekdaySet.parse(text) } ?? .all
         let warn = try value("--warn").map { text throws(CoreError) in try DurationText.parse(text) }
         let policy = try moreTimeFlags()
-        try Limit(name: name, selections: words, seconds: seconds, days: days, warnSeconds: warn).validate()
+        var checked = Limit(name: name, selections: words, seconds: seconds, days: days, warnSeconds: warn)
+        checked.session = sessionAction
+        try checked.validate()
         defer { words = [] }
         var limit = Limit(name: name, selections: readAddresses(words), seconds: seconds, days: days, warnSeconds: warn)
-        (limit.moreTime, limit.users) = (policy, users)
+        (limit.moreTime, limit.users, limit.session) = (policy, users, sessionAction)
         return limit
     }
 

@@ -116,7 +116,8 @@ extension Command {
         case .scheduleAdd: ["blockc schedule add bedtime --daily 22:00-07:00 youtube",
                             "blockc schedule add school --weekly mon-fri 08:30-15:00 --user kid games"]
         case .scheduleRemove: ["blockc schedule remove bedtime"]
-        case .limitAdd: ["blockc limit add games 1h steam", "blockc limit add social 30m --days mon-fri --warn 5m instagram tiktok"]
+        case .limitAdd: ["blockc limit add games 1h steam", "blockc limit add social 30m --days mon-fri --warn 5m instagram tiktok",
+                         "blockc limit add screen 2h --user kid --session", "blockc limit add late 3h --user kid --session --action logout"]
         case .limitRemove: ["blockc limit remove games"]
         case .more: ["blockc more instagram 15m --reason \"group chat about homework\"", "blockc more games 10m", "blockc more youtube --today"]
         case .approve: ["blockc approve mq3v8k2x1fd 30m"]
@@ -151,8 +152,8 @@ extension Command {
         case .failuresClear: nil
         case .foreground: nil  // R1: blockc-agent's, not typed
         case .web: nil  // B2: the native-messaging host's, not typed
-        case .limitAdd: ("limit add NAME DURATION [--days DAYS] [--warn DURATION] [--user NAME]... [POLICY] SELECTION...",
-                         "block SELECTIONs' apps and sites for the rest of the day for whoever used DURATION of them (each person their own)")
+        case .limitAdd: ("limit add NAME DURATION [--days DAYS] [--warn DURATION] [--user NAME]... [POLICY] (SELECTION... | --session [--action lock|logout|suspend|poweroff])",
+                         "block SELECTIONs' apps and sites for the rest of the day for whoever used DURATION of them (each person their own); --session: DURATION at the screen, then lock (or the action)")
         case .limitRemove: ("limit remove NAME", "remove a daily limit")
         case .limitList: ("limit list [--json]", "list daily limits with today's use")
         case .more: ("more NAME (DURATION | --today) [--reason TEXT] [--json]",

@@ -27,7 +27,7 @@ extension Output {
         }
         return table(items.map { a in
             let flags = originFlag(a).map { [$0] } ?? []
-            return [Cell(Output.clean(a.name), .bold), Cell(limitRule(a)), Cell(a.selections.map(Output.clean).joined(separator: ", ")),
+            return [Cell(Output.clean(a.name), .bold), Cell(limitRule(a)), Cell(limitCovers(a)),
                     Cell(limitUse(a), a.active ? .red : nil), Cell(flags.joined(separator: ", "), .yellow)]
         }, indent: "").joined(separator: "\n")
     }
@@ -36,8 +36,29 @@ extension Output {
     public func limitAdded(_ o: JSONObject) -> String {
         let a = ActivityReply(o)
         let days = a.days.map(Output.clean).flatMap { $0 == "daily" || $0.isEmpty ? nil : " (\($0))" } ?? ""
+        if let action = a.session {
+            return "Added limit '\(Output.clean(a.name))': \(DurationText.format(a.limit ?? 0)) at the screen a day\(days)\(onlyFor(a.users)), "
+                + "then \(Output.sessionAction(action)); \(limitUse(a))."
+        }
         return "Added limit '\(Output.clean(a.name))': \(DurationText.format(a.limit ?? 0)) of use a day\(days) for "
             + "\(a.selections.map(Output.clean).joined(separator: ", "))\(onlyFor(a.users)); \(limitUse(a))."
+    }
+
+    /// What a screen-time limit does once used up, as people say it.
+    static func sessionAction(_ word: String) -> String {
+        switch SessionAction(rawValue: word) {
+        case .lock?: "the sessions are locked"
+        case .logout?: "the sessions are ended"
+        case .suspend?: "the machine is suspended"
+        case .poweroff?: "the machine is powered off"
+        case nil: Output.clean(word)
+        }
+    }
+
+    /// A limit's selections, or for a screen-time limit "screen time (then lock)".
+    func limitCovers(_ a: ActivityReply) -> String {
+        if let action = a.session { return "screen time, then \(SessionAction(rawValue: action) == nil ? Output.clean(action) : action)" }
+        return a.selections.map(Output.clean).joined(separator: ", ")
     }
 
     /// `selections`: `{"selections": [{name, domains, apps, openURL}...]}`.

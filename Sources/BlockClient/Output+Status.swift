@@ -275,7 +275,7 @@ extension Output {
         if a.locked { flags.append("locked") }
         if let from = originFlag(a) { flags.append(from) }
         if a.users != nil { flags.append(forWhom(a.users).trimmed()) }  // per-user blocks
-        return [Cell(Output.clean(a.name), .bold), Cell(kind), Cell(rule), Cell(a.selections.map { Output.clean(AllowOnly.display($0)) }.joined(separator: ", ")),
+        return [Cell(Output.clean(a.name), .bold), Cell(kind), Cell(rule), Cell(a.session != nil ? limitCovers(a) : a.selections.map { Output.clean(AllowOnly.display($0)) }.joined(separator: ", ")),
                 Cell(when(a), a.active ? .green : nil), Cell(flags.joined(separator: ", "), .yellow)]
     }
 

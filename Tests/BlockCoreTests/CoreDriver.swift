@@ -121,8 +121,7 @@ struct CoreDriver {
     mutating func sessions(_ sessions: [LoginSession]) {
         core.observe(wall: now, boot: boot)
         core.sessionsObserved(sessions, now: now)
-        core.armNextTransition(now: now)
-        take()
+        _ = reconcile()  // as the engine: a screen-time limit counts, warns and acts with them
     }
 
     /// B2: a native-messaging host's connection closed, as the server tells the engine.

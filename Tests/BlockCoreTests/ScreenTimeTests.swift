@@ -58,6 +58,39 @@ struct ScreenTimeTests {
         #expect(yesterday["days"]?[0]?["screen"] == [:] as JSON, "a day without sessions has none, and says so")
     }
 
+    @Test("screen time limit: 60 s at the screen, then the action on the person's local sessions, once; idle and locked time do not count; coming back while over acts again; more time lets the next session run")
+    func sessionLimit() throws {
+        var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")
+        _ = try #require(ok(d.run(#"limit-add {"name":"screen","seconds":60,"session":"logout"}"#)))
+        func actions() -> [Effect] { d.effects.filter { if case .sessionAction = $0 { true } else { false } } }
+        let ssh = LoginSession(id: "s9", uid: 1001, active: true, remote: true)
+        d.sessions([LoginSession(id: "c1", uid: 1001, active: true), ssh])
+        d.advance(40)
+        d.sessions([LoginSession(id: "c1", uid: 1001, active: true, locked: true), ssh])
+        d.advance(600)
+        #expect(actions().isEmpty, "40 s at the screen, then locked: not used up")
+        d.sessions([LoginSession(id: "c1", uid: 1001, active: true), ssh])
+        d.advance(19)
+        #expect(actions().isEmpty)
+        d.advance(1)
+        #expect(actions() == [.sessionAction(.logout, uid: 1001, sessions: ["c1"])], "at exactly 60 s, on the local session only: \(actions())")
+        d.advance(30)
+        #expect(actions().count == 1, "once while they stay")
+        #expect(d.entries(.limit).contains { $0.message == "Screen time limit 'screen' is used up for #1001: ending their session (Action=logout)" },
+                "\(d.journal.map(\.message))")
+        // Gone (the session ended), then back the same day: acted on again at once.
+        d.sessions([ssh])
+        d.advance(10)
+        d.sessions([LoginSession(id: "c2", uid: 1001, active: true), ssh])
+        #expect(actions().count == 2 && actions().last == .sessionAction(.logout, uid: 1001, sessions: ["c2"]))
+        // More time (M3) is allowance: the next session runs until it is used.
+        _ = try #require(ok(d.run(#"more {"selection":"screen","seconds":120}"#, as: Peer(uid: 1001, mayModify: true))))
+        d.sessions([ssh])
+        d.sessions([LoginSession(id: "c3", uid: 1001, active: true), ssh])
+        d.advance(60)
+        #expect(actions().count == 2, "within the two more minutes: \(actions())")
+    }
+
     @Test("the ledger: two overlapping sessions count their union once; a lock stops the count at once; an idle session stops at its grace's end, by the timer, with no new report")
     func ledger() {
         var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")

@@ -58,6 +58,15 @@ struct ScreenTimeIntegrationTests {
             def SessionNew(self, sid, p): pass
             @dbus.service.signal(IFACE, signature="so")
             def SessionRemoved(self, sid, p): pass
+            @dbus.service.method(IFACE, in_signature="s", out_signature="")
+            def LockSession(self, sid):
+                # As a desktop's locker answers the Lock signal: the session says it is locked.
+                print("LockSession " + sid, flush=True)
+                self.Set(sid, "LockedHint", True)
+            @dbus.service.method(IFACE, in_signature="s", out_signature="")
+            def TerminateSession(self, sid):
+                print("TerminateSession " + sid, flush=True)
+                self.Remove(sid)
             @dbus.service.method("org.blockd.Test", in_signature="subs", out_signature="")
             def Add(self, sid, uid, remote, cls):
                 sessions[sid] = Session(sid, uid, remote, cls)
@@ -129,6 +138,12 @@ struct ScreenTimeIntegrationTests {
         }
 
         func log() -> String { (try? String(contentsOfFile: sandbox.logPath, encoding: .utf8)) ?? "" }
+
+        /// What blockd asked of the fake logind (its `LockSession c1` lines).
+        func asked() -> [String] {
+            let text = (try? String(contentsOfFile: sandbox.dir + "/logind-\(starts).log", encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").map(String.init).filter { $0.hasPrefix("LockSession") || $0.hasPrefix("TerminateSession") }
+        }
     }
 
     @Test("screen time: an active session counts from the moment logind has it; a lock stops it at once (by signal); an ssh session and a greeter's count for nobody; a removed session stops; logind going away is said once, and its return is followed",
@@ -179,5 +194,27 @@ struct ScreenTimeIntegrationTests {
         #expect(Run.eventually(timeout: 30) { rig.log().contains("Screen time is counted again") }, "followed again after the backoff: \(rig.log())")
         #expect(Run.eventually(timeout: 10) { ((try? rig.screen()) ?? [:])["1004"].map { $0 >= gone + 1 } ?? false }, "and counted")
         #expect(rig.log().components(separatedBy: "Screen time is not counted").count == 2, "said once, not at every retry")
+    }
+
+    @Test("screen time limit: 3 s at the screen, then blockd asks logind to lock the person's session (LockSession), once; unlocked the same day, locked again at once; the journal says why",
+          .enabled(if: Privileged.required || ScreenTimeIntegrationTests.missing.isEmpty, Privileged.needsTools))
+    func limitLocks() throws {
+        if Privileged.report(Self.missing) != nil { return }  // recorded as an issue: it had to run
+        let rig = Rig()
+        try rig.startBus()
+        try rig.startLogind()
+        _ = try rig.sandbox.start(extraArgs: ["--screen-time", "yes"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": rig.address])
+        let added = try rig.sandbox.blockc(["limit", "add", "screen", "3s", "--session"])
+        #expect(added.status == 0 && added.out.contains("3s at the screen a day, then the sessions are locked"), "\(added.out)\(added.err)")
+        try rig.call("Add", "subs", ["c1", "1001", "false", "user"])
+        try rig.call("Add", "subs", ["c2", "1001", "true", "user"])  // ssh: not locked, not counted
+        #expect(Run.eventually(timeout: 10) { rig.asked() == ["LockSession c1"] }, "locked once used up: \(rig.asked()) \(rig.log())")
+        #expect(rig.log().contains("Screen time limit 'screen' is used up for #1001: locking their session (Action=lock)"), "\(rig.log())")
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(rig.asked() == ["LockSession c1"], "once while it stays locked")
+        try rig.call("Set", "ssb", ["c1", "LockedHint", "false"])
+        #expect(Run.eventually(timeout: 10) { rig.asked() == ["LockSession c1", "LockSession c1"] }, "unlocked while over: locked again: \(rig.asked())")
+        let list = try rig.sandbox.blockc(["limit", "list"])
+        #expect(list.out.contains("screen time, then lock"), "\(list.out)")
     }
 }

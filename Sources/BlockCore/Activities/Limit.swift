@@ -17,8 +17,12 @@ public struct Limit: Hashable, Sendable, Codable {
     public var state: LimitState?
     /// Who it applies to, and whose running time it counts (Scope.swift; nil: everyone's).
     public var users: Scope?
+    /// A screen-time limit (nil: one of apps and sites): it counts each person's time at the
+    /// screen (ScreenTime.swift), has no selections, and once the allowance is used up does this
+    /// to their sessions, again whenever they come back to one the same day.
+    public var session: SessionAction?
 
-    enum CodingKeys: String, CodingKey { case name, selections, seconds, days, warnSeconds, origin, moreTime, users }
+    enum CodingKeys: String, CodingKey { case name, selections, seconds, days, warnSeconds, origin, moreTime, users, session }
 
     public init(name: String, selections: [String], seconds: Int, days: WeekdaySet = .all, warnSeconds: Int? = nil,
                 origin: Origin = .client(uid: 0)) {

@@ -1,11 +1,13 @@
 extension ConfigFiles {
     public static let limitSection = "Limit"
-    public static let limitKeys = ["Name", "Daily", "Days", "Warn", "Selections", "Users"] + MoreTimePolicy.keys
+    public static let limitKeys = ["Name", "Daily", "Days", "Warn", "Selections", "Users", "Session", "Action"] + MoreTimePolicy.keys
 
     /// Reads one file of `limits.d/` (§9): a `[Limit]` section with `Name=`, `Daily=`
     /// (the allowance per day, a DURATION up to 24h) and `Selections=` (all required), `Days=`
-    /// (default daily) and `Warn=` (a DURATION shorter than `Daily=`, optional). List and
-    /// reset rules are those of schedule files.
+    /// (default daily) and `Warn=` (a DURATION shorter than `Daily=`, optional). Screen time:
+    /// `Session=yes` makes it a limit of the time at the screen, with no `Selections=`, and
+    /// `Action=` what it does once used up (lock, the default; logout, suspend, poweroff). List
+    /// and reset rules are those of schedule files.
     public static func parseLimit(file: String, text: String) throws(CoreError) -> Limit {
         let (limit, problems) = readLimit(file: file, text: text)
         if let first = problems.first { throw first.error }
@@ -26,6 +28,8 @@ extension ConfigFiles {
         var selections: [String] = []
         var moreTime: MoreTimePolicy?
         var users: [String] = []
+        var session = false
+        var action: SessionAction?
         for e in entries {
             let v = e.value
             list.check(e) { () throws(CoreError) in
@@ -43,6 +47,13 @@ extension ConfigFiles {
                     selections = try reader.selections(e, adding: selections)
                 case "Users":
                     users = try reader.users(e, adding: users)
+                case "Session":
+                    session = try v.isEmpty ? false : reader.boolean(e)
+                case "Action":
+                    guard v.isEmpty || SessionAction(rawValue: v) != nil else {
+                        throw reader.fail(e, "Action=\(v) is not an action; use one of \(SessionAction.allCases.map(\.rawValue).joined(separator: ", "))")
+                    }
+                    action = SessionAction(rawValue: v)
                 case _ where MoreTimePolicy.keys.contains(e.key):
                     moreTime = try reader.moreTime(e, adding: moreTime)
                 default:
@@ -63,8 +74,12 @@ extension ConfigFiles {
             if daily == nil, !list.refused.contains("Daily") {
                 list.errors.append(reader.fail(header, "[\(limitSection)]\(called) has no Daily=; add the allowance per day, e.g. Daily=1h"))
             }
-            if selections.isEmpty, !list.refused.contains("Selections") {
-                list.errors.append(reader.fail(header, "[\(limitSection)]\(called) has no Selections=; add the selections it limits, e.g. Selections=steam"))
+            if session, !selections.isEmpty {
+                list.errors.append(reader.fail(header, "[\(limitSection)]\(called) has Session=yes and Selections=; a screen-time limit counts the time at the screen, so drop Selections="))
+            } else if !session, action != nil {
+                list.errors.append(reader.fail(header, "[\(limitSection)]\(called) has Action= without Session=yes; Action= is what a screen-time limit does"))
+            } else if selections.isEmpty, !session, !list.refused.contains("Selections") {
+                list.errors.append(reader.fail(header, "[\(limitSection)]\(called) has no Selections=; add the selections it limits, e.g. Selections=steam, or Session=yes for a screen-time limit"))
             }
             if let warn, let daily, warn >= daily {
                 list.errors.append(reader.fail(header, "[\(limitSection)]\(called) has Warn= not shorter than Daily=; warn before the allowance runs out"))
@@ -76,6 +91,7 @@ extension ConfigFiles {
                           origin: .config(file: file))
         limit.moreTime = moreTime
         limit.users = users.isEmpty ? nil : Scope(names: users)
+        limit.session = session ? action ?? .lock : nil
         return (limit, [])
     }
 }

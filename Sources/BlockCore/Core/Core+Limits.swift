@@ -16,7 +16,7 @@ extension Core {
     /// monitor's word) or one of its selections' sites is in their browser's focused, visible
     /// tab (the extension's word, `webSites`): one interval, counted once.
     mutating func applyLimitUses(now: Date) {
-        var running = appLimitUses
+        var running = appLimitUses.union(screenLimitUses)
         for (uid, reporters) in webSites {
             for site in Set(reporters.values) {
                 for l in registry.index.limits where limitCovers(l, site: site) { running.insert(LimitUse(limit: l.name, uid: uid)) }

@@ -32,6 +32,11 @@ extension Core {
                 return MoreTarget(named: .limit, also: also, blocked: Policy.Blocked(selection: name, reasons: [reason], until: reason.until))
             }
             let mine = limit.refreshed(ledger: state.usage, at: now, clock: local).seen(by: peer.uid).state
+            // Screen time: a screen-time limit blocks no selection; used up, it is asked over itself.
+            if limit.session != nil, let window = mine?.window, window.contains(now) {
+                let reason = Reason(activity: limit.name, kind: .limit, until: window.end, scope: Scope(names: [], uids: [peer.uid]))  // each person their own allowance
+                return MoreTarget(named: .limit, also: also, blocked: Policy.Blocked(selection: limit.name, reasons: [reason], until: window.end))
+            }
             let left = mine.map { " (\(DurationText.formatRemaining($0.remaining)) of \(DurationText.format(limit.seconds)) left today)" } ?? ""
             throw CoreError(.notFound, "limit '\(limit.name)' is not used up for you\(left); more time is for once it is, when it blocks \(limit.selections.joined(separator: ", "))")
         }

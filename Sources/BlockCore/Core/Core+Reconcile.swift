@@ -45,6 +45,7 @@ extension Core {
         let ended = registry.expire(now: now)
         if !loginSessions.isEmpty { settleScreen(now: now) }  // before the checkpoint: an idle grace ends at its own instant
         refreshLimits(now: now)
+        enforceSessionLimits(now: now)  // screen time
         // A rebuild (first look, time zone, clock stepped back) does not know what was
         // blocked before it: every applied selection is looked at again.
         let rebuilds = registry.index.evaluatedAt.map { now < $0 } ?? true

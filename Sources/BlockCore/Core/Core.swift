@@ -87,6 +87,11 @@ public struct Core {
     /// §9: the limits' apps the usage monitor last said run, for whom (the web's part is added
     /// from `webSites`).
     var appLimitUses: Set<LimitUse> = []
+    /// Screen time: each person at the screen, for each screen-time limit that is theirs.
+    var screenLimitUses: Set<LimitUse> = []
+    /// Screen time: the people a screen-time limit's action was taken on, while they stay at
+    /// the screen (when they leave it and come back, it is taken again).
+    var actedOnScreen: Set<UInt32> = []
     /// M3: what grants lifted at the last reconcile: per selection, the activities whose
     /// reasons are lifted (U2: the askers' views; other users' reasons stay).
     var lifted: [String: Lift] = [:]

@@ -22,6 +22,9 @@ public enum Effect: Equatable, Sendable {
     case followLimits([String: LimitedApps])
     /// R1: the `Apps=` entries of the selections some activity names, for the report.
     case followApps(Set<String>)
+    /// Screen time: a screen-time limit's action on `uid`'s local sessions (their logind ids),
+    /// or on the machine (suspend, poweroff).
+    case sessionAction(SessionAction, uid: UInt32, sessions: [String])
 }
 
 /// E3: which hook of a selection runs.

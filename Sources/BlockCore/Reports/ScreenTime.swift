@@ -25,6 +25,12 @@ public struct LoginSession: Equatable, Sendable {
     }
 }
 
+/// What a screen-time limit does to a person's sessions once their allowance is used up
+/// (`Action=`): lock them (the default), end them, or suspend or power off the machine.
+public enum SessionAction: String, Sendable, Codable, CaseIterable {
+    case lock, logout, suspend, poweroff
+}
+
 public enum ScreenTime {
     /// Idle time that still counts: a person reading or thinking is at the screen; past this
     /// they are not, from the instant the desktop says they went idle plus this.

@@ -214,7 +214,7 @@ extension Request {
             o["seconds"] = .int(Int64(l.seconds))
             o["days"] = .string(l.days.description)
             if let warn = l.warnSeconds { o["warn"] = .int(Int64(warn)) }
-            o["selections"] = .array(l.selections.map { .string($0) })
+            if let action = l.session { o["session"] = .string(action.rawValue) } else { o["selections"] = .array(l.selections.map { .string($0) }) }
             if let p = l.moreTime { o["moreTime"] = p.json }
             if let u = l.users { o["users"] = u.json }
         }
@@ -260,7 +260,16 @@ struct Arguments {
         case .scheduleAdd: return .scheduleAdd(try schedule())
         case .limitAdd:
             let name = try string("name")
-            var limit = Limit(name: name, selections: try selections(), seconds: try int("seconds"))
+            // Screen time: `"session": "lock"` (or logout, suspend, poweroff) and no selections.
+            var session: SessionAction?
+            if let v = optional("session") {
+                guard case .string(let text) = v, let action = SessionAction(rawValue: text) else {
+                    throw wrongType("session", "one of \(SessionAction.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                session = action
+            }
+            var limit = Limit(name: name, selections: session == nil || optional("selections") != nil ? try selections() : [], seconds: try int("seconds"))
+            limit.session = session
             if let v = optional("days") {
                 guard case .string(let text) = v else { throw wrongType("days", "a string such as mon-fri") }
                 limit.days = try WeekdaySet.parse(text)

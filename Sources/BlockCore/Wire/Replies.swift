@@ -25,6 +25,9 @@ public struct ActivityReply: Equatable, Sendable {
     /// §9: a limit's daily allowance, warning, today's use and what is left, in seconds.
     public var limit: Int?
     public var warn: Int?
+    /// Screen time: a screen-time limit's action (`lock`, `logout`, `suspend`, `poweroff`);
+    /// nil for a limit of apps and sites.
+    public var session: String?
     public var used: Int?
     public var left: Int?
     public var running: Bool?
@@ -81,6 +84,7 @@ public struct ActivityReply: Equatable, Sendable {
         if let limit { o["limit"] = .int(Int64(limit)) }
         if let days { o["days"] = .string(days) }
         if let warn { o["warn"] = .int(Int64(warn)) }
+        if let session { o["session"] = .string(session) }
         if let used { o["used"] = .int(Int64(used)) }
         if let left { o["left"] = .int(Int64(left)) }
         if let running { o["running"] = .bool(running) }
@@ -100,6 +104,7 @@ public struct ActivityReply: Equatable, Sendable {
                   locked: o["locked"]?.bool == true, origin: WireWord(o["origin"]?.string ?? ""))
         (window, days, file) = (o["window"]?.string, o["days"]?.string, o["file"]?.string)
         (limit, warn, used, left) = (o["limit"]?.int, o["warn"]?.int, o["used"]?.int, o["left"]?.int)
+        session = o["session"]?.string
         (running, remaining, uid) = (o["running"]?.bool, o["remaining"]?.int, o["uid"]?.int)
         if o["users"] != nil { users = Reply.strings(o["users"]) }
         userIds = o["userIds"]?.array?.compactMap(\.int)

@@ -23,7 +23,7 @@ public struct Shapes: Sendable {
         }
         if case .limit(let l) = a {
             // §9: the daily allowance and today's use, in seconds.
-            (r.limit, r.days, r.warn) = (l.seconds, l.days.description, l.warnSeconds)
+            (r.limit, r.days, r.warn, r.session) = (l.seconds, l.days.description, l.warnSeconds, l.session?.rawValue)
             if let state = l.state {
                 (r.used, r.left, r.running) = (Int(state.used.rounded()), Int(state.remaining.rounded()), state.running)
                 // §9: each person's own day, for the machine's and an administrator's view.

@@ -33,7 +33,13 @@ extension Limit {
     /// and a warning, if any, that comes before the allowance is used up.
     public func validate() throws(CoreError) {
         try Names.validate(name, what: "limit name")
-        guard !selections.isEmpty else { throw CoreError(.usage, "name at least one selection for the limit") }
+        if session != nil {
+            guard selections.isEmpty else {
+                throw CoreError(.usage, "a screen-time limit counts the time at the screen, not apps or sites: give it no selections")
+            }
+        } else {
+            guard !selections.isEmpty else { throw CoreError(.usage, "name at least one selection for the limit, or make it a screen-time limit (--session, Session=)") }
+        }
         if selections.contains(where: AllowOnly.isExpression) {
             throw CoreError(.usage, "a limit counts the time apps run, so it cannot allow only some things; allow-only time is a block or a schedule ('blockc start --allow-only', 'blockc schedule add --allow-only', Mode=allow-only)")
         }

@@ -47,6 +47,9 @@ extension Engine {
         /// R1: the `Apps=` entries the usage monitor counts the executable at a path as (none
         /// by default), for the foreground a session agent reports.
         public var executableApps: @Sendable (String) -> Set<String> = { _ in [] }
+        /// Screen time: a screen-time limit's action on a person's sessions, for logind
+        /// (nothing by default).
+        public var sessionAction: @Sendable (SessionAction, UInt32, [String]) -> Void = { _, _, _ in }
         /// F3: each snapshot the engine publishes, for the metrics file (nothing by default).
         public var published: @Sendable (StatusSnapshot) -> Void = { _ in }
 

@@ -170,8 +170,9 @@ extension Engine {
     /// Screen time: logind's login sessions, after any change (LogindSessions).
     func sessionsObserved(_ sessions: [LoginSession]) {
         assertOnQueue()
-        _ = core.sessionsObserved(sessions, now: observedNow())
-        carryOut()
+        let now = observedNow()
+        _ = core.sessionsObserved(sessions, now: now)
+        reconcile(now: now)  // a screen-time limit counts, warns and acts with the sessions
     }
 
     /// The limits' apps, for the usage monitor (§9).

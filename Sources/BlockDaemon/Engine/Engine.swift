@@ -170,6 +170,7 @@ public final class Engine: @unchecked Sendable {
         case .status(let line): collaborators.status(line)
         case .followLimits(let apps): collaborators.limitsChanged(apps)
         case .followApps(let apps): collaborators.appsChanged(apps)
+        case .sessionAction(let action, let uid, let sessions): collaborators.sessionAction(action, uid, sessions)
         }
     }
 }

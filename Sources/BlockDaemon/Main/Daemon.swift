@@ -250,6 +250,10 @@ final class Daemon: @unchecked Sendable {
         if let metrics { collaborators.published = { metrics.published($0) } }
         collaborators.appsChanged = { usage.follow(apps: $0) }  // R1
         collaborators.executableApps = { usage.apps(ofExecutable: $0) }  // R1: foreground
+        let sessionLog = log
+        collaborators.sessionAction = { action, uid, sessions in  // screen time: a limit used up
+            LogindSessions.act(action, uid: uid, sessions: sessions) { sessionLog.log(JournalEntry($0, priority: .warning)) }
+        }
         let engine = Engine(config: loaded.config, state: loaded.state, timeZone: SystemTimeZone.current(),
                             configPath: directory.daemonFile, inbox: inbox, collaborators: collaborators)
         engine.configProvenance = loaded.provenance

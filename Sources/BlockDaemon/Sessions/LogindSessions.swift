@@ -1,6 +1,7 @@
 import BlockBus
 import BlockCore
 import CSystemd
+import Dispatch
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -80,6 +81,32 @@ public final class LogindSessions: @unchecked Sendable {
                     slept += 0.2
                 }
                 wait = min(wait * 2, retry.most)
+            }
+        }
+    }
+
+    /// The queue logind's actions are asked on, each on a connection of its own (the
+    /// follower's bus belongs to its thread).
+    static let actions = DispatchQueue(label: "blockd.logind.actions")
+
+    /// A screen-time limit's action, asked of logind: lock or end each of `sessions`
+    /// (LockSession, TerminateSession), or suspend or power off the machine. What fails is
+    /// said (`failed`); the core acts again when the person comes back to the screen.
+    public static func act(_ action: SessionAction, uid: UInt32, sessions: [String], failed: @escaping @Sendable (String) -> Void) {
+        actions.async {
+            do {
+                let bus = try Bus(system: true)
+                let manager = (logind, managerPath, "org.freedesktop.login1.Manager")
+                switch action {
+                case .lock, .logout:
+                    for id in sessions {
+                        _ = try bus.call(manager.0, manager.1, manager.2, action == .lock ? "LockSession" : "TerminateSession") { try $0.append(id) }
+                    }
+                case .suspend, .poweroff:
+                    _ = try bus.call(manager.0, manager.1, manager.2, action == .suspend ? "Suspend" : "PowerOff") { try $0.append(bool: false) }
+                }
+            } catch {
+                failed("Screen time: logind did not \(action.rawValue) for uid \(uid) (\(sessions.joined(separator: ", "))): \(error)")
             }
         }
     }
