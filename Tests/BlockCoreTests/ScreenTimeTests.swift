@@ -91,6 +91,21 @@ struct ScreenTimeTests {
         #expect(actions().count == 2, "within the two more minutes: \(actions())")
     }
 
+    @Test("screen time limit: its warning is about the limit itself (it has no selection), and the journal speaks of time at the screen")
+    func sessionLimitWords() throws {
+        var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")
+        _ = try #require(ok(d.run(#"limit-add {"name":"screen","seconds":600,"session":"lock"}"#)))
+        d.sessions([LoginSession(id: "c1", uid: 1001, active: true)])
+        d.advance(300)
+        let warning = d.events("warning").first
+        #expect(warning?["selection"] == "screen" && warning?["activity"] == "screen", "a warning the agent can show: \(d.events("warning"))")
+        #expect(d.journal.contains { $0.message.hasPrefix("Daily limit 'screen': 5m of") && $0.message.hasSuffix("use left today at the screen") },
+                "\(d.journal.map(\.message))")
+        d.advance(300)
+        #expect(d.journal.contains { $0.message.hasPrefix("Daily limit 'screen' reached (10m at the screen): time at the screen is over") },
+                "\(d.journal.map(\.message))")
+    }
+
     @Test("the ledger: two overlapping sessions count their union once; a lock stops the count at once; an idle session stops at its grace's end, by the timer, with no new report")
     func ledger() {
         var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")

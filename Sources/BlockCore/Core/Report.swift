@@ -68,13 +68,16 @@ public enum Report: Sendable {
             let whose = l.users.map { " for \($0)" } ?? ""
             let users: [(JournalField, String)] = l.users.map { [(.users, $0.uids.map(String.init).joined(separator: " "))] } ?? []
             let end = (try? TimeText.parseISO8601WithOffset(until)).map(spoken) ?? until
-            return JournalEntry("Daily limit '\(l.name)' reached (\(DurationText.format(l.seconds)) of use): \(l.selections.joined(separator: ", ")) blocked\(whose) until \(end)",
+            let what = l.session != nil ? "\(DurationText.format(l.seconds)) at the screen): time at the screen is over\(whose) until \(end)"
+                : "\(DurationText.format(l.seconds)) of use): \(l.selections.joined(separator: ", ")) blocked\(whose) until \(end)"
+            return JournalEntry("Daily limit '\(l.name)' reached (\(what)",
                             priority: .notice, event: logEvent,
                             fields: [(.activity, l.name), (.selection, l.selections.joined(separator: " ")), (.end, until)] + users)
         case .limitWarning(let l, let remaining, _):
             let whose = l.users.map { " \($0)'s" } ?? ""
             let users: [(JournalField, String)] = l.users.map { [(.users, $0.uids.map(String.init).joined(separator: " "))] } ?? []
-            return JournalEntry("Daily limit '\(l.name)': \(remaining) of\(whose) use left today for \(l.selections.joined(separator: ", "))",
+            let what = l.session != nil ? "at the screen" : "for \(l.selections.joined(separator: ", "))"
+            return JournalEntry("Daily limit '\(l.name)': \(remaining) of\(whose) use left today \(what)",
                             priority: .info, event: logEvent, fields: [(.activity, l.name), (.selection, l.selections.joined(separator: " "))] + users)
         case .ended(let block, let message):
             return JournalEntry(message, priority: .info, event: logEvent, fields: [(.activity, block.name)])
@@ -103,7 +106,10 @@ public enum Report: Sendable {
         case .limitReached(let l, let until):
             return [.limit(time: time, activity: l.name, selections: l.selections, until: until, users: l.users?.uids)]
         case .limitWarning(let l, let remaining, let starts):
-            return l.selections.map { .warning(time: time, activity: l.name, selection: $0, starts: starts, remaining: remaining, users: l.users?.uids) }
+            // A screen-time limit has no selection: its warning is about the limit itself.
+            return (l.session != nil ? [l.name] : l.selections).map {
+                .warning(time: time, activity: l.name, selection: $0, starts: starts, remaining: remaining, users: l.users?.uids)
+            }
         case .ended:
             return []
         case .moreTime(let note): return note.events(clock: clock, now: now)
