@@ -109,6 +109,13 @@ struct AuthorityTests {
         }
     }
 
+    @Test("A1, screen time: a screen-time limit may lock or end one's own sessions; suspending or powering off the machine is for administrators and root",
+          arguments: [(SessionAction.lock, "+++"), (.logout, "+++"), (.suspend, "p++"), (.poweroff, "p++")])
+    func sessionActions(_ action: SessionAction, _ expected: String) {
+        let codes = String([Self.member, Self.admin, Self.root].map { Self.code(Authority.mayAct(action, by: $0)) })
+        #expect(codes == expected, "limit-add --session --action \(action.rawValue)")
+    }
+
     @Test("A1: a pending request or delayed loosening is cancelled by who asked or an administrator above them")
     func cancelling() {
         for (actor, expected) in [(Self.member, "+ppp"), (Self.admin, "++pp"), (Self.root, "+++" + "+")] {

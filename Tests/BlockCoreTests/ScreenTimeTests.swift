@@ -91,6 +91,19 @@ struct ScreenTimeTests {
         #expect(actions().count == 2, "within the two more minutes: \(actions())")
     }
 
+    @Test("A1, screen time: a member's screen-time limit locks their own sessions; one that would power off the machine is refused, with what to do")
+    func memberSessionLimit() {
+        var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")
+        let member = Peer(uid: 1001, mayModify: true)
+        guard case .error(let e) = d.run(#"limit-add {"name":"off","seconds":60,"session":"poweroff"}"#, as: member) else {
+            Issue.record("a member's limit may not power off the machine")
+            return
+        }
+        #expect(e.code == .permissionDenied && e.message.contains("use --action lock or logout"), "\(e.message)")
+        #expect(ok(d.run(#"limit-add {"name":"mine","seconds":60,"session":"lock"}"#, as: member)) != nil)
+        #expect(d.journal.contains { $0.message.hasSuffix("1m daily at the screen, then lock") }, "\(d.journal.map(\.message))")
+    }
+
     @Test("screen time limit: its warning is about the limit itself (it has no selection), and the journal speaks of time at the screen")
     func sessionLimitWords() throws {
         var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")

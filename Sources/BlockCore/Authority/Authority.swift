@@ -192,6 +192,18 @@ public enum Authority {
         }
     }
 
+    /// A1 with screen time: a screen-time limit that suspends or powers off the machine acts on
+    /// everyone at it, so only root and administrators add one; a member's may lock or end their
+    /// own sessions only.
+    public static func mayAct(_ action: SessionAction, by actor: Actor) -> Decision {
+        switch action {
+        case .lock, .logout: return .allowed
+        case .suspend, .poweroff:
+            guard actor.rank < .admin else { return .allowed }
+            return .refused(CoreError(.permissionDenied, "a screen-time limit with --action \(action.rawValue) acts on the whole machine: only root and members of group 'blockd-admin' may add one; use --action lock or logout for your own sessions"))
+        }
+    }
+
     /// A1, what a refusal may say: a member (or a user in neither group) is told nothing of
     /// what is neither theirs nor machine-wide; administrators and root see everything. The
     /// same rule as a member's views (`Scope.visible`).

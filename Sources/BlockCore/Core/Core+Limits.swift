@@ -176,6 +176,7 @@ extension Core {
 
     mutating func addLimit(_ limit: Limit, peer: Peer, now: Date) throws(CoreError) -> Change {
         var l = limit
+        if let action = l.session { try Registry.check(Authority.mayAct(action, by: registry.actor(peer))) }  // A1
         var resolved: [Selection] = []
         for argument in l.selections { resolved.append(try config.catalog.resolve(argument)) }
         try Limit.checkCountable(l.name, resolved)
@@ -185,7 +186,8 @@ extension Core {
         l.moreTime = l.moreTime ?? MoreTimePolicy.familyDefault(scope: l.users, setBy: peer.uid)  // A1
         l = try registry.addLimit(l, by: peer, now: now)  // A1: its key, which may be the member's own (kid/NAME)
         var change = Change(saves: true, answer: .activity(l.name))
-        change.entries = [JournalEntry("Limit '\(l.name)' added by \(who(peer.uid)): \(l.rule) for \(l.selections.joined(separator: ", "))",
+        let covers = l.session.map { "at the screen, then \($0.rawValue)" } ?? "for \(l.selections.joined(separator: ", "))"
+        change.entries = [JournalEntry("Limit '\(l.name)' added by \(who(peer.uid)): \(l.rule) \(covers)",
                                        priority: .info, event: .start, fields: [(.activity, l.name)])]
         change.followsLimits = true
         change.reconciles = true
