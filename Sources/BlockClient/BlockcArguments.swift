@@ -214,35 +214,6 @@ struct CommandParser {
         if let extra = flags.first { throw notAnOption(extra.name) }
     }
 
-    /// `'--minuts' is not an option of 'start'`, with the option meant when one of the
-    /// command's is: the nearest in spelling, the word's usual meaning (`--time` is `--for`),
-    /// or for a one-letter flag the command's shortest option of that letter (`-m` is
-    /// `--minutes`); never an option the command does not take.
-    func notAnOption(_ name: String) -> CoreError {
-        let said = "'\(name)' is not an option of '\(verb)'"
-        let see = command.map { "See 'blockc help \($0.cliWords ?? verb)'." } ?? "See 'blockc --help'."
-        guard let near = meantOption(name) else { return CoreError(.usage, "\(said). \(see)") }
-        return CoreError(.usage, "\(said); did you mean '\(near)'? \(see)")
-    }
-
-    /// What people type for an option, and the option it is.
-    static let optionSynonyms: [String: String] = [
-        "--time": "--for", "--duration": "--for", "--length": "--for", "--hours": "--for", "--mins": "--minutes", "--min": "--minutes",
-        "--till": "--until", "--end": "--until", "--ends": "--until", "--at": "--until", "--weekdays": "--days", "--for-user": "--user",
-        "--users": "--user", "--everyone": "--all-users", "--locked": "--lock", "--weekly": "--week", "--monthly": "--month",
-        "--daily": "--day", "--date": "--day", "--from": "--to",
-    ]
-
-    func meantOption(_ name: String) -> String? {
-        let own = command.map(\.blockcOptions) ?? BlockcInvocation.options
-        guard !own.contains(name) else { return nil }
-        if let synonym = CommandParser.optionSynonyms[name], own.contains(synonym) { return synonym }
-        if name.count == 2, name.hasPrefix("-"), let letter = name.last {
-            return own.filter { $0.hasPrefix("--\(letter)") }.min { ($0.count, $0) < ($1.count, $1) }
-        }
-        return Suggest.closest(to: name, amongUnordered: own)
-    }
-
     private mutating func dispatch() throws(CoreError) -> BlockcInvocation.Action {
         if verb == "help" { return .help(topic: BlockcInvocation.helpTopic(words)) }
         guard let (command, consumed) = Command.named(by: [verb] + words) else { throw unknown() }
@@ -255,29 +226,6 @@ struct CommandParser {
         let request = try build(command)
         return .send(request, options)
     }
-
-    /// The words name no command: a group without (or with a wrong) second word, or a typo.
-    private func unknown() -> CoreError {
-        let subs = Command.subcommands(of: verb)
-        if !subs.isEmpty {
-            let choices = subs.dropLast().joined(separator: ", ") + " or " + subs.last!
-            guard let sub = words.first else { return scanner.usage("\(verb) needs \(choices)") }
-            return scanner.usage("unknown \(verb) command '\(sub)'; use \(choices)")
-        }
-        let hint = (CommandParser.commandSynonyms[verb.lowercased()] ?? Suggest.closest(to: verb, among: Command.cliGroups + ["help"]).map { "'\($0)'" })
-            .map { "; did you mean \($0)?" } ?? ""
-        return CoreError(.usage, "unknown command '\(verb)'\(hint.isEmpty ? "." : hint) See 'blockc --help'.")
-    }
-
-    /// What people call blockc's commands, and the commands they mean.
-    static let commandSynonyms: [String: String] = [
-        "block": "'start' (blockc start --for 30m SELECTION)", "unblock": "'stop' (blockc stop NAME)",
-        "end": "'stop'", "remove": "'stop', 'schedule remove' or 'limit remove'", "rm": "'stop', 'schedule remove' or 'limit remove'",
-        "list": "'status', 'schedule list' or 'limit list'", "ls": "'status', 'schedule list' or 'limit list'",
-        "show": "'status' or 'selections show NAME'", "add": "'start', 'schedule add' or 'limit add'",
-        "extend": "'start' (starting again extends a block)", "ask": "'more'", "grant": "'approve'", "refuse": "'deny'",
-        "events": "'watch'", "log": "'watch' or 'report'", "schedules": "'schedule list'", "limits": "'limit list'",
-    ]
 
     /// The request for `command`, whole: nothing is added to it after the parser.
     private mutating func build(_ command: Command) throws(CoreError) -> Request {
@@ -373,7 +321,7 @@ struct CommandParser {
     }
 
     /// W2: with `--allow-only`, the SELECTIONs are what stays allowed: one `only:` expression.
-    private func allowing(_ allowOnly: Bool) throws(CoreError) -> [String] {
+    func allowing(_ allowOnly: Bool) throws(CoreError) -> [String] {
         guard allowOnly else { return words }
         let expression = AllowOnly.expression(allowing: words)
         _ = try AllowOnly.parts(of: expression)
@@ -392,92 +340,6 @@ struct CommandParser {
             notes.append(reading.summary(of: word))
             return reading.target
         }
-    }
-
-    private mutating func scheduleAdd() throws(CoreError) -> Schedule {
-        let users = try takeUsers()
-        guard !words.isEmpty else { throw scanner.usage("schedule add needs a NAME") }
-        let name = words.removeFirst()
-        let allowOnly = take("--allow-only")
-        let policy = try moreTimeFlags()
-        let daily = value("--daily"), weekly = value("--weekly")
-        var days = WeekdaySet.all
-        var window: String
-        switch (daily, weekly) {
-        case (let d?, nil): window = d
-        case (nil, let w?):
-            days = try WeekdaySet.parse(w)
-            guard !words.isEmpty else { throw scanner.usage("--weekly DAYS needs the window after it: --weekly mon-fri 09:00-15:00") }
-            window = words.removeFirst()
-        default:
-            throw scanner.usage("schedule add needs exactly one of --daily HH:MM-HH:MM and --weekly DAYS HH:MM-HH:MM")
-        }
-        window = spacedWindow(window)
-        guard let (start, end) = try WallTime.window(window) else {
-            throw CoreError(.invalidTime, "'\(window)' is not a window; write HH:MM-HH:MM, e.g. 22:00-07:00")
-        }
-        guard !words.isEmpty else { throw scanner.usage("schedule add needs at least one SELECTION") }
-        let selections = try allowing(allowOnly)
-        try Schedule(name: name, selections: selections, days: days, start: start, end: end).validate()
-        defer { words = [] }
-        var schedule = Schedule(name: name, selections: readAddresses(selections), days: days, start: start, end: end)
-        (schedule.moreTime, schedule.users) = (policy, users)
-        return schedule
-    }
-
-    /// `--daily 12:00 - 13:00` and `12:00- 13:00` as typed: the window's words after the flag
-    /// (a lone `-` is never an option), joined.
-    mutating func spacedWindow(_ first: String) -> String {
-        if first.hasSuffix("-"), !first.hasSuffix("--"), let next = words.first, next.first?.isNumber == true {
-            return first + words.removeFirst()
-        }
-        guard words.count >= 2, words[0] == "-", words[1].first?.isNumber == true else { return first }
-        defer { words.removeFirst(2) }
-        return first + "-" + words[1]
-    }
-
-    private mutating func limitAdd() throws(CoreError) -> Limit {
-        let users = try takeUsers()
-        let session = take("--session")
-        let action = value("--action")
-        let needs = session ? "limit add --session needs NAME DURATION" : "limit add needs NAME DURATION SELECTION... (or --session for screen time)"
-        guard words.count >= 2 || session && words.count >= 1 else { throw scanner.usage(needs) }
-        let name = words.removeFirst()
-        guard !words.isEmpty else { throw scanner.usage(needs) }
-        let duration = takeDuration()
-        guard !words.isEmpty || session else { throw scanner.usage(needs) }
-        var sessionAction: SessionAction?
-        if session {
-            sessionAction = .lock
-            if let action {
-                guard let a = SessionAction(rawValue: action) else {
-                    throw scanner.usage("--action takes \(SessionAction.allCases.map(\.rawValue).joined(separator: ", ")), not '\(action)'")
-                }
-                sessionAction = a
-            }
-        } else if action != nil {
-            throw scanner.usage("--action is what a screen-time limit does: give it with --session")
-        }
-        let seconds = try DurationText.parse(duration)
-        let days = try value("--days").map { text throws(CoreError) in try WeekdaySet.parse(text) } ?? .all
-        let warn = try value("--warn").map { text throws(CoreError) in try DurationText.parse(text) }
-        let policy = try moreTimeFlags()
-        var checked = Limit(name: name, selections: words, seconds: seconds, days: days, warnSeconds: warn)
-        checked.session = sessionAction
-        try checked.validate()
-        defer { words = [] }
-        var limit = Limit(name: name, selections: readAddresses(words), seconds: seconds, days: days, warnSeconds: warn)
-        (limit.moreTime, limit.users, limit.session) = (policy, users, sessionAction)
-        return limit
-    }
-
-    /// The DURATION at the front of `words`, with the words after it that belong to it as
-    /// people type them unquoted (`limit add games 1 hour steam`, `more reddit 10 minutes`).
-    mutating func takeDuration() -> String {
-        let first = words.removeFirst()
-        let n = DurationText.wordsContinuing(first, in: words)
-        defer { words.removeFirst(n) }
-        return ([first] + words.prefix(n)).joined(separator: " ")
     }
 
     mutating func take(_ flag: String) -> Bool {

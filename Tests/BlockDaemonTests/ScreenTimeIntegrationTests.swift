@@ -137,6 +137,13 @@ struct ScreenTimeIntegrationTests {
             return out
         }
 
+        /// The bus, the fake logind and blockd following it.
+        func start() throws {
+            try startBus()
+            try startLogind()
+            _ = try sandbox.start(extraArgs: ["--screen-time", "yes"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": address])
+        }
+
         func log() -> String { (try? String(contentsOfFile: sandbox.logPath, encoding: .utf8)) ?? "" }
 
         /// What blockd asked of the fake logind (its `LockSession c1` lines).
@@ -151,10 +158,8 @@ struct ScreenTimeIntegrationTests {
     func followsLogind() throws {
         if Privileged.report(Self.missing) != nil { return }  // recorded as an issue: it had to run
         let rig = Rig()
-        try rig.startBus()
-        try rig.startLogind()
+        try rig.start()
         try rig.call("Add", "subs", ["c1", "1001", "false", "user"])
-        _ = try rig.sandbox.start(extraArgs: ["--screen-time", "yes"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": rig.address])
         #expect(Run.eventually(timeout: 10) { ((try? rig.screen()) ?? [:])["1001"].map { $0 >= 2 } ?? false },
                 "kid's active session counts: \(String(describing: try? rig.screen())) \(rig.log())")
 
@@ -201,9 +206,7 @@ struct ScreenTimeIntegrationTests {
     func limitLocks() throws {
         if Privileged.report(Self.missing) != nil { return }  // recorded as an issue: it had to run
         let rig = Rig()
-        try rig.startBus()
-        try rig.startLogind()
-        _ = try rig.sandbox.start(extraArgs: ["--screen-time", "yes"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": rig.address])
+        try rig.start()
         let added = try rig.sandbox.blockc(["limit", "add", "screen", "3s", "--session"])
         #expect(added.status == 0 && added.out.contains("3s at the screen a day, then the sessions are locked"), "\(added.out)\(added.err)")
         try rig.call("Add", "subs", ["c1", "1001", "false", "user"])
