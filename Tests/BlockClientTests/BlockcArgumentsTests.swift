@@ -5,6 +5,17 @@ import Testing
 
 @Suite("blockc's command line (§6)")
 struct BlockcArgumentsTests {
+    /// The refusal of `arguments`, or nil with an issue recorded when they were accepted.
+    static func refusal(_ arguments: [String]) -> String? {
+        do {
+            let parsed = try BlockcInvocation.parse(arguments)
+            Issue.record("accepted as \(parsed)")
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
     static let text = OutputOptions(), json = OutputOptions(format: .json)
     static func start(_ selections: [String], seconds: Int? = nil, until: Date? = nil, lock: Bool = false, name: String? = nil) -> Request {
         .start(Request.StartArguments(selections: selections, seconds: seconds, until: until, lock: lock, name: name))
@@ -129,12 +140,8 @@ struct BlockcArgumentsTests {
 
     @Test("§6: a flag start does not take is reported before a bad --until is read, as blockc always has")
     func leftoverBeforeUntil() {
-        do {
-            let parsed = try BlockcInvocation.parse(["start", "--until", "25:00", "--frob", "x"])
-            Issue.record("accepted as \(parsed)")
-        } catch {
-            #expect(error.message.hasPrefix("'--frob' is not an option of 'start'"), "\(error.message)")
-        }
+        guard let message = Self.refusal(["start", "--until", "25:00", "--frob", "x"]) else { return }
+        #expect(message.hasPrefix("'--frob' is not an option of 'start'"), "\(message)")
     }
 
     @Test("§6: a mistyped option is the mistake told, before what it kept from being seen, with the command's own option meant (by spelling, by its usual word, by its letter) and its help; an option of another command gets no guess",
@@ -150,12 +157,7 @@ struct BlockcArgumentsTests {
                "'--week' is not an option of 'schedule add'; did you mean '--weekly'? See 'blockc help schedule add'."),
           ])
     func mistypedOption(arguments: [String], message: String) {
-        do {
-            let parsed = try BlockcInvocation.parse(arguments)
-            Issue.record("accepted as \(parsed)")
-        } catch {
-            #expect(error.message == message)
-        }
+        #expect(Self.refusal(arguments) == message)
     }
 
     @Test("§6: what people call a command, and a time or a window typed another way, are told with what blockc takes", arguments: [
@@ -168,12 +170,8 @@ struct BlockcArgumentsTests {
         (["start", "--until", "7.30", "x"], "'7.30' is not a time of day; did you mean '07:30'?"),
     ])
     func saidAnotherWay(arguments: [String], says: String) {
-        do {
-            let parsed = try BlockcInvocation.parse(arguments)
-            Issue.record("accepted as \(parsed)")
-        } catch {
-            #expect(error.message.contains(says), "\(error.message)")
-        }
+        guard let message = Self.refusal(arguments) else { return }
+        #expect(message.contains(says), "\(message)")
     }
 
     @Test("§6: a window typed with spaces, and today and yesterday as a report's DATE, are taken")
@@ -199,12 +197,8 @@ struct BlockcArgumentsTests {
         (["start", "2", "hours", "reddit", "youtube"], "did you mean 'blockc start --for \"2 hours\" reddit youtube'?"),
     ])
     func durationWithoutFlag(arguments: [String], says: String) {
-        do {
-            let parsed = try BlockcInvocation.parse(arguments)
-            Issue.record("accepted as \(parsed)")
-        } catch {
-            #expect(error.message.hasPrefix("start needs --minutes N, --for DURATION or --until TIME; ") && error.message.contains(says), "\(error.message)")
-        }
+        guard let message = Self.refusal(arguments) else { return }
+        #expect(message.hasPrefix("start needs --minutes N, --for DURATION or --until TIME; ") && message.contains(says), "\(message)")
     }
 
     @Test("§6: the options blockc knows are exactly those its help names")

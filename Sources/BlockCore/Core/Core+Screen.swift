@@ -42,6 +42,7 @@ extension Core {
     /// at the screen: once when they get there, again whenever they come back (unlock, log in)
     /// the same day. Suspend and power off act on the machine; the strongest action wins.
     mutating func enforceSessionLimits(now: Date) {
+        guard !loginSessions.isEmpty || !actedOnScreen.isEmpty else { return }  // nobody at any screen: nothing to walk
         let people = ScreenTime.presence(loginSessions, now: now)
         actedOnScreen = actedOnScreen.filter { people[$0]?.counting == true }  // away since: act again when back
         var due: [UInt32: (SessionAction, Limit)] = [:]
