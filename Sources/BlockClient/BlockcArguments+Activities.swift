@@ -1,12 +1,13 @@
 import BlockCore
 
-/// §6: `schedule add` and `limit add` (§9, screen time), with the words people type unquoted.
+/// §6: `schedule add` (allowed hours too) and `limit add` (§9, screen time), with the words people type unquoted.
 extension CommandParser {
     mutating func scheduleAdd() throws(CoreError) -> Schedule {
         let users = try takeUsers()
         guard !words.isEmpty else { throw scanner.usage("schedule add needs a NAME") }
         let name = words.removeFirst()
         let allowOnly = take("--allow-only")
+        let session = try sessionFlags(for: "allowed hours")
         let policy = try moreTimeFlags()
         let daily = value("--daily"), weekly = value("--weekly")
         var days = WeekdaySet.all
@@ -24,12 +25,15 @@ extension CommandParser {
         guard let (start, end) = try WallTime.window(window) else {
             throw CoreError(.invalidTime, "'\(window)' is not a window; write HH:MM-HH:MM, e.g. 22:00-07:00")
         }
-        guard !words.isEmpty else { throw scanner.usage("schedule add needs at least one SELECTION") }
-        let selections = try allowing(allowOnly)
-        try Schedule(name: name, selections: selections, days: days, start: start, end: end).validate()
+        if session != nil, allowOnly { throw scanner.usage("--session keeps people off the screen as a whole; --allow-only is for selections: give one of them") }
+        guard !words.isEmpty || session != nil else { throw scanner.usage("schedule add needs at least one SELECTION (or --session for allowed hours)") }
+        let selections = session != nil ? words : try allowing(allowOnly)
+        var checked = Schedule(name: name, selections: selections, days: days, start: start, end: end)
+        checked.session = session
+        try checked.validate()
         defer { words = [] }
         var schedule = Schedule(name: name, selections: readAddresses(selections), days: days, start: start, end: end)
-        (schedule.moreTime, schedule.users) = (policy, users)
+        (schedule.moreTime, schedule.users, schedule.session) = (policy, users, session)
         return schedule
     }
 
@@ -46,26 +50,14 @@ extension CommandParser {
 
     mutating func limitAdd() throws(CoreError) -> Limit {
         let users = try takeUsers()
-        let session = take("--session")
-        let action = value("--action")
+        let sessionAction = try sessionFlags(for: "a screen-time limit")
+        let session = sessionAction != nil
         let needs = session ? "limit add --session needs NAME DURATION" : "limit add needs NAME DURATION SELECTION... (or --session for screen time)"
         guard words.count >= 2 || session && words.count >= 1 else { throw scanner.usage(needs) }
         let name = words.removeFirst()
         guard !words.isEmpty else { throw scanner.usage(needs) }
         let duration = takeDuration()
         guard !words.isEmpty || session else { throw scanner.usage(needs) }
-        var sessionAction: SessionAction?
-        if session {
-            sessionAction = .lock
-            if let action {
-                guard let a = SessionAction(rawValue: action) else {
-                    throw scanner.usage("--action takes \(SessionAction.allCases.map(\.rawValue).joined(separator: ", ")), not '\(action)'")
-                }
-                sessionAction = a
-            }
-        } else if action != nil {
-            throw scanner.usage("--action is what a screen-time limit does: give it with --session")
-        }
         let seconds = try DurationText.parse(duration)
         let days = try value("--days").map { text throws(CoreError) in try WeekdaySet.parse(text) } ?? .all
         let warn = try value("--warn").map { text throws(CoreError) in try DurationText.parse(text) }
@@ -77,6 +69,22 @@ extension CommandParser {
         var limit = Limit(name: name, selections: readAddresses(words), seconds: seconds, days: days, warnSeconds: warn)
         (limit.moreTime, limit.users, limit.session) = (policy, users, sessionAction)
         return limit
+    }
+
+    /// `--session [--action lock|logout|suspend|poweroff]`: what `what` does to the sessions
+    /// (nil: no `--session`, a limit or schedule of apps and sites).
+    mutating func sessionFlags(for what: String) throws(CoreError) -> SessionAction? {
+        let session = take("--session")
+        let action = value("--action")
+        guard session else {
+            if action != nil { throw scanner.usage("--action is what \(what) does to the sessions: give it with --session") }
+            return nil
+        }
+        guard let action else { return .lock }
+        guard let a = SessionAction(rawValue: action) else {
+            throw scanner.usage("--action takes \(SessionAction.allCases.map(\.rawValue).joined(separator: ", ")), not '\(action)'")
+        }
+        return a
     }
 
     /// The DURATION at the front of `words`, with the words after it that belong to it as

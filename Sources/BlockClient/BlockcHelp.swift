@@ -113,8 +113,9 @@ extension Command {
                       "blockc start --for 2 hours --allow-only wikipedia.org", "blockc start --minutes 45 --user kid games"]
         case .stop: ["blockc stop instagram"]
         case .status: ["blockc status", "blockc status --user kid", "blockc status --watch"]
-        case .scheduleAdd: ["blockc schedule add bedtime --daily 22:00-07:00 youtube",
-                            "blockc schedule add school --weekly mon-fri 08:30-15:00 --user kid games"]
+        case .scheduleAdd: ["blockc schedule add evenings --daily 22:00-07:00 youtube",
+                            "blockc schedule add school --weekly mon-fri 08:30-15:00 --user kid games",
+                            "blockc schedule add bedtime --daily 21:00-07:00 --user kid --session"]
         case .scheduleRemove: ["blockc schedule remove bedtime"]
         case .limitAdd: ["blockc limit add games 1h steam", "blockc limit add social 30m --days mon-fri --warn 5m instagram tiktok",
                          "blockc limit add screen 2h --user kid --session", "blockc limit add late 3h --user kid --session --action logout"]
@@ -142,8 +143,8 @@ extension Command {
         case .stop: ("stop NAME", "end a block early (not one started with --lock)")
         case .status: ("status [--json] [--watch] [--all] [--user NAME | --all-users]",
                        "what is blocked, for whom, why, and until when (an administrator sees every user's; --user NAME: what NAME sees); the active activities and counts (--all: every one)")
-        case .scheduleAdd: ("schedule add NAME (--daily HH:MM-HH:MM | --weekly DAYS HH:MM-HH:MM) [--allow-only] [--user NAME]... [POLICY] SELECTION...",
-                            "block SELECTIONs (--allow-only: everything but them) every day (or on DAYS) in a window of local time")
+        case .scheduleAdd: ("schedule add NAME (--daily HH:MM-HH:MM | --weekly DAYS HH:MM-HH:MM) [--user NAME]... [POLICY] ([--allow-only] SELECTION... | --session [--action lock|logout|suspend|poweroff])",
+                            "block SELECTIONs (--allow-only: everything but them) every day (or on DAYS) in a window of local time; --session: allowed hours, the screen is locked (or the action) in the window")
         case .scheduleRemove: ("schedule remove NAME", "remove a schedule")
         case .scheduleList: ("schedule list [--json]", "list schedules with their current or next window")
         case .selections: ("selections [--json]", "list the selections (built-in catalog and selections.d)")

@@ -57,8 +57,15 @@ extension Output {
 
     /// A limit's selections, or for a screen-time limit "screen time (then lock)".
     func limitCovers(_ a: ActivityReply) -> String {
-        if let action = a.session { return "screen time, then \(SessionAction(rawValue: action) == nil ? Output.clean(action) : action)" }
+        if a.session != nil { return sessionCovers(a) }
         return a.selections.map(Output.clean).joined(separator: ", ")
+    }
+
+    /// What a screen-time limit or allowed hours do: "screen time, then lock", "off the
+    /// screen (lock)".
+    func sessionCovers(_ a: ActivityReply) -> String {
+        let action = a.session.map { SessionAction(rawValue: $0) == nil ? Output.clean($0) : $0 } ?? ""
+        return a.kind == .known(.schedule) ? "off the screen (\(action))" : "screen time, then \(action)"
     }
 
     /// `selections`: `{"selections": [{name, domains, apps, openURL}...]}`.

@@ -74,6 +74,8 @@ extension Output {
             let limit = (g.allowance?.first).map(Output.clean) ?? selection
             let too = also == .known(.selection) ? " ('\(limit)' is also a selection, which is not blocked for you.)" : ""
             return "'\(limit)' is a limit: more time is more use of its allowance today.\(too)"
+        case (.known(.hours)?, _):
+            return "'\(selection)' are allowed hours: this is time at the screen during them."
         case (.known(.selection)?, .known(.limit)?):
             return "'\(selection)' is a selection and a limit: this is more time for the selection (blocked for you now)."
         case (.known(.selection)?, _), (.unknown?, _), (nil, _):

@@ -155,7 +155,7 @@ extension Output {
         if a.locked { flags.append("locked") }
         if let from = originFlag(a) { flags.append(from) }
         if a.users != nil { flags.append(forWhom(a.users).trimmed()) }  // per-user blocks
-        return [Cell(Output.clean(a.name), .bold), Cell(kind), Cell(rule), Cell(a.session != nil ? limitCovers(a) : a.selections.map { Output.clean(AllowOnly.display($0)) }.joined(separator: ", ")),
+        return [Cell(Output.clean(a.name), .bold), Cell(kind), Cell(rule), Cell(a.session != nil ? sessionCovers(a) : a.selections.map { Output.clean(AllowOnly.display($0)) }.joined(separator: ", ")),
                 Cell(when(a), a.active ? .green : nil), Cell(flags.joined(separator: ", "), .yellow)]
     }
 
@@ -251,6 +251,9 @@ extension Output {
         let rule = "\(Output.clean(a.days ?? "")) \(Output.clean(a.window ?? ""))"
         let selections = a.selections.map(Output.clean).joined(separator: ", ")
         let state = a.active ? "active now, \(until(a.end))" : instant(a.start).map { "next window \(at($0))" } ?? "no upcoming window"
+        if let action = a.session {
+            return "Added allowed hours '\(Output.clean(a.name))': off the screen \(rule)\(onlyFor(a.users)), \(Output.sessionAction(action)) whenever someone is at it; \(state)."
+        }
         return "Added schedule '\(Output.clean(a.name))' (\(rule)) for \(selections)\(onlyFor(a.users)); \(state)."
     }
 

@@ -76,7 +76,7 @@ struct ScreenTimeTests {
         #expect(actions() == [.sessionAction(.logout, uid: 1001, sessions: ["c1"])], "at exactly 60 s, on the local session only: \(actions())")
         d.advance(30)
         #expect(actions().count == 1, "once while they stay")
-        #expect(d.entries(.limit).contains { $0.message == "Screen time limit 'screen' is used up for #1001: ending their session (Action=logout)" },
+        #expect(d.entries(.session).contains { $0.message == "Screen time limit 'screen' is used up for #1001: ending their session (Action=logout)" },
                 "\(d.journal.map(\.message))")
         // Gone (the session ended), then back the same day: acted on again at once.
         d.sessions([ssh])

@@ -38,7 +38,8 @@ struct ScreenTimeIntegrationTests {
                 dbus.service.Object.__init__(self, bus, path(sid))
                 self.props = {"Id": dbus.String(sid), "User": dbus.Struct((dbus.UInt32(uid), dbus.ObjectPath("/org/freedesktop/login1/user/_%d" % uid)), signature="uo"),
                               "Active": dbus.Boolean(True), "LockedHint": dbus.Boolean(False), "IdleHint": dbus.Boolean(False),
-                              "IdleSinceHint": dbus.UInt64(0), "Remote": dbus.Boolean(remote), "Class": dbus.String(cls)}
+                              "IdleSinceHint": dbus.UInt64(0), "Remote": dbus.Boolean(remote), "Class": dbus.String(cls),
+                              "Type": dbus.String("x11")}
                 self.uid = uid
             @dbus.service.method(dbus.PROPERTIES_IFACE, in_signature="ss", out_signature="v")
             def Get(self, iface, name):

@@ -207,7 +207,7 @@ struct InstallTests {
             let placeholders = dump.output.matches(of: /@([A-Z_]+)@/).map { String($0.1) }
             for name in placeholders {
                 #expect(["BLOCKD_SELECTION", "BLOCKD_ACTIVITY", "BLOCKD_CODE", "BLOCKD_LATE_MS", "BLOCKD_END", "BLOCKD_ADDRESSES",
-                          "BLOCKD_MORE_ID"].contains(name),
+                          "BLOCKD_MORE_ID", "BLOCKD_UID"].contains(name),
                         "\(event) uses @\(name)@")
             }
         }

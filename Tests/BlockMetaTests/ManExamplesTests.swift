@@ -22,6 +22,8 @@ struct ManExamplesTests {
         "blockc cancel work": "needs a stop of 'work' waiting for its Delay=",
         // Per-user blocks: the sandbox has no user named kid; UserScopeTests and torture/users.py run them.
         "blockc schedule add bedtime-kid --daily 21:00-07:00 --user kid youtube steam": "needs a user named kid",
+        // Allowed hours: AllowedHoursTests and torture/sessions.py (a real logind) run them.
+        "blockc schedule add night --daily 21:00-07:00 --user kid --session": "needs a user named kid",
     ]
 
     /// Examples that follow events until interrupted: run for a few seconds while the test

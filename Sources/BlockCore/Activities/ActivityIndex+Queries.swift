@@ -15,6 +15,11 @@ extension ActivityIndex {
         ordered(limitNames).compactMap { if case .limit(let l) = $0 { l } else { nil } }
     }
 
+    /// The schedules of allowed hours (`Schedule.session`), in registration order.
+    public var allowedHours: [Schedule] {
+        ordered(hoursNames).compactMap { if case .schedule(let s) = $0, s.session != nil { s } else { nil } }
+    }
+
     /// Whether any activity lists `selection`.
     public func isNamed(_ selection: String) -> Bool { covering[selection] != nil }
 

@@ -39,6 +39,8 @@ public struct ActivityIndex: Sendable {
     var entries: [String: Entry] = [:]
     var covering: [String: Set<String>] = [:]
     var limitNames: Set<String> = []
+    /// Schedules of allowed hours (`Schedule.session`): they hold no selection.
+    var hoursNames: Set<String> = []
     var due = Heap<Due>()
     /// Blocks by end, for expiry and the cap's count (T4) without a walk.
     var blockEnds = Heap<Due>()
@@ -90,6 +92,7 @@ public struct ActivityIndex: Sendable {
         countOwner(activity, 1)
         for selection in activity.selections { covering[selection, default: []].insert(name) }
         if case .limit = activity { limitNames.insert(name) }
+        if case .schedule(let s) = activity, s.session != nil { hoursNames.insert(name) }
         if case .block(let b) = activity { blockEnds.push(Due(date: b.end, stamp: stamp, name: name)) }
         evaluate(name)
         tidy()
@@ -200,6 +203,7 @@ public struct ActivityIndex: Sendable {
         }
         if old.window != nil { activeCount -= 1 }
         limitNames.remove(name)
+        hoursNames.remove(name)
     }
 
     /// Sets (or with nil removes) the reason of the activity registered as `seq`. O(log R) to

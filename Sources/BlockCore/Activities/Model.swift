@@ -102,6 +102,10 @@ public struct Schedule: Hashable, Sendable, Codable {
     public var moreTime: MoreTimePolicy?
     /// Who it applies to (Scope.swift; nil: the whole machine).
     public var users: Scope?
+    /// Allowed hours (nil: a schedule of apps and sites): during the window the people it is
+    /// for are kept off the screen, their sessions locked or ended whenever they are at one
+    /// (ScreenTime.swift). It has no selections.
+    public var session: SessionAction?
 
     public init(name: String, selections: [String], days: WeekdaySet = .all, start: WallTime, end: WallTime,
                 origin: Origin = .client(uid: 0)) {

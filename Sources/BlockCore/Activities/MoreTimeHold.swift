@@ -34,10 +34,11 @@ public enum MoreTimeLift: String, CaseIterable, Sendable {
     case nothing
 }
 
-/// M1, M5: what `more NAME` was taken as (the answer's `named`): a selection, or a limit's
-/// name (more use of its allowance today).
+/// M1, M5: what `more NAME` was taken as (the answer's `named`): a selection, a limit's
+/// name (more use of its allowance today), or allowed hours' name (time at the screen
+/// during them).
 public enum MoreTimeNamed: String, CaseIterable, Sendable {
-    case selection, limit
+    case selection, limit, hours
 }
 
 extension Selection {

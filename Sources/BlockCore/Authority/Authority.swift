@@ -192,15 +192,15 @@ public enum Authority {
         }
     }
 
-    /// A1 with screen time: a screen-time limit that suspends or powers off the machine acts on
-    /// everyone at it, so only root and administrators add one; a member's may lock or end their
-    /// own sessions only.
+    /// A1 with screen time: a screen-time limit or allowed hours that suspend or power off the
+    /// machine act on everyone at it, so only root and administrators add them; a member's may
+    /// lock or end their own sessions only.
     public static func mayAct(_ action: SessionAction, by actor: Actor) -> Decision {
         switch action {
         case .lock, .logout: return .allowed
         case .suspend, .poweroff:
             guard actor.rank < .admin else { return .allowed }
-            return .refused(CoreError(.permissionDenied, "a screen-time limit with --action \(action.rawValue) acts on the whole machine: only root and members of group 'blockd-admin' may add one; use --action lock or logout for your own sessions"))
+            return .refused(CoreError(.permissionDenied, "--action \(action.rawValue) acts on the whole machine, everyone at it: only root and members of group 'blockd-admin' may add a screen-time limit or allowed hours that do it; use --action lock or logout for your own sessions"))
         }
     }
 

@@ -20,6 +20,11 @@ public struct DaemonConfig: Equatable, Sendable {
     /// Screen time: whether blockd follows logind's login sessions on the system bus
     /// (`ScreenTime=no`: a sandbox, or a machine without logind).
     public var screenTime = true
+    /// Screen time: how long a session may be idle (as its desktop says) and still count as a
+    /// person at the screen (`IdleSeconds=`).
+    public var idleSeconds = Int(ScreenTime.idleSeconds)
+    /// A second to a day.
+    public static let idleSecondsRange = 1...86_400
     /// E7: whether blockd writes the browsers' managed policies at all.
     public var browserPolicies = true
     /// E7: prepended to every default browser policy path (`/` on a real system), so that a
@@ -87,7 +92,7 @@ public struct DaemonConfig: Equatable, Sendable {
 
     public static let section = "Daemon"
     public static let keys = ["MaxActivities", "MaxActivitiesPerUser", "HostsFile", "KillGrace", "ConnectGrace", "Firewall", "CutSockets", "ResolvConf",
-                              "BrowserPolicies", "PolicyRoot", "FirefoxPolicies", "BrowserExtension", "UserTablesDirectory", "AppShield", "ScreenTime", "MetricsDirectory", "AlwaysAllowed", "ReportDays"]
+                              "BrowserPolicies", "PolicyRoot", "FirefoxPolicies", "BrowserExtension", "UserTablesDirectory", "AppShield", "ScreenTime", "IdleSeconds", "MetricsDirectory", "AlwaysAllowed", "ReportDays"]
 
     /// One layer of settings; nil means "not set here, keep what the layer below says".
     public struct Layer: Equatable, Sendable, Codable {
@@ -95,6 +100,7 @@ public struct DaemonConfig: Equatable, Sendable {
         public var maxActivitiesPerUser: Int?
         public var appShield: Bool?
         public var screenTime: Bool?
+        public var idleSeconds: Int?
         public var hostsFile: String?
         public var killGraceSeconds: Int?
         public var connectGraceSeconds: Int?
@@ -136,6 +142,7 @@ public struct DaemonConfig: Equatable, Sendable {
         l.maxActivitiesPerUser = maxActivitiesPerUser
         l.appShield = appShield
         l.screenTime = screenTime
+        l.idleSeconds = idleSeconds
         return l
     }
 
@@ -149,6 +156,7 @@ public struct DaemonConfig: Equatable, Sendable {
         c.maxActivitiesPerUser = layer.maxActivitiesPerUser ?? maxActivitiesPerUser
         c.appShield = layer.appShield ?? appShield
         c.screenTime = layer.screenTime ?? screenTime
+        c.idleSeconds = layer.idleSeconds ?? idleSeconds
         c.browserPolicies = layer.browserPolicies ?? browserPolicies
         c.policyRoot = layer.policyRoot ?? policyRoot
         c.firefoxPolicies = layer.firefoxPolicies ?? firefoxPolicies
@@ -210,6 +218,8 @@ public struct DaemonConfig: Equatable, Sendable {
             layer.appShield = try e.value.isEmpty ? nil : reader.boolean(e)
         case "ScreenTime":
             layer.screenTime = try e.value.isEmpty ? nil : reader.boolean(e)
+        case "IdleSeconds":
+            layer.idleSeconds = try e.value.isEmpty ? nil : reader.duration(e, in: idleSecondsRange)
         case "BrowserPolicies":
             layer.browserPolicies = try e.value.isEmpty ? nil : reader.boolean(e)
         case "PolicyRoot":
@@ -252,7 +262,7 @@ extension DaemonConfig {
             "KillGrace": "\(killGraceSeconds)s", "ConnectGrace": "\(felt.connectGraceSeconds)s", "Firewall": yes(felt.firewall),
             "CutSockets": yes(felt.cutSockets), "ResolvConf": felt.resolvConf, "BrowserPolicies": yes(browserPolicies),
             "PolicyRoot": policyRoot, "FirefoxPolicies": firefoxPolicies ?? "", "BrowserExtension": browserExtension, "UserTablesDirectory": userTablesDirectory,
-            "AppShield": yes(appShield), "ScreenTime": yes(screenTime), "MetricsDirectory": metricsDirectory ?? "", "AlwaysAllowed": alwaysAllowed.joined(separator: " "),
+            "AppShield": yes(appShield), "ScreenTime": yes(screenTime), "IdleSeconds": "\(idleSeconds)s", "MetricsDirectory": metricsDirectory ?? "", "AlwaysAllowed": alwaysAllowed.joined(separator: " "),
             "ReportDays": String(reportDays),
         ]
         return DaemonConfig.keys.map { ($0, values[$0] ?? "") }

@@ -50,10 +50,7 @@ extension ConfigFiles {
                 case "Session":
                     session = try v.isEmpty ? false : reader.boolean(e)
                 case "Action":
-                    guard v.isEmpty || SessionAction(rawValue: v) != nil else {
-                        throw reader.fail(e, "Action=\(v) is not an action; use one of \(SessionAction.allCases.map(\.rawValue).joined(separator: ", "))")
-                    }
-                    action = SessionAction(rawValue: v)
+                    action = try reader.sessionAction(e)
                 case _ where MoreTimePolicy.keys.contains(e.key):
                     moreTime = try reader.moreTime(e, adding: moreTime)
                 default:

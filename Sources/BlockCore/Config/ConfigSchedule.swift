@@ -1,10 +1,13 @@
 extension ConfigFiles {
     public static let scheduleSection = "Schedule"
-    public static let scheduleKeys = ["Name", "Window", "Days", "Selections", "Users", "Mode"] + MoreTimePolicy.keys
+    public static let scheduleKeys = ["Name", "Window", "Days", "Selections", "Users", "Mode", "Session", "Action"] + MoreTimePolicy.keys
 
     /// Reads one file of `schedules.d/` (§7): a `[Schedule]` section with `Name=`,
     /// `Window=HH:MM-HH:MM` and `Selections=` (all required), `Days=` (default daily) and
     /// `Mode=` (`block`, the default, or `allow-only`: W2, the selections stay allowed).
+    /// `Session=yes` makes it allowed hours instead: no `Selections=`, and during the window
+    /// the people it is for are kept off the screen (`Action=lock`, the default, or `logout`,
+    /// `suspend`, `poweroff`).
     ///
     /// - `Window=13:05-13:05` is a 24-hour window (T2), never refused.
     /// - `Days=` takes what `WeekdaySet.parse` takes (`mon-fri`, `fri-mon`, `weekends`, ...);
@@ -32,6 +35,8 @@ extension ConfigFiles {
         var moreTime: MoreTimePolicy?
         var users: [String] = []
         var allowOnly = false
+        var session = false
+        var action: SessionAction?
 
         for e in entries {
             let v = e.value
@@ -55,6 +60,10 @@ extension ConfigFiles {
                         throw reader.fail(e, "Mode= must be block (the default: the selections are blocked) or allow-only (only the selections are allowed), not '\(v)'\(hint)")
                     }
                     allowOnly = v == "allow-only"
+                case "Session":
+                    session = try v.isEmpty ? false : reader.boolean(e)
+                case "Action":
+                    action = try reader.sessionAction(e)
                 case _ where MoreTimePolicy.keys.contains(e.key):
                     moreTime = try reader.moreTime(e, adding: moreTime)
                 default:
@@ -76,8 +85,12 @@ extension ConfigFiles {
             if window == nil, !list.refused.contains("Window") {
                 list.errors.append(reader.fail(header, "[\(scheduleSection)]\(called) has no Window=; add one, e.g. Window=22:00-07:00"))
             }
-            if selections.isEmpty, !list.refused.contains("Selections") {
-                list.errors.append(reader.fail(header, "[\(scheduleSection)]\(called) has no Selections=; add the selections it blocks, e.g. Selections=social video"))
+            if session, !selections.isEmpty || allowOnly {
+                list.errors.append(reader.fail(header, "[\(scheduleSection)]\(called) has Session=yes and \(allowOnly ? "Mode=allow-only" : "Selections="); allowed hours keep people off the screen as a whole, so drop \(allowOnly ? "Mode=" : "Selections=")"))
+            } else if !session, action != nil {
+                list.errors.append(reader.fail(header, "[\(scheduleSection)]\(called) has Action= without Session=yes; Action= is what allowed hours do to the sessions"))
+            } else if selections.isEmpty, !session, !list.refused.contains("Selections") {
+                list.errors.append(reader.fail(header, "[\(scheduleSection)]\(called) has no Selections=; add the selections it blocks, e.g. Selections=social video, or Session=yes for allowed hours"))
             }
         }
         let problems = list.problems(file: file)
@@ -87,11 +100,22 @@ extension ConfigFiles {
                                 start: window.start, end: window.end, origin: .config(file: file))
         schedule.moreTime = moreTime
         schedule.users = users.isEmpty ? nil : Scope(names: users)
+        schedule.session = session ? action ?? .lock : nil
         return (schedule, [])
     }
 }
 
 extension ConfigReader {
+    /// `Action=` of a screen-time limit or of allowed hours: one of `SessionAction`'s words.
+    func sessionAction(_ e: INIEntry) throws(CoreError) -> SessionAction? {
+        guard !e.value.isEmpty else { return nil }
+        guard let action = SessionAction(rawValue: e.value) else {
+            let words = SessionAction.allCases.map(\.rawValue)
+            throw fail(e, "Action=\(e.value) is not an action; use one of \(words.joined(separator: ", "))\(ConfigReader.didYouMean(e.value, among: words))")
+        }
+        return action
+    }
+
     /// `Selections=`: a list that may repeat and adds up; an empty assignment empties it.
     /// `Users=kid @kids`: a list like `Selections=` (it may repeat, empty empties it).
     func users(_ e: INIEntry, adding so_far: [String]) throws(CoreError) -> [String] {

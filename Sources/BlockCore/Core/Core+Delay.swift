@@ -12,6 +12,7 @@ extension Core {
         // A1: what a member may not know of goes on to be answered as a name nobody holds.
         guard let activity = registry.known(name, to: registry.actor(peer)), activity.moreTime.delay > 0 else { return nil }
         if let pending = book.loosenings.first(where: { $0.name == name }) { return .read(.reply(looseningReply(pending).json)) }
+        if kind != .stop { try checkNotHeldOff(removing: name, peer: peer, now: now) }
         var trial = registry
         switch kind {
         case .stop: _ = try trial.stopBlock(named: name, by: peer, now: now)

@@ -195,6 +195,7 @@ extension Core {
     }
 
     mutating func removeLimit(_ name: String, peer: Peer, now: Date) throws(CoreError) -> Change {
+        try checkNotHeldOff(removing: name, peer: peer, now: now)
         let l = try registry.removeLimit(named: name, by: peer)
         var change = Change(saves: true, answer: .reply(["removed": .string(l.name)]))
         for sel in l.selections { change.unlockNotes[sel] = "limit '\(l.name)' removed by \(who(peer.uid))" }

@@ -46,18 +46,26 @@ extension Core {
             throw CoreError(.exists, "you already asked for more time for \(name) (\(r.id)); wait for the answer or withdraw it with 'blockc cancel \(r.id)'")
         }
         try registry.checkCap(adding: "a request for more time", by: registry.actor(peer), now: now)  // T4, A1
-        let decision = try book.decide(blocked, seconds: m.seconds, activities: registry.index.activities(covering: name), now: now, clock: local)
+        // The activities whose MoreTime= decides: those listing the selection, or the screen-time
+        // limit or allowed hours asked over themselves (they list none).
+        let own = registry.index.activities(named: blocked.reasons.map(\.activity))
+        let deciding = !own.isEmpty && own.allSatisfy(\.selections.isEmpty) ? own : registry.index.activities(covering: name)
+        let decision = try book.decide(blocked, seconds: m.seconds, activities: deciding, now: now, clock: local)
         let id = book.takeID()
         let over = blocked.reasons.map(\.activity)
         state.history.count(.asked, user: String(peer.uid), at: now, clock: local)  // R1
         switch decision {
         case .grant(let start, let end, let minute):
             let grant = makeGrant(id: id, selection: name, start: start, end: end, over: over, uid: peer.uid, grantedBy: nil, reason: m.reason)
-            book.charge(grant, oneMoreMinute: minute, activities: registry.index.activities(covering: name), now: now, clock: local)
+            book.charge(grant, oneMoreMinute: minute, activities: deciding, now: now, clock: local)
             book.grants.append(grant)
             state.history.count(.granted, user: String(peer.uid), at: now, clock: local)  // R1
             let when = start > now ? "from \(local.spoken(start, from: now)) (Delay=) " : ""
-            let what = target.named == .limit ? "\(name) under limit '\(blocked.reasons[0].activity)'" : name
+            let what = switch target.named {
+            case .limit: "\(name) under limit '\(blocked.reasons[0].activity)'"
+            case .hours: "the screen during allowed hours '\(name)'"
+            case .selection: name
+            }
             let held = holds(of: grant, now: now)  // M5
             return told(MoreTimeNote(event: .moreGranted, kind: .granted, id: id, selection: name, until: end,
                                      message: "More time for \(what) granted to \(who(peer.uid)) \(when)until \(local.spoken(end, from: now))\(minute ? " (one more minute)" : "")\(holdsText(name, held.lifts, held.holds, now: now))",

@@ -40,6 +40,14 @@ extension Core {
             let left = mine.map { " (\(DurationText.formatRemaining($0.remaining)) of \(DurationText.format(limit.seconds)) left today)" } ?? ""
             throw CoreError(.notFound, "limit '\(limit.name)' is not used up for you\(left); more time is for once it is, when it blocks \(limit.selections.joined(separator: ", "))")
         }
+        // Allowed hours hold no selection: more time is asked over them, for the asker alone.
+        if case .schedule(let s)? = registry.known(registry.resolve(typed, for: peer), to: actor), s.session != nil {
+            guard s.users?.contains(peer.uid) ?? true, let window = s.activeWindow(at: now, clock: local) else {
+                throw CoreError(.notFound, "allowed hours '\(s.name)' do not keep you off the screen now (\(s.rule)); there is nothing to ask more time for")
+            }
+            let reason = Reason(activity: s.name, kind: .schedule, until: window.end, scope: Scope(names: [], uids: [peer.uid]))
+            return MoreTarget(named: .hours, also: also, blocked: Policy.Blocked(selection: s.name, reasons: [reason], until: window.end))
+        }
         switch resolved {
         case .success(let name):
             if registry.index.isBlocked(name) {

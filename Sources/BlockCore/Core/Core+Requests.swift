@@ -169,6 +169,7 @@ extension Core {
 
     private mutating func addSchedule(_ schedule: Schedule, peer: Peer, now: Date) throws(CoreError) -> Change {
         var s = schedule
+        if let action = s.session { try Registry.check(Authority.mayAct(action, by: registry.actor(peer))) }  // A1
         var names: [String] = []
         for argument in s.selections { names.append(try config.catalog.resolve(argument).name) }
         s.selections = names
@@ -176,13 +177,15 @@ extension Core {
         s.moreTime = s.moreTime ?? MoreTimePolicy.familyDefault(scope: s.users, setBy: peer.uid)  // A1
         s = try registry.addSchedule(s, by: peer, now: now)  // A1: its key, which may be the member's own (kid/NAME)
         var change = Change(saves: true, answer: .activity(s.name))
-        change.entries = [JournalEntry("Schedule '\(s.name)' added by \(who(peer.uid)): \(s.rule)", priority: .info, event: .start,
+        let hours = s.session.map { ", off the screen (Action=\($0.rawValue))" } ?? ""
+        change.entries = [JournalEntry("Schedule '\(s.name)' added by \(who(peer.uid)): \(s.rule)\(hours)", priority: .info, event: .start,
                                        fields: [(.activity, s.name)])]
         change.reconciles = true
         return change
     }
 
     private mutating func removeSchedule(_ name: String, peer: Peer, now: Date) throws(CoreError) -> Change {
+        try checkNotHeldOff(removing: name, peer: peer, now: now)
         let s = try registry.removeSchedule(named: name, by: peer)
         var change = Change(saves: true, answer: .reply(["removed": .string(s.name)]))
         for sel in s.selections { change.unlockNotes[sel] = "schedule '\(s.name)' removed by \(who(peer.uid))" }

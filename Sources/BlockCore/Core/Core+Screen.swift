@@ -18,7 +18,7 @@ extension Core {
     /// counting at its own instant, without a new report).
     @discardableResult
     mutating func settleScreen(now: Date) -> Bool {
-        let people = ScreenTime.presence(loginSessions, now: now)
+        let people = ScreenTime.presence(loginSessions, now: now, idleSeconds: idleSeconds)
         screenDeadline = people.values.compactMap(\.until).min()
         anyoneAtScreen = people.values.contains(where: \.counting)
         let changed = state.history.setScreen(people, at: now, clock: local)
@@ -38,34 +38,110 @@ extension Core {
         return changed
     }
 
-    /// A screen-time limit's action on each person whose allowance is used up today and who is
-    /// at the screen: once when they get there, again whenever they come back (unlock, log in)
-    /// the same day. Suspend and power off act on the machine; the strongest action wins.
+    /// How long an idle session still counts as a person at the screen (`IdleSeconds=`).
+    var idleSeconds: TimeInterval { TimeInterval(config.daemon.idleSeconds) }
+
+    /// What keeps a person off the screen now: a screen-time limit whose allowance they used up
+    /// today, while they are at the screen; allowed hours (a schedule with `session`) whose
+    /// window holds them, while they have any unlocked session here. Each acts once when they
+    /// get there and again whenever they come back (unlock, log in). Suspend and power off act
+    /// on the machine; the strongest action wins. Sessions of a person more time lifts the
+    /// hours for are left alone (M3).
     mutating func enforceSessionLimits(now: Date) {
         guard !loginSessions.isEmpty || !actedOnScreen.isEmpty else { return }  // nobody at any screen: nothing to walk
-        let people = ScreenTime.presence(loginSessions, now: now)
-        actedOnScreen = actedOnScreen.filter { people[$0]?.counting == true }  // away since: act again when back
-        var due: [UInt32: (SessionAction, Limit)] = [:]
+        let people = ScreenTime.presence(loginSessions, now: now, idleSeconds: idleSeconds)
+        let unlocked = Set(loginSessions.filter { $0.isLocal && !$0.locked }.map(\.uid))
+        actedOnScreen = actedOnScreen.filter(unlocked.contains)  // locked or gone since: act again when back
+        var due: [UInt32: Hold] = [:]
+        func hold(_ uid: UInt32, _ h: Hold) {
+            let order = SessionAction.allCases
+            if let old = due[uid], order.firstIndex(of: old.action)! >= order.firstIndex(of: h.action)! { return }
+            due[uid] = h
+        }
         for l in registry.index.limits {
             guard let action = l.session, let state = l.state else { continue }
             for (uid, p) in state.people where p.window?.contains(now) == true && people[uid]?.counting == true {
-                let order = SessionAction.allCases
-                if let (old, _) = due[uid], order.firstIndex(of: old)! >= order.firstIndex(of: action)! { continue }
-                due[uid] = (action, l)
+                hold(uid, Hold(action: action, activity: l.name, kind: .limit, until: p.window!.end))
             }
         }
-        for (uid, (action, limit)) in due.sorted(by: { $0.key < $1.key }) where !actedOnScreen.contains(uid) {
-            actedOnScreen.insert(uid)
-            let sessions = loginSessions.filter { $0.uid == uid && $0.isUser && !$0.remote && $0.active && !$0.locked }.map(\.id).sorted()
-            let what = switch action {
-            case .lock: "locking \(sessions.count == 1 ? "their session" : "their \(sessions.count) sessions")"
-            case .logout: "ending \(sessions.count == 1 ? "their session" : "their \(sessions.count) sessions")"
-            case .suspend: "suspending the machine"
-            case .poweroff: "powering the machine off"
+        for s in registry.index.allowedHours {
+            guard let action = s.session, let window = s.activeWindow(at: now, clock: local) else { continue }
+            for uid in unlocked where s.users?.contains(uid) ?? true {
+                guard !hoursLifted(s.name, for: uid, at: now) else { continue }
+                hold(uid, Hold(action: action, activity: s.name, kind: .schedule, until: window.end))
             }
-            emit(.journal(JournalEntry("Screen time limit '\(limit.name)' is used up for \(who(uid)): \(what) (Action=\(action.rawValue))",
-                                       priority: .notice, event: .limit, fields: [(.activity, limit.name), (.uid, String(uid))])))
-            emit(.sessionAction(action, uid: uid, sessions: sessions))
+        }
+        for (uid, h) in due.sorted(by: { $0.key < $1.key }) where !actedOnScreen.contains(uid) {
+            actedOnScreen.insert(uid)
+            act(h, on: uid, now: now)
+        }
+    }
+
+    /// One reason a person is kept off the screen.
+    struct Hold {
+        var action: SessionAction
+        var activity: String
+        var kind: Activity.Kind
+        var until: Date
+    }
+
+    /// A1, screen time: a member cannot lift early what keeps them off the screen: their own
+    /// allowed hours during the window, or a screen-time limit they used up today, are not
+    /// removed by them until it ends (self-control, as `--lock` is for a block); an
+    /// administrator may.
+    func checkNotHeldOff(removing name: String, peer: Peer, now: Date) throws(CoreError) {
+        let actor = registry.actor(peer)
+        guard actor.rank < .admin, let activity = registry.known(name, to: actor) else { return }
+        let until: Date? = switch activity {
+        case .schedule(let s) where s.session != nil && (s.users?.contains(peer.uid) ?? true):
+            s.activeWindow(at: now, clock: local)?.end
+        case .limit(let l) where l.session != nil:
+            l.refreshed(ledger: state.usage, at: now, clock: local).state?.people[peer.uid]?.window.flatMap { $0.contains(now) ? $0.end : nil }
+        default: nil
+        }
+        guard let until else { return }
+        let what = activity.kind == .limit ? "screen-time limit '\(activity.name)' keeps" : "allowed hours '\(activity.name)' keep"
+        throw CoreError(.locked, "\(what) you off the screen until \(local.spoken(until, from: now)), and a member cannot remove them early; remove them after that, or ask an administrator")
+    }
+
+    /// M3: whether a grant in force lifts allowed hours `name` for `uid` (more time asked
+    /// over the schedule itself: it holds no selection).
+    func hoursLifted(_ name: String, for uid: UInt32, at now: Date) -> Bool {
+        book.grants.contains { $0.uid == uid && $0.selection == name && $0.activities.contains(name) && $0.window.contains(now) }
+    }
+
+    /// The journal line and the effects of `h` on `uid`'s sessions here. A lock locks each
+    /// desktop session (its screen locker answers logind's Lock) and ends each text session,
+    /// which nothing could lock; logout ends them all.
+    private mutating func act(_ h: Hold, on uid: UInt32, now: Date) {
+        let mine = loginSessions.filter { $0.uid == uid && $0.isLocal }
+        let open = mine.filter { !$0.locked }
+        let (lock, end): ([String], [String]) = switch h.action {
+        case .lock: (open.filter(\.graphical).map(\.id).sorted(), open.filter { !$0.graphical }.map(\.id).sorted())
+        case .logout: ([], mine.map(\.id).sorted())
+        case .suspend, .poweroff: ([], [])
+        }
+        func count(_ n: Int, _ kind: String) -> String { n == 1 ? "their \(kind)session" : "their \(n) \(kind)sessions" }
+        let what: String = switch h.action {
+        case .lock where end.isEmpty: "locking \(count(lock.count, ""))"
+        case .lock where lock.isEmpty: "ending \(count(end.count, "text ")) (a text session has no screen lock)"
+        case .lock: "locking \(count(lock.count, "desktop ")) and ending \(count(end.count, "text ")) (a text session has no screen lock)"
+        case .logout: "ending \(count(end.count, ""))"
+        case .suspend: "suspending the machine"
+        case .poweroff: "powering the machine off"
+        }
+        let message = switch h.kind {
+        case .schedule: "Allowed hours '\(h.activity)' keep \(who(uid)) off the screen until \(local.spoken(h.until, from: now)): \(what) (Action=\(h.action.rawValue))"
+        default: "Screen time limit '\(h.activity)' is used up for \(who(uid)): \(what) (Action=\(h.action.rawValue))"
+        }
+        emit(.journal(JournalEntry(message, priority: .notice, event: .session,
+                                   fields: [(.activity, h.activity), (.uid, String(uid))])))
+        switch h.action {
+        case .lock:
+            if !lock.isEmpty { emit(.sessionAction(.lock, uid: uid, sessions: lock)) }
+            if !end.isEmpty { emit(.sessionAction(.logout, uid: uid, sessions: end)) }
+        case .logout: emit(.sessionAction(.logout, uid: uid, sessions: end))
+        case .suspend, .poweroff: emit(.sessionAction(h.action, uid: uid, sessions: []))
         }
     }
 }

@@ -73,6 +73,9 @@ public enum LogEvent: String, Sendable, CaseIterable {
     /// M1-M3: more time asked for, granted, denied, expired unanswered, ended; a loosening delayed.
     case moreAsked = "more-asked", moreGranted = "more-granted", moreDenied = "more-denied", moreExpired = "more-expired"
     case moreEnded = "more-ended", delayed
+    /// Screen time: a person's sessions locked or ended, or the machine suspended or powered
+    /// off, by a used-up screen-time limit or by allowed hours.
+    case session
 
     public var messageID: String {
         switch self {
@@ -96,6 +99,7 @@ public enum LogEvent: String, Sendable, CaseIterable {
         case .moreExpired: "d9a1c3e5f7b94d2e6a8c0f1e3d5b7a94"
         case .moreEnded: "e5b7d9f1a3c24e6b8d0f2a4c6e8b0d25"
         case .delayed: "f1c3e5a7b9d04f2a6c8e0b2d4f6a8c36"
+        case .session: "41c621de454e4dfb8d878bc5dd53334f"
         }
     }
 }

@@ -19,10 +19,18 @@ public struct LoginSession: Equatable, Sendable {
     public var remote: Bool
     /// logind's `Class`: only `user` sessions have a person at them.
     public var isUser: Bool
+    /// logind's `Type` is x11, wayland or mir: a desktop, whose screen locker locks it when
+    /// logind asks. A text session (a VT login, `tty`) has nothing that could lock it.
+    public var graphical: Bool
 
-    public init(id: String, uid: UInt32, active: Bool, locked: Bool = false, idleSince: Date? = nil, remote: Bool = false, isUser: Bool = true) {
+    public init(id: String, uid: UInt32, active: Bool, locked: Bool = false, idleSince: Date? = nil, remote: Bool = false, isUser: Bool = true,
+                graphical: Bool = true) {
         (self.id, self.uid, self.active, self.locked, self.idleSince, self.remote, self.isUser) = (id, uid, active, locked, idleSince, remote, isUser)
+        self.graphical = graphical
     }
+
+    /// A session a person sits at on this machine (not ssh, not a service's session).
+    public var isLocal: Bool { isUser && !remote }
 }
 
 /// What a screen-time limit does to a person's sessions once their allowance is used up
@@ -51,7 +59,7 @@ public enum ScreenTime {
     /// Each person with a session, at `now`.
     public static func presence(_ sessions: [LoginSession], now: Date, idleSeconds: TimeInterval = idleSeconds) -> [UInt32: Presence] {
         var out: [UInt32: Presence] = [:]
-        for s in sessions where s.isUser && !s.remote {
+        for s in sessions where s.isLocal {
             let one = presence(of: s, now: now, idleSeconds: idleSeconds)
             guard let old = out[s.uid] else { out[s.uid] = one; continue }
             out[s.uid] = union(old, one)

@@ -206,7 +206,7 @@ extension Request {
             o["name"] = .string(s.name)
             o["window"] = .string("\(s.start)-\(s.end)")
             o["days"] = .string(s.days.description)
-            o["selections"] = .array(s.selections.map { .string($0) })
+            if let action = s.session { o["session"] = .string(action.rawValue) } else { o["selections"] = .array(s.selections.map { .string($0) }) }
             if let p = s.moreTime { o["moreTime"] = p.json }
             if let u = s.users { o["users"] = u.json }
         case .limitAdd(let l):
@@ -260,14 +260,7 @@ struct Arguments {
         case .scheduleAdd: return .scheduleAdd(try schedule())
         case .limitAdd:
             let name = try string("name")
-            // Screen time: `"session": "lock"` (or logout, suspend, poweroff) and no selections.
-            var session: SessionAction?
-            if let v = optional("session") {
-                guard case .string(let text) = v, let action = SessionAction(rawValue: text) else {
-                    throw wrongType("session", "one of \(SessionAction.allCases.map(\.rawValue).joined(separator: ", "))")
-                }
-                session = action
-            }
+            let session = try sessionAction()
             var limit = Limit(name: name, selections: session == nil || optional("selections") != nil ? try selections() : [], seconds: try int("seconds"))
             limit.session = session
             if let v = optional("days") {
@@ -315,12 +308,25 @@ struct Arguments {
             guard case .string(let text) = v else { throw wrongType("days", "a string such as mon-fri") }
             days = try WeekdaySet.parse(text)
         }
-        var schedule = Schedule(name: name, selections: try selections(), days: days, start: start, end: end)
+        let session = try sessionAction()
+        var schedule = Schedule(name: name, selections: session == nil || optional("selections") != nil ? try selections() : [],
+                                days: days, start: start, end: end)
+        schedule.session = session
         schedule.moreTime = try moreTimePolicy()
         schedule.users = try users()
         return schedule
     }
 
+
+    /// Screen time: `"session": "lock"` (or logout, suspend, poweroff), for a limit or a
+    /// schedule that acts on sessions and has no selections.
+    mutating func sessionAction() throws(CoreError) -> SessionAction? {
+        guard let v = optional("session") else { return nil }
+        guard case .string(let text) = v, let action = SessionAction(rawValue: text) else {
+            throw wrongType("session", "one of \(SessionAction.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return action
+    }
 
     mutating func selections() throws(CoreError) -> [String] {
         guard let value = take("selections") else { throw missing("selections") }

@@ -20,6 +20,7 @@ public struct Shapes: Sendable {
         if case .schedule(let s) = a {
             r.window = "\(s.start)-\(s.end)"
             r.days = s.days.description
+            r.session = s.session?.rawValue  // allowed hours: what is done to the sessions in the window
         }
         if case .limit(let l) = a {
             // §9: the daily allowance and today's use, in seconds.

@@ -19,11 +19,17 @@ extension Request.StartArguments {
 }
 
 extension Schedule {
-    /// T2: a valid name, at least one selection and at least one day (any two times of day
-    /// make a window: equal ends mean 24 hours).
+    /// T2: a valid name, at least one selection (none for allowed hours) and at least one day
+    /// (any two times of day make a window: equal ends mean 24 hours).
     public func validate() throws(CoreError) {
         try Names.validate(name, what: "schedule name")
-        guard !selections.isEmpty else { throw CoreError(.usage, "name at least one selection for the schedule") }
+        if session != nil {
+            guard selections.isEmpty else {
+                throw CoreError(.usage, "a schedule of allowed hours keeps people off the screen, not off apps or sites: give it no selections")
+            }
+        } else {
+            guard !selections.isEmpty else { throw CoreError(.usage, "name at least one selection for the schedule, or make it keep people off the screen (--session, Session=)") }
+        }
         guard days != [] else { throw CoreError(.invalidDays, "the schedule has no days; give at least one") }
     }
 }

@@ -153,6 +153,7 @@ public final class LogindSessions: @unchecked Sendable {
         let idleSince: Date? = idle ? (since > 0 ? Date(timeIntervalSince1970: Double(since) / 1_000_000) : Date()) : nil
         return LoginSession(id: id, uid: uid, active: try get("Active").readVariantBool(), locked: try get("LockedHint").readVariantBool(),
                             idleSince: idleSince, remote: try get("Remote").readVariantBool(),
-                            isUser: try get("Class").readVariantString().hasPrefix("user"))
+                            isUser: try get("Class").readVariantString().hasPrefix("user"),
+                            graphical: ["x11", "wayland", "mir"].contains(try get("Type").readVariantString()))
     }
 }

@@ -1,0 +1,199 @@
+import Foundation
+import Testing
+@testable import BlockCore
+import ZoneInfo
+
+/// Screen time's allowed hours: a schedule with `session` keeps the people it is for off the
+/// screen during its window (their sessions locked or ended whenever they are at one), more
+/// time lifts it for the asker alone, and A1 decides who may set it. With the screen-time
+/// ledger across a DST night.
+struct AllowedHoursTests {
+    static let kid: UInt32 = 1001, kid2: UInt32 = 1002, parent: UInt32 = 1000
+    static let family = CoreDriver.users(["kid": kid, "kid2": kid2, "parent": parent], admins: [parent])
+    static let asKid = Peer(uid: kid, mayModify: true)
+    static let asParent = { var p = Peer(uid: parent, mayModify: true); p.isAdmin = true; return p }()
+
+    static func actions(_ d: CoreDriver) -> [Effect] { d.effects.filter { if case .sessionAction = $0 { true } else { false } } }
+
+    static func desk(_ id: String, _ uid: UInt32 = kid, locked: Bool = false, idle: Date? = nil, graphical: Bool = true, remote: Bool = false) -> LoginSession {
+        LoginSession(id: id, uid: uid, active: true, locked: locked, idleSince: idle, remote: remote, graphical: graphical)
+    }
+
+    @Test("allowed hours: at the window's start kid's unlocked desktop is locked and the text session ended (it has no screen lock); ssh and kid2 are left alone; once while it stays locked; unlocking acts again; after the window nothing")
+    func lockInTheWindow() throws {
+        var d = CoreDriver(at: "2026-11-29T20:59:00+09:00", users: Self.family)
+        _ = try #require(ok(d.run(#"schedule-add {"name":"bedtime","window":"21:00-07:00","session":"lock","users":["kid"]}"#)))
+        d.sessions([Self.desk("x1"), Self.desk("tty2", graphical: false), Self.desk("s9", remote: true), Self.desk("x2", Self.kid2)])
+        d.advance(59)
+        #expect(Self.actions(d).isEmpty, "before 21:00 nothing is done")
+        d.advance(1)
+        #expect(Self.actions(d) == [.sessionAction(.lock, uid: Self.kid, sessions: ["x1"]), .sessionAction(.logout, uid: Self.kid, sessions: ["tty2"])],
+                "at 21:00 exactly, on kid's local sessions only: \(Self.actions(d))")
+        #expect(d.entries(.session).map(\.message) == ["Allowed hours 'bedtime' keep kid off the screen until Mon 30 Nov 07:00:00: locking their desktop session and ending their text session (a text session has no screen lock) (Action=lock)"],
+                "\(d.entries(.session).map(\.message))")
+        d.sessions([Self.desk("x1", locked: true), Self.desk("s9", remote: true), Self.desk("x2", Self.kid2)])
+        d.advance(600)
+        #expect(Self.actions(d).count == 2, "held: nothing more while the screen stays locked")
+        d.sessions([Self.desk("x1"), Self.desk("s9", remote: true), Self.desk("x2", Self.kid2)])
+        #expect(Self.actions(d).last == .sessionAction(.lock, uid: Self.kid, sessions: ["x1"]), "unlocked during the window: locked again at once")
+        d.advance(10 * 3600)  // 07:10 the next morning
+        d.sessions([Self.desk("x1", locked: true)])
+        d.sessions([Self.desk("x1")])
+        #expect(Self.actions(d).count == 3, "after the window an unlock is left alone: \(Self.actions(d))")
+    }
+
+    @Test("allowed hours with Action=logout: a login during the window is ended at once; outside it, it stays")
+    func logoutInTheWindow() throws {
+        var d = CoreDriver(at: "2026-11-29T22:00:00+09:00", users: Self.family)
+        _ = try #require(ok(d.run(#"schedule-add {"name":"night","window":"21:00-07:00","session":"logout","users":["kid"]}"#)))
+        #expect(Self.actions(d).isEmpty, "nobody is at a screen")
+        d.sessions([Self.desk("c5", idle: d.now - 3600)])
+        #expect(Self.actions(d) == [.sessionAction(.logout, uid: Self.kid, sessions: ["c5"])], "idle or not, a session in the window is ended: \(Self.actions(d))")
+        d.sessions([])
+        d.advance(9 * 3600)  // 07:00
+        d.sessions([Self.desk("c6")])
+        #expect(Self.actions(d).count == 1, "allowed again from 07:00")
+    }
+
+    @Test("M3: kid's more time over allowed hours (self-service, kid's own) lets kid's session run until the grant ends, then locks it; kid2 stays held")
+    func moreTime() throws {
+        var d = CoreDriver(at: "2026-11-29T21:30:00+09:00", users: Self.family)
+        _ = try #require(ok(d.run(#"schedule-add {"name":"bedtime","window":"21:00-07:00","session":"lock","users":["kid","kid2"],"moreTime":{"mode":"self"}}"#)))
+        let grant = try #require(ok(d.run(#"more {"selection":"bedtime","seconds":900}"#, as: Self.asKid)))
+        #expect(grant["named"] == "hours", "\(grant)")
+        d.sessions([Self.desk("x1"), Self.desk("x2", Self.kid2)])
+        #expect(Self.actions(d) == [.sessionAction(.lock, uid: Self.kid2, sessions: ["x2"])], "kid has more time, kid2 has not: \(Self.actions(d))")
+        d.advance(899)
+        #expect(Self.actions(d).count == 1)
+        d.advance(1)
+        #expect(Self.actions(d).last == .sessionAction(.lock, uid: Self.kid, sessions: ["x1"]), "the grant's end locks kid's screen: \(Self.actions(d))")
+        guard case .error(let e) = d.run(#"more {"selection":"bedtime","seconds":900}"#, as: Self.asParent) else {
+            Issue.record("the parent is not held by kid's allowed hours")
+            return
+        }
+        #expect(e.code == .notFound && e.message.contains("do not keep you off the screen now"), "\(e.message)")
+    }
+
+    @Test("M1, A1: allowed hours a parent set for kid take the family default: kid's more time is a request for the parent, not a grant; so does a screen-time limit's")
+    func familyApproval() throws {
+        var d = CoreDriver(at: "2026-11-29T21:30:00+09:00", users: Self.family)
+        let parent = Self.asParent
+        _ = try #require(ok(d.run(#"schedule-add {"name":"bedtime","window":"21:00-07:00","session":"lock","users":["kid"]}"#, as: parent)))
+        let asked = try #require(ok(d.run(#"more {"selection":"bedtime","seconds":900}"#, as: Self.asKid)))
+        #expect(asked["expires"] != nil && asked["end"] == nil, "a request waits for the parent: \(asked)")
+        var e = CoreDriver(at: "2026-11-29T13:00:00+09:00", users: Self.family)
+        _ = try #require(ok(e.run(#"limit-add {"name":"screen","seconds":60,"session":"lock","users":["kid"]}"#, as: parent)))
+        e.sessions([Self.desk("x1")])
+        e.advance(61)
+        let more = try #require(ok(e.run(#"more {"selection":"screen","seconds":600}"#, as: Self.asKid)))
+        #expect(more["expires"] != nil && more["end"] == nil, "the screen-time limit's MoreTime=approval decides, not the default: \(more)")
+    }
+
+    @Test("A1: kid may keep themselves off the screen (their own allowed hours); suspend or power off are for administrators; kid's hours cannot cover kid2")
+    func authority() {
+        var d = CoreDriver(at: "2026-11-29T13:00:00+09:00", users: Self.family)
+        guard case .error(let off) = d.run(#"schedule-add {"name":"off","window":"21:00-07:00","session":"poweroff"}"#, as: Self.asKid) else {
+            Issue.record("a member's allowed hours may not power off the machine")
+            return
+        }
+        #expect(off.code == .permissionDenied && off.message.contains("use --action lock or logout"), "\(off.message)")
+        guard case .ok(let mine) = d.run(#"schedule-add {"name":"mine","window":"21:00-07:00","session":"lock"}"#, as: Self.asKid) else {
+            Issue.record("kid's own allowed hours are refused")
+            return
+        }
+        #expect(mine["users"] == ["kid"] && mine["session"] == "lock", "a member's are their own: \(mine)")
+        guard case .error(let other) = d.run(#"schedule-add {"name":"theirs","window":"21:00-07:00","session":"lock","users":["kid2"]}"#, as: Self.asKid) else {
+            Issue.record("kid may not set kid2's allowed hours")
+            return
+        }
+        #expect(other.code == .permissionDenied, "\(other.message)")
+        #expect(d.journal.contains { $0.message == "Schedule 'mine' added by kid: 21:00-07:00 daily, off the screen (Action=lock)" },
+                "\(d.journal.map(\.message))")
+    }
+
+    @Test("A1: kid cannot remove their own allowed hours during the window, nor their used-up screen-time limit, until it ends; before the window they may, and a parent may at any time")
+    func noEarlyLift() throws {
+        var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.family)
+        _ = try #require(ok(d.run(#"schedule-add {"name":"mine","window":"21:00-07:00","session":"lock"}"#, as: Self.asKid)))
+        _ = try #require(ok(d.run(#"schedule-add {"name":"early","window":"20:30-07:00","session":"lock"}"#, as: Self.asKid)))
+        _ = try #require(ok(d.run(#"schedule-remove {"name":"early"}"#, as: Self.asKid)))  // before its window
+        d.advance(3600)
+        guard case .error(let e) = d.run(#"schedule-remove {"name":"mine"}"#, as: Self.asKid) else {
+            Issue.record("kid lifted their own allowed hours during the window")
+            return
+        }
+        #expect(e.code == .locked && e.message.contains("until Mon 30 Nov 07:00:00") && e.message.contains("ask an administrator"), "\(e.message)")
+        _ = try #require(ok(d.run(#"limit-add {"name":"screen","seconds":60,"session":"lock"}"#, as: Self.asKid)))
+        d.sessions([Self.desk("x1")])
+        d.advance(61)
+        guard case .error(let l) = d.run(#"limit-remove {"name":"screen"}"#, as: Self.asKid) else {
+            Issue.record("kid removed their used-up screen-time limit")
+            return
+        }
+        #expect(l.code == .locked && l.message.hasPrefix("screen-time limit 'screen' keeps you off the screen until"), "\(l.message)")
+        let parent = d.run(#"schedule-remove {"name":"mine"}"#, as: Self.asParent)
+        #expect(parent.line.contains("\"removed\""), "the parent may: \(parent.line)")
+    }
+
+    @Test("the protocol: allowed hours have no selections; selections with session, or neither, are refused with what to do")
+    func wire() {
+        var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")
+        let rows: [(String, String)] = [
+            (#"schedule-add {"name":"b","window":"21:00-07:00","session":"lock","selections":["youtube"]}"#, "give it no selections"),
+            (#"schedule-add {"name":"b","window":"21:00-07:00","session":"sleep"}"#, "one of lock, logout, suspend, poweroff"),
+        ]
+        for (line, says) in rows {
+            guard case .error(let e) = d.run(line) else {
+                Issue.record("accepted: \(line)")
+                continue
+            }
+            #expect(e.message.contains(says), "\(line): \(e.message)")
+        }
+        let listed = ok(d.run(#"schedule-add {"name":"b","window":"21:00-07:00","session":"logout"}"#))
+        #expect(listed?["session"] == "logout" && listed?["selections"] == [], "\(String(describing: listed))")
+    }
+
+    @Test("schedules.d: Session=yes with Action= makes allowed hours; Selections= or Mode=allow-only with it, or Action= alone, are refused by line")
+    func configFile() throws {
+        let good = try ConfigFiles.parseSchedule(file: "bedtime.conf", text: "[Schedule]\nName=bedtime\nWindow=21:00-07:00\nUsers=kid\nSession=yes\nAction=logout\n")
+        #expect(good.session == .logout && good.selections.isEmpty && good.users?.names == ["kid"])
+        let plain = try ConfigFiles.parseSchedule(file: "b.conf", text: "[Schedule]\nName=b\nWindow=21:00-07:00\nSession=yes\n")
+        #expect(plain.session == .lock, "Action=lock is the default")
+        let rows: [(String, String)] = [
+            ("Session=yes\nSelections=youtube\n", "drop Selections="),
+            ("Session=yes\nMode=allow-only\nSelections=wikipedia\n", "drop Mode="),
+            ("Selections=youtube\nAction=lock\n", "Action= without Session=yes"),
+            ("Session=yes\nAction=sleep\n", "Action=sleep is not an action"),
+            ("", "or Session=yes for allowed hours"),
+        ]
+        for (body, says) in rows {
+            let (schedule, problems) = ConfigFiles.readSchedule(file: "b.conf", text: "[Schedule]\nName=b\nWindow=21:00-07:00\n" + body)
+            #expect(schedule == nil && problems.contains { $0.message.contains(says) }, "\(body): \(problems.map(\.message))")
+        }
+    }
+
+    @Test("IdleSeconds=: how long an idle session still counts, from blockd.conf; the ledger and limits follow it")
+    func idleSeconds() throws {
+        var config = ConfigSet.builtIn
+        config.daemon = config.daemon.applying(try DaemonConfig.parseLayer(file: "blockd.conf", text: "[Daemon]\nIdleSeconds=1m\n"))
+        #expect(config.daemon.idleSeconds == 60)
+        var d = CoreDriver(at: "2026-11-29T13:00:00+09:00", config: config)
+        d.sessions([LoginSession(id: "x11", uid: 1001, active: true, idleSince: d.now)])
+        d.advance(600)
+        #expect(ScreenTimeTests.screen(d, "2026-11-29") == 60, "a minute of grace, not five")
+        for bad in ["IdleSeconds=0", "IdleSeconds=2d", "IdleSeconds=soon"] {
+            #expect(throws: CoreError.self, "\(bad)") { try DaemonConfig.parseLayer(file: "blockd.conf", text: "[Daemon]\n\(bad)\n") }
+        }
+    }
+
+    @Test("T7: screen time across the fall-back night in New York: the 25-hour day gets its 25 hours, the days either side their own")
+    func dstNight() {
+        let clock = zone("America/New_York")
+        var h = UsageHistory()
+        h.setScreen([Self.kid: ScreenTime.Presence(counting: true, stoppedAt: nil, until: nil)], at: at("2026-10-31T23:00:00-04:00"), clock: clock)
+        h.setScreen([Self.kid: ScreenTime.Presence(counting: false, stoppedAt: at("2026-11-02T00:30:00-05:00"), until: nil)],
+                    at: at("2026-11-02T00:30:00-05:00"), clock: clock)
+        let days = ["2026-10-31", "2026-11-01", "2026-11-02"].map { h.days[$0]?.screen["1001"]?[UsageHistory.screenName] ?? 0 }
+        #expect(days == [3600, 25 * 3600, 1800], "\(days)")
+    }
+}
