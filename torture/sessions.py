@@ -1,0 +1,303 @@
+#!/usr/bin/env python3
+"""Screen time against the real logind (root only): blockd installed under its real unit in a
+throwaway systemd booted as PID 1 on an overlay of this machine (torture/sysrig.py says how, and
+why that way), with systemd-logind running there and login sessions opened for throwaway users
+through PAM, as a display manager opens them:
+
+    python3 torture/sessions.py BIN_DIR  (BIN_DIR: blockd, blockc, blockc-agent; the NSS module
+                                          is the repository's .build/nss/libnss_blockd.so.2,
+                                          `make nss`)
+
+A "desktop" session is `systemd-run -p PAMName=login -p User=USER` with XDG_SESSION_TYPE=x11
+(pam_systemd registers it with logind: class user, no seat, so active), whose process is a small
+screen locker on the system bus as the user: it answers logind's Lock and Unlock signals with
+SetLockedHint, as GNOME's or xss-lock do. A "text" session is the same with XDG_SESSION_TYPE=tty
+running sleep. IdleHint is set through logind's API (SetIdleHint, as root). blockd.conf has
+IdleSeconds=2s. Users: kid and kid2 (group blockd), made in the rig's /etc. Each check is named:
+
+1 screen time counted: kid2's desktop session is counted in `blockc report --json --all-users`
+  (at least 2 s after 3 s); idle past IdleSeconds= it stops (under 1 s more over 3 s).
+2 a 10 s screen-time limit with Action=logout for kid (root's `blockc limit add screen 10s --user
+  kid --session --action logout`): kid's session runs 4 s, is idle 8 s (2 s of it counted) and
+  is still there; back from idle it is ended by logind (TerminateSession) 2.5 to 9 s later, and
+  the journal has blockd's `session` entry for it.
+3 a login while over is ended at once (within 4 s).
+4 more time lets the next session run: kid's `blockc more screen 30s` is a request (a limit root
+  set for kid asks an administrator), root approves it, and kid's next session still runs 5 s on.
+5 allowed hours: root's `blockc schedule add night --daily (now-1m)-(now+30m) --user kid
+  --session`: kid's unlocked desktop session is locked (LockedHint, set by its locker after
+  logind's Lock) within 4 s, kid2's is not; unlocked (`loginctl unlock-session`), it is locked
+  again within 4 s; kid's text session opened in the window is ended within 4 s; the journal
+  has "Allowed hours 'night' keep kid off the screen".
+6 more time over allowed hours: kid's `blockc more night 2m` asks (2m: one minute would be the one more minute anyone gets), root approves, and kid's
+  session unlocked after that stays unlocked for 3 s.
+Figures: the seconds of each check and of the limit's end. Nothing of the machine is touched;
+the rig is stopped and its scratch dir removed whatever happens (SUITE_SECONDS bounds the run).
+Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed."""
+import json, os, time, traceback
+import suite
+from lib import Tally, wait_for
+from sysrig import SystemRig
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+SRC, BIN = "/blockd/src", "/blockd/bin"  # where the repository and BIN_DIR appear in the rig
+KID, KID2 = "kid", "kid2"
+TEST = "/opt/bdtest"
+SUITE_SECONDS = 150
+
+t = Tally("sessions")
+bindir, _ = suite.begin(t, ["make", "useradd", "journalctl", "loginctl", "busctl", "python3"], SUITE_SECONDS, REPO)
+rig = SystemRig(binds={SRC: REPO, BIN: bindir})
+uids = {}
+
+# A screen locker, as the session's user: logind's Lock and Unlock signals for its own session
+# answered with SetLockedHint (Debian's python3-dbus and python3-gi).
+LOCKER = r"""
+import dbus, os
+from dbus.mainloop.glib import DBusGMainLoop
+from gi.repository import GLib
+DBusGMainLoop(set_as_default=True)
+bus = dbus.SystemBus()
+LOGIND, SESSION = "org.freedesktop.login1", "org.freedesktop.login1.Session"
+manager = dbus.Interface(bus.get_object(LOGIND, "/org/freedesktop/login1"), "org.freedesktop.login1.Manager")
+path = manager.GetSessionByPID(dbus.UInt32(os.getpid()))
+session = dbus.Interface(bus.get_object(LOGIND, path), SESSION)
+def locked(value):
+    session.SetLockedHint(value)
+    print("locked" if value else "unlocked", flush=True)
+bus.add_signal_receiver(lambda: locked(True), "Lock", SESSION, LOGIND, path)
+bus.add_signal_receiver(lambda: locked(False), "Unlock", SESSION, LOGIND, path)
+print("ready " + str(path), flush=True)
+GLib.MainLoop().run()
+"""
+
+
+def run(*argv, **kw):
+    return rig.run(*argv, check=False, **kw)
+
+
+def must(*argv, **kw):
+    return rig.run(*argv, check=True, **kw)
+
+
+def blockc(*args, user=None):
+    return run("blockc", *args, user=user)
+
+
+def bus_path(sid):
+    """logind's object path of session `sid` (sd-bus label escaping: a leading digit too)."""
+    out = "".join(c if c.isalnum() and not (i == 0 and c.isdigit()) else "_%02x" % ord(c) for i, c in enumerate(sid))
+    return "/org/freedesktop/login1/session/" + out
+
+
+def open_session(unit, user, kind="x11", may_end=False):
+    """A login session for `user` through PAM, as a display manager (x11) or a VT login (tty)
+    opens one; its logind id once logind has it. With `may_end`, None when it ended before it
+    could be seen (blockd may end a login at once)."""
+    argv = ["/usr/bin/python3", f"{TEST}/locker.py"] if kind == "x11" else ["/bin/sleep", "infinity"]
+    must("systemd-run", "--quiet", f"--unit={unit}", "-p", "PAMName=login", "-p", f"User={user}",
+         "-p", f"Environment=XDG_SESSION_TYPE={kind} XDG_SESSION_CLASS=user", *argv)
+    pid = must("systemctl", "show", "-p", "MainPID", "--value", unit).stdout.strip()
+    found = []
+
+    def registered():
+        for line in run("loginctl", "list-sessions", "--no-legend").stdout.splitlines():
+            sid = line.split()[0] if line.split() else ""
+            if sid and prop(sid, "Leader") == pid:
+                found.append(sid)
+                return True
+        return False
+    if not wait_for(lambda: registered() or may_end and not unit_running(unit), timeout=10, step=0.05):
+        raise RuntimeError(f"logind has no session for {unit} (pid {pid}): {run('journalctl', '-u', unit, '--no-pager').stdout[-800:]}")
+    if not found:
+        return None
+    # The session's processes are in its scope now, not the unit: its output is found by pid.
+    if kind == "x11" and not wait_for(lambda: "ready" in run("journalctl", f"_PID={pid}", "-o", "cat", "--no-pager").stdout, timeout=10, step=0.1):
+        raise RuntimeError(f"the locker of {unit} did not start: {run('journalctl', f'_PID={pid}', '--no-pager').stdout[-800:]}")
+    return found[0]
+
+
+def unit_running(unit):
+    return run("systemctl", "is-active", unit).stdout.strip() in ("active", "activating", "reloading")
+
+
+def prop(sid, name):
+    r = run("loginctl", "show-session", sid, "-p", name, "--value")
+    return r.stdout.strip() if r.rc == 0 else None
+
+
+def alive(sid):
+    return prop(sid, "State") in ("active", "online")
+
+
+def idle(sid, value):
+    must("busctl", "call", "org.freedesktop.login1", bus_path(sid), "org.freedesktop.login1.Session", "SetIdleHint", "b",
+         "true" if value else "false")
+
+
+def journal():
+    entries = []
+    for line in run("journalctl", "-u", "blockd", "-o", "json", "--no-pager").stdout.splitlines():
+        try:
+            entries.append(json.loads(line))
+        except ValueError:
+            pass
+    return entries
+
+
+def session_entries():
+    return [e.get("MESSAGE", "") for e in journal() if e.get("BLOCKD_EVENT") == "session"]
+
+
+def screen_seconds(user):
+    r = blockc("report", "--json", "--all-users")
+    try:
+        days = r.json().get("days", [])
+    except Exception:
+        return None
+    return sum(float((d.get("screen") or {}).get(str(uids[user]), 0)) for d in days)
+
+
+def request_id(r):
+    try:
+        return r.json().get("id")
+    except Exception:
+        return None
+
+
+# Setup ----------------------------------------------------------------------------------------
+
+def setup():
+    must("systemctl", "start", "systemd-logind")
+    must("groupadd", "--system", "-f", "blockd")
+    for name in (KID, KID2):
+        p = run("useradd", "--create-home", "--shell", "/bin/sh", "-G", "blockd", name)
+        if p.rc != 0:
+            raise RuntimeError(f"useradd {name} in the rig (a user of that name on this machine?): {p.out}")
+        uids[name] = int(must("id", "-u", name).stdout)
+    must("mkdir", "-p", TEST, "/etc/blockd")
+    rig.write(f"{TEST}/locker.py", LOCKER)
+    rig.write("/etc/blockd/blockd.conf", "[Daemon]\nIdleSeconds=2s\n")
+    p = run("make", "-C", SRC, "install", f"BINDIR_SRC={BIN}", timeout=120)
+    if not t.check(p.rc == 0 and "blockd is running" in p.stdout, f"setup: make install BINDIR_SRC=... in the rig: {p.out[-1500:]}"):
+        raise RuntimeError("make install failed: nothing else can be checked")
+    r = blockc("status")
+    t.check(r.rc == 0, f"setup: blockc status answers under the unit: {r.out}")
+    warned = [e.get("MESSAGE", "") for e in journal() if "Screen time is not counted" in e.get("MESSAGE", "")]
+    t.check(not warned, f"setup: blockd follows logind under its unit (no 'not counted' warning): {warned}")
+
+
+# 1 --------------------------------------------------------------------------------------------
+
+def counted():
+    sid = open_session("bd-kid2-desk", KID2)
+    time.sleep(3)
+    first = screen_seconds(KID2)
+    t.figures["counted"] = first
+    t.check(first is not None and first >= 2, f"1 kid2's desktop session counts as screen time in the report: {first} s after 3 s")
+    idle(sid, True)
+    time.sleep(2.5)  # the 2 s grace
+    before = screen_seconds(KID2)
+    time.sleep(3)
+    after = screen_seconds(KID2)
+    t.check(before is not None and after is not None and after - before < 1,
+            f"1 idle past IdleSeconds=2s it stops counting: {before} then {after} s")
+    idle(sid, False)
+    must("systemctl", "stop", "bd-kid2-desk")
+
+
+# 2, 3, 4 --------------------------------------------------------------------------------------
+
+def limit():
+    r = blockc("limit", "add", "screen", "10s", "--user", KID, "--session", "--action", "logout")
+    t.check(r.rc == 0, f"2 root's blockc limit add screen 10s --user kid --session --action logout: {r.rc} {r.out}")
+    sid = open_session("bd-kid-s1", KID)
+    time.sleep(4)
+    idle(sid, True)
+    time.sleep(8)
+    t.check(alive(sid), f"2 4 s at the screen and 8 s idle (2 s of it counted): kid's session is still there ({prop(sid, 'State')})")
+    idle(sid, False)
+    back = time.monotonic()
+    time.sleep(2.5)
+    t.check(alive(sid), "2 back from idle, 2.5 s on (8.5 s counted): still there")
+    ended = wait_for(lambda: not alive(sid), timeout=10, step=0.1)
+    seconds = round(time.monotonic() - back, 2)
+    t.figures["limitEndedAfter"] = seconds
+    t.check(ended and seconds <= 9, f"2 ended by logind about 4 s after coming back from idle (10 s at the screen): after {seconds} s")
+    t.check(any("Screen time limit 'screen' is used up for kid: ending their session (Action=logout)" in m for m in session_entries()),
+            f"2 the journal has blockd's session entry: {session_entries()}")
+    opened = time.monotonic()
+    sid2 = open_session("bd-kid-s2", KID, may_end=True)
+    t.check(wait_for(lambda: not unit_running("bd-kid-s2") and (sid2 is None or not alive(sid2)), timeout=4, step=0.05),
+            "3 kid's login while over is ended at once")
+    t.figures["loginEndedAfter"] = round(time.monotonic() - opened, 2)
+    r = blockc("more", "screen", "30s", "--json", user=KID)
+    rid = request_id(r)
+    t.check(r.rc == 0 and rid and (r.json() or {}).get("expires"), f"4 kid's blockc more screen 30s is a request for an administrator: {r.rc} {r.out}")
+    r = blockc("approve", str(rid), "30s")
+    t.check(r.rc == 0, f"4 root's blockc approve {rid} 30s: {r.rc} {r.out}")
+    sid3 = open_session("bd-kid-s3", KID)
+    time.sleep(5)
+    t.check(alive(sid3), f"4 with 30 s more, kid's next session still runs 5 s on ({prop(sid3, 'State')})")
+    run("systemctl", "stop", "bd-kid-s3")
+    r = blockc("limit", "remove", "screen")
+    t.check(r.rc == 0, f"4 root's blockc limit remove screen: {r.rc} {r.out}")
+
+
+# 5, 6 -----------------------------------------------------------------------------------------
+
+def hours():
+    kid = open_session("bd-kid-desk", KID)
+    kid2 = open_session("bd-kid2-desk2", KID2)
+    start = must("date", "-d", "-1 min", "+%H:%M").stdout.strip()
+    end = must("date", "-d", "+30 min", "+%H:%M").stdout.strip()
+    r = blockc("schedule", "add", "night", "--daily", f"{start}-{end}", "--user", KID, "--session")
+    t.check(r.rc == 0, f"5 root's blockc schedule add night --daily {start}-{end} --user kid --session: {r.rc} {r.out}")
+    t.check(wait_for(lambda: prop(kid, "LockedHint") == "yes", timeout=4, step=0.1), "5 kid's desktop session is locked at once")
+    t.check(prop(kid2, "LockedHint") == "no", f"5 kid2's is not: {prop(kid2, 'LockedHint')}")
+    t.check(any(m.startswith("Allowed hours 'night' keep kid off the screen") for m in session_entries()),
+            f"5 the journal says so: {session_entries()}")
+    held = lambda: sum(m.startswith("Allowed hours 'night' keep kid off the screen") for m in session_entries())
+    once = held()
+    must("loginctl", "unlock-session", kid)  # the locker sets LockedHint=no, as a person's unlock does
+    t.check(wait_for(lambda: held() > once and prop(kid, "LockedHint") == "yes", timeout=4, step=0.1),
+            f"5 unlocked in the window, kid's session is locked again: {held()} entries, LockedHint={prop(kid, 'LockedHint')}")
+    text = open_session("bd-kid-tty", KID, kind="tty", may_end=True)
+    t.check(wait_for(lambda: not unit_running("bd-kid-tty") and (text is None or not alive(text)), timeout=4, step=0.05),
+            "5 kid's text session opened in the window is ended (it has no screen lock)")
+    r = blockc("more", "night", "2m", "--json", user=KID)
+    rid = request_id(r)
+    t.check(r.rc == 0 and rid and (r.json() or {}).get("expires"), f"6 kid's blockc more night 2m asks an administrator (root set it for kid): {r.rc} {r.out}")
+    r = blockc("approve", str(rid), "2m")
+    t.check(r.rc == 0, f"6 root's blockc approve {rid} 2m: {r.rc} {r.out}")
+    must("loginctl", "unlock-session", kid)
+    t.check(wait_for(lambda: prop(kid, "LockedHint") == "no", timeout=4, step=0.1), "6 kid unlocks")
+    time.sleep(3)
+    t.check(prop(kid, "LockedHint") == "no" and alive(kid), f"6 with more time, kid's session stays unlocked 3 s on: {prop(kid, 'LockedHint')}")
+
+
+ITEMS = [("1 counted", counted), ("2-4 limit", limit), ("5-6 allowed hours", hours)]
+
+started = time.monotonic()
+try:
+    rig.boot()
+    t.figures["bootSeconds"] = round(rig.boot_seconds_taken, 2)
+    with suite.timed(t, "setupSeconds"):
+        setup()
+    t.figures["items"] = {}
+    for name, item in ITEMS:
+        failed, start = t.failed, time.monotonic()
+        try:
+            item()
+        except suite.Timeout:
+            raise
+        except Exception as error:  # one item's breakage is its failure, not the others'
+            where = traceback.format_exc().strip().splitlines()[-3]
+            t.check(False, f"{name}: {type(error).__name__}: {error} at {where}")
+        t.figures["items"][name] = {"ok": t.failed == failed, "seconds": round(time.monotonic() - start, 1)}
+except Exception as e:  # a broken rig or a timeout is a failure with its reason
+    suite.fail(t, rig, e)
+finally:
+    suite.stop(t, rig)
+    t.figures["seconds"] = round(time.monotonic() - started, 1)
+t.done()
