@@ -115,6 +115,12 @@ public struct NotificationPlanner: Sendable {
         case .warning(let warning):
             // For Warning texts {remaining} is the time until the block starts (TextKey docs).
             values.remaining = instant(warning.starts).flatMap { remaining(from: now, to: $0) }
+            if let action = warning.session.flatMap(SessionAction.init(rawValue:)) {
+                // Screen time: what happens to the sessions, not a selection's block.
+                return PlannedNotification(selection: selection, summary: Output.clean(ScreenTexts.title(language).render(values, language: language)),
+                                           body: Output.clean(ScreenTexts.body(action, language).render(values, language: language)),
+                                           action: nil, urgency: action == .lock ? 1 : 2)
+            }
             (title, body) = (.warningTitle, .warningBody)
         case .refusal, .failure, .tamper, .limit, .dropped, .moreTime, .unknown:
             return nil

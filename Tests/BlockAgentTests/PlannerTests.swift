@@ -91,6 +91,21 @@ import ZoneInfo
         #expect((w.summary, w.body, w.action) == ("まもなくsocialがブロックされます", "あと5分でブロックが始まります。", nil))
     }
 
+    @Test("screen time: a screen-time limit's warning says what happens to the session and when, in the person's language", arguments: [
+        (SessionAction.lock, Language.en, "Screen time is almost up", "Your screen locks in 10 min."),
+        (.logout, .en, "Screen time is almost up", "You will be logged out in 10 min: save your work."),
+        (.poweroff, .en, "Screen time is almost up", "The computer shuts down in 10 min: save your work."),
+        (.lock, .ja, "スクリーンタイムがもうすぐ終わります", "あと10分で画面がロックされます。"),
+        (.suspend, .ja, "スクリーンタイムがもうすぐ終わります", "あと10分でコンピューターがスリープします。作業を保存してください。"),
+    ])
+    func screenWarning(action: SessionAction, language: Language, title: String, body: String) throws {
+        let warning = WatchEvent.warning(time: "2026-11-29T13:06:00+09:00", activity: "screen", selection: "screen",
+                                         starts: "2026-11-29T13:16:00+09:00", remaining: "10m", session: action)
+        let w = try #require(planner(language).plan(warning, selection: nil, now: PlannerTests.now, abilities: PlannerTests.all))
+        #expect((w.summary, w.body) == (title, body))
+        #expect(w.action == nil && w.buttons.isEmpty, "nothing to open, nothing to ask yet")
+    }
+
     @Test("U2: an administrator's agent gets every user's events and shows only its own user's")
     func ownUsersOnly() {
         let p = planner(.en)

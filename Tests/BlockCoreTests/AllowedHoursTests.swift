@@ -55,6 +55,15 @@ struct AllowedHoursTests {
         #expect(Self.actions(d).count == 1, "allowed again from 07:00")
     }
 
+    @Test("allowed hours for everyone hold every person at a screen, but never root: there is always a way in")
+    func notRoot() throws {
+        var d = CoreDriver(at: "2026-11-29T22:00:00+09:00", users: Self.family)
+        _ = try #require(ok(d.run(#"schedule-add {"name":"night","window":"21:00-07:00","session":"logout"}"#)))
+        d.sessions([Self.desk("r1", 0), Self.desk("p1", Self.parent), Self.desk("k1")])
+        #expect(Self.actions(d) == [.sessionAction(.logout, uid: Self.parent, sessions: ["p1"]), .sessionAction(.logout, uid: Self.kid, sessions: ["k1"])],
+                "\(Self.actions(d))")
+    }
+
     @Test("M3: kid's more time over allowed hours (self-service, kid's own) lets kid's session run until the grant ends, then locks it; kid2 stays held")
     func moreTime() throws {
         var d = CoreDriver(at: "2026-11-29T21:30:00+09:00", users: Self.family)

@@ -119,6 +119,23 @@ struct ScreenTimeTests {
                 "\(d.journal.map(\.message))")
     }
 
+    @Test("screen time limit: warnings 10, 5 and 1 minute before (time to save one's work), each saying what the action is; a limit of apps keeps 5 and 1")
+    func sessionWarnings() throws {
+        var screen = Limit(name: "screen", selections: [], seconds: 7200)
+        screen.session = .logout
+        #expect(screen.warnings.map(\.seconds) == [600, 300, 60])
+        #expect(Limit(name: "games", selections: ["steam"], seconds: 7200).warnings.map(\.seconds) == [300, 60])
+        var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")
+        _ = try #require(ok(d.run(#"limit-add {"name":"screen","seconds":1200,"session":"logout"}"#)))
+        d.sessions([LoginSession(id: "c1", uid: 1001, active: true)])
+        d.advance(600)
+        let first = d.events("warning").first
+        #expect(first?["remaining"] == "10m" && first?["session"] == "logout", "\(d.events("warning"))")
+        d.advance(300)
+        d.advance(240)
+        #expect(d.events("warning").map { $0["remaining"]?.string ?? "" } == ["10m", "5m", "1m"], "\(d.events("warning"))")
+    }
+
     @Test("the ledger: two overlapping sessions count their union once; a lock stops the count at once; an idle session stops at its grace's end, by the timer, with no new report")
     func ledger() {
         var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")

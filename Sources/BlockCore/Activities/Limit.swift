@@ -36,13 +36,15 @@ public struct Limit: Hashable, Sendable, Codable {
 
     /// The warnings before the allowance runs out, largest first, each with the suffix its
     /// "warned" mark has in the ledger: `--warn`'s one (under the person's own key, as it always
-    /// was), else 5 minutes and 1 minute before (B3: like Screen Time), those shorter than the
-    /// allowance.
+    /// was), else 5 minutes and 1 minute before (B3: like Screen Time), and 10 minutes before
+    /// too for a screen-time limit; those shorter than the allowance.
     public var warnings: [(seconds: Int, mark: String)] {
         if let warnSeconds { return [(warnSeconds, "")] }
-        return Limit.defaultWarnings.filter { $0.seconds < seconds }
+        return (session != nil ? Limit.screenWarnings : Limit.defaultWarnings).filter { $0.seconds < seconds }
     }
     public static let defaultWarnings: [(seconds: Int, mark: String)] = [(300, "#5m"), (60, "#1m")]
+    /// A screen-time limit warns 10 minutes before too: time to save one's work.
+    public static let screenWarnings: [(seconds: Int, mark: String)] = [(600, "#10m"), (300, "#5m"), (60, "#1m")]
 
     /// `1h daily`, `30m mon-fri`.
     public var rule: String { "\(DurationText.format(seconds)) \(days)" }

@@ -46,7 +46,7 @@ extension Core {
     /// window holds them, while they have any unlocked session here. Each acts once when they
     /// get there and again whenever they come back (unlock, log in). Suspend and power off act
     /// on the machine; the strongest action wins. Sessions of a person more time lifts the
-    /// hours for are left alone (M3).
+    /// hours for are left alone (M3), and root's always.
     mutating func enforceSessionLimits(now: Date) {
         guard !loginSessions.isEmpty || !actedOnScreen.isEmpty else { return }  // nobody at any screen: nothing to walk
         let people = ScreenTime.presence(loginSessions, now: now, idleSeconds: idleSeconds)
@@ -71,6 +71,7 @@ extension Core {
                 hold(uid, Hold(action: action, activity: s.name, kind: .schedule, until: window.end))
             }
         }
+        due[0] = nil  // root is never kept off the screen: there is always a way in to put things right
         for (uid, h) in due.sorted(by: { $0.key < $1.key }) where !actedOnScreen.contains(uid) {
             actedOnScreen.insert(uid)
             act(h, on: uid, now: now)

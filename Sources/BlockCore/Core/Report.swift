@@ -108,7 +108,7 @@ public enum Report: Sendable {
         case .limitWarning(let l, let remaining, let starts):
             // A screen-time limit has no selection: its warning is about the limit itself.
             return (l.session != nil ? [l.name] : l.selections).map {
-                .warning(time: time, activity: l.name, selection: $0, starts: starts, remaining: remaining, users: l.users?.uids)
+                .warning(time: time, activity: l.name, selection: $0, starts: starts, remaining: remaining, users: l.users?.uids, session: l.session)
             }
         case .ended:
             return []

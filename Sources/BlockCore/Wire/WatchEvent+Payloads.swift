@@ -155,21 +155,25 @@ extension WatchEvent {
         public var starts: String
         public var remaining: String
         public var users: [Int]?
+        /// A screen-time limit's: what is done to the sessions when it is used up (`lock`,
+        /// `logout`, `suspend`, `poweroff`; nil: a limit of apps and sites).
+        public var session: String?
         public var extra = JSONObject()
 
         var fields: [(String, JSON?)] {
             [("time", .string(time)), ("activity", .string(activity)), ("selection", .string(selection)), ("starts", .string(starts)),
-             ("remaining", .string(remaining)), ("users", WatchEvent.numbers(users))]
+             ("remaining", .string(remaining)), ("users", WatchEvent.numbers(users)), ("session", WatchEvent.text(session))]
         }
 
         init(_ o: JSONObject) {
             (time, activity, selection) = (o["time"]?.string ?? "", o["activity"]?.string ?? "", o["selection"]?.string ?? "")
             (starts, remaining) = (o["starts"]?.string ?? "", o["remaining"]?.string ?? "")
-            (users, extra) = (WatchEvent.ints(o["users"]), WatchEvent.extra(o))
+            (users, session, extra) = (WatchEvent.ints(o["users"]), o["session"]?.string, WatchEvent.extra(o))
         }
 
-        init(time: String, activity: String, selection: String, starts: String, remaining: String, users: [Int]?) {
+        init(time: String, activity: String, selection: String, starts: String, remaining: String, users: [Int]?, session: String? = nil) {
             (self.time, self.activity, self.selection, self.starts, self.remaining, self.users) = (time, activity, selection, starts, remaining, users)
+            self.session = session
         }
     }
 

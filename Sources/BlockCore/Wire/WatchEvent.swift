@@ -194,8 +194,9 @@ extension WatchEvent {
     }
 
     public static func warning(time: String, activity: String, selection: String, starts: String, remaining: String,
-                               users: [UInt32]? = nil) -> WatchEvent {
-        .warning(Warning(time: time, activity: activity, selection: selection, starts: starts, remaining: remaining, users: uids(users)))
+                               users: [UInt32]? = nil, session: SessionAction? = nil) -> WatchEvent {
+        .warning(Warning(time: time, activity: activity, selection: selection, starts: starts, remaining: remaining, users: uids(users),
+                         session: session?.rawValue))
     }
 
     public static func dropped(count: Int, time: String?) -> WatchEvent { .dropped(Dropped(count: count, time: time)) }
