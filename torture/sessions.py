@@ -13,7 +13,9 @@ A "desktop" session is `systemd-run -p PAMName=login -p User=USER` with XDG_SESS
 screen locker on the system bus as the user: it answers logind's Lock and Unlock signals with
 SetLockedHint, as GNOME's or xss-lock do. A "text" session is the same with XDG_SESSION_TYPE=tty
 running sleep. IdleHint is set through logind's API (SetIdleHint, as root). blockd.conf has
-IdleSeconds=2s. Users: kid and kid2 (group blockd), made in the rig's /etc. Each check is named:
+IdleSeconds=2s. Users: kid and kid2 (group blockd), made in the rig's /etc. Set-up checks that
+blockd follows logind under its unit and holds a delay inhibitor for sleep (systemd-inhibit
+--list). Each check is named:
 
 1 screen time counted: kid2's desktop session is counted in `blockc report --json --all-users`
   (at least 2 s after 3 s); idle past IdleSeconds= it stops (under 1 s more over 3 s).
@@ -185,6 +187,9 @@ def setup():
     t.check(r.rc == 0, f"setup: blockc status answers under the unit: {r.out}")
     warned = [e.get("MESSAGE", "") for e in journal() if "Screen time is not counted" in e.get("MESSAGE", "")]
     t.check(not warned, f"setup: blockd follows logind under its unit (no 'not counted' warning): {warned}")
+    held = lambda: run("systemd-inhibit", "--list", "--no-legend", "--no-pager").stdout
+    t.check(wait_for(lambda: any("blockd" in line and "sleep" in line and "delay" in line for line in held().splitlines()), timeout=10, step=0.2),
+            f"setup: blockd holds a delay inhibitor for sleep (to stop counting before the machine sleeps): {held()}")
 
 
 # 1 --------------------------------------------------------------------------------------------

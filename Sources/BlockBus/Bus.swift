@@ -224,6 +224,17 @@ public extension BusMessage {
         return v
     }
 
+    /// A file descriptor (`h`), as a copy of its own (close-on-exec) that outlives the message;
+    /// the caller closes it.
+    func readFileDescriptor() throws -> Int32 {
+        var fd: Int32 = -1
+        let rc = sd_bus_message_read_basic(raw, CChar(UInt8(ascii: "h")), &fd)
+        guard rc > 0, fd >= 0 else { throw rc < 0 ? BusError(rc, "reading a file descriptor") : BusError(name: nil, message: "a file descriptor was missing from the message") }
+        let copy = fcntl(fd, F_DUPFD_CLOEXEC, 3)
+        guard copy >= 0 else { throw BusError(-errno, "copying a file descriptor") }
+        return copy
+    }
+
     /// Enters a container (`a`, `r`, `v`, `e`) of `contents`; false at the end of an array.
     func enter(_ type: Character, _ contents: String) throws -> Bool {
         let rc = contents.withCString { sd_bus_message_enter_container(raw, CChar(type.asciiValue!), $0) }

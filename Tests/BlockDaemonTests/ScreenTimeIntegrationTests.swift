@@ -26,7 +26,7 @@ struct ScreenTimeIntegrationTests {
     }()
 
     static let fakeLogind = """
-        import dbus, dbus.service, sys
+        import dbus, dbus.service, os, select, sys
         from dbus.mainloop.glib import DBusGMainLoop
         from gi.repository import GLib
         DBusGMainLoop(set_as_default=True)
@@ -51,7 +51,31 @@ struct ScreenTimeIntegrationTests {
             def PropertiesChanged(self, iface, changed, invalidated):
                 pass
         sessions = {}
+        inhibitors = []  # the read ends of the delay inhibitors handed out
+        sleeping = [False]
         class Manager(dbus.service.Object):
+            @dbus.service.method(IFACE, in_signature="ssss", out_signature="h")
+            def Inhibit(self, what, who, why, mode):
+                r, w = os.pipe()
+                inhibitors.append(r)
+                print("Inhibit %s %s" % (what, mode), flush=True)
+                fd = dbus.types.UnixFd(w)
+                os.close(w)
+                return fd
+            @dbus.service.method(dbus.PROPERTIES_IFACE, in_signature="ss", out_signature="v")
+            def Get(self, iface, name):
+                if name == "PreparingForSleep": return dbus.Boolean(sleeping[0])
+                raise dbus.exceptions.DBusException("org.freedesktop.DBus.Error.UnknownProperty")
+            @dbus.service.signal(IFACE, signature="b")
+            def PrepareForSleep(self, start): pass
+            @dbus.service.method("org.blockd.Test", in_signature="b", out_signature="")
+            def Sleep(self, start):
+                sleeping[0] = bool(start)
+                self.PrepareForSleep(start)
+            @dbus.service.method("org.blockd.Test", in_signature="", out_signature="i")
+            def Held(self):
+                # Inhibitors still held: a read end whose write end is open is not readable.
+                return sum(1 for r in inhibitors if not select.select([r], [], [], 0)[0])
             @dbus.service.method(IFACE, in_signature="", out_signature="a(susso)")
             def ListSessions(self):
                 return [(sid, dbus.UInt32(s.uid), "u%d" % s.uid, "seat0", dbus.ObjectPath(path(sid))) for sid, s in sessions.items()]
@@ -129,6 +153,16 @@ struct ScreenTimeIntegrationTests {
             guard r.status == 0 else { throw TestFailure("busctl \(method): \(r.output)") }
         }
 
+        /// The fake logind's `Held`: how many delay inhibitors blockd still holds.
+        func held() throws -> Int {
+            let r = try Run.capture(ScreenTimeIntegrationTests.busctl, ["--address=\(address)", "call", "org.freedesktop.login1", "/org/freedesktop/login1",
+                                                                       "org.blockd.Test", "Held"])
+            guard r.status == 0, let n = Int(r.output.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") else {
+                throw TestFailure("busctl Held: \(r.output)")
+            }
+            return n
+        }
+
         /// Each person's screen seconds today, as `blockc report --json --all-users` says.
         func screen() throws -> [String: Int] {
             let r = try sandbox.blockc(["report", "--day", "today", "--all-users", "--json"])
@@ -200,6 +234,26 @@ struct ScreenTimeIntegrationTests {
         #expect(Run.eventually(timeout: 30) { rig.log().contains("Screen time is counted again") }, "followed again after the backoff: \(rig.log())")
         #expect(Run.eventually(timeout: 10) { ((try? rig.screen()) ?? [:])["1004"].map { $0 >= gone + 1 } ?? false }, "and counted")
         #expect(rig.log().components(separatedBy: "Screen time is not counted").count == 2, "said once, not at every retry")
+    }
+
+    @Test("screen time: blockd holds a delay inhibitor for sleep; at logind's PrepareForSleep it stops counting and lets go, so the machine may sleep; on resume it takes one again and counts again",
+          .enabled(if: Privileged.required || ScreenTimeIntegrationTests.missing.isEmpty, Privileged.needsTools))
+    func sleepStopsTheCount() throws {
+        if Privileged.report(Self.missing) != nil { return }  // recorded as an issue: it had to run
+        let rig = Rig()
+        try rig.start()
+        try rig.call("Add", "subs", ["c1", "1001", "false", "user"])
+        #expect(Run.eventually(timeout: 10) { ((try? rig.screen()) ?? [:])["1001"].map { $0 >= 1 } ?? false }, "counting: \(rig.log())")
+        #expect(Run.eventually(timeout: 10) { (try? rig.held()) == 1 }, "one delay inhibitor held while awake")
+        try rig.call("Sleep", "b", ["true"])
+        #expect(Run.eventually(timeout: 5) { (try? rig.held()) == 0 }, "let go at PrepareForSleep: the machine need not wait")
+        Thread.sleep(forTimeInterval: 0.5)
+        let asleep = try rig.screen()["1001"] ?? 0
+        Thread.sleep(forTimeInterval: 2.5)
+        #expect(try rig.screen()["1001"] ?? 0 <= asleep + 1, "asleep: nobody is at the screen (\(asleep) then \(String(describing: try? rig.screen())))")
+        try rig.call("Sleep", "b", ["false"])
+        #expect(Run.eventually(timeout: 5) { (try? rig.held()) == 1 }, "resumed: a new inhibitor")
+        #expect(Run.eventually(timeout: 10) { ((try? rig.screen()) ?? [:])["1001"].map { $0 >= asleep + 2 } ?? false }, "resumed: it counts again")
     }
 
     @Test("screen time limit: 3 s at the screen, then blockd asks logind to lock the person's session (LockSession), once; unlocked the same day, locked again at once; the journal says why",

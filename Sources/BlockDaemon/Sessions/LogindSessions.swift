@@ -12,7 +12,8 @@ import Synchronization
 /// values (`LoginSession`); what counts is decided in BlockCore (`ScreenTime`). The bus is
 /// owned by one thread of its own (sd-bus objects are not thread-safe) that sleeps in poll(2).
 /// Without a system bus or logind, screen time is not counted: said once, tried again with
-/// backoff (logind may start after blockd), and nobody is taken to be at the screen meanwhile.
+/// backoff (logind may start after blockd), and nobody is taken to be at the screen meanwhile,
+/// nor while the machine sleeps (logind's PrepareForSleep).
 public final class LogindSessions: @unchecked Sendable {
     static let logind = "org.freedesktop.login1"
     static let managerPath = "/org/freedesktop/login1"
@@ -51,6 +52,11 @@ public final class LogindSessions: @unchecked Sendable {
                     bus.addMatch("type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.logind)'",
                                  userdata: nil, callback: noted),
                 ]
+                // Suspend: nobody is at the screen while the machine sleeps. blockd holds a
+                // delay inhibitor, so that it reads logind's PrepareForSleep and says so before
+                // the machine goes to sleep, and lets go of it then; it takes one again on resume.
+                var inhibitor = Self.inhibitSleep(on: bus)
+                defer { if inhibitor >= 0 { close(inhibitor) } }
                 var last = try Self.sessions(on: bus)
                 report(last)
                 if failing != nil { say("Screen time is counted again: logind answers on the system bus", false) }
@@ -61,10 +67,17 @@ public final class LogindSessions: @unchecked Sendable {
                     // see it; a minute's timeout reads the sessions again regardless.
                     if !bus.hasQueued { _ = poll(&fd, 1, 60_000) }
                     try bus.processPending()
-                    let now = try Self.sessions(on: bus)
+                    let sleeping = Self.preparingForSleep(on: bus)
+                    let now = sleeping ? [] : try Self.sessions(on: bus)
                     if now != last {
                         report(now)
                         last = now
+                    }
+                    if sleeping, inhibitor >= 0 {
+                        close(inhibitor)  // counted up to now: the machine may sleep
+                        inhibitor = -1
+                    } else if !sleeping, inhibitor < 0 {
+                        inhibitor = Self.inhibitSleep(on: bus)
                     }
                 }
                 withExtendedLifetime(slots) {}
@@ -109,6 +122,28 @@ public final class LogindSessions: @unchecked Sendable {
                 failed("Screen time: logind did not \(action.rawValue) for uid \(uid) (\(sessions.joined(separator: ", "))): \(error)")
             }
         }
+    }
+
+    /// A delay inhibitor for sleep (logind's `Inhibit`): the machine waits for blockd, up to
+    /// logind's `InhibitDelayMaxSec=`, until it is closed. -1 when logind gives none.
+    static func inhibitSleep(on bus: Bus) -> Int32 {
+        let reply = try? bus.call(logind, managerPath, "org.freedesktop.login1.Manager", "Inhibit") { m in
+            try m.append("sleep")
+            try m.append("blockd")
+            try m.append("Screen time stops counting before the machine sleeps")
+            try m.append("delay")
+        }
+        return (try? reply?.readFileDescriptor()) ?? -1
+    }
+
+    /// Whether logind is about to suspend or hibernate the machine (`PreparingForSleep`,
+    /// announced by its PrepareForSleep signal); false when it cannot say.
+    static func preparingForSleep(on bus: Bus) -> Bool {
+        let reply = try? bus.call(logind, managerPath, "org.freedesktop.DBus.Properties", "Get") { m in
+            try m.append("org.freedesktop.login1.Manager")
+            try m.append("PreparingForSleep")
+        }
+        return (try? reply?.readVariantBool()) ?? false
     }
 
     /// Every session logind knows, with the properties screen time reads.
