@@ -59,6 +59,27 @@ struct ReportHTMLTests {
                                                    "web": [#"<img src=x onerror="a()">.example"#: 60]]]]),
     ]
 
+    @Test("R2, screen time: first a chart per person at the screen, by day (their name on the whole machine's page, not on their own); none from a daemon that did not count it")
+    func screenTime() {
+        var machine = Self.week(user: nil)
+        var days = machine["days"]?.array ?? []
+        for i in days.indices {
+            guard case .object(var d) = days[i] else { continue }
+            d["screen"] = ["1001": .int(Self.games[i] + 600), "1002": 1200]
+            days[i] = .object(d)
+        }
+        machine["days"] = .array(days)
+        let html = Self.page(machine)
+        #expect(html.contains("<h2>Screen time — kid</h2>") && html.contains("<h2>Screen time — uid 1002</h2>"), "each person their own chart")
+        #expect(html.range(of: "Screen time — kid")!.lowerBound < html.range(of: "Apps, total")!.lowerBound, "screen time first")
+        let bars = Self.bars(html, kind: "screen")
+        #expect(bars.count == 14 && bars.allSatisfy { $0["fill"] == "#613583" }, "a bar a day for each: \(bars.count)")
+        var own = machine
+        own["user"] = 1001
+        #expect(Self.page(own).contains("<h2>Screen time</h2>"), "one's own page says whose it is in its heading already")
+        #expect(!Self.page(Self.week()).contains("Screen time</h2>"), "an older daemon's answer has no screen time card")
+    }
+
     @Test("R2: the page is self-contained: no script, nothing fetched from anywhere",
           arguments: ["<script", "http://", "https://", "src=", "href=", "@import", "url(", "<link", "<img",
                       "<iframe", "<object", "<embed", "javascript:", " onload=", " onerror="])

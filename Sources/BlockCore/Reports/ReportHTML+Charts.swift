@@ -3,7 +3,7 @@ import FoundationEssentials
 extension ReportHTML {
     /// What a bar counts, which names its colour, its element ids and its `data-kind`.
     enum Kind: String {
-        case used, blocked, app, site, user
+        case used, blocked, app, site, user, screen
 
         /// What its bars measure in each day of the answer.
         var measure: Measure {
@@ -13,6 +13,7 @@ extension ReportHTML {
             case .app: .apps
             case .site: .web
             case .user: .users
+            case .screen: .screen
             }
         }
 
@@ -25,6 +26,7 @@ extension ReportHTML {
             case .app: "#2190a4"
             case .site: "#26a269"
             case .user: "#c64600"
+            case .screen: "#613583"
             }
         }
     }

@@ -2,9 +2,10 @@ import FoundationEssentials
 
 extension ReportHTML {
     /// A day's seconds by name that the page reads: each selection's app and site time, blocked
-    /// time, each app's time and time in focus, each site's time (B2), each person's time.
+    /// time, each app's time and time in focus, each site's time (B2), each person's time, and
+    /// each person's screen time (by uid).
     enum Measure {
-        case used, blocked, apps, foreground, web, users
+        case used, blocked, apps, foreground, web, users, screen
 
         /// The day's figures; none where the answer has none (`used` from an older daemon).
         func figures(of day: ReportReply.Day) -> ReportReply.Figures {
@@ -15,6 +16,7 @@ extension ReportHTML {
             case .foreground: day.foreground
             case .web: day.web
             case .users: day.users
+            case .screen: day.screen ?? [:]
             }
         }
 

@@ -18,6 +18,7 @@ public enum ReportHTML {
         if r.days.isEmpty {
             body.append(#"<section class="card empty"><p>No days in the report.</p></section>"#)
         } else {
+            body += screenSections(r, userName: userName)
             body += timeSections(r)
             body.append(people(r, userName: userName))
             body.append(blockedSection(r))
@@ -82,6 +83,19 @@ public enum ReportHTML {
             <p class="period">\(escape(period + whose))</p>
             </header>
             """
+    }
+
+    /// Screen time first, as the text report has it: a chart per person at the screen (their
+    /// local login sessions active, unlocked and not idle), by day. Nothing from an older
+    /// daemon, which did not count it.
+    static func screenSections(_ r: Report, userName: (Int) -> String?) -> [String] {
+        guard r.days.contains(where: { $0.screen != nil }) else { return [] }
+        let people = r.ranked(.screen)
+        guard !people.isEmpty else { return [card("Screen time", #"<p class="note">None was counted (blockd reads logind's sessions).</p>"#)] }
+        return people.enumerated().map { i, person in
+            let whose = r.user != nil ? "" : " — " + (Int(person.name).flatMap(userName) ?? "uid \(person.name)")
+            return chartCard("Screen time" + whose, WeekChart(kind: .screen, index: i, name: person.name, days: r.days, limits: []), r, previous: nil)
+        }
     }
 
     /// The main figure: each selection's time in its apps and on its sites (`used`) by day, its
