@@ -105,12 +105,12 @@ _blockc() {
             return ;;
         --user | @)
             if [[ $prev == --user || ${COMP_WORDS[COMP_CWORD-2]} == --user ]]; then
-                if [[ ${words[0]:-} == status || ${words[0]:-} == report ]]; then _blockc_users; else _blockc_users groups; fi
+                if [[ ${words[0]:-} == status || ${words[0]:-} == report || ${words[0]:-} == screen ]]; then _blockc_users; else _blockc_users groups; fi
                 return
             fi ;;
     esac
 
-    local commands="start stop status schedule selections failures limit more requests approve deny cancel stats report watch reload version help"
+    local commands="start stop status schedule selections failures limit more requests approve deny cancel stats report screen watch reload version help"
     if ((${#words[@]} == 0)); then
         if [[ $cur == -* ]]; then
             COMPREPLY=($(compgen -W "--socket --help --version" -- "$cur"))
@@ -141,6 +141,7 @@ _blockc() {
             ((${#words[@]} == 1)) && names=requests ;;
         status) flags="--json --watch --all --user --all-users" ;;
         report) flags="--last --to --day --week --month --by --user --all-users --json --csv --html" ;;
+        screen) flags="--user --json --pam" ;;
         schedule)
             case "${words[1]:-}" in
                 "") COMPREPLY=($(compgen -W "add remove list" -- "$cur")); return ;;

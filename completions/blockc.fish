@@ -129,12 +129,13 @@ complete -c blockc -n __blockc_needs_command -a deny -d 'refuse a more-time requ
 complete -c blockc -n __blockc_needs_command -a cancel -d 'keep an activity whose stop waits for Delay=, or withdraw a request'
 complete -c blockc -n __blockc_needs_command -a stats -d 'shield hits per selection per day'
 complete -c blockc -n __blockc_needs_command -a report -d 'per day, how long each selection was blocked and each app ran'
+complete -c blockc -n __blockc_needs_command -a screen -d 'whether you may be at the screen now, or what keeps you off it'
 complete -c blockc -n __blockc_needs_command -a watch -d "follow the daemon's events"
 complete -c blockc -n __blockc_needs_command -a reload -d "reload the daemon's configuration"
 complete -c blockc -n __blockc_needs_command -a version -d 'print the client and daemon versions'
 complete -c blockc -n __blockc_needs_command -a help -d 'help for a command'
 
-complete -c blockc -n '__blockc_at help' -a 'start stop status schedule selections failures limit more requests approve deny cancel stats report watch reload version'
+complete -c blockc -n '__blockc_at help' -a 'start stop status schedule selections failures limit more requests approve deny cancel stats report screen watch reload version'
 complete -c blockc -n '__blockc_in more' -l today -d 'the rest of the local day'
 complete -c blockc -n '__blockc_in more; or __blockc_in deny' -l reason -x -d 'why, shown to whoever answers'
 
@@ -161,6 +162,8 @@ complete -c blockc -n '__blockc_in report' -l week -d 'the calendar week (of DAT
 complete -c blockc -n '__blockc_in report' -l month -d 'the calendar month (of DATE or YYYY-MM)'
 complete -c blockc -n '__blockc_in report' -l by -x -a 'selection app user' -d 'group the time in apps'
 complete -c blockc -n '__blockc_in report' -l html -r -F -d 'write one self-contained HTML page'
+complete -c blockc -n '__blockc_in screen' -l user -x -a '(__fish_complete_users)' -d 'that user'
+complete -c blockc -n '__blockc_in screen' -l pam -d "pam_exec's check of PAM_USER"
 complete -c blockc -n '__blockc_in start; or __blockc_in schedule add; or __blockc_in limit add' -l user -x -a '(__blockc_users_and_groups)' -d 'for this user only (@group: its members)'
 complete -c blockc -n '__blockc_in status' -l user -x -a '(__fish_complete_users)' -d "that user's view"
 
@@ -188,4 +191,4 @@ complete -c blockc -n $__blockc_policy -l more-time -x -a 'no self approval' -d 
 complete -c blockc -n $__blockc_policy -l delay -x -d 'how long a stop, removal or grant waits'
 complete -c blockc -n $__blockc_policy -l more-time-per-day -x -d 'more time given a day'
 
-complete -c blockc -n '__blockc_in start; or __blockc_in status; or __blockc_in schedule list; or __blockc_in selections; or __blockc_in failures; or __blockc_in limit list; or __blockc_in more; or __blockc_in requests; or __blockc_in approve; or __blockc_in deny; or __blockc_in stats; or __blockc_in report; or __blockc_in watch' -l json -d 'JSON output'
+complete -c blockc -n '__blockc_in start; or __blockc_in status; or __blockc_in schedule list; or __blockc_in selections; or __blockc_in failures; or __blockc_in limit list; or __blockc_in more; or __blockc_in requests; or __blockc_in approve; or __blockc_in deny; or __blockc_in stats; or __blockc_in report; or __blockc_in screen; or __blockc_in watch' -l json -d 'JSON output'

@@ -31,6 +31,10 @@ blockd follows logind under its unit and holds a delay inhibitor for sleep (syst
   logind's Lock) within 4 s, kid2's is not; unlocked (`loginctl unlock-session`), it is locked
   again within 4 s; kid's text session opened in the window is ended within 4 s; the journal
   has "Allowed hours 'night' keep kid off the screen".
+7 (before 6) the login check: with pam-auth-update's blockd-screen profile enabled (`pam-auth-update
+  --enable blockd-screen`, which puts `blockc screen --pam` in common-account), `blockc screen
+  --user kid` names the hours, kid's login (PAMName=login) is refused by PAM and opens no
+  session, kid2's goes through; disabled again, common-account no longer names it.
 6 more time over allowed hours: kid's `blockc more night 2m` asks (2m: one minute would be the one more minute anyone gets), root approves, and kid's
   session unlocked after that stays unlocked for 3 s.
 Figures: the seconds of each check and of the limit's end. Nothing of the machine is touched;
@@ -270,6 +274,22 @@ def hours():
     text = open_session("bd-kid-tty", KID, kind="tty", may_end=True)
     t.check(wait_for(lambda: not unit_running("bd-kid-tty") and (text is None or not alive(text)), timeout=4, step=0.05),
             "5 kid's text session opened in the window is ended (it has no screen lock)")
+    # The login check: pam-auth-update's blockd-screen profile, as an administrator enables it.
+    r = run("env", "DEBIAN_FRONTEND=noninteractive", "pam-auth-update", "--enable", "blockd-screen")
+    account = rig.read("/etc/pam.d/common-account").decode(errors="replace")
+    t.check(r.rc == 0 and "screen --pam" in account, f"7 pam-auth-update --enable blockd-screen puts blockc screen --pam in common-account: {r.out} {account}")
+    r = blockc("screen", "--user", KID)
+    t.check(r.rc == 0 and "Allowed hours 'night' keep kid off the screen" in r.stdout, f"7 blockc screen --user kid says what keeps kid off: {r.out}")
+    login = open_session("bd-kid-refused", KID, may_end=True)
+    refused = wait_for(lambda: not unit_running("bd-kid-refused"), timeout=5, step=0.05)
+    said = run("journalctl", "-u", "bd-kid-refused", "--no-pager").stdout
+    t.figures["refusedLogin"] = said[-600:]
+    t.check(login is None and refused and "PAM" in said, f"7 kid's login in the window is refused by PAM (no session opened): {login} {said[-600:]}")
+    other = open_session("bd-kid2-login", KID2)
+    t.check(alive(other), "7 kid2's login goes through")
+    run("systemctl", "stop", "bd-kid2-login")
+    r = run("env", "DEBIAN_FRONTEND=noninteractive", "pam-auth-update", "--disable", "blockd-screen")
+    t.check(r.rc == 0 and "screen --pam" not in rig.read("/etc/pam.d/common-account").decode(errors="replace"), f"7 and disabled again: {r.out}")
     r = blockc("more", "night", "2m", "--json", user=KID)
     rid = request_id(r)
     t.check(r.rc == 0 and rid and (r.json() or {}).get("expires"), f"6 kid's blockc more night 2m asks an administrator (root set it for kid): {r.rc} {r.out}")

@@ -55,6 +55,8 @@ public struct OutputOptions: Equatable, Sendable {
     public var watch: Bool
     /// `watch --notify`: desktop notifications from the session agent (S1).
     public var notify: Bool
+    /// `screen --pam`: pam_exec's account check for the user in `PAM_USER` (Client+Screen.swift).
+    public var pam = false
 
     public init(format: Format = .text, by: ReportGrouping = .selection, watch: Bool = false, notify: Bool = false) {
         (self.format, self.by, self.watch, self.notify) = (format, by, watch, notify)
@@ -173,7 +175,7 @@ extension BlockcInvocation {
                                       "--day", "--by", "--html"]
     /// The flags some command takes without a value.
     static let switches: Set<String> = ["--all", "--all-users", "--allow-only", "--clear", "--csv", "--json", "--lock", "--month",
-                                        "--notify", "--session", "--today", "--watch", "--week"]
+                                        "--notify", "--pam", "--session", "--today", "--watch", "--week"]
     /// Every option of some command, and the global ones: a flag past these is a typo.
     static var options: Set<String> { valued.union(switches).union(["--socket", "--help", "-h", "--version"]) }
 }
@@ -259,6 +261,12 @@ struct CommandParser {
             return .cancel(name: name)
         case .stats: return try alone(.stats)
         case .report: return .report(try report())
+        case .screen:
+            options.pam = take("--pam")
+            let view = try takeView()
+            if options.pam, view != .caller { throw scanner.usage("screen --pam takes the user from PAM_USER, as pam_exec sets it; give no --user") }
+            try none()
+            return .screen(view: view)
         case .foreground:  // R1: it has no blockc words (cliWords), so it is never named here
             throw CoreError(.usage, "blockc has no 'foreground' command; blockc-agent sends it")
         case .web:  // B2: the same; blockd's native-messaging host sends it

@@ -124,6 +124,7 @@ extension Command {
         case .approve: ["blockc approve mq3v8k2x1fd 30m"]
         case .deny: ["blockc deny mq3v8k2x1fd --reason \"not on a school night\""]
         case .selectionShow: ["blockc selections show social"]
+        case .screen: ["blockc screen", "blockc screen --user kid"]
         case .report: ["blockc report --week", "blockc report --day yesterday --by app", "blockc report --last 30 --html month.html"]
         case .watch: ["blockc watch", "blockc watch --notify"]
         case .scheduleList, .selections, .failures, .failuresClear, .foreground, .web, .limitList, .requests, .cancel, .stats,
@@ -164,6 +165,8 @@ extension Command {
         case .deny: ("deny ID [--reason TEXT] [--json]", "refuse a more-time request (root and group blockd-admin)")
         case .cancel: ("cancel NAME", "keep an activity whose stop or removal waits for Delay=, or withdraw a request")
         case .stats: ("stats [--json]", "shield hits per selection per day")
+        case .screen: ("screen [--user NAME] [--json] [--pam]",
+                       "whether you (or NAME) may be at the screen now, or what keeps you off it and until when; --pam: pam_exec's check, which refuses a login then")
         case .report: ("report [--last N [--to DATE] | --day DATE | --week [DATE] | --month [DATE]] [--user NAME | --all-users] [--by selection|app|user] [--json | --csv | --html FILE]",
                        "per day, time in each selection's apps and sites (limits drawn), the top apps and sites, time blocked; blocks and more time (the last 7 days)")
         case .watch: ("watch [--json] [--notify]", "follow the daemon's events about you (an admin: everyone's; --notify: desktop notifications)")

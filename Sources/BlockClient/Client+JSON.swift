@@ -27,7 +27,7 @@ extension Command {
     /// refuses the flag). A switch, so that a new command does not compile until it says.
     public var jsonShape: JSONShape? {
         switch self {
-        case .start, .status, .failuresClear, .more, .requests, .approve, .deny, .cancel, .report: .answer
+        case .start, .status, .failuresClear, .more, .requests, .approve, .deny, .cancel, .report, .screen: .answer
         case .scheduleList: .list(Listing.schedules.rawValue)
         case .selections: .list(Listing.selections.rawValue)
         case .selectionShow: .member(SelectionShowReply.key)

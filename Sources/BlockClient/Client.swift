@@ -151,9 +151,10 @@ public struct BlockcRunner {
         case .hello: return version(path: path)
         case .watch: return options.notify ? watchNotify(path: path) : watch(path: path, json: options.json)
         case .status where options.watch: return statusWatch(request, path: path, json: options.json)
+        case .screen where options.pam: return pamAccount(path: path)
         case .start, .stop, .status, .scheduleAdd, .scheduleRemove, .scheduleList, .selections, .selectionShow, .failures,
              .failuresClear, .limitAdd, .limitRemove, .limitList, .more, .requests, .approve, .deny, .cancel, .stats, .report,
-             .foreground, .web, .reload:
+             .screen, .foreground, .web, .reload:
             switch exchange(request, path: path, json: options.json) {
             case .answer(let o): return show(request, options, o)
             case .failed(let status): return status
@@ -230,6 +231,7 @@ public struct BlockcRunner {
         case .cancel: return out.cancelled(CancelledReply(o))
         case .stats: return out.stats(StatsReply(o))
         case .report: return options.format == .csv ? out.reportCSV(ReportReply(o)) : out.report(ReportReply(o), by: options.by)
+        case .screen: return out.screen(ScreenReply(o))
         case .reload: return out.reload(o)
         // Sent by other commands' own paths (Client+Watch.swift) or by blockc-agent: shown as they come.
         case .hello, .watch, .foreground, .web: return out.generic(o)

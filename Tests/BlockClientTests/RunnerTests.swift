@@ -45,6 +45,8 @@ final class Harness {
     /// R2: what `report --html` wrote, by path; `writeProblem` makes the write fail.
     var written: [String: String] = [:]
     var writeProblem: String?
+    /// More of blockc's environment (`screen --pam` reads pam_exec's PAM_* variables).
+    var environment: [String: String] = [:]
 
     init(_ transport: FakeTransport?, connectError: ClientError? = nil) {
         self.transport = transport
@@ -53,7 +55,7 @@ final class Harness {
 
     func run(_ arguments: [String], now: Date = Fixture.now, tty: Bool = false, frames maxFrames: Int = 1) -> Int32 {
         var runner = BlockcRunner(
-            environment: ["BLOCKD_SOCKET": "/tmp/test.sock"],
+            environment: ["BLOCKD_SOCKET": "/tmp/test.sock"].merging(environment) { $1 },
             stdout: { self.out += $0; return true },
             stderr: { self.err += $0 },
             now: { now },

@@ -144,6 +144,38 @@ struct AllowedHoursTests {
         #expect(parent.line.contains("\"removed\""), "the parent may: \(parent.line)")
     }
 
+    @Test("screen: whether a person may be at the screen now, or what keeps them off it; a member asks of themselves only; root never held")
+    func screenRoute() throws {
+        var d = CoreDriver(at: "2026-11-29T22:00:00+09:00", users: Self.family)
+        _ = try #require(ok(d.run(#"schedule-add {"name":"night","window":"21:00-07:00","session":"lock","users":["kid"]}"#, as: Self.asParent)))
+        let kid = try #require(ok(d.run("screen", as: Self.asKid)))
+        #expect(ScreenReply(kid) == ScreenReply(user: "kid", uid: Int(Self.kid), held: true, activity: "night", kind: "schedule",
+                                                until: "2026-11-30T07:00:00.000+09:00", action: "lock"), "\(kid)")
+        let parent = try #require(ok(d.run(#"screen {"user":"kid"}"#, as: Self.asParent)))
+        #expect(parent["held"] == true, "the parent asks about kid")
+        guard case .error(let e) = d.run(#"screen {"user":"kid2"}"#, as: Self.asKid) else {
+            Issue.record("kid may not ask about kid2")
+            return
+        }
+        #expect(e.code == .permissionDenied && !e.message.contains("kid2"), "\(e.message)")
+        #expect(ok(d.run(#"screen {"user":"kid2"}"#, as: Self.asParent))?["held"] == false)
+        _ = try #require(ok(d.run(#"schedule-add {"name":"all","window":"21:00-07:00","session":"lock"}"#)))
+        #expect(ok(d.run("screen"))?["held"] == false, "root is never kept off the screen")
+        _ = try #require(ok(d.run(#"schedule-remove {"name":"all"}"#)))
+        // More time lifts the hours for the asker: a login then goes through.
+        let asked = try #require(ok(d.run(#"more {"selection":"night","seconds":900}"#, as: Self.asKid)))
+        _ = try #require(ok(d.run(#"approve {"id":"\#(asked["id"]?.string ?? "")"}"#, as: Self.asParent)))
+        #expect(ok(d.run("screen", as: Self.asKid))?["held"] == false, "during the parent's grant")
+        d.advance(9 * 3600 + 60)  // 07:01: outside the window
+        #expect(ok(d.run("screen", as: Self.asKid))?["held"] == false)
+        // A screen-time limit used up today holds too.
+        _ = try #require(ok(d.run(#"limit-add {"name":"screen","seconds":60,"session":"logout","users":["kid"]}"#, as: Self.asParent)))
+        d.sessions([Self.desk("x1")])
+        d.advance(61)
+        let used = try #require(ok(d.run("screen", as: Self.asKid)))
+        #expect(used["held"] == true && used["kind"] == "limit" && used["activity"] == "screen" && used["action"] == "logout", "\(used)")
+    }
+
     @Test("the protocol: allowed hours have no selections; selections with session, or neither, are refused with what to do")
     func wire() {
         var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")

@@ -21,7 +21,7 @@ struct AuthorityTests {
         .failures: "++++", .failuresClear: "-+++",
         .limitAdd: "-+++", .limitRemove: "++++", .limitList: "++++",
         .more: "-+++", .requests: "++++", .approve: "--++", .deny: "--++", .cancel: "++++",
-        .stats: "++++", .report: "++++", .watch: "++++", .reload: "--++", .hello: "++++",
+        .stats: "++++", .report: "++++", .screen: "++++", .watch: "++++", .reload: "--++", .hello: "++++",
         .foreground: "++++",  // R1: anyone's agent, for their own uid only
         .web: "++++",  // B2: anyone's browser, for their own uid only
     ]
@@ -199,6 +199,7 @@ struct AuthorityTests {
             case .scheduleList: ("schedule-list", "")
             case .requests: ("requests", "")
             case .report: (#"report {"period":"week"}"#, "")
+            case .screen: (#"screen {"user":"kid2"}"#, "")
             case .selections: ("selections", "")
             case .selectionShow: (#"selection-show {"name":"discord"}"#, "")
             case .more: (#"more {"selection":"discord","seconds":300}"#, "")

@@ -121,7 +121,7 @@ struct WireWordTests {
         (.delayedKind, ["stop", "schedule-remove", "limit-remove"]),
         (.cancelledKind, ["request", "stop", "schedule-remove", "limit-remove"]),
         (.reportPeriod, ["days", "week", "month"]),
-        (.grantNamed, ["selection", "limit"]),
+        (.grantNamed, ["selection", "limit", "hours"]),
         (.grantLifts, ["all", "some", "nothing"]),
         (.heldMoreTime, ["self", "approval", "no"]),
     ])

@@ -58,6 +58,8 @@ struct InstallTests {
             prefix + "/share/blockd/browser/firefox-id": (0o644, "@browser/firefox-id"),
             prefix + "/share/blockd/browser/chromium-host.json": (0o644, "@written"),
             "/usr/lib/mozilla/native-messaging-hosts/com.blockd.host.json": (0o644, "@written"),
+            // Screen time: pam-auth-update's profile (off until enabled), naming the installed blockc.
+            "/usr/share/pam-configs/blockd-screen": (0o644, "@written"),
             prefix + "/libexec/blockd/blockd-nm-host": (0o777, "@symlink blockc-agent"),
         ]
     }
@@ -71,6 +73,12 @@ struct InstallTests {
 
     /// B1: the host's manifests name the installed host and, for Chromium, the packed ID.
     static func checkWritten(_ path: String, _ data: Data, prefix: String, packed: String) throws {
+        if path.hasSuffix("pam-configs/blockd-screen") {
+            let text = String(decoding: data, as: UTF8.self)
+            #expect(text.contains("Default: no\n") && text.contains("Account-Type: Additional\n")
+                    && text.hasSuffix("Account:\n\trequired\tpam_exec.so quiet stdout \(prefix)/bin/blockc screen --pam\n"), "\(text)")
+            return
+        }
         let json = try JSON.parse(bytes: Array(data))
         #expect(json["name"] == "com.blockd.host" && json["type"] == "stdio")
         #expect(json["path"] == .string(prefix + "/libexec/blockd/blockd-nm-host"), "\(path)")

@@ -24,6 +24,7 @@ struct ManExamplesTests {
         "blockc schedule add bedtime-kid --daily 21:00-07:00 --user kid youtube steam": "needs a user named kid",
         // Allowed hours: AllowedHoursTests and torture/sessions.py (a real logind) run them.
         "blockc schedule add night --daily 21:00-07:00 --user kid --session": "needs a user named kid",
+        "blockc screen --user kid": "needs a user named kid",
     ]
 
     /// Examples that follow events until interrupted: run for a few seconds while the test

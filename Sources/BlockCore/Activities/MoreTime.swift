@@ -193,7 +193,7 @@ public struct PendingLoosening: Codable, Hashable, Sendable {
         case .scheduleRemove(let name): (.scheduleRemove, name)
         case .limitRemove(let name): (.limitRemove, name)
         case .hello, .status, .start, .scheduleAdd, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitAdd, .limitList,
-             .more, .requests, .approve, .deny, .cancel, .stats, .report, .foreground, .web, .watch, .reload:
+             .more, .requests, .approve, .deny, .cancel, .stats, .report, .screen, .foreground, .web, .watch, .reload:
             nil
         }
     }

@@ -85,7 +85,7 @@ public struct Route: Equatable, Sendable {
         case .hello: Route(callers: .anyone, modifies: false, loosens: .no, snapshot: false, perView: false, target: .nothing)
         case .status, .failures, .stats, .limitList:
             Route(callers: .anyone, modifies: false, loosens: .no, snapshot: true, perView: true, target: .nothing)
-        case .scheduleList, .requests, .watch, .report:
+        case .scheduleList, .requests, .watch, .report, .screen:
             Route(callers: .anyone, modifies: false, loosens: .no, snapshot: false, perView: true, target: .nothing)
         case .selections, .selectionShow:
             Route(callers: .anyone, modifies: false, loosens: .no, snapshot: false, perView: false, target: .nothing)

@@ -14,7 +14,7 @@ extension Core {
             var r = Authority.view(Core.privateView(peer), requestsReply())  // A1: a member sees their own
             r.admin = peer.isAdmin  // M4: the agent offers Approve/Deny only to those who may
             return .read(.reply(r.json))
-        case .hello, .status, .start, .stop, .scheduleAdd, .scheduleRemove, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitAdd, .limitRemove, .limitList, .stats, .report, .foreground, .web, .watch, .reload:
+        case .hello, .status, .start, .stop, .scheduleAdd, .scheduleRemove, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitAdd, .limitRemove, .limitList, .stats, .report, .screen, .foreground, .web, .watch, .reload:
             throw CoreError(.internal, "\(request.command.rawValue) is not a more-time request; this is a bug in blockd, please report it")
         }
     }

@@ -61,7 +61,7 @@ extension Core {
         case .scheduleRemove(let n): .scheduleRemove(name: registry.resolve(n, for: peer))
         case .limitRemove(let n): .limitRemove(name: registry.resolve(n, for: peer))
         case .cancel(let n): .cancel(name: registry.resolve(n, for: peer))
-        case .hello, .status, .start, .scheduleAdd, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitAdd, .limitList, .more, .requests, .approve, .deny, .stats, .report, .foreground, .web, .watch, .reload:
+        case .hello, .status, .start, .scheduleAdd, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitAdd, .limitList, .more, .requests, .approve, .deny, .stats, .report, .screen, .foreground, .web, .watch, .reload:
             request
         }
     }
@@ -92,6 +92,9 @@ extension Core {
             return .read(.reply(state.history.report(from: range.from, to: range.to, previous: range.previous, period: args.period.name,
                                                      user: uid.map(String.init), at: now, clock: local, limits: limits, usage: state.usage,
                                                      shieldHits: shieldHitDays(viewer: uid)).json))
+        case .screen(let view):  // a member asks of themselves (`viewer` refuses another's)
+            guard let uid = try viewer(view, peer: peer) else { throw CoreError(.usage, "screen is about one person: give --user NAME, or nothing for yourself") }
+            return .read(.reply(screenReply(uid, now: now).json))
         case .foreground(let app): return foreground(app, peer: peer, now: now)  // R1: the caller's own, by SO_PEERCRED
         case .web(let site): return web(site, peer: peer, now: now)  // B2: the caller's own, by SO_PEERCRED
         case .start(let args): return try start(args, peer: peer, now: now)

@@ -64,12 +64,8 @@ extension Core {
                 hold(uid, Hold(action: action, activity: l.name, kind: .limit, until: p.window!.end))
             }
         }
-        for s in registry.index.allowedHours {
-            guard let action = s.session, let window = s.activeWindow(at: now, clock: local) else { continue }
-            for uid in unlocked where s.users?.contains(uid) ?? true {
-                guard !hoursLifted(s.name, for: uid, at: now) else { continue }
-                hold(uid, Hold(action: action, activity: s.name, kind: .schedule, until: window.end))
-            }
+        for uid in unlocked {
+            if let h = hoursHolding(uid, now: now) { hold(uid, h) }
         }
         due[0] = nil  // root is never kept off the screen: there is always a way in to put things right
         for (uid, h) in due.sorted(by: { $0.key < $1.key }) where !actedOnScreen.contains(uid) {
@@ -103,6 +99,38 @@ extension Core {
         guard let until else { return }
         let what = activity.kind == .limit ? "screen-time limit '\(activity.name)' keeps" : "allowed hours '\(activity.name)' keep"
         throw CoreError(.locked, "\(what) you off the screen until \(local.spoken(until, from: now)), and a member cannot remove them early; remove them after that, or ask an administrator")
+    }
+
+    /// The allowed hours that keep `uid` off the screen at `now` (the strongest action, then the
+    /// latest end), unless more time lifts them for `uid`; nil for root, whom nothing keeps off.
+    func hoursHolding(_ uid: UInt32, now: Date) -> Hold? {
+        guard uid != 0 else { return nil }
+        var best: Hold?
+        let order = SessionAction.allCases
+        for s in registry.index.allowedHours where s.users?.contains(uid) ?? true {
+            guard let action = s.session, let window = s.activeWindow(at: now, clock: local), !hoursLifted(s.name, for: uid, at: now) else { continue }
+            let h = Hold(action: action, activity: s.name, kind: .schedule, until: window.end)
+            if let b = best, (order.firstIndex(of: b.action)!, b.until) >= (order.firstIndex(of: h.action)!, h.until) { continue }
+            best = h
+        }
+        return best
+    }
+
+    /// `screen`: whether `uid` may be at the screen now, or what keeps them off it: allowed
+    /// hours first (they refuse a login: `blockc screen --pam`), then a screen-time limit used
+    /// up today.
+    func screenReply(_ uid: UInt32, now: Date) -> ScreenReply {
+        var r = ScreenReply(user: who(uid), uid: Int(uid))
+        var h = hoursHolding(uid, now: now)
+        if h == nil, uid != 0 {
+            for l in registry.index.limits where l.session != nil && (l.users?.contains(uid) ?? true) {
+                guard let w = l.refreshed(ledger: state.usage, at: now, clock: local).state?.people[uid]?.window, w.contains(now) else { continue }
+                h = Hold(action: l.session!, activity: l.name, kind: .limit, until: w.end)
+                break
+            }
+        }
+        if let h { (r.held, r.activity, r.kind, r.until, r.action) = (true, h.activity, h.kind.rawValue, local.iso8601(h.until), h.action.rawValue) }
+        return r
     }
 
     /// M3: whether a grant in force lifts allowed hours `name` for `uid` (more time asked

@@ -23,6 +23,8 @@ public enum Command: String, CaseIterable, Sendable, CustomStringConvertible {
     case stats
     // R2: the usage ledger.
     case report
+    // Screen time: whether a person may be at the screen now, or what keeps them off it.
+    case screen
     // R1: the session agent's report of the app in the foreground.
     case foreground
     // B2: the browser extension's report (through its native-messaging host) of the site in
@@ -53,7 +55,7 @@ public enum Command: String, CaseIterable, Sendable, CustomStringConvertible {
         case .web: nil
         // `blockc version` prints the client's version and the daemon's answer to hello.
         case .hello: "version"
-        case .start, .stop, .status, .selections, .failures, .stats, .report, .watch, .reload: rawValue
+        case .start, .stop, .status, .selections, .failures, .stats, .report, .screen, .watch, .reload: rawValue
         case .more, .requests, .approve, .deny, .cancel: rawValue
         }
     }

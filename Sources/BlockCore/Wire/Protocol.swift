@@ -32,6 +32,9 @@ public enum Request: Equatable, Sendable {
     case stats
     /// R2: the usage ledger for some days (ProtocolReport.swift).
     case report(ReportArguments)
+    /// Screen time: whether the viewed person may be at the screen now (`view`: the caller, or
+    /// `user` for an administrator), or what keeps them off it (Core+Screen.swift).
+    case screen(view: StatusView = .caller)
     /// R1: the app in the caller's foreground now, by executable path (nil: none), from the
     /// session agent (ProtocolForeground.swift).
     case foreground(app: String?)
@@ -90,6 +93,7 @@ public enum Request: Equatable, Sendable {
         case .cancel: .cancel
         case .stats: .stats
         case .report: .report
+        case .screen: .screen
         case .foreground: .foreground
         case .web: .web
         case .watch: .watch
@@ -107,6 +111,7 @@ public enum Request: Equatable, Sendable {
         switch self {
         case .status(_, let view): return named(view)
         case .report(let r): return named(r.view)
+        case .screen(let view): return named(view)
         case .start(let s): return s.users?.names ?? []
         case .scheduleAdd(let s): return s.users?.names ?? []
         case .limitAdd(let l): return l.users?.names ?? []
@@ -161,7 +166,7 @@ extension Request {
         case .scheduleAdd(let s): try s.validate()
         case .limitAdd(let l): try l.validate()
         case .stop(let name), .scheduleRemove(let name), .limitRemove(let name), .cancel(let name): try Names.validateReference(name, what: "name")
-        case .hello, .status, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitList, .stats, .report, .watch, .reload,
+        case .hello, .status, .scheduleList, .selections, .selectionShow, .failures, .failuresClear, .limitList, .stats, .report, .screen, .watch, .reload,
              .requests:
             break
         case .more(let m): try m.validate()
@@ -187,6 +192,7 @@ extension Request {
         case .approve(let id, let seconds): o = Request.approvalArguments(id: id, seconds: seconds)
         case .deny(let id, let reason): o = Request.denialArguments(id: id, reason: reason)
         case .report(let r): o = r.arguments
+        case .screen(let view): o = view.arguments
         case .foreground(let app): if let app { o["app"] = .string(app) }
         case .web(let site): if let site { o["site"] = .string(site) }
         case .status(let all, let view):
@@ -243,6 +249,7 @@ struct Arguments {
         case .limitList: return .limitList
         case .stats: return .stats
         case .report: return .report(try report())
+        case .screen: return .screen(view: try statusView())
         case .foreground: return .foreground(app: try optionalString("app"))
         case .web: return .web(site: try optionalString("site"))
         case .watch: return .watch

@@ -123,3 +123,35 @@ public struct ReloadReply: Equatable, Sendable {
 
     public init(_ o: JSONObject) { self.init(files: o["reloaded"]?.int ?? 0, problems: Reply.strings(o["problems"])) }
 }
+
+/// `screen`: whether the person may be at the screen now; when not, what keeps them off it
+/// (allowed hours or a used-up screen-time limit), until when, and what it does to their
+/// sessions.
+public struct ScreenReply: Equatable, Sendable {
+    public var user: String
+    public var uid: Int
+    public var held: Bool
+    public var activity: String?
+    /// `schedule` (allowed hours) or `limit`.
+    public var kind: String?
+    public var until: String?
+    public var action: String?
+
+    public init(user: String, uid: Int, held: Bool = false, activity: String? = nil, kind: String? = nil, until: String? = nil, action: String? = nil) {
+        (self.user, self.uid, self.held, self.activity, self.kind, self.until, self.action) = (user, uid, held, activity, kind, until, action)
+    }
+
+    public var json: JSONObject {
+        var o: JSONObject = ["user": .string(user), "uid": .int(Int64(uid)), "held": .bool(held)]
+        if let activity { o["activity"] = .string(activity) }
+        if let kind { o["kind"] = .string(kind) }
+        if let until { o["until"] = .string(until) }
+        if let action { o["action"] = .string(action) }
+        return o
+    }
+
+    public init(_ o: JSONObject) {
+        self.init(user: o["user"]?.string ?? "", uid: o["uid"]?.int ?? -1, held: o["held"] == .bool(true), activity: o["activity"]?.string,
+                  kind: o["kind"]?.string, until: o["until"]?.string, action: o["action"]?.string)
+    }
+}

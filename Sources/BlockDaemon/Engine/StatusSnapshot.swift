@@ -124,7 +124,7 @@ public final class StatusSnapshot: Sendable {
         case .limitList: return ListReply(.limits, limits.map { shapes.activityReply(current($0, now), at: now) }).json
         case .failures: return ListReply(.failures, Authority.view(uid, failures.map(shapes.failureReply))).json
         case .stats: return stats(uid).json
-        case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .more, .requests, .approve, .deny, .cancel, .report, .foreground, .web, .watch, .reload:
+        case .hello, .start, .stop, .scheduleAdd, .scheduleRemove, .selections, .selectionShow, .failuresClear, .limitAdd, .limitRemove, .more, .requests, .approve, .deny, .cancel, .report, .screen, .foreground, .web, .watch, .reload:
             return nil
         }
     }
