@@ -47,7 +47,7 @@ struct ConfigProblemsTests {
                         "\(sel):5: unknown key Apss= in [Selection]; did you mean Apps=?"]),
         Case(name: "a refused value is not also a missing key; what is missing is said at the header", file: sched,
              text: "[Schedule]\nName=bedtime\nWindow=25:00-07:00\nMode=allowonly\n",
-             expected: ["\(sched):1: [Schedule] 'bedtime' has no Selections=; add the selections it blocks, e.g. Selections=social video",
+             expected: ["\(sched):1: [Schedule] 'bedtime' has no Selections=; add the selections it blocks, e.g. Selections=social video, or Session=yes for allowed hours",
                         "\(sched):3: Window=: '25:00' is not a time of day; write HH:MM from 00:00 to 23:59, e.g. 22:00",
                         "\(sched):4: Mode= must be block (the default: the selections are blocked) or allow-only (only the selections are allowed), not 'allowonly'; did you mean allow-only?"]),
         Case(name: "a limit: two bad values and a key of a schedule file", file: lim,
@@ -70,7 +70,7 @@ struct ConfigProblemsTests {
         (sched, "KillGrace=3s", "KillGrace= belongs in blockd.conf ([Daemon]), not in [Schedule]; move it there"),
         (conf, "Users=kid", "Users= belongs in a schedule file (schedules.d/*.conf, [Schedule]), a limit file (limits.d/*.conf, [Limit]) or a users file (users.d/*.conf, [Users]), not in [Daemon]; move it there"),
         (sched, "Dailly=1h", "unknown key Dailly= in [Schedule]; did you mean Daily=? It belongs in a limit file (limits.d/*.conf, [Limit]), not here"),
-        (conf, "Socket=/run/x.sock", "unknown key Socket= in [Daemon]; valid keys are MaxActivities=, MaxActivitiesPerUser=, HostsFile=, KillGrace=, ConnectGrace=, Firewall=, CutSockets=, ResolvConf=, BrowserPolicies=, PolicyRoot=, FirefoxPolicies=, BrowserExtension=, UserTablesDirectory=, AppShield=, ScreenTime=, MetricsDirectory=, AlwaysAllowed=, ReportDays="),
+        (conf, "Socket=/run/x.sock", "unknown key Socket= in [Daemon]; valid keys are MaxActivities=, MaxActivitiesPerUser=, HostsFile=, KillGrace=, ConnectGrace=, Firewall=, CutSockets=, ResolvConf=, BrowserPolicies=, PolicyRoot=, FirefoxPolicies=, BrowserExtension=, UserTablesDirectory=, AppShield=, ScreenTime=, IdleSeconds=, MetricsDirectory=, AlwaysAllowed=, ReportDays="),
     ])
     func keys(file: String, line: String, expected: String) {
         let section = file == conf ? "[Daemon]" : file == sel ? "[Selection]\nName=x" : "[Schedule]\nName=x\nWindow=22:00-07:00\nSelections=social"

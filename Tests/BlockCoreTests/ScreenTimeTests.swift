@@ -154,6 +154,19 @@ struct ScreenTimeTests {
         #expect(Self.screen(d, "2026-11-29") == 600 + ScreenTime.idleSeconds, "the grace counts, the rest of the idle time does not")
     }
 
+    @Test("T6: a step of the wall clock, ahead or back, adds no screen time and takes none away; a screen-time limit counts on as before", arguments: [3600.0, -3600.0])
+    func clockStep(step: TimeInterval) throws {
+        var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")
+        _ = try #require(ok(d.run(#"limit-add {"name":"screen","seconds":1800,"session":"lock"}"#)))
+        d.sessions([LoginSession(id: "x11", uid: 1001, active: true)])
+        d.advance(600)
+        d.stepWall(step)
+        d.advance(600)
+        #expect(Self.screen(d, "2026-11-29") == 1200, "20 minutes at the screen, whatever the clock said: \(Self.screen(d, "2026-11-29"))")
+        let people = ok(d.run("limit-list"))?["limits"]?[0]?["people"]
+        #expect(people?[0]?["used"] == 1200 && people?[0]?["uid"] == 1001, "the limit counted kid's 20 minutes: \(String(describing: people))")
+    }
+
     @Test("T7, R1: the count is split at local midnight; a checkpoint each minute keeps all but the last minute across a kill")
     func midnight() {
         var d = CoreDriver(at: "2026-11-29T23:50:00+09:00")

@@ -275,6 +275,11 @@ public struct UsageLedger: Codable, Equatable, Sendable {
 
     public func isRunning(_ limit: String) -> Bool { running[limit] != nil }
 
+    /// T6: the wall clock was stepped by `step`: what runs keeps the time it had counted.
+    public mutating func shift(by step: TimeInterval) {
+        running = running.mapValues { $0.addingTimeInterval(step) }
+    }
+
     public mutating func setRunning(_ limit: String, _ isRunning: Bool, at t: Date, clock: LocalClock) {
         if isRunning {
             if running[limit] == nil { running[limit] = t }

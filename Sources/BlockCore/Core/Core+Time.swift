@@ -6,7 +6,8 @@ extension Core {
     /// T6: the wall time every step works with, observed with the boot clock (`boot`: seconds
     /// since boot at the same instant). If the wall clock was stepped since the last
     /// observation, every block (and more time's grants, requests and delayed loosenings) is
-    /// shifted by the step so its remaining elapsed time is unchanged. Doing this before a
+    /// shifted by the step so its remaining elapsed time is unchanged, and so is every open
+    /// interval of the usage ledger and the limits' running time (the step counts for nobody). Doing this before a
     /// request is applied, rather than in the reconcile after it, keeps a block created after
     /// the step exactly as long as asked and keeps every answer free of times shifted by an
     /// unnoticed step. Steps under a second are read jitter between the two clocks, not a step.
@@ -28,6 +29,11 @@ extension Core {
         }
         registry = registry.rebuilt(shifted)
         book.shift(by: step)  // M3: grants, requests and delayed loosenings too
+        // R1, screen time, §9: what is running or at the screen keeps the time it had; the
+        // step itself is no one's time in the report or against a limit.
+        state.history.shift(by: step)
+        state.usage.shift(by: step)
+        emit(.persist)
         (registry.reserved, registry.reservedBy) = (book.count, book.countByUid)  // M3: grants and requests keep their slots (T4, A1)
         emit(.journal(JournalEntry("The wall clock was stepped by \(step >= 0 ? "+" : "-")\(Int(abs(step).rounded())) s; blocks keep their remaining time and schedules follow the new local time",
                                    priority: .notice)))

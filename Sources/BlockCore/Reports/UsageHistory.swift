@@ -265,6 +265,12 @@ public struct UsageHistory: Codable, Equatable, Sendable {
         touched = nil
     }
 
+    /// T6: the wall clock was stepped by `step`: every open interval's start moves with it, so
+    /// what is running keeps the time it had, and the step is counted as no one's time.
+    public mutating func shift(by step: TimeInterval) {
+        for (key, since) in open { put(key, since.addingTimeInterval(step)) }
+    }
+
     /// Sets (or with nil closes) the open interval of `key`: noted for the save, and undoable.
     mutating func put(_ key: String, _ since: Date?) {
         openUndo.record(key, before: open[key])
