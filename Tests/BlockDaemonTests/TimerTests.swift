@@ -97,3 +97,38 @@ struct InotifyDecodeTests {
         #expect(Inotify.decode(bytes[...]) == expected, "\(name)")
     }
 }
+
+/// T6: a thread held up between reading the two clocks is not a step of the wall clock.
+@Suite("T6: the two clocks read as one instant")
+struct ObservedClockTests {
+    /// A clock on which the thread is held up for `pause` seconds right after its first read
+    /// (of either clock), once: every read after it sees the time that passed meanwhile.
+    final class Paused: SystemClock, @unchecked Sendable {
+        var wall = Date(timeIntervalSince1970: 1_800_000_000), boot: TimeInterval = 1000, reads = 0
+        let pause: TimeInterval
+        init(pause: TimeInterval) { self.pause = pause }
+        func read<T>(_ value: T) -> T {
+            reads += 1
+            if reads == 1 { (wall, boot) = (wall + pause, boot + pause) }
+            return value
+        }
+        func wallNow() -> Date { read(wall) }
+        func bootNow() -> TimeInterval { read(boot) }
+    }
+
+    @Test("read one after the other, as before, a pause between the two reads looks like a step (what the test below guards against)")
+    func naive() {
+        let clock = Paused(pause: 2)
+        let before = clock.wall.timeIntervalSince1970 - clock.boot
+        let wall = clock.wallNow(), boot = clock.bootNow()
+        #expect(abs((wall.timeIntervalSince1970 - boot) - before + 2) < 0.001)
+    }
+
+    @Test("a 2 s pause between the reads leaves wall minus boot as it was: the pair is read again", arguments: [0.0, 2.0, 30.0])
+    func pause(seconds: TimeInterval) {
+        let clock = Paused(pause: seconds)
+        let before = clock.wall.timeIntervalSince1970 - clock.boot
+        let (wall, boot) = clock.observed()
+        #expect(abs((wall.timeIntervalSince1970 - boot) - before) < 0.001, "a pause of \(seconds) s read as a step of \((wall.timeIntervalSince1970 - boot) - before) s")
+    }
+}

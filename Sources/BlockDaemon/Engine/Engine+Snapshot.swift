@@ -114,8 +114,8 @@ extension Engine {
     /// clock is the engine's own collaborator, so a test's manual clock rules here as well.
     public func answerFromSnapshot(_ request: Request, peer: Peer = .root) -> Response? {
         guard let snapshot = published.read({ $0 }) else { return nil }
-        let now = clock.wallNow()
-        guard request.command.route.snapshot, snapshot.answers(at: now, boot: clock.bootNow()),
+        let (now, boot) = clock.observed()
+        guard request.command.route.snapshot, snapshot.answers(at: now, boot: boot),
               let reply = snapshot.answer(request, now: now, private: Core.privateView(peer)) else { return nil }
         return .ok(reply)
     }

@@ -135,8 +135,8 @@ public final class Engine: @unchecked Sendable {
     /// the core shifts what existed before a wall-clock step by it.
     func observedNow() -> Date {
         assertOnQueue()
-        let now = clock.wallNow()
-        core.observe(wall: now, boot: clock.bootNow())
+        let (now, boot) = clock.observed()
+        core.observe(wall: now, boot: boot)
         return now
     }
 

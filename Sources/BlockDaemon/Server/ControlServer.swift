@@ -150,8 +150,8 @@ public final class ControlServer: @unchecked Sendable {
     /// read goes (`Engine.answerFromSnapshot`, or the engine), under the same conditions.
     func statusLine(_ request: Request, peer: Peer) -> [UInt8]? {
         guard case .status(all: false, view: .caller) = request, let snapshot = engine.published.read({ $0 }) else { return nil }
-        let now = engine.clock.wallNow()
-        guard snapshot.answers(at: now, boot: engine.clock.bootNow()) else { return nil }
+        let (now, boot) = engine.clock.observed()
+        guard snapshot.answers(at: now, boot: boot) else { return nil }
         return snapshot.statusLine(now: now, private: Core.privateView(peer))
     }
 
