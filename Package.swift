@@ -22,7 +22,7 @@ import PackageDescription
 // as it did when it was an executable of its own (docs/BENCHMARKS.md has the figures).
 //
 // The executable links the Swift runtime, Dispatch and FoundationEssentials statically, in
-// debug builds too (Tests/BlockDaemonTests/SelfContainedTests.swift runs the debug binaries with
+// debug builds too (Tests/BlockMetaTests/SelfContainedTests.swift runs the debug binaries with
 // /opt/swift hidden): installed, it loads nothing from the toolchain, only Debian's own
 // libraries (libc, libstdc++ at start; libsystemd and libnftables when called), which the
 // package depends on. Loading and relocating twenty shared Swift libraries was also most of a

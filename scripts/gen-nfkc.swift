@@ -4,7 +4,7 @@
 // which has no Unicode normalization; the Swift standard library has NFC only, and
 // NFKC(s) = NFC(NFKD(s)). Run from the repository root after a toolchain update:
 //     swift scripts/gen-nfkc.swift
-// (Tests/BlockCoreTests/NFKCTests.swift checks the table against Foundation's ICU for every
+// (Tests/BlockCoreTests/Web/NFKCTests.swift checks the table against Foundation's ICU for every
 // scalar and says to run this when they disagree.)
 import Foundation
 

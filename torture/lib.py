@@ -255,7 +255,7 @@ class Client:
 
 
 class Sandbox:
-    """A blockd in a temp directory (the Python twin of Tests/BlockDaemonTests/Sandbox.swift):
+    """A blockd in a temp directory (the Python twin of Tests/Support/Sandbox.swift):
     its own socket, state and config dirs and, always, its own --hosts-file and per-user
     tables dir, so nothing here ever touches the real /etc/hosts or /run/blockd. Loopback only:
     the daemon speaks on a Unix socket in the temp dir. Every process started here is stopped

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Measures solid-coloured shapes in a PNG screenshot, with nothing but the standard library
-(zlib and struct), for the R2 render test (Tests/BlockDaemonTests/ReportHTMLRenderTests.swift).
+(zlib and struct), for the R2 render test (Tests/BlockDaemonTests/Integration/ReportHTMLRenderTests.swift).
 
   pngbars.py measure FILE RRGGBB...   prints JSON: the image's size and, per colour, how many
                                       pixels have it, its vertical bars (runs of adjacent

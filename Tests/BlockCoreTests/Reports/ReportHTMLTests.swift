@@ -3,7 +3,7 @@ import Testing
 @testable import BlockCore
 
 /// R2: the report as one self-contained HTML page (`ReportHTML`), read as markup. How it looks in
-/// a real browser: Tests/BlockDaemonTests/ReportHTMLRenderTests.swift.
+/// a real browser: Tests/BlockDaemonTests/Integration/ReportHTMLRenderTests.swift.
 @Suite("R2: the HTML report")
 struct ReportHTMLTests {
     static let dates = ["2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28", "2026-11-29"]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BlockTestTools
 
 /// BlockCore is pure (§11; time is a parameter): no clock reads, no I/O, no system
 /// modules. This test reads the sources and fails on anything that would break that.
@@ -20,8 +21,7 @@ struct PurityTests {
 
     @Test("no clock reads, no I/O, no system modules in Sources/BlockCore")
     func pure() throws {
-        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Sources/BlockCore").standardized
+        let dir = URL(fileURLWithPath: Repo.root + "/Sources/BlockCore").standardized
         // Every folder down (Time/, Wire/, ...): a file moved into a new one is still checked.
         let files = try FileManager.default.subpathsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".swift") }.sorted()
         #expect(files.count > 80, "found the BlockCore sources in every folder: \(files.count)")
