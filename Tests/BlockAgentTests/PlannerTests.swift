@@ -92,11 +92,11 @@ import ZoneInfo
     }
 
     @Test("screen time: a screen-time limit's warning says what happens to the session and when, in the person's language", arguments: [
-        (SessionAction.lock, Language.en, "Screen time is almost up", "Your screen locks in 10 min."),
-        (.logout, .en, "Screen time is almost up", "You will be logged out in 10 min: save your work."),
-        (.poweroff, .en, "Screen time is almost up", "The computer shuts down in 10 min: save your work."),
-        (.lock, .ja, "スクリーンタイムがもうすぐ終わります", "あと10分で画面がロックされます。"),
-        (.suspend, .ja, "スクリーンタイムがもうすぐ終わります", "あと10分でコンピューターがスリープします。作業を保存してください。"),
+        (SessionAction.lock, Language.en, "Time at the screen ends soon", "Your screen locks in 10 min."),
+        (.logout, .en, "Time at the screen ends soon", "You will be logged out in 10 min: save your work."),
+        (.poweroff, .en, "Time at the screen ends soon", "The computer shuts down in 10 min: save your work."),
+        (.lock, .ja, "まもなく画面の時間が終わります", "あと10分で画面がロックされます。"),
+        (.suspend, .ja, "まもなく画面の時間が終わります", "あと10分でコンピューターがスリープします。作業を保存してください。"),
     ])
     func screenWarning(action: SessionAction, language: Language, title: String, body: String) throws {
         let warning = WatchEvent.warning(time: "2026-11-29T13:06:00+09:00", activity: "screen", selection: "screen",

@@ -46,6 +46,7 @@ extension Core {
         if !loginSessions.isEmpty { settleScreen(now: now) }  // before the checkpoint: an idle grace ends at its own instant
         refreshLimits(now: now)
         enforceSessionLimits(now: now)  // screen time
+        warnBeforeHours(now: now)
         // A rebuild (first look, time zone, clock stepped back) does not know what was
         // blocked before it: every applied selection is looked at again.
         let rebuilds = registry.index.evaluatedAt.map { now < $0 } ?? true
@@ -234,6 +235,7 @@ extension Core {
         nextTransition = registry.index.nextTransition  // T9: the top of the boundary queue
         if let m = book.nextBoundary(after: now), nextTransition.map({ m < $0 }) ?? true { nextTransition = m }  // M3, T9
         if let idle = screenDeadline, nextTransition.map({ idle < $0 }) ?? true { nextTransition = idle }  // screen time: an idle grace ends
+        if let warn = nextHoursWarning(after: now), nextTransition.map({ warn < $0 }) ?? true { nextTransition = warn }  // before allowed hours
         if anyCountedAppRunning || anyoneAtScreen {
             // Checkpoint running usage at least once a minute (only while a limited app, or an
             // app the report counts, runs).

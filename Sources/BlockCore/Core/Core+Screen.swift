@@ -74,6 +74,38 @@ extension Core {
         }
     }
 
+    /// Before allowed hours begin, as Screen Time before Downtime: 5 minutes and 1 minute before,
+    /// the people they are for are told what will happen (a `warning` event with `session`, which
+    /// the agent shows, and the journal), once per window and mark.
+    static let hoursWarnings: [TimeInterval] = [300, 60]
+
+    mutating func warnBeforeHours(now: Date) {
+        warnedHours = warnedHours.filter { $0.value > now }  // windows begun: forgotten
+        for s in registry.index.allowedHours where s.activeWindow(at: now, clock: local) == nil {
+            guard let start = s.nextWindow(after: now, clock: local)?.start else { continue }
+            let left = start.timeIntervalSince(now)
+            let due = Self.hoursWarnings.filter { left <= $0 }
+            guard let mark = due.min() else { continue }
+            let key = "\(s.name)@\(start.timeIntervalSince1970)#\(Int(mark))"
+            guard warnedHours[key] == nil else { continue }
+            for m in due { warnedHours["\(s.name)@\(start.timeIntervalSince1970)#\(Int(m))"] = start }  // one warning covers those passed with it
+            publish(.hoursWarning(s, remaining: DurationText.formatRemaining(left), starts: start), now: now)
+        }
+    }
+
+    /// The next instant a warning before allowed hours is due (nil: none ahead).
+    func nextHoursWarning(after now: Date) -> Date? {
+        var next: Date?
+        for s in registry.index.allowedHours where s.activeWindow(at: now, clock: local) == nil {
+            guard let start = s.nextWindow(after: now, clock: local)?.start else { continue }
+            for mark in Self.hoursWarnings {
+                let at = start.addingTimeInterval(-mark)
+                if at > now, next.map({ at < $0 }) ?? true { next = at }
+            }
+        }
+        return next
+    }
+
     /// One reason a person is kept off the screen.
     struct Hold {
         var action: SessionAction

@@ -92,6 +92,9 @@ public struct Core {
     /// Screen time: the people a screen-time limit's action was taken on, while they stay at
     /// the screen (when they leave it and come back, it is taken again).
     var actedOnScreen: Set<UInt32> = []
+    /// Screen time: the warnings given before allowed hours begin, by schedule, window start and
+    /// mark (once each; kept until the window has begun).
+    var warnedHours: [String: Date] = [:]
     /// M3: what grants lifted at the last reconcile: per selection, the activities whose
     /// reasons are lifted (U2: the askers' views; other users' reasons stay).
     var lifted: [String: Lift] = [:]

@@ -19,6 +19,8 @@ public enum Report: Sendable {
     case limitReached(Limit, until: String)
     /// §9: a daily limit is about to be used up.
     case limitWarning(Limit, remaining: String, starts: String)
+    /// Screen time: allowed hours begin in `remaining` (at `starts`).
+    case hoursWarning(Schedule, remaining: String, starts: Date)
     /// A block ended without unlocking anything (journal only: watchers see no change).
     case ended(Block, message: String)
     /// M1-M3: a more-time request or grant changed, or a loosening was delayed (Report+MoreTime.swift).
@@ -31,7 +33,7 @@ public enum Report: Sendable {
         case .problem(let error, _, _): [.internal, .invalidConfig, .notSaved].contains(error.code) ? .failure : .refusal
         case .hit(let hit, _, _): hit.kind == .tamper ? .tamper : .shieldHit
         case .limitReached: .limit
-        case .limitWarning: .warning
+        case .limitWarning, .hoursWarning: .warning
         case .ended: .stop
         case .moreTime(let note): note.event
         }
@@ -79,6 +81,12 @@ public enum Report: Sendable {
             let what = l.session != nil ? "at the screen" : "for \(l.selections.joined(separator: ", "))"
             return JournalEntry("Daily limit '\(l.name)': \(remaining) of\(whose) use left today \(what)",
                             priority: .info, event: logEvent, fields: [(.activity, l.name), (.selection, l.selections.joined(separator: " "))] + users)
+        case .hoursWarning(let s, let remaining, let starts):
+            let whose = s.users.map { " for \($0)" } ?? ""
+            let users: [(JournalField, String)] = s.users.map { [(.users, $0.uids.map(String.init).joined(separator: " "))] } ?? []
+            let then = s.session.map { " (Action=\($0.rawValue))" } ?? ""
+            return JournalEntry("Allowed hours '\(s.name)' begin in \(remaining)\(whose), at \(spoken(starts)): off the screen then\(then)",
+                                priority: .info, event: logEvent, fields: [(.activity, s.name), (.end, clock.iso8601(starts))] + users)
         case .ended(let block, let message):
             return JournalEntry(message, priority: .info, event: logEvent, fields: [(.activity, block.name)])
         case .moreTime(let note): return note.entry(clock: clock)
@@ -110,6 +118,9 @@ public enum Report: Sendable {
             return (l.session != nil ? [l.name] : l.selections).map {
                 .warning(time: time, activity: l.name, selection: $0, starts: starts, remaining: remaining, users: l.users?.uids, session: l.session)
             }
+        case .hoursWarning(let s, let remaining, let starts):
+            return [.warning(time: time, activity: s.name, selection: s.name, starts: clock.iso8601(starts), remaining: remaining,
+                             users: s.users?.uids, session: s.session)]
         case .ended:
             return []
         case .moreTime(let note): return note.events(clock: clock, now: now)

@@ -1,9 +1,10 @@
-/// Screen time's warning before a screen-time limit is used up, in the person's language: what
-/// happens to their sessions, and when ({remaining}). It has no selection, so there is nothing
-/// in `selections.d` to override these with (S6's texts are per selection).
+/// Screen time's warning before a screen-time limit is used up or allowed hours begin, in the
+/// person's language: what happens to their sessions, and when ({remaining}). It has no
+/// selection, so there is nothing in `selections.d` to override these with (S6's texts are per
+/// selection).
 public enum ScreenTexts {
     public static func title(_ language: Language) -> Template {
-        parsed(language == .ja ? "スクリーンタイムがもうすぐ終わります" : "Screen time is almost up")
+        parsed(language == .ja ? "まもなく画面の時間が終わります" : "Time at the screen ends soon")
     }
 
     public static func body(_ action: SessionAction, _ language: Language) -> Template {

@@ -42,6 +42,25 @@ struct AllowedHoursTests {
         #expect(Self.actions(d).count == 3, "after the window an unlock is left alone: \(Self.actions(d))")
     }
 
+    @Test("before allowed hours begin, as before Downtime: a warning 5 minutes and 1 minute before, once each, saying what will happen; the timer wakes for them; none in the window")
+    func warnings() throws {
+        var d = CoreDriver(at: "2026-11-29T20:50:00+09:00", users: Self.family)
+        _ = try #require(ok(d.run(#"schedule-add {"name":"bedtime","window":"21:00-07:00","session":"logout","users":["kid"]}"#, as: Self.asParent)))
+        #expect(d.arms.last.map { $0! <= at("2026-11-29T20:55:00+09:00") } == true, "the timer is armed for the first warning: \(String(describing: d.arms.last))")
+        d.advance(299)
+        #expect(d.events("warning").isEmpty)
+        d.advance(1)  // 20:55
+        d.advance(30)
+        d.advance(210)  // 20:59
+        let warnings = d.events("warning")
+        #expect(warnings.map { $0["remaining"]?.string ?? "" } == ["5m", "1m"], "\(warnings)")
+        #expect(warnings.allSatisfy { $0["session"] == "logout" && $0["activity"] == "bedtime" && $0["users"] == [.int(Int64(Self.kid))] }, "\(warnings)")
+        #expect(d.entries(.warning).map(\.message).first == "Allowed hours 'bedtime' begin in 5m for kid, at 21:00:00: off the screen then (Action=logout)",
+                "\(d.entries(.warning).map(\.message))")
+        d.advance(3600)  // 21:59, in the window
+        #expect(d.events("warning").count == 2, "nothing more in the window")
+    }
+
     @Test("allowed hours with Action=logout: a login during the window is ended at once; outside it, it stays")
     func logoutInTheWindow() throws {
         var d = CoreDriver(at: "2026-11-29T22:00:00+09:00", users: Self.family)
