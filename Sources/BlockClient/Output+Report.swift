@@ -26,7 +26,9 @@ extension Output {
         lines += screenTime(r, context)
         var usage: [String] = []
         switch grouping {
-        case .selection: usage = bySelection(days, previous: previous, context)
+        case .selection:
+            // Screen-time limits are drawn on the screen-time chart, not among apps and sites.
+            usage = bySelection(days, previous: previous, context, skipping: Set(days.flatMap { $0.limits.filter { $0.value.session != nil }.keys }))
         case .app:
             for app in names(\.apps, in: days) { usage += chart(Output.clean(app), values: days.map { $0.apps[app] }, context) }
         case .user:
@@ -68,9 +70,10 @@ extension Output {
 
     /// For each selection whose apps ran, its chart, with the line of the limit that covers it
     /// alone; then each other limit's own chart (its selections' time together).
-    private func bySelection(_ days: [ReportReply.Day], previous: ReportReply.Previous?, _ context: ChartContext) -> [String] {
+    private func bySelection(_ days: [ReportReply.Day], previous: ReportReply.Previous?, _ context: ChartContext,
+                             skipping screenLimits: Set<String> = []) -> [String] {
         var lines: [String] = []
-        let limits = Set(days.flatMap(\.limits.keys)).sorted()
+        let limits = Set(days.flatMap(\.limits.keys)).subtracting(screenLimits).sorted()
         var drawn: Set<String> = []
         var smallUsed: [String] = []
         let used = names({ $0.used ?? [:] }, in: days)
@@ -159,9 +162,11 @@ extension Output {
         let people = Set(r.days.flatMap { ($0.screen ?? [:]).filter { $0.value > 0 }.keys }).sorted { (Int($0) ?? 0) < (Int($1) ?? 0) }
         guard !people.isEmpty else { return ["", heading("Screen time"), "None was counted (blockd reads logind's sessions)."] }
         var lines = ["", heading("Screen time")]
+        // One's own view draws one's screen-time limit; the machine's draws none for a person.
+        let limit = r.user == nil ? nil : Set(r.days.flatMap { $0.limits.filter { $0.value.session != nil }.keys }).sorted().first
         for uid in people {
-            let title = r.user != nil ? "At the screen" : person(Int(uid) ?? -1)
-            lines += chart(title, values: r.days.map { $0.screen?[uid] }, c)
+            let title = r.user != nil ? "At the screen" + (limit.map { " (limit \(Output.clean($0)))" } ?? "") : person(Int(uid) ?? -1)
+            lines += chart(title, values: r.days.map { $0.screen?[uid] }, c, limit: limit.flatMap { Output.allowance(r.days, $0) })
         }
         return lines
     }

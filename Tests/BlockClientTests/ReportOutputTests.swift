@@ -69,6 +69,24 @@ struct ReportOutputTests {
         #expect(!older.contains("Screen time") && !older.contains("screen"))
     }
 
+    @Test("R2, screen time: one's own chart draws one's screen-time limit, which is not drawn again among apps and sites")
+    func screenLimit() {
+        func day(_ date: String, _ weekday: String, _ seconds: Int) -> JSON {
+            var o = Self.day(date, weekday).object!
+            o["screen"] = ["1001": .int(Int64(seconds))]
+            o["limits"] = ["screen": ["used": .int(Int64(seconds)), "allowance": 7200, "selections": [], "session": "lock"]]
+            return .object(o)
+        }
+        let mine: JSONObject = ["schema": 1, "from": "2026-11-23", "to": "2026-11-24", "user": 1001,
+                                "days": [day("2026-11-23", "mon", 7800), day("2026-11-24", "tue", 3600)]]
+        let text = Self.output().report(mine)
+        let lines = Self.lines(text)
+        #expect(lines[3] == "At the screen (limit screen)", "\(lines)")
+        #expect(text.components(separatedBy: "limit screen").count == 2, "drawn once, on the screen-time chart: \(text)")
+        let html = ReportHTML.page(ReportReply(mine), title: "t") { _ in "kid" }
+        #expect(html.contains("Limit screen: 2 h a day"), "the HTML draws the line too")
+    }
+
     @Test("R2: a selection with less than 15 min on every day and no limit gets no near-empty chart: one table of totals after the charts, biggest first")
     func smallSelections() {
         let o: JSONObject = ["schema": 1, "from": "2026-11-23", "to": "2026-11-24", "user": 1001,

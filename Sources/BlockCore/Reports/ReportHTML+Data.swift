@@ -79,6 +79,15 @@ extension ReportHTML {
             }
         }
 
+        /// The screen-time limits (those with `session`), each with its allowance by day: drawn
+        /// over one person's own screen-time chart.
+        var screenLimits: [WeekChart.Limit] {
+            let names = Set(days.flatMap { day in day.limits.filter { $0.value.session != nil }.map(\.key) }).sorted()
+            return names.map { name in
+                WeekChart.Limit(name: name, allowances: days.map { $0.limits[name]?.allowance.map(Double.init) })
+            }
+        }
+
         /// `week` for 7 days, else `N days`: the period the averages compare against.
         var periodWord: String { days.count == 7 ? "week" : "\(days.count) days" }
 

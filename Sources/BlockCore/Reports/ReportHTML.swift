@@ -94,7 +94,10 @@ public enum ReportHTML {
         guard !people.isEmpty else { return [card("Screen time", #"<p class="note">None was counted (blockd reads logind's sessions).</p>"#)] }
         return people.enumerated().map { i, person in
             let whose = r.user != nil ? "" : " — " + (Int(person.name).flatMap(userName) ?? "uid \(person.name)")
-            return chartCard("Screen time" + whose, WeekChart(kind: .screen, index: i, name: person.name, days: r.days, limits: []), r, previous: nil)
+            // One's own page draws one's screen-time limits; the machine's limit figures are the
+            // most any one person used, no one person's line.
+            let limits = r.user != nil ? r.screenLimits : []
+            return chartCard("Screen time" + whose, WeekChart(kind: .screen, index: i, name: person.name, days: r.days, limits: limits), r, previous: nil)
         }
     }
 

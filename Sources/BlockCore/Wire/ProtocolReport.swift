@@ -216,7 +216,7 @@ extension UsageHistory {
             guard applies || total > 0 else { continue }
             let extra = usage.extra(l.name, on: date) + (user == nil ? 0 : keys.first.map { usage.extra($0, on: date) } ?? 0)
             out[l.name] = ReportReply.LimitDay(used: Int(total.rounded()), allowance: applies ? Int((Double(l.seconds) + extra).rounded()) : nil,
-                                               selections: l.selections)
+                                               selections: l.selections, session: l.session?.rawValue)
         }
         return out
     }

@@ -90,9 +90,12 @@ public struct ReportReply: Equatable, Sendable {
         public var used: Int?
         public var allowance: Int?
         public var selections: [String]?
+        /// A screen-time limit's action (it counts time at the screen, not selections); nil for
+        /// a limit of apps and sites.
+        public var session: String?
 
-        public init(used: Int?, allowance: Int?, selections: [String]?) {
-            (self.used, self.allowance, self.selections) = (used, allowance, selections)
+        public init(used: Int?, allowance: Int?, selections: [String]?, session: String? = nil) {
+            (self.used, self.allowance, self.selections, self.session) = (used, allowance, selections, session)
         }
 
         var json: JSONObject {
@@ -100,11 +103,13 @@ public struct ReportReply: Equatable, Sendable {
             if let used { o["used"] = .int(Int64(used)) }
             if let selections { o["selections"] = Reply.strings(selections) }
             if let allowance { o["allowance"] = .int(Int64(allowance)) }
+            if let session { o["session"] = .string(session) }
             return o
         }
 
         public init(_ o: JSONObject) {
             (used, allowance, selections) = (o["used"]?.int, o["allowance"]?.int, o["selections"]?.array?.compactMap(\.string))
+            session = o["session"]?.string
         }
     }
 
