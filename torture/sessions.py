@@ -29,7 +29,9 @@ blockd follows logind under its unit and holds a delay inhibitor for sleep (syst
 5 allowed hours: root's `blockc schedule add night --daily (now-1m)-(now+30m) --user kid
   --session`: kid's unlocked desktop session is locked (LockedHint, set by its locker after
   logind's Lock) within 4 s, kid2's is not; unlocked (`loginctl unlock-session`), it is locked
-  again within 4 s; kid's text session opened in the window is ended within 4 s; the journal
+  again within 4 s; kid's desktop with no locker (nothing answers logind's Lock) is ended about
+  10 s after it was asked to lock (8 to 20 s); kid's text session opened in the window is ended
+  within 4 s; the journal
   has "Allowed hours 'night' keep kid off the screen".
 7 (before 6) the login check: with pam-auth-update's blockd-screen profile enabled (`pam-auth-update
   --enable blockd-screen`, which puts `blockc screen --pam` in common-account), `blockc screen
@@ -96,11 +98,11 @@ def bus_path(sid):
     return "/org/freedesktop/login1/session/" + out
 
 
-def open_session(unit, user, kind="x11", may_end=False):
+def open_session(unit, user, kind="x11", may_end=False, locker=True):
     """A login session for `user` through PAM, as a display manager (x11) or a VT login (tty)
     opens one; its logind id once logind has it. With `may_end`, None when it ended before it
     could be seen (blockd may end a login at once)."""
-    argv = ["/usr/bin/python3", f"{TEST}/locker.py"] if kind == "x11" else ["/bin/sleep", "infinity"]
+    argv = ["/usr/bin/python3", f"{TEST}/locker.py"] if kind == "x11" and locker else ["/bin/sleep", "infinity"]
     must("systemd-run", "--quiet", f"--unit={unit}", "-p", "PAMName=login", "-p", f"User={user}",
          "-p", f"Environment=XDG_SESSION_TYPE={kind} XDG_SESSION_CLASS=user", *argv)
     pid = must("systemctl", "show", "-p", "MainPID", "--value", unit).stdout.strip()
@@ -118,7 +120,7 @@ def open_session(unit, user, kind="x11", may_end=False):
     if not found:
         return None
     # The session's processes are in its scope now, not the unit: its output is found by pid.
-    if kind == "x11" and not wait_for(lambda: "ready" in run("journalctl", f"_PID={pid}", "-o", "cat", "--no-pager").stdout, timeout=10, step=0.1):
+    if kind == "x11" and locker and not wait_for(lambda: "ready" in run("journalctl", f"_PID={pid}", "-o", "cat", "--no-pager").stdout, timeout=10, step=0.1):
         raise RuntimeError(f"the locker of {unit} did not start: {run('journalctl', f'_PID={pid}', '--no-pager').stdout[-800:]}")
     return found[0]
 
@@ -271,6 +273,12 @@ def hours():
     must("loginctl", "unlock-session", kid)  # the locker sets LockedHint=no, as a person's unlock does
     t.check(wait_for(lambda: held() > once and prop(kid, "LockedHint") == "yes", timeout=4, step=0.1),
             f"5 unlocked in the window, kid's session is locked again: {held()} entries, LockedHint={prop(kid, 'LockedHint')}")
+    bare = open_session("bd-kid-bare", KID, locker=False, may_end=True)
+    opened = time.monotonic()
+    ended = wait_for(lambda: not unit_running("bd-kid-bare"), timeout=20, step=0.1)
+    t.figures["bareEndedAfter"] = round(time.monotonic() - opened, 2)
+    t.check(ended and time.monotonic() - opened >= 8,
+            f"5 kid's desktop without a screen locker (nothing sets LockedHint) is ended about 10 s after logind was asked to lock it: {t.figures['bareEndedAfter']} s")
     text = open_session("bd-kid-tty", KID, kind="tty", may_end=True)
     t.check(wait_for(lambda: not unit_running("bd-kid-tty") and (text is None or not alive(text)), timeout=4, step=0.05),
             "5 kid's text session opened in the window is ended (it has no screen lock)")

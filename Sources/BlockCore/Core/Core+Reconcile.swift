@@ -236,6 +236,7 @@ extension Core {
         if let m = book.nextBoundary(after: now), nextTransition.map({ m < $0 }) ?? true { nextTransition = m }  // M3, T9
         if let idle = screenDeadline, nextTransition.map({ idle < $0 }) ?? true { nextTransition = idle }  // screen time: an idle grace ends
         if let warn = nextHoursWarning(after: now), nextTransition.map({ warn < $0 }) ?? true { nextTransition = warn }  // before allowed hours
+        if let lock = lockDeadlines.values.map(\.by).min(), nextTransition.map({ lock < $0 }) ?? true { nextTransition = lock }  // a lock's grace
         if anyCountedAppRunning || anyoneAtScreen {
             // Checkpoint running usage at least once a minute (only while a limited app, or an
             // app the report counts, runs).

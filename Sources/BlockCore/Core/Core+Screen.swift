@@ -48,10 +48,11 @@ extension Core {
     /// on the machine; the strongest action wins. Sessions of a person more time lifts the
     /// hours for are left alone (M3), and root's always.
     mutating func enforceSessionLimits(now: Date) {
-        guard !loginSessions.isEmpty || !actedOnScreen.isEmpty else { return }  // nobody at any screen: nothing to walk
+        guard !loginSessions.isEmpty || !actedSessions.isEmpty || !lockDeadlines.isEmpty else { return }  // nobody at any screen: nothing to walk
         let people = ScreenTime.presence(loginSessions, now: now, idleSeconds: idleSeconds)
-        let unlocked = Set(loginSessions.filter { $0.isLocal && !$0.locked }.map(\.uid))
-        actedOnScreen = actedOnScreen.filter(unlocked.contains)  // locked or gone since: act again when back
+        let open = loginSessions.filter { $0.isLocal && !$0.locked }
+        let unlocked = Set(open.map(\.uid))
+        actedSessions.formIntersection(open.map(\.id))  // locked or gone since: act again when unlocked
         var due: [UInt32: Hold] = [:]
         func hold(_ uid: UInt32, _ h: Hold) {
             let order = SessionAction.allCases
@@ -68,9 +69,33 @@ extension Core {
             if let h = hoursHolding(uid, now: now) { hold(uid, h) }
         }
         due[0] = nil  // root is never kept off the screen: there is always a way in to put things right
-        for (uid, h) in due.sorted(by: { $0.key < $1.key }) where !actedOnScreen.contains(uid) {
-            actedOnScreen.insert(uid)
-            act(h, on: uid, now: now)
+        for (uid, h) in due.sorted(by: { $0.key < $1.key }) {
+            // Each unlocked session once: a new login acts at once, whatever else is open.
+            let fresh = open.filter { $0.uid == uid && !actedSessions.contains($0.id) }
+            guard !fresh.isEmpty else { continue }
+            actedSessions.formUnion(fresh.map(\.id))
+            act(h, on: uid, fresh: fresh, now: now)
+        }
+        endUnlocked(due, now: now)
+    }
+
+    /// How long a desktop session has to say it is locked (its screen locker sets LockedHint)
+    /// after logind was asked to lock it.
+    static let lockGrace: TimeInterval = 10
+
+    /// A desktop asked to lock that has not said it is locked within `lockGrace` has no screen
+    /// locker that answers logind (a bare window manager): it is ended, so that a person kept
+    /// off the screen is off it. One no longer held, locked or gone is let be.
+    private mutating func endUnlocked(_ due: [UInt32: Hold], now: Date) {
+        guard !lockDeadlines.isEmpty else { return }
+        let sessions = Dictionary(loginSessions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        for (id, pending) in lockDeadlines.sorted(by: { $0.key < $1.key }) {
+            guard let s = sessions[id], !s.locked, let h = due[pending.uid] else { lockDeadlines[id] = nil; continue }
+            guard pending.by <= now else { continue }
+            lockDeadlines[id] = nil
+            emit(.journal(JournalEntry("Session \(id) of \(who(pending.uid)) did not lock within \(Int(Self.lockGrace)) s (no screen locker answers logind's Lock there): ending it, as '\(h.activity)' keeps \(who(pending.uid)) off the screen",
+                                       priority: .notice, event: .session, fields: [(.activity, h.activity), (.uid, String(pending.uid))])))
+            emit(.sessionAction(.logout, uid: pending.uid, sessions: [id]))
         }
     }
 
@@ -171,12 +196,11 @@ extension Core {
         book.grants.contains { $0.uid == uid && $0.selection == name && $0.activities.contains(name) && $0.window.contains(now) }
     }
 
-    /// The journal line and the effects of `h` on `uid`'s sessions here. A lock locks each
-    /// desktop session (its screen locker answers logind's Lock) and ends each text session,
-    /// which nothing could lock; logout ends them all.
-    private mutating func act(_ h: Hold, on uid: UInt32, now: Date) {
+    /// The journal line and the effects of `h` on `uid`'s `fresh` sessions (unlocked, not acted
+    /// on yet). A lock locks each desktop session (its screen locker answers logind's Lock) and
+    /// ends each text session, which nothing could lock; logout ends all of theirs here.
+    private mutating func act(_ h: Hold, on uid: UInt32, fresh open: [LoginSession], now: Date) {
         let mine = loginSessions.filter { $0.uid == uid && $0.isLocal }
-        let open = mine.filter { !$0.locked }
         let (lock, end): ([String], [String]) = switch h.action {
         case .lock: (open.filter(\.graphical).map(\.id).sorted(), open.filter { !$0.graphical }.map(\.id).sorted())
         case .logout: ([], mine.map(\.id).sorted())
@@ -199,6 +223,7 @@ extension Core {
                                    fields: [(.activity, h.activity), (.uid, String(uid))])))
         switch h.action {
         case .lock:
+            for id in lock { lockDeadlines[id] = (uid, now.addingTimeInterval(Self.lockGrace)) }
             if !lock.isEmpty { emit(.sessionAction(.lock, uid: uid, sessions: lock)) }
             if !end.isEmpty { emit(.sessionAction(.logout, uid: uid, sessions: end)) }
         case .logout: emit(.sessionAction(.logout, uid: uid, sessions: end))

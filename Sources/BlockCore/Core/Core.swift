@@ -89,12 +89,15 @@ public struct Core {
     var appLimitUses: Set<LimitUse> = []
     /// Screen time: each person at the screen, for each screen-time limit that is theirs.
     var screenLimitUses: Set<LimitUse> = []
-    /// Screen time: the people a screen-time limit's action was taken on, while they stay at
-    /// the screen (when they leave it and come back, it is taken again).
-    var actedOnScreen: Set<UInt32> = []
+    /// Screen time: the sessions an action was taken on, while they stay unlocked (locked or
+    /// ended since, the action is taken again when they are unlocked, or on a new login).
+    var actedSessions: Set<String> = []
     /// Screen time: the warnings given before allowed hours begin, by schedule, window start and
     /// mark (once each; kept until the window has begun).
     var warnedHours: [String: Date] = [:]
+    /// Screen time: desktop sessions asked to lock, by session id, with their person and the
+    /// instant by which the session must say it is locked (`Core.lockGrace`), else it is ended.
+    var lockDeadlines: [String: (uid: UInt32, by: Date)] = [:]
     /// M3: what grants lifted at the last reconcile: per selection, the activities whose
     /// reasons are lifted (U2: the askers' views; other users' reasons stay).
     var lifted: [String: Lift] = [:]

@@ -61,6 +61,35 @@ struct AllowedHoursTests {
         #expect(d.events("warning").count == 2, "nothing more in the window")
     }
 
+    @Test("a desktop asked to lock that does not say it is locked within 10 s has no screen locker: it is ended; one that locks in time is let be")
+    func lockGrace() throws {
+        var d = CoreDriver(at: "2026-11-29T22:00:00+09:00", users: Self.family)
+        _ = try #require(ok(d.run(#"schedule-add {"name":"night","window":"21:00-07:00","session":"lock","users":["kid","kid2"]}"#)))
+        d.sessions([Self.desk("x1"), Self.desk("x2", Self.kid2)])
+        #expect(Self.actions(d) == [.sessionAction(.lock, uid: Self.kid, sessions: ["x1"]), .sessionAction(.lock, uid: Self.kid2, sessions: ["x2"])])
+        #expect(d.arms.last.map { $0! <= d.now + Core.lockGrace } == true, "the timer wakes at the grace's end")
+        d.advance(2)
+        d.sessions([Self.desk("x1"), Self.desk("x2", Self.kid2, locked: true)])  // kid2's locker answered; kid's has none
+        d.advance(7)
+        #expect(Self.actions(d).count == 2, "within the grace")
+        d.advance(1)
+        #expect(Self.actions(d).last == .sessionAction(.logout, uid: Self.kid, sessions: ["x1"]) && Self.actions(d).count == 3, "\(Self.actions(d))")
+        #expect(d.entries(.session).last?.message.hasPrefix("Session x1 of kid did not lock within 10 s") == true, "\(d.entries(.session).map(\.message))")
+        d.advance(60)
+        #expect(Self.actions(d).count == 3, "kid2's locked session is let be")
+    }
+
+    @Test("a login in the window is acted on at once, even while another session of the same person is still open (asked to lock, not locked yet)")
+    func newLoginWhileOpen() throws {
+        var d = CoreDriver(at: "2026-11-29T22:00:00+09:00", users: Self.family)
+        _ = try #require(ok(d.run(#"schedule-add {"name":"night","window":"21:00-07:00","session":"lock","users":["kid"]}"#)))
+        d.sessions([Self.desk("x1")])
+        d.advance(3)
+        d.sessions([Self.desk("x1"), Self.desk("tty3", graphical: false)])
+        #expect(Self.actions(d) == [.sessionAction(.lock, uid: Self.kid, sessions: ["x1"]), .sessionAction(.logout, uid: Self.kid, sessions: ["tty3"])],
+                "\(Self.actions(d))")
+    }
+
     @Test("allowed hours with Action=logout: a login during the window is ended at once; outside it, it stays")
     func logoutInTheWindow() throws {
         var d = CoreDriver(at: "2026-11-29T22:00:00+09:00", users: Self.family)
@@ -91,6 +120,7 @@ struct AllowedHoursTests {
         #expect(grant["named"] == "hours", "\(grant)")
         d.sessions([Self.desk("x1"), Self.desk("x2", Self.kid2)])
         #expect(Self.actions(d) == [.sessionAction(.lock, uid: Self.kid2, sessions: ["x2"])], "kid has more time, kid2 has not: \(Self.actions(d))")
+        d.sessions([Self.desk("x1"), Self.desk("x2", Self.kid2, locked: true)])  // kid2's screen locker answers
         d.advance(899)
         #expect(Self.actions(d).count == 1)
         d.advance(1)
