@@ -83,7 +83,7 @@ of the machine is touched (its /etc, users, network, clock, processes); the rig 
 its scratch dir removed whatever happens (SUITE_SECONDS bounds the run; about 30 s, 20 of
 them hole 3's limit).
 Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed."""
-import json, os, re, subprocess, sys, time, traceback
+import json, os, re, subprocess, sys, time
 import suite
 from lib import Tally, wait_for
 from sysrig import ENV, SystemRig
@@ -752,26 +752,4 @@ ITEMS = [("1 allow-only port 53", port53), ("2 member replies", member_replies),
          ("4 config symlinks", config_symlinks), ("5 member errors", member_errors), ("6a metrics", metrics),
          ("6c busy", busy), ("6b release", release)]
 
-started = time.monotonic()
-try:
-    rig.boot()
-    t.figures["bootSeconds"] = round(rig.boot_seconds_taken, 2)
-    with suite.timed(t, "setupSeconds"):
-        setup()
-    t.figures["items"] = {}
-    for name, item in ITEMS:
-        failed, start = t.failed, time.monotonic()
-        try:
-            item()
-        except suite.Timeout:
-            raise
-        except Exception as error:  # one item's breakage is its failure, not the others'
-            where = traceback.format_exc().strip().splitlines()[-3]
-            t.check(False, f"{name}: {type(error).__name__}: {error} at {where}")
-        t.figures["items"][name] = {"ok": t.failed == failed, "seconds": round(time.monotonic() - start, 1)}
-except Exception as e:  # a broken rig or a timeout is a failure with its reason
-    suite.fail(t, rig, e)
-finally:
-    suite.stop(t, rig)
-    t.figures["seconds"] = round(time.monotonic() - started, 1)
-t.done()
+suite.run_items(t, rig, setup, ITEMS)

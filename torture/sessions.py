@@ -42,7 +42,7 @@ blockd follows logind under its unit and holds a delay inhibitor for sleep (syst
 Figures: the seconds of each check and of the limit's end. Nothing of the machine is touched;
 the rig is stopped and its scratch dir removed whatever happens (SUITE_SECONDS bounds the run).
 Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed."""
-import json, os, time, traceback
+import os, time
 import suite
 from lib import Tally, wait_for
 from sysrig import SystemRig
@@ -143,18 +143,8 @@ def idle(sid, value):
          "true" if value else "false")
 
 
-def journal():
-    entries = []
-    for line in run("journalctl", "-u", "blockd", "-o", "json", "--no-pager").stdout.splitlines():
-        try:
-            entries.append(json.loads(line))
-        except ValueError:
-            pass
-    return entries
-
-
 def session_entries():
-    return [e.get("MESSAGE", "") for e in journal() if e.get("BLOCKD_EVENT") == "session"]
+    return [e.get("MESSAGE", "") for e in rig.journal() if e.get("BLOCKD_EVENT") == "session"]
 
 
 def screen_seconds(user):
@@ -191,7 +181,7 @@ def setup():
         raise RuntimeError("make install failed: nothing else can be checked")
     r = blockc("status")
     t.check(r.rc == 0, f"setup: blockc status answers under the unit: {r.out}")
-    warned = [e.get("MESSAGE", "") for e in journal() if "Screen time is not counted" in e.get("MESSAGE", "")]
+    warned = [e.get("MESSAGE", "") for e in rig.journal() if "Screen time is not counted" in e.get("MESSAGE", "")]
     t.check(not warned, f"setup: blockd follows logind under its unit (no 'not counted' warning): {warned}")
     held = lambda: run("systemd-inhibit", "--list", "--no-legend", "--no-pager").stdout
     t.check(wait_for(lambda: any("blockd" in line and "sleep" in line and "delay" in line for line in held().splitlines()), timeout=10, step=0.2),
@@ -273,7 +263,7 @@ def hours():
     must("loginctl", "unlock-session", kid)  # the locker sets LockedHint=no, as a person's unlock does
     t.check(wait_for(lambda: held() > once and prop(kid, "LockedHint") == "yes", timeout=4, step=0.1),
             f"5 unlocked in the window, kid's session is locked again: {held()} entries, LockedHint={prop(kid, 'LockedHint')}")
-    bare = open_session("bd-kid-bare", KID, locker=False, may_end=True)
+    open_session("bd-kid-bare", KID, locker=False, may_end=True)
     opened = time.monotonic()
     ended = wait_for(lambda: not unit_running("bd-kid-bare"), timeout=20, step=0.1)
     t.figures["bareEndedAfter"] = round(time.monotonic() - opened, 2)
@@ -311,26 +301,4 @@ def hours():
 
 ITEMS = [("1 counted", counted), ("2-4 limit", limit), ("5-6 allowed hours", hours)]
 
-started = time.monotonic()
-try:
-    rig.boot()
-    t.figures["bootSeconds"] = round(rig.boot_seconds_taken, 2)
-    with suite.timed(t, "setupSeconds"):
-        setup()
-    t.figures["items"] = {}
-    for name, item in ITEMS:
-        failed, start = t.failed, time.monotonic()
-        try:
-            item()
-        except suite.Timeout:
-            raise
-        except Exception as error:  # one item's breakage is its failure, not the others'
-            where = traceback.format_exc().strip().splitlines()[-3]
-            t.check(False, f"{name}: {type(error).__name__}: {error} at {where}")
-        t.figures["items"][name] = {"ok": t.failed == failed, "seconds": round(time.monotonic() - start, 1)}
-except Exception as e:  # a broken rig or a timeout is a failure with its reason
-    suite.fail(t, rig, e)
-finally:
-    suite.stop(t, rig)
-    t.figures["seconds"] = round(time.monotonic() - started, 1)
-t.done()
+suite.run_items(t, rig, setup, ITEMS)

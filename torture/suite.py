@@ -1,7 +1,7 @@
 """What the suites that boot a systemd of their own (unit.py, deb.py, fleet.py, outsider.py)
 share around torture/sysrig.py's rig: their opening (`begin`), whether they can run here, the
 binaries they install, a deadline that stops the rig whatever happens, and timed steps."""
-import os, shutil, signal, sys, time
+import os, shutil, signal, sys, time, traceback
 
 from sysrig import SYSTEMD, TOOLS, cgroup2
 
@@ -86,6 +86,36 @@ def fail(t, rig, e):
     except Exception:
         pass
     t.check(False, f"{type(e).__name__}: {e}{tail}")
+
+
+def run_items(t, rig, setup, items):
+    """A suite of named items in a booted rig: boot, `setup`, then each `(name, function)` in
+    turn, one item's breakage its own failure (the others run); a broken rig or a timeout is one
+    failure with its reason. The rig is stopped whatever happens; then `t.done()`. Figures:
+    bootSeconds, setupSeconds, each item's ok and seconds, and the whole run's seconds."""
+    started = time.monotonic()
+    try:
+        rig.boot()
+        t.figures["bootSeconds"] = round(rig.boot_seconds_taken, 2)
+        with timed(t, "setupSeconds"):
+            setup()
+        t.figures["items"] = {}
+        for name, item in items:
+            failed, start = t.failed, time.monotonic()
+            try:
+                item()
+            except Timeout:
+                raise
+            except Exception as error:  # one item's breakage is its failure, not the others'
+                where = traceback.format_exc().strip().splitlines()[-3]
+                t.check(False, f"{name}: {type(error).__name__}: {error} at {where}")
+            t.figures["items"][name] = {"ok": t.failed == failed, "seconds": round(time.monotonic() - start, 1)}
+    except Exception as e:  # a broken rig or a timeout is a failure with its reason
+        fail(t, rig, e)
+    finally:
+        stop(t, rig)
+        t.figures["seconds"] = round(time.monotonic() - started, 1)
+    t.done()
 
 
 def stop(t, rig):

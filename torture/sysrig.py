@@ -255,6 +255,16 @@ class SystemRig:
             raise RuntimeError("the rig is not running")
         return ["nsenter", "--target", str(self.pid1), "--all", "setpriv", f"--bounding-set={DROPPED}"]
 
+    def journal(self, unit="blockd"):
+        """`unit`'s journal entries inside (journalctl -u UNIT -o json), oldest first."""
+        entries = []
+        for line in self.run("journalctl", "-u", unit, "-o", "json", "--no-pager", check=False).stdout.splitlines():
+            try:
+                entries.append(json.loads(line))
+            except ValueError:
+                pass
+        return entries
+
     def log(self):
         try:
             with open(f"{self.dir}/boot.log", errors="replace") as f:

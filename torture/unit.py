@@ -36,7 +36,7 @@ Also measured (a figure, a check only where this systemd can enforce it): whethe
 refuses an IP bind here. The machine's /etc/hosts, clock, network and processes are untouched;
 the rig is stopped and its scratch dir removed whatever happens (SUITE_SECONDS bounds the run).
 Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed."""
-import json, os, re, sys, time
+import os, re, sys, time
 import suite
 from lib import Tally, wait_for
 from sysrig import SystemRig
@@ -66,14 +66,8 @@ def status(*args):
 
 
 def journal():
-    """blockd's own journal entries (journalctl -u blockd -o json), oldest first."""
-    entries = []
-    for line in run("journalctl", "-u", "blockd", "-o", "json", "--no-pager").stdout.splitlines():
-        try:
-            entries.append(json.loads(line))
-        except ValueError:
-            pass
-    return entries
+    """blockd's own journal entries, oldest first."""
+    return rig.journal()
 
 
 def events(kind):

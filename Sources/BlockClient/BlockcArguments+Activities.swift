@@ -28,12 +28,11 @@ extension CommandParser {
         if session != nil, allowOnly { throw scanner.usage("--session keeps people off the screen as a whole; --allow-only is for selections: give one of them") }
         guard !words.isEmpty || session != nil else { throw scanner.usage("schedule add needs at least one SELECTION (or --session for allowed hours)") }
         let selections = session != nil ? words : try allowing(allowOnly)
-        var checked = Schedule(name: name, selections: selections, days: days, start: start, end: end)
-        checked.session = session
-        try checked.validate()
+        var schedule = Schedule(name: name, selections: selections, days: days, start: start, end: end)
+        schedule.session = session
+        try schedule.validate()  // as typed, before the addresses are read
         defer { words = [] }
-        var schedule = Schedule(name: name, selections: readAddresses(selections), days: days, start: start, end: end)
-        (schedule.moreTime, schedule.users, schedule.session) = (policy, users, session)
+        (schedule.selections, schedule.moreTime, schedule.users) = (readAddresses(selections), policy, users)
         return schedule
     }
 
@@ -62,12 +61,11 @@ extension CommandParser {
         let days = try value("--days").map { text throws(CoreError) in try WeekdaySet.parse(text) } ?? .all
         let warn = try value("--warn").map { text throws(CoreError) in try DurationText.parse(text) }
         let policy = try moreTimeFlags()
-        var checked = Limit(name: name, selections: words, seconds: seconds, days: days, warnSeconds: warn)
-        checked.session = sessionAction
-        try checked.validate()
+        var limit = Limit(name: name, selections: words, seconds: seconds, days: days, warnSeconds: warn)
+        limit.session = sessionAction
+        try limit.validate()  // as typed, before the addresses are read
         defer { words = [] }
-        var limit = Limit(name: name, selections: readAddresses(words), seconds: seconds, days: days, warnSeconds: warn)
-        (limit.moreTime, limit.users, limit.session) = (policy, users, sessionAction)
+        (limit.selections, limit.moreTime, limit.users) = (readAddresses(words), policy, users)
         return limit
     }
 

@@ -28,7 +28,7 @@ extension Output {
         switch grouping {
         case .selection:
             // Screen-time limits are drawn on the screen-time chart, not among apps and sites.
-            usage = bySelection(days, previous: previous, context, skipping: Set(days.flatMap { $0.limits.filter { $0.value.session != nil }.keys }))
+            usage = bySelection(days, previous: previous, context, skipping: Set(Output.screenLimits(days)))
         case .app:
             for app in names(\.apps, in: days) { usage += chart(Output.clean(app), values: days.map { $0.apps[app] }, context) }
         case .user:
@@ -163,7 +163,7 @@ extension Output {
         guard !people.isEmpty else { return ["", heading("Screen time"), "None was counted (blockd reads logind's sessions)."] }
         var lines = ["", heading("Screen time")]
         // One's own view draws one's screen-time limit; the machine's draws none for a person.
-        let limit = r.user == nil ? nil : Set(r.days.flatMap { $0.limits.filter { $0.value.session != nil }.keys }).sorted().first
+        let limit = r.user == nil ? nil : Output.screenLimits(r.days).first
         for uid in people {
             let title = r.user != nil ? "At the screen" + (limit.map { " (limit \(Output.clean($0)))" } ?? "") : person(Int(uid) ?? -1)
             lines += chart(title, values: r.days.map { $0.screen?[uid] }, c, limit: limit.flatMap { Output.allowance(r.days, $0) })
@@ -223,6 +223,11 @@ extension Output {
     }
 
     /// The allowance most of the days have (more time granted makes some days longer).
+    /// The screen-time limits (with `session`) any of `days` has, by name.
+    static func screenLimits(_ days: [ReportReply.Day]) -> [String] {
+        Set(days.flatMap { $0.limits.filter { $0.value.session != nil }.keys }).sorted()
+    }
+
     static func allowance(_ days: [ReportReply.Day], _ limit: String) -> Double? {
         let all = days.compactMap { $0.limits[limit]?.allowance }
         var seen: [Int: Int] = [:]

@@ -55,14 +55,12 @@ extension Core {
         actedSessions.formIntersection(open.map(\.id))  // locked or gone since: act again when unlocked
         var due: [UInt32: Hold] = [:]
         func hold(_ uid: UInt32, _ h: Hold) {
-            let order = SessionAction.allCases
-            if let old = due[uid], order.firstIndex(of: old.action)! >= order.firstIndex(of: h.action)! { return }
+            if let old = due[uid], old.action >= h.action { return }  // the stronger acts
             due[uid] = h
         }
-        for l in registry.index.limits {
-            guard let action = l.session, let state = l.state else { continue }
-            for (uid, p) in state.people where p.window?.contains(now) == true && people[uid]?.counting == true {
-                hold(uid, Hold(action: action, activity: l.name, kind: .limit, until: p.window!.end))
+        for l in registry.index.limits where l.session != nil {
+            for uid in l.state?.people.keys.sorted() ?? [] where people[uid]?.counting == true {
+                if let h = limitHolding(l, uid, now: now) { hold(uid, h) }
             }
         }
         for uid in unlocked {
@@ -146,14 +144,12 @@ extension Core {
     func checkNotHeldOff(removing name: String, peer: Peer, now: Date) throws(CoreError) {
         let actor = registry.actor(peer)
         guard actor.rank < .admin, let activity = registry.known(name, to: actor) else { return }
-        let until: Date? = switch activity {
-        case .schedule(let s) where s.session != nil && (s.users?.contains(peer.uid) ?? true):
-            s.activeWindow(at: now, clock: local)?.end
-        case .limit(let l) where l.session != nil:
-            l.refreshed(ledger: state.usage, at: now, clock: local).state?.people[peer.uid]?.window.flatMap { $0.contains(now) ? $0.end : nil }
-        default: nil
+        let hold: Hold? = switch activity {
+        case .schedule(let s): hoursHold(s, for: peer.uid, now: now)
+        case .limit(let l): limitHolding(l.refreshed(ledger: state.usage, at: now, clock: local), peer.uid, now: now)
+        case .block: nil
         }
-        guard let until else { return }
+        guard let until = hold?.until else { return }
         let what = activity.kind == .limit ? "screen-time limit '\(activity.name)' keeps" : "allowed hours '\(activity.name)' keep"
         throw CoreError(.locked, "\(what) you off the screen until \(local.spoken(until, from: now)), and a member cannot remove them early; remove them after that, or ask an administrator")
     }
@@ -163,14 +159,25 @@ extension Core {
     func hoursHolding(_ uid: UInt32, now: Date) -> Hold? {
         guard uid != 0 else { return nil }
         var best: Hold?
-        let order = SessionAction.allCases
-        for s in registry.index.allowedHours where s.users?.contains(uid) ?? true {
-            guard let action = s.session, let window = s.activeWindow(at: now, clock: local), !hoursLifted(s.name, for: uid, at: now) else { continue }
-            let h = Hold(action: action, activity: s.name, kind: .schedule, until: window.end)
-            if let b = best, (order.firstIndex(of: b.action)!, b.until) >= (order.firstIndex(of: h.action)!, h.until) { continue }
+        for s in registry.index.allowedHours {
+            guard let h = hoursHold(s, for: uid, now: now), !hoursLifted(s.name, for: uid, at: now) else { continue }
+            if let b = best, (b.action, b.until) >= (h.action, h.until) { continue }
             best = h
         }
         return best
+    }
+
+    /// What allowed hours `s` do to `uid` now: nil outside its window, or when it is not for them.
+    func hoursHold(_ s: Schedule, for uid: UInt32, now: Date) -> Hold? {
+        guard let action = s.session, s.users?.contains(uid) ?? true, let window = s.activeWindow(at: now, clock: local) else { return nil }
+        return Hold(action: action, activity: s.name, kind: .schedule, until: window.end)
+    }
+
+    /// What screen-time limit `l` (its state as of `now`) does to `uid`: nil unless their
+    /// allowance is used up today.
+    func limitHolding(_ l: Limit, _ uid: UInt32, now: Date) -> Hold? {
+        guard let action = l.session, let window = l.state?.people[uid]?.window, window.contains(now) else { return nil }
+        return Hold(action: action, activity: l.name, kind: .limit, until: window.end)
     }
 
     /// `screen`: whether `uid` may be at the screen now, or what keeps them off it: allowed
@@ -181,9 +188,8 @@ extension Core {
         var h = hoursHolding(uid, now: now)
         if h == nil, uid != 0 {
             for l in registry.index.limits where l.session != nil && (l.users?.contains(uid) ?? true) {
-                guard let w = l.refreshed(ledger: state.usage, at: now, clock: local).state?.people[uid]?.window, w.contains(now) else { continue }
-                h = Hold(action: l.session!, activity: l.name, kind: .limit, until: w.end)
-                break
+                h = limitHolding(l.refreshed(ledger: state.usage, at: now, clock: local), uid, now: now)
+                if h != nil { break }
             }
         }
         if let h { (r.held, r.activity, r.kind, r.until, r.action) = (true, h.activity, h.kind.rawValue, local.iso8601(h.until), h.action.rawValue) }

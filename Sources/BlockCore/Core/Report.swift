@@ -68,7 +68,7 @@ public enum Report: Sendable {
         case .limitReached(let l, let until):
             // §9: a person's own allowance (the limit comes scoped to them); an older pool's has none.
             let whose = l.users.map { " for \($0)" } ?? ""
-            let users: [(JournalField, String)] = l.users.map { [(.users, $0.uids.map(String.init).joined(separator: " "))] } ?? []
+            let users = Report.fields(scope: l.users)
             let end = (try? TimeText.parseISO8601WithOffset(until)).map(spoken) ?? until
             let what = l.session != nil ? "\(DurationText.format(l.seconds)) at the screen): time at the screen is over\(whose) until \(end)"
                 : "\(DurationText.format(l.seconds)) of use): \(l.selections.joined(separator: ", ")) blocked\(whose) until \(end)"
@@ -77,13 +77,13 @@ public enum Report: Sendable {
                             fields: [(.activity, l.name), (.selection, l.selections.joined(separator: " ")), (.end, until)] + users)
         case .limitWarning(let l, let remaining, _):
             let whose = l.users.map { " \($0)'s" } ?? ""
-            let users: [(JournalField, String)] = l.users.map { [(.users, $0.uids.map(String.init).joined(separator: " "))] } ?? []
+            let users = Report.fields(scope: l.users)
             let what = l.session != nil ? "at the screen" : "for \(l.selections.joined(separator: ", "))"
             return JournalEntry("Daily limit '\(l.name)': \(remaining) of\(whose) use left today \(what)",
                             priority: .info, event: logEvent, fields: [(.activity, l.name), (.selection, l.selections.joined(separator: " "))] + users)
         case .hoursWarning(let s, let remaining, let starts):
             let whose = s.users.map { " for \($0)" } ?? ""
-            let users: [(JournalField, String)] = s.users.map { [(.users, $0.uids.map(String.init).joined(separator: " "))] } ?? []
+            let users = Report.fields(scope: s.users)
             let then = s.session.map { " (Action=\($0.rawValue))" } ?? ""
             return JournalEntry("Allowed hours '\(s.name)' begin in \(remaining)\(whose), at \(spoken(starts)): off the screen then\(then)",
                                 priority: .info, event: logEvent, fields: [(.activity, s.name), (.end, clock.iso8601(starts))] + users)
@@ -125,6 +125,11 @@ public enum Report: Sendable {
             return []
         case .moreTime(let note): return note.events(clock: clock, now: now)
         }
+    }
+
+    /// The journal field of the people a limit or schedule is for (none: everyone).
+    static func fields(scope: Scope?) -> [(JournalField, String)] {
+        scope.map { [(.users, $0.uids.map(String.init).joined(separator: " "))] } ?? []
     }
 
     /// U2: the journal fields that say whom a lock or an unlock is about (none: everyone).

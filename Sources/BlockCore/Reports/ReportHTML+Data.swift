@@ -71,9 +71,12 @@ extension ReportHTML {
         /// The limits that count `selection`'s time: for each, its allowance on each day (nil
         /// where it does not apply that day).
         func limits(for selection: String) -> [WeekChart.Limit] {
-            let names = Set(days.flatMap { day in
-                day.limits.filter { $0.value.selections?.contains(selection) == true }.map(\.key)
-            }).sorted()
+            limits { $0.selections?.contains(selection) == true }
+        }
+
+        /// The limits any day has that `matches`, each with its allowance by day.
+        func limits(where matches: (ReportReply.LimitDay) -> Bool) -> [WeekChart.Limit] {
+            let names = Set(days.flatMap { day in day.limits.filter { matches($0.value) }.map(\.key) }).sorted()
             return names.map { name in
                 WeekChart.Limit(name: name, allowances: days.map { $0.limits[name]?.allowance.map(Double.init) })
             }
@@ -81,12 +84,7 @@ extension ReportHTML {
 
         /// The screen-time limits (those with `session`), each with its allowance by day: drawn
         /// over one person's own screen-time chart.
-        var screenLimits: [WeekChart.Limit] {
-            let names = Set(days.flatMap { day in day.limits.filter { $0.value.session != nil }.map(\.key) }).sorted()
-            return names.map { name in
-                WeekChart.Limit(name: name, allowances: days.map { $0.limits[name]?.allowance.map(Double.init) })
-            }
-        }
+        var screenLimits: [WeekChart.Limit] { limits { $0.session != nil } }
 
         /// `week` for 7 days, else `N days`: the period the averages compare against.
         var periodWord: String { days.count == 7 ? "week" : "\(days.count) days" }

@@ -35,8 +35,13 @@ public struct LoginSession: Equatable, Sendable {
 
 /// What a screen-time limit does to a person's sessions once their allowance is used up
 /// (`Action=`): lock them (the default), end them, or suspend or power off the machine.
-public enum SessionAction: String, Sendable, Codable, CaseIterable {
+public enum SessionAction: String, Sendable, Codable, CaseIterable, Comparable {
     case lock, logout, suspend, poweroff
+
+    /// Weaker to stronger, in the order of the cases: where two hold a person, the stronger acts.
+    public static func < (a: SessionAction, b: SessionAction) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
 }
 
 public enum ScreenTime {

@@ -48,9 +48,10 @@ public final class TransitionTimer: @unchecked Sendable {
             _ = blockd_timerfd_arm(bootFD, 0, 0)
             return
         }
-        let delay = max(date.timeIntervalSince(clock.wallNow()), 0)
+        let (wall, boot) = clock.observed()
+        let delay = max(date.timeIntervalSince(wall), 0)
         // At least 1 ns: a zero deadline would disarm the timer.
-        let deadline = max(Int64((clock.bootNow() + delay) * 1e9), 1)
+        let deadline = max(Int64((boot + delay) * 1e9), 1)
         _ = blockd_timerfd_arm(bootFD, deadline, 0)
     }
 

@@ -172,6 +172,15 @@ struct ScreenTimeIntegrationTests {
             return out
         }
 
+        /// `uid`'s screen seconds once the change just made has reached blockd (`settle`), and
+        /// again `wait` seconds later: what counting on would have added shows between the two.
+        func screenOver(_ uid: String, settle: Double = 0.5, wait: Double = 2.5) throws -> (before: Int, after: Int) {
+            if settle > 0 { Thread.sleep(forTimeInterval: settle) }
+            let before = try screen()[uid] ?? 0
+            Thread.sleep(forTimeInterval: wait)
+            return (before, try screen()[uid] ?? 0)
+        }
+
         /// The bus, the fake logind and blockd following it.
         func start() throws {
             try startBus()
@@ -200,10 +209,8 @@ struct ScreenTimeIntegrationTests {
 
         // A lock, as the screen locker sets LockedHint: the count stops at once, not at a poll.
         try rig.call("Set", "ssb", ["c1", "LockedHint", "true"])
-        Thread.sleep(forTimeInterval: 0.5)
-        let locked = try rig.screen()["1001"] ?? 0
-        Thread.sleep(forTimeInterval: 2.5)
-        #expect(try rig.screen()["1001"] ?? 0 <= locked + 1, "locked: no more time (\(locked) then \(String(describing: try? rig.screen())))")
+        let (locked, later) = try rig.screenOver("1001")
+        #expect(later <= locked + 1, "locked: no more time (\(locked) then \(later))")
         try rig.call("Set", "ssb", ["c1", "LockedHint", "false"])
         #expect(Run.eventually(timeout: 10) { ((try? rig.screen()) ?? [:])["1001"].map { $0 >= locked + 2 } ?? false }, "unlocked: it counts again")
 
@@ -217,18 +224,15 @@ struct ScreenTimeIntegrationTests {
 
         // A session removed stops counting.
         try rig.call("Remove", "s", ["c1"])
-        Thread.sleep(forTimeInterval: 0.5)
-        let removed = try rig.screen()["1001"] ?? 0
-        Thread.sleep(forTimeInterval: 2.5)
-        #expect(try rig.screen()["1001"] ?? 0 <= removed + 1, "logged out: no more time")
+        let (removed, afterRemoved) = try rig.screenOver("1001")
+        #expect(afterRemoved <= removed + 1, "logged out: no more time")
 
         // logind goes away: said once, nothing counts; it comes back: followed again.
         if let logind = rig.logind { kill(logind.processIdentifier, SIGKILL) }  // SIGTERM may be ignored, as inherited
         rig.logind?.waitUntilExit()
         #expect(Run.eventually(timeout: 10) { rig.log().contains("Screen time is not counted") }, "said in the journal: \(rig.log())")
-        let gone = try rig.screen()["1004"] ?? 0
-        Thread.sleep(forTimeInterval: 2)
-        #expect(try rig.screen()["1004"] ?? 0 <= gone + 1, "without logind nobody is taken to be at the screen")
+        let (gone, afterGone) = try rig.screenOver("1004", settle: 0, wait: 2)
+        #expect(afterGone <= gone + 1, "without logind nobody is taken to be at the screen")
         try rig.startLogind()
         try rig.call("Add", "subs", ["c5", "1004", "false", "user"])
         #expect(Run.eventually(timeout: 30) { rig.log().contains("Screen time is counted again") }, "followed again after the backoff: \(rig.log())")
@@ -247,10 +251,8 @@ struct ScreenTimeIntegrationTests {
         #expect(Run.eventually(timeout: 10) { (try? rig.held()) == 1 }, "one delay inhibitor held while awake")
         try rig.call("Sleep", "b", ["true"])
         #expect(Run.eventually(timeout: 5) { (try? rig.held()) == 0 }, "let go at PrepareForSleep: the machine need not wait")
-        Thread.sleep(forTimeInterval: 0.5)
-        let asleep = try rig.screen()["1001"] ?? 0
-        Thread.sleep(forTimeInterval: 2.5)
-        #expect(try rig.screen()["1001"] ?? 0 <= asleep + 1, "asleep: nobody is at the screen (\(asleep) then \(String(describing: try? rig.screen())))")
+        let (asleep, later) = try rig.screenOver("1001")
+        #expect(later <= asleep + 1, "asleep: nobody is at the screen (\(asleep) then \(later))")
         try rig.call("Sleep", "b", ["false"])
         #expect(Run.eventually(timeout: 5) { (try? rig.held()) == 1 }, "resumed: a new inhibitor")
         #expect(Run.eventually(timeout: 10) { ((try? rig.screen()) ?? [:])["1001"].map { $0 >= asleep + 2 } ?? false }, "resumed: it counts again")
