@@ -35,7 +35,7 @@ public struct Change: Sendable {
     static func read(_ answer: Answer) -> Change { Change(saves: false, answer: answer) }
 
     /// What the request is answered with, worked out after the change is enforced.
-    public enum Answer: Sendable {
+    public enum Answer: Equatable, Sendable {
         /// Known when the change was made.
         case reply(JSONObject)
         /// The activity of this name as it is after the reconcile (a limit's use brought up to date).
@@ -102,7 +102,7 @@ extension Core {
     }
 
     /// After the change is saved: says what was done and follows it.
-    public mutating func proceed(_ change: Change, now: Date) {
+    mutating func proceed(_ change: Change, now: Date) {
         if change.reconfigured {
             resolved = [:]
             catalogAnswers = [:]
@@ -116,7 +116,7 @@ extension Core {
     }
 
     /// A request's answer, once its change is saved and enforced.
-    public func reply(_ answer: Change.Answer, now: Date) -> JSONObject? {
+    func reply(_ answer: Change.Answer, now: Date) -> JSONObject? {
         switch answer {
         case .reply(let o): return o
         case .activity(let name):

@@ -33,7 +33,7 @@ extension Core {
     /// M2: the loosenings whose delay has passed, taken out of the book, each as the request
     /// its asker made and the asker with their rank now (A1). The engine carries each out as
     /// that request, not delayed again, before a timer's or start-up's reconcile.
-    public mutating func takeDueLoosenings(now: Date) -> [(request: Request, peer: Peer, loosening: PendingLoosening)] {
+    mutating func takeDueLoosenings(now: Date) -> [(request: Request, peer: Peer, loosening: PendingLoosening)] {
         let due = book.loosenings.filter { $0.due <= now }
         guard !due.isEmpty else { return [] }
         book.loosenings.removeAll { $0.due <= now }
@@ -41,7 +41,7 @@ extension Core {
     }
 
     /// M2: a due loosening that could not be carried out is said, not retried.
-    public mutating func delayedLooseningFailed(_ l: PendingLoosening, _ error: CoreError) {
+    mutating func delayedLooseningFailed(_ l: PendingLoosening, _ error: CoreError) {
         emit(.journal(JournalEntry("The delayed \(l.kind.rawValue) of '\(l.name)' could not be done: \(error.message)", priority: .notice, event: .delayed,
                                    fields: [(.activity, l.name)])))
     }

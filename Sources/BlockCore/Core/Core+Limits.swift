@@ -7,7 +7,7 @@ extension Core {
     /// From the usage monitor: for each limit, the people with at least one of its processes
     /// running now (§9: each person's time counts against their own allowance). A reconcile
     /// follows.
-    public mutating func usageChanged(running: Set<LimitUse>, now: Date) {
+    mutating func usageChanged(running: Set<LimitUse>, now: Date) {
         appLimitUses = running
         applyLimitUses(now: now)
     }
@@ -35,7 +35,7 @@ extension Core {
 
     /// R1: from the usage monitor, the apps of any selection running now and for whom; their
     /// time goes into the report's ledger.
-    public mutating func appsRunning(_ running: Set<RunningApp>, now: Date) {
+    mutating func appsRunning(_ running: Set<RunningApp>, now: Date) {
         appsRunning = running
         let open = Set(running.map { UsageHistory.Open(.running, user: String($0.uid), name: $0.app) })
         state.history.setOpen(open, kind: .running, at: now, clock: local)  // what stopped takes its foreground with it

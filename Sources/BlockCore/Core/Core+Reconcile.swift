@@ -40,7 +40,7 @@ extension Core {
     /// The work is proportional to the selections whose reasons changed (the registry's index
     /// keeps the union, T5), not to the number of activities. `shown`: the selections the
     /// published status shows as blocked, looked at again when the index is rebuilt.
-    public mutating func planReconcile(now: Date, shown: some Sequence<String> = [String]()) -> ReconcilePlan {
+    mutating func planReconcile(now: Date, shown: some Sequence<String> = [String]()) -> ReconcilePlan {
         settleMoreTime(now: now)  // M3
         let ended = registry.expire(now: now)
         if !loginSessions.isEmpty { settleScreen(now: now) }  // before the checkpoint: an idle grace ends at its own instant
@@ -88,7 +88,7 @@ extension Core {
     /// decides what is applied and what is announced, records failures, and arms the timer.
     /// Returns what it decided; everything it did follows from that value.
     @discardableResult
-    public mutating func finishReconcile(_ plan: ReconcilePlan, report enforced: EnforcementReport?, now: Date) -> Reconciliation {
+    mutating func finishReconcile(_ plan: ReconcilePlan, report enforced: EnforcementReport?, now: Date) -> Reconciliation {
         var candidates = plan.candidates
         var effects = Reconciliation()
         effects.unlocks = plan.unlocks

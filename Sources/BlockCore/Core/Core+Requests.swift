@@ -5,14 +5,14 @@ import FoundationEssentials
 /// `ERR <code> <message>` in one place.
 extension Core {
     /// A1: who may call the command at all; what it acts on is judged where it is found.
-    public func authorize(_ request: Request, by peer: Peer) throws(CoreError) {
+    func authorize(_ request: Request, by peer: Peer) throws(CoreError) {
         if case .refused(let error) = Authority.decide(request.command, by: registry.actor(peer)) { throw error }
     }
 
     /// Makes the change `request` asks for (after `authorize`). `delaying` false: a loosening
     /// whose `Delay=` has passed is carried out (M2). `fresh`: for `reload`, the configuration
     /// files as they are now, or why they cannot be used.
-    public mutating func prepare(_ request: Request, from peer: Peer, now: Date, delaying: Bool = true,
+    mutating func prepare(_ request: Request, from peer: Peer, now: Date, delaying: Bool = true,
                                  fresh: Result<ConfigSet, CoreError>? = nil) throws(CoreError) -> Change {
         let request = resolvingNames(request, for: peer)
         if delaying, let change = try delayedLoosening(request, peer: peer, now: now) { return change }  // M2
@@ -45,7 +45,7 @@ extension Core {
     /// answer. Only what is blockd's to fix (a configuration that does not load, an internal
     /// error: `Report.logEvent` is `failure`) goes to the failure list too, and is saved; a
     /// failed reload is resolved by the next reload that loads.
-    public mutating func refused(_ request: Request, with error: CoreError, uid: UInt32?, now: Date) {
+    mutating func refused(_ request: Request, with error: CoreError, uid: UInt32?, now: Date) {
         guard request.modifies && Core.toldCodes.contains(error.code) else { return }
         let report = Report.problem(error, uid: uid, activity: nil)
         guard report.logEvent == .failure else { return publish(report, now: now) }

@@ -8,7 +8,7 @@ extension Core {
     /// The sessions now, as the edge reads them. Whether the ledger changed (the engine then
     /// saves).
     @discardableResult
-    public mutating func sessionsObserved(_ sessions: [LoginSession], now: Date) -> Bool {
+    mutating func sessionsObserved(_ sessions: [LoginSession], now: Date) -> Bool {
         loginSessions = sessions
         defer { armNextTransition(now: now) }  // an idle grace ends at its own instant
         return settleScreen(now: now)

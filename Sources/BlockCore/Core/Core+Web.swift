@@ -22,7 +22,7 @@ extension Core {
 
     /// B2: the connection `reporter` of `uid` closed: what it said no longer holds. Whether
     /// the ledger changed (the engine then saves and reconciles).
-    public mutating func webEnded(uid: UInt32, reporter: UInt64, now: Date) -> Bool {
+    mutating func webEnded(uid: UInt32, reporter: UInt64, now: Date) -> Bool {
         guard webSites[uid]?[reporter] != nil else { return false }
         let changed = setWebSite(nil, uid: uid, reporter: reporter, now: now)
         if changed {

@@ -107,6 +107,14 @@ public struct Core {
     public internal(set) var nextTransition: Date?
     /// What the core decided that is not carried out yet, in order (`takeEffects`).
     var effects: [Effect] = []
+    /// What the core has still to do for the input it is handling, and the outcome it waits
+    /// for before it goes on (Core+Handle.swift), at the input's instant.
+    var agenda: [Step] = []
+    var awaiting: Awaiting?
+    var stepNow = Date(timeIntervalSince1970: 0)
+    /// The selections the published status shows as blocked, as the reconciles left them:
+    /// a reconcile that must apply everything looks at these too.
+    var shownBlocked: Set<String> = []
 
     public init(config: ConfigSet, state: DaemonState, timeZone: Zone, configPath: String, users: UsersTable,
                 executableApps: @escaping @Sendable (String) -> Set<String> = { _ in [] }) {
@@ -194,7 +202,7 @@ public struct Core {
     /// Start-up: what ran before the restart is forgotten until seen again, the configured
     /// schedules and limits are put in force, and what was missed while the daemon was down
     /// is logged (T8). Due loosenings and the reconcile follow (the engine drives them).
-    public mutating func startUp(now: Date) {
+    mutating func startUp(now: Date) {
         // §9: usage up to the last checkpoint is counted; whether an app kept running while
         // blockd was down is unknowable, so nothing is assumed running until seen again.
         state.usage.forgetRunning()
@@ -210,7 +218,7 @@ public struct Core {
 
     /// T7: the system time zone changed; schedules are recomputed in the new zone. False when
     /// nothing changed (no reconcile is needed).
-    public mutating func timeZoneChanged(to zone: Zone) -> Bool {
+    mutating func timeZoneChanged(to zone: Zone) -> Bool {
         guard zone != local.zone else { return false }
         let what = zone.identifier == local.zone.identifier
             ? "The rules of time zone \(zone.identifier) changed (a tzdata update)"
@@ -290,7 +298,7 @@ public struct Core {
 
     /// S5: the shield (or a tamper repair) stopped something: counted by day for the report,
     /// recorded as a failure when it was tampering, told to the people it concerns, saved.
-    public mutating func recordShieldHit(_ hit: ShieldHit, now: Date) {
+    mutating func recordShieldHit(_ hit: ShieldHit, now: Date) {
         let day = local.civil(of: now).date.description
         state.shieldHits[day, default: [:]][hit.selection, default: 0] += 1
         if let uid = hit.uid { state.shieldHits[ShieldHitDays.key(day: day, uid: uid), default: [:]][hit.selection, default: 0] += 1 }  // A1

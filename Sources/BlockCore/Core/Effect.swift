@@ -1,11 +1,26 @@
 import FoundationEssentials
 
 /// What the core decided that someone else carries out (STYLE: decide in the core, act at the
-/// edge). The core appends effects in the order they must happen; the daemon's engine takes
-/// them after each step and carries them out in that order. Enforcement is not an effect: the
-/// core plans it (`ReconcilePlan.targets`) and is told what came of it
-/// (`finishReconcile(_:report:now:)`), because what it announces depends on the outcome.
+/// edge), in the order `Core.handle` returns them. `.beginChange`, `.loadConfig`, `.commit` and `.enforce`
+/// wait for what came of them: each ends its batch, and the edge hands the core its `Core.Outcome`.
 public enum Effect: Equatable, Sendable {
+    /// A request's change begins: what changed before it is not its to undo (the edge keeps it
+    /// for the next save); then `Core.Outcome.begun`.
+    case beginChange
+    /// `reload`: read the configuration files now; then `Core.Outcome.configLoaded`.
+    case loadConfig
+    /// §7: write the request's change now (`OK` means on disk); then `Core.Outcome.committed`.
+    case commit
+    /// T5: make enforcement hold exactly these selections (`changed`: those whose targets
+    /// differ from the last call, nil: any may); then `Core.Outcome.enforced` with the report.
+    case enforce([Selection], changed: Set<String>?)
+    /// A reconcile looked at these selections: the published view brings them up to date.
+    case reconciled(looked: Set<String>)
+    /// The answer to the client's request.
+    case reply(Response)
+    /// The answer to the client's request, rendered from what the edge publishes (`status`,
+    /// `failures`, `stats`).
+    case replyFromView(Change.Answer)
     /// A journal entry (§7: every lock and unlock is logged).
     case journal(JournalEntry)
     /// An event for the `watch` subscribers it concerns (S3).

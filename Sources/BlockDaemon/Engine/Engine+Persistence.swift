@@ -41,19 +41,15 @@ extension Engine {
         return core.mark()
     }
 
-    /// Writes the change made since `before`; if it cannot be written, puts `before` back
-    /// (nothing of the change was enforced yet) and throws `not-saved` with what to do.
-    func commit(since before: Snapshot, now: Date) throws(CoreError) {
+    /// Writes a request's change, begun at `before` (the batch's mark if its fdatasync fails
+    /// later); returns why it could not be written. The core puts the change back (its outcome
+    /// `committed`), and the failure is recorded after that.
+    func commit(since before: Snapshot?) -> DaemonError? {
         let moves = followMoves()
-        do throws(DaemonError) {
-            try write()
-        } catch {
-            core.restore(before)
-            saveFailed(error, now: now)
-            throw CoreError(.notSaved, "the change was not made: \(store.notSaved(error).message)")
-        }
+        do throws(DaemonError) { try write() } catch { return error }
         if saving.journal.unsynced && saving.batchMark == nil { saving.batchMark = before }
         tell(moves)
+        return nil
     }
 
     /// A1: activities that moved aside, with the more-time book following them (before they
@@ -213,7 +209,7 @@ extension Engine {
     }
 
     /// T4: recorded once per distinct cause; the retry runs whatever the cause.
-    private func saveFailed(_ failure: DaemonError, now: Date) {
+    func saveFailed(_ failure: DaemonError, now: Date) {
         scheduleSaveRetry()
         let cause = failure.description
         guard cause != saveProblem else { return }

@@ -3,18 +3,17 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// Requests (§6, §8) through the core: `authorize`, `prepare` (the change, in memory), the save
-/// (`OK` means on disk, §7), `proceed` (what people are told), the reconcile, and the answer.
-/// A refusal is answered `ERR <code> <message>` here, in one place.
+/// Requests (§6, §8) and everything else that happens, through the core (`Core.handle`): the
+/// engine hands it the input, carries out the effects it returns in order, and hands back what
+/// came of those it waits for (the change begun, the configuration read, the save: `OK` means
+/// on disk, §7; the enforcers' report).
 extension Engine {
     /// Handles one request on the engine queue; `reply` gets the answer once the change it made
     /// is on disk (§7), so that one fdatasync covers the changes of every request handled
-    /// meanwhile (group commit). `watch` is the server's business. `delaying` false: a
-    /// loosening whose `Delay=` has passed is carried out (M2).
-    public func handle(_ request: Request, from peer: Peer, delaying: Bool = true, reply: @escaping (Response) -> Void) {
+    /// meanwhile (group commit). `watch` is the server's business.
+    public func handle(_ request: Request, from peer: Peer, reply: @escaping (Response) -> Void) {
         handling += 1
-        let response = answer(request, from: peer, delaying: delaying)
-        carryOut()
+        let response = answer(request, from: peer)
         handling -= 1
         // An answer never overtakes one waiting for the fdatasync (a connection pipelines).
         guard saving.waiting.isEmpty && !(request.modifies && saving.journal.unsynced) else {
@@ -26,57 +25,64 @@ extension Engine {
     }
 
     /// Handles one request and syncs at once: the answer, with its change on disk.
-    public func handle(_ request: Request, from peer: Peer, delaying: Bool = true) -> Response {
+    public func handle(_ request: Request, from peer: Peer) -> Response {
         var out: Response?
-        handle(request, from: peer, delaying: delaying) { out = $0 }
+        handle(request, from: peer) { out = $0 }
         if out == nil { flush() }
         return out!
     }
 
-    private func answer(_ request: Request, from peer: Peer, delaying: Bool) -> Response {
+    private func answer(_ request: Request, from peer: Peer) -> Response {
         assertOnQueue()
         let now = observedNow()
-        // T9, §7 Truth: a boundary has passed that the timer has not brought in yet (its wake is
-        // on the way, or the machine is busy). A read brings it in first, so that no answer
-        // tells of a lock or an unlock before the hosts file holds it. (A change reconciles
-        // anyway; the timer's wake still comes, and carries out any delayed loosening then.)
-        if !request.modifies, let next = core.nextTransition, now >= next { reconcile(now: now) }
-        do throws(CoreError) {
-            let reply = try perform(request, from: peer, now: now, delaying: delaying)
-            // Only marked due here (`handling`): published once before the answer is sent.
-            if request.modifies { publishSnapshot() }
-            return .ok(reply)
-        } catch {
-            core.refused(request, with: error, uid: peer.uid, now: now)  // T4
-            carryOut()
-            if request.modifies { publishSnapshot() }  // the failure recorded here is news
-            return .error(error)
+        lookUpUsers(names: request.userNames, uids: [peer.uid])  // at the edge, before the core decides (U1, A1)
+        let response = run(.request(request, from: peer), now: now)
+        // Only marked due here (`handling`): published once before the answer is sent; a
+        // failure recorded is news too.
+        if request.modifies { publishSnapshot() }
+        guard let response else {
+            return .error(CoreError(.internal, "'\(request.command)' got no answer; this is a bug in blockd, please report it"))
         }
+        return response
     }
 
-    /// One request through the core: authorized, made in memory, saved (undone and refused
-    /// `not-saved` if that fails), told, enforced, and answered.
-    private func perform(_ request: Request, from peer: Peer, now: Date, delaying: Bool) throws(CoreError) -> JSONObject {
-        lookUpUsers(names: request.userNames, uids: [peer.uid])  // at the edge, before the core decides (U1, A1)
-        try core.authorize(request, by: peer)
-        let before = request.modifies ? snapshot() : nil
-        let change = try core.prepare(request, from: peer, now: now, delaying: delaying, fresh: freshConfig(for: request))
-        carryOut()  // what making the change found (a configured activity not in force) is said either way
-        if change.saves, let before {
-            do throws(CoreError) { try commit(since: before, now: now) } catch {
-                if change.refollowsLimitsOnFailure { core.followLimits() }
-                carryOut()
-                throw error
+    /// Hands `input` to the core at `now` and carries out what it decides, in order, handing
+    /// back what came of each effect it waits for. What carrying an effect out makes the core
+    /// decide (a failed save is a recorded failure) is carried out after it. Returns the
+    /// answer to a client's request.
+    @discardableResult
+    func run(_ input: Core.Input, now: Date) -> Response? {
+        assertOnQueue()
+        var answer: Response?
+        var effects = core.handle(input, now: now)
+        var mark: Snapshot?  // the change begun: what a failed group commit puts back
+        while !effects.isEmpty {
+            var outcome: Core.Outcome?
+            var unsaved: DaemonError?
+            for effect in effects {
+                switch effect {
+                case .beginChange:
+                    mark = snapshot()
+                    outcome = .begun
+                case .loadConfig: outcome = .configLoaded(freshConfig())
+                case .commit:
+                    unsaved = commit(since: mark)
+                    outcome = .committed(unsaved.map { CoreError(.notSaved, "the change was not made: \(store.notSaved($0).message)") })
+                case .enforce(let targets, let changed): outcome = .enforced(enforcer.enforce(blocked: targets, changed: changed))
+                case .reply(let response): answer = response
+                case .replyFromView(let view): answer = .ok(published(view, now: now))
+                default: carryOut(effect)
+                }
             }
+            effects = outcome.map { core.handle($0) } ?? []
+            if let unsaved { saveFailed(unsaved, now: now) }  // T4, once the core put the change back
+            effects += core.takeEffects()
         }
-        core.proceed(change, now: now)
-        if change.reconciles { reconcile(now: now) } else { carryOut() }
-        return core.reply(change.answer, now: now) ?? published(change.answer, now: now)
+        return answer
     }
 
     /// `reload` reads the configuration files here, at the edge; the core decides what to do with them.
-    private func freshConfig(for request: Request) -> Result<ConfigSet, CoreError>? {
-        guard request.command == .reload else { return nil }
+    private func freshConfig() -> Result<ConfigSet, CoreError> {
         do throws(CoreError) {
             let config = try collaborators.loadConfig()
             readUsers(naming: config.userNames)  // a user added before the reload is known to it
@@ -115,20 +121,8 @@ extension Engine {
             }
             return document.json
         case .published(let request, let peer): return answerNow(request, now: now, private: Core.privateView(peer))
-        case .reply, .activity, .started: return core.reply(answer, now: now) ?? [:]
+        case .reply, .activity, .started: preconditionFailure("the core answers \(answer) itself")
         }
-    }
-
-    /// M2: carries out the loosenings whose delay has passed, as their asker would have.
-    /// Called before a timer's or start-up's reconcile, never from inside one.
-    func performDueLoosenings(now: Date) {
-        let due = core.takeDueLoosenings(now: now)
-        guard !due.isEmpty else { return }
-        for (request, peer, loosening) in due {
-            if case .error(let e) = handle(request, from: peer, delaying: false) { core.delayedLooseningFailed(loosening, e) }
-        }
-        persist()
-        carryOut()
     }
 
     /// SIGHUP: like `blockc reload`, with the failure recorded as the daemon's (no one's)
@@ -136,43 +130,32 @@ extension Engine {
     public func reloadFromSignal() {
         assertOnQueue()
         let now = observedNow()
-        do throws(CoreError) { _ = try perform(.reload, from: .root, now: now, delaying: true) } catch {
-            carryOut()
-            guard error.code != .notSaved else { return }  // recorded once by the failed save
-            recordFailure(error, uid: nil, activity: nil, cause: error.code == .invalidConfig ? .config : nil, now: now)
-            persist()
-            publishSnapshot()
-        }
+        run(.request(.reload, from: .root, origin: .signal), now: now)
+        publishSnapshot()
     }
 
     /// From the usage monitor: the limits that have at least one process running now.
     public func usageChanged(running: Set<LimitUse>) {
         assertOnQueue()
-        let now = observedNow()
-        core.usageChanged(running: running, now: now)
-        reconcile(now: now)
+        run(.usage(running), now: observedNow())
     }
 
     /// B2: a native-messaging host's connection closed: what it reported for `uid` ends.
     public func webEnded(uid: UInt32, reporter: UInt64) {
         assertOnQueue()
-        let now = observedNow()
-        if core.webEnded(uid: uid, reporter: reporter, now: now) { reconcile(now: now) }
+        run(.webEnded(uid: uid, reporter: reporter), now: observedNow())
     }
 
     /// R1: from the usage monitor, the apps of any selection running now and for whom.
     func appsRunning(_ running: Set<UsageMonitor.Running>) {
         assertOnQueue()
-        core.appsRunning(running, now: observedNow())
-        carryOut()
+        run(.apps(running), now: observedNow())
     }
 
     /// Screen time: logind's login sessions, after any change (LogindSessions).
     func sessionsObserved(_ sessions: [LoginSession]) {
         assertOnQueue()
-        let now = observedNow()
-        _ = core.sessionsObserved(sessions, now: now)
-        reconcile(now: now)  // a screen-time limit counts, warns and acts with the sessions
+        run(.sessions(sessions), now: observedNow())
     }
 
     /// The limits' apps, for the usage monitor (§9).

@@ -79,56 +79,40 @@ public final class Engine: @unchecked Sendable {
     func assertOnQueue() { dispatchPrecondition(condition: .onQueue(queue)) }
 
     /// Start-up: install configured schedules, catch up on what was missed while the daemon
-    /// was down (T8), and converge. Call once, on the queue.
+    /// was down (T8), carry out due loosenings (M2), and converge. Call once, on the queue.
     public func startUp() {
         assertOnQueue()
-        let now = observedNow()
-        core.startUp(now: now)
-        carryOut()
-        performDueLoosenings(now: now)  // M2, T8
-        reconcile(now: now)
+        run(.startUp, now: observedNow())
     }
 
     /// Time passed (the timer fired, the clock was stepped, the machine resumed).
     public func wake() {
         assertOnQueue()
-        performDueLoosenings(now: observedNow())  // M2
-        reconcile(now: observedNow())
+        run(.wake, now: observedNow())
     }
 
     /// T7: the system time zone changed; schedules are recomputed in the new zone.
     public func timeZoneChanged(to zone: Zone) {
         assertOnQueue()
-        if core.timeZoneChanged(to: zone) { reconcile(now: observedNow()) }
+        run(.timeZone(zone), now: observedNow())
     }
 
     /// T4: a failure found at the edge (a configuration problem at start-up, a hook) is
     /// recorded and told like every other.
     public func recordFailure(_ error: CoreError, uid: UInt32?, activity: String?, cause: FailureCause? = nil, now: Date) {
-        core.recordFailure(error, uid: uid, activity: activity, cause: cause, now: now)
-        carryOut()
+        run(.failure(error, uid: uid, activity: activity, cause: cause), now: now)
     }
 
     func recordShieldHit(_ hit: ShieldHit) {
         assertOnQueue()
-        core.recordShieldHit(hit, now: observedNow())
-        carryOut()
+        run(.shieldHit(hit), now: observedNow())
     }
 
     /// Converges enforcement to the desired set at `now` (T5): the core plans it, the
     /// enforcers carry it out (only when the blocked set changed, and then with all of it),
-    /// the core decides from their report what is applied and announced; then its effects
-    /// are carried out and the read-only answers published.
-    @discardableResult
-    func reconcile(now: Date) -> Reconciliation {
-        assertOnQueue()
-        let plan = core.planReconcile(now: now, shown: blockedView.names)
-        carryOut()  // what settling more time and limits told, before enforcement as always
-        let report = plan.targets.map { enforcer.enforce(blocked: $0, changed: plan.changed) }
-        let done = core.finishReconcile(plan, report: report, now: now)
-        carryOut()
-        publishSnapshot(changed: done.looked)
-        return done
+    /// the core decides from their report what is applied and announced.
+    func reconcile(now: Date) {
+        run(.reconcile, now: now)
     }
 
     /// The wall time every engine entry point works with (T6), observed with the boot clock:
@@ -144,14 +128,13 @@ public final class Engine: @unchecked Sendable {
     /// the journal and the failure list follow what is really enforced.
     public func enforcementChanged() {
         assertOnQueue()
-        core.mustApply = true
-        reconcile(now: observedNow())
+        run(.enforcementChanged, now: observedNow())
     }
 
     func statusLine(now: Date, blocked: Int) -> String { core.statusLine(now: now, blocked: blocked) }
 
-    /// Carries out what the core decided, in order; what carrying it out makes the core
-    /// decide (a failed save is a recorded failure) is carried out after it.
+    /// Carries out what the core decided outside `run` (a save's outcome), in order; what
+    /// carrying it out makes the core decide is carried out after it.
     func carryOut() {
         var effects = core.takeEffects()
         while !effects.isEmpty {
@@ -160,7 +143,8 @@ public final class Engine: @unchecked Sendable {
         }
     }
 
-    private func carryOut(_ effect: Effect) {
+    /// One effect that waits for nothing (`run` answers the others).
+    func carryOut(_ effect: Effect) {
         switch effect {
         case .journal(let entry): log.log(entry)
         case .event(let event): collaborators.events(event)
@@ -171,6 +155,9 @@ public final class Engine: @unchecked Sendable {
         case .followLimits(let apps): collaborators.limitsChanged(apps)
         case .followApps(let apps): collaborators.appsChanged(apps)
         case .sessionAction(let action, let uid, let sessions): collaborators.sessionAction(action, uid, sessions)
+        case .reconciled(let looked): publishSnapshot(changed: looked)
+        case .beginChange, .loadConfig, .commit, .enforce, .reply, .replyFromView:
+            preconditionFailure("\(effect) reached the engine outside a run of the core: it waits for an outcome or answers a request")
         }
     }
 }

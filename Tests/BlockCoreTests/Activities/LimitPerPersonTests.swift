@@ -9,18 +9,18 @@ import Testing
 /// is said in each).
 @Suite("§9: each person's own allowance")
 struct LimitPerPersonTests {
-    static let users = CoreDriver.users(["kid": 1001, "parent": 1000, "kid2": 1003], groups: ["blockd-admin": [1000]])
+    static let users = FakeEdge.users(["kid": 1001, "parent": 1000, "kid2": 1003], groups: ["blockd-admin": [1000]])
     static let kid = Peer(uid: 1001, mayModify: true)
     static let kid2 = Peer(uid: 1003, mayModify: true)
     static var parent: Peer { var p = Peer(uid: 1000, mayModify: true); p.isAdmin = true; return p }
 
-    static func use(_ d: inout CoreDriver, _ uids: [UInt32]) {
+    static func use(_ d: inout FakeEdge, _ uids: [UInt32]) {
         d.usage(running: Set(uids.map { LimitUse(limit: "shared", uid: $0) }))
     }
 
     @Test("§9: a limit for everyone counts each person's own time and blocks only whoever used theirs up (kid's and kid2's use used to use up the parent's allowance too)")
     func eachTheirOwn() throws {
-        var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.users)
+        var d = FakeEdge(at: "2026-11-29T20:00:00+09:00", users: Self.users)
         _ = try #require(ok(d.run(#"limit-add {"name":"shared","seconds":20,"selections":["steam"]}"#)))
         Self.use(&d, [1001, 1003])  // both at once
         d.advance(6)
@@ -56,7 +56,7 @@ struct LimitPerPersonTests {
 
     @Test("§9, M3: more time on a limit is the asker's own allowance; the others stay where they were (it used to add to the pool for everyone)")
     func moreTimeIsTheAskers() throws {
-        var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.users)
+        var d = FakeEdge(at: "2026-11-29T20:00:00+09:00", users: Self.users)
         _ = try #require(ok(d.run(#"limit-add {"name":"shared","seconds":20,"selections":["steam"],"moreTime":{"mode":"self"}}"#)))
         Self.use(&d, [1001, 1003])
         d.advance(20)
@@ -72,7 +72,7 @@ struct LimitPerPersonTests {
 
     @Test("§9: a limit for some people counts each of them apart; the others are never counted or blocked")
     func scopedPerPerson() throws {
-        var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.users)
+        var d = FakeEdge(at: "2026-11-29T20:00:00+09:00", users: Self.users)
         _ = try #require(ok(d.run(#"limit-add {"name":"shared","seconds":20,"selections":["steam"],"users":["kid","kid2"]}"#, as: Self.parent)))
         Self.use(&d, [1001, 1000])  // the parent's use is no one's under this limit
         d.advance(20)
@@ -90,13 +90,13 @@ struct LimitPerPersonTests {
             state.usage.used["2026-11-29"] = ["shared": pool]  // written by a blockd with one pool per limit
             return state
         }
-        var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.users, state: state(pool: 15))
+        var d = FakeEdge(at: "2026-11-29T20:00:00+09:00", users: Self.users, state: state(pool: 15))
         Self.use(&d, [1001])
         d.advance(4.999)
         #expect(d.enforced == [])
         d.advance(0.001)
         #expect(d.enforcedUsers == ["steam": [1001]], "the pool's 15 s and kid's own 5 s: kid's 20 s are used up, not kid2's")
-        let used = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.users, state: state(pool: 20))
+        let used = FakeEdge(at: "2026-11-29T20:00:00+09:00", users: Self.users, state: state(pool: 20))
         #expect(used.enforced == ["steam"] && used.enforcedUsers["steam"] == nil, "a pool used up blocks everyone, as it did")
     }
 }

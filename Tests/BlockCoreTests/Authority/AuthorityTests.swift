@@ -160,12 +160,12 @@ struct AuthorityTests {
 
     @Test("A1: what a refusal may say, for every route: nothing of what is neither the member's own nor machine-wide")
     func refusalsForEveryRoute() throws {
-        let users = CoreDriver.users(["kid": 1001, "parent": 1000, "kid2": 1003], groups: ["blockd-admin": [1000]])
+        let users = FakeEdge.users(["kid": 1001, "parent": 1000, "kid2": 1003], groups: ["blockd-admin": [1000]])
         let kid = Peer(uid: 1001, mayModify: true), kid2 = Peer(uid: 1003, mayModify: true)
         var parent = Peer(uid: 1000, mayModify: true)
         parent.isAdmin = true
-        func fresh() throws -> (CoreDriver, String) {
-            var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: users)
+        func fresh() throws -> (FakeEdge, String) {
+            var d = FakeEdge(at: "2026-11-29T20:00:00+09:00", users: users)
             for line in [#"start {"selections":["reddit"],"seconds":3600,"name":"zzsecret","lock":true}"#,
                          #"schedule-add {"name":"zzsecret-s","window":"19:00-23:00","selections":["steam"]}"#,
                          #"limit-add {"name":"zzsecret-l","seconds":2700,"selections":["steam"]}"#] {

@@ -227,7 +227,7 @@ struct AppCheckTests {
 
     @Test("§7: a warning is said once per reload, at warning priority, and the configuration is in force all the same")
     func reloadJournal() throws {
-        var d = CoreDriver()
+        var d = FakeEdge()
         var set = try ConfigSet.load(daemonFile: nil, selectionFiles: [ConfigSource(path: sel, text: "[Selection]\nName=chat\nApps=discrod\n")], scheduleFiles: [])
         let warning = ConfigProblem(.warning, file: sel, line: 3, "no app 'discrod' is installed (no desktop entry, no executable on PATH); did you mean 'discord'?")
         set.warnings = [warning]

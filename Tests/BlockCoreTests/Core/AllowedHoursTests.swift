@@ -9,11 +9,11 @@ import ZoneInfo
 /// ledger across a DST night.
 struct AllowedHoursTests {
     static let kid: UInt32 = 1001, kid2: UInt32 = 1002, parent: UInt32 = 1000
-    static let family = CoreDriver.users(["kid": kid, "kid2": kid2, "parent": parent], admins: [parent])
+    static let family = FakeEdge.users(["kid": kid, "kid2": kid2, "parent": parent], admins: [parent])
     static let asKid = Peer(uid: kid, mayModify: true)
     static let asParent = { var p = Peer(uid: parent, mayModify: true); p.isAdmin = true; return p }()
 
-    static func actions(_ d: CoreDriver) -> [Effect] { d.effects.filter { if case .sessionAction = $0 { true } else { false } } }
+    static func actions(_ d: FakeEdge) -> [Effect] { d.effects.filter { if case .sessionAction = $0 { true } else { false } } }
 
     static func desk(_ id: String, _ uid: UInt32 = kid, locked: Bool = false, idle: Date? = nil, graphical: Bool = true, remote: Bool = false) -> LoginSession {
         LoginSession(id: id, uid: uid, active: true, locked: locked, idleSince: idle, remote: remote, graphical: graphical)
@@ -21,7 +21,7 @@ struct AllowedHoursTests {
 
     @Test("allowed hours: at the window's start kid's unlocked desktop is locked and the text session ended (it has no screen lock); ssh and kid2 are left alone; once while it stays locked; unlocking acts again; after the window nothing")
     func lockInTheWindow() throws {
-        var d = CoreDriver(at: "2026-11-29T20:59:00+09:00", users: Self.family)
+        var d = FakeEdge(at: "2026-11-29T20:59:00+09:00", users: Self.family)
         _ = try #require(ok(d.run(#"schedule-add {"name":"bedtime","window":"21:00-07:00","session":"lock","users":["kid"]}"#)))
         d.sessions([Self.desk("x1"), Self.desk("tty2", graphical: false), Self.desk("s9", remote: true), Self.desk("x2", Self.kid2)])
         d.advance(59)
@@ -44,7 +44,7 @@ struct AllowedHoursTests {
 
     @Test("before allowed hours begin, as before Downtime: a warning 5 minutes and 1 minute before, once each, saying what will happen; the timer wakes for them; none in the window")
     func warnings() throws {
-        var d = CoreDriver(at: "2026-11-29T20:50:00+09:00", users: Self.family)
+        var d = FakeEdge(at: "2026-11-29T20:50:00+09:00", users: Self.family)
         _ = try #require(ok(d.run(#"schedule-add {"name":"bedtime","window":"21:00-07:00","session":"logout","users":["kid"]}"#, as: Self.asParent)))
         #expect(d.arms.last.map { $0! <= at("2026-11-29T20:55:00+09:00") } == true, "the timer is armed for the first warning: \(String(describing: d.arms.last))")
         d.advance(299)
@@ -63,7 +63,7 @@ struct AllowedHoursTests {
 
     @Test("a desktop asked to lock that does not say it is locked within 10 s has no screen locker: it is ended; one that locks in time is let be")
     func lockGrace() throws {
-        var d = CoreDriver(at: "2026-11-29T22:00:00+09:00", users: Self.family)
+        var d = FakeEdge(at: "2026-11-29T22:00:00+09:00", users: Self.family)
         _ = try #require(ok(d.run(#"schedule-add {"name":"night","window":"21:00-07:00","session":"lock","users":["kid","kid2"]}"#)))
         d.sessions([Self.desk("x1"), Self.desk("x2", Self.kid2)])
         #expect(Self.actions(d) == [.sessionAction(.lock, uid: Self.kid, sessions: ["x1"]), .sessionAction(.lock, uid: Self.kid2, sessions: ["x2"])])
@@ -81,7 +81,7 @@ struct AllowedHoursTests {
 
     @Test("a login in the window is acted on at once, even while another session of the same person is still open (asked to lock, not locked yet)")
     func newLoginWhileOpen() throws {
-        var d = CoreDriver(at: "2026-11-29T22:00:00+09:00", users: Self.family)
+        var d = FakeEdge(at: "2026-11-29T22:00:00+09:00", users: Self.family)
         _ = try #require(ok(d.run(#"schedule-add {"name":"night","window":"21:00-07:00","session":"lock","users":["kid"]}"#)))
         d.sessions([Self.desk("x1")])
         d.advance(3)
@@ -92,7 +92,7 @@ struct AllowedHoursTests {
 
     @Test("allowed hours with Action=logout: a login during the window is ended at once; outside it, it stays")
     func logoutInTheWindow() throws {
-        var d = CoreDriver(at: "2026-11-29T22:00:00+09:00", users: Self.family)
+        var d = FakeEdge(at: "2026-11-29T22:00:00+09:00", users: Self.family)
         _ = try #require(ok(d.run(#"schedule-add {"name":"night","window":"21:00-07:00","session":"logout","users":["kid"]}"#)))
         #expect(Self.actions(d).isEmpty, "nobody is at a screen")
         d.sessions([Self.desk("c5", idle: d.now - 3600)])
@@ -105,7 +105,7 @@ struct AllowedHoursTests {
 
     @Test("allowed hours for everyone hold every person at a screen, but never root: there is always a way in")
     func notRoot() throws {
-        var d = CoreDriver(at: "2026-11-29T22:00:00+09:00", users: Self.family)
+        var d = FakeEdge(at: "2026-11-29T22:00:00+09:00", users: Self.family)
         _ = try #require(ok(d.run(#"schedule-add {"name":"night","window":"21:00-07:00","session":"logout"}"#)))
         d.sessions([Self.desk("r1", 0), Self.desk("p1", Self.parent), Self.desk("k1")])
         #expect(Self.actions(d) == [.sessionAction(.logout, uid: Self.parent, sessions: ["p1"]), .sessionAction(.logout, uid: Self.kid, sessions: ["k1"])],
@@ -114,7 +114,7 @@ struct AllowedHoursTests {
 
     @Test("M3: kid's more time over allowed hours (self-service, kid's own) lets kid's session run until the grant ends, then locks it; kid2 stays held")
     func moreTime() throws {
-        var d = CoreDriver(at: "2026-11-29T21:30:00+09:00", users: Self.family)
+        var d = FakeEdge(at: "2026-11-29T21:30:00+09:00", users: Self.family)
         _ = try #require(ok(d.run(#"schedule-add {"name":"bedtime","window":"21:00-07:00","session":"lock","users":["kid","kid2"],"moreTime":{"mode":"self"}}"#)))
         let grant = try #require(ok(d.run(#"more {"selection":"bedtime","seconds":900}"#, as: Self.asKid)))
         #expect(grant["named"] == "hours", "\(grant)")
@@ -134,12 +134,12 @@ struct AllowedHoursTests {
 
     @Test("M1, A1: allowed hours a parent set for kid take the family default: kid's more time is a request for the parent, not a grant; so does a screen-time limit's")
     func familyApproval() throws {
-        var d = CoreDriver(at: "2026-11-29T21:30:00+09:00", users: Self.family)
+        var d = FakeEdge(at: "2026-11-29T21:30:00+09:00", users: Self.family)
         let parent = Self.asParent
         _ = try #require(ok(d.run(#"schedule-add {"name":"bedtime","window":"21:00-07:00","session":"lock","users":["kid"]}"#, as: parent)))
         let asked = try #require(ok(d.run(#"more {"selection":"bedtime","seconds":900}"#, as: Self.asKid)))
         #expect(asked["expires"] != nil && asked["end"] == nil, "a request waits for the parent: \(asked)")
-        var e = CoreDriver(at: "2026-11-29T13:00:00+09:00", users: Self.family)
+        var e = FakeEdge(at: "2026-11-29T13:00:00+09:00", users: Self.family)
         _ = try #require(ok(e.run(#"limit-add {"name":"screen","seconds":60,"session":"lock","users":["kid"]}"#, as: parent)))
         e.sessions([Self.desk("x1")])
         e.advance(61)
@@ -149,7 +149,7 @@ struct AllowedHoursTests {
 
     @Test("A1: kid may keep themselves off the screen (their own allowed hours); suspend or power off are for administrators; kid's hours cannot cover kid2")
     func authority() {
-        var d = CoreDriver(at: "2026-11-29T13:00:00+09:00", users: Self.family)
+        var d = FakeEdge(at: "2026-11-29T13:00:00+09:00", users: Self.family)
         guard case .error(let off) = d.run(#"schedule-add {"name":"off","window":"21:00-07:00","session":"poweroff"}"#, as: Self.asKid) else {
             Issue.record("a member's allowed hours may not power off the machine")
             return
@@ -171,7 +171,7 @@ struct AllowedHoursTests {
 
     @Test("A1: kid cannot remove their own allowed hours during the window, nor their used-up screen-time limit, until it ends; before the window they may, and a parent may at any time")
     func noEarlyLift() throws {
-        var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.family)
+        var d = FakeEdge(at: "2026-11-29T20:00:00+09:00", users: Self.family)
         _ = try #require(ok(d.run(#"schedule-add {"name":"mine","window":"21:00-07:00","session":"lock"}"#, as: Self.asKid)))
         _ = try #require(ok(d.run(#"schedule-add {"name":"early","window":"20:30-07:00","session":"lock"}"#, as: Self.asKid)))
         _ = try #require(ok(d.run(#"schedule-remove {"name":"early"}"#, as: Self.asKid)))  // before its window
@@ -195,7 +195,7 @@ struct AllowedHoursTests {
 
     @Test("screen: whether a person may be at the screen now, or what keeps them off it; a member asks of themselves only; root never held")
     func screenRoute() throws {
-        var d = CoreDriver(at: "2026-11-29T22:00:00+09:00", users: Self.family)
+        var d = FakeEdge(at: "2026-11-29T22:00:00+09:00", users: Self.family)
         _ = try #require(ok(d.run(#"schedule-add {"name":"night","window":"21:00-07:00","session":"lock","users":["kid"]}"#, as: Self.asParent)))
         let kid = try #require(ok(d.run("screen", as: Self.asKid)))
         #expect(ScreenReply(kid) == ScreenReply(user: "kid", uid: Int(Self.kid), held: true, activity: "night", kind: "schedule",
@@ -227,7 +227,7 @@ struct AllowedHoursTests {
 
     @Test("the protocol: allowed hours have no selections; selections with session, or neither, are refused with what to do")
     func wire() {
-        var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")
+        var d = FakeEdge(at: "2026-11-29T13:00:00+09:00")
         let rows: [(String, String)] = [
             (#"schedule-add {"name":"b","window":"21:00-07:00","session":"lock","selections":["youtube"]}"#, "give it no selections"),
             (#"schedule-add {"name":"b","window":"21:00-07:00","session":"sleep"}"#, "one of lock, logout, suspend, poweroff"),
@@ -267,7 +267,7 @@ struct AllowedHoursTests {
         var config = ConfigSet.builtIn
         config.daemon = config.daemon.applying(try DaemonConfig.parseLayer(file: "blockd.conf", text: "[Daemon]\nIdleSeconds=1m\n"))
         #expect(config.daemon.idleSeconds == 60)
-        var d = CoreDriver(at: "2026-11-29T13:00:00+09:00", config: config)
+        var d = FakeEdge(at: "2026-11-29T13:00:00+09:00", config: config)
         d.sessions([LoginSession(id: "x11", uid: 1001, active: true, idleSince: d.now)])
         d.advance(600)
         #expect(ScreenTimeTests.screen(d, "2026-11-29") == 60, "a minute of grace, not five")

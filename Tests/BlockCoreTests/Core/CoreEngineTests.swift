@@ -9,7 +9,7 @@ import Testing
 struct CoreEngineTests {
     @Test("T1, T9: start blocks now and the block unlocks by itself at its end, logged with its lateness")
     func startAndExpire() throws {
-        var d = CoreDriver()
+        var d = FakeEdge()
         let o = ok(d.run(#"start {"selections":["instagram"],"seconds":1800}"#))
         #expect(o?["outcome"] == "created")
         #expect(o?["end"] == "2026-11-29T13:35:00.000+09:00")
@@ -33,7 +33,7 @@ struct CoreEngineTests {
 
     @Test("T5: a manual block ending inside bedtime leaves the selection blocked until bedtime ends")
     func unionAcrossEnd() {
-        var d = CoreDriver(at: "2026-11-29T23:00:00.000+09:00")
+        var d = FakeEdge(at: "2026-11-29T23:00:00.000+09:00")
         _ = ok(d.run(#"schedule-add {"name":"bedtime","window":"22:00-07:00","selections":["instagram","youtube"]}"#))
         _ = ok(d.run(#"start {"selections":["instagram"],"seconds":1800}"#))
         #expect(d.enforced == ["instagram", "youtube"])
@@ -50,7 +50,7 @@ struct CoreEngineTests {
 
     @Test("T6: stepping the wall clock neither shortens nor lengthens a block", arguments: [(3600.0, 1800.0), (-3600.0, 600.0)])
     func wallStep(step: TimeInterval, seconds: TimeInterval) {
-        var d = CoreDriver()
+        var d = FakeEdge()
         _ = ok(d.run(#"start {"selections":["instagram"],"seconds":\#(Int(seconds))}"#))
         d.stepWall(step)  // someone sets the clock an hour ahead, or back
         d.wake()
@@ -63,7 +63,7 @@ struct CoreEngineTests {
 
     @Test("T6: a block started after an unnoticed wall step is exactly as long as asked", arguments: [3600.0, -3600.0])
     func stepBeforeStart(step: TimeInterval) {
-        var d = CoreDriver()
+        var d = FakeEdge()
         _ = ok(d.run(#"start {"selections":["reddit"],"seconds":1800,"name":"old"}"#))
         d.pass(10)
         d.stepWall(step)  // no wake-up: the request below is the first to see the step
@@ -84,7 +84,7 @@ struct CoreEngineTests {
 
     @Test("T5: 'stay blocked' is logged only when another activity really covers the selection")
     func endedBlockLogTruth() {
-        var d = CoreDriver()
+        var d = FakeEdge()
         _ = ok(d.run(#"start {"selections":["instagram"],"seconds":60,"name":"short"}"#))
         _ = ok(d.run(#"start {"selections":["instagram"],"seconds":600,"name":"long"}"#))
         d.advance(60)
@@ -97,7 +97,7 @@ struct CoreEngineTests {
     func capRefusal() throws {
         var config = ConfigSet.builtIn
         config.daemon.maxActivities = 1
-        var d = CoreDriver(config: config, users: CoreDriver.users())
+        var d = FakeEdge(config: config, users: FakeEdge.users())
         _ = ok(d.run(#"start {"selections":["instagram"],"seconds":60}"#))
         guard case .error(let e) = d.run(#"start {"selections":["reddit"],"seconds":60}"#, as: Peer(uid: 1000, mayModify: true)) else {
             Issue.record("not refused"); return
@@ -113,7 +113,7 @@ struct CoreEngineTests {
 
     @Test("§5: locked blocks cannot be stopped; others only by root or their creator")
     func permissions() throws {
-        var d = CoreDriver(users: CoreDriver.users())
+        var d = FakeEdge(users: FakeEdge.users())
         let alice = Peer(uid: 1000, mayModify: true), bob = Peer(uid: 1001, mayModify: true), eve = Peer(uid: 1002, mayModify: false)
         _ = ok(d.run(#"start {"selections":["instagram"],"seconds":600}"#, as: alice))
         _ = ok(d.run(#"start {"selections":["reddit"],"seconds":600,"lock":true}"#, as: alice))
@@ -134,7 +134,7 @@ struct CoreEngineTests {
 
     @Test("§7: a bad reload keeps the old configuration and records a failure")
     func badReload() {
-        var d = CoreDriver()
+        var d = FakeEdge()
         d.files = .failure(CoreError(.invalidConfig, "/etc/blockd/blockd.conf:3: nonsense"))
         guard case .error(let e) = d.run("reload") else { Issue.record("reload succeeded"); return }
         #expect(e.code == .invalidConfig)
@@ -145,7 +145,7 @@ struct CoreEngineTests {
 
     @Test("§8: unknown selections get a did-you-mean; ad-hoc domains work")
     func selections() {
-        var d = CoreDriver()
+        var d = FakeEdge()
         if case .error(let e) = d.run(#"start {"selections":["instagarm"],"seconds":60}"#) {
             #expect(e.code == .unknownSelection)
             #expect(e.message.contains("did you mean 'instagram'"))
@@ -156,7 +156,7 @@ struct CoreEngineTests {
 
     @Test("T10: starting again extends, never shortens")
     func extend() {
-        var d = CoreDriver()
+        var d = FakeEdge()
         _ = ok(d.run(#"start {"selections":["instagram"],"seconds":1800}"#))
         #expect(ok(d.run(#"start {"selections":["instagram"],"seconds":60}"#))?["outcome"] == "unchanged")
         let o = ok(d.run(#"start {"selections":["instagram"],"seconds":3600}"#))

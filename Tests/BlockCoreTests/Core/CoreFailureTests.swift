@@ -10,7 +10,7 @@ import Testing
 struct CoreFailureTests {
     static let member = Peer(uid: 1000, mayModify: true)
 
-    static func current(_ d: CoreDriver) -> [FailureRecord] { d.core.state.failures.filter(\.isCurrent) }
+    static func current(_ d: FakeEdge) -> [FailureRecord] { d.core.state.failures.filter(\.isCurrent) }
 
     @Test("T4: refusals (a locked stop, a member stopping root's block, a reader starting one) are told to the journal and watchers, and none is a failure",
           arguments: [
@@ -19,7 +19,7 @@ struct CoreFailureTests {
               (#"start {"selections":["youtube"],"seconds":60}"#, Peer(uid: 1002, mayModify: false), .permissionDenied),
           ])
     func refusalsAreNotFailures(line: String, peer: Peer, code: ErrorCode) {
-        var d = CoreDriver(users: CoreDriver.users())
+        var d = FakeEdge(users: FakeEdge.users())
         _ = ok(d.run(#"start {"selections":["reddit"],"seconds":3600,"name":"focus","lock":true}"#))
         _ = ok(d.run(#"start {"selections":["instagram"],"seconds":3600,"name":"open"}"#))
         guard case .error(let e) = d.run(line, as: peer) else { Issue.record("\(line) was not refused"); return }
@@ -31,7 +31,7 @@ struct CoreFailureTests {
 
     @Test("T4, §7: a failed reload is one failure while the files stay broken, and the reload that loads resolves it (it used to stay listed)")
     func reloadFailureResolves() throws {
-        var d = CoreDriver()
+        var d = FakeEdge()
         d.files = .failure(CoreError(.invalidConfig, "/etc/blockd/blockd.conf:3: nonsense"))
         for _ in 0..<3 { _ = d.run("reload") }
         #expect(Self.current(d).map(\.code) == ["invalid-config"], "the same broken file three times is one failure")
@@ -52,7 +52,7 @@ struct CoreFailureTests {
 
     @Test("T4: a configured schedule not in force (Users= names nobody) is a failure until a reload puts it in force or drops it")
     func configuredActivityResolves() throws {
-        var d = CoreDriver(users: CoreDriver.users(["kid": 1001]))
+        var d = FakeEdge(users: FakeEdge.users(["kid": 1001]))
         var ghost = Schedule(name: "ghost", selections: ["reddit"], start: WallTime(hour: 19, minute: 0), end: WallTime(hour: 7, minute: 0),
                              origin: .config(file: "/etc/blockd/schedules.d/ghost.conf"))
         ghost.users = Scope(names: ["nosuchuser"])
@@ -72,7 +72,7 @@ struct CoreFailureTests {
 
     @Test("T4: an enforcement failure is recorded once while the enforcer reports it, and resolved by the apply that no longer does")
     func enforcementFailureResolves() throws {
-        var d = CoreDriver()
+        var d = FakeEdge()
         d.failing = ["reddit": "cannot write /etc/hosts: No space left on device"]
         _ = ok(d.run(#"start {"selections":["reddit"],"seconds":3600}"#))
         d.enforcementChanged()
@@ -87,7 +87,7 @@ struct CoreFailureTests {
 
     @Test("T4: a failure that is an event (a hook, a repaired edit) has no cause and stays until cleared")
     func eventsStay() throws {
-        var d = CoreDriver()
+        var d = FakeEdge()
         d.core.recordFailure(CoreError(.hookFailed, "ExecOnBlock= of 'reddit' (false) exited 1"), uid: nil, activity: "reddit", now: d.now)
         d.files = .success(.builtIn)
         _ = try #require(ok(d.run("reload")))

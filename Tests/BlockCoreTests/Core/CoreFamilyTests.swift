@@ -7,12 +7,12 @@ import Testing
 /// sees of `status` and `failures` is rendered by the engine and stays with its harness.
 @Suite("A1: a parent's block is the parent's, decided by the core")
 struct CoreFamilyTests {
-    static let users = CoreDriver.users(["kid": 1001, "parent": 1000, "kid2": 1003], groups: ["blockd-admin": [1000], "kids": [1001, 1003]])
+    static let users = FakeEdge.users(["kid": 1001, "parent": 1000, "kid2": 1003], groups: ["blockd-admin": [1000], "kids": [1001, 1003]])
     static let kid = Peer(uid: 1001, mayModify: true)
     static let kid2 = Peer(uid: 1003, mayModify: true)
     static var parent: Peer { var p = Peer(uid: 1000, mayModify: true); p.isAdmin = true; return p }
 
-    static func driver() -> CoreDriver { CoreDriver(at: "2026-11-29T20:00:00+09:00", users: users) }
+    static func driver() -> FakeEdge { FakeEdge(at: "2026-11-29T20:00:00+09:00", users: users) }
 
     @Test("A1: kid's squat on 'youtube' neither absorbs the parent's block nor lets kid stop it (it used to extend kid's, which kid then stopped)")
     func noMergeAcrossOwners() throws {

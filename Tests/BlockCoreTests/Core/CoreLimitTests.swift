@@ -11,7 +11,7 @@ struct CoreLimitTests {
 
     @Test("§9, B3: a limit on sites alone is accepted from a client: web time counts it")
     func sitesAlone() throws {
-        var d = CoreDriver(at: Self.evening)
+        var d = FakeEdge(at: Self.evening)
         let added = try #require(ok(d.run(#"limit-add {"name":"webonly","seconds":3600,"selections":["youtube"]}"#)))
         #expect(added["name"] == "webonly", "\(added)")
         #expect(ok(d.run("limit-list"))?["limits"]?.array?.count == 1)
@@ -19,7 +19,7 @@ struct CoreLimitTests {
 
     @Test("§9: a limit blocks at the exact instant the allowance runs out, until local midnight")
     func reached() throws {
-        var d = CoreDriver(at: Self.evening)
+        var d = FakeEdge(at: Self.evening)
         _ = ok(d.run(#"limit-add {"name":"games","seconds":3600,"selections":["steam"],"warn":300}"#))
         #expect(d.enforced == [])
         d.usage(running: ["games"])
@@ -48,7 +48,7 @@ struct CoreLimitTests {
 
     @Test("T5: a manual block of steam ends while its daily limit is exhausted: steam stays blocked")
     func union() throws {
-        var d = CoreDriver(at: Self.evening)
+        var d = FakeEdge(at: Self.evening)
         _ = ok(d.run(#"limit-add {"name":"games","seconds":60,"selections":["steam"]}"#))
         _ = ok(d.run(#"start {"selections":["steam"],"seconds":600}"#))
         d.usage(running: ["games"])  // steam ran despite the block? the limit still counts
@@ -65,7 +65,7 @@ struct CoreLimitTests {
 
     @Test("§9: limit list shows use up to the moment asked, not the last reconcile")
     func current() throws {
-        var d = CoreDriver(at: Self.evening)
+        var d = FakeEdge(at: Self.evening)
         _ = ok(d.run(#"limit-add {"name":"games","seconds":3600,"selections":["steam"]}"#))
         d.usage(running: ["games"])
         d.pass(30)  // no wake-up: the answer itself must count the running time
@@ -76,7 +76,7 @@ struct CoreLimitTests {
 
     @Test("§9 per user: the usage monitor is told each limit's users, so a limit with users counts only their processes")
     func limitedAppsCarryScope() {
-        var d = CoreDriver(at: Self.evening, users: CoreUserScopeTests.users)
+        var d = FakeEdge(at: Self.evening, users: CoreUserScopeTests.users)
         _ = ok(d.run(#"limit-add {"name":"games","seconds":3600,"selections":["steam"],"users":["@kids"]}"#))
         _ = ok(d.run(#"limit-add {"name":"all","seconds":3600,"selections":["steam"]}"#))
         let followed = d.core.limitedApps

@@ -10,11 +10,11 @@ import Testing
 struct CoreMoreTimeHoldTests {
     static let asker = CoreMoreTimeTests.asker
 
-    static func driver(at start: String = "2026-11-29T20:00:00+09:00") -> CoreDriver {
-        CoreDriver(at: start, users: CoreMoreTimeTests.users)
+    static func driver(at start: String = "2026-11-29T20:00:00+09:00") -> FakeEdge {
+        FakeEdge(at: start, users: CoreMoreTimeTests.users)
     }
 
-    static func refused(_ d: inout CoreDriver, _ line: String, as peer: Peer = asker) -> CoreError? {
+    static func refused(_ d: inout FakeEdge, _ line: String, as peer: Peer = asker) -> CoreError? {
         if case .error(let e) = d.run(line, as: peer) { return e }
         Issue.record("\(line) was not refused")
         return nil

@@ -9,15 +9,15 @@ struct CoreMoreTimeTests {
     static let asker = Peer(uid: 1000, mayModify: true)
     static var admin: Peer { var p = Peer(uid: 1001, mayModify: false); p.isAdmin = true; return p }
     /// The asker and the admin as the user database has them: accounts without names.
-    static let users = CoreDriver.users()
+    static let users = FakeEdge.users()
 
-    static func driver(at start: String = "2026-11-29T13:05:00+09:00", config: ConfigSet = .builtIn) -> CoreDriver {
-        CoreDriver(at: start, config: config, users: users)
+    static func driver(at start: String = "2026-11-29T13:05:00+09:00", config: ConfigSet = .builtIn) -> FakeEdge {
+        FakeEdge(at: start, config: config, users: users)
     }
 
     /// The asker's own limit (a member's is theirs alone, U1), used up: steam blocked until midnight.
     /// A1: more time never lifts a block for everyone for one member.
-    static func usedUp(_ d: inout CoreDriver, limit: String = #"limit-add {"name":"games","seconds":60,"selections":["steam"]}"#,
+    static func usedUp(_ d: inout FakeEdge, limit: String = #"limit-add {"name":"games","seconds":60,"selections":["steam"]}"#,
                        by peer: Peer = asker, runs runner: UInt32? = nil) {
         _ = ok(d.run(limit, as: peer))
         d.usage(running: ["games"], as: runner ?? peer.uid)  // §9: whose own allowance is used up
@@ -184,7 +184,7 @@ struct CoreMoreTimeOfferTests {
     static let asker = Peer(uid: 1000, mayModify: true)
 
     /// The `more` key of the last lock event for `selection` (nil: none, or no key).
-    static func offer(_ d: CoreDriver, _ selection: String) -> String? {
+    static func offer(_ d: FakeEdge, _ selection: String) -> String? {
         d.events("lock").filter { $0["selection"] == .string(selection) }.last?["more"]?.string
     }
 
@@ -195,7 +195,7 @@ struct CoreMoreTimeOfferTests {
         (#"{"selections":["instagram"],"seconds":3600,"moreTime":{"mode":"no"}}"#, nil),
     ] as [(String, String?)])
     func modes(start: String, expected: String?) throws {
-        var d = CoreDriver(users: CoreDriver.users())
+        var d = FakeEdge(users: FakeEdge.users())
         _ = ok(d.run("start " + start, as: Self.asker))
         #expect(!d.events("lock").isEmpty)
         #expect(Self.offer(d, "instagram") == expected)
@@ -203,7 +203,7 @@ struct CoreMoreTimeOfferTests {
 
     @Test("M4: with less than 15 min of MoreTimePerDay= left only the one more minute is offered, and after it nothing")
     func allowance() throws {
-        var d = CoreDriver(users: CoreDriver.users())
+        var d = FakeEdge(users: FakeEdge.users())
         _ = ok(d.run(#"start {"selections":["instagram"],"seconds":3600,"moreTime":{"mode":"self","perDay":600}}"#, as: Self.asker))
         #expect(Self.offer(d, "instagram") == "minute")
         _ = ok(d.run(#"more {"selection":"instagram","seconds":60}"#, as: Self.asker))

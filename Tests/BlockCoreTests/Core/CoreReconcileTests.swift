@@ -8,25 +8,35 @@ import ZoneInfo
 /// for unlocks: an unlock whose write has not landed is pending, still applied, unannounced.
 @Suite("T5, §7: reconcile returns its effects; one report, one journal entry and its events")
 struct CoreReconcileTests {
-    @Test("T5: reconcile returns the locks, unlocks, targets and reports it decided, and nothing the second time")
+    @Test("T5: a reconcile's effects are the targets to enforce and one journal entry per lock or unlock, and nothing the second time")
     func effects() throws {
-        var d = CoreDriver()
+        var d = FakeEdge()
         _ = ok(d.run(#"start {"selections":["instagram"],"seconds":60}"#))
         let again = d.reconcile()
-        #expect(again.targets == nil && again.locks.isEmpty && again.unlocks.isEmpty && again.reports.isEmpty, "idempotent")
+        #expect(Self.enforced(again) == nil && Self.journal(again).isEmpty, "idempotent: \(again)")
 
         d.pass(61)
         let ended = d.reconcile()
-        #expect(ended.unlocks == ["instagram"] && ended.locks.isEmpty)
-        #expect(ended.targets == [], "enforcement is asked for the empty set")
-        #expect(ended.reports.count == 1)
+        #expect(Self.enforced(ended) == [], "enforcement is asked for the empty set")
+        #expect(Self.journal(ended).map(\.event) == [.unlock] && Self.journal(ended).first?.field(.selection) == "instagram")
+        #expect(ended.contains(.reconciled(looked: ["instagram"])), "the published view follows what it looked at")
         #expect(d.entries(.unlock).count == 1)
 
         _ = ok(d.run(#"start {"selections":["reddit","youtube"],"seconds":60}"#))
         d.pass(1)
         let quiet = d.reconcile()
-        #expect(quiet.reports.isEmpty)
+        #expect(Self.journal(quiet).isEmpty)
         #expect(d.entries(.lock).map { $0.field(.selection) } == ["instagram", "reddit", "youtube"])
+    }
+
+    /// The selections a batch of effects asks enforcement to hold (nil: it does not ask).
+    static func enforced(_ effects: [Effect]) -> [String]? {
+        for case .enforce(let targets, _) in effects { return targets.map(\.name) }
+        return nil
+    }
+
+    static func journal(_ effects: [Effect]) -> [JournalEntry] {
+        effects.compactMap { if case .journal(let e) = $0 { e } else { nil } }
     }
 
     static let clock = LocalClock(SystemTimeZone.named("Asia/Tokyo")!)
@@ -59,7 +69,7 @@ struct CoreReconcileTests {
 
     @Test("§7: a stop that cannot be written is 'unblock pending', not 'Unblocked', until the write lands")
     func pendingUntilItLands() throws {
-        var d = CoreDriver()
+        var d = FakeEdge()
         _ = try #require(ok(d.run(#"start {"selections":["reddit"],"seconds":600}"#)))
         d.stuck = ["reddit": "cannot write /etc/hosts: No space left on device"]
         _ = try #require(ok(d.run(#"stop {"name":"reddit"}"#)))

@@ -66,7 +66,7 @@ struct CoreReportJournalTests {
 
     @Test("R2: a scripted day and night: each view's blocked minutes per day and the counts in report equal what the journal's entries say")
     func agrees() throws {
-        var d = CoreDriver(users: CoreUserScopeTests.users)  // Sunday 2026-11-29, 13:05 in Tokyo
+        var d = FakeEdge(users: CoreUserScopeTests.users)  // Sunday 2026-11-29, 13:05 in Tokyo
         _ = ok(d.run(#"start {"selections":["youtube"],"seconds":1800,"name":"focus"}"#))
         d.advance(1800)  // ends by itself at 13:35
         _ = ok(d.run(#"start {"selections":["reddit"],"seconds":7200,"name":"homework","users":["kid"]}"#))

@@ -6,18 +6,18 @@ import Testing
 @Suite("R1: a scripted week, on the core")
 struct CoreReportWeekTests {
     /// Moves time to `time` (Tokyo) and wakes there, as the timer would.
-    static func go(_ d: inout CoreDriver, _ time: String) {
+    static func go(_ d: inout FakeEdge, _ time: String) {
         d.advance(at(time).timeIntervalSince(d.now))
     }
 
-    static func run(_ d: inout CoreDriver, _ running: Bool) {
+    static func run(_ d: inout FakeEdge, _ running: Bool) {
         d.appsRunning(running ? [RunningApp(uid: 1001, app: "steam")] : [])
         d.usage(running: running ? ["games"] : [], as: 1001)
     }
 
     @Test("R1, R2: a week of steam sessions (one across midnight) and a weekday homework window: each day's app, selection, limit and blocked minutes in report are exact")
     func week() throws {
-        var h = CoreDriver(at: "2026-11-22T20:00:00+09:00", users: CoreUserScopeTests.users)  // Sunday evening
+        var h = FakeEdge(at: "2026-11-22T20:00:00+09:00", users: CoreUserScopeTests.users)  // Sunday evening
         _ = ok(h.run(#"limit-add {"name":"games","seconds":10800,"selections":["steam"]}"#))
         _ = ok(h.run(#"schedule-add {"name":"homework","window":"16:00-17:00","days":"mon-fri","selections":["youtube"]}"#))
         // Monday to Sunday, 23 to 29 November: steam for 30, 40, ... 90 minutes from 18:00.

@@ -26,7 +26,7 @@ struct CoreTargetsTests {
     /// One random step: a start (some for some users), a stop, a schedule added or removed,
     /// time passing, an enforcer's news, a reload that removes or brings back `video`, or an
     /// unlock that cannot land.
-    static func step(_ d: inout CoreDriver, _ rng: inout SplitMix64, serial: inout Int, live: inout [String],
+    static func step(_ d: inout FakeEdge, _ rng: inout SplitMix64, serial: inout Int, live: inout [String],
                      schedules: inout [String]) throws {
         switch rng.next() % 12 {
         case 10:
@@ -69,7 +69,7 @@ struct CoreTargetsTests {
           arguments: [1, 2, 3, 4] as [UInt64])
     func randomChanges(seed: UInt64) throws {
         var rng = SplitMix64(seed: seed)
-        var d = CoreDriver(config: try Self.config(withVideo: true), users: CoreUserScopeTests.users)
+        var d = FakeEdge(config: try Self.config(withVideo: true), users: CoreUserScopeTests.users)
         var serial = 0
         var live: [String] = []
         var schedules: [String] = []

@@ -11,11 +11,11 @@ struct CoreUsageTests {
     static let steam = "/usr/lib/steam/steam"
     static let kid = CoreUserScopeTests.kid
 
-    static func day(_ d: CoreDriver, _ date: String = today) -> UsageHistory.Day { d.core.state.history.days[date] ?? UsageHistory.Day() }
+    static func day(_ d: FakeEdge, _ date: String = today) -> UsageHistory.Day { d.core.state.history.days[date] ?? UsageHistory.Day() }
 
     @Test("R1: a block for everyone stopped early: its blocked minutes under `all`, started and stoppedEarly under the one who did it")
     func startStop() {
-        var d = CoreDriver()
+        var d = FakeEdge()
         _ = ok(d.run(#"start {"selections":["youtube"],"seconds":600,"name":"focus"}"#))
         d.advance(300)
         _ = ok(d.run(#"stop {"name":"focus"}"#))
@@ -26,7 +26,7 @@ struct CoreUsageTests {
 
     @Test("R1: a per-user block's time is its users', and a block that ends by itself closes at its end")
     func perUser() {
-        var d = CoreDriver(users: CoreUserScopeTests.users)
+        var d = FakeEdge(users: CoreUserScopeTests.users)
         _ = ok(d.run(#"start {"selections":["youtube"],"seconds":120,"users":["@kids"]}"#))
         d.advance(120)  // the timer fires at the block's end
         #expect(Self.day(d).blocked == ["1001": ["youtube": 120], "1004": ["youtube": 120]])
@@ -34,7 +34,7 @@ struct CoreUsageTests {
 
     @Test("R1: more time asked and granted counts for the asker; ReportDays= bounds the days kept")
     func moreTimeAndBound() throws {
-        var d = CoreDriver()
+        var d = FakeEdge()
         _ = ok(d.run(#"start {"selections":["youtube"],"seconds":3600}"#))
         _ = d.run(#"more {"selection":"youtube","seconds":300}"#)
         #expect(Self.day(d).counts["0"]?["asked"] == 1)
@@ -48,7 +48,7 @@ struct CoreUsageTests {
 
     @Test("R2: report answers from the ledger; a member gets their own view, and another's or the machine's is refused")
     func report() throws {
-        var d = CoreDriver(users: CoreUserScopeTests.users)
+        var d = FakeEdge(users: CoreUserScopeTests.users)
         _ = ok(d.run(#"start {"selections":["youtube"],"seconds":600}"#))
         _ = ok(d.run(#"start {"selections":["reddit"],"seconds":300,"users":["kid"]}"#))
         d.advance(300)  // the timer fires at each end
@@ -71,7 +71,7 @@ struct CoreUsageTests {
 
     @Test("R1: an app's running time, as the usage monitor reports it, is its person's, and is in the report")
     func appTime() throws {
-        var d = CoreDriver()
+        var d = FakeEdge()
         d.appsRunning([RunningApp(uid: 1001, app: "steam")])
         d.advance(60)  // the timer armed for the minute's checkpoint fires
         #expect(d.core.state.history.days[Self.today]?.running["1001"]?["steam"] == 60, "checkpointed each minute while it runs")
@@ -84,7 +84,7 @@ struct CoreUsageTests {
 
     @Test("R1: a named selection's time is its apps' together, not added up; a limit's used time and allowance are in the report")
     func selectionTime() throws {
-        var d = CoreDriver(users: CoreUserScopeTests.users)
+        var d = FakeEdge(users: CoreUserScopeTests.users)
         _ = ok(d.run(#"limit-add {"name":"chat","seconds":3600,"selections":["discord"]}"#))  // its apps are followed now
         d.usage(running: ["chat"], as: 1001)
         d.appsRunning([RunningApp(uid: 1001, app: "discord"), RunningApp(uid: 1001, app: "Discord")])
@@ -113,7 +113,7 @@ struct CoreForegroundTests {
 
     @Test("R1: foreground for an app not running is ignored; it counts once the app runs, and ends when it stops")
     func notRunningIgnored() throws {
-        var d = CoreDriver(users: CoreUserScopeTests.users)
+        var d = FakeEdge(users: CoreUserScopeTests.users)
         let kid = CoreUserScopeTests.kid
         #expect(Self.counted(d.run(#"foreground {"app":"\#(Self.steam)"}"#, as: kid)) == [], "steam does not run: nothing counted")
         #expect(Self.counted(d.run(#"foreground {"app":"/usr/bin/unfollowed"}"#, as: kid)) == [], "no app the monitor follows")
@@ -138,7 +138,7 @@ struct CoreForegroundTests {
 
     @Test("R1: foreground time is the caller's: another user's word about the same app counts for no one else")
     func callersOwn() throws {
-        var d = CoreDriver(users: CoreUserScopeTests.users)
+        var d = FakeEdge(users: CoreUserScopeTests.users)
         d.appsRunning([RunningApp(uid: 1001, app: "steam"), RunningApp(uid: 0, app: "steam")])
         #expect(Self.counted(d.run(#"foreground {"app":"\#(Self.steam)"}"#, as: CoreUserScopeTests.kid2)) == [], "steam runs for 1001 and root, not 1004")
         #expect(Self.counted(d.run(#"foreground {"app":"\#(Self.steam)"}"#)) == ["steam"], "root's own steam")
@@ -149,7 +149,7 @@ struct CoreForegroundTests {
 
     @Test("R1: a bad foreground word is refused with what is accepted, and records nothing")
     func refused() throws {
-        var d = CoreDriver()
+        var d = FakeEdge()
         guard case .error(let e) = d.run(#"foreground {"app":"steam"}"#) else { Issue.record("a relative path was accepted"); return }
         #expect(e.code == .usage && e.message.contains("absolute path"))
         #expect(d.core.state.history.open.isEmpty && d.core.state.failures.isEmpty)

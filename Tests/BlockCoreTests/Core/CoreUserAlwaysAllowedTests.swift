@@ -13,7 +13,7 @@ struct CoreUserAlwaysAllowedTests {
         return try ConfigSet.load(daemonFile: nil, selectionFiles: [video], scheduleFiles: [], userFiles: [kids, kid2])
     }
 
-    static func driver() throws -> CoreDriver { CoreDriver(config: try config(), users: CoreUserScopeTests.users) }
+    static func driver() throws -> FakeEdge { FakeEdge(config: try config(), users: CoreUserScopeTests.users) }
 
     @Test("W2: a block for kid, kid2 and parent is enforced per group of users: each without what their users.d files always allow")
     func perUserBlock() throws {

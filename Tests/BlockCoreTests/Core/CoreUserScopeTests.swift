@@ -9,17 +9,17 @@ import Testing
 struct CoreUserScopeTests {
     /// kid 1001 and parent 1002 (plain members of blockd), admin 1003; group kids = {1001, 1004};
     /// no user nobody-here and no group nogroup.
-    static let users = CoreDriver.users(["kid": 1001, "parent": 1002, "admin": 1003, "kid2": 1004],
+    static let users = FakeEdge.users(["kid": 1001, "parent": 1002, "admin": 1003, "kid2": 1004],
                                         groups: ["kids": [1001, 1004], "empty": []])
     static let kid = Peer(uid: 1001, mayModify: true)
     static let parent = Peer(uid: 1002, mayModify: true)
     static let kid2 = Peer(uid: 1004, mayModify: true)
     static var admin: Peer { var p = Peer(uid: 1003, mayModify: true); p.isAdmin = true; return p }
 
-    static func driver() -> CoreDriver { CoreDriver(at: "2026-11-29T23:00:00+09:00", users: users) }
+    static func driver() -> FakeEdge { FakeEdge(at: "2026-11-29T23:00:00+09:00", users: users) }
 
     /// The lock and unlock events: `lock reasons for whom`.
-    static func news(_ d: CoreDriver, _ selection: String) -> [String] {
+    static func news(_ d: FakeEdge, _ selection: String) -> [String] {
         d.events.filter { $0["selection"]?.string == selection && ["lock", "unlock"].contains($0["event"]?.string ?? "") }.map { e in
             let whom = e["users"].map { "for \($0)" } ?? e["except"].map { "for everyone but \($0)" } ?? "for everyone"
             let reasons = e["reasons"]?.array?.compactMap(\.string).joined(separator: " ")
@@ -177,10 +177,10 @@ struct CoreUserScopeTests {
 
     /// The state as the engine saves it (client activities in it), then a new core on it at
     /// `later`: a restart of blockd.
-    static func restarted(_ d: CoreDriver, at later: String) -> CoreDriver {
+    static func restarted(_ d: FakeEdge, at later: String) -> FakeEdge {
         var state = d.core.state
         state.activities = d.core.registry.activities.compactMap { if case .client = $0.origin { StoredActivity($0) } else { nil } }
-        return CoreDriver(at: later, users: users, state: state)
+        return FakeEdge(at: later, users: users, state: state)
     }
 
     @Test("U2, T8: after a restart the news is about whom a selection was blocked for: nothing while kid's block runs on, 'for kid' when it ended while blockd was down, 'for everyone but kid' when only the machine-wide block ended",

@@ -9,12 +9,12 @@ import Testing
 /// code before (what it did is said in each).
 @Suite("A1: nobody learns what is not theirs")
 struct OutsiderTests {
-    static let users = CoreDriver.users(["kid": 1001, "parent": 1000, "kid2": 1003], groups: ["blockd-admin": [1000]])
+    static let users = FakeEdge.users(["kid": 1001, "parent": 1000, "kid2": 1003], groups: ["blockd-admin": [1000]])
     static let kid = Peer(uid: 1001, mayModify: true)
     static let kid2 = Peer(uid: 1003, mayModify: true)
     static var parent: Peer { var p = Peer(uid: 1000, mayModify: true); p.isAdmin = true; return p }
 
-    static func driver() -> CoreDriver { CoreDriver(at: "2026-11-29T20:00:00+09:00", users: users) }
+    static func driver() -> FakeEdge { FakeEdge(at: "2026-11-29T20:00:00+09:00", users: users) }
 
     /// The answer's text, with every quoted name `name` replaced by NAME.
     static func refusal(_ r: Response, _ name: String) -> String? {

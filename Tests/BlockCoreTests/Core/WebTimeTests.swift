@@ -8,23 +8,23 @@ import Testing
 /// that person only; a reporter's word ends with its connection.
 @Suite("B2: web time, decided by the core")
 struct WebTimeTests {
-    static let users = CoreDriver.users(["kid": 1001, "parent": 1000, "kid2": 1003], groups: ["blockd-admin": [1000]])
+    static let users = FakeEdge.users(["kid": 1001, "parent": 1000, "kid2": 1003], groups: ["blockd-admin": [1000]])
     /// kid's browsers: each native-messaging host speaks on a connection of its own.
     static func kid(_ connection: UInt64 = 7) -> Peer { var p = Peer(uid: 1001, mayModify: true); p.connection = connection; return p }
     static let kid2 = { var p = Peer(uid: 1003, mayModify: true); p.connection = 9; return p }()
 
-    static func web(_ d: inout CoreDriver, _ site: String?, as peer: Peer) -> JSONObject? {
+    static func web(_ d: inout FakeEdge, _ site: String?, as peer: Peer) -> JSONObject? {
         ok(d.run(site.map { #"web {"site":"\#($0)"}"# } ?? "web {}", as: peer))
     }
 
-    static func report(_ d: inout CoreDriver, as peer: Peer) throws -> JSON {
+    static func report(_ d: inout FakeEdge, as peer: Peer) throws -> JSON {
         let r = try #require(ok(d.run(#"report {"days":1}"#, as: peer)))
         return try #require(r["days"]?[0])
     }
 
     @Test("B2: the site in kid's focused tab counts for kid alone, a leading www. dropped; two browsers at once count once; 'none' stops the count")
     func countsPerPersonAndSite() throws {
-        var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.users)
+        var d = FakeEdge(at: "2026-11-29T20:00:00+09:00", users: Self.users)
         let said = try #require(Self.web(&d, "www.YouTube.com", as: Self.kid()))
         #expect(said["site"] == "youtube.com")
         d.advance(20)
@@ -39,7 +39,7 @@ struct WebTimeTests {
 
     @Test("B2: what a browser said ends with its host's connection (the browser closed or crashed); another browser's word holds")
     func endsWithTheConnection() throws {
-        var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.users)
+        var d = FakeEdge(at: "2026-11-29T20:00:00+09:00", users: Self.users)
         _ = Self.web(&d, "reddit.com", as: Self.kid(7))
         _ = Self.web(&d, "wikipedia.org", as: Self.kid(8))
         d.advance(15)
@@ -53,7 +53,7 @@ struct WebTimeTests {
 
     @Test("B2: a named selection's time includes its sites' web time, with its apps' as one interval")
     func selectionUse() throws {
-        var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.users)
+        var d = FakeEdge(at: "2026-11-29T20:00:00+09:00", users: Self.users)
         _ = try #require(ok(d.run(#"schedule-add {"name":"later","window":"03:00-04:00","selections":["youtube"]}"#)))  // youtube is named now
         _ = Self.web(&d, "m.youtube.com", as: Self.kid())
         d.advance(40)
@@ -65,7 +65,7 @@ struct WebTimeTests {
 
     @Test("B3: a limit whose selection has sites and apps counts web time and app time as one interval, for the person alone")
     func limitCountsWebTime() throws {
-        var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.users)
+        var d = FakeEdge(at: "2026-11-29T20:00:00+09:00", users: Self.users)
         _ = try #require(ok(d.run(#"limit-add {"name":"games","seconds":60,"selections":["steam"]}"#)))  // Apps=steam, Domains=store.steampowered.com...
         _ = Self.web(&d, "store.steampowered.com", as: Self.kid())
         d.advance(30)
@@ -81,7 +81,7 @@ struct WebTimeTests {
 
     @Test("B2: a site is a host name; anything else is refused with what is expected, and nothing is counted")
     func refusesWhatIsNoSite() throws {
-        var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.users)
+        var d = FakeEdge(at: "2026-11-29T20:00:00+09:00", users: Self.users)
         for bad in ["", "not a host", "http://youtube.com/"] {
             guard case .error(let e) = d.run(#"web {"site":"\#(bad)"}"#, as: Self.kid()) else { Issue.record("accepted '\(bad)'"); continue }
             #expect(e.code == .usage && e.message.hasPrefix("web: 'site'"), "\(e)")
@@ -91,7 +91,7 @@ struct WebTimeTests {
 
     @Test("B4: the web answer lists what is blocked for the caller alone, as enforced for them: sites, pages, the end of their view and what more time would get")
     func blockedForTheCaller() throws {
-        var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.users)
+        var d = FakeEdge(at: "2026-11-29T20:00:00+09:00", users: Self.users)
         _ = try #require(ok(d.run(#"start {"selections":["youtube"],"seconds":600,"name":"homework","users":["kid"]}"#)))
         _ = try #require(ok(d.run(#"start {"selections":["reddit"],"seconds":1200}"#)))
         let kid = try #require(Self.web(&d, nil, as: Self.kid()))
@@ -110,7 +110,7 @@ struct WebTimeTests {
 
     @Test("B4, W2: an allow-only window is given as what stays open, for the people it is for")
     func allowOnlyWindow() throws {
-        var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.users)
+        var d = FakeEdge(at: "2026-11-29T20:00:00+09:00", users: Self.users)
         _ = try #require(ok(d.run(#"start {"selections":["only:school.example"],"seconds":600,"users":["kid"]}"#)))
         let kid = try #require(Self.web(&d, nil, as: Self.kid()))
         let window = try #require(kid["blocked"]?.array?.first)
@@ -120,7 +120,7 @@ struct WebTimeTests {
 
     @Test("B3: a limit on sites alone is used up by web time, for that person only, and the sites are then blocked for them until midnight; the answer says how much is left")
     func webOnlyLimit() throws {
-        var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.users)
+        var d = FakeEdge(at: "2026-11-29T20:00:00+09:00", users: Self.users)
         _ = try #require(ok(d.run(#"limit-add {"name":"social","seconds":20,"selections":["youtube"]}"#)))
         let first = try #require(Self.web(&d, "www.youtube.com", as: Self.kid()))
         let limit = try #require(first["limits"]?.array?.first)
@@ -140,7 +140,7 @@ struct WebTimeTests {
 
     @Test("B3: without --warn a limit warns 5 minutes and 1 minute before it is used up, each once; an allowance shorter than a warning has none of it")
     func defaultWarnings() throws {
-        var d = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.users)
+        var d = FakeEdge(at: "2026-11-29T20:00:00+09:00", users: Self.users)
         _ = try #require(ok(d.run(#"limit-add {"name":"social","seconds":1200,"selections":["youtube"]}"#)))
         _ = Self.web(&d, "youtube.com", as: Self.kid())
         d.advance(14 * 60 + 59)
@@ -155,7 +155,7 @@ struct WebTimeTests {
         #expect(d.enforcedUsers == ["youtube": [1001]])
         #expect(d.entries(.warning).count == 2)
 
-        var short = CoreDriver(at: "2026-11-29T20:00:00+09:00", users: Self.users)
+        var short = FakeEdge(at: "2026-11-29T20:00:00+09:00", users: Self.users)
         _ = try #require(ok(short.run(#"limit-add {"name":"social","seconds":180,"selections":["youtube"]}"#)))
         _ = Self.web(&short, "youtube.com", as: Self.kid())
         short.advance(119.999)

@@ -38,13 +38,13 @@ struct ScreenTimeTests {
                 "a session in use keeps the person at the screen with no end in sight")
     }
 
-    static func screen(_ d: CoreDriver, _ day: String, _ uid: UInt32 = 1001) -> Double {
+    static func screen(_ d: FakeEdge, _ day: String, _ uid: UInt32 = 1001) -> Double {
         d.core.state.history.days[day]?.screen[String(uid)]?[UsageHistory.screenName] ?? 0
     }
 
     @Test("R2: the report gives each person's screen time per day, the running session included; a person's view has theirs alone")
     func inTheReport() throws {
-        var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")
+        var d = FakeEdge(at: "2026-11-29T13:00:00+09:00")
         d.sessions([LoginSession(id: "x11", uid: 1001, active: true), LoginSession(id: "tty3", uid: 1002, active: true)])
         d.advance(600)
         d.sessions([LoginSession(id: "x11", uid: 1001, active: true)])
@@ -60,7 +60,7 @@ struct ScreenTimeTests {
 
     @Test("screen time limit: 60 s at the screen, then the action on the person's local sessions, once; idle and locked time do not count; coming back while over acts again; more time lets the next session run")
     func sessionLimit() throws {
-        var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")
+        var d = FakeEdge(at: "2026-11-29T13:00:00+09:00")
         _ = try #require(ok(d.run(#"limit-add {"name":"screen","seconds":60,"session":"logout"}"#)))
         func actions() -> [Effect] { d.effects.filter { if case .sessionAction = $0 { true } else { false } } }
         let ssh = LoginSession(id: "s9", uid: 1001, active: true, remote: true)
@@ -93,7 +93,7 @@ struct ScreenTimeTests {
 
     @Test("A1, screen time: a member's screen-time limit locks their own sessions; one that would power off the machine is refused, with what to do")
     func memberSessionLimit() {
-        var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")
+        var d = FakeEdge(at: "2026-11-29T13:00:00+09:00")
         let member = Peer(uid: 1001, mayModify: true)
         guard case .error(let e) = d.run(#"limit-add {"name":"off","seconds":60,"session":"poweroff"}"#, as: member) else {
             Issue.record("a member's limit may not power off the machine")
@@ -106,7 +106,7 @@ struct ScreenTimeTests {
 
     @Test("screen time limit: its warning is about the limit itself (it has no selection), and the journal speaks of time at the screen")
     func sessionLimitWords() throws {
-        var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")
+        var d = FakeEdge(at: "2026-11-29T13:00:00+09:00")
         _ = try #require(ok(d.run(#"limit-add {"name":"screen","seconds":600,"session":"lock"}"#)))
         d.sessions([LoginSession(id: "c1", uid: 1001, active: true)])
         d.advance(300)
@@ -125,7 +125,7 @@ struct ScreenTimeTests {
         screen.session = .logout
         #expect(screen.warnings.map(\.seconds) == [600, 300, 60])
         #expect(Limit(name: "games", selections: ["steam"], seconds: 7200).warnings.map(\.seconds) == [300, 60])
-        var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")
+        var d = FakeEdge(at: "2026-11-29T13:00:00+09:00")
         _ = try #require(ok(d.run(#"limit-add {"name":"screen","seconds":1200,"session":"logout"}"#)))
         d.sessions([LoginSession(id: "c1", uid: 1001, active: true)])
         d.advance(600)
@@ -138,7 +138,7 @@ struct ScreenTimeTests {
 
     @Test("the ledger: two overlapping sessions count their union once; a lock stops the count at once; an idle session stops at its grace's end, by the timer, with no new report")
     func ledger() {
-        var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")
+        var d = FakeEdge(at: "2026-11-29T13:00:00+09:00")
         d.sessions([LoginSession(id: "x11", uid: 1001, active: true)])
         d.advance(300)
         d.sessions([LoginSession(id: "x11", uid: 1001, active: true), LoginSession(id: "tty2", uid: 1001, active: true)])
@@ -156,7 +156,7 @@ struct ScreenTimeTests {
 
     @Test("T6: a step of the wall clock, ahead or back, adds no screen time and takes none away; a screen-time limit counts on as before", arguments: [3600.0, -3600.0])
     func clockStep(step: TimeInterval) throws {
-        var d = CoreDriver(at: "2026-11-29T13:00:00+09:00")
+        var d = FakeEdge(at: "2026-11-29T13:00:00+09:00")
         _ = try #require(ok(d.run(#"limit-add {"name":"screen","seconds":1800,"session":"lock"}"#)))
         d.sessions([LoginSession(id: "x11", uid: 1001, active: true)])
         d.advance(600)
@@ -169,7 +169,7 @@ struct ScreenTimeTests {
 
     @Test("T7, R1: the count is split at local midnight; a checkpoint each minute keeps all but the last minute across a kill")
     func midnight() {
-        var d = CoreDriver(at: "2026-11-29T23:50:00+09:00")
+        var d = FakeEdge(at: "2026-11-29T23:50:00+09:00")
         d.sessions([LoginSession(id: "x11", uid: 1001, active: true)])
         #expect(d.arms.last.map { $0! <= d.now + 60 } == true, "a checkpoint within the minute while someone is at the screen")
         d.advance(60)
