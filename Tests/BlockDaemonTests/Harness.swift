@@ -39,7 +39,7 @@ final class Harness: @unchecked Sendable {
     /// machine's database: a test's outcome must not depend on who has an account where it
     /// runs (uid 1000 may be an administrator on one machine and absent on the next).
     init(now: String = "2026-11-29T13:05:00+09:00", dir: String? = nil, config: ConfigSet = .builtIn, persistent: Bool = true,
-         hookTimeout: TimeInterval? = nil, users: UsersTable = .only(), database: UserDatabase? = nil) {
+         hookTimeout: TimeInterval? = nil, users: UsersTable = .holding(), database: UserDatabase? = nil) {
         clock = ManualClock(wall: iso(now))
         log = MemorySink(clock: clock)
         self.users = users

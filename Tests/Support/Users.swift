@@ -7,7 +7,7 @@ extension UserDatabase {
     /// A user database nobody gave: reading it records an issue (`Engine.Collaborators.unsupplied`),
     /// so no test's outcome depends on who has an account on the machine it runs on.
     public static let unsupplied = UserDatabase(
-        read: { Unsupplied.used("users (the user database)"); return UsersTable.only() },
+        read: { Unsupplied.used("users (the user database)"); return UsersTable.holding() },
         lookUp: { table, _, _ in table })
 }
 

@@ -160,7 +160,7 @@ extension UsersTable {
     /// A table of exactly these people, for tests and tools: root, `users` by name (each its
     /// own primary group, gid = uid), `groups` with their members' uids, and `admins` besides
     /// root (members of `blockd-admin`). A uid not given has no name (`#1000`).
-    public static func only(users: [String: UInt32] = [:], groups: [String: [UInt32]] = [:], admins: Set<UInt32> = []) -> UsersTable {
+    public static func holding(users: [String: UInt32] = [:], groups: [String: [UInt32]] = [:], admins: Set<UInt32> = []) -> UsersTable {
         var t = UsersTable()
         let all = users.merging(["root": 0]) { given, _ in given }
         for (name, uid) in all.sorted(by: { $0.value < $1.value }) { t.add(uid: uid, name: name, gid: uid) }

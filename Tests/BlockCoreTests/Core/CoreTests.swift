@@ -8,7 +8,7 @@ import Testing
 @Suite("Core: decisions as values, effects as data")
 struct CoreTests {
     /// Root alone.
-    static let directory = UsersTable.only()
+    static let directory = UsersTable.holding()
 
     static func core(at now: Date = at("2026-12-02T10:00:00Z")) -> Core {
         var c = Core(config: .builtIn, state: DaemonState(), timeZone: .utc, configPath: "/etc/blockd/blockd.conf", users: directory)

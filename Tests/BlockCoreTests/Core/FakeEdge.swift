@@ -189,7 +189,7 @@ extension FakeEdge {
     /// A users table holding only what a test gives it: root, `users` by name, `groups` with
     /// their members, `admins` besides root. Anyone else is unknown (`#1000` for a uid).
     static func users(_ users: [String: UInt32] = [:], groups: [String: [UInt32]] = [:], admins: Set<UInt32> = []) -> UsersTable {
-        UsersTable.only(users: users, groups: groups, admins: admins)
+        UsersTable.holding(users: users, groups: groups, admins: admins)
     }
 }
 

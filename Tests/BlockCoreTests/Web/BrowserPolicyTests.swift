@@ -94,7 +94,7 @@ private func text(_ b: [UInt8]?) -> String { b.map { String(decoding: $0, as: UT
 }
 
 /// W2: a selection allowing `allowed` ("everything but"), as `Catalog.resolve` makes it.
-private func only(_ allowed: Selection..., users: [UInt32]? = nil) -> Selection {
+private func allowingOnly(_ allowed: Selection..., users: [UInt32]? = nil) -> Selection {
     var s = Selection(name: AllowOnly.name(allowing: allowed.map(\.name)))
     s.allowed = allowed
     s.users = users
@@ -114,29 +114,29 @@ private func excepting(_ selection: Selection, _ hosts: String...) -> Selection 
 
     @Test("W2: URLBlocklist holds * and URLAllowlist what every allow-only window allows, less what a block covers", arguments: [
         // One window: its sites and whatever is under them, and Chromium's own pages.
-        ([only(school, site("editor.test"))], ["*"], ["chrome://*", "editor.test", "school.test", "www.school.test"]),
+        ([allowingOnly(school, site("editor.test"))], ["*"], ["chrome://*", "editor.test", "school.test", "www.school.test"]),
         // Two windows at once allow only what both allow; a prefix one allows under a site the other allows stays.
-        ([only(site("school.test"), site("wiki.test")), only(pages("school.test/class"), site("wiki.test"), site("news.test"))],
+        ([allowingOnly(site("school.test"), site("wiki.test")), allowingOnly(pages("school.test/class"), site("wiki.test"), site("news.test"))],
          ["*"], ["chrome://*", "school.test/class", "wiki.test"]),
-        ([only(site("school.test")), only(site("news.test"))], ["*"], ["chrome://*"]),
+        ([allowingOnly(site("school.test")), allowingOnly(site("news.test"))], ["*"], ["chrome://*"]),
         // A block inside the window stays blocked: the same site is not allowed at all.
-        ([only(school), site("school.test")], ["*", "school.test"], ["chrome://*"]),
+        ([allowingOnly(school), site("school.test")], ["*", "school.test"], ["chrome://*"]),
         // A subdomain blocked under an allowed site: the longer host wins in Chromium, games stays blocked.
-        ([only(school), site("games.school.test")], ["*", "games.school.test"], ["chrome://*", "school.test", "www.school.test"]),
+        ([allowingOnly(school), site("games.school.test")], ["*", "games.school.test"], ["chrome://*", "school.test", "www.school.test"]),
         // A blocked prefix under an allowed site: the longer path wins.
-        ([only(site("school.test")), pages("school.test/games")], ["*", "school.test/games"], ["chrome://*", "school.test"]),
+        ([allowingOnly(site("school.test")), pages("school.test/games")], ["*", "school.test/games"], ["chrome://*", "school.test"]),
         // A blocked prefix of a parent site, an allowed subdomain: restated under it, or the allowed host would win.
-        ([only(site("www.school.test")), pages("school.test/games")], ["*", "school.test/games", "www.school.test/games"], ["chrome://*", "www.school.test"]),
+        ([allowingOnly(site("www.school.test")), pages("school.test/games")], ["*", "school.test/games", "www.school.test/games"], ["chrome://*", "www.school.test"]),
         // A blocked site covers an allowed prefix or subdomain under it.
-        ([only(pages("school.test/class"), site("www.school.test")), site("school.test")], ["*", "school.test"], ["chrome://*"]),
+        ([allowingOnly(pages("school.test/class"), site("www.school.test")), site("school.test")], ["*", "school.test"], ["chrome://*"]),
         // Allowed prefixes: the allowed one stays, a blocked one inside it too, one covering it takes it out.
-        ([only(pages("school.test/class")), pages("school.test/class/games")], ["*", "school.test/class/games"], ["chrome://*", "school.test/class"]),
-        ([only(pages("school.test/class/a")), pages("school.test/class")], ["*", "school.test/class"], ["chrome://*"]),
+        ([allowingOnly(pages("school.test/class")), pages("school.test/class/games")], ["*", "school.test/class/games"], ["chrome://*", "school.test/class"]),
+        ([allowingOnly(pages("school.test/class/a")), pages("school.test/class")], ["*", "school.test/class"], ["chrome://*"]),
         // AlwaysAllowed=: a host the engine excepts under a blocked site stays allowed (the longer host wins).
-        ([only(site("docs.google.test"), site("school.test")), excepting(site("google.test"), "docs.google.test")],
+        ([allowingOnly(site("docs.google.test"), site("school.test")), excepting(site("google.test"), "docs.google.test")],
          ["*", "google.test"], ["chrome://*", "docs.google.test", "school.test"]),
         // An apps-only allowed selection opens no site; an unnormalized name never reaches the file.
-        ([only(Selection(name: "editor", apps: ["code"]), site("bad\"name.test"))], ["*"], ["chrome://*"]),
+        ([allowingOnly(Selection(name: "editor", apps: ["code"]), site("bad\"name.test"))], ["*"], ["chrome://*"]),
     ])
     func filters(_ blocked: [Selection], _ blocklist: [String], _ allowlist: [String]) throws {
         let json = try JSON.parse(bytes: try #require(ChromiumPolicy.document(blocked: blocked)))
@@ -159,13 +159,13 @@ private func excepting(_ selection: Selection, _ hosts: String...) -> Selection 
     @Test("W2: a per-user allow-only window leaves the policy file as it would be without it")
     func perUserIgnored() throws {
         let block = site("reddit.test")
-        #expect(ChromiumPolicy.document(blocked: [only(Self.school, users: [1000]), block]) == ChromiumPolicy.document(blocked: [block]))
-        #expect(ChromiumPolicy.document(blocked: [only(Self.school, users: [1000])]) == nil)
-        #expect(ChromiumPolicy.AllowOnlyFilters([only(Self.school, users: [1000])]) == nil)
+        #expect(ChromiumPolicy.document(blocked: [allowingOnly(Self.school, users: [1000]), block]) == ChromiumPolicy.document(blocked: [block]))
+        #expect(ChromiumPolicy.document(blocked: [allowingOnly(Self.school, users: [1000])]) == nil)
+        #expect(ChromiumPolicy.AllowOnlyFilters([allowingOnly(Self.school, users: [1000])]) == nil)
         // A per-user block beside a machine-wide window does not take a site out of the allowlist.
         var mine = site("school.test")
         mine.users = [1000]
-        let json = try JSON.parse(bytes: try #require(ChromiumPolicy.document(blocked: [only(Self.school), mine])))
+        let json = try JSON.parse(bytes: try #require(ChromiumPolicy.document(blocked: [allowingOnly(Self.school), mine])))
         #expect(json["URLAllowlist"] == ["chrome://*", "school.test", "www.school.test"])
         #expect(json["URLBlocklist"] == ["*"])
     }

@@ -26,7 +26,7 @@ struct EngineTests {
     func capRefusal() throws {
         var config = ConfigSet.builtIn
         config.daemon.maxActivities = 1
-        let h = Harness(config: config, users: .only())
+        let h = Harness(config: config, users: .holding())
         _ = ok(h.send(#"start {"selections":["instagram"],"seconds":60}"#))
         guard case .error(let e) = h.send(#"start {"selections":["reddit"],"seconds":60}"#, as: Peer(uid: 1000, mayModify: true)) else {
             Issue.record("not refused"); return

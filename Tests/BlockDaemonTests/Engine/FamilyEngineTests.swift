@@ -9,7 +9,7 @@ import BlockTestSupport
 /// What A1 decides is proved on the core (BlockCoreTests' CoreFamilyTests).
 @Suite("A1: a parent's block is the parent's, through the engine")
 struct FamilyEngineTests {
-    static let users = UsersTable.only(users: ["kid": 1001, "parent": 1000, "kid2": 1003],
+    static let users = UsersTable.holding(users: ["kid": 1001, "parent": 1000, "kid2": 1003],
                                           groups: ["blockd-admin": [1000], "kids": [1001, 1003]])
     static let kid = Peer(uid: 1001, mayModify: true)
     static let kid2 = Peer(uid: 1003, mayModify: true)

@@ -25,7 +25,7 @@ struct LimitEngineTests {
 
     @Test("§9, A1: through the engine, limit list and status give each person their own use of a limit for everyone, and block only who used theirs up")
     func perPersonViews() throws {
-        let users = UsersTable.only(users: ["kid": 1001, "parent": 1000, "kid2": 1003], groups: ["blockd-admin": [1000]])
+        let users = UsersTable.holding(users: ["kid": 1001, "parent": 1000, "kid2": 1003], groups: ["blockd-admin": [1000]])
         let kid = Peer(uid: 1001, mayModify: true), kid2 = Peer(uid: 1003, mayModify: true)
         let h = Harness(now: "2026-11-29T20:00:00.000+09:00", users: users)
         _ = try #require(ok(h.send(#"limit-add {"name":"games","seconds":60,"selections":["steam"]}"#)))

@@ -9,7 +9,7 @@ import Testing
 struct MoreTimeEngineTests {
     static let asker = Peer(uid: 1000, mayModify: true)
     /// The asker as the user database has them: an account without a name.
-    static let users = UsersTable.only()
+    static let users = UsersTable.holding()
 
     @Test("M3, T8: a grant that ended while blockd was down is not extended; a running one survives a restart")
     func restart() throws {

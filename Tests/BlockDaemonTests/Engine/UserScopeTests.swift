@@ -12,7 +12,7 @@ import BlockTestTools
 struct UserScopeTests {
     /// kid 1001 and parent 1002 (plain members of blockd), admin 1003; group kids = {1001, 1004};
     /// no user nobody-here and no group nogroup.
-    static let users = UsersTable.only(users: ["kid": 1001, "parent": 1002, "admin": 1003, "kid2": 1004],
+    static let users = UsersTable.holding(users: ["kid": 1001, "parent": 1002, "admin": 1003, "kid2": 1004],
                                           groups: ["kids": [1001, 1004], "empty": []])
     static let kid = Peer(uid: 1001, mayModify: true)
     static let parent = Peer(uid: 1002, mayModify: true)
@@ -190,7 +190,7 @@ struct UserTablesEnforcerTests {
 
     @Test("A1, U1: when /etc/passwd or /etc/group change the engine reads the users table again: a user added after start can be blocked, and a parent added to blockd-admin administers at once")
     func usersRead() throws {
-        let system = TableBox(UsersTable.only(users: ["kid": 1001, "parent": 1002]))
+        let system = TableBox(UsersTable.holding(users: ["kid": 1001, "parent": 1002]))
         let h = Harness(database: UserDatabase(read: { system.value }, lookUp: { table, _, _ in table }))
         guard case .error(let e) = h.send(#"start {"selections":["reddit"],"seconds":600,"users":["newkid"]}"#) else {
             Issue.record("a start for a user no one added was accepted")
@@ -198,7 +198,7 @@ struct UserTablesEnforcerTests {
         }
         #expect(e.message.contains("no user named 'newkid'"))
         #expect(h.run { h.engine.core.users.isAdmin(1002) } == false)
-        system.value = UsersTable.only(users: ["kid": 1001, "parent": 1002, "newkid": 1003], admins: [1002])
+        system.value = UsersTable.holding(users: ["kid": 1001, "parent": 1002, "newkid": 1003], admins: [1002])
         h.inbox.post(.usersChanged)
         h.run {}
         #expect(ok(h.send(#"start {"selections":["reddit"],"seconds":600,"users":["newkid"]}"#))?["userIds"] == [1003])

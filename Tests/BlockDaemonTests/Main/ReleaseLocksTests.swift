@@ -13,7 +13,7 @@ import BlockTestTools
 struct ReleaseLocksTests {
     static let now = Date(timeIntervalSince1970: 1_764_640_000)
     static let clock = LocalClock(SystemTimeZone.named("Europe/Berlin")!)
-    static let users = UsersTable.only(users: ["kid": 1000, "parent": 1001], admins: [1001])
+    static let users = UsersTable.holding(users: ["kid": 1000, "parent": 1001], admins: [1001])
 
     static func block(_ name: String, uid: UInt32, locked: Bool = true, ends: TimeInterval = 3600) -> StoredActivity {
         .block(Block(name: name, selections: ["youtube"], start: now - 60, end: now + ends, locked: locked, origin: .client(uid: uid)))

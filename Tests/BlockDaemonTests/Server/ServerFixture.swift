@@ -15,7 +15,7 @@ final class ServerFixture: @unchecked Sendable {
     let harness: Harness
     let server: ControlServer
 
-    init(peers: [Peer]? = nil, users: UsersTable = UsersTable.only().runningAsThisProcess(), config: ConfigSet = .builtIn, persistent: Bool = true,
+    init(peers: [Peer]? = nil, users: UsersTable = UsersTable.holding().runningAsThisProcess(), config: ConfigSet = .builtIn, persistent: Bool = true,
          limits: ControlServer.Limits = ControlServer.Limits()) throws {
         harness = Harness(dir: sandbox.dir + "/state", config: config, persistent: persistent, users: users)
         server = ControlServer(listenFD: try UnixSocket.listen(path: sandbox.socket), engine: harness.engine,
