@@ -29,8 +29,9 @@ extension Core {
         case usage(Set<LimitUse>)
         /// R1: the apps of any followed selection running, and for whom.
         case apps(Set<RunningApp>)
-        /// Screen time: logind's login sessions now.
-        case sessions([LoginSession])
+        /// Screen time: logind's login sessions now (nil: logind does not answer, so who is at
+        /// the screen is not known).
+        case sessions([LoginSession]?)
         /// B2: a native-messaging host's connection closed.
         case webEnded(uid: UInt32, reporter: UInt64)
         /// S5: the shield stopped something.

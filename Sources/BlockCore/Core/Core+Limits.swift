@@ -33,23 +33,36 @@ extension Core {
         for key in wanted { state.usage.setRunning(key, true, at: now, clock: local) }
     }
 
-    /// R1: from the usage monitor, the apps of any selection running now and for whom; their
-    /// time goes into the report's ledger.
+    /// R1: from the usage monitor, the apps it follows running now and for whom; their time
+    /// goes into the report's ledger.
     mutating func appsRunning(_ running: Set<RunningApp>, now: Date) {
         appsRunning = running
-        let open = Set(running.map { UsageHistory.Open(.running, user: String($0.uid), name: $0.app) })
-        state.history.setOpen(open, kind: .running, at: now, clock: local)  // what stopped takes its foreground with it
-        refreshForegrounds(at: now)
-        recordUsed(at: now)
+        countApps(now: now)
         emit(.persist)
         armNextTransition(now: now)
     }
 
-    /// R1: each user's time in each named selection (at least one of its apps runs) and in any
+    /// R1: the apps whose running time counts now. Once the edge reports login sessions (screen
+    /// time followed), only those of people at the screen: an app runs on for a person who
+    /// locked the screen or walked away, as a browser's tab does, and counts no more than it
+    /// (B2's rule). Without sessions, every running app counts.
+    var countedApps: Set<RunningApp> {
+        sessionsFollowed ? appsRunning.filter { atScreen.contains($0.uid) } : appsRunning
+    }
+
+    /// R1: opens and closes the ledger's running, foreground and `used` intervals for what counts now.
+    mutating func countApps(now: Date) {
+        let open = Set(countedApps.map { UsageHistory.Open(.running, user: String($0.uid), name: $0.app) })
+        state.history.setOpen(open, kind: .running, at: now, clock: local)  // what stopped takes its foreground with it
+        refreshForegrounds(at: now)
+        recordUsed(at: now)
+    }
+
+    /// R1: each user's time in each named selection (at least one of its apps counts) and in any
     /// counted app at all, from what runs now.
     mutating func recordUsed(at now: Date) {
         var open: Set<UsageHistory.Open> = []
-        for r in appsRunning {
+        for r in countedApps {
             let user = String(r.uid)
             open.insert(UsageHistory.Open(.used, user: user, name: UsageHistory.anyApp))
             for s in appSelections[r.app] ?? [] { open.insert(UsageHistory.Open(.used, user: user, name: s)) }

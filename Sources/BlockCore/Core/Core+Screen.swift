@@ -5,13 +5,19 @@ import FoundationEssentials
 /// runs out (the timer). Kept in memory only: after a restart nobody is at the screen until the
 /// edge reports the sessions again (time nobody observed is not counted).
 extension Core {
-    /// The sessions now, as the edge reads them. Whether the ledger changed (the engine then
-    /// saves).
+    /// The sessions now, as the edge reads them (nil: not known, logind does not answer: nobody
+    /// counts as at the screen, and apps count whoever runs them). Whether the ledger changed
+    /// (the engine then saves).
     @discardableResult
-    mutating func sessionsObserved(_ sessions: [LoginSession], now: Date) -> Bool {
-        loginSessions = sessions
+    mutating func sessionsObserved(_ sessions: [LoginSession]?, now: Date) -> Bool {
+        loginSessions = sessions ?? []
+        let followed = sessionsFollowed
+        sessionsFollowed = sessions != nil
         defer { armNextTransition(now: now) }  // an idle grace ends at its own instant
-        return settleScreen(now: now)
+        let changed = settleScreen(now: now)
+        guard followed != sessionsFollowed, !appsRunning.isEmpty else { return changed }
+        countApps(now: now)  // R1: apps count for people at the screen only while sessions are known
+        return true
     }
 
     /// Counts the last reported sessions at `now` (also on every wake: an idle session stops
@@ -21,7 +27,15 @@ extension Core {
         let people = ScreenTime.presence(loginSessions, now: now, idleSeconds: idleSeconds)
         screenDeadline = people.values.compactMap(\.until).min()
         anyoneAtScreen = people.values.contains(where: \.counting)
-        let changed = state.history.setScreen(people, at: now, clock: local)
+        var changed = state.history.setScreen(people, at: now, clock: local)
+        let present = Set(people.filter(\.value.counting).keys)
+        if present != atScreen {
+            atScreen = present
+            if sessionsFollowed && !appsRunning.isEmpty {  // R1: apps count with their people at the screen
+                countApps(now: now)
+                changed = true
+            }
+        }
         if changed { emit(.persist) }
         // A screen-time limit counts each person's time at the screen as an app limit counts
         // its apps' running time: the same ledger, allowance, warnings and more time.

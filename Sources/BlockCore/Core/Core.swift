@@ -72,6 +72,10 @@ public struct Core {
     var screenDeadline: Date?
     /// Some person was at the screen at the last count (their interval is checkpointed each minute).
     var anyoneAtScreen = false
+    /// R1: whether the edge reports login sessions (then apps count only for people at the
+    /// screen), and who is at it.
+    var sessionsFollowed = false
+    var atScreen: Set<UInt32> = []
     /// Why a selection is about to be unlocked, when a request (not time) lifts it.
     var pendingUnlockNotes: [String: String] = [:]
     /// R1: what the usage monitor last said runs of the apps the report counts, the apps it

@@ -112,7 +112,7 @@ public final class EngineInbox: @unchecked Sendable {
         /// A1, U1: /etc/passwd or /etc/group changed: the users table is read again.
         case usersChanged
         /// Screen time: logind's login sessions, after any change.
-        case sessions([LoginSession])
+        case sessions([LoginSession]?)
     }
 
     public let queue: DispatchQueue

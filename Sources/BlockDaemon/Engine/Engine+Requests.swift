@@ -153,7 +153,7 @@ extension Engine {
     }
 
     /// Screen time: logind's login sessions, after any change (LogindSessions).
-    func sessionsObserved(_ sessions: [LoginSession]) {
+    func sessionsObserved(_ sessions: [LoginSession]?) {
         assertOnQueue()
         run(.sessions(sessions), now: observedNow())
     }

@@ -215,14 +215,15 @@ final class Daemon: @unchecked Sendable {
         let felt = FeltEnforcer(settings: daemon.felt, log: log, onChange: { inbox.post(.enforcementChanged) })  // E5
         let hosts = HostsEnforcer(path: daemon.hostsFile, log: log, hits: inbox.shieldHits,
                                   onChange: { inbox.post(.enforcementChanged) }, sink: felt.sink)  // E1
-        if daemon.appShield { AppShield.raiseDescriptorLimit() }
+        AppShield.raiseDescriptorLimit()  // E2's marks, and R1's on every desktop application: one descriptor each
         let shield = AppShield(killGrace: TimeInterval(daemon.killGraceSeconds), log: log, hits: inbox.shieldHits,
                                enabled: daemon.appShield, desktop: DesktopDirs.standard.under(daemon.policyRoot))  // E2, W2
         let browsers = BrowserPolicyEnforcer(config: daemon, stateDir: options.stateDir, log: log,
                                              onChange: { inbox.post(.enforcementChanged) })  // E7
         let userTables = UserTablesEnforcer(directory: daemon.userTablesDirectory, log: log, hits: inbox.shieldHits,
                                             onChange: { inbox.post(.enforcementChanged) })  // U3
-        let usage = UsageMonitor(report: { running in inbox.post(.usage(running)) }, apps: { running in inbox.post(.apps(running)) })  // §9, R1
+        let usage = UsageMonitor(report: { running in inbox.post(.usage(running)) }, apps: { running in inbox.post(.apps(running)) },
+                                 desktop: DesktopDirs.standard.under(daemon.policyRoot))  // §9, R1: every desktop application too
         let timer: TransitionTimer
         timer = try TransitionTimer(clock: clock, queue: inbox.queue) { inbox.postHere(.wake) }
         let (directory, flags, clock) = (loaded.directory, loaded.flags, clock)

@@ -19,7 +19,7 @@ public final class LogindSessions: @unchecked Sendable {
     static let managerPath = "/org/freedesktop/login1"
     static let sessionPrefix = "/org/freedesktop/login1/session"
 
-    private let report: @Sendable ([LoginSession]) -> Void
+    private let report: @Sendable ([LoginSession]?) -> Void
     private let say: @Sendable (String, Bool) -> Void
     private let stopped = Atomic(false)
     /// How long to wait before trying the bus again, at first and at most.
@@ -27,7 +27,7 @@ public final class LogindSessions: @unchecked Sendable {
 
     /// `report` gets every change of the sessions; `say` a line for the journal (true: a
     /// warning). Starts following at once, on a thread of its own.
-    public init(retry: (first: Double, most: Double) = (5, 300), report: @escaping @Sendable ([LoginSession]) -> Void,
+    public init(retry: (first: Double, most: Double) = (5, 300), report: @escaping @Sendable ([LoginSession]?) -> Void,
                 say: @escaping @Sendable (String, Bool) -> Void) {
         (self.retry, self.report, self.say) = (retry, report, say)
         startThread(name: "blockd-logind") { [self] in follow() }
@@ -82,7 +82,7 @@ public final class LogindSessions: @unchecked Sendable {
                 }
                 withExtendedLifetime(slots) {}
             } catch {
-                report([])  // nobody is known to be at the screen
+                report(nil)  // who is at the screen is not known
                 let why = "\(error)"
                 if failing != why {
                     say("Screen time is not counted: \(why); blockd tries again in \(Int(wait)) s and then with backoff", true)

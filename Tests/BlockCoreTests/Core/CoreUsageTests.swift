@@ -82,6 +82,34 @@ struct CoreUsageTests {
         #expect(report["days"]?.array?.first?["apps"] == ["steam": 120])
     }
 
+    @Test("R1, B2: once login sessions are followed, an app counts only while its person is at the screen: locked, idle past IdleSeconds or logged out stops it; others' sessions do not count for them; without logind every app counts")
+    func appTimeAtScreen() throws {
+        var d = FakeEdge(users: CoreUserScopeTests.users)
+        let kid = LoginSession(id: "3", uid: 1001, active: true)
+        d.sessions([kid])
+        d.appsRunning([RunningApp(uid: 1001, app: "Firefox ESR"), RunningApp(uid: 1002, app: "steam")])
+        d.advance(60)
+        var locked = kid
+        locked.locked = true
+        d.sessions([locked, LoginSession(id: "4", uid: 1000, active: true)])  // a parent at the screen is not 1002
+        d.advance(120)  // locked: nothing counts
+        d.sessions([kid])
+        d.advance(30)
+        var idle = kid
+        idle.idleSince = d.now
+        d.sessions([idle])
+        d.advance(ScreenTime.idleSeconds)  // counts through the idle grace: the timer wakes at its end
+        d.advance(300)
+        d.sessions([])
+        d.advance(60)
+        d.sessions(nil)  // logind stopped answering: who is at the screen is not known, every app counts
+        d.advance(10)
+        d.appsRunning([])
+        let day = Self.day(d)
+        #expect(day.running == ["1001": ["Firefox ESR": 100 + ScreenTime.idleSeconds], "1002": ["steam": 10]], "\(day.running)")
+        #expect(day.used["1001"]?[UsageHistory.anyApp] == 100 + ScreenTime.idleSeconds)
+    }
+
     @Test("R1: a named selection's time is its apps' together, not added up; a limit's used time and allowance are in the report")
     func selectionTime() throws {
         var d = FakeEdge(users: CoreUserScopeTests.users)

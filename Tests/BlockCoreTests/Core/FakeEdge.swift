@@ -92,8 +92,8 @@ struct FakeEdge {
     /// §9: the usage monitor says, for each limit, whose processes of it run.
     mutating func usage(running: Set<LimitUse>) { send(.usage(running)) }
 
-    /// Screen time: logind's login sessions now.
-    mutating func sessions(_ sessions: [LoginSession]) { send(.sessions(sessions)) }
+    /// Screen time: logind's login sessions now (nil: logind does not answer).
+    mutating func sessions(_ sessions: [LoginSession]?) { send(.sessions(sessions)) }
 
     /// B2: a native-messaging host's connection closed.
     mutating func webEnded(uid: UInt32, reporter: UInt64) { send(.webEnded(uid: uid, reporter: reporter)) }

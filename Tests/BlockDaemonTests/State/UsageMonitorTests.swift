@@ -87,4 +87,37 @@ struct UsageMonitorTests {
     func appsProcScan() throws {
         try checkApps(forceScan: true)
     }
+
+    @Test("R1: every installed desktop application is followed for the report, as its entry's name (a selection's own entry wins), a new one as soon as it is installed; the /proc scan follows named apps only", .enabled(if: Privileged.can(needs: []), Privileged.needsRoot))
+    func desktopApps() throws {
+        let d = try DesktopScratch()
+        let (game, editor, shell) = (try d.binary("supertux"), try d.binary("editor"), try d.binary("bash"))
+        try d.desktop("apps/supertux.desktop", name: "SuperTux", exec: game + " %f")
+        try d.desktop("apps/editor.desktop", name: "Text Editor", exec: editor)
+        try d.desktop("apps/term.desktop", name: "Shell", exec: shell)  // a launcher: no app of anyone's
+        let (limits, apps) = (Reports(), AppReports())
+        let monitor = UsageMonitor(report: { limits.add($0) }, apps: { apps.add($0) }, path: "/usr/bin:/bin", desktop: d.dirs)
+        monitor.follow(apps: [editor])  // a selection names the editor
+        #expect(monitor.apps(ofExecutable: game) == ["SuperTux"] && monitor.apps(ofExecutable: editor) == [editor] && monitor.apps(ofExecutable: shell).isEmpty)
+        let first = try d.spawn(game, as: 0, ["30"]).get(), second = try d.spawn(editor, as: 0, ["30"]).get()
+        let launcher = try d.spawn(shell, as: 0, ["30"]).get()
+        let expected: Set<UsageMonitor.Running> = [.init(uid: 0, app: "SuperTux"), .init(uid: 0, app: editor)]
+        #expect(Run.eventually(timeout: 5) { apps.last == expected }, "\(apps.all)")
+        for pid in [first, second, launcher] { kill(pid, SIGTERM); _ = d.shield.wait(pid, timeout: 5) }
+        #expect(Run.eventually(timeout: 5) { apps.last == [] })
+
+        let later = try d.binary("chess")
+        try d.desktop("apps/chess.desktop", name: "Chess", exec: later)  // installed while blockd runs
+        #expect(Run.eventually(timeout: 5) { monitor.apps(ofExecutable: later) == ["Chess"] }, "the directory change is followed")
+        let third = try d.spawn(later, as: 0, ["30"]).get()
+        #expect(Run.eventually(timeout: 5) { apps.last == [.init(uid: 0, app: "Chess")] }, "\(apps.all)")
+        kill(third, SIGTERM)
+        _ = d.shield.wait(third, timeout: 5)
+        #expect(limits.all.allSatisfy { $0.isEmpty })
+
+        let scan = UsageMonitor(report: { _ in }, path: "/usr/bin:/bin", desktop: d.dirs, forceScan: true, scanInterval: 0.2)
+        scan.follow(apps: [])
+        #expect(scan.apps(ofExecutable: game).isEmpty, "the fallback follows no desktop application (the lookup waits for the follow)")
+        withExtendedLifetime((monitor, scan)) {}
+    }
 }

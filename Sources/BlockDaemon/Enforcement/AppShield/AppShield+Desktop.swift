@@ -113,6 +113,28 @@ struct DesktopApps {
         return (out, watch)
     }
 
+    /// R1: every installed desktop application for everyone (the system's directories and
+    /// system flatpaks; users' homes are not read, as for a window for everyone), each once by
+    /// file, as its entry's name; session components and launchers (`neverTargets`) are no
+    /// apps of anyone's. Each returned app holds an open descriptor for the caller. `dirs`: what
+    /// to watch for installs and removals.
+    func installed() -> (apps: [(name: String, app: ResolvedApp)], dirs: Set<String>) {
+        var watch = Set<String>()
+        var seen = Set<FileID>()
+        var out: [(name: String, app: ResolvedApp)] = []
+        for (entry, launch) in launches(in: dirs.applications, home: nil, watch: &watch) {
+            guard let app = resolve(launch, userFlatpak: nil) else { continue }
+            let base = Path.lastComponent(app.target.path)
+            guard !DesktopLaunch.neverTargets.contains(base), seen.insert(app.id).inserted else {
+                close(app.fd)
+                continue
+            }
+            watch.formUnion(app.watchDirs)
+            out.append((entry.name ?? base, app))
+        }
+        return (out, watch)
+    }
+
     // MARK: - Reading
 
     /// The launches of the desktop applications (every `Type=Application` entry for autostart)

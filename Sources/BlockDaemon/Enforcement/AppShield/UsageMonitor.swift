@@ -13,8 +13,13 @@ import Glibc
 /// (its login uid, else its real uid), and for a limit with users only when it is one of
 /// theirs, as that user (judged when it starts).
 ///
-/// R1: it also follows every app any selection names (`apps`), for the report, and says which
-/// of them run for whom (the person a process stands for, `ProcessUsers.person`).
+/// R1: it also follows every app any selection names (`apps`) and, with fanotify, every
+/// installed desktop application (`desktop`: the system's `.desktop` files and flatpaks, read
+/// again when those directories change), for the report, and says which of them run for whom
+/// (the person a process stands for, `ProcessUsers.person`). A desktop application counts as
+/// its entry's name unless a selection names its file (then as that `Apps=` entry, once). The
+/// /proc scan fallback follows named apps only: following every desktop application would
+/// keep it scanning every two seconds for as long as blockd runs.
 public final class UsageMonitor: @unchecked Sendable {
     /// R1: an app (its `Apps=` entry) with a process running for `uid` (ProcessUsers says who a
     /// process is).
@@ -41,10 +46,14 @@ public final class UsageMonitor: @unchecked Sendable {
     var processes: [Int32: (file: FileID, limits: [String: UInt32], person: UInt32?, exit: DispatchSourceRead)] = [:]
     var reported: Set<LimitUse> = []
     var reportedApps: Set<Running> = []
+    /// R1: the installed desktop applications (nil: not followed), and the watch on their
+    /// directories.
+    let desktop: DesktopApps?
+    var desktopWatch: DirectoryWatcher?
 
     public init(report: @escaping @Sendable (Set<LimitUse>) -> Void, apps: @escaping @Sendable (Set<Running>) -> Void = { _ in },
                 path: String = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin",
-                forceScan: Bool = false, scanInterval: TimeInterval = 2) {
+                desktop: DesktopDirs? = nil, forceScan: Bool = false, scanInterval: TimeInterval = 2) {
         self.report = report
         self.reportApps = apps
         self.resolver = AppResolver(path: path)
@@ -52,6 +61,10 @@ public final class UsageMonitor: @unchecked Sendable {
         let g = forceScan ? -1 : blockd_fanotify_init_notify()
         group = g
         mode = g >= 0 ? .fanotify : .procScan
+        self.desktop = g >= 0 ? desktop.map { DesktopApps(dirs: $0, path: path) } : nil
+        if self.desktop != nil {
+            desktopWatch = DirectoryWatcher(queue: queue, debounce: 0.5) { [weak self] in self?.refollow() }
+        }
         if g >= 0 {
             let source = DispatchSource.makeReadSource(fileDescriptor: g, queue: queue)
             source.setEventHandler { [weak self] in self?.readEvents() }
@@ -114,6 +127,21 @@ public final class UsageMonitor: @unchecked Sendable {
             if wanted[app.id] != nil { close(app.fd) }
             wanted[app.id] = item
             wantedPaths[app.target.path] = app.id
+        }
+        if let desktop {
+            let (installed, dirs) = desktop.installed()
+            for (name, app) in installed {
+                if var item = wanted[app.id] {
+                    close(app.fd)
+                    guard item.apps.isEmpty else { continue }  // a selection names it: counted as that entry
+                    item.apps.insert(name)
+                    wanted[app.id] = item
+                } else {
+                    wanted[app.id] = ([], [name], app.fd)
+                    wantedPaths[app.target.path] = app.id
+                }
+            }
+            _ = desktopWatch?.update(dirs)
         }
         for (id, old) in files {
             if wanted[id] == nil, group >= 0 { _ = blockd_fanotify_mark_exec(group, old.fd, 1) }
