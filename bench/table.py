@@ -103,6 +103,11 @@ if c:
     row(f"E5: `blockc start` → last `/ping` the server receives from a page open in headless Chromium, fetching every {c['everyMs']} ms ({c['runs']} runs, namespace)",
         f"p50 {c['lastPingP50Ms']} ms, p99 {c['lastPingP99Ms']} ms; after `blockc stop` the page's next fetch arrives in p50 {c['resumeP50Ms']} ms, p99 {c['resumeP99Ms']} ms",
         f"the python keep-alive client above; `blockc start` returning: p50 {c['blockcStartP50Ms']} ms, p99 {c['blockcStartP99Ms']} ms")
+w = r.get("webIdle")
+if w:
+    row(f"B2 at rest: blockd's wake-ups in {w['browser']['seconds']} s while kid's headless Chromium shows a static page whose time the extension reports ({w['counted']} s counted)",
+        f"{w['browser']['wakeups']} ({w['browser']['voluntarySwitches']} voluntary switches)",
+        f"the same blockd with no browser, just before: {w['alone']['wakeups']} ({w['alone']['voluntarySwitches']})")
 print(f"machine: {r['machine']}; {r['date']}\n")
 print("| what | figure | baseline in the same run |\n|---|---|---|")
 print("\n".join(rows))

@@ -70,6 +70,13 @@ else:
     target("hostsApply100k", "apply a 100,000-domain selection to the hosts file vs cp + fsync of the same bytes",
            "not measured (BENCH_ONLY=targets leaves bench/hosts_apply.py out)", None, 20, False, "×")
     target("hostsLift100k", "lift it again vs cp + fsync of the same bytes", "not measured", None, 10, False, "×")
+w = r.get("webIdle") or {}
+if w:
+    b, a = w["browser"], w["alone"]
+    target("webIdleOwnWakeups", f"B2 at rest: blockd's wake-ups in {b['seconds']} s with kid's Chromium showing a static page the extension"
+           f" counts ({w['counted']} s counted), less those in {a['seconds']} s with no browser (the rig has no logind: its retries are in both)",
+           f"{w['ownWakeups']:+} ({b['wakeups']} vs {a['wakeups']}; voluntary switches {b['voluntarySwitches']} vs {a['voluntarySwitches']})",
+           w["ownWakeups"], 0, False)
 u = r.get("idleUsage") or {}
 if u:
     idle = u["idle"]

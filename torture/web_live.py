@@ -50,15 +50,21 @@ environment (the host finds blockd as blockc does); pages on *.test from a serve
       Seen in Chromium's output and in Firefox's browser console, where Firefox puts a host's
       stderr. Nothing here fakes logind: following its hints is NativeHostTests'.
 Each part's seconds are figures. About 65 s (a run within 150 s of local midnight waits for
-the new day). Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed."""
+the new day). Without root: skipped, unless BLOCKD_PRIVILEGED_TESTS=1, then failed.
+
+--bench SECONDS (for bench/run, a JSON line): the same set-up, then blockd's wake-ups over
+SECONDS with no browser running, then over SECONDS with kid's Chromium showing a static page
+(open.test) whose time the extension reports, from 3 s after the report first counts it (the
+report's own connection is over by then); and the report's seconds over that window."""
 import grp, json, os, pwd, shutil, subprocess, sys, threading, time
 from lib import Tally, as_user, sh, stop, wait_for
 from browser_drivers import Chromium, Marionette, Page
 from rig import Rig, enter
 
 t = Tally("web-live")
-if len(sys.argv) != 2:
-    sys.exit("usage: python3 torture/web_live.py BIN_DIR")
+bench_seconds = int(sys.argv[sys.argv.index("--bench") + 1]) if "--bench" in sys.argv else 0
+if len(sys.argv) != (4 if bench_seconds else 2):
+    sys.exit("usage: python3 torture/web_live.py BIN_DIR [--bench SECONDS]")
 bindir = os.path.abspath(sys.argv[1])
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 KID, KID2 = "kid", "kid2"
@@ -481,10 +487,40 @@ def run(rig, d, ext_id, pw):
             f"(f) firefox's host says so too, in Firefox's browser console: {ff_log[:4]}")
 
 
+def bench(rig, d, ext_id, pw, seconds):
+    """B2's cost at rest: blockd's wake-ups with no browser, then with a static page counting."""
+    sys.path.insert(0, REPO)
+    from bench.measure import watch
+    state = {"blockd": f"{d.work}/state"}
+    alone = watch({"blockd": d.proc.pid}, seconds, state)["blockd"]
+    sock = f"{d.work}/s.sock"
+    home = home_of(rig, "chromium-home", pw)
+    c = Chromium(rig, home, browser_env(home, sock), "about:blank", user=KID)
+    worker = wait_for(lambda: next((x for x in c.targets("service_worker") if x["url"].startswith(f"chrome-extension://{ext_id}/")), None), 60, 0.2)
+    t.check(worker is not None, f"chromium: the extension's service worker runs; targets {[x['url'] for x in c.targets()]}")
+    if worker is None:
+        return
+    tab = next(x["targetId"] for x in c.targets("page"))
+    navigate(c, tab, "http://open.test/")
+    wait_for(lambda: c.peek(tab, BLOCK_TEXT) == "PAGE open.test", 15, 0.05, what="open.test in Chromium")
+    counting = wait_for(lambda: web(d, KID, "open.test") > 0, 15, 0.2)
+    t.check(counting, "the report counts open.test in kid's focused tab")
+    time.sleep(3)  # the report's connection lingers; it is not the browser's
+    before = web(d, KID, "open.test")
+    shown = watch({"blockd": d.proc.pid}, seconds, state)["blockd"]
+    counted = web(d, KID, "open.test") - before
+    t.check(abs(counted - shown["seconds"]) <= 3, f"the window's {shown['seconds']} s are counted: {counted} s")
+    keys = ("seconds", "voluntarySwitches", "wakeups", "wakeupsPerMinute", "woken", "wakeupTimes", "stateLogRecordsPerMinute")
+    print("JSON " + json.dumps({"alone": {k: alone[k] for k in keys}, "browser": {k: shown[k] for k in keys}, "counted": counted,
+                                "ownWakeups": shown["wakeups"] - alone["wakeups"],
+                                "ownWakeupsPerMinute": round((shown["wakeups"] - alone["wakeups"]) * 60 / shown["seconds"], 2)}), flush=True)
+
+
 with Rig(t, bindir, "bd-weblive.", ["127.0.0.2"], {"test": "127.0.0.2"}) as rig:
     rig.serve("127.0.0.2", Page)
     pw = users(rig)
-    clear_of_midnight()
+    if not bench_seconds:
+        clear_of_midnight()
     try:
         mark = time.monotonic()
         ext_id = install(rig)
@@ -496,7 +532,10 @@ with Rig(t, bindir, "bd-weblive.", ["127.0.0.2"], {"test": "127.0.0.2"}) as rig:
         d.start()
         policies_written(ext_id)
         t.figures["setupSeconds"] = round(time.monotonic() - mark, 1)
-        run(rig, d, ext_id, pw)
+        if bench_seconds:
+            bench(rig, d, ext_id, pw, bench_seconds)
+        else:
+            run(rig, d, ext_id, pw)
         t.check(d.proc.poll() is None, f"blockd ran through the whole suite; its log:\n{d.log()}")
         if t.failed:
             hosts = [x for x in (read_bytes(f"{rig.work}/chromium-1.log") or b"").decode(errors="replace").splitlines() if "blockd-nm-host" in x]

@@ -22,6 +22,8 @@ public final class LogindSessions: @unchecked Sendable {
     private let report: @Sendable ([LoginSession]?) -> Void
     private let say: @Sendable (String, Bool) -> Void
     private let stopped = Atomic(false)
+    /// Signalled by `stop`: the wait before trying the bus again sleeps on it, not in steps.
+    private let stopping = DispatchSemaphore(value: 0)
     /// How long to wait before trying the bus again, at first and at most.
     let retry: (first: Double, most: Double)
 
@@ -33,7 +35,10 @@ public final class LogindSessions: @unchecked Sendable {
         startThread(name: "blockd-logind") { [self] in follow() }
     }
 
-    public func stop() { stopped.store(true, ordering: .relaxed) }
+    public func stop() {
+        stopped.store(true, ordering: .relaxed)
+        stopping.signal()
+    }
 
     private func follow() {
         var wait = retry.first
@@ -82,17 +87,15 @@ public final class LogindSessions: @unchecked Sendable {
                 }
                 withExtendedLifetime(slots) {}
             } catch {
-                report(nil)  // who is at the screen is not known
+                if failing == nil { report(nil) }  // who is at the screen is not known: said once, not at every try
                 let why = "\(error)"
                 if failing != why {
                     say("Screen time is not counted: \(why); blockd tries again in \(Int(wait)) s and then with backoff", true)
                     failing = why
                 }
-                var slept = 0.0
-                while slept < wait && !stopped.load(ordering: .relaxed) {
-                    usleep(200_000)
-                    slept += 0.2
-                }
+                // One sleep until the next try or `stop`: without logind blockd does not wake
+                // meanwhile (it used to look at the flag five times a second, for good).
+                if !stopped.load(ordering: .relaxed) { _ = stopping.wait(timeout: .now() + wait) }
                 wait = min(wait * 2, retry.most)
             }
         }
