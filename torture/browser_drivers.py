@@ -24,6 +24,7 @@ class Chromium:
     def __init__(self, rig, home, env, url, *flags, user, profile=None, n=[0]):
         n[0] += 1
         profile = profile or f"chromium-{n[0]}"
+        self.profile_dir = f"{home}/{profile}"
         to_browser, self.out = os.pipe()
         self.inp, from_browser = os.pipe()
         theirs = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (to_browser, from_browser)]

@@ -44,6 +44,12 @@ environment (the host finds blockd as blockc does); pages on *.test from a serve
   (d) Firefox closed (Marionette:Quit): open.test's count stops within 2 s while Chromium's
       limited.test still counts; Chromium closed (Browser.close): limited.test's stops too;
       no host process is left;
+  (g) kid removes the extension from their own profiles while the browsers are closed
+      (Chromium's Default/Extensions/ID, Firefox's extensions/ID.xpi): at Chromium's next start
+      its policy installs it again, active and not to be disabled; Firefox's first start drops
+      the missing add-on from its database and runs without it, and the second has it again
+      from the policy (a known limit, docs/BROWSER.md; if Firefox ever reinstalls at the first
+      start, this check fails and the limit can go);
   (f) B5 without logind: kid's browsers run in no logind session (and where there is no system
       bus, there is no logind at all): each host says on stderr that it is not following
       logind's hints, the browser's idle state alone counting; the reason it gives is a figure.
@@ -475,6 +481,47 @@ def run(rig, d, ext_id, pw):
     left = wait_for(lambda: not host_pids(), 5, 0.1)
     t.check(before >= 2 and left, f"(d) both hosts ran ({before}) and none is left: {host_pids()}")
     figures["dSeconds"] = round(time.monotonic() - mark, 1)
+
+    # (g) The extension removed from kid's profiles, as kid, while the browsers are closed.
+    mark = time.monotonic()
+    ext_dir = f"{c.profile_dir}/Default/Extensions/{ext_id}"
+    xpi = f"{rig.work}/firefox-home/profile/extensions/{FIREFOX_ID}.xpi"
+    had = (os.path.isdir(ext_dir), os.path.isfile(xpi))
+    subprocess.run(as_user(KID, "rm", "-rf", ext_dir, xpi), check=False)
+    t.check(had == (True, True) and not os.path.exists(ext_dir) and not os.path.exists(xpi),
+            f"(g) kid removed the extension from both profiles (they were there: {had})")
+    c2 = Chromium(rig, home, browser_env(home, sock), "about:blank", user=KID, profile=os.path.basename(c.profile_dir))
+    worker = wait_for(lambda: next((x for x in c2.targets("service_worker") if x["url"].startswith(f"chrome-extension://{ext_id}/")), None), 60, 0.2)
+    me = c2.evaluate_soon(worker["targetId"], "chrome.management.getSelf().then(s => [s.installType, s.mayDisable, s.enabled])") if worker else None
+    t.check(me == ["admin", False, True], f"(g) chromium: at the next start the policy installed it again, not to be disabled: {me}")
+    figures["chromiumReinstalledDir"] = sorted(os.listdir(f"{c.profile_dir}/Default/Extensions")) if os.path.isdir(f"{c.profile_dir}/Default/Extensions") else None
+    figures["chromiumReinstalledSeconds"] = round(time.monotonic() - mark, 1)
+    try:
+        c2.call("Browser.close")
+    except (RuntimeError, TimeoutError):
+        pass
+    c2.proc.wait(20)
+    starts = []
+    for attempt in (1, 2, 3):
+        mark = time.monotonic()
+        fp = firefox_start(rig, pw, sock)
+        m = Marionette()
+        addon = wait_for(lambda: firefox_addon(m), 30, 0.3)
+        starts.append({"addon": addon is not None, "seconds": round(time.monotonic() - mark, 1),
+                       "xpi": os.path.isfile(xpi), "extensionsJsonHasIt": FIREFOX_ID in (read_bytes(f"{rig.work}/firefox-home/profile/extensions.json") or b"").decode(errors="replace")})
+        try:
+            m.call("Marionette:Quit", {"flags": ["eForceQuit"]})
+        except (RuntimeError, ConnectionError, OSError):
+            pass
+        fp.wait(20)
+        if addon is not None:
+            break
+    figures["firefoxStarts"] = starts
+    # Firefox drops a missing add-on from its database at the first start, and only then does
+    # the policy see it missing: the add-on is back from the second start on (a known limit,
+    # docs/BROWSER.md; the sites stay blocked at the other layers meanwhile).
+    t.check(not starts[0]["addon"] and len(starts) == 2 and starts[1]["addon"],
+            f"(g) firefox: the first start after the removal runs without the add-on, the second has it again from the policy: {starts}")
 
     # (f) B5 without logind.
     said = [line for line in (read_bytes(c.log) or b"").decode(errors="replace").splitlines() if "logind" in line]
