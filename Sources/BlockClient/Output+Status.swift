@@ -8,11 +8,17 @@ extension Output {
     /// How many failures `status` shows before pointing at `blockc failures`.
     static let statusFailureCount = 3
 
-    /// The `status` object: Blocked now, Activities, Failures (if any), the enforcement line.
+    /// The `status` object: Blocked now, Kept off the screen (if anyone is), Activities, Failures
+    /// (if any), the enforcement line.
     public func status(_ o: JSONObject) -> String { status(StatusReply(o)) }
 
     public func status(_ s: StatusReply) -> String {
         var lines = blockedSection(s)
+        if !s.screen.isEmpty {  // screen time: who allowed hours or a used-up limit keep off the screen
+            lines.append("")
+            lines.append(heading("Kept off the screen"))
+            lines += s.screen.map { "  " + screen($0) }
+        }
 
         let activities = s.activities
         lines.append("")

@@ -69,6 +69,24 @@ struct OutputTests {
         """)
     }
 
+    @Test("screen time: status says who is kept off the screen now, by what, until when, and what is done to their sessions, after what is blocked")
+    func statusScreen() {
+        var status = Fixture.emptyStatus
+        status["screen"] = .array([
+            .object(ScreenReply(user: "kid", uid: 1001, held: true, activity: "bedtime", kind: "schedule", until: "2026-11-30T07:00:00+09:00", action: "lock").json),
+            .object(ScreenReply(user: "kid2", uid: 1002, held: true, activity: "screen", kind: "limit", until: "2026-11-30T00:00:00+09:00", action: "logout").json),
+        ])
+        let text = Fixture.output().status(status)
+        #expect(text.hasPrefix("""
+            Nothing is blocked.
+
+            Kept off the screen
+              Allowed hours 'bedtime' keep kid off the screen until Mon 30 Nov 07:00 (17h55m left); the sessions are locked.
+              kid2's screen time is used up for today: limit 'screen' keeps kid2 off the screen until Mon 30 Nov 00:00 (10h55m left);
+            """), "\(text)")
+        #expect(!Fixture.output().status(Fixture.emptyStatus).contains("Kept off the screen"), "nobody held: no section")
+    }
+
     @Test("E5: status says whether open connections are cut, what nftables refuses until when, and the sink")
     func statusFelt() {
         var status = Fixture.emptyStatus

@@ -27,6 +27,7 @@ extension Authority {
         var out = document
         out.failures = view(viewer, document.failures)
         out.moreTime = view(viewer, document.moreTime)
+        out.screen = document.screen.filter { owns($0.uid, viewer!) }  // screen time: one's own only
         return out
     }
 

@@ -210,6 +210,23 @@ extension Core {
         return r
     }
 
+    /// `status`: everyone kept off the screen now, each with what keeps them (as `screen` says
+    /// it), in uid order: the people allowed hours or a used-up screen-time limit name, and
+    /// for hours for everyone whoever has a local session. Root never; nothing to look at
+    /// while no activity keeps anyone off the screen.
+    public func screenHolds(now: Date) -> [ScreenReply] {
+        let limits = registry.index.limits.filter { $0.session != nil }
+        let hours = registry.index.allowedHours
+        guard !hours.isEmpty || !limits.isEmpty else { return [] }
+        var uids = Set(loginSessions.filter(\.isLocal).map(\.uid))
+        for s in hours { uids.formUnion(s.users?.uids ?? []) }
+        for l in limits {
+            if let people = l.refreshed(ledger: state.usage, at: now, clock: local).state?.people { uids.formUnion(people.keys) }
+        }
+        uids.remove(0)
+        return uids.sorted().map { screenReply($0, now: now) }.filter(\.held)
+    }
+
     /// M3: whether a grant in force lifts allowed hours `name` for `uid` (more time asked
     /// over the schedule itself: it holds no selection).
     func hoursLifted(_ name: String, for uid: UInt32, at now: Date) -> Bool {

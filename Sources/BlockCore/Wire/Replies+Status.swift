@@ -15,6 +15,8 @@ public struct StatusReply: Equatable, Sendable {
     /// M2, M3: the requests, grants and delayed changes status shows.
     public var moreTime: RequestsReply
     public var enforcement: EnforcementReply
+    /// Screen time: who is kept off the screen now (absent from an older daemon: none).
+    public var screen: [ScreenReply]
 
     public init(_ o: JSONObject) {
         blocked = Reply.objects(o["blocked"]).map(BlockedReply.init)
@@ -26,6 +28,7 @@ public struct StatusReply: Equatable, Sendable {
         (maxActivities, nextTransition) = (o["maxActivities"]?.int, o["nextTransition"]?.string)
         moreTime = RequestsReply(o)
         enforcement = EnforcementReply(o["enforcement"]?.object ?? [:])
+        screen = Reply.objects(o["screen"]).map(ScreenReply.init).filter(\.held)
     }
 }
 
@@ -162,13 +165,15 @@ public struct StatusDocument: Equatable, Sendable {
     public var moreTime: RequestsReply
     /// U2: the uid whose view it is, when it is one user's.
     public var viewer: Int?
+    /// Screen time: who is kept off the screen now, and by what (as `screen` answers).
+    public var screen: [ScreenReply] = []
 
     public init(answeredAt: String, timeZone: String, blocked: [BlockedReply], activities: [ActivityReply], failures: [FailureReply],
                 all: Bool, counts: StatusCounts, enforcement: JSONObject, nextTransition: String?, maxActivities: Int,
-                server: JSONObject, moreTime: RequestsReply, viewer: Int? = nil) {
+                server: JSONObject, moreTime: RequestsReply, viewer: Int? = nil, screen: [ScreenReply] = []) {
         (self.answeredAt, self.timeZone, self.blocked, self.activities, self.failures) = (answeredAt, timeZone, blocked, activities, failures)
         (self.all, self.counts, self.enforcement, self.nextTransition) = (all, counts, enforcement, nextTransition)
-        (self.maxActivities, self.server, self.moreTime, self.viewer) = (maxActivities, server, moreTime, viewer)
+        (self.maxActivities, self.server, self.moreTime, self.viewer, self.screen) = (maxActivities, server, moreTime, viewer, screen)
     }
 
     public var json: JSONObject {
@@ -180,6 +185,7 @@ public struct StatusDocument: Equatable, Sendable {
             "maxActivities": .int(Int64(maxActivities)), "server": .object(server),
         ]
         for (key, value) in moreTime.json { o[key] = value }
+        o["screen"] = .array(screen.map { .object($0.json) })
         if let viewer { o["viewer"] = .int(Int64(viewer)) }
         return o
     }

@@ -115,6 +115,7 @@ extension Engine {
         switch answer {
         case .status(let all, let viewer, let peer):
             var document = statusDocument(now: now, viewer: viewer, all: all)
+            if let viewer { document.screen = document.screen.filter { $0.uid == Int(viewer) } }  // U2: the view's person
             if let own = Core.privateView(peer) {  // A1
                 document = Authority.view(own, document)
                 document.counts = core.counts(visibleTo: own, now: now)

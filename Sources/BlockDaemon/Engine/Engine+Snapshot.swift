@@ -103,7 +103,7 @@ extension Engine {
                               failures: core.state.failures, shieldHits: core.state.shieldHits, enforcement: enforcement,
                               nextTransition: core.nextTransition, maxActivities: core.registry.maxActivities,
                               wallMinusBoot: core.wallMinusBoot, saveFailing: saveProblem != nil,
-                              moreTime: core.requestsReply(), lastEnforced: core.lastEnforced,
+                              moreTime: core.requestsReply(), screen: core.screenHolds(now: clock.wallNow()), lastEnforced: core.lastEnforced,
                               enforcementNotes: collaborators.enforcementNotes, notesVersion: collaborators.notesVersion,
                               serverStats: collaborators.serverStats, applied: core.appliedSorted, every: every)
     }

@@ -45,6 +45,8 @@ public final class StatusSnapshot: Sendable {
     let saveFailing: Bool
     /// M3: the grants, pending requests and delayed loosenings (`grants`, `requests`, `delayed`).
     let moreTime: RequestsReply
+    /// Screen time: who is kept off the screen, as of the change (it holds until `nextTransition`).
+    let screen: [ScreenReply]
     /// Per-user blocks exist: `status` and `limit list` depend on who asks (the engine answers).
     let scoped: Bool
     /// F3: when the enforcers last converged with no failure and every selection enforced.
@@ -73,7 +75,7 @@ public final class StatusSnapshot: Sendable {
 
     init(local: LocalClock, parts: Parts, usage: UsageLedger, failures: [FailureRecord],
          shieldHits: [String: [String: Int]], enforcement: JSONObject, nextTransition: Date?, maxActivities: Int,
-         wallMinusBoot: TimeInterval?, saveFailing: Bool, moreTime: RequestsReply = RequestsReply(), lastEnforced: Date? = nil,
+         wallMinusBoot: TimeInterval?, saveFailing: Bool, moreTime: RequestsReply = RequestsReply(), screen: [ScreenReply] = [], lastEnforced: Date? = nil,
          enforcementNotes: @escaping @Sendable (LocalClock) -> JSONObject, notesVersion: (@Sendable () -> UInt64)? = nil,
          serverStats: @escaping @Sendable () -> JSONObject, applied: [String] = [], every: [Activity]? = nil) {
         self.applied = applied
@@ -85,6 +87,7 @@ public final class StatusSnapshot: Sendable {
         (self.enforcementNotes, self.serverStats, self.moreTime) = (enforcementNotes, serverStats, moreTime)
         self.notesVersion = notesVersion
         self.lastEnforced = lastEnforced
+        self.screen = screen
     }
 
     /// Whether this snapshot is the truth at wall time `now` (boot clock `boot`); when it is
@@ -149,7 +152,7 @@ public final class StatusSnapshot: Sendable {
                               activities: (every ?? active ?? []).map { shapes.activityReply(current($0, now), at: now) },
                               failures: failureReplies, all: all, counts: counts, enforcement: enforcement,
                               nextTransition: nextTransition.map(local.iso8601), maxActivities: maxActivities,
-                              server: server ?? serverStats(), moreTime: moreTime)
+                              server: server ?? serverStats(), moreTime: moreTime, screen: screen)
     }
 
     /// T4: `status` shows the current failures; `failures` lists the resolved ones too.

@@ -30,10 +30,15 @@ struct VisibilityTests {
         #expect(Authority.view(viewer, Self.failures).map(\.message) == failures)
         let document = StatusDocument(answeredAt: "", timeZone: "UTC", blocked: [], activities: [], failures: Self.failures, all: false,
                                       counts: StatusCounts(activities: 0, active: 0, blocks: 0, schedules: 0, limits: 0),
-                                      enforcement: [:], nextTransition: nil, maxActivities: 1, server: [:], moreTime: Self.lists)
+                                      enforcement: [:], nextTransition: nil, maxActivities: 1, server: [:], moreTime: Self.lists,
+                                      screen: [ScreenReply(user: "kid", uid: 1001, held: true, activity: "bedtime", kind: "schedule", until: "x", action: "lock"),
+                                               ScreenReply(user: "kid2", uid: 1002, held: true, activity: "bedtime", kind: "schedule", until: "x", action: "lock")])
         let seen = Authority.view(viewer, document)
         #expect(seen.moreTime == lists && seen.failures.map(\.message) == failures, "status is cut the same way")
+        #expect(seen.screen.map(\.user) == (viewer.map { $0 == 1001 ? ["kid"] : $0 == 1002 ? ["kid2"] : [] } ?? ["kid", "kid2"]),
+                "who is kept off the screen: one's own only")
         let rendered = StatusReply(seen.json)
         #expect(rendered.moreTime.requests.map(\.id) == requests, "what is rendered is what was cut")
+        #expect(rendered.screen == seen.screen)
     }
 }

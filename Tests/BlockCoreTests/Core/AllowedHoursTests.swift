@@ -286,4 +286,33 @@ struct AllowedHoursTests {
         let days = ["2026-10-31", "2026-11-01", "2026-11-02"].map { h.days[$0]?.screen["1001"]?[UsageHistory.screenName] ?? 0 }
         #expect(days == [3600, 25 * 3600, 1800], "\(days)")
     }
+
+    @Test("status: who is kept off the screen now, and by what: the people allowed hours name and whoever is logged in under hours for everyone, during the window only, root never, someone more time lifts them for no longer; a used-up screen-time limit's person too")
+    func screenHolds() throws {
+        var d = FakeEdge(at: "2026-11-29T20:59:00+09:00", users: Self.family)
+        _ = try #require(ok(d.run(#"schedule-add {"name":"bedtime","window":"21:00-07:00","session":"lock","users":["kid","kid2"],"moreTime":{"mode":"self"}}"#)))
+        _ = try #require(ok(d.run(#"schedule-add {"name":"quiet","window":"21:00-22:00","session":"logout","moreTime":{"mode":"self"}}"#)))
+        d.sessions([Self.desk("x3", Self.parent), Self.desk("x0", 0)])
+        #expect(d.core.screenHolds(now: d.now).isEmpty, "before the window nobody")
+        d.advance(60)
+        let held = d.core.screenHolds(now: d.now)
+        #expect(held.map(\.uid) == [Int(Self.parent), Int(Self.kid), Int(Self.kid2)], "kid and kid2 named, the parent logged in under hours for everyone, root never: \(held)")
+        #expect(held.map(\.activity) == ["quiet", "quiet", "quiet"] && held.map(\.action) == ["logout", "logout", "logout"],
+                "the strongest action wins, as `screen` says it: \(held)")
+        #expect(held.first?.until == d.core.local.iso8601(at("2026-11-29T22:00:00+09:00")))
+        _ = try #require(ok(d.run(#"more {"selection":"bedtime","seconds":1800}"#, as: Self.asKid)))
+        _ = try #require(ok(d.run(#"more {"selection":"quiet","seconds":1800}"#, as: Self.asKid)))
+        #expect(d.core.screenHolds(now: d.now).map(\.uid) == [Int(Self.parent), Int(Self.kid2)], "more time lifts them for kid alone")
+        d.advance(3600)  // 22:01: quiet is over, bedtime holds kid2 (and kid once the grant ends)
+        #expect(d.core.screenHolds(now: d.now).map { "\($0.user) \($0.activity ?? "") \($0.action ?? "")" } == ["kid bedtime lock", "kid2 bedtime lock"])
+        d.advance(9 * 3600)  // 07:01
+        #expect(d.core.screenHolds(now: d.now).isEmpty, "after the window nobody")
+
+        var l = FakeEdge(at: "2026-11-29T13:00:00+09:00", users: Self.family)
+        _ = try #require(ok(l.run(#"limit-add {"name":"screen","seconds":60,"session":"lock","users":["kid"]}"#)))
+        l.sessions([Self.desk("c1")])
+        l.advance(60)
+        let used = l.core.screenHolds(now: l.now)
+        #expect(used.map(\.uid) == [Int(Self.kid)] && used.first?.kind == "limit" && used.first?.activity == "screen", "\(used)")
+    }
 }

@@ -227,16 +227,16 @@ struct RepliesTests {
         #expect(WatchingReply([:]) == WatchingReply(watching: false, protocolVersion: nil), "an older daemon's missing keys read as absent")
     }
 
-    @Test("§6: status is written in the documented order, the more-time lists and a view's viewer after the server's counters, and read back by StatusReply")
+    @Test("§6: status is written in the documented order, the more-time lists, who is kept off the screen and a view's viewer after the server's counters, and read back by StatusReply")
     func statusDocument() throws {
         let counts = StatusCounts(activities: 3, active: 1, blocks: 1, schedules: 2, limits: 0)
         var d = StatusDocument(answeredAt: "2026-11-29T13:05:00.000+09:00", timeZone: "Asia/Tokyo",
                                blocked: [BlockedReply(selection: "x", until: nil, reasons: ["a"])], activities: [], failures: [],
                                all: false, counts: counts, enforcement: ["mode": "hosts"], nextTransition: nil, maxActivities: 100,
                                server: ["connections": 1], moreTime: RequestsReply())
-        #expect(JSON.object(d.json).serialized() == #"{"schema":1,"now":"2026-11-29T13:05:00.000+09:00","timeZone":"Asia/Tokyo","blocked":[{"selection":"x","until":null,"reasons":["a"]}],"activities":[],"failures":[],"all":false,"counts":{"activities":3,"active":1,"blocks":1,"schedules":2,"limits":0},"enforcement":{"mode":"hosts"},"nextTransition":null,"maxActivities":100,"server":{"connections":1},"requests":[],"grants":[],"delayed":[]}"#)
+        #expect(JSON.object(d.json).serialized() == #"{"schema":1,"now":"2026-11-29T13:05:00.000+09:00","timeZone":"Asia/Tokyo","blocked":[{"selection":"x","until":null,"reasons":["a"]}],"activities":[],"failures":[],"all":false,"counts":{"activities":3,"active":1,"blocks":1,"schedules":2,"limits":0},"enforcement":{"mode":"hosts"},"nextTransition":null,"maxActivities":100,"server":{"connections":1},"requests":[],"grants":[],"delayed":[],"screen":[]}"#)
         d.viewer = 1001
-        #expect(JSON.object(d.json).serialized().hasSuffix(#""delayed":[],"viewer":1001}"#))
+        #expect(JSON.object(d.json).serialized().hasSuffix(#""delayed":[],"screen":[],"viewer":1001}"#))
         let read = StatusReply(d.json)
         #expect(read.blocked == d.blocked && read.counts == ["activities": 3, "active": 1, "blocks": 1, "schedules": 2, "limits": 0])
         #expect(read.maxActivities == 100 && read.nextTransition == nil && read.enforcement.mode == "hosts")
