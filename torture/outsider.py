@@ -44,7 +44,9 @@ its login uid, groups and uids first. Each check is named after its hole:
   after 18-25 s (kid's own 20 s, two processes not counted twice, kid2's 6 s not counted);
   then kid's launch is refused (EPERM/EACCES) while the parent's and kid2's run; `limit list
   --json` shows each of kid, kid2 and the parent their own use, and kid's `report --json`
-  counts no second beyond kid's own. (Before: one pool for everyone; the parent was blocked.)
+  counts no second beyond kid's own (kid has a text login open meanwhile: the report counts a
+  person's apps while they are at the screen). (Before: one pool for everyone; the parent was
+  blocked.)
 4 a symlink loop or dangling symlink named *.conf is not "no file". With bedtime for kid in
   force from /etc/blockd/schedules.d/bedtime.conf (a daily window holding now), four cases
   one at a time: loop.conf -> loop.conf, dangling.conf -> /nonexistent, and bedtime.conf itself
@@ -537,8 +539,22 @@ def used(user, name="shared"):
     return entry[0].get("used") if entry else None
 
 
+def at_the_screen(user):
+    """A login session of `user`'s through PAM (a text login, no seat: logind counts it active),
+    so that blockd counts `user` as at the screen: the report counts a person's apps only then
+    (R1). Returns the unit to stop."""
+    unit = f"bd-outsider-session-{user}"
+    must("systemd-run", "--quiet", f"--unit={unit}", "-p", "PAMName=login", "-p", f"User={user}",
+         "-p", "Environment=XDG_SESSION_TYPE=tty XDG_SESSION_CLASS=user", "/bin/sleep", "infinity")
+    if not wait_for(lambda: any(len(line.split()) > 2 and line.split()[2] == user
+                                for line in run("loginctl", "list-sessions", "--no-legend").stdout.splitlines()), timeout=10, step=0.05):
+        raise RuntimeError(f"logind has no session of {user}: {run('journalctl', '-u', unit, '--no-pager').stdout[-800:]}")
+    return unit
+
+
 def limit_per_person():
     app = f"{TEST}/gameapp"
+    screen = at_the_screen(KID)  # kid's apps count in kid's report while kid is at the screen
     r = blockc("limit", "add", "shared", f"{LIMIT}s", "gameapp")
     t.check(r.rc == 0, f"3 root's blockc limit add shared {LIMIT}s gameapp (for everyone): {r.rc} {r.out}")
     kid2_ran = ran(KID2, 1, 6)
@@ -573,6 +589,7 @@ def limit_per_person():
     t.figures["kidReport"] = seconds
     t.check(all(v is not None and v <= kid_seconds + 3 for v in seconds.values()) and report.get("user") == uids[KID],
             f"3 kid's report --json counts kid's own ~{kid_seconds} s of gameapp and none of kid2's or the parent's: {seconds}")
+    run("systemctl", "stop", screen)
 
 
 # 4 --------------------------------------------------------------------------------------------
