@@ -119,10 +119,16 @@ extension Core {
 
     /// Goes on with what came of the effect the core waited for.
     public mutating func handle(_ outcome: Outcome) -> [Effect] {
+        resume(outcome)  // returns before the steps run: the mark it held (sharing the state's storage) is let go,
+        return run()     // so the reconcile that follows changes the state in place instead of copying it whole
+    }
+
+    private mutating func resume(_ outcome: Outcome) {
         let now = stepNow
-        switch (awaiting, outcome) {
+        let waited = awaiting
+        awaiting = nil
+        switch (waited, outcome) {
         case (.begin(let request, let peer, let origin), .begun):
-            awaiting = nil
             if request.command == .reload {
                 awaiting = .load(request, peer, origin)
                 emit(.loadConfig)
@@ -130,23 +136,18 @@ extension Core {
                 agenda.insert(.make(request, peer, origin, files: nil), at: 0)
             }
         case (.load(let request, let peer, let origin), .configLoaded(let files)):
-            awaiting = nil
             agenda.insert(.make(request, peer, origin, files: files), at: 0)
         case (.commit(let change, _, _, let origin, _), .committed(nil)):
-            awaiting = nil
             agenda.insert(.proceed(change, origin), at: 0)
         case (.commit(let change, let request, let peer, let origin, let mark), .committed(let error?)):
-            awaiting = nil
             restore(mark)  // §7: nothing of the change was enforced yet
             if change.refollowsLimitsOnFailure { followLimits() }
             refuse(request, peer: peer, origin: origin, error, now: now)
         case (.enforcement(let plan), .enforced(let report)):
-            awaiting = nil
             finish(plan, report: report, now: now)
         default:
             preconditionFailure("the edge handed the core an outcome it does not wait for")
         }
-        return run()
     }
 
     /// Whether the core waits for an outcome (the edge owes it one).

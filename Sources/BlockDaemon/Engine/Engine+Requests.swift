@@ -67,6 +67,8 @@ extension Engine {
                 case .loadConfig: outcome = .configLoaded(freshConfig())
                 case .commit:
                     unsaved = commit(since: mark)
+                    mark = nil  // held no longer than needed: a mark shares the state's storage, and the
+                                // reconcile that follows would copy what it changes (5,000 names) whole
                     outcome = .committed(unsaved.map { CoreError(.notSaved, "the change was not made: \(store.notSaved($0).message)") })
                 case .enforce(let targets, let changed): outcome = .enforced(enforcer.enforce(blocked: targets, changed: changed))
                 case .reply(let response): answer = response
