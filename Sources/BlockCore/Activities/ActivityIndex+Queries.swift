@@ -15,6 +15,12 @@ extension ActivityIndex {
         ordered(limitNames).compactMap { if case .limit(let l) = $0 { l } else { nil } }
     }
 
+    /// The screen-time limits (`Limit.session`), in registration order: none to sort while
+    /// there are none, however many other limits there are.
+    public var screenLimits: [Limit] {
+        ordered(screenLimitNames).compactMap { if case .limit(let l) = $0 { l } else { nil } }
+    }
+
     /// The schedules of allowed hours (`Schedule.session`), in registration order.
     public var allowedHours: [Schedule] {
         ordered(hoursNames).compactMap { if case .schedule(let s) = $0, s.session != nil { s } else { nil } }

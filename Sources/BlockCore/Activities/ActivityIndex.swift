@@ -41,6 +41,8 @@ public struct ActivityIndex: Sendable {
     var limitNames: Set<String> = []
     /// Schedules of allowed hours (`Schedule.session`): they hold no selection.
     var hoursNames: Set<String> = []
+    /// Screen-time limits (`Limit.session`): what they count is time at the screen.
+    var screenLimitNames: Set<String> = []
     var due = Heap<Due>()
     /// Blocks by end, for expiry and the cap's count (T4) without a walk.
     var blockEnds = Heap<Due>()
@@ -91,7 +93,10 @@ public struct ActivityIndex: Sendable {
         if activity.isPerPerson { scopedCount += 1 }
         countOwner(activity, 1)
         for selection in activity.selections { covering[selection, default: []].insert(name) }
-        if case .limit = activity { limitNames.insert(name) }
+        if case .limit(let l) = activity {
+            limitNames.insert(name)
+            if l.session != nil { screenLimitNames.insert(name) }
+        }
         if case .schedule(let s) = activity, s.session != nil { hoursNames.insert(name) }
         if case .block(let b) = activity { blockEnds.push(Due(date: b.end, stamp: stamp, name: name)) }
         evaluate(name)
@@ -204,6 +209,7 @@ public struct ActivityIndex: Sendable {
         if old.window != nil { activeCount -= 1 }
         limitNames.remove(name)
         hoursNames.remove(name)
+        screenLimitNames.remove(name)
     }
 
     /// Sets (or with nil removes) the reason of the activity registered as `seq`. O(log R) to

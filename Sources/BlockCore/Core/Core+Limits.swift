@@ -52,17 +52,18 @@ extension Core {
 
     /// R1: opens and closes the ledger's running, foreground and `used` intervals for what counts now.
     mutating func countApps(now: Date) {
-        let open = Set(countedApps.map { UsageHistory.Open(.running, user: String($0.uid), name: $0.app) })
+        let counted = countedApps
+        let open = Set(counted.map { UsageHistory.Open(.running, user: String($0.uid), name: $0.app) })
         state.history.setOpen(open, kind: .running, at: now, clock: local)  // what stopped takes its foreground with it
         refreshForegrounds(at: now)
-        recordUsed(at: now)
+        recordUsed(at: now, counted: counted)
     }
 
     /// R1: each user's time in each named selection (at least one of its apps counts) and in any
-    /// counted app at all, from what runs now.
-    mutating func recordUsed(at now: Date) {
+    /// counted app at all, from what runs now (`counted`: `countedApps`, when the caller has it).
+    mutating func recordUsed(at now: Date, counted: Set<RunningApp>? = nil) {
         var open: Set<UsageHistory.Open> = []
-        for r in countedApps {
+        for r in counted ?? countedApps {
             let user = String(r.uid)
             open.insert(UsageHistory.Open(.used, user: user, name: UsageHistory.anyApp))
             for s in appSelections[r.app] ?? [] { open.insert(UsageHistory.Open(.used, user: user, name: s)) }

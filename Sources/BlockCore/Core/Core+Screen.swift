@@ -40,8 +40,9 @@ extension Core {
         // A screen-time limit counts each person's time at the screen as an app limit counts
         // its apps' running time: the same ledger, allowance, warnings and more time.
         var uses: Set<LimitUse> = []
+        let limits = registry.index.screenLimits
         for (uid, p) in people where p.counting {
-            for l in registry.index.limits where l.session != nil && (l.users?.contains(uid) ?? true) {
+            for l in limits where l.users?.contains(uid) ?? true {
                 uses.insert(LimitUse(limit: l.name, uid: uid))
             }
         }
@@ -72,7 +73,7 @@ extension Core {
             if let old = due[uid], old.action >= h.action { return }  // the stronger acts
             due[uid] = h
         }
-        for l in registry.index.limits where l.session != nil {
+        for l in registry.index.screenLimits {
             for uid in l.state?.people.keys.sorted() ?? [] where people[uid]?.counting == true {
                 if let h = limitHolding(l, uid, now: now) { hold(uid, h) }
             }
@@ -201,7 +202,7 @@ extension Core {
         var r = ScreenReply(user: who(uid), uid: Int(uid))
         var h = hoursHolding(uid, now: now)
         if h == nil, uid != 0 {
-            for l in registry.index.limits where l.session != nil && (l.users?.contains(uid) ?? true) {
+            for l in registry.index.screenLimits where l.users?.contains(uid) ?? true {
                 h = limitHolding(l.refreshed(ledger: state.usage, at: now, clock: local), uid, now: now)
                 if h != nil { break }
             }
@@ -215,7 +216,7 @@ extension Core {
     /// for hours for everyone whoever has a local session. Root never; nothing to look at
     /// while no activity keeps anyone off the screen.
     public func screenHolds(now: Date) -> [ScreenReply] {
-        let limits = registry.index.limits.filter { $0.session != nil }
+        let limits = registry.index.screenLimits
         let hours = registry.index.allowedHours
         guard !hours.isEmpty || !limits.isEmpty else { return [] }
         var uids = Set(loginSessions.filter(\.isLocal).map(\.uid))

@@ -117,7 +117,6 @@ extension Engine {
         switch answer {
         case .status(let all, let viewer, let peer):
             var document = statusDocument(now: now, viewer: viewer, all: all)
-            if let viewer { document.screen = document.screen.filter { $0.uid == Int(viewer) } }  // U2: the view's person
             if let own = Core.privateView(peer) {  // A1
                 document = Authority.view(own, document)
                 document.counts = core.counts(visibleTo: own, now: now)
@@ -169,15 +168,21 @@ extension Engine {
     /// with scopes the engine works the view out here, over every activity.
     func statusDocument(now: Date, viewer: UInt32?, all: Bool) -> StatusDocument {
         let (every, blocked, snapshot) = snapshotNow(now)
-        guard let viewer, core.registry.index.scopedCount > 0 else { return snapshot.document(all: all, every: all ? every : nil, now: now) }
-        let (view, shapes) = (core.statusView(for: viewer, all: all, now: now, every: every, blocked: blocked), core.shapes)
-        var document = snapshot.document(all: all, every: [], now: now)  // the activities are the view's
-        document.activities = view.activities.map { shapes.activityReply($0, at: now) }
-        document.blocked = view.blocked.map(shapes.blockedReply)
-        document.enforcement["applied"] = .array(view.applied.map { .string($0) })
-        document.enforcement["notEnforced"] = view.notEnforced
-        document.enforcement["partial"] = view.partial == .array([]) ? nil : view.partial
-        document.viewer = Int(viewer)
+        guard let viewer else { return snapshot.document(all: all, every: all ? every : nil, now: now) }
+        var document: StatusDocument
+        if core.registry.index.scopedCount == 0 {  // every view is the whole one, but for who is kept off the screen
+            document = snapshot.document(all: all, every: all ? every : nil, now: now)
+        } else {
+            let (view, shapes) = (core.statusView(for: viewer, all: all, now: now, every: every, blocked: blocked), core.shapes)
+            document = snapshot.document(all: all, every: [], now: now)  // the activities are the view's
+            document.activities = view.activities.map { shapes.activityReply($0, at: now) }
+            document.blocked = view.blocked.map(shapes.blockedReply)
+            document.enforcement["applied"] = .array(view.applied.map { .string($0) })
+            document.enforcement["notEnforced"] = view.notEnforced
+            document.enforcement["partial"] = view.partial == .array([]) ? nil : view.partial
+            document.viewer = Int(viewer)
+        }
+        document.screen = document.screen.filter { $0.uid == Int(viewer) }  // U2: the viewer kept off the screen, or nobody
         return document
     }
 }

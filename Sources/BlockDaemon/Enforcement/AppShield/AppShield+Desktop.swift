@@ -81,15 +81,9 @@ struct DesktopApps {
         spared.formUnion(ids(launches(in: dirs.autostart, home: nil, watch: &watch, autostart: true), flatpak: nil))
         var out: [ResolvedApp] = []
         func add(_ entries: [(DesktopEntry, DesktopLaunch)], scope: ShieldScope, spared: Set<FileID>, seen: inout Set<FileID>, userFlatpak: String?) {
-            for (entry, launch) in entries {
-                guard var app = resolve(launch, userFlatpak: userFlatpak) else { continue }
-                let base = Path.lastComponent(app.target.path)
-                guard !spared.contains(app.id), !DesktopLaunch.neverTargets.contains(base), seen.insert(app.id).inserted else {
-                    close(app.fd)
-                    continue
-                }
-                watch.formUnion(app.watchDirs)
-                app.target = ShieldTarget(selection: selection.name, path: app.target.path, app: entry.name ?? base, users: scope)
+            for (name, found) in resolved(entries, userFlatpak: userFlatpak, spared: spared, seen: &seen, watch: &watch) {
+                var app = found
+                app.target = ShieldTarget(selection: selection.name, path: app.target.path, app: name, users: scope)
                 out.append(app)
             }
         }
@@ -119,20 +113,28 @@ struct DesktopApps {
     /// apps of anyone's. Each returned app holds an open descriptor for the caller. `dirs`: what
     /// to watch for installs and removals.
     func installed() -> (apps: [(name: String, app: ResolvedApp)], dirs: Set<String>) {
-        var watch = Set<String>()
-        var seen = Set<FileID>()
+        var (watch, seen) = (Set<String>(), Set<FileID>())
+        let apps = resolved(launches(in: dirs.applications, home: nil, watch: &watch), userFlatpak: nil, seen: &seen, watch: &watch)
+        return (apps, watch)
+    }
+
+    /// Each of `entries` as an open executable with the name it goes by (its entry's `Name=`,
+    /// else the file's), once by file (`seen`), none of `spared` and no never-target by name;
+    /// the directories whose changes can change them go into `watch`.
+    private func resolved(_ entries: [(DesktopEntry, DesktopLaunch)], userFlatpak: String?, spared: Set<FileID> = [],
+                          seen: inout Set<FileID>, watch: inout Set<String>) -> [(name: String, app: ResolvedApp)] {
         var out: [(name: String, app: ResolvedApp)] = []
-        for (entry, launch) in launches(in: dirs.applications, home: nil, watch: &watch) {
-            guard let app = resolve(launch, userFlatpak: nil) else { continue }
+        for (entry, launch) in entries {
+            guard let app = resolve(launch, userFlatpak: userFlatpak) else { continue }
             let base = Path.lastComponent(app.target.path)
-            guard !DesktopLaunch.neverTargets.contains(base), seen.insert(app.id).inserted else {
+            guard !spared.contains(app.id), !DesktopLaunch.neverTargets.contains(base), seen.insert(app.id).inserted else {
                 close(app.fd)
                 continue
             }
             watch.formUnion(app.watchDirs)
             out.append((entry.name ?? base, app))
         }
-        return (out, watch)
+        return out
     }
 
     // MARK: - Reading
