@@ -544,11 +544,7 @@ def at_the_screen(user):
     so that blockd counts `user` as at the screen: the report counts a person's apps only then
     (R1). Returns the unit to stop."""
     unit = f"bd-outsider-session-{user}"
-    must("systemd-run", "--quiet", f"--unit={unit}", "-p", "PAMName=login", "-p", f"User={user}",
-         "-p", "Environment=XDG_SESSION_TYPE=tty XDG_SESSION_CLASS=user", "/bin/sleep", "infinity")
-    if not wait_for(lambda: any(len(line.split()) > 2 and line.split()[2] == user
-                                for line in run("loginctl", "list-sessions", "--no-legend").stdout.splitlines()), timeout=10, step=0.05):
-        raise RuntimeError(f"logind has no session of {user}: {run('journalctl', '-u', unit, '--no-pager').stdout[-800:]}")
+    rig.login(unit, user, "tty", ["/bin/sleep", "infinity"])
     return unit
 
 

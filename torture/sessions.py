@@ -103,26 +103,13 @@ def open_session(unit, user, kind="x11", may_end=False, locker=True):
     opens one; its logind id once logind has it. With `may_end`, None when it ended before it
     could be seen (blockd may end a login at once)."""
     argv = ["/usr/bin/python3", f"{TEST}/locker.py"] if kind == "x11" and locker else ["/bin/sleep", "infinity"]
-    must("systemd-run", "--quiet", f"--unit={unit}", "-p", "PAMName=login", "-p", f"User={user}",
-         "-p", f"Environment=XDG_SESSION_TYPE={kind} XDG_SESSION_CLASS=user", *argv)
-    pid = must("systemctl", "show", "-p", "MainPID", "--value", unit).stdout.strip()
-    found = []
-
-    def registered():
-        for line in run("loginctl", "list-sessions", "--no-legend").stdout.splitlines():
-            sid = line.split()[0] if line.split() else ""
-            if sid and prop(sid, "Leader") == pid:
-                found.append(sid)
-                return True
-        return False
-    if not wait_for(lambda: registered() or may_end and not unit_running(unit), timeout=10, step=0.05):
-        raise RuntimeError(f"logind has no session for {unit} (pid {pid}): {run('journalctl', '-u', unit, '--no-pager').stdout[-800:]}")
-    if not found:
+    sid, pid = rig.login(unit, user, kind, argv, may_end=may_end)
+    if sid is None:
         return None
     # The session's processes are in its scope now, not the unit: its output is found by pid.
     if kind == "x11" and locker and not wait_for(lambda: "ready" in run("journalctl", f"_PID={pid}", "-o", "cat", "--no-pager").stdout, timeout=10, step=0.1):
         raise RuntimeError(f"the locker of {unit} did not start: {run('journalctl', f'_PID={pid}', '--no-pager').stdout[-800:]}")
-    return found[0]
+    return sid
 
 
 def unit_running(unit):

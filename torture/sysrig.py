@@ -234,6 +234,32 @@ class SystemRig:
             raise RuntimeError(f"in the rig, {' '.join(argv)} failed ({p.rc}): {p.stdout}{p.stderr}")
         return p
 
+    def login(self, unit, user, kind, argv, may_end=False):
+        """A login session for `user` through PAM (systemd-run's PAMName=login, as a display
+        manager (kind x11) or a VT login (tty) opens one), running argv as the unit `unit`:
+        (its logind id once logind has it, the unit's main pid). With `may_end`, the id is None
+        when the unit ended before logind had it (blockd may end a login at once)."""
+        self.run("systemd-run", "--quiet", f"--unit={unit}", "-p", "PAMName=login", "-p", f"User={user}",
+                 "-p", f"Environment=XDG_SESSION_TYPE={kind} XDG_SESSION_CLASS=user", *argv)
+        pid = self.run("systemctl", "show", "-p", "MainPID", "--value", unit).stdout.strip()
+        found = []
+
+        def registered():
+            for line in self.run("loginctl", "list-sessions", "--no-legend", check=False).stdout.splitlines():
+                sid = line.split()[0] if line.split() else ""
+                leader = self.run("loginctl", "show-session", sid, "-p", "Leader", "--value", check=False) if sid else None
+                if leader is not None and leader.rc == 0 and leader.stdout.strip() == pid:
+                    found.append(sid)
+                    return True
+            return False
+
+        def running():
+            return self.run("systemctl", "is-active", unit, check=False).stdout.strip() in ("active", "activating", "reloading")
+        if not wait_for(lambda: registered() or may_end and not running(), timeout=10, step=0.05):
+            raise RuntimeError(f"logind has no session for {unit} (pid {pid}): "
+                               f"{self.run('journalctl', '-u', unit, '--no-pager', check=False).stdout[-800:]}")
+        return (found[0] if found else None), pid
+
     def read(self, path):
         """A file inside, as bytes (cat through nsenter: the rig's / is not this process's)."""
         p = subprocess.run([*self.enter(), "--", "cat", path], capture_output=True,

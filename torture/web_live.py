@@ -225,6 +225,11 @@ def browser_env(home, sock):
     return env
 
 
+def extension_worker(c, ext_id):
+    """The extension's service worker in Chromium `c`, once it runs (None after 60 s)."""
+    return wait_for(lambda: next((x for x in c.targets("service_worker") if x["url"].startswith(f"chrome-extension://{ext_id}/")), None), 60, 0.2)
+
+
 def navigate(c, target, url):
     """The Chromium tab `target` to `url`, as typed in its address bar."""
     session = c.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
@@ -304,7 +309,7 @@ def run(rig, d, ext_id, pw):
     c = Chromium(rig, home, browser_env(home, sock), "about:blank", user=KID)
     fp = firefox_start(rig, pw, sock)
     m = Marionette()
-    worker = wait_for(lambda: next((x for x in c.targets("service_worker") if x["url"].startswith(f"chrome-extension://{ext_id}/")), None), 60, 0.2)
+    worker = extension_worker(c, ext_id)
     t.check(worker is not None, f"(e) chromium: the extension's service worker runs; targets {[x['url'] for x in c.targets()]}")
     if worker is None:
         return
@@ -491,7 +496,7 @@ def run(rig, d, ext_id, pw):
     t.check(had == (True, True) and not os.path.exists(ext_dir) and not os.path.exists(xpi),
             f"(g) kid removed the extension from both profiles (they were there: {had})")
     c2 = Chromium(rig, home, browser_env(home, sock), "about:blank", user=KID, profile=os.path.basename(c.profile_dir))
-    worker = wait_for(lambda: next((x for x in c2.targets("service_worker") if x["url"].startswith(f"chrome-extension://{ext_id}/")), None), 60, 0.2)
+    worker = extension_worker(c2, ext_id)
     me = c2.evaluate_soon(worker["targetId"], "chrome.management.getSelf().then(s => [s.installType, s.mayDisable, s.enabled])") if worker else None
     t.check(me == ["admin", False, True], f"(g) chromium: at the next start the policy installed it again, not to be disabled: {me}")
     figures["chromiumReinstalledDir"] = sorted(os.listdir(f"{c.profile_dir}/Default/Extensions")) if os.path.isdir(f"{c.profile_dir}/Default/Extensions") else None
@@ -543,7 +548,7 @@ def bench(rig, d, ext_id, pw, seconds):
     sock = f"{d.work}/s.sock"
     home = home_of(rig, "chromium-home", pw)
     c = Chromium(rig, home, browser_env(home, sock), "about:blank", user=KID)
-    worker = wait_for(lambda: next((x for x in c.targets("service_worker") if x["url"].startswith(f"chrome-extension://{ext_id}/")), None), 60, 0.2)
+    worker = extension_worker(c, ext_id)
     t.check(worker is not None, f"chromium: the extension's service worker runs; targets {[x['url'] for x in c.targets()]}")
     if worker is None:
         return
